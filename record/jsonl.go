@@ -1,0 +1,339 @@
+package record
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The JSON Lines layout of a record. Every line is one JSON object; the keys
+// below are stable (readers in other tools depend on them). Timestamps are
+// integer Unix nanoseconds; chunk arrival times are delta-encoded to keep
+// lines short: chunk_deltas_ns[0] is ChunkTimes[0]-Dispatched and each later
+// element the gap to the previous chunk (EmitTimes likewise).
+//
+//	{"id":7,"benchmark":0,"status":"successful","http_status":200,
+//	 "intended_ns":…,"dispatched_ns":…,…,"end_ns":…,
+//	 "chunk_deltas_ns":[…],"chunk_tokens":[…],"prompt_tokens":256,…}
+
+// Encoder writes records as JSON Lines without reflection.
+type Encoder struct {
+	w   *bufio.Writer
+	buf []byte
+}
+
+// NewEncoder returns an encoder writing to w through a buffer; call Flush
+// when done.
+func NewEncoder(w io.Writer) *Encoder {
+	return &Encoder{w: bufio.NewWriterSize(w, 256<<10), buf: make([]byte, 0, 4096)}
+}
+
+// Encode appends one record line.
+func (e *Encoder) Encode(r *Record) error {
+	e.buf = AppendJSON(e.buf[:0], r)
+	e.buf = append(e.buf, '\n')
+	if _, err := e.w.Write(e.buf); err != nil {
+		return fmt.Errorf("writing record %d: %w", r.ID, err)
+	}
+	return nil
+}
+
+// Flush writes buffered lines to the underlying writer.
+func (e *Encoder) Flush() error {
+	if err := e.w.Flush(); err != nil {
+		return fmt.Errorf("flushing records: %w", err)
+	}
+	return nil
+}
+
+// AppendJSON appends the JSON object for r (without a newline) to b.
+func AppendJSON(b []byte, r *Record) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendUint(b, r.ID, 10)
+	b = appendInt(b, "benchmark", int64(r.Benchmark))
+	if r.Shard != 0 {
+		b = appendInt(b, "shard", int64(r.Shard))
+	}
+	b = append(b, `,"status":"`...)
+	b = append(b, r.Status.String()...)
+	b = append(b, '"')
+	if r.ErrorClass != ErrNone {
+		b = appendStr(b, "error_class", string(r.ErrorClass))
+	}
+	if r.Error != "" {
+		b = appendStr(b, "error", r.Error)
+	}
+	if r.HTTPStatus != 0 {
+		b = appendInt(b, "http_status", int64(r.HTTPStatus))
+	}
+	if r.ResponseID != "" {
+		b = appendStr(b, "response_id", r.ResponseID)
+	}
+	if r.FinishReason != "" {
+		b = appendStr(b, "finish_reason", r.FinishReason)
+	}
+	for _, f := range [...]struct {
+		k string
+		v int64
+	}{
+		{"intended_ns", r.Intended}, {"dispatched_ns", r.Dispatched}, {"sent_ns", r.Sent},
+		{"headers_ns", r.Headers}, {"first_chunk_ns", r.FirstChunk}, {"first_token_ns", r.FirstToken},
+		{"first_output_token_ns", r.FirstOutputToken}, {"last_token_ns", r.LastToken}, {"end_ns", r.End},
+	} {
+		if f.v != 0 {
+			b = appendInt(b, f.k, f.v)
+		}
+	}
+	if len(r.ChunkTimes) > 0 {
+		b = appendDeltas(b, "chunk_deltas_ns", r.Dispatched, r.ChunkTimes)
+	}
+	if len(r.ChunkTokens) > 0 {
+		b = append(b, `,"chunk_tokens":[`...)
+		for i, n := range r.ChunkTokens {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
+		b = append(b, ']')
+	}
+	if len(r.EmitTimes) > 0 {
+		b = appendDeltas(b, "emit_deltas_ns", r.Dispatched, r.EmitTimes)
+	}
+	b = appendInt(b, "iterations", int64(r.Iterations))
+	b = appendInt(b, "prompt_tokens", int64(r.PromptTokens))
+	b = appendInt(b, "output_tokens", int64(r.OutputTokens))
+	if r.ReasoningTokens != 0 {
+		b = appendInt(b, "reasoning_tokens", int64(r.ReasoningTokens))
+	}
+	b = appendInt(b, "cached_tokens", int64(r.CachedTokens))
+	b = appendStr(b, "output_source", r.OutputSource.String())
+	b = appendInt(b, "server_prompt_tokens", int64(r.ServerPromptTokens))
+	b = appendInt(b, "server_output_tokens", int64(r.ServerOutputTokens))
+	b = appendInt(b, "client_prompt_tokens", int64(r.ClientPromptTokens))
+	b = appendInt(b, "client_output_tokens", int64(r.ClientOutputTokens))
+	b = appendInt(b, "requested_prompt_tokens", int64(r.RequestedPromptTokens))
+	b = appendInt(b, "requested_output_tokens", int64(r.RequestedOutputTokens))
+	if r.OutputText != "" {
+		b = appendStr(b, "output_text", r.OutputText)
+	}
+	if r.ReasoningText != "" {
+		b = appendStr(b, "reasoning_text", r.ReasoningText)
+	}
+	return append(b, '}')
+}
+
+func appendInt(b []byte, k string, v int64) []byte {
+	b = append(b, ',', '"')
+	b = append(b, k...)
+	b = append(b, '"', ':')
+	return strconv.AppendInt(b, v, 10)
+}
+
+func appendStr(b []byte, k, v string) []byte {
+	b = append(b, ',', '"')
+	b = append(b, k...)
+	b = append(b, '"', ':')
+	return AppendJSONString(b, v)
+}
+
+func appendDeltas(b []byte, k string, base int64, ts []int64) []byte {
+	b = append(b, ',', '"')
+	b = append(b, k...)
+	b = append(b, `":[`...)
+	prev := base
+	for i, t := range ts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, t-prev, 10)
+		prev = t
+	}
+	return append(b, ']')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendJSONString appends s as a JSON string literal, escaping as
+// encoding/json does (HTML-safe characters are left alone); invalid UTF-8
+// becomes U+FFFD.
+func AppendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// jsonRecord mirrors the line layout for decoding.
+type jsonRecord struct {
+	ID                    *uint64 `json:"id"`
+	Benchmark             int     `json:"benchmark"`
+	Shard                 int     `json:"shard"`
+	Status                string  `json:"status"`
+	ErrorClass            string  `json:"error_class"`
+	Error                 string  `json:"error"`
+	HTTPStatus            int     `json:"http_status"`
+	ResponseID            string  `json:"response_id"`
+	FinishReason          string  `json:"finish_reason"`
+	Intended              int64   `json:"intended_ns"`
+	Dispatched            int64   `json:"dispatched_ns"`
+	Sent                  int64   `json:"sent_ns"`
+	Headers               int64   `json:"headers_ns"`
+	FirstChunk            int64   `json:"first_chunk_ns"`
+	FirstToken            int64   `json:"first_token_ns"`
+	FirstOutputToken      int64   `json:"first_output_token_ns"`
+	LastToken             int64   `json:"last_token_ns"`
+	End                   int64   `json:"end_ns"`
+	ChunkDeltas           []int64 `json:"chunk_deltas_ns"`
+	ChunkTokens           []int32 `json:"chunk_tokens"`
+	EmitDeltas            []int64 `json:"emit_deltas_ns"`
+	Iterations            int     `json:"iterations"`
+	PromptTokens          int     `json:"prompt_tokens"`
+	OutputTokens          int     `json:"output_tokens"`
+	ReasoningTokens       int     `json:"reasoning_tokens"`
+	CachedTokens          *int    `json:"cached_tokens"`
+	OutputSource          string  `json:"output_source"`
+	ServerPromptTokens    *int    `json:"server_prompt_tokens"`
+	ServerOutputTokens    *int    `json:"server_output_tokens"`
+	ClientPromptTokens    *int    `json:"client_prompt_tokens"`
+	ClientOutputTokens    *int    `json:"client_output_tokens"`
+	RequestedPromptTokens *int    `json:"requested_prompt_tokens"`
+	RequestedOutputTokens *int    `json:"requested_output_tokens"`
+	OutputText            string  `json:"output_text"`
+	ReasoningText         string  `json:"reasoning_text"`
+}
+
+// Decoder reads records written by Encoder.
+type Decoder struct {
+	s    *bufio.Scanner
+	name string
+	line int
+}
+
+// NewDecoder reads JSON Lines records from r; name labels errors (a path).
+func NewDecoder(r io.Reader, name string) *Decoder {
+	s := bufio.NewScanner(r)
+	s.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	return &Decoder{s: s, name: name}
+}
+
+// Decode reads the next record into r. It returns io.EOF at the end; other
+// errors name the file and line.
+func (d *Decoder) Decode(r *Record) error {
+	for d.s.Scan() {
+		d.line++
+		line := d.s.Bytes()
+		if len(line) == 0 || (len(line) == 1 && line[0] == '\r') {
+			continue
+		}
+		if err := UnmarshalLine(line, r); err != nil {
+			return fmt.Errorf("%s:%d: %w", d.name, d.line, err)
+		}
+		return nil
+	}
+	if err := d.s.Err(); err != nil {
+		return fmt.Errorf("%s:%d: %w", d.name, d.line+1, err)
+	}
+	return io.EOF
+}
+
+// UnmarshalLine decodes one JSON Lines record into r.
+func UnmarshalLine(line []byte, r *Record) error {
+	var j jsonRecord
+	if err := json.Unmarshal(line, &j); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, err)
+		}
+		return fmt.Errorf("invalid record: %v", err)
+	}
+	if j.ID == nil {
+		return errors.New(`invalid record: missing key "id"`)
+	}
+	st, ok := ParseStatus(j.Status)
+	if !ok {
+		return fmt.Errorf(`invalid record: key "status" is %q, want successful, errored or incomplete`, j.Status)
+	}
+	r.Reset()
+	r.ID, r.Benchmark, r.Shard, r.Status = *j.ID, j.Benchmark, j.Shard, st
+	r.ErrorClass, r.Error, r.HTTPStatus = ErrorClass(j.ErrorClass), j.Error, j.HTTPStatus
+	r.ResponseID, r.FinishReason = j.ResponseID, j.FinishReason
+	r.Intended, r.Dispatched, r.Sent, r.Headers = j.Intended, j.Dispatched, j.Sent, j.Headers
+	r.FirstChunk, r.FirstToken, r.FirstOutputToken = j.FirstChunk, j.FirstToken, j.FirstOutputToken
+	r.LastToken, r.End = j.LastToken, j.End
+	r.ChunkTimes = undelta(r.ChunkTimes, r.Dispatched, j.ChunkDeltas)
+	r.ChunkTokens = append(r.ChunkTokens, j.ChunkTokens...)
+	r.EmitTimes = undelta(r.EmitTimes, r.Dispatched, j.EmitDeltas)
+	r.Iterations, r.PromptTokens, r.OutputTokens = j.Iterations, j.PromptTokens, j.OutputTokens
+	r.ReasoningTokens = j.ReasoningTokens
+	r.OutputSource = ParseTokenSource(j.OutputSource)
+	setOpt(&r.CachedTokens, j.CachedTokens)
+	setOpt(&r.ServerPromptTokens, j.ServerPromptTokens)
+	setOpt(&r.ServerOutputTokens, j.ServerOutputTokens)
+	setOpt(&r.ClientPromptTokens, j.ClientPromptTokens)
+	setOpt(&r.ClientOutputTokens, j.ClientOutputTokens)
+	setOpt(&r.RequestedPromptTokens, j.RequestedPromptTokens)
+	setOpt(&r.RequestedOutputTokens, j.RequestedOutputTokens)
+	r.OutputText, r.ReasoningText = j.OutputText, j.ReasoningText
+	return nil
+}
+
+func setOpt(dst *int, v *int) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func undelta(dst []int64, base int64, deltas []int64) []int64 {
+	t := base
+	for _, d := range deltas {
+		t += d
+		dst = append(dst, t)
+	}
+	return dst
+}

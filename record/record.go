@@ -1,0 +1,187 @@
+// Package record defines the per-request measurement record that the load
+// engine produces and every report consumes, and its JSON Lines encoding.
+//
+// A Record is the single source of truth for one request: every report,
+// distribution, SLO verdict and merge can be rebuilt from a stream of them.
+// All timestamps are Unix nanoseconds derived from the process's monotonic
+// clock (a wall-clock anchor taken once, plus monotonic elapsed time), so the
+// difference of two timestamps of one process is an exact monotonic interval
+// and timestamps of different processes on one host line up. Zero means
+// "did not happen".
+package record
+
+// Status is the outcome class of a request, in GuideLLM's terms.
+type Status uint8
+
+// Statuses. The zero value is invalid so that an unset status is detectable.
+const (
+	StatusSuccessful Status = iota + 1
+	StatusErrored
+	StatusIncomplete
+)
+
+// String returns the name used in reports: successful, errored or incomplete.
+func (s Status) String() string {
+	switch s {
+	case StatusSuccessful:
+		return "successful"
+	case StatusErrored:
+		return "errored"
+	case StatusIncomplete:
+		return "incomplete"
+	}
+	return "unknown"
+}
+
+// ParseStatus is the inverse of Status.String.
+func ParseStatus(s string) (Status, bool) {
+	switch s {
+	case "successful":
+		return StatusSuccessful, true
+	case "errored":
+		return StatusErrored, true
+	case "incomplete":
+		return StatusIncomplete, true
+	}
+	return 0, false
+}
+
+// ErrorClass says why a request did not succeed.
+type ErrorClass string
+
+// Error classes. Every errored or incomplete request carries exactly one.
+const (
+	ErrNone          ErrorClass = ""
+	ErrHTTPStatus    ErrorClass = "http_status"    // non-2xx response status
+	ErrConnect       ErrorClass = "connect"        // dial failed or refused
+	ErrTimeout       ErrorClass = "timeout"        // connect, header or total timeout
+	ErrStall         ErrorClass = "stall"          // no chunk within the stall timeout
+	ErrDisconnect    ErrorClass = "disconnect"     // connection closed before the stream ended
+	ErrStreamError   ErrorClass = "stream_error"   // an {"error": ...} payload inside the stream
+	ErrProtocol      ErrorClass = "protocol"       // malformed chunk, wrong content type, bad body
+	ErrEmptyResponse ErrorClass = "empty_response" // completed without any output token
+	ErrCancelled     ErrorClass = "cancelled"      // cancelled by the run (benchmark end, interrupt)
+	ErrClient        ErrorClass = "client"         // the request could not be built or sent
+)
+
+// TokenSource says where Record.OutputTokens came from.
+type TokenSource uint8
+
+// Token sources, best first.
+const (
+	TokensUnknown   TokenSource = iota
+	TokensUsage                 // the server's usage block
+	TokensTokenizer             // the client's tokenizer on the streamed text
+	TokensChunks                // one token per token-bearing chunk (last resort)
+)
+
+// String returns the name used in records and reports.
+func (t TokenSource) String() string {
+	switch t {
+	case TokensUsage:
+		return "usage"
+	case TokensTokenizer:
+		return "tokenizer"
+	case TokensChunks:
+		return "chunks"
+	}
+	return "unknown"
+}
+
+// ParseTokenSource is the inverse of TokenSource.String.
+func ParseTokenSource(s string) TokenSource {
+	switch s {
+	case "usage":
+		return TokensUsage
+	case "tokenizer":
+		return TokensTokenizer
+	case "chunks":
+		return TokensChunks
+	}
+	return TokensUnknown
+}
+
+// Record is one request's measurements. Times are Unix nanoseconds (see the
+// package comment); zero means the event did not happen.
+type Record struct {
+	ID        uint64 // unique within a run, in order of scheduling
+	Benchmark int    // index of the benchmark (round) within the run
+	Shard     int    // shard index for multi-pod runs (0 otherwise)
+
+	Status     Status
+	ErrorClass ErrorClass
+	Error      string // short message; never contains secrets
+	HTTPStatus int    // response status code, 0 if none was received
+
+	ResponseID   string // the server's id for the completion
+	FinishReason string
+
+	Intended         int64 // when the schedule wanted the request sent
+	Dispatched       int64 // when the client began the request (GuideLLM's request_start)
+	Sent             int64 // when the request was fully written
+	Headers          int64 // when the response headers arrived
+	FirstChunk       int64 // first SSE event of any kind
+	FirstToken       int64 // first chunk carrying content, reasoning or a tool call
+	FirstOutputToken int64 // first chunk carrying non-reasoning content or a tool call
+	LastToken        int64 // last token-bearing chunk
+	End              int64 // stream closed or body read, or the request failed
+
+	// ChunkTimes holds the arrival time of every token-bearing chunk, in
+	// order; ChunkTokens the number of tokens each carried when the server
+	// reported it (continuous usage stats), else nil. EmitTimes holds the
+	// emission timestamp a goodput mock stamps on each such chunk, else nil.
+	ChunkTimes  []int64
+	ChunkTokens []int32
+	EmitTimes   []int64
+
+	Iterations int // SSE events received (GuideLLM's request_iterations)
+
+	// Token counts. PromptTokens and OutputTokens are the figures used in
+	// metrics (server usage first); the Server* and Client* fields keep both
+	// sides for the mismatch report (-1 when that side is unknown).
+	PromptTokens       int
+	OutputTokens       int
+	ReasoningTokens    int
+	CachedTokens       int // -1 when unknown
+	OutputSource       TokenSource
+	ServerPromptTokens int
+	ServerOutputTokens int
+	ClientPromptTokens int
+	ClientOutputTokens int
+
+	// What the request asked for (-1 when not set).
+	RequestedPromptTokens int
+	RequestedOutputTokens int
+
+	// OutputText and ReasoningText are kept only when the run samples
+	// request bodies; empty otherwise.
+	OutputText    string
+	ReasoningText string
+}
+
+// Reset clears r for reuse, keeping the capacity of its slices.
+func (r *Record) Reset() {
+	ct, ck, et := r.ChunkTimes[:0], r.ChunkTokens[:0], r.EmitTimes[:0]
+	*r = Record{}
+	r.ChunkTimes, r.ChunkTokens, r.EmitTimes = ct, ck, et
+	r.CachedTokens = -1
+	r.ServerPromptTokens, r.ServerOutputTokens = -1, -1
+	r.ClientPromptTokens, r.ClientOutputTokens = -1, -1
+	r.RequestedPromptTokens, r.RequestedOutputTokens = -1, -1
+}
+
+// New returns a record with every "unknown" field set to -1.
+func New() *Record {
+	r := &Record{}
+	r.Reset()
+	return r
+}
+
+// Started is the request's start time in GuideLLM's sense: dispatch, or the
+// intended time when the request never got that far.
+func (r *Record) Started() int64 {
+	if r.Dispatched != 0 {
+		return r.Dispatched
+	}
+	return r.Intended
+}
