@@ -1,0 +1,147 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"sync"
+)
+
+// errNVMLNotSupported is returned by an nvmlDevice for a call the GPU or
+// driver does not support (NVML ERROR_NOT_SUPPORTED).
+var errNVMLNotSupported = errors.New("not supported")
+
+// nvmlDevice is the part of an NVML device handle the sampler uses. Units
+// are NVML's: energy in mJ, power in mW, memory in bytes. The cgo build
+// adapts github.com/NVIDIA/go-nvml to it; tests use fakes.
+type nvmlDevice interface {
+	Index() int
+	UUID() (string, error)
+	Name() (string, error)
+	MemoryBytes() (uint64, error)
+	TotalEnergyMJ() (uint64, error)
+	PowerMW() (uint32, error)
+}
+
+// NVMLSource is a GPUSource reading the local GPUs through NVML: the total
+// energy counter (mJ) and the power draw (NVML's mW ÷ 1000 = W). It exists
+// only in builds with -tags nvml (and cgo); otherwise OpenNVML reports that.
+type NVMLSource struct {
+	mu       sync.Mutex
+	devs     []nvmlDevice
+	ids      []GPUID
+	shutdown func() error
+	closed   bool
+}
+
+// OpenNVML initialises NVML and lists the local GPUs. Without NVML support
+// built in, or without the NVIDIA library or a GPU, it returns an error that
+// says so; callers fall back to dcgm-exporter or Prometheus. Close releases
+// NVML.
+func OpenNVML() (*NVMLSource, error) {
+	devs, shutdown, err := openNVMLDevices()
+	if err != nil {
+		return nil, err
+	}
+	return newNVMLSource(devs, shutdown)
+}
+
+func newNVMLSource(devs []nvmlDevice, shutdown func() error) (*NVMLSource, error) {
+	host, _ := os.Hostname()
+	s := &NVMLSource{devs: devs, shutdown: shutdown}
+	for _, d := range devs {
+		id := GPUID{Index: strconv.Itoa(d.Index()), Hostname: host}
+		var err error
+		if id.UUID, err = d.UUID(); err != nil {
+			return nil, errors.Join(fmt.Errorf("nvml: gpu %d: reading UUID: %w", d.Index(), err), s.Close())
+		}
+		if id.Model, err = d.Name(); err != nil {
+			return nil, errors.Join(fmt.Errorf("nvml: gpu %d: reading name: %w", d.Index(), err), s.Close())
+		}
+		s.ids = append(s.ids, id)
+	}
+	return s, nil
+}
+
+// Name returns "nvml".
+func (s *NVMLSource) Name() string { return "nvml" }
+
+// ReadGPUs reads every GPU's energy counter and power. A GPU whose energy
+// counter is not supported (some vGPU/MIG setups) gets NaN energy, and its
+// windows use the power integral; other per-GPU failures are returned joined
+// alongside the readings of the GPUs that worked.
+func (s *NVMLSource) ReadGPUs(ctx context.Context) ([]GPUReading, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("nvml: source closed")
+	}
+	var out []GPUReading
+	var errs []error
+	for i, d := range s.devs {
+		if err := ctx.Err(); err != nil {
+			return out, errors.Join(append(errs, err)...)
+		}
+		r := GPUReading{GPU: s.ids[i], EnergyMJ: math.NaN(), PowerW: math.NaN()}
+		e, eErr := d.TotalEnergyMJ()
+		switch {
+		case eErr == nil:
+			r.EnergyMJ = float64(e)
+		case !errors.Is(eErr, errNVMLNotSupported):
+			errs = append(errs, fmt.Errorf("nvml: %s: total energy: %w", r.GPU, eErr))
+		}
+		p, pErr := d.PowerMW()
+		switch {
+		case pErr == nil:
+			r.PowerW = float64(p) / 1000
+		case !errors.Is(pErr, errNVMLNotSupported):
+			errs = append(errs, fmt.Errorf("nvml: %s: power: %w", r.GPU, pErr))
+		}
+		if eErr != nil && pErr != nil {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, errors.Join(errs...)
+}
+
+// Close shuts NVML down; safe to call twice.
+func (s *NVMLSource) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.shutdown == nil {
+		s.closed = true
+		return nil
+	}
+	s.closed = true
+	return s.shutdown()
+}
+
+// nvmlHardware describes the GPUs through NVML.
+func nvmlHardware() ([]GPUDevice, error) {
+	devs, shutdown, err := openNVMLDevices()
+	if err != nil {
+		return nil, err
+	}
+	defer shutdown()
+	return describeNVML(devs)
+}
+
+func describeNVML(devs []nvmlDevice) ([]GPUDevice, error) {
+	out := make([]GPUDevice, 0, len(devs))
+	for _, d := range devs {
+		name, err := d.Name()
+		if err != nil {
+			return nil, fmt.Errorf("nvml: gpu %d: reading name: %w", d.Index(), err)
+		}
+		mem, err := d.MemoryBytes()
+		if err != nil {
+			return nil, fmt.Errorf("nvml: gpu %d: reading memory: %w", d.Index(), err)
+		}
+		out = append(out, GPUDevice{Name: name, MemoryMiB: int64(mem >> 20)})
+	}
+	return out, nil
+}
