@@ -1,0 +1,330 @@
+package loadgen
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Endpoint selects the OpenAI API the client talks to.
+type Endpoint string
+
+// Endpoints.
+const (
+	EndpointChat        Endpoint = "/v1/chat/completions"
+	EndpointCompletions Endpoint = "/v1/completions"
+)
+
+// ClientConfig configures the HTTP client. The zero value of each field is
+// replaced by the default named in its comment, except where noted.
+type ClientConfig struct {
+	// Target is the server's base URL, e.g. http://vllm:8000; a trailing
+	// "/" or "/v1" is removed.
+	Target   string
+	Endpoint Endpoint // default EndpointChat
+	Model    string   // required by Do; see ResolveModel
+
+	APIKey    string            // sent as "Authorization: Bearer"; never logged
+	Headers   map[string]string // extra request headers
+	ExtraBody string            // a JSON object merged into every request body
+
+	NoStream      bool // send stream:false and read one JSON body
+	NoStreamUsage bool // omit stream_options (for servers that reject it)
+	NoIgnoreEOS   bool // never send ignore_eos (it is sent when the output length is fixed)
+	// MaxTokensField names the output-limit field: "max_tokens" or
+	// "max_completion_tokens". Default: max_completion_tokens for chat,
+	// max_tokens for completions (as GuideLLM).
+	MaxTokensField string
+
+	CAFile   string // extra PEM roots for TLS
+	Insecure bool   // skip TLS verification
+
+	ConnectTimeout time.Duration // dial and TLS handshake; default 10s
+	// StallTimeout fails a request when no byte arrives for this long,
+	// counting from dispatch (so it also bounds connection and header
+	// waits). Default 120s; negative disables.
+	StallTimeout time.Duration
+	// RequestTimeout bounds a whole request. Default 30m; negative disables.
+	RequestTimeout time.Duration
+
+	MaxConns int // connection pool size hint; default 1024
+
+	DisableHTTP2    bool // never negotiate HTTP/2 (it is offered on TLS by default)
+	FollowRedirects bool // follow 3xx responses (default: report them as errors)
+
+	// KeepText keeps the streamed text in records (for sampled request
+	// bodies and client-side token counts).
+	KeepText bool
+	// CountTokens, when set, counts output tokens client-side from the
+	// streamed text (the model's tokenizer); used when the server sends no
+	// usage and kept beside it for the mismatch report.
+	CountTokens func(string) int
+	// RequestIDPrefix prefixes the X-Request-Id header sent with every
+	// request (default "goodput-").
+	RequestIDPrefix string
+}
+
+// Client sends requests and measures them. It is safe for concurrent use.
+type Client struct {
+	cfg       ClientConfig
+	url       string
+	http      *http.Client
+	clock     *Clock
+	extra     []extraField
+	maxField  string
+	redactor  *strings.Replacer
+	headers   http.Header
+	baseURL   string
+	modelJSON []byte
+}
+
+type extraField struct {
+	key string
+	raw []byte
+}
+
+// NewClient validates cfg and builds a client on clock.
+func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
+	if cfg.Endpoint == "" {
+		cfg.Endpoint = EndpointChat
+	}
+	if cfg.Endpoint != EndpointChat && cfg.Endpoint != EndpointCompletions {
+		return nil, fmt.Errorf("endpoint %q: want %s or %s", cfg.Endpoint, EndpointChat, EndpointCompletions)
+	}
+	base, err := NormalizeTarget(cfg.Target)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 10 * time.Second
+	}
+	if cfg.StallTimeout == 0 {
+		cfg.StallTimeout = 120 * time.Second
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = 30 * time.Minute
+	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = 1024
+	}
+	if cfg.RequestIDPrefix == "" {
+		cfg.RequestIDPrefix = "goodput-"
+	}
+	c := &Client{cfg: cfg, baseURL: base, url: base + string(cfg.Endpoint), clock: clock}
+	switch cfg.MaxTokensField {
+	case "":
+		c.maxField = "max_tokens"
+		if cfg.Endpoint == EndpointChat {
+			c.maxField = "max_completion_tokens"
+		}
+	case "max_tokens", "max_completion_tokens":
+		c.maxField = cfg.MaxTokensField
+	default:
+		return nil, fmt.Errorf("max tokens field %q: want max_tokens or max_completion_tokens", cfg.MaxTokensField)
+	}
+	if cfg.ExtraBody != "" {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(cfg.ExtraBody), &m); err != nil {
+			return nil, fmt.Errorf("extra body: want a JSON object, e.g. '{\"temperature\":0}': %v", err)
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			c.extra = append(c.extra, extraField{key: k, raw: m[k]})
+		}
+	}
+	tlsConf := &tls.Config{InsecureSkipVerify: cfg.Insecure} //nolint:gosec // opt-in via --insecure
+	if cfg.CAFile != "" {
+		pem, err := os.ReadFile(cfg.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("CA file: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("CA file %s: no PEM certificates found", cfg.CAFile)
+		}
+		tlsConf.RootCAs = pool
+	}
+	dialer := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		TLSClientConfig:       tlsConf,
+		TLSHandshakeTimeout:   cfg.ConnectTimeout,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          cfg.MaxConns,
+		MaxIdleConnsPerHost:   cfg.MaxConns,
+		IdleConnTimeout:       90 * time.Second,
+		DisableCompression:    true,
+		ExpectContinueTimeout: 0,
+		WriteBufferSize:       16 << 10,
+		ReadBufferSize:        32 << 10,
+	}
+	if cfg.DisableHTTP2 {
+		tr.ForceAttemptHTTP2 = false
+		tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+	}
+	c.http = &http.Client{Transport: tr}
+	if !cfg.FollowRedirects {
+		c.http.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	}
+	var secrets []string
+	if cfg.APIKey != "" {
+		secrets = append(secrets, cfg.APIKey, "***")
+	}
+	if u, err := url.Parse(cfg.Target); err == nil && u.User != nil {
+		secrets = append(secrets, u.User.String(), "***")
+	}
+	c.redactor = strings.NewReplacer(secrets...)
+	c.headers = http.Header{}
+	for k, v := range cfg.Headers {
+		c.headers.Set(k, v)
+	}
+	c.headers.Set("Content-Type", "application/json")
+	if cfg.NoStream {
+		c.headers.Set("Accept", "application/json")
+	} else {
+		c.headers.Set("Accept", "text/event-stream")
+	}
+	if cfg.APIKey != "" {
+		c.headers.Set("Authorization", "Bearer "+cfg.APIKey)
+	}
+	c.SetModel(cfg.Model)
+	return c, nil
+}
+
+// SetModel sets the model name sent in every request.
+func (c *Client) SetModel(model string) {
+	c.cfg.Model = model
+	c.modelJSON = appendJSONStr(nil, model)
+}
+
+// Model returns the model name sent in requests.
+func (c *Client) Model() string { return c.cfg.Model }
+
+// Config returns the effective configuration (defaults filled in).
+func (c *Client) Config() ClientConfig { return c.cfg }
+
+// BaseURL returns the normalized target URL.
+func (c *Client) BaseURL() string { return c.baseURL }
+
+// Redact removes secrets (the API key, URL credentials) from s.
+func (c *Client) Redact(s string) string { return c.redactor.Replace(s) }
+
+// CloseIdle closes idle pooled connections.
+func (c *Client) CloseIdle() { c.http.CloseIdleConnections() }
+
+// NormalizeTarget validates a target URL and strips a trailing "/" and
+// "/v1" (GuideLLM's rule).
+func NormalizeTarget(target string) (string, error) {
+	if target == "" {
+		return "", errors.New("target: missing, want a URL like http://localhost:8000")
+	}
+	u, err := url.Parse(target)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("target %q: want an http:// or https:// URL like http://localhost:8000", redactURL(target))
+	}
+	s := strings.TrimRight(target, "/")
+	s = strings.TrimSuffix(s, "/v1")
+	return strings.TrimRight(s, "/"), nil
+}
+
+// redactURL hides credentials embedded in a URL.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	u.User = url.User("***")
+	return u.String()
+}
+
+// ModelInfo is one entry of GET /v1/models.
+type ModelInfo struct {
+	ID      string `json:"id"`
+	Root    string `json:"root"`
+	OwnedBy string `json:"owned_by"`
+	// MaxModelLen is vLLM's context length, 0 when the server does not say.
+	MaxModelLen int `json:"max_model_len"`
+}
+
+// Models lists the server's models (GET /v1/models).
+func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.ConnectTimeout+20*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.baseURL+"/v1/models", nil)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", redactURL(c.baseURL), err)
+	}
+	for k, v := range c.headers {
+		if k != "Content-Type" && k != "Accept" {
+			req.Header[k] = v
+		}
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("target %s unreachable: %s", redactURL(c.baseURL), c.Redact(rootCause(err)))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("target %s: GET /v1/models returned HTTP %d%s", redactURL(c.baseURL), resp.StatusCode, c.errorBody(resp))
+	}
+	var body struct {
+		Data []ModelInfo `json:"data"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 8<<20)).Decode(&body); err != nil {
+		return nil, fmt.Errorf("target %s: GET /v1/models: invalid JSON: %v", redactURL(c.baseURL), err)
+	}
+	return body.Data, nil
+}
+
+// Ready performs the readiness check before a run: the server answers
+// /v1/models, and the configured model is one of them. With no model
+// configured, it picks the first listed (GuideLLM's default) and sets it.
+func (c *Client) Ready(ctx context.Context) ([]ModelInfo, error) {
+	models, err := c.Models(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(models) == 0 {
+		return nil, fmt.Errorf("target %s: GET /v1/models lists no model", redactURL(c.baseURL))
+	}
+	if c.cfg.Model == "" {
+		c.SetModel(models[0].ID)
+		return models, nil
+	}
+	ids := make([]string, 0, len(models))
+	for _, m := range models {
+		if m.ID == c.cfg.Model {
+			return models, nil
+		}
+		ids = append(ids, m.ID)
+	}
+	return nil, fmt.Errorf("model %q is not served by %s (it serves: %s)", c.cfg.Model, redactURL(c.baseURL), strings.Join(ids, ", "))
+}
+
+// rootCause gives the innermost error text of a transport error, e.g.
+// "dial tcp 127.0.0.1:1: connect: connection refused".
+func rootCause(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return err.Error()
+}

@@ -1,0 +1,489 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/sse"
+)
+
+// Causes passed to context cancellation, so a failed read can be classified.
+var (
+	errStall   = errors.New("stall timeout")
+	errTimeout = errors.New("request timeout")
+)
+
+// conn is the per-request scratch state: reused across the requests one
+// goroutine sends, never shared between goroutines in flight.
+type conn struct {
+	buf    []byte
+	body   []byte
+	parser *sse.Parser
+	chunk  sse.Chunk
+	text   []byte
+	reason []byte
+}
+
+func newConn() *conn {
+	return &conn{buf: make([]byte, 16<<10), body: make([]byte, 0, 4<<10), parser: sse.NewParser()}
+}
+
+// streamState follows one response stream.
+type streamState struct {
+	c         *Client
+	rec       *record.Record
+	cn        *conn
+	now       int64
+	done      bool
+	finished  bool // saw a finish_reason
+	usage     bool // saw a usage block
+	prevCum   int  // last cumulative completion_tokens
+	perChunk  bool // every token chunk so far carried usage
+	fail      record.ErrorClass
+	failMsg   string
+	maxTokens int
+}
+
+// Do sends req and fills rec. ctx cancellation (the end of a benchmark)
+// makes the request incomplete; every other failure makes it errored with a
+// class. rec must have been Reset; rec.ID, Benchmark and Intended are kept.
+func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *conn) {
+	rec.RequestedPromptTokens = req.TargetPromptTokens
+	rec.RequestedOutputTokens = req.MaxTokens
+	rec.ClientPromptTokens = req.PromptTokens
+	cn.body = c.appendBody(cn.body[:0], req)
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if c.cfg.RequestTimeout > 0 {
+		t := time.AfterFunc(c.cfg.RequestTimeout, func() { cancel(errTimeout) })
+		defer t.Stop()
+	}
+	var stall *time.Timer
+	if c.cfg.StallTimeout > 0 {
+		stall = time.AfterFunc(c.cfg.StallTimeout, func() { cancel(errStall) })
+		defer stall.Stop()
+	}
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { rec.Sent = c.clock.Now() }}
+	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, c.url, bytes.NewReader(cn.body))
+	if err != nil {
+		c.fail(rec, record.ErrClient, err.Error())
+		return
+	}
+	hreq.Header = c.headers.Clone()
+	hreq.Header.Set("X-Request-Id", c.cfg.RequestIDPrefix+strconv.FormatUint(rec.ID, 10))
+
+	rec.Dispatched = c.clock.Now()
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		c.failCtx(ctx, rec, err)
+		return
+	}
+	rec.Headers = c.clock.Now()
+	rec.HTTPStatus = resp.StatusCode
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		c.fail(rec, record.ErrHTTPStatus, fmt.Sprintf("HTTP %d%s", resp.StatusCode, c.errorBody(resp)))
+		return
+	}
+	if c.cfg.NoStream {
+		c.readBody(ctx, resp, rec, cn, stall)
+		return
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		msg := fmt.Sprintf("expected Content-Type text/event-stream, got %q", ct)
+		if strings.HasPrefix(ct, "application/json") {
+			// A JSON error body with status 200 is a stream error, not a protocol one.
+			if body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10)); err == nil {
+				cn.chunk.Reset()
+				if sse.DecodeResponse(body, &cn.chunk) == nil && cn.chunk.Err != nil {
+					c.fail(rec, record.ErrStreamError, cn.chunk.Err.Error())
+					return
+				}
+			}
+		}
+		c.fail(rec, record.ErrProtocol, msg)
+		return
+	}
+	st := streamState{c: c, rec: rec, cn: cn, perChunk: true, maxTokens: req.MaxTokens}
+	cn.parser.Reset()
+	cn.text, cn.reason = cn.text[:0], cn.reason[:0]
+	for !st.done && st.fail == record.ErrNone {
+		n, rerr := resp.Body.Read(cn.buf)
+		if n > 0 {
+			st.now = c.clock.Now()
+			if stall != nil {
+				stall.Reset(c.cfg.StallTimeout)
+			}
+			if err := cn.parser.Feed(cn.buf[:n], st.event); err != nil && st.fail == record.ErrNone {
+				st.setFail(record.ErrProtocol, err.Error())
+			}
+		}
+		if rerr != nil {
+			if rerr == io.EOF {
+				st.now = c.clock.Now()
+				if err := cn.parser.Finish(st.event); err != nil && st.fail == record.ErrNone {
+					st.setFail(record.ErrProtocol, err.Error())
+				}
+				if !st.done && st.fail == record.ErrNone && !st.finished {
+					st.setFail(record.ErrDisconnect, "stream ended without [DONE] or finish_reason")
+				}
+				break
+			}
+			if st.fail == record.ErrNone {
+				c.failCtx(ctx, rec, rerr)
+				c.finishTokens(&st)
+				return
+			}
+			break
+		}
+	}
+	rec.End = c.clock.Now()
+	if st.fail != record.ErrNone {
+		c.finishTokens(&st)
+		c.fail(rec, st.fail, st.failMsg)
+		return
+	}
+	c.finishTokens(&st)
+	if len(rec.ChunkTimes) == 0 && rec.OutputTokens == 0 {
+		c.fail(rec, record.ErrEmptyResponse, "response carried no output token")
+		return
+	}
+	rec.Status = record.StatusSuccessful
+}
+
+func (st *streamState) setFail(class record.ErrorClass, msg string) {
+	st.fail, st.failMsg = class, msg
+}
+
+// event handles one SSE event of the stream.
+func (st *streamState) event(ev *sse.Event) error {
+	rec, ch := st.rec, &st.cn.chunk
+	rec.Iterations++
+	if rec.FirstChunk == 0 {
+		rec.FirstChunk = st.now
+	}
+	if st.done || st.fail != record.ErrNone {
+		return nil
+	}
+	if err := sse.DecodeChunk(ev.Data, ch); err != nil {
+		st.setFail(record.ErrProtocol, "malformed chunk: "+err.Error())
+		return nil
+	}
+	if ch.Done {
+		st.done = true
+		return nil
+	}
+	if ch.Err != nil {
+		st.setFail(record.ErrStreamError, ch.Err.Error())
+		return nil
+	}
+	if rec.ResponseID == "" && len(ch.ID) > 0 {
+		rec.ResponseID = string(ch.ID)
+	}
+	hasToken := ch.HasToken()
+	if ch.Usage.Present {
+		st.usage = true
+		rec.ServerPromptTokens = ch.Usage.PromptTokens
+		rec.ServerOutputTokens = ch.Usage.CompletionTokens
+		if ch.Usage.CachedTokens >= 0 {
+			rec.CachedTokens = ch.Usage.CachedTokens
+		}
+		if ch.Usage.ReasoningTokens >= 0 {
+			rec.ReasoningTokens = ch.Usage.ReasoningTokens
+		}
+	}
+	if hasToken {
+		rec.ChunkTimes = append(rec.ChunkTimes, st.now)
+		if rec.FirstToken == 0 {
+			rec.FirstToken = st.now
+		}
+		if rec.FirstOutputToken == 0 && (len(ch.Content) > 0 || len(ch.Refusal) > 0 || ch.ToolCalls > 0 || len(ch.ToolArgs) > 0) {
+			rec.FirstOutputToken = st.now
+		}
+		rec.LastToken = st.now
+		if ch.EmitNS != 0 {
+			rec.EmitTimes = append(rec.EmitTimes, ch.EmitNS)
+		}
+		if st.perChunk && ch.Usage.Present {
+			rec.ChunkTokens = append(rec.ChunkTokens, int32(ch.Usage.CompletionTokens-st.prevCum))
+			st.prevCum = ch.Usage.CompletionTokens
+		} else {
+			st.perChunk = false
+		}
+		if st.c.cfg.KeepText || st.c.cfg.CountTokens != nil {
+			st.cn.text = append(st.cn.text, ch.Content...)
+			st.cn.text = append(st.cn.text, ch.Refusal...)
+			st.cn.text = append(st.cn.text, ch.ToolArgs...)
+			st.cn.reason = append(st.cn.reason, ch.Reasoning...)
+		}
+		// A server that streams far past what was asked is broken; stop it
+		// rather than hang the run.
+		if st.maxTokens > 0 && len(rec.ChunkTimes) > 2*st.maxTokens+64 {
+			st.setFail(record.ErrProtocol, fmt.Sprintf("server streamed more than %d token chunks for max_tokens %d", len(rec.ChunkTimes), st.maxTokens))
+		}
+	} else if ch.Usage.Present && ch.NumChoices > 0 {
+		st.prevCum = ch.Usage.CompletionTokens
+	}
+	if len(ch.FinishReason) > 0 {
+		st.finished = true
+		if rec.FinishReason == "" {
+			rec.FinishReason = string(ch.FinishReason)
+		}
+	}
+	return nil
+}
+
+// finishTokens settles the token counts of a finished or failed stream.
+func (c *Client) finishTokens(st *streamState) {
+	rec := st.rec
+	if !st.perChunk || len(rec.ChunkTokens) != len(rec.ChunkTimes) {
+		rec.ChunkTokens = rec.ChunkTokens[:0]
+	}
+	chunks := len(rec.ChunkTimes)
+	if len(rec.ChunkTokens) > 0 {
+		chunks = 0
+		for _, n := range rec.ChunkTokens {
+			chunks += int(n)
+		}
+	}
+	client := chunks
+	if c.cfg.CountTokens != nil && (len(st.cn.text) > 0 || len(st.cn.reason) > 0) {
+		client = c.cfg.CountTokens(string(st.cn.text)) + c.cfg.CountTokens(string(st.cn.reason))
+	}
+	rec.ClientOutputTokens = client
+	switch {
+	case st.usage:
+		rec.OutputTokens, rec.OutputSource = rec.ServerOutputTokens, record.TokensUsage
+	case c.cfg.CountTokens != nil:
+		rec.OutputTokens, rec.OutputSource = client, record.TokensTokenizer
+	default:
+		rec.OutputTokens, rec.OutputSource = chunks, record.TokensChunks
+	}
+	if rec.ServerPromptTokens >= 0 {
+		rec.PromptTokens = rec.ServerPromptTokens
+	} else if rec.ClientPromptTokens >= 0 {
+		rec.PromptTokens = rec.ClientPromptTokens
+	}
+	if c.cfg.KeepText {
+		rec.OutputText, rec.ReasoningText = string(st.cn.text), string(st.cn.reason)
+	}
+}
+
+// readBody handles a non-streaming response.
+func (c *Client) readBody(ctx context.Context, resp *http.Response, rec *record.Record, cn *conn, stall *time.Timer) {
+	cn.text = cn.text[:0]
+	for {
+		if len(cn.text) == cap(cn.text) {
+			cn.text = append(cn.text, 0)[:len(cn.text)]
+		}
+		n, err := resp.Body.Read(cn.text[len(cn.text):cap(cn.text)])
+		cn.text = cn.text[:len(cn.text)+n]
+		if n > 0 {
+			now := c.clock.Now()
+			if rec.FirstChunk == 0 {
+				rec.FirstChunk = now
+			}
+			if stall != nil {
+				stall.Reset(c.cfg.StallTimeout)
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			c.failCtx(ctx, rec, err)
+			return
+		}
+		if len(cn.text) > 64<<20 {
+			c.fail(rec, record.ErrProtocol, "response body larger than 64 MiB")
+			return
+		}
+	}
+	rec.End = c.clock.Now()
+	rec.Iterations = 1
+	cn.chunk.Reset()
+	if err := sse.DecodeResponse(cn.text, &cn.chunk); err != nil {
+		c.fail(rec, record.ErrProtocol, "malformed response: "+err.Error())
+		return
+	}
+	ch := &cn.chunk
+	if ch.Err != nil {
+		c.fail(rec, record.ErrStreamError, ch.Err.Error())
+		return
+	}
+	rec.ResponseID, rec.FinishReason = string(ch.ID), string(ch.FinishReason)
+	st := streamState{c: c, rec: rec, cn: cn, perChunk: false}
+	text := append([]byte(nil), ch.Content...)
+	text = append(text, ch.Refusal...)
+	text = append(text, ch.ToolArgs...)
+	reason := append([]byte(nil), ch.Reasoning...)
+	if ch.Usage.Present {
+		st.usage = true
+		rec.ServerPromptTokens, rec.ServerOutputTokens = ch.Usage.PromptTokens, ch.Usage.CompletionTokens
+		if ch.Usage.CachedTokens >= 0 {
+			rec.CachedTokens = ch.Usage.CachedTokens
+		}
+		if ch.Usage.ReasoningTokens >= 0 {
+			rec.ReasoningTokens = ch.Usage.ReasoningTokens
+		}
+	}
+	cn.text, cn.reason = append(cn.text[:0], text...), append(cn.reason[:0], reason...)
+	c.finishTokens(&st)
+	if !st.usage && c.cfg.CountTokens == nil {
+		// Without usage or a tokenizer one body says nothing about its
+		// token count: leave it unknown rather than invent a figure.
+		rec.OutputTokens, rec.OutputSource, rec.ClientOutputTokens = 0, record.TokensUnknown, -1
+	}
+	if len(text) == 0 && len(reason) == 0 && rec.OutputTokens == 0 {
+		c.fail(rec, record.ErrEmptyResponse, "response carried no output")
+		return
+	}
+	rec.Status = record.StatusSuccessful
+}
+
+// fail marks rec errored with a class and message.
+func (c *Client) fail(rec *record.Record, class record.ErrorClass, msg string) {
+	if rec.End == 0 {
+		rec.End = c.clock.Now()
+	}
+	rec.Status, rec.ErrorClass = record.StatusErrored, class
+	// Redact before truncating, so no prefix of a secret survives.
+	msg = c.Redact(msg)
+	if len(msg) > 300 {
+		msg = msg[:300] + "…"
+	}
+	rec.Error = msg
+}
+
+// failCtx classifies a transport or read error, using the context's cause
+// to tell a run cancellation from a stall or timeout.
+func (c *Client) failCtx(ctx context.Context, rec *record.Record, err error) {
+	switch cause := context.Cause(ctx); {
+	case cause == errStall:
+		c.fail(rec, record.ErrStall, fmt.Sprintf("no data for %s", c.cfg.StallTimeout))
+		return
+	case cause == errTimeout:
+		c.fail(rec, record.ErrTimeout, fmt.Sprintf("request took longer than %s", c.cfg.RequestTimeout))
+		return
+	case cause != nil:
+		// The run cancelled the request (benchmark end, interrupt).
+		if rec.End == 0 {
+			rec.End = c.clock.Now()
+		}
+		rec.Status, rec.ErrorClass, rec.Error = record.StatusIncomplete, record.ErrCancelled, "cancelled: "+cause.Error()
+		return
+	}
+	c.fail(rec, classify(err), rootCause(err))
+}
+
+// classify maps a transport or read error to an error class.
+func classify(err error) record.ErrorClass {
+	var ne net.Error
+	var oe *net.OpError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return record.ErrConnect
+	case errors.As(err, &oe) && oe.Op == "dial":
+		if oe.Timeout() {
+			return record.ErrTimeout
+		}
+		return record.ErrConnect
+	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return record.ErrTimeout
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.EPIPE), errors.Is(err, net.ErrClosed):
+		return record.ErrDisconnect
+	}
+	s := err.Error()
+	if strings.Contains(s, "server closed") || strings.Contains(s, "connection reset") || strings.Contains(s, "EOF") {
+		return record.ErrDisconnect
+	}
+	if strings.Contains(s, "malformed HTTP") || strings.Contains(s, "tls:") || strings.Contains(s, "x509:") {
+		return record.ErrProtocol
+	}
+	return record.ErrDisconnect
+}
+
+// errorBody returns ": <message>" from an error response body (at most a few
+// hundred bytes, OpenAI error shape understood), or "".
+func (c *Client) errorBody(resp *http.Response) string {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return ""
+	}
+	var ch sse.Chunk
+	if sse.DecodeResponse(b, &ch) == nil && ch.Err != nil && ch.Err.Message != "" {
+		return ": " + oneLine(c.Redact(ch.Err.Message))
+	}
+	return ": " + oneLine(c.Redact(string(b)))
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// appendBody renders the JSON request body for req.
+func (c *Client) appendBody(b []byte, req *Request) []byte {
+	b = append(b, `{"model":`...)
+	b = append(b, c.modelJSON...)
+	b = append(b, ',')
+	if c.cfg.Endpoint == EndpointChat {
+		b = append(b, req.chatJSON...)
+	} else {
+		b = append(b, req.promptJSON...)
+	}
+	has := func(k string) bool {
+		for _, f := range c.extra {
+			if f.key == k {
+				return true
+			}
+		}
+		return false
+	}
+	if !has("stream") {
+		if c.cfg.NoStream {
+			b = append(b, `,"stream":false`...)
+		} else {
+			b = append(b, `,"stream":true`...)
+		}
+	}
+	if !c.cfg.NoStream && !c.cfg.NoStreamUsage && !has("stream_options") {
+		b = append(b, `,"stream_options":{"include_usage":true,"continuous_usage_stats":true}`...)
+	}
+	if req.MaxTokens > 0 && !has(c.maxField) {
+		b = append(b, ',', '"')
+		b = append(b, c.maxField...)
+		b = append(b, '"', ':')
+		b = strconv.AppendInt(b, int64(req.MaxTokens), 10)
+		if !c.cfg.NoIgnoreEOS && !has("ignore_eos") {
+			b = append(b, `,"ignore_eos":true`...)
+		}
+	}
+	for _, f := range c.extra {
+		b = append(b, ',')
+		b = appendJSONStr(b, f.key)
+		b = append(b, ':')
+		b = append(b, f.raw...)
+	}
+	return append(b, '}')
+}
+
+func appendJSONStr(b []byte, s string) []byte { return record.AppendJSONString(b, s) }

@@ -1,0 +1,16 @@
+// Package loadgen is goodput's load engine: a streaming OpenAI-compatible
+// HTTP client that stamps every request phase on a monotonic clock, and a
+// scheduler that drives it with a load strategy (synchronous, concurrent,
+// throughput, constant, poisson, replay) under stop constraints.
+//
+// The engine produces one record.Record per request and hands it to a
+// channel; what happens to records (files, reports, live progress) is the
+// caller's business. The per-token path allocates nothing in steady state:
+// each in-flight request owns a reusable read buffer, SSE parser and chunk
+// decoder, and chunk payloads are decoded by the sse package's scanner.
+//
+// Open-loop strategies (constant, poisson, replay) never wait for responses
+// to schedule the next request: every record carries the intended send time
+// next to the actual dispatch time, so latency can also be measured from the
+// schedule (no coordinated omission) and dispatch lateness is visible.
+package loadgen

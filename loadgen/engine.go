@@ -1,0 +1,450 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/goodput-dev/goodput/record"
+)
+
+// StopReason says why a benchmark ended.
+type StopReason string
+
+// Stop reasons.
+const (
+	StopMaxDuration   StopReason = "max_duration"
+	StopMaxRequests   StopReason = "max_requests"
+	StopMaxErrors     StopReason = "max_errors"
+	StopMaxErrorRate  StopReason = "max_error_rate"
+	StopDataExhausted StopReason = "requests_exhausted"
+	StopInterrupted   StopReason = "interrupted"
+)
+
+// Constraints end a benchmark. Zero values mean "no limit"; at least one of
+// MaxDuration and MaxRequests (or a finite source) must end it.
+type Constraints struct {
+	MaxDuration time.Duration // stop scheduling and cancel in-flight requests
+	MaxRequests int           // stop creating at N; in-flight requests finish
+	MaxErrors   int           // stop everything at N errored requests
+	// MaxErrorRate stops everything when the share of errored requests in
+	// the last ErrorRateWindow processed ones (default 30) reaches it.
+	MaxErrorRate    float64
+	ErrorRateWindow int
+}
+
+// Validate checks ranges.
+func (c Constraints) Validate() error {
+	switch {
+	case c.MaxDuration < 0:
+		return errors.New("max seconds must not be negative")
+	case c.MaxRequests < 0:
+		return errors.New("max requests must not be negative")
+	case c.MaxErrors < 0:
+		return errors.New("max errors must not be negative")
+	case c.MaxErrorRate < 0 || c.MaxErrorRate >= 1:
+		return fmt.Errorf("max error rate %v: want a fraction in [0, 1), e.g. 0.05", c.MaxErrorRate)
+	case c.ErrorRateWindow < 0:
+		return errors.New("error rate window must not be negative")
+	}
+	return nil
+}
+
+// Benchmark is one unit of load: a strategy run under constraints.
+type Benchmark struct {
+	Index       int
+	Strategy    Strategy
+	Constraints Constraints
+	Source      Source
+	// StartAt is when scheduling begins (Unix ns on the engine's clock);
+	// Run waits for it. 0 starts at once. Shards of a multi-pod run share
+	// one StartAt so they start together.
+	StartAt int64
+}
+
+// Result summarises a finished benchmark from the scheduler's side.
+type Result struct {
+	Start int64 // when scheduling began (Unix ns)
+	// StopTime is when the first stop condition fired (0 if none did
+	// before the schedule ended).
+	StopTime int64
+	End      int64 // when the last request resolved
+
+	Created    int64 // requests dispatched
+	Successful int64
+	Errored    int64
+	Incomplete int64
+	// NotSent counts requests that were due by the schedule but never
+	// dispatched: the open-loop cap was full when the benchmark ended.
+	NotSent int64
+
+	StopReason  StopReason
+	Interrupted bool
+	Client      ClientLoad // the client's own load during the benchmark
+}
+
+// Engine runs benchmarks with one client. Records are handed to the out
+// channel given to Run; the consumer must call Release on each when done.
+type Engine struct {
+	client *Client
+	clock  *Clock
+	ids    atomic.Uint64
+	recs   sync.Pool
+	conns  sync.Pool
+	// Shard offsets record IDs so shards of one run do not collide.
+	shard    int
+	inflight atomic.Int64
+	sent     atomic.Int64
+}
+
+// Live is a snapshot of the engine's counters for progress displays.
+type Live struct {
+	InFlight int64 // requests dispatched and not yet resolved
+	Sent     int64 // requests dispatched since the engine was built
+}
+
+// Live returns the engine's live counters.
+func (e *Engine) Live() Live { return Live{InFlight: e.inflight.Load(), Sent: e.sent.Load()} }
+
+// NewEngine builds an engine on a client.
+func NewEngine(c *Client) *Engine {
+	e := &Engine{client: c, clock: c.clock}
+	e.recs.New = func() any { return record.New() }
+	e.conns.New = func() any { return newConn() }
+	return e
+}
+
+// SetShard stamps records with a shard index (multi-pod runs).
+func (e *Engine) SetShard(i int) { e.shard = i }
+
+// Clock returns the engine's clock.
+func (e *Engine) Clock() *Clock { return e.clock }
+
+// Client returns the engine's client.
+func (e *Engine) Client() *Client { return e.client }
+
+// Release returns a record to the engine for reuse.
+func (e *Engine) Release(r *record.Record) {
+	if cap(r.ChunkTimes) > 1<<16 {
+		return // do not keep pathological buffers alive
+	}
+	r.Reset()
+	e.recs.Put(r)
+}
+
+func (e *Engine) newRecord(bench int) *record.Record {
+	r := e.recs.Get().(*record.Record)
+	r.ID = e.ids.Add(1)
+	r.Benchmark = bench
+	r.Shard = e.shard
+	return r
+}
+
+// errBenchmarkEnd is the cancellation cause of requests still in flight
+// when a benchmark ends.
+var errBenchmarkEnd = errors.New("benchmark ended")
+
+// run holds one benchmark's shared state.
+type run struct {
+	e       *Engine
+	b       Benchmark
+	ctx     context.Context // cancelled to abort in-flight requests
+	abort   context.CancelCauseFunc
+	out     chan<- *record.Record
+	stopCh  chan struct{}
+	once    sync.Once
+	reason  StopReason
+	stopAt  int64
+	wg      sync.WaitGroup
+	created atomic.Int64
+	ok      atomic.Int64
+	errs    atomic.Int64
+	inc     atomic.Int64
+	notSent atomic.Int64
+
+	winMu  sync.Mutex
+	window []bool
+	winPos int
+	winN   int
+	winErr int
+
+	mon *monitor
+}
+
+// Run executes one benchmark and blocks until every request it started has
+// resolved and been handed to out. Cancelling ctx interrupts it: in-flight
+// requests are cancelled (recorded as incomplete) and Result.Interrupted is
+// set.
+func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record) (Result, error) {
+	if err := b.Strategy.Validate(); err != nil {
+		return Result{}, err
+	}
+	if err := b.Constraints.Validate(); err != nil {
+		return Result{}, err
+	}
+	if b.Source == nil {
+		return Result{}, errors.New("benchmark has no request source")
+	}
+	if b.Constraints.MaxDuration == 0 && b.Constraints.MaxRequests == 0 && b.Strategy.Kind != Replay {
+		if _, finite := b.Source.(interface{ Len() int }); !finite {
+			return Result{}, errors.New("benchmark would never end: set max seconds or max requests")
+		}
+	}
+	rctx, abort := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer abort(nil)
+	r := &run{e: e, b: b, ctx: rctx, abort: abort, out: out, stopCh: make(chan struct{}), mon: newMonitor(e.clock)}
+	if w := b.Constraints.ErrorRateWindow; b.Constraints.MaxErrorRate > 0 {
+		if w == 0 {
+			w = 30
+		}
+		r.window = make([]bool, w)
+	}
+	if b.StartAt != 0 {
+		if err := sleepUntil(ctx, e.clock, b.StartAt); err != nil {
+			return Result{Start: b.StartAt, End: e.clock.Now(), StopReason: StopInterrupted, Interrupted: true}, nil
+		}
+	}
+	start := e.clock.Now()
+	if b.StartAt != 0 {
+		start = b.StartAt
+	}
+	r.mon.start()
+	if d := b.Constraints.MaxDuration; d > 0 {
+		t := time.AfterFunc(d, func() { r.stop(StopMaxDuration, true) })
+		defer t.Stop()
+	}
+	watchDone := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			r.stop(StopInterrupted, true)
+		case <-watchDone:
+		}
+	}()
+	if b.Strategy.OpenLoop() {
+		r.openLoop(start)
+	} else {
+		r.closedLoop()
+	}
+	r.wg.Wait()
+	close(watchDone)
+	res := Result{
+		Start: start, StopTime: r.stopAt, End: e.clock.Now(),
+		Created: r.created.Load(), Successful: r.ok.Load(), Errored: r.errs.Load(), Incomplete: r.inc.Load(),
+		NotSent: r.notSent.Load(), StopReason: r.reason, Interrupted: r.reason == StopInterrupted,
+	}
+	res.Client = r.mon.finish()
+	return res, nil
+}
+
+// stop ends scheduling once; with abort it also cancels in-flight requests.
+func (r *run) stop(reason StopReason, abort bool) {
+	r.once.Do(func() {
+		r.reason, r.stopAt = reason, r.e.clock.Now()
+		close(r.stopCh)
+	})
+	if abort {
+		r.abort(errBenchmarkEnd)
+	}
+}
+
+func (r *run) stopped() bool {
+	select {
+	case <-r.stopCh:
+		return true
+	default:
+		return false
+	}
+}
+
+// execute sends one request and hands its record on.
+func (r *run) execute(req *Request, rec *record.Record, cn *conn) {
+	r.e.inflight.Add(1)
+	r.e.sent.Add(1)
+	r.e.client.Do(r.ctx, req, rec, cn)
+	r.e.inflight.Add(-1)
+	switch rec.Status {
+	case record.StatusSuccessful:
+		r.ok.Add(1)
+	case record.StatusErrored:
+		if n := r.errs.Add(1); r.b.Constraints.MaxErrors > 0 && n >= int64(r.b.Constraints.MaxErrors) {
+			r.stop(StopMaxErrors, true)
+		}
+	default:
+		r.inc.Add(1)
+	}
+	if r.window != nil && rec.Status != record.StatusIncomplete {
+		r.observeErrorRate(rec.Status == record.StatusErrored)
+	}
+	r.mon.observe(rec)
+	r.out <- rec
+}
+
+func (r *run) observeErrorRate(errored bool) {
+	r.winMu.Lock()
+	if r.winN == len(r.window) && r.window[r.winPos] {
+		r.winErr--
+	}
+	r.window[r.winPos] = errored
+	if errored {
+		r.winErr++
+	}
+	r.winPos = (r.winPos + 1) % len(r.window)
+	if r.winN < len(r.window) {
+		r.winN++
+	}
+	trip := r.winN == len(r.window) && float64(r.winErr)/float64(r.winN) >= r.b.Constraints.MaxErrorRate
+	r.winMu.Unlock()
+	if trip {
+		r.stop(StopMaxErrorRate, true)
+	}
+}
+
+// closedLoop runs N streams that each send when their last request ended.
+func (r *run) closedLoop() {
+	n := r.b.Strategy.Workers()
+	rampup := r.b.Strategy.Rampup
+	maxReq := int64(r.b.Constraints.MaxRequests)
+	for w := 0; w < n; w++ {
+		r.wg.Add(1)
+		go func(w int) {
+			defer r.wg.Done()
+			if rampup > 0 && w > 0 {
+				t := time.NewTimer(time.Duration(int64(rampup) * int64(w) / int64(n)))
+				select {
+				case <-t.C:
+				case <-r.stopCh:
+					t.Stop()
+					return
+				}
+			}
+			cn := r.e.conns.Get().(*conn)
+			defer r.e.conns.Put(cn)
+			for !r.stopped() {
+				i := r.created.Add(1) - 1
+				if maxReq > 0 && i >= maxReq {
+					r.created.Add(-1)
+					r.stop(StopMaxRequests, false)
+					return
+				}
+				req, ok := r.b.Source.Request(uint64(i))
+				if !ok {
+					r.created.Add(-1)
+					r.stop(StopDataExhausted, false)
+					return
+				}
+				rec := r.e.newRecord(r.b.Index)
+				rec.Intended = r.e.clock.Now()
+				r.execute(req, rec, cn)
+			}
+		}(w)
+	}
+}
+
+// openLoop dispatches requests at the pacer's times, never waiting for
+// responses, up to the in-flight cap.
+func (r *run) openLoop(start int64) {
+	pacer, err := NewPacer(r.b.Strategy)
+	if err != nil {
+		r.stop(StopDataExhausted, false)
+		return
+	}
+	sem := make(chan struct{}, r.b.Strategy.Workers())
+	maxReq := uint64(r.b.Constraints.MaxRequests)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var i uint64
+	for ; ; i++ {
+		if maxReq > 0 && i >= maxReq {
+			r.stop(StopMaxRequests, false)
+			return
+		}
+		off, ok := pacer.Next(i)
+		if !ok {
+			r.stop(StopDataExhausted, false)
+			return
+		}
+		due := start + int64(off)
+		if d := r.e.clock.Until(due); d > 0 {
+			timer.Reset(d)
+			select {
+			case <-timer.C:
+			case <-r.stopCh:
+				timer.Stop()
+				return
+			}
+		} else if r.stopped() {
+			break
+		}
+		req, ok := r.b.Source.Request(i)
+		if !ok {
+			r.stop(StopDataExhausted, false)
+			return
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-r.stopCh:
+			r.countNotSent(pacer, i, start)
+			return
+		}
+		if r.stopped() {
+			<-sem
+			r.countNotSent(pacer, i, start)
+			return
+		}
+		r.created.Add(1)
+		rec := r.e.newRecord(r.b.Index)
+		rec.Intended = due
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			cn := r.e.conns.Get().(*conn)
+			r.execute(req, rec, cn)
+			r.e.conns.Put(cn)
+			<-sem
+		}()
+	}
+	r.countNotSent(pacer, i, start)
+}
+
+// countNotSent counts request i and every later one that was already due
+// when the benchmark stopped but was never dispatched.
+func (r *run) countNotSent(p Pacer, i uint64, start int64) {
+	limit := r.stopAt - start
+	n := int64(1)
+	maxReq := uint64(r.b.Constraints.MaxRequests)
+	for j := i + 1; n < 10_000_000 && (maxReq == 0 || j < maxReq); j++ {
+		off, ok := p.Next(j)
+		if !ok || int64(off) > limit {
+			break
+		}
+		n++
+	}
+	r.notSent.Add(n)
+}
+
+// sleepUntil waits until the Unix-ns instant at, or until ctx ends. The
+// last 2 ms are spun (yielding) so the start is precise to tens of µs:
+// shards of one run must begin together.
+func sleepUntil(ctx context.Context, c *Clock, at int64) error {
+	if d := c.Until(at) - 2*time.Millisecond; d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+	for c.Now() < at {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		runtime.Gosched()
+	}
+	return nil
+}

@@ -1,0 +1,293 @@
+package loadgen
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/mock"
+	"github.com/goodput-dev/goodput/record"
+)
+
+// startMock serves a deterministic mock on loopback for the test.
+func startMock(t *testing.T, edit func(*mock.Config)) *mock.Server {
+	t.Helper()
+	cfg := mock.DefaultConfig()
+	cfg.TTFT, cfg.TTFTStdev, cfg.ITL, cfg.ITLStdev = 20*time.Millisecond, 0, 2*time.Millisecond, 0
+	cfg.OutputTokensStdev = 0
+	if edit != nil {
+		edit(&cfg)
+	}
+	srv, err := mock.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv
+}
+
+// fixedSource hands out the same request forever.
+type fixedSource struct{ req *Request }
+
+func (f fixedSource) Request(uint64) (*Request, bool) { return f.req, true }
+
+func newEngine(t *testing.T, cfg ClientConfig) *Engine {
+	t.Helper()
+	c, err := NewClient(cfg, NewClock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Ready(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return NewEngine(c)
+}
+
+// collect runs b and returns its result and every record.
+func collect(t *testing.T, e *Engine, ctx context.Context, b Benchmark) (Result, []*record.Record) {
+	t.Helper()
+	out := make(chan *record.Record, 1024)
+	var recs []*record.Record
+	done := make(chan struct{})
+	go func() {
+		for r := range out {
+			cp := *r
+			cp.ChunkTimes = append([]int64(nil), r.ChunkTimes...)
+			cp.ChunkTokens = append([]int32(nil), r.ChunkTokens...)
+			cp.EmitTimes = append([]int64(nil), r.EmitTimes...)
+			recs = append(recs, &cp)
+			e.Release(r)
+		}
+		close(done)
+	}()
+	res, err := e.Run(ctx, b, out)
+	close(out)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, recs
+}
+
+func TestConcurrentStreamsMeasureEveryPhase(t *testing.T) {
+	for _, ep := range []Endpoint{EndpointChat, EndpointCompletions} {
+		t.Run(string(ep), func(t *testing.T) {
+			srv := startMock(t, nil)
+			e := newEngine(t, ClientConfig{Target: srv.URL() + "/v1/", Endpoint: ep})
+			if e.Client().Model() != mock.DefaultModel {
+				t.Fatalf("model resolved to %q, want the first listed %q", e.Client().Model(), mock.DefaultModel)
+			}
+			req := NewRequest("be brief", "hello there", 16)
+			res, recs := collect(t, e, context.Background(), Benchmark{
+				Strategy: Strategy{Kind: Concurrent, Streams: 4}, Constraints: Constraints{MaxRequests: 20},
+				Source: fixedSource{req},
+			})
+			if res.Created != 20 || res.Successful != 20 || len(recs) != 20 || res.StopReason != StopMaxRequests {
+				t.Fatalf("result %+v, %d records", res, len(recs))
+			}
+			for _, r := range recs {
+				if r.Status != record.StatusSuccessful || r.OutputTokens != 16 || len(r.ChunkTimes) != 16 || r.OutputSource != record.TokensUsage {
+					t.Fatalf("record %+v", r)
+				}
+				if len(r.ChunkTokens) != 16 || len(r.EmitTimes) != 16 {
+					t.Fatalf("per-chunk tokens %v, stamps %d", r.ChunkTokens, len(r.EmitTimes))
+				}
+				if !(r.Intended <= r.Dispatched && r.Dispatched <= r.Sent && r.Sent <= r.Headers && r.Headers <= r.FirstChunk &&
+					r.FirstChunk <= r.FirstToken && r.FirstToken == r.FirstOutputToken && r.FirstToken <= r.LastToken && r.LastToken <= r.End) {
+					t.Fatalf("timestamps out of order: %+v", r)
+				}
+				// The mock's TTFT is 20 ms from arrival; the client's TTFT
+				// cannot be shorter and on loopback is not much longer.
+				if ttft := time.Duration(r.FirstToken - r.Dispatched); ttft < 20*time.Millisecond || ttft > 200*time.Millisecond {
+					t.Fatalf("TTFT %v, mock says 20ms", ttft)
+				}
+				if r.PromptTokens <= 0 || r.ServerPromptTokens != r.PromptTokens || r.FinishReason != "length" || r.ResponseID == "" {
+					t.Fatalf("usage/ids not taken: %+v", r)
+				}
+			}
+		})
+	}
+}
+
+func TestConstantRateIsOpenLoop(t *testing.T) {
+	srv := startMock(t, func(c *mock.Config) { c.TTFT = 300 * time.Millisecond })
+	e := newEngine(t, ClientConfig{Target: srv.URL()})
+	res, recs := collect(t, e, context.Background(), Benchmark{
+		Strategy:    Strategy{Kind: Constant, Rate: 50},
+		Constraints: Constraints{MaxRequests: 25},
+		Source:      fixedSource{NewRequest("", "x", 4)},
+	})
+	if res.Created != 25 || len(recs) != 25 {
+		t.Fatalf("created %d, records %d", res.Created, len(recs))
+	}
+	// Each request takes > 300 ms, yet requests are sent every 20 ms: the
+	// schedule never waits for responses. Intended times are exact.
+	first := recs[0].Intended
+	for _, r := range recs {
+		if r.Intended < first {
+			first = r.Intended
+		}
+	}
+	seen := map[int64]bool{}
+	for _, r := range recs {
+		off := r.Intended - first
+		if off%int64(20*time.Millisecond) != 0 || seen[off] {
+			t.Fatalf("intended offset %v is not a distinct multiple of 20ms", time.Duration(off))
+		}
+		seen[off] = true
+		if late := time.Duration(r.Dispatched - r.Intended); late < 0 || late > 50*time.Millisecond {
+			t.Fatalf("dispatch lateness %v", late)
+		}
+	}
+	if wall := time.Duration(res.End - res.Start); wall > 900*time.Millisecond {
+		t.Fatalf("25 requests at 50/s with 300ms TTFT took %v: the schedule waited for responses", wall)
+	}
+}
+
+func TestFaultsAreClassified(t *testing.T) {
+	cases := []struct {
+		name   string
+		mock   func(*mock.Config)
+		client func(*ClientConfig)
+		class  record.ErrorClass
+		status record.Status
+	}{
+		{"http error", func(c *mock.Config) { c.ErrorRate, c.ErrorCodes = 1, []int{503} }, nil, record.ErrHTTPStatus, record.StatusErrored},
+		{"disconnect", func(c *mock.Config) { c.DisconnectRate = 1 }, nil, record.ErrDisconnect, record.StatusErrored},
+		{"stream error", func(c *mock.Config) { c.StreamErrorRate = 1 }, nil, record.ErrStreamError, record.StatusErrored},
+		{"stall", func(c *mock.Config) { c.StallRate, c.StallDuration = 1, 2*time.Second }, func(c *ClientConfig) { c.StallTimeout = 200 * time.Millisecond }, record.ErrStall, record.StatusErrored},
+		{"timeout", func(c *mock.Config) { c.TTFT = 2 * time.Second }, func(c *ClientConfig) { c.RequestTimeout = 200 * time.Millisecond }, record.ErrTimeout, record.StatusErrored},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startMock(t, tc.mock)
+			cfg := ClientConfig{Target: srv.URL()}
+			if tc.client != nil {
+				tc.client(&cfg)
+			}
+			e := newEngine(t, cfg)
+			res, recs := collect(t, e, context.Background(), Benchmark{
+				Strategy: Strategy{Kind: Concurrent, Streams: 2}, Constraints: Constraints{MaxRequests: 4},
+				Source: fixedSource{NewRequest("", "x", 32)},
+			})
+			if len(recs) != 4 {
+				t.Fatalf("%d records, result %+v", len(recs), res)
+			}
+			for _, r := range recs {
+				if r.Status != tc.status || r.ErrorClass != tc.class || r.Error == "" || strings.Contains(r.Error, "\n") {
+					t.Fatalf("got %s/%s %q, want %s/%s", r.Status, r.ErrorClass, r.Error, tc.status, tc.class)
+				}
+			}
+		})
+	}
+}
+
+func TestMaxDurationCancelsInFlight(t *testing.T) {
+	srv := startMock(t, func(c *mock.Config) { c.TTFT = 5 * time.Second })
+	e := newEngine(t, ClientConfig{Target: srv.URL()})
+	start := time.Now()
+	res, recs := collect(t, e, context.Background(), Benchmark{
+		Strategy: Strategy{Kind: Concurrent, Streams: 3}, Constraints: Constraints{MaxDuration: 300 * time.Millisecond},
+		Source: fixedSource{NewRequest("", "x", 8)},
+	})
+	if took := time.Since(start); took > 3*time.Second {
+		t.Fatalf("benchmark took %v after a 300ms limit", took)
+	}
+	if res.StopReason != StopMaxDuration || res.Incomplete != 3 || len(recs) != 3 {
+		t.Fatalf("result %+v", res)
+	}
+	for _, r := range recs {
+		if r.Status != record.StatusIncomplete || r.ErrorClass != record.ErrCancelled {
+			t.Fatalf("record %s/%s", r.Status, r.ErrorClass)
+		}
+	}
+}
+
+func TestInterruptStopsPromptly(t *testing.T) {
+	srv := startMock(t, func(c *mock.Config) { c.TTFT = 5 * time.Second })
+	e := newEngine(t, ClientConfig{Target: srv.URL()})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	res, _ := collect(t, e, ctx, Benchmark{
+		Strategy: Strategy{Kind: Poisson, Rate: 20, Seed: 1}, Constraints: Constraints{MaxDuration: time.Minute},
+		Source: fixedSource{NewRequest("", "x", 8)},
+	})
+	if !res.Interrupted || res.StopReason != StopInterrupted || res.Incomplete != res.Created {
+		t.Fatalf("result %+v", res)
+	}
+}
+
+func TestUnreachableTargetFailsFast(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	c, err := NewClient(ClientConfig{Target: "http://" + addr, ConnectTimeout: time.Second}, NewClock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Ready(context.Background())
+	if err == nil || !strings.Contains(err.Error(), addr) || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("got %v, want an error naming %s and the cause", err, addr)
+	}
+}
+
+func TestUnknownModelIsRejected(t *testing.T) {
+	srv := startMock(t, nil)
+	c, err := NewClient(ClientConfig{Target: srv.URL(), Model: "llama-9000"}, NewClock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Ready(context.Background()); err == nil || !strings.Contains(err.Error(), `"llama-9000"`) || !strings.Contains(err.Error(), mock.DefaultModel) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestAPIKeyNeverInErrors(t *testing.T) {
+	const key = "sk-SENTINEL-7f3a"
+	// A server that echoes the Authorization header into its error body.
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(`{"error":{"message":"bad key ` + r.Header.Get("Authorization") + `"}}`))
+	})}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	c, err := NewClient(ClientConfig{Target: "http://" + l.Addr().String(), Model: "m", APIKey: key}, NewClock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Ready(context.Background()); err == nil || strings.Contains(err.Error(), key) {
+		t.Fatalf("readiness error leaks the key or is missing: %v", err)
+	}
+	rec := record.New()
+	c.Do(context.Background(), NewRequest("", "x", 4), rec, newConn())
+	if rec.Status != record.StatusErrored || rec.HTTPStatus != 401 || strings.Contains(rec.Error, key) || !strings.Contains(rec.Error, "***") {
+		t.Fatalf("record error %q (status %d)", rec.Error, rec.HTTPStatus)
+	}
+}
+
+func TestNonStreaming(t *testing.T) {
+	srv := startMock(t, nil)
+	e := newEngine(t, ClientConfig{Target: srv.URL(), NoStream: true})
+	_, recs := collect(t, e, context.Background(), Benchmark{
+		Strategy: Strategy{Kind: Synchronous}, Constraints: Constraints{MaxRequests: 2},
+		Source: fixedSource{NewRequest("", "x", 8)},
+	})
+	for _, r := range recs {
+		if r.Status != record.StatusSuccessful || r.OutputTokens != 8 || r.FirstToken != 0 || len(r.ChunkTimes) != 0 {
+			t.Fatalf("non-streaming record %+v: want 8 tokens from usage and no TTFT", r)
+		}
+	}
+}
