@@ -1,0 +1,210 @@
+package mock
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// DefaultModel is the model name the mock serves unless Config.Model says otherwise.
+const DefaultModel = "goodput-mock"
+
+// DefaultVersion is what GET /version reports unless Config.Version says otherwise.
+const DefaultVersion = "goodput-mock-0.1.0"
+
+// Config configures a mock server. Start from DefaultConfig and change what you
+// need: New takes every field literally (a zero TTFT means no delay, a false
+// Stamp means no stamps) and rejects values outside the documented ranges.
+type Config struct {
+	// Model is the served model name, reported by /v1/models, echoed in
+	// responses and used as the model_name label in /metrics. Requests naming
+	// another model get a 404 with an OpenAI-style error body; a request with
+	// no "model" field is served. Default "goodput-mock". Must be non-empty.
+	Model string
+
+	// MaxModelLen is the context length in tokens, reported by /v1/models as
+	// max_model_len. As in vLLM, a request whose prompt tokens plus max_tokens
+	// exceed it gets a 400, and a request without max_tokens may generate at
+	// most MaxModelLen minus its prompt tokens. Default 32768. Must be >= 1.
+	MaxModelLen int
+
+	// Version is what GET /version reports as {"version": Version}.
+	// Default "goodput-mock-0.1.0". Must be non-empty.
+	Version string
+
+	// TTFT is the mean time to first token, measured from the arrival of the
+	// request (the moment its handler starts, before the body is read).
+	// Default 100ms. Must be >= 0.
+	TTFT time.Duration
+	// TTFTStdev is the standard deviation of the TTFT (Gaussian, clamped at 0).
+	// 0 makes the TTFT exactly TTFT. Default 20ms. Must be >= 0.
+	TTFTStdev time.Duration
+
+	// ITL is the mean inter-token latency: the gap between consecutive steps
+	// (chunks). Default 20ms. Must be >= 0.
+	ITL time.Duration
+	// ITLStdev is the standard deviation of each gap (Gaussian, clamped at 0),
+	// drawn independently per gap. 0 makes every gap exactly ITL.
+	// Default 4ms. Must be >= 0.
+	ITLStdev time.Duration
+
+	// OutputTokens is the mean "natural" output length in tokens: the length a
+	// request gets when it does not set ignore_eos with max_tokens. The actual
+	// length is min(max_tokens if given, natural), where natural is drawn from
+	// N(OutputTokens, OutputTokensStdev), rounded and clamped to >= 1; with
+	// ignore_eos and max_tokens the length is exactly max_tokens.
+	// Default 128. Must be >= 1.
+	OutputTokens int
+	// OutputTokensStdev is the standard deviation of the natural output length.
+	// 0 makes it exactly OutputTokens. Default 32. Must be >= 0.
+	OutputTokensStdev float64
+
+	// TokensPerChunk is the number of tokens per step (SSE chunk), like
+	// speculative decoding delivering several tokens per engine step. ITL is
+	// the gap between steps, so a stream's token rate is TokensPerChunk/ITL.
+	// Continuous usage stats count every token. Default 1. Must be >= 1.
+	TokensPerChunk int
+
+	// Seed seeds the per-request random generators: request k's parameters
+	// (TTFT, gaps, natural length, faults, id) depend only on Seed and k.
+	// Any value is valid. Default 0.
+	Seed uint64
+
+	// Stamp adds "goodput_emit_ns" (wall-clock Unix ns read immediately before
+	// the write) to every JSON payload written. Default true.
+	Stamp bool
+
+	// PromptTokenCounter counts the prompt tokens reported in usage and in
+	// vllm:prompt_tokens_total. It is called once per text piece (each chat
+	// message's text content, or the completion prompt string) and the results
+	// are summed (parts without text count 0); a prompt given as token ids
+	// counts one per id. Negative results count as 0. It is called from
+	// concurrent requests, so it must be safe for concurrent use. nil
+	// selects ApproxTokenCount, ceil(bytes/4), which is only an
+	// approximation. Default nil.
+	PromptTokenCounter func(string) int
+
+	// ErrorRate is the fraction of requests, in [0,1], answered at once (no
+	// TTFT wait) with an HTTP error before any stream byte: a status drawn
+	// uniformly from ErrorCodes, an OpenAI-style JSON error body, and
+	// "Retry-After: 1" on 429.
+	// Default 0.
+	ErrorRate float64
+	// ErrorCodes are the HTTP statuses ErrorRate draws from, each in 400..599.
+	// Default [429, 500, 503]. Must be non-empty when ErrorRate > 0.
+	ErrorCodes []int
+
+	// DisconnectRate is the fraction of requests, in [0,1], whose connection
+	// is closed abruptly (no [DONE], no chunked-encoding terminator) at the
+	// time step p would be due, p drawn uniformly in [1, steps-1] (p = 0 for a
+	// one-step response: closed at the first step's deadline without data).
+	// For a non-streaming request no body is sent. Default 0.
+	DisconnectRate float64
+
+	// StallRate is the fraction of requests, in [0,1], whose output pauses for
+	// StallDuration before step p (p drawn as for DisconnectRate): step p and
+	// all later steps are due StallDuration later than the model says.
+	// Default 0.
+	StallRate float64
+	// StallDuration is the length of an injected stall. Default 1s. Must be
+	// > 0 when StallRate > 0.
+	StallDuration time.Duration
+
+	// StreamErrorRate is the fraction of requests, in [0,1], that get, at the
+	// time step p would be due (p drawn as for DisconnectRate), a vLLM-style
+	// `data: {"error":{...,"code":500}}` payload in their 200 stream instead
+	// of step p, followed, as vLLM does, by `data: [DONE]`. A non-streaming
+	// request gets an HTTP 500 error body at that time instead. Default 0.
+	StreamErrorRate float64
+
+	// KVCacheTokens is the KV-cache size in tokens behind
+	// vllm:kv_cache_usage_perc (and vllm:gpu_cache_usage_perc): the gauge is
+	// (prompt tokens + tokens emitted so far, summed over running requests) /
+	// KVCacheTokens, capped at 1. The mock never rejects or preempts for lack
+	// of cache. Default 262144. Must be >= 1.
+	KVCacheTokens int
+}
+
+// DefaultConfig returns the documented defaults.
+func DefaultConfig() Config {
+	return Config{
+		Model:             DefaultModel,
+		MaxModelLen:       32768,
+		Version:           DefaultVersion,
+		TTFT:              100 * time.Millisecond,
+		TTFTStdev:         20 * time.Millisecond,
+		ITL:               20 * time.Millisecond,
+		ITLStdev:          4 * time.Millisecond,
+		OutputTokens:      128,
+		OutputTokensStdev: 32,
+		TokensPerChunk:    1,
+		Seed:              0,
+		Stamp:             true,
+		ErrorCodes:        []int{429, 500, 503},
+		StallDuration:     time.Second,
+		KVCacheTokens:     262144,
+	}
+}
+
+// ApproxTokenCount is the default prompt token counter: ceil(len(s)/4), the
+// usual "four bytes per token" rule of thumb for English text. It is an
+// approximation; plug a real tokenizer into Config.PromptTokenCounter for
+// exact counts.
+func ApproxTokenCount(s string) int {
+	return (len(s) + 3) / 4
+}
+
+// validate checks every field and returns the first problem, naming the field
+// and the accepted form.
+func (c *Config) validate() error {
+	if strings.TrimSpace(c.Model) == "" {
+		return fmt.Errorf("mock config: Model must be a non-empty model name")
+	}
+	if c.MaxModelLen < 1 {
+		return fmt.Errorf("mock config: MaxModelLen must be >= 1 token, got %d", c.MaxModelLen)
+	}
+	if c.Version == "" {
+		return fmt.Errorf("mock config: Version must be a non-empty string")
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"TTFT", c.TTFT}, {"TTFTStdev", c.TTFTStdev}, {"ITL", c.ITL}, {"ITLStdev", c.ITLStdev}} {
+		if d.v < 0 {
+			return fmt.Errorf("mock config: %s must be a duration >= 0, got %s", d.name, d.v)
+		}
+	}
+	if c.OutputTokens < 1 {
+		return fmt.Errorf("mock config: OutputTokens must be >= 1, got %d", c.OutputTokens)
+	}
+	if c.OutputTokensStdev < 0 || math.IsNaN(c.OutputTokensStdev) || math.IsInf(c.OutputTokensStdev, 0) {
+		return fmt.Errorf("mock config: OutputTokensStdev must be a finite number >= 0, got %v", c.OutputTokensStdev)
+	}
+	if c.TokensPerChunk < 1 {
+		return fmt.Errorf("mock config: TokensPerChunk must be >= 1, got %d", c.TokensPerChunk)
+	}
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{{"ErrorRate", c.ErrorRate}, {"DisconnectRate", c.DisconnectRate}, {"StallRate", c.StallRate}, {"StreamErrorRate", c.StreamErrorRate}} {
+		if !(r.v >= 0 && r.v <= 1) { // also rejects NaN
+			return fmt.Errorf("mock config: %s must be a fraction in [0,1], got %v", r.name, r.v)
+		}
+	}
+	if c.ErrorRate > 0 && len(c.ErrorCodes) == 0 {
+		return fmt.Errorf("mock config: ErrorCodes must list at least one HTTP status in 400..599 when ErrorRate > 0")
+	}
+	for _, code := range c.ErrorCodes {
+		if code < 400 || code > 599 {
+			return fmt.Errorf("mock config: ErrorCodes must be HTTP statuses in 400..599, got %d", code)
+		}
+	}
+	if c.StallDuration < 0 || (c.StallRate > 0 && c.StallDuration == 0) {
+		return fmt.Errorf("mock config: StallDuration must be a duration > 0 when StallRate > 0 (and never negative), got %s", c.StallDuration)
+	}
+	if c.KVCacheTokens < 1 {
+		return fmt.Errorf("mock config: KVCacheTokens must be >= 1, got %d", c.KVCacheTokens)
+	}
+	return nil
+}

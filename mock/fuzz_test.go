@@ -1,0 +1,114 @@
+package mock
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// FuzzJSONString: appendJSONString decodes back to what encoding/json makes
+// of the same string (invalid UTF-8 bytes become U+FFFD).
+func FuzzJSONString(f *testing.F) {
+	for _, s := range []string{"", "plain", `q"uo\te`, "tab\tnl\nnul\x00", "é€😀", "bad\xff\xfe utf8", "\u2028"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := appendJSONString(nil, s)
+		var dec string
+		if err := json.Unmarshal(got, &dec); err != nil {
+			t.Fatalf("appendJSONString(%q) = %s: not valid JSON: %v", s, got, err)
+		}
+		ref, _ := json.Marshal(s)
+		var want string
+		if err := json.Unmarshal(ref, &want); err != nil {
+			t.Fatal(err)
+		}
+		if dec != want {
+			t.Fatalf("appendJSONString(%q) decodes to %q, encoding/json to %q", s, dec, want)
+		}
+	})
+}
+
+// FuzzHandler feeds arbitrary bodies to both completion endpoints through the
+// real handler (zero delays) and checks the response is well formed: a 4xx
+// with an OpenAI-style JSON error, a JSON body, or an event stream of valid
+// JSON payloads ending with [DONE].
+func FuzzHandler(f *testing.F) {
+	seeds := []string{
+		`{"messages":[{"role":"user","content":"hi"}],"max_tokens":3,"stream":true}`,
+		`{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"stream":true,"stream_options":{"continuous_usage_stats":true}}`,
+		`{"prompt":"hi","max_tokens":2,"ignore_eos":true}`,
+		`{"prompt":[1,2,3],"max_tokens":2,"stream":true,"stream_options":{"include_usage":true}}`,
+		`{"prompt":[[1,2]],"n":1}`,
+		`{"model":"x","prompt":"hi"}`,
+		`{"prompt":"hi","max_tokens":-1}`,
+		`{"prompt":null,"max_tokens":null}`,
+		`[1,2]`,
+		`{`,
+		``,
+	}
+	for _, s := range seeds {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	cfg := fastConfig()
+	cfg.MaxModelLen = 256
+	cfg.OutputTokens = 4
+	cfg.OutputTokensStdev = 3
+	s, err := New(cfg)
+	if err != nil {
+		f.Fatal(err)
+	}
+	h := s.Handler()
+	f.Fuzz(func(t *testing.T, body string, chat bool) {
+		path := "/v1/completions"
+		if chat {
+			path = "/v1/chat/completions"
+		}
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		out := rec.Body.Bytes()
+		switch ct := rec.Header().Get("Content-Type"); {
+		case rec.Code >= 400:
+			var e struct {
+				Error *struct {
+					Message string `json:"message"`
+					Code    int    `json:"code"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(out, &e); err != nil || e.Error == nil || e.Error.Code != rec.Code || e.Error.Message == "" {
+				t.Fatalf("status %d with body %s", rec.Code, out)
+			}
+		case strings.HasPrefix(ct, "text/event-stream"):
+			sc := bufio.NewScanner(bytes.NewReader(out))
+			sc.Buffer(nil, 1<<20)
+			var last string
+			for sc.Scan() {
+				line := sc.Text()
+				if line == "" {
+					continue
+				}
+				data, ok := strings.CutPrefix(line, "data: ")
+				if !ok {
+					t.Fatalf("bad SSE line %q", line)
+				}
+				last = data
+				if data != "[DONE]" && !json.Valid([]byte(data)) {
+					t.Fatalf("invalid JSON payload %s", data)
+				}
+			}
+			if last != "[DONE]" {
+				t.Fatalf("stream does not end with [DONE]: %s", out)
+			}
+		default:
+			if rec.Code != 200 || !json.Valid(out) {
+				t.Fatalf("status %d Content-Type %q body %s", rec.Code, ct, out)
+			}
+		}
+	})
+}

@@ -1,0 +1,200 @@
+package mock
+
+// Chunk rendering. Each request renders its constant head once
+// (`data: {"id":"...","object":"...","created":N,"model":"...","choices":[`)
+// and every chunk appends the varying parts to a reused buffer: no
+// encoding/json, no allocation per chunk. Field order follows vLLM's pydantic
+// models; fields vLLM leaves unset are left out, as its exclude_unset does.
+
+const (
+	sseData = "data: "
+	sseDone = "data: [DONE]\n\n"
+
+	chatRoleDelta   = `{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]`
+	chatDeltaOpen   = `{"index":0,"delta":{"content":"`
+	chatDeltaClose  = `"},"logprobs":null,"finish_reason":`
+	complTextOpen   = `{"index":0,"text":"`
+	complTextClose  = `","logprobs":null,"finish_reason":`
+	finishNull      = `null`
+	stopReasonClose = `,"stop_reason":null}]`
+)
+
+// renderer renders one request's payloads.
+type renderer struct {
+	head       []byte // `{"id":...,"choices":[` of the stream chunks, without "data: "
+	chat       bool
+	k          uint64
+	idHi, idLo uint64
+	created    int64
+	modelJSON  string
+	tpc        int // tokens per chunk
+	tokens     int // output tokens
+	prompt     int
+	finish     string
+	stamp      bool
+	contUsage  bool
+}
+
+// appendObjectHead appends `{"id":"...","object":"<object>","created":N,"model":"...","choices":[`.
+func (r *renderer) appendObjectHead(b []byte, object string) []byte {
+	b = append(b, `{"id":"`...)
+	if r.chat {
+		b = append(b, "chatcmpl-"...)
+	} else {
+		b = append(b, "cmpl-"...)
+	}
+	b = appendHex64(b, r.idHi)
+	b = appendHex64(b, r.idLo)
+	b = append(b, `","object":"`...)
+	b = append(b, object...)
+	b = append(b, `","created":`...)
+	b = appendInt(b, r.created)
+	b = append(b, `,"model":`...)
+	b = append(b, r.modelJSON...)
+	return append(b, `,"choices":[`...)
+}
+
+// initHead renders the constant head of the request's stream chunks into
+// buf's storage and keeps it.
+func (r *renderer) initHead(buf []byte) {
+	object := "text_completion"
+	if r.chat {
+		object = "chat.completion.chunk"
+	}
+	r.head = r.appendObjectHead(buf[:0], object)
+}
+
+func appendHex64(b []byte, v uint64) []byte {
+	for shift := 60; shift >= 0; shift -= 4 {
+		b = append(b, hexDigits[(v>>uint(shift))&0xf])
+	}
+	return b
+}
+
+// stepTokens returns the number of tokens in step i.
+func (r *renderer) stepTokens(i int) int {
+	return min(r.tpc, r.tokens-i*r.tpc)
+}
+
+// appendText appends the (escape-free) text of step i.
+func (r *renderer) appendText(b []byte, i int) []byte {
+	first := i * r.tpc
+	for t := first; t < first+r.stepTokens(i); t++ {
+		b = append(b, tokenText(r.k, t)...)
+	}
+	return b
+}
+
+// appendUsage appends `"usage":{...}` (no leading comma).
+func (r *renderer) appendUsage(b []byte, completion int) []byte {
+	b = append(b, `"usage":{"prompt_tokens":`...)
+	b = appendInt(b, int64(r.prompt))
+	b = append(b, `,"total_tokens":`...)
+	b = appendInt(b, int64(r.prompt+completion))
+	b = append(b, `,"completion_tokens":`...)
+	b = appendInt(b, int64(completion))
+	return append(b, '}')
+}
+
+// appendTail closes a payload: continuous usage if asked, the stamp, the
+// closing brace and the SSE event terminator.
+func (r *renderer) appendTail(b []byte, usage bool, completion int, stampNs int64) []byte {
+	if usage {
+		b = append(b, ',')
+		b = r.appendUsage(b, completion)
+	}
+	if r.stamp {
+		b = append(b, `,"goodput_emit_ns":`...)
+		b = appendInt(b, stampNs)
+	}
+	return append(b, "}\n\n"...)
+}
+
+// appendRoleChunk appends the chat stream's first chunk (role, empty content).
+func (r *renderer) appendRoleChunk(b []byte, stampNs int64) []byte {
+	b = append(b, sseData...)
+	b = append(b, r.head...)
+	b = append(b, chatRoleDelta...)
+	return r.appendTail(b, r.contUsage, 0, stampNs)
+}
+
+// appendStepChunk appends the chunk of step i; the last step carries the
+// finish reason and stop_reason, as vLLM's final token chunk does.
+func (r *renderer) appendStepChunk(b []byte, i int, steps int, stampNs int64) []byte {
+	b = append(b, sseData...)
+	b = append(b, r.head...)
+	if r.chat {
+		b = append(b, chatDeltaOpen...)
+		b = r.appendText(b, i)
+		b = append(b, chatDeltaClose...)
+	} else {
+		b = append(b, complTextOpen...)
+		b = r.appendText(b, i)
+		b = append(b, complTextClose...)
+	}
+	if i == steps-1 {
+		b = append(b, '"')
+		b = append(b, r.finish...)
+		b = append(b, '"')
+		b = append(b, stopReasonClose...)
+	} else if r.chat {
+		b = append(b, finishNull...)
+		b = append(b, "}]"...)
+	} else {
+		b = append(b, finishNull...)
+		b = append(b, stopReasonClose...)
+	}
+	completion := min((i+1)*r.tpc, r.tokens)
+	return r.appendTail(b, r.contUsage, completion, stampNs)
+}
+
+// appendUsageChunk appends the final usage-only chunk (`"choices":[]`).
+func (r *renderer) appendUsageChunk(b []byte, stampNs int64) []byte {
+	b = append(b, sseData...)
+	b = append(b, r.head...)
+	b = append(b, "],"...)
+	b = r.appendUsage(b, r.tokens)
+	return r.appendTail(b, false, 0, stampNs)
+}
+
+// appendStreamError appends a vLLM-style mid-stream error payload and [DONE].
+func (r *renderer) appendStreamError(b []byte, stampNs int64) []byte {
+	b = append(b, sseData...)
+	b = append(b, `{"error":{"message":"goodput mock: injected stream error","type":"InternalServerError","param":null,"code":500}`...)
+	b = r.appendTail(b, false, 0, stampNs)
+	return append(b, sseDone...)
+}
+
+// appendBody appends the non-streaming response body.
+func (r *renderer) appendBody(b []byte, stampNs int64) []byte {
+	if r.chat {
+		b = r.appendObjectHead(b, "chat.completion")
+		b = append(b, `{"index":0,"message":{"role":"assistant","content":"`...)
+	} else {
+		b = r.appendObjectHead(b, "text_completion")
+		b = append(b, complTextOpen...)
+	}
+	steps := (r.tokens + r.tpc - 1) / r.tpc
+	for i := range steps {
+		b = r.appendText(b, i)
+	}
+	if r.chat {
+		b = append(b, `","tool_calls":[]},"logprobs":null,"finish_reason":"`...)
+	} else {
+		b = append(b, `","logprobs":null,"finish_reason":"`...)
+	}
+	b = append(b, r.finish...)
+	if r.chat {
+		b = append(b, `","stop_reason":null}],`...)
+		b = r.appendUsage(b, r.tokens)
+		b = append(b, `,"prompt_logprobs":null`...)
+	} else {
+		b = append(b, `","stop_reason":null,"prompt_logprobs":null}],`...)
+		b = r.appendUsage(b, r.tokens)
+	}
+	if r.stamp {
+		b = append(b, `,"goodput_emit_ns":`...)
+		b = appendInt(b, stampNs)
+	}
+	return append(b, '}')
+}

@@ -1,0 +1,251 @@
+package mock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// maxBodyBytes bounds a request body.
+const maxBodyBytes = 32 << 20
+
+// Server is a mock vLLM server. Create it with New, then either Start it or
+// mount Handler in your own http.Server; Close it when done.
+type Server struct {
+	cfg       Config
+	modelJSON string // cfg.Model as a JSON string literal
+	count     func(string) int
+	mux       *http.ServeMux
+	metrics   *metrics
+	stats     counters
+	seq       atomic.Uint64 // next request sequence number k
+	started   time.Time
+	streams   sync.Pool // *stream
+
+	ctx    context.Context // canceled by Close
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	closed   bool
+	inflight int           // admitted requests still in their handler
+	idle     chan struct{} // closed when closed && inflight == 0
+	srv      *http.Server
+	ln       net.Listener
+	served   chan struct{} // closed when srv.Serve returns
+
+	// newSchedule makes a request's token schedule: the seam for a capacity
+	// model. New sets it to the independent per-request latency model.
+	newSchedule func(st *stream, p *plan, arrival time.Time) tokenSchedule
+
+	// onEmit, when set (by in-package tests and benchmarks), is called once
+	// per step written, with the step's deadline and the emission time.
+	onEmit func(due, emitted time.Time)
+}
+
+// counters backs Stats.
+type counters struct {
+	requests, rejected, completed, tokens         atomic.Uint64
+	httpErrors, disconnects, stalls, streamErrors atomic.Uint64
+	aborted                                       atomic.Uint64
+}
+
+// Stats counts what the server did since New. Fields are read one by one
+// (atomically each), so a snapshot taken under load may be slightly skewed
+// between fields.
+type Stats struct {
+	// Requests counts completion requests that passed validation, were given
+	// a sequence number and were admitted (including those then answered
+	// with an injected HTTP error).
+	Requests uint64
+	// Rejected counts completion requests answered with a 4xx by validation
+	// (bad JSON, unknown model, n != 1, context too long, ...).
+	Rejected uint64
+	// Completed counts requests that ended normally (finish_reason stop or length).
+	Completed uint64
+	// Tokens counts output tokens written to clients (streamed chunks, or
+	// the tokens of a non-streaming body once it is written).
+	Tokens uint64
+	// HTTPErrors, Disconnects, Stalls and StreamErrors count injected faults
+	// that actually happened (a stall or stream error positioned after an
+	// earlier disconnect does not happen).
+	HTTPErrors, Disconnects, Stalls, StreamErrors uint64
+	// Aborted counts requests ended early because the client went away or
+	// because Close ended them.
+	Aborted uint64
+	// Running is the number of admitted requests not yet ended.
+	Running int64
+}
+
+// New validates cfg and returns a server. It does not listen: call Start, or
+// serve Handler yourself.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	cfg.ErrorCodes = append([]int(nil), cfg.ErrorCodes...)
+	s := &Server{
+		cfg:       cfg,
+		modelJSON: jsonString(cfg.Model),
+		metrics:   newMetrics(),
+		started:   time.Now(),
+		idle:      make(chan struct{}),
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.count = ApproxTokenCount
+	if cfg.PromptTokenCounter != nil {
+		user := cfg.PromptTokenCounter
+		s.count = func(text string) int { return max(user(text), 0) }
+	}
+	s.streams.New = func() any { return newStream() }
+	s.newSchedule = func(st *stream, p *plan, arrival time.Time) tokenSchedule {
+		st.sched.init(st.rng, arrival, p.ttft, s.cfg.ITL, s.cfg.ITLStdev)
+		return &st.sched
+	}
+	s.mux = http.NewServeMux()
+	s.mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.serveCompletion(w, r, true) })
+	s.mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { s.serveCompletion(w, r, false) })
+	s.mux.HandleFunc("GET /v1/models", s.serveModels)
+	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	s.mux.HandleFunc("GET /version", s.serveVersion)
+	s.mux.HandleFunc("GET /metrics", s.serveMetrics)
+	s.mux.HandleFunc("/", serveFallback)
+	return s, nil
+}
+
+// Config returns the configuration the server runs with.
+func (s *Server) Config() Config {
+	c := s.cfg
+	c.ErrorCodes = append([]int(nil), s.cfg.ErrorCodes...)
+	return c
+}
+
+// Handler returns the server's HTTP handler, for mounting in another server
+// (for example httptest.NewServer). Close still ends its in-flight streams.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Start listens on addr and serves in the background; it returns once the
+// listener is open (or with the error that prevented it). An empty addr
+// means "127.0.0.1:8000" (vLLM's default port), and an addr with an empty
+// host (":8000") binds 127.0.0.1, not every interface: pass "0.0.0.0:8000"
+// to be reachable from elsewhere. Use "127.0.0.1:0" for a free port.
+func (s *Server) Start(addr string) error {
+	addr, err := listenAddr(addr)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("mock: Start after Close")
+	}
+	if s.ln != nil {
+		return fmt.Errorf("mock: already listening on %s", s.ln.Addr())
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("mock: listening on %s: %w", addr, err)
+	}
+	s.ln = ln
+	s.srv = &http.Server{Handler: s.mux, ReadHeaderTimeout: 30 * time.Second}
+	s.served = make(chan struct{})
+	go func() {
+		defer close(s.served)
+		_ = s.srv.Serve(ln) // returns http.ErrServerClosed after Close
+	}()
+	return nil
+}
+
+// listenAddr applies Start's defaults to addr.
+func listenAddr(addr string) (string, error) {
+	if addr == "" {
+		return "127.0.0.1:8000", nil
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("mock: listen address %q: want host:port, e.g. 127.0.0.1:8000: %w", addr, err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+// URL returns "http://HOST:PORT" of the listener, or "" before Start.
+func (s *Server) URL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln == nil {
+		return ""
+	}
+	return "http://" + s.ln.Addr().String()
+}
+
+// Close stops the server promptly: it stops accepting, ends every in-flight
+// stream abruptly (the client sees the connection close without [DONE]) and
+// returns once every handler has returned. Calling it again is a no-op.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	if s.inflight == 0 {
+		close(s.idle)
+	}
+	srv, served := s.srv, s.served
+	s.mu.Unlock()
+
+	s.cancel() // wakes every admitted handler
+	var err error
+	if srv != nil {
+		err = srv.Close() // closes the listener and every connection
+		<-served
+	}
+	<-s.idle
+	if err != nil {
+		return fmt.Errorf("mock: closing: %w", err)
+	}
+	return nil
+}
+
+// enter admits a request handler; it fails once Close has begun.
+func (s *Server) enter() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.inflight++
+	return true
+}
+
+func (s *Server) leave() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inflight--
+	if s.closed && s.inflight == 0 {
+		close(s.idle)
+	}
+}
+
+// Stats returns the server's counters.
+func (s *Server) Stats() Stats {
+	return Stats{
+		Requests:     s.stats.requests.Load(),
+		Rejected:     s.stats.rejected.Load(),
+		Completed:    s.stats.completed.Load(),
+		Tokens:       s.stats.tokens.Load(),
+		HTTPErrors:   s.stats.httpErrors.Load(),
+		Disconnects:  s.stats.disconnects.Load(),
+		Stalls:       s.stats.stalls.Load(),
+		StreamErrors: s.stats.streamErrors.Load(),
+		Aborted:      s.stats.aborted.Load(),
+		Running:      s.metrics.running.Load(),
+	}
+}

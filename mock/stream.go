@@ -1,0 +1,348 @@
+package mock
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Content types and header values, shared read-only by every response.
+var (
+	eventStreamCT = []string{"text/event-stream; charset=utf-8"}
+	jsonCT        = []string{"application/json"}
+	retryAfter    = []string{"1"}
+)
+
+// maxBatchSteps bounds the steps written by one write: already-due steps
+// beyond it go out in the next write, with their own stamp.
+const maxBatchSteps = 256
+
+// maxPooledBuffer is the largest buffer a pooled stream keeps between
+// requests; larger ones (a huge body, a long non-streaming answer) are
+// dropped so that memory does not stay at its peak.
+const maxPooledBuffer = 1 << 20
+
+// putStream returns st to the pool.
+func (s *Server) putStream(st *stream) {
+	if cap(st.buf) > maxPooledBuffer {
+		st.buf = nil
+	}
+	if cap(st.body) > maxPooledBuffer {
+		st.body = nil
+	}
+	s.streams.Put(st)
+}
+
+// outcome is how a request ended.
+type outcome int
+
+const (
+	outFinished    outcome = iota // all steps written (stop or length)
+	outClientGone                 // the client went away
+	outClosing                    // Close ended it
+	outDisconnect                 // injected disconnect
+	outStreamError                // injected stream error
+)
+
+// serveCompletion serves POST /v1/chat/completions (chat) and /v1/completions.
+func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bool) {
+	arrival := time.Now()
+	st := s.streams.Get().(*stream)
+	defer s.putStream(st)
+
+	body, err := readBody(r, st.body[:0])
+	st.body = body[:0]
+	if err != nil {
+		s.stats.rejected.Add(1)
+		writeAPIError(w, badRequest("", "reading request body: %v", err))
+		return
+	}
+	req, apiErr := parseRequest(body, chat, &s.cfg, s.count)
+	if apiErr != nil {
+		s.stats.rejected.Add(1)
+		writeAPIError(w, apiErr)
+		return
+	}
+	if !s.enter() {
+		writeAPIError(w, &apiError{status: http.StatusServiceUnavailable, typ: "ServiceUnavailableError", message: "goodput mock: server is shutting down"})
+		return
+	}
+	defer s.leave()
+
+	k := s.seq.Add(1) - 1
+	seedRNG(&st.pcg, s.cfg.Seed, k)
+	p := makePlan(&s.cfg, &req, k, st.rng)
+	s.stats.requests.Add(1)
+	if p.httpError != 0 {
+		s.stats.httpErrors.Add(1)
+		if p.httpError == http.StatusTooManyRequests {
+			w.Header()["Retry-After"] = retryAfter
+		}
+		writeAPIError(w, injectedError(p.httpError))
+		return
+	}
+
+	// ctx ends when the client goes away or Close begins.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stopAfter := context.AfterFunc(s.ctx, cancel)
+	defer stopAfter()
+
+	m := s.metrics
+	m.running.Add(1)
+	m.kvTokens.Add(int64(req.promptTokens))
+	sched := s.newSchedule(st, &p, arrival)
+	st.r = renderer{
+		chat: chat, k: k, idHi: p.idHi, idLo: p.idLo, created: arrival.Unix(), modelJSON: s.modelJSON,
+		tpc: s.cfg.TokensPerChunk, tokens: p.tokens, prompt: req.promptTokens, finish: p.finish,
+		stamp: s.cfg.Stamp, contUsage: req.continuousUsage,
+	}
+
+	out, emittedTokens := s.run(w, ctx, st, &p, &req, sched, arrival)
+
+	sched.release()
+	m.running.Add(-1)
+	m.kvTokens.Add(-int64(req.promptTokens + emittedTokens))
+	switch out {
+	case outFinished:
+		s.stats.completed.Add(1)
+		m.e2e.observeN(time.Since(arrival), 1)
+		if p.finish == "length" {
+			m.success[reasonLength].Add(1)
+		} else {
+			m.success[reasonStop].Add(1)
+		}
+	case outStreamError:
+		s.stats.streamErrors.Add(1)
+		m.success[reasonError].Add(1)
+	case outDisconnect:
+		s.stats.disconnects.Add(1)
+		m.success[reasonAbort].Add(1)
+	case outClientGone, outClosing:
+		s.stats.aborted.Add(1)
+		m.success[reasonAbort].Add(1)
+	}
+	if out == outDisconnect || out == outClosing {
+		// Tear the connection down without finishing the response: the
+		// client sees an abrupt close, no [DONE], no chunked terminator.
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// readBody reads the request body into buf (reused), up to maxBodyBytes.
+func readBody(r *http.Request, buf []byte) ([]byte, error) {
+	if r.ContentLength > maxBodyBytes {
+		return buf, fmt.Errorf("body of %d bytes exceeds the %d-byte limit", r.ContentLength, maxBodyBytes)
+	}
+	if n := int(r.ContentLength); n > 0 && cap(buf) <= n {
+		buf = make([]byte, 0, n+512) // room for the read that returns io.EOF
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if len(buf) > maxBodyBytes {
+			return buf, fmt.Errorf("body exceeds the %d-byte limit", maxBodyBytes)
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// run emits the request's steps on their deadlines and returns how it ended
+// and how many output tokens it generated.
+func (s *Server) run(w http.ResponseWriter, ctx context.Context, st *stream, p *plan, req *request, sched tokenSchedule, arrival time.Time) (outcome, int) {
+	m := s.metrics
+	var flusher http.Flusher
+	if req.stream {
+		flusher, _ = w.(http.Flusher)
+		h := w.Header()
+		h["Content-Type"] = eventStreamCT
+		w.WriteHeader(http.StatusOK)
+		if flusher != nil {
+			flusher.Flush() // headers go out at once, as vLLM's StreamingResponse does
+		}
+		st.r.initHead(st.head)
+		st.head = st.r.head
+	}
+
+	var (
+		emitted   int           // steps done
+		generated int           // tokens generated so far
+		shift     time.Duration // injected stall, applied to steps >= p.stallAt
+		last      time.Time     // emission time of the previous step
+	)
+	for emitted < p.steps {
+		if emitted == p.stallAt {
+			shift = s.cfg.StallDuration
+			s.stats.stalls.Add(1)
+		}
+		at, err := dueAt(ctx, sched, emitted)
+		if err != nil {
+			return s.stopReason(), generated
+		}
+		at = at.Add(shift)
+		if err := sleepUntil(ctx, st.timer, at); err != nil {
+			return s.stopReason(), generated
+		}
+		if emitted == p.disconnectAt {
+			return outDisconnect, generated
+		}
+		if emitted == p.streamErrAt {
+			stamp := time.Now().UnixNano()
+			if req.stream {
+				st.buf = st.r.appendStreamError(st.buf[:0], stamp)
+				if _, err := w.Write(st.buf); err == nil && flusher != nil {
+					flusher.Flush()
+				}
+			} else {
+				writeAPIError(w, &apiError{status: http.StatusInternalServerError, typ: "InternalServerError", message: "goodput mock: injected stream error"})
+			}
+			return outStreamError, generated
+		}
+
+		// Gather every further step already due, up to the next fault and
+		// at most maxBatchSteps (which bounds the write buffer).
+		now := time.Now()
+		st.dues = append(st.dues[:0], at)
+		end := emitted + 1
+		for end < p.steps && end-emitted < maxBatchSteps && end != p.disconnectAt && end != p.streamErrAt && end != p.stallAt {
+			t, known := sched.due(end)
+			t = t.Add(shift)
+			if !known || t.After(now) {
+				break
+			}
+			st.dues = append(st.dues, t)
+			end++
+		}
+
+		stamp := time.Now()
+		ns := stamp.UnixNano()
+		tokens := min(end*s.cfg.TokensPerChunk, p.tokens) - generated
+		if req.stream {
+			b := st.buf[:0]
+			if emitted == 0 && req.chat {
+				b = st.r.appendRoleChunk(b, ns)
+			}
+			for i := emitted; i < end; i++ {
+				b = st.r.appendStepChunk(b, i, p.steps, ns)
+			}
+			if end == p.steps {
+				if req.includeUsage {
+					b = st.r.appendUsageChunk(b, ns)
+				}
+				b = append(b, sseDone...)
+			}
+			st.buf = b
+			if _, err := w.Write(b); err != nil {
+				return outClientGone, generated
+			}
+			if flusher != nil {
+				flusher.Flush()
+			}
+			s.stats.tokens.Add(uint64(tokens))
+		}
+
+		if emitted == 0 {
+			m.ttft.observeN(stamp.Sub(arrival), 1)
+			m.promptTokens.Add(uint64(req.promptTokens))
+			m.itl.observeN(0, uint64(end-emitted-1))
+		} else {
+			m.itl.observeN(stamp.Sub(last), 1)
+			m.itl.observeN(0, uint64(end-emitted-1))
+		}
+		m.generationTokens.Add(uint64(tokens))
+		m.kvTokens.Add(int64(tokens))
+		if s.onEmit != nil {
+			for _, d := range st.dues {
+				s.onEmit(d, stamp)
+			}
+		}
+		generated += tokens
+		last = stamp
+		emitted = end
+	}
+
+	if !req.stream {
+		st.buf = st.r.appendBody(st.buf[:0], time.Now().UnixNano())
+		h := w.Header()
+		h["Content-Type"] = jsonCT
+		h.Set("Content-Length", strconv.Itoa(len(st.buf)))
+		w.WriteHeader(http.StatusOK)
+		if _, err := w.Write(st.buf); err != nil {
+			return outClientGone, generated
+		}
+		s.stats.tokens.Add(uint64(p.tokens))
+	}
+	return outFinished, generated
+}
+
+// stopReason maps a wait error to an outcome.
+func (s *Server) stopReason() outcome {
+	if s.ctx.Err() != nil {
+		return outClosing
+	}
+	return outClientGone
+}
+
+// dueAt returns the deadline of step i, waiting for the schedule to know it.
+func dueAt(ctx context.Context, sched tokenSchedule, i int) (time.Time, error) {
+	if at, known := sched.due(i); known {
+		return at, nil
+	}
+	if err := sched.wait(ctx, i); err != nil {
+		return time.Time{}, err
+	}
+	at, known := sched.due(i)
+	if !known {
+		return time.Time{}, fmt.Errorf("mock: schedule still does not know step %d after waiting", i)
+	}
+	return at, nil
+}
+
+// sleepUntil waits until at, or until ctx ends.
+func sleepUntil(ctx context.Context, timer *time.Timer, at time.Time) error {
+	d := time.Until(at)
+	if d <= 0 {
+		return nil
+	}
+	timer.Reset(d)
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		timer.Stop()
+		return ctx.Err()
+	}
+}
+
+// stream is the reusable per-request state, pooled so that a request in
+// steady state allocates nothing per chunk.
+type stream struct {
+	pcg   rand.PCG
+	rng   *rand.Rand
+	sched independentSchedule
+	r     renderer
+	head  []byte
+	buf   []byte
+	body  []byte
+	dues  []time.Time
+	timer *time.Timer
+}
+
+func newStream() *stream {
+	st := &stream{timer: time.NewTimer(time.Hour)}
+	st.timer.Stop()
+	st.rng = rand.New(&st.pcg)
+	return st
+}
