@@ -1,0 +1,173 @@
+package report
+
+// ExtrasVersion is the version of the layout of goodput's "goodput" keys.
+const ExtrasVersion = 1
+
+// Extras is goodput's data about one benchmark, written under the key
+// "goodput" of the benchmark (GuideLLM's loader keeps unknown keys there).
+// Every distribution is a StatusDistributionSummary over the requests in
+// the measurement window (GuideLLM's overlap rule), in the units its name
+// says.
+type Extras struct {
+	Version int `json:"version"`
+	// Exact is false when some figures are approximate; InexactReasons
+	// says which and why.
+	Exact          bool     `json:"exact"`
+	InexactReasons []string `json:"inexact_reasons"`
+	// StopReason is why the benchmark ended (the load engine's words, for
+	// example max_duration, max_requests, max_errors, requests_exhausted,
+	// interrupted).
+	StopReason string `json:"stop_reason"`
+
+	Requests      RequestCounts `json:"requests"`
+	Errors        ErrorCounts   `json:"errors"`
+	Metrics       ExtraMetrics  `json:"metrics"`
+	TokenMismatch TokenMismatch `json:"token_mismatch"`
+	Histograms    *Histograms   `json:"histograms"`
+	// Client is the load generator's own load during the benchmark; nil
+	// when not measured (a report read from another tool).
+	Client *ClientLoad `json:"client,omitempty"`
+}
+
+// ClientLoad describes goodput's own process during a benchmark, so that a
+// reader can tell whether the client was fast enough for its figures.
+type ClientLoad struct {
+	CPUSeconds  Float `json:"cpu_seconds"`  // user+system CPU of the process
+	WallSeconds Float `json:"wall_seconds"` // benchmark duration
+	Cores       Float `json:"cores"`        // CPU seconds per wall second
+	MaxProcs    Int   `json:"max_procs"`    // GOMAXPROCS
+	// SchedLag is how late a 5 ms timer fired in the process (µs): it
+	// grows when the process is CPU-starved.
+	SchedLagP50us Float `json:"sched_lag_p50_us"`
+	SchedLagP99us Float `json:"sched_lag_p99_us"`
+	SchedLagMaxus Float `json:"sched_lag_max_us"`
+	// DeliveryLag is chunk arrival minus the server's emission stamp (µs;
+	// only against a goodput mock, which stamps its chunks).
+	DeliveryLagP50us Float `json:"delivery_lag_p50_us"`
+	DeliveryLagP99us Float `json:"delivery_lag_p99_us"`
+	DeliverySamples  Int   `json:"delivery_samples"`
+	// Saturated says the client could not keep up; the benchmark's latency
+	// figures are then unreliable, for the Reason given.
+	Saturated bool   `json:"saturated"`
+	Reason    string `json:"reason"`
+}
+
+// RequestCounts accounts for every record the accumulator saw.
+type RequestCounts struct {
+	Recorded      Int `json:"recorded"`       // records added
+	Invalid       Int `json:"invalid"`        // records without status or timestamps (ignored)
+	NotDispatched Int `json:"not_dispatched"` // incomplete records never sent (excluded, like GuideLLM)
+	OutsideWindow Int `json:"outside_window"` // records excluded by warmup/cooldown
+	InWindow      Int `json:"in_window"`      // records in the metrics (= metrics.request_totals.total)
+	ExactCap      Int `json:"exact_cap"`      // per-request summaries kept exactly at most
+	// OnlineMismatch counts in-window decisions the histograms had to
+	// make before the window was known and that turned out wrong.
+	OnlineMismatch Int `json:"online_mismatch"`
+	// NotSent counts requests an open-loop schedule had due but never
+	// dispatched (its in-flight cap was full when the benchmark ended):
+	// no record exists for them, and GuideLLM would not count them.
+	NotSent Int `json:"not_sent"`
+}
+
+// ErrorCounts breaks down the errored and incomplete requests in the
+// window.
+type ErrorCounts struct {
+	// ErrorRate is errored / all requests in the window (0 when empty).
+	ErrorRate Float `json:"error_rate"`
+	// ByClass counts errored and incomplete requests by error class
+	// (record.ErrorClass: http_status, connect, timeout, stall, disconnect,
+	// stream_error, protocol, empty_response, cancelled, client).
+	ByClass map[string]Int `json:"by_class"`
+	// ByHTTPStatus counts errored requests by HTTP status code.
+	ByHTTPStatus map[string]Int `json:"by_http_status"`
+}
+
+// ExtraMetrics are goodput's distributions. Unlike GuideLLM's fields,
+// a request without a value is left out ("absent means absent"): a failed
+// request has no TTFT rather than a TTFT of 0.
+type ExtraMetrics struct {
+	// RequestLatency is End − Dispatched in seconds, over requests that
+	// were dispatched.
+	RequestLatency *StatusDistributionSummary `json:"request_latency"`
+	// TimeToFirstTokenMs is FirstToken − Dispatched, requests with a token.
+	TimeToFirstTokenMs *StatusDistributionSummary `json:"time_to_first_token_ms"`
+	// TimeToFirstOutputTokenMs is FirstOutputToken − Dispatched.
+	TimeToFirstOutputTokenMs *StatusDistributionSummary `json:"time_to_first_output_token_ms"`
+	// TimeToSecondTokenMs is the second token-bearing chunk − Dispatched
+	// (from the HDR histograms, like ITLPerGapMs).
+	TimeToSecondTokenMs *StatusDistributionSummary `json:"time_to_second_token_ms"`
+	// TimePerOutputTokenMs is GuideLLM's TPOT (token-weighted), over
+	// requests with at least one output token.
+	TimePerOutputTokenMs *StatusDistributionSummary `json:"time_per_output_token_ms"`
+	// InterTokenLatencyMs is GuideLLM's per-request average ITL weighted
+	// by output tokens − 1, over requests with at least two tokens.
+	InterTokenLatencyMs *StatusDistributionSummary `json:"inter_token_latency_ms"`
+	// ITLPerGapMs is every gap between consecutive token-bearing chunks of
+	// every request, one sample per gap (from the HDR histograms: the mean,
+	// min, max and count are exact, percentiles within 0.1%).
+	ITLPerGapMs *StatusDistributionSummary `json:"itl_per_gap_ms"`
+	// ITLPerTokenMs is the same gaps divided by the tokens the later chunk
+	// carried, one sample per token (chunks without token counts count as
+	// one token; chunks reporting zero tokens are left out).
+	ITLPerTokenMs *StatusDistributionSummary `json:"itl_per_token_ms"`
+	// DispatchLatenessMs is Dispatched − Intended: how late the client
+	// sent each request against its schedule (open-loop strategies).
+	DispatchLatenessMs *StatusDistributionSummary `json:"dispatch_lateness_ms"`
+	// ScheduledTimeToFirstTokenMs is FirstToken − Intended: TTFT as the
+	// schedule's user saw it, including the client's lateness
+	// (coordinated-omission-free).
+	ScheduledTimeToFirstTokenMs *StatusDistributionSummary `json:"scheduled_time_to_first_token_ms"`
+	// ScheduledRequestLatency is End − Intended in seconds.
+	ScheduledRequestLatency *StatusDistributionSummary `json:"scheduled_request_latency"`
+}
+
+// TokenMismatch compares the server's output token counts (usage) with the
+// client's own count (tokenizer), over in-window requests that have both
+// (counted as requests complete, like the histograms).
+type TokenMismatch struct {
+	Compared     Int `json:"compared"`
+	Equal        Int `json:"equal"`
+	ServerHigher Int `json:"server_higher"`
+	ClientHigher Int `json:"client_higher"`
+	// Difference is server − client tokens per request.
+	Difference *DistributionSummary `json:"difference"`
+}
+
+// Histograms are goodput's lossless histograms of the in-window requests,
+// one per metric and status, serialised with HistEncoding. Values are
+// integers in Unit (nanoseconds); token-weighted metrics (tpot, itl)
+// record each request's value once per token. Merge them across runs or
+// shards with MergeHistograms and re-derive percentiles with
+// HistogramSummary.
+type Histograms struct {
+	Encoding          string                       `json:"encoding"`
+	Unit              string                       `json:"unit"`
+	LowestDiscernible Int                          `json:"lowest_discernible"`
+	HighestTrackable  Int                          `json:"highest_trackable"`
+	SignificantDigits Int                          `json:"significant_digits"`
+	Clamped           Int                          `json:"clamped"`
+	Metrics           map[string]*StatusHistograms `json:"metrics"`
+}
+
+// StatusHistograms holds one metric's serialised histogram per status
+// ("" when the status had no samples).
+type StatusHistograms struct {
+	Successful string `json:"successful"`
+	Errored    string `json:"errored"`
+	Incomplete string `json:"incomplete"`
+}
+
+// Histogram metric keys in Histograms.Metrics.
+const (
+	HistTTFT             = "time_to_first_token"
+	HistTTFOT            = "time_to_first_output_token"
+	HistTTST             = "time_to_second_token"
+	HistTPOT             = "time_per_output_token"
+	HistITL              = "inter_token_latency"
+	HistITLPerGap        = "itl_per_gap"
+	HistITLPerToken      = "itl_per_token"
+	HistLatency          = "request_latency"
+	HistLateness         = "dispatch_lateness"
+	HistScheduledTTFT    = "scheduled_time_to_first_token"
+	HistScheduledLatency = "scheduled_request_latency"
+)

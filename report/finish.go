@@ -1,0 +1,471 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// BenchmarkInfo is what the load engine knows about a finished benchmark,
+// beyond the records: identity, strategy, timing and the scheduler's
+// counters. Times are Unix nanoseconds; zero means unknown.
+type BenchmarkInfo struct {
+	ID       string // unique benchmark id ("" derives one from RunID and RunIndex)
+	RunID    string // id shared by the benchmarks of one run
+	RunIndex int    // index of the benchmark in the run (sweep step, rate)
+
+	Strategy Strategy
+
+	// Profile, Backend, Requests and Environment are free-form JSON
+	// objects written to the benchmark's config (GuideLLM keeps the
+	// profile, backend, data and environment descriptions there). nil
+	// writes {}.
+	Profile, Backend, Requests, Environment json.RawMessage
+
+	Start         int64 // scheduler start (should equal Config.Start)
+	End           int64 // scheduler end
+	RequestsStart int64 // first request sent (0: the earliest dispatch seen)
+	RequestsEnd   int64 // last request finished (0: the latest end seen)
+	QueuingEnd    int64 // when the scheduler stopped creating requests
+	ProcessingEnd int64 // when the scheduler stopped processing requests
+	// StopTime is GuideLLM's progress.stop_time: when the stop condition
+	// ended the benchmark (the max-duration deadline, the time the request
+	// limit was reached). It is the end of the request phase when set.
+	StopTime   int64
+	StopReason string // e.g. max_duration, max_requests, max_errors, requests_exhausted, interrupted
+
+	Workers   int             // worker goroutines/processes (GuideLLM's num_processes)
+	Scheduler SchedulerCounts // the scheduler's final counters
+}
+
+// SchedulerCounts are the scheduler's final request counters (GuideLLM's
+// SchedulerState counts). Cancelled counts every cancelled request,
+// including those never sent.
+type SchedulerCounts struct {
+	Created, Queued, Pending, Processing, Processed, Successful, Errored, Cancelled int
+}
+
+// measureWindow is the final measurement window (Unix ns).
+type measureWindow struct {
+	reqStart, reqEnd int64 // GuideLLM request_start_time, request_end_time
+	ms, me           int64 // measure_start_time, measure_end_time
+}
+
+func (w measureWindow) contains(s *reqSum) bool { return s.end >= w.ms && s.start <= w.me }
+
+// window derives GuideLLM's finalized timings: request start (the
+// scheduler's first request), measure start (end of warmup), measure end
+// (start of cooldown) and request end (the stop time, else the last
+// completion).
+func (a *Accumulator) window(info BenchmarkInfo) measureWindow {
+	var w measureWindow
+	w.reqStart = info.RequestsStart
+	if w.reqStart == 0 {
+		w.reqStart = a.minStart
+	}
+	if w.reqStart == 0 {
+		w.reqStart = info.Start
+	}
+	w.reqEnd = info.StopTime
+	if w.reqEnd == 0 {
+		w.reqEnd = a.maxEnd
+	}
+	if w.reqEnd == 0 {
+		w.reqEnd = info.ProcessingEnd
+	}
+	w.ms = w.reqStart
+	if a.warm.active {
+		if ms, ok := a.onlineMeasureStart(); ok {
+			w.ms = ms
+		}
+	}
+	w.me = w.reqEnd
+	if me, ok := a.onlineMeasureEnd(); ok {
+		w.me = me
+	}
+	return w
+}
+
+// Finish computes the benchmark: GuideLLM's metrics over the requests in
+// the measurement window, goodput's extras, and the sampled request
+// records. Call it after the last Add; it releases the per-request
+// summaries, and later calls return the same result.
+func (a *Accumulator) Finish(info BenchmarkInfo) *Benchmark {
+	if a.result != nil {
+		return a.result
+	}
+	w := a.window(info)
+	if len(a.pending) > 0 { // the warmup's request count was never reached
+		a.resolvePending(w.contains)
+	}
+	n := 0
+	for i := 0; i < a.sums.len(); i++ {
+		if w.contains(a.sums.at(i)) {
+			n++
+		}
+	}
+	in := make([]int32, 0, n)
+	var mismatch, outside int64
+	for i := 0; i < a.sums.len(); i++ {
+		s := a.sums.at(i)
+		ok := w.contains(s)
+		if ok != (s.flags&flagOnlineIn != 0) {
+			mismatch++
+		}
+		if ok {
+			in = append(in, int32(i))
+		} else {
+			outside++
+		}
+	}
+	ex := &Extras{Version: ExtrasVersion, Exact: true, InexactReasons: []string{}, StopReason: info.StopReason}
+	var m Metrics
+	if a.overCap == 0 {
+		e := a.newExact(in, w)
+		m, ex.Metrics = e.metrics(ex)
+		a.errorCounts(in, ex)
+	} else {
+		for _, i := range in {
+			a.approxAdd(a.sums.at(int(i)))
+		}
+		a.ensureApprox(w.reqStart)
+		m = a.approx.metrics(w, ex)
+		a.approx.extras(ex)
+		ex.Metrics = a.histExtras()
+		ex.Exact = false
+		ex.InexactReasons = append(ex.InexactReasons, fmt.Sprintf(
+			"%d requests exceeded the exact cap of %d: percentiles, medians and modes are derived from HDR histograms (3 significant digits) and rate and concurrency distributions from %d time bins", a.overCap, a.exactCap, approxBins))
+		outside += a.overOutside
+	}
+	// The per-request summaries are no longer needed: free them before
+	// the histograms are merged and encoded.
+	a.sums = sumStore{}
+	gaps := a.mergedHist(hGapNoTok, hGapTok)
+	toks := a.mergedHist(hGapNoTok, hTokNorm)
+	ex.Metrics.ITLPerGapMs = statusFromAccs(gaps, 1e6)
+	ex.Metrics.ITLPerTokenMs = statusFromAccs(toks, 1e6)
+	if mismatch > 0 || a.undecided > 0 {
+		ex.Exact = false
+		ex.InexactReasons = append(ex.InexactReasons, fmt.Sprintf(
+			"%d requests were placed in or out of the measurement window before the window was known; the histograms (and itl_per_gap_ms, itl_per_token_ms, time_to_second_token_ms, token_mismatch) classify them differently from the metrics", mismatch+a.undecided))
+	}
+	ex.Requests = RequestCounts{
+		Recorded: Int(a.adds + a.invalid), Invalid: Int(a.invalid), NotDispatched: Int(a.notDispatched),
+		OutsideWindow: Int(outside), ExactCap: Int(a.exactCap), OnlineMismatch: Int(mismatch + a.undecided),
+	}
+	if m.RequestTotals != nil {
+		ex.Requests.InWindow = m.RequestTotals.Total
+	}
+	ex.TokenMismatch = a.mm.summary()
+	if a.mm.dropped > 0 {
+		ex.Exact = false
+		ex.InexactReasons = append(ex.InexactReasons, fmt.Sprintf(
+			"token_mismatch.difference leaves out %d requests beyond %d distinct differences", a.mm.dropped, mismatchValues))
+	}
+	ex.Histograms = a.histograms(gaps, toks)
+
+	b := &Benchmark{Type: "generative_benchmark", Metrics: m, Goodput: ex}
+	b.Config = a.benchConfig(info)
+	b.SchedulerState = a.schedulerState(info, w)
+	b.SchedulerMetrics = a.schedulerMetrics(info, w)
+	b.StartTime = fptr(nsToSec(w.ms))
+	b.EndTime = fptr(nsToSec(w.me))
+	b.Duration = fptr(nsToSec(w.me) - nsToSec(w.ms))
+	b.WarmupDuration = fptr(nsToSec(w.ms) - nsToSec(w.reqStart))
+	b.CooldownDuration = fptr(nsToSec(w.reqEnd) - nsToSec(w.me))
+	b.Requests = a.requestRecords(info, w)
+	a.result = b
+	return b
+}
+
+func fptr(v float64) *Float { f := Float(v); return &f }
+func iptr(v int64) *Int     { i := Int(v); return &i }
+
+// histExtras derives the extras from the histograms (beyond ExactCap).
+func (a *Accumulator) histExtras() ExtraMetrics {
+	h := func(slot int, scale float64) *StatusDistributionSummary {
+		return statusFromAccs(a.hist[slot], scale)
+	}
+	return ExtraMetrics{
+		RequestLatency:              h(hLatency, 1e9),
+		TimeToFirstTokenMs:          h(hTTFT, 1e6),
+		TimeToFirstOutputTokenMs:    h(hTTFOT, 1e6),
+		TimeToSecondTokenMs:         h(hTTST, 1e6),
+		TimePerOutputTokenMs:        h(hTPOT, 1e6),
+		InterTokenLatencyMs:         h(hITL, 1e6),
+		DispatchLatenessMs:          h(hLateness, 1e6),
+		ScheduledTimeToFirstTokenMs: h(hSchedTTFT, 1e6),
+		ScheduledRequestLatency:     h(hSchedLatency, 1e9),
+	}
+}
+
+// statusFromAccs summarises per-status histogram accumulators and their
+// merge.
+func statusFromAccs(accs [numStatus]*hdrAcc, scale float64) *StatusDistributionSummary {
+	out := &StatusDistributionSummary{}
+	total := newHDRAcc()
+	for st := uint8(0); st < numStatus; st++ {
+		d := accs[st].summary(scale)
+		out.set(st, &d)
+		total.merge(accs[st])
+	}
+	d := total.summary(scale)
+	out.Total = &d
+	return out
+}
+
+// mergedHist adds two histogram slots status by status.
+func (a *Accumulator) mergedHist(x, y int) [numStatus]*hdrAcc {
+	var out [numStatus]*hdrAcc
+	for st := uint8(0); st < numStatus; st++ {
+		m := newHDRAcc()
+		m.merge(a.hist[x][st])
+		m.merge(a.hist[y][st])
+		out[st] = m
+	}
+	return out
+}
+
+// histograms serialises every histogram of the benchmark.
+func (a *Accumulator) histograms(gaps, toks [numStatus]*hdrAcc) *Histograms {
+	hs := &Histograms{
+		Encoding: HistEncoding, Unit: "ns",
+		LowestDiscernible: HistLowest, HighestTrackable: HistHighest, SignificantDigits: HistSignificantDigits,
+		Metrics: map[string]*StatusHistograms{},
+	}
+	add := func(name string, accs [numStatus]*hdrAcc) {
+		var sh StatusHistograms
+		for st := uint8(0); st < numStatus; st++ {
+			acc := accs[st]
+			if acc == nil || acc.n == 0 {
+				continue
+			}
+			hs.Clamped += Int(acc.clamped)
+			enc, err := EncodeHistogram(acc.h)
+			if err != nil {
+				continue // cannot happen for an in-memory histogram
+			}
+			switch st {
+			case stSuccessful:
+				sh.Successful = enc
+			case stErrored:
+				sh.Errored = enc
+			default:
+				sh.Incomplete = enc
+			}
+		}
+		hs.Metrics[name] = &sh
+	}
+	add(HistTTFT, a.hist[hTTFT])
+	add(HistTTFOT, a.hist[hTTFOT])
+	add(HistTTST, a.hist[hTTST])
+	add(HistTPOT, a.hist[hTPOT])
+	add(HistITL, a.hist[hITL])
+	add(HistLatency, a.hist[hLatency])
+	add(HistLateness, a.hist[hLateness])
+	add(HistScheduledTTFT, a.hist[hSchedTTFT])
+	add(HistScheduledLatency, a.hist[hSchedLatency])
+	add(HistITLPerGap, gaps)
+	add(HistITLPerToken, toks)
+	return hs
+}
+
+// errorCounts fills the error breakdown of the in-window requests.
+func (a *Accumulator) errorCounts(in []int32, ex *Extras) {
+	ex.Errors = ErrorCounts{ByClass: map[string]Int{}, ByHTTPStatus: map[string]Int{}}
+	var errored int64
+	for _, i := range in {
+		s := a.sums.at(int(i))
+		if s.status == stSuccessful {
+			continue
+		}
+		if s.status == stErrored {
+			errored++
+			if s.http != 0 {
+				ex.Errors.ByHTTPStatus[strconv.Itoa(int(s.http))]++
+			}
+		}
+		name := a.classNames[s.errClass]
+		if name == "" {
+			name = "unknown"
+		}
+		ex.Errors.ByClass[name]++
+	}
+	if len(in) > 0 {
+		ex.Errors.ErrorRate = Float(float64(errored) / float64(len(in)))
+	}
+}
+
+// benchConfig builds GuideLLM's BenchmarkConfig.
+func (a *Accumulator) benchConfig(info BenchmarkInfo) BenchmarkConfig {
+	id := info.ID
+	if id == "" {
+		h := fnv.New128a()
+		fmt.Fprintf(h, "%s/%d", info.RunID, info.RunIndex)
+		b := h.Sum(nil)
+		b[6] = b[6]&0x0f | 0x40
+		b[8] = b[8]&0x3f | 0x80
+		id = fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	}
+	cons, err := constraintsMap(a.cfg.Constraints)
+	if err != nil {
+		cons = map[string]json.RawMessage{}
+	}
+	orEmpty := func(r json.RawMessage) json.RawMessage {
+		if len(r) == 0 {
+			return json.RawMessage("{}")
+		}
+		return r
+	}
+	env := info.Environment
+	if len(env) == 0 {
+		env = json.RawMessage(`{"kind":"goodput","distributed":false}`)
+	}
+	return BenchmarkConfig{
+		ID: id, RunID: info.RunID, RunIndex: Int(info.RunIndex), Strategy: info.Strategy,
+		Constraints: cons, SampleSize: iptr(int64(a.sampleSize)),
+		Warmup: a.cfg.Warmup, Cooldown: a.cfg.Cooldown, PreferResponseMetrics: true,
+		Profile: orEmpty(info.Profile), Requests: orEmpty(info.Requests),
+		Backend: orEmpty(info.Backend), Environment: env,
+	}
+}
+
+// optSec converts a nanosecond time to an optional Unix-seconds Float.
+func optSec(ns int64) *Float {
+	if ns == 0 {
+		return nil
+	}
+	return fptr(nsToSec(ns))
+}
+
+// schedulerState builds GuideLLM's SchedulerState from the engine's
+// counters.
+func (a *Accumulator) schedulerState(info BenchmarkInfo, w measureWindow) *SchedulerState {
+	c := info.Scheduler
+	maxReqs, maxSecs := a.cfg.limits()
+	var prog SchedulerProgress
+	if maxReqs > 0 {
+		prog.TotalRequests = fptr(float64(maxReqs))
+		prog.RemainingRequests = fptr(float64(max(maxReqs-c.Processed, 0)))
+	}
+	if maxSecs > 0 {
+		prog.TotalDuration = fptr(maxSecs)
+		elapsed := 0.0
+		if info.End != 0 && info.Start != 0 {
+			elapsed = float64(info.End-info.Start) / 1e9
+		}
+		prog.RemainingDuration = fptr(math.Max(maxSecs-elapsed, 0))
+	}
+	prog.StopTime = optSec(info.StopTime)
+	actions := map[string]SchedulerUpdateAction{}
+	if info.StopReason != "" {
+		act := SchedulerUpdateAction{RequestQueuing: "stop", RequestProcessing: "stop_local", StoppingScope: "current",
+			Metadata: map[string]json.RawMessage{}, Progress: prog}
+		switch info.StopReason {
+		case ConstraintMaxRequests, "requests_exhausted":
+			act.RequestProcessing = "continue"
+		case ConstraintMaxErrors, ConstraintMaxErrorRate, ConstraintMaxGlobalErrorRate:
+			act.RequestProcessing = "stop_all"
+		}
+		actions[info.StopReason] = act
+	}
+	endQ := map[string]SchedulerUpdateAction{}
+	endP := map[string]SchedulerUpdateAction{}
+	if info.QueuingEnd != 0 {
+		endQ = actions
+	}
+	if info.ProcessingEnd != 0 {
+		endP = actions
+	}
+	workers := info.Workers
+	if workers <= 0 {
+		workers = 1
+	}
+	reqEnd := info.RequestsEnd
+	if reqEnd == 0 {
+		reqEnd = a.maxEnd
+	}
+	return &SchedulerState{
+		NodeID: 0, NumProcesses: Int(workers), StartTime: Float(nsToSec(info.Start)),
+		EndTime: optSec(info.End), StartRequestsTime: optSec(w.reqStart), EndRequestsTime: optSec(reqEnd),
+		EndQueuingTime: optSec(info.QueuingEnd), EndQueuingConstraints: endQ,
+		EndProcessingTime: optSec(info.ProcessingEnd), EndProcessingConstraints: endP,
+		SchedulerConstraints: map[string]SchedulerUpdateAction{}, Progress: prog,
+		CreatedRequests: Int(c.Created), QueuedRequests: Int(c.Queued), PendingRequests: Int(c.Pending),
+		ProcessingRequests: Int(c.Processing), ProcessedRequests: Int(c.Processed),
+		SuccessfulRequests: Int(c.Successful), ErroredRequests: Int(c.Errored), CancelledRequests: Int(c.Cancelled),
+	}
+}
+
+// schedulerMetrics builds GuideLLM's SchedulerMetrics. Scheduler stages
+// goodput does not have (queueing, resolve and finalize delays) are -1.0,
+// GuideLLM's value for "no data"; like GuideLLM, an average of exactly 0
+// is also written as -1.0.
+func (a *Accumulator) schedulerMetrics(info BenchmarkInfo, w measureWindow) *SchedulerMetrics {
+	c := info.Scheduler
+	made := StatusCounts{Successful: Int(c.Successful), Errored: Int(c.Errored), Incomplete: Int(c.Cancelled)}
+	if c == (SchedulerCounts{}) {
+		made = a.madeCounts()
+	}
+	made.Total = made.Successful + made.Errored + made.Incomplete
+	avg := func(sum float64, n int64) *Float {
+		if n == 0 || sum == 0 {
+			return fptr(-1)
+		}
+		return fptr(sum / float64(n))
+	}
+	none := func() *Float { return fptr(-1) }
+	end := -1.0
+	if info.End != 0 {
+		end = nsToSec(info.End)
+	}
+	return &SchedulerMetrics{
+		StartTime: fptr(nsToSec(info.Start)), RequestStartTime: fptr(nsToSec(w.reqStart)),
+		MeasureStartTime: fptr(nsToSec(w.ms)), MeasureEndTime: fptr(nsToSec(w.me)),
+		RequestEndTime: fptr(nsToSec(w.reqEnd)), EndTime: fptr(end), RequestsMade: &made,
+		QueuedTimeAvg: none(), ResolveStartDelayAvg: none(),
+		ResolveTargetedStartDelayAvg: avg(a.delaySum, a.delayN), RequestStartDelayAvg: none(),
+		RequestTargetedStartDelayAvg: avg(a.delaySum, a.delayN), RequestTimeAvg: avg(a.timeSum, a.timeN),
+		ResolveEndDelayAvg: none(), ResolveTimeAvg: avg(a.timeSum, a.timeN),
+		FinalizedDelayAvg: none(), ProcessedDelayAvg: none(),
+	}
+}
+
+// madeCounts counts the processed requests by outcome when the engine did
+// not report scheduler counters.
+func (a *Accumulator) madeCounts() StatusCounts {
+	return StatusCounts{Successful: Int(a.made[stSuccessful]), Errored: Int(a.made[stErrored]), Incomplete: Int(a.made[stIncomplete])}
+}
+
+// requestRecords builds the sampled request records, ordered by id.
+func (a *Accumulator) requestRecords(info BenchmarkInfo, w measureWindow) RequestsByStatus {
+	out := RequestsByStatus{Successful: []*RequestStats{}, Errored: []*RequestStats{}, Incomplete: []*RequestStats{}}
+	for st := uint8(0); st < numStatus; st++ {
+		rs := slices.Clone(a.reservoir[st])
+		slices.SortFunc(rs, func(x, y *sampled) int {
+			switch {
+			case x.id < y.id:
+				return -1
+			case x.id > y.id:
+				return 1
+			}
+			return 0
+		})
+		list := make([]*RequestStats, 0, len(rs))
+		for _, r := range rs {
+			list = append(list, r.stats(info, w))
+		}
+		switch st {
+		case stSuccessful:
+			out.Successful = list
+		case stErrored:
+			out.Errored = list
+		default:
+			out.Incomplete = list
+		}
+	}
+	return out
+}

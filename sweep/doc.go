@@ -1,0 +1,6 @@
+// Package sweep runs a series of benchmarks — a list of rates or
+// concurrencies, GuideLLM's sweep, or a search for the knee — and turns each
+// into a report benchmark. A Planner decides the next round from the rounds
+// so far; the Runner executes rounds with the load engine and streams every
+// record to the JSON Lines file, the report accumulator and any observer.
+package sweep

@@ -1,0 +1,212 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/report"
+)
+
+// Round is one executed benchmark.
+type Round struct {
+	Strategy  loadgen.Strategy
+	Result    loadgen.Result
+	Benchmark *report.Benchmark
+}
+
+// Planner decides the next round from the finished ones. ok=false ends
+// the run.
+type Planner interface {
+	Next(done []Round) (s loadgen.Strategy, ok bool, err error)
+}
+
+// List plans a fixed series of strategies, in order.
+type List []loadgen.Strategy
+
+// Next returns the next strategy of the list.
+func (l List) Next(done []Round) (loadgen.Strategy, bool, error) {
+	if len(done) >= len(l) {
+		return loadgen.Strategy{}, false, nil
+	}
+	return l[len(done)], true, nil
+}
+
+// Observer watches a run live (progress display, logs). Its methods are
+// called from the runner's collector goroutine, never concurrently.
+type Observer interface {
+	BenchmarkStart(index int, s loadgen.Strategy, c loadgen.Constraints, start int64)
+	Record(r *record.Record)
+	BenchmarkEnd(index int, round Round)
+}
+
+// Runner executes rounds.
+type Runner struct {
+	Engine      *loadgen.Engine
+	Source      loadgen.Source
+	Constraints loadgen.Constraints
+	// Report is the accumulator configuration of every round (warmup,
+	// cooldown, sample size, seed); Start and Constraints are filled in
+	// per round.
+	Report report.Config
+	// Info is the template of every round's report.BenchmarkInfo (run id,
+	// backend, requests, environment); strategy, timings and counters are
+	// filled in per round.
+	Info report.BenchmarkInfo
+	// Records, when set, receives every record as a JSON line.
+	Records *record.Encoder
+	// Observer, when set, watches the run.
+	Observer Observer
+	// StartAt, when set, is the start of the first round (multi-pod runs).
+	StartAt int64
+}
+
+// Run executes rounds until the planner stops or ctx is cancelled. An
+// interrupted round is still finished into the report (marked as such) and
+// returned with the others, along with ctx's error.
+func (r *Runner) Run(ctx context.Context, p Planner) ([]Round, error) {
+	var rounds []Round
+	for i := 0; ; i++ {
+		if ctx.Err() != nil {
+			return rounds, ctx.Err()
+		}
+		s, ok, err := p.Next(rounds)
+		if err != nil {
+			return rounds, err
+		}
+		if !ok {
+			return rounds, nil
+		}
+		round, err := r.round(ctx, i, s)
+		if err != nil {
+			return rounds, err
+		}
+		rounds = append(rounds, round)
+		if round.Result.Interrupted {
+			return rounds, context.Canceled
+		}
+	}
+}
+
+// round runs one benchmark and finishes it into a report benchmark.
+func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy) (Round, error) {
+	clock := r.Engine.Clock()
+	start := r.StartAt
+	if index > 0 || start == 0 {
+		start = clock.Now()
+	}
+	cfg := r.Report
+	cfg.Start = start
+	cfg.Constraints = ReportConstraints(r.Constraints)
+	acc, err := report.NewAccumulator(cfg)
+	if err != nil {
+		return Round{}, err
+	}
+	out := make(chan *record.Record, 4096)
+	collected := make(chan error, 1)
+	if r.Observer != nil {
+		r.Observer.BenchmarkStart(index, s, r.Constraints, start)
+	}
+	go func() {
+		var werr error
+		for rec := range out {
+			if r.Records != nil && werr == nil {
+				werr = r.Records.Encode(rec)
+			}
+			acc.Add(rec)
+			if r.Observer != nil {
+				r.Observer.Record(rec)
+			}
+			r.Engine.Release(rec)
+		}
+		if r.Records != nil && werr == nil {
+			werr = r.Records.Flush()
+		}
+		collected <- werr
+	}()
+	res, runErr := r.Engine.Run(ctx, loadgen.Benchmark{
+		Index: index, Strategy: s, Constraints: r.Constraints, Source: r.Source, StartAt: start,
+	}, out)
+	close(out)
+	if werr := <-collected; werr != nil {
+		return Round{}, fmt.Errorf("writing records: %w", werr)
+	}
+	if runErr != nil {
+		return Round{}, runErr
+	}
+	info := r.Info
+	info.RunIndex = index
+	info.Strategy = reportStrategy(s)
+	info.Start, info.End, info.StopTime = res.Start, res.End, res.StopTime
+	info.StopReason = string(res.StopReason)
+	info.Workers = s.Workers()
+	info.QueuingEnd = res.StopTime
+	info.ProcessingEnd = res.End
+	info.Scheduler = report.SchedulerCounts{
+		Created: int(res.Created + res.NotSent), Queued: 0, Pending: 0, Processing: 0,
+		Processed:  int(res.Successful + res.Errored + res.Incomplete),
+		Successful: int(res.Successful), Errored: int(res.Errored),
+		Cancelled: int(res.Incomplete + res.NotSent),
+	}
+	b := acc.Finish(info)
+	if b == nil {
+		return Round{}, errors.New("report: accumulator returned no benchmark")
+	}
+	if b.Goodput != nil {
+		c := res.Client
+		b.Goodput.Client = &report.ClientLoad{
+			CPUSeconds: report.Float(c.CPUSeconds), WallSeconds: report.Float(c.WallSeconds), Cores: report.Float(c.Cores),
+			MaxProcs: report.Int(c.MaxProcs), SchedLagP50us: report.Float(c.SchedLagP50us), SchedLagP99us: report.Float(c.SchedLagP99us),
+			SchedLagMaxus: report.Float(c.SchedLagMaxus), DeliveryLagP50us: report.Float(c.DeliveryLagP50us),
+			DeliveryLagP99us: report.Float(c.DeliveryLagP99us), DeliverySamples: report.Int(c.DeliverySamples),
+			Saturated: c.Saturated, Reason: c.Reason,
+		}
+		b.Goodput.Requests.NotSent = report.Int(res.NotSent)
+	}
+	round := Round{Strategy: s, Result: res, Benchmark: b}
+	if r.Observer != nil {
+		r.Observer.BenchmarkEnd(index, round)
+	}
+	return round, nil
+}
+
+// ReportConstraints turns engine constraints into the report's constraint list.
+func ReportConstraints(c loadgen.Constraints) []report.Constraint {
+	var out []report.Constraint
+	if c.MaxDuration > 0 {
+		out = append(out, report.Constraint{Kind: report.ConstraintMaxDuration, Seconds: c.MaxDuration.Seconds()})
+	}
+	if c.MaxRequests > 0 {
+		out = append(out, report.Constraint{Kind: report.ConstraintMaxRequests, Count: c.MaxRequests})
+	}
+	if c.MaxErrors > 0 {
+		out = append(out, report.Constraint{Kind: report.ConstraintMaxErrors, Count: c.MaxErrors})
+	}
+	if c.MaxErrorRate > 0 {
+		w := c.ErrorRateWindow
+		if w == 0 {
+			w = 30
+		}
+		out = append(out, report.Constraint{Kind: report.ConstraintMaxErrorRate, Rate: c.MaxErrorRate, Window: w})
+	}
+	return out
+}
+
+// reportStrategy describes a strategy in the report's terms.
+func reportStrategy(s loadgen.Strategy) report.Strategy {
+	rs := report.Strategy{Type: string(s.Kind), Rate: s.Rate, WorkerCount: s.Workers(), RampupDuration: s.Rampup.Seconds()}
+	switch s.Kind {
+	case loadgen.Concurrent:
+		rs.Streams = s.Streams
+	case loadgen.Throughput:
+		rs.MaxConcurrency = s.Streams
+	case loadgen.Constant, loadgen.Poisson, loadgen.Replay:
+		rs.MaxConcurrency = s.Workers()
+	}
+	if s.Kind == loadgen.Poisson {
+		rs.RandomSeed = int64(s.Seed)
+	}
+	return rs
+}
