@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -369,12 +368,8 @@ func (r *run) openLoop(start int64) {
 			return
 		}
 		due := start + int64(off)
-		if d := r.e.clock.Until(due); d > 0 {
-			timer.Reset(d)
-			select {
-			case <-timer.C:
-			case <-r.stopCh:
-				timer.Stop()
+		if r.e.clock.Until(due) > 0 {
+			if !waitUntil(r.e.clock, due, r.stopCh, timer) {
 				return
 			}
 		} else if r.stopped() {
@@ -427,24 +422,13 @@ func (r *run) countNotSent(p Pacer, i uint64, start int64) {
 	r.notSent.Add(n)
 }
 
-// sleepUntil waits until the Unix-ns instant at, or until ctx ends. The
-// last 2 ms are spun (yielding) so the start is precise to tens of µs:
-// shards of one run must begin together.
+// sleepUntil waits until the Unix-ns instant at, or until ctx ends, with
+// waitUntil's precision: shards of one run must begin together.
 func sleepUntil(ctx context.Context, c *Clock, at int64) error {
-	if d := c.Until(at) - 2*time.Millisecond; d > 0 {
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		}
-	}
-	for c.Now() < at {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		runtime.Gosched()
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	if !waitUntil(c, at, ctx.Done(), t) {
+		return ctx.Err()
 	}
 	return nil
 }

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/goodput-dev/goodput/dataset"
+	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/sweep"
+)
+
+// execute runs a validated benchmark plan and writes its outputs.
+func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
+	clock := loadgen.NewClock()
+	client, err := loadgen.NewClient(p.client, clock)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	defer client.CloseIdle()
+	if !p.skipReady {
+		if _, err := client.Ready(ctx); err != nil {
+			return err
+		}
+	} else if client.Model() == "" {
+		return usagef("--model is required when validate_backend is false")
+	}
+	runID := o.runID
+	if runID == "" {
+		runID = defaultRunID(time.Now(), configKey(o, client.Model()))
+	}
+	files, err := resolveRunFiles(o.outputPath, o.outputDir, runID, o.force)
+	if err != nil {
+		return err
+	}
+	log := newLogger(e.stderr, o.logFormat)
+	defer func() { _ = log.Sync() }()
+	log.Info("run", zapStr("run_id", runID), zapStr("target", client.BaseURL()), zapStr("model", client.Model()),
+		zapStr("data", p.spec.String()), zapStr("output", files.dir))
+
+	var enc *record.Encoder
+	var jsonl *os.File
+	if p.outputs["jsonl"] {
+		if jsonl, err = os.Create(files.jsonl); err != nil {
+			return fmt.Errorf("records file: %w", err)
+		}
+		defer jsonl.Close()
+		enc = record.NewEncoder(jsonl)
+	}
+	scenario, err := p.scenario(client, files, o.seed, o.sampleRequests)
+	if err != nil {
+		return err
+	}
+	engine := loadgen.NewEngine(client)
+	total := 0
+	if l, ok := p.planner.(sweep.List); ok {
+		total = len(l)
+	}
+	var obs sweep.Observer
+	if !o.disableProgress || !isTerminal(e.stderr) {
+		obs = newLogProgress(log, engine, o.progressInterval, total)
+	}
+	runner := &sweep.Runner{
+		Engine: engine, Source: dataset.NewSynthetic(p.spec, uint64(o.seed)), Constraints: p.cons,
+		Report:  report.Config{Warmup: p.warm, Cooldown: p.cool, SampleSize: sampleSize(o.sampleRequests), Seed: uint64(o.seed)},
+		Info:    report.BenchmarkInfo{RunID: runID},
+		Records: enc, Observer: obs,
+	}
+	rounds, runErr := runner.Run(ctx, p.planner)
+	interrupted := errors.Is(runErr, context.Canceled) || ctx.Err() != nil
+	if runErr != nil && !interrupted {
+		return runErr
+	}
+	if len(rounds) == 0 {
+		if interrupted {
+			return errInterrupted
+		}
+		return errNoBenchmarks
+	}
+	benches := make([]*report.Benchmark, len(rounds))
+	for i, r := range rounds {
+		benches[i] = r.Benchmark
+	}
+	rep := report.NewReport(version, scenario, benches...)
+	if err := writeOutputs(e, p, files, rep, jsonl); err != nil {
+		return err
+	}
+	for _, r := range rounds {
+		if r.Result.Client.Saturated {
+			fmt.Fprintf(e.stderr, "WARNING: benchmark %d (%s): the load generator was saturated (%s); its latency figures are unreliable.\n",
+				r.Benchmark.Config.RunIndex, r.Strategy, r.Result.Client.Reason)
+		}
+	}
+	if interrupted {
+		return errInterrupted
+	}
+	return nil
+}
+
+// writeOutputs writes the report files and prints the console summary.
+func writeOutputs(e *env, p *plan, files *runFiles, rep *report.Report, jsonl *os.File) error {
+	if jsonl != nil {
+		if err := jsonl.Sync(); err != nil {
+			return fmt.Errorf("records file: %w", err)
+		}
+	}
+	if p.outputs["json"] {
+		if err := writeFileAtomic(files.json, rep.WriteJSON); err != nil {
+			return err
+		}
+	}
+	if p.outputs["csv"] {
+		if err := writeFileAtomic(files.csv, func(w io.Writer) error { return report.WriteCSV(w, rep) }); err != nil {
+			return err
+		}
+	}
+	if p.outputs["console"] {
+		if err := report.WriteConsole(e.stdout, rep); err != nil {
+			return err
+		}
+	}
+	var written []string
+	for _, k := range []string{"json", "csv", "jsonl"} {
+		if p.outputs[k] {
+			written = append(written, map[string]string{"json": files.json, "csv": files.csv, "jsonl": files.jsonl}[k])
+		}
+	}
+	if len(written) > 0 {
+		fmt.Fprintf(e.stderr, "wrote %s\n", strings.Join(written, ", "))
+	}
+	return nil
+}
+
+// scenario describes the run in GuideLLM's scenario terms for the report.
+func (p *plan) scenario(c *loadgen.Client, files *runFiles, seed int64, samples int) (*report.Scenario, error) {
+	cfg := c.Config()
+	var outs []report.Output
+	if p.outputs["json"] {
+		outs = append(outs, report.Output{Kind: "json", Path: files.json})
+	}
+	if p.outputs["csv"] {
+		outs = append(outs, report.Output{Kind: "csv", Path: files.csv})
+	}
+	if p.outputs["console"] {
+		outs = append(outs, report.Output{Kind: "console"})
+	}
+	var headers []string
+	for k := range cfg.Headers {
+		headers = append(headers, k)
+	}
+	var timeout *float64
+	if cfg.RequestTimeout > 0 {
+		t := cfg.RequestTimeout.Seconds()
+		timeout = &t
+	}
+	sp := p.spec
+	return report.NewScenario(report.SpecInput{
+		Backend: report.Backend{
+			Target: c.BaseURL(), Model: c.Model(), RequestFormat: string(cfg.Endpoint), APIKeySet: cfg.APIKey != "",
+			Timeout: timeout, TimeoutConnect: cfg.ConnectTimeout.Seconds(), HTTP2: !cfg.DisableHTTP2, Stream: !cfg.NoStream,
+			ExtraBody: p.extraBody, ExtraHeaders: headers,
+		},
+		Profile:     p.profile,
+		Constraints: sweep.ReportConstraints(p.cons),
+		Data: []report.SyntheticText{{
+			PromptTokens: sp.Prompt.Mean, PromptTokensStdev: sp.Prompt.Stdev, PromptTokensMin: sp.Prompt.Min, PromptTokensMax: sp.Prompt.Max,
+			OutputTokens: sp.Output.Mean, OutputTokensStdev: sp.Output.Stdev, OutputTokensMin: sp.Output.Min, OutputTokensMax: sp.Output.Max,
+			PrefixTokens: sp.PrefixTokens, PrefixCount: sp.PrefixCount,
+		}},
+		Seed: seed, SampleSize: samples, Outputs: outs, Labels: p.labels,
+	})
+}
+
+func sampleSize(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
+// configKey is the part of the invocation that defines the experiment (not
+// where its files go), hashed into the default run id.
+func configKey(o *benchOptions, model string) string {
+	return strings.Join([]string{o.target, model, o.requestType, o.rateType, o.rate, o.data,
+		fmt.Sprint(o.maxSeconds, o.maxRequests, o.warmup, o.cooldown, o.seed)}, "|")
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// errHelp is returned when --help was asked for (exit 0).
+var errHelp = errors.New("help")
+
+// newFlagSet returns a flag set that reports errors instead of exiting.
+func newFlagSet(name, usage string, out io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	fs.Usage = func() {
+		fmt.Fprintf(out, "Usage: goodput %s\n\nFlags:\n%s", usage, fs.FlagUsages())
+	}
+	return fs
+}
+
+// parseFlags parses args, turning pflag's errors into one-line usage errors
+// that name the flag and point at --help.
+func parseFlags(fs *pflag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fs.Usage()
+			return errHelp
+		}
+		msg := strings.ReplaceAll(err.Error(), "\n", " ")
+		return usagef("%s (see 'goodput %s --help')", msg, fs.Name())
+	}
+	return nil
+}

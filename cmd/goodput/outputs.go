@@ -1,0 +1,131 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// runFiles says where one run writes its outputs. It is resolved and the
+// directory made writable before any load is sent.
+type runFiles struct {
+	dir          string // the run directory
+	json, csv    string // report files
+	jsonl        string // per-request records
+	created      bool   // dir was created by this run
+	runID        string
+	overwriteAll bool
+}
+
+// defaultRunID is a UTC timestamp plus a short hash of the configuration,
+// e.g. 20260616T120000-3f2a9c: the same configuration started in another
+// second gets another id, and the hash tells configurations apart.
+func defaultRunID(now time.Time, config string) string {
+	h := sha256.Sum256([]byte(config))
+	return now.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(h[:3])
+}
+
+// resolveRunFiles applies --output-path / --output-dir / --run-id. With
+// --output-path FILE.json, outputs go beside that file with the same stem
+// (GuideLLM's form, for Job command lines); otherwise into
+// <output-dir>/<run-id>/. An existing run is never overwritten without
+// --force.
+func resolveRunFiles(outputPath, outputDir, runID string, force bool) (*runFiles, error) {
+	rf := &runFiles{runID: runID, overwriteAll: force}
+	if outputPath != "" {
+		st, err := os.Stat(outputPath)
+		isDir := strings.HasSuffix(outputPath, "/") || (err == nil && st.IsDir())
+		if isDir {
+			outputDir = outputPath
+		} else {
+			ext := filepath.Ext(outputPath)
+			if ext != ".json" {
+				return nil, usagef("--output-path %q: want a .json file or a directory", outputPath)
+			}
+			stem := strings.TrimSuffix(outputPath, ext)
+			rf.dir = filepath.Dir(outputPath)
+			rf.json, rf.csv, rf.jsonl = outputPath, stem+".csv", stem+".jsonl"
+			if err := os.MkdirAll(rf.dir, 0o755); err != nil {
+				return nil, fmt.Errorf("--output-path: %w", err)
+			}
+			for _, f := range []string{rf.json, rf.csv, rf.jsonl} {
+				if _, err := os.Stat(f); err == nil && !force {
+					return nil, usagef("--output-path: %s exists; a run never overwrites another (use another name, or --force)", f)
+				}
+			}
+			return rf, checkWritable(rf.dir)
+		}
+	}
+	if outputDir == "" {
+		return nil, usagef("--output-dir is empty")
+	}
+	rf.dir = filepath.Join(outputDir, runID)
+	if _, err := os.Stat(rf.dir); err == nil {
+		if !force {
+			return nil, usagef("run %q already exists in %s: the same run id means the same run (choose another --run-id, or --force to overwrite)", runID, outputDir)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("output directory: %w", err)
+	} else {
+		rf.created = true
+	}
+	if err := os.MkdirAll(rf.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	rf.json = filepath.Join(rf.dir, "benchmarks.json")
+	rf.csv = filepath.Join(rf.dir, "benchmarks.csv")
+	rf.jsonl = filepath.Join(rf.dir, "requests.jsonl")
+	return rf, checkWritable(rf.dir)
+}
+
+// checkWritable proves the directory takes a file and has some room, so a
+// run fails before its load, not after.
+func checkWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".goodput-write-check-*")
+	if err != nil {
+		return fmt.Errorf("output directory %s is not writable: %w", dir, err)
+	}
+	name := f.Name()
+	defer os.Remove(name)
+	if _, err := f.Write(make([]byte, 64<<10)); err != nil {
+		f.Close()
+		return fmt.Errorf("output directory %s cannot take a 64 KiB file: %w", dir, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("output directory %s: %w", dir, err)
+	}
+	return f.Close()
+}
+
+// writeFileAtomic writes a file through a temporary name and a rename, so
+// an interrupted write never leaves a half file under the final name.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
