@@ -27,6 +27,8 @@ type Extras struct {
 	// Client is the load generator's own load during the benchmark; nil
 	// when not measured (a report read from another tool).
 	Client *ClientLoad `json:"client,omitempty"`
+	// SLO is this benchmark judged against the run's SLO.
+	SLO *SLOResult `json:"slo,omitempty"`
 }
 
 // ClientLoad describes goodput's own process during a benchmark, so that a

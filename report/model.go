@@ -13,6 +13,8 @@ type Report struct {
 	Metadata   *Metadata    `json:"metadata"`
 	Config     *Scenario    `json:"config"`
 	Benchmarks []*Benchmark `json:"benchmarks"`
+	// Goodput is goodput's run-level data (nil in GuideLLM reports).
+	Goodput *RunExtras `json:"goodput,omitempty"`
 
 	// Layout is the layout the report was read from (LayoutGoodput for a
 	// report built in memory).

@@ -1,0 +1,125 @@
+package report
+
+// RunExtras is goodput's data about the whole run, written under the
+// top-level key "goodput" (GuideLLM's loader drops unknown top-level keys,
+// so a GuideLLM reader still loads the file).
+type RunExtras struct {
+	Version int    `json:"version"`
+	RunID   string `json:"run_id"`
+	// Interrupted is set when the run was stopped by a signal: the
+	// benchmarks present are complete up to that moment (the last one is
+	// marked with stop_reason "interrupted").
+	Interrupted bool `json:"interrupted"`
+	// SLO is the objective every benchmark was judged against.
+	SLO *SLOSpec `json:"slo,omitempty"`
+	// Knee is the result of a sweep or knee search (nil for plain runs).
+	Knee *Knee `json:"knee,omitempty"`
+	// Metadata is what makes the run auditable (the twelve fields).
+	Metadata *RunMetadata `json:"metadata,omitempty"`
+}
+
+// SLOSpec is a declared service-level objective.
+type SLOSpec struct {
+	// Spec is the canonical text form, e.g.
+	// "ttft_p99=500ms,itl_p95=50ms,error_rate=0.5%".
+	Spec string `json:"spec"`
+	// Default is true when no --slo was given and the documented default
+	// (the interactive-chat SLO) applied.
+	Default bool `json:"default"`
+}
+
+// SLOResult is one benchmark judged against the SLO (in Extras.SLO).
+type SLOResult struct {
+	Spec       string            `json:"spec"`
+	Default    bool              `json:"default"`
+	Pass       bool              `json:"pass"`
+	Objectives []ObjectiveResult `json:"objectives"`
+	// Attainment is the share of in-window requests that met every
+	// per-request threshold (errored and incomplete requests fail).
+	Attainment   Float `json:"attainment"`
+	GoodRequests Int   `json:"good_requests"`
+	// GoodputRPS and GoodputOutputTokS count only requests that met every
+	// per-request threshold, over the measurement window.
+	GoodputRPS        Float `json:"goodput_requests_per_second"`
+	GoodputOutputTokS Float `json:"goodput_output_tokens_per_second"`
+	// ThroughputOutputTokS is the output token rate of all successful
+	// requests over the same window, for goodput = throughput comparisons.
+	ThroughputOutputTokS Float `json:"throughput_output_tokens_per_second"`
+}
+
+// ObjectiveResult is one objective of an SLO on one benchmark.
+type ObjectiveResult struct {
+	Key        string `json:"key"`        // e.g. ttft_p99, error_rate
+	Metric     string `json:"metric"`     // ttft, itl, tpot, e2e, error_rate
+	Percentile Float  `json:"percentile"` // 0 for error_rate
+	Unit       string `json:"unit"`       // ms, or fraction for error_rate
+	Threshold  Float  `json:"threshold"`
+	Measured   Float  `json:"measured"`
+	// Missing is set when the benchmark had no value to measure (no
+	// successful request with a token): the objective then fails.
+	Missing bool `json:"missing"`
+	Pass    bool `json:"pass"`
+}
+
+// Knee is the highest load whose goodput still equals its throughput under
+// the SLO, as found by a sweep or knee search.
+type Knee struct {
+	Found bool `json:"found"`
+	// Reason explains the outcome in one sentence, e.g. that the SLO held
+	// up to a client limit (and which), so no knee was seen.
+	Reason string `json:"reason"`
+	// Mode is sweep, knee-rate, knee-concurrency or list.
+	Mode string `json:"mode"`
+	// Index is the benchmark index of the knee round; Below and Above the
+	// rounds either side (the highest passing round is the knee; Above is
+	// the lowest failing load above it). -1 when absent.
+	Index Int `json:"index"`
+	Below Int `json:"below"`
+	Above Int `json:"above"`
+	// Rate is the knee round's request rate (req/s, configured for
+	// open-loop rounds, achieved otherwise); Streams its configured
+	// concurrency (closed loop); Concurrency the achieved mean concurrency.
+	Rate                 Float `json:"rate"`
+	Streams              Int   `json:"streams"`
+	Concurrency          Float `json:"concurrency"`
+	GoodputOutputTokS    Float `json:"goodput_output_tokens_per_second"`
+	ThroughputOutputTokS Float `json:"throughput_output_tokens_per_second"`
+	TTFTP99Ms            Float `json:"ttft_p99_ms"`
+	ITLP95Ms             Float `json:"itl_p95_ms"`
+	// TargetLoadTokS and Replicas: replicas needed to serve a target
+	// output token rate = ceil(target / goodput at the knee); 0 when no
+	// target was given.
+	TargetLoadTokS Float `json:"target_load_tokens_per_second"`
+	Replicas       Int   `json:"replicas"`
+	// Limit names the client-side limit that ended the search without a
+	// knee (max concurrency, max rate, time budget), "" otherwise.
+	Limit string `json:"limit"`
+}
+
+// RunMetadata holds the twelve fields that make a run auditable, plus free
+// labels. Missing lists the fields that could not be filled.
+type RunMetadata struct {
+	Engine            string            `json:"engine"`
+	EngineVersion     string            `json:"engine_version"`
+	Model             string            `json:"model"`
+	ModelRevision     string            `json:"model_revision"`
+	Precision         string            `json:"precision"`
+	PrecisionInferred bool              `json:"precision_inferred"`
+	Tokenizer         string            `json:"tokenizer"`
+	TokenizerHash     string            `json:"tokenizer_hash"`
+	ISLTokens         Float             `json:"isl_tokens"`
+	OSLTokens         Float             `json:"osl_tokens"`
+	Data              string            `json:"data"`
+	Hardware          string            `json:"hardware"`
+	MaxConcurrency    Int               `json:"max_concurrency"`
+	GoodputVersion    string            `json:"goodput_version"`
+	GoodputCommit     string            `json:"goodput_commit"`
+	SLO               string            `json:"slo"`
+	Warmup            string            `json:"warmup"`
+	RunID             string            `json:"run_id"`
+	Labels            map[string]string `json:"labels"`
+	// Sources says where each filled field came from (e.g. "engine":
+	// "GET /version", "hardware": "--label").
+	Sources map[string]string `json:"sources"`
+	Missing []string          `json:"missing"`
+}
