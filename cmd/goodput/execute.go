@@ -90,6 +90,7 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 		benches[i] = r.Benchmark
 	}
 	rep := report.NewReport(version, scenario, benches...)
+	rep.Goodput = &report.RunExtras{Version: report.ExtrasVersion, RunID: runID, Interrupted: interrupted}
 	if err := writeOutputs(e, p, files, rep, jsonl); err != nil {
 		return err
 	}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/mock"
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/report"
+)
+
+// run executes goodput with args and returns its exit code, stdout and
+// stderr.
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := realMain(args, &env{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }})
+	return code, out.String(), errb.String()
+}
+
+func startTestMock(t *testing.T, edit func(*mock.Config)) string {
+	t.Helper()
+	cfg := mock.DefaultConfig()
+	cfg.TTFT, cfg.TTFTStdev, cfg.ITL, cfg.ITLStdev = 5*time.Millisecond, 0, time.Millisecond, 0
+	if edit != nil {
+		edit(&cfg)
+	}
+	srv, err := mock.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv.URL()
+}
+
+func TestBenchmarkInvalidFlagsExitTwo(t *testing.T) {
+	base := []string{"benchmark", "--target", "http://127.0.0.1:1", "--rate-type", "concurrent", "--rate", "2",
+		"--data", "prompt_tokens=8,output_tokens=4", "--max-seconds", "1"}
+	with := func(extra ...string) []string { return append(append([]string{}, base...), extra...) }
+	cases := []struct {
+		name string
+		args []string
+		want string // part of the one-line message
+	}{
+		{"unknown flag", with("--bogus"), "unknown flag: --bogus"},
+		{"missing target", []string{"benchmark", "--data", "prompt_tokens=8", "--rate-type", "synchronous", "--max-seconds", "1"}, "--target is required"},
+		{"bad target", with("--target", "localhost:8000"), "--target"},
+		{"missing data", []string{"benchmark", "--target", "http://x", "--rate-type", "synchronous", "--max-seconds", "1"}, "--data is required"},
+		{"bad data key", with("--data", "promt_tokens=8"), `unknown key "promt_tokens"`},
+		{"bad data value", with("--data", "prompt_tokens=abc"), "prompt_tokens"},
+		{"bad rate type", with("--rate-type", "fast"), `--rate-type "fast"`},
+		{"missing rate", with("--rate-type", "constant", "--rate", ""), "needs --rate"},
+		{"bad rate", with("--rate", "x"), "--rate"},
+		{"fractional streams", with("--rate", "2.5"), "whole numbers"},
+		{"zero rate", with("--rate-type", "poisson", "--rate", "0"), "> 0"},
+		{"rate with synchronous", with("--rate-type", "synchronous"), "not used with"},
+		{"negative seconds", with("--max-seconds", "-1"), "--max-seconds"},
+		{"no end", []string{"benchmark", "--target", "http://x", "--rate-type", "synchronous", "--data", "prompt_tokens=8"}, "--max-seconds or --max-requests"},
+		{"error rate", with("--max-error-rate", "1.5"), "--max-error-rate"},
+		{"warmup", with("--warmup", "soon"), "--warmup"},
+		{"cooldown", with("--cooldown", "-3"), "--cooldown"},
+		{"outputs", with("--outputs", "json,pdf"), `unknown output "pdf"`},
+		{"request type", with("--request-type", "embeddings"), "--request-type"},
+		{"label", with("--label", "novalue"), "--label"},
+		{"header", with("--header", "NoColon"), "--header"},
+		{"extra body", with("--extra-body", "[1]"), "--extra-body"},
+		{"backend args key", with("--backend-args", `{"nope":1}`), `unsupported key "nope"`},
+		{"backend args type", with("--backend-args", `{"verify":"yes"}`), `key "verify"`},
+		{"backend type", with("--backend-type", "vllm_python"), "openai_http"},
+		{"max tokens field", with("--max-tokens-field", "limit"), "--max-tokens-field"},
+		{"log format", with("--log-format", "xml"), "--log-format"},
+		{"run id", with("--run-id", "../escape"), "--run-id"},
+		{"duration flag", with("--stall-timeout", "soon"), "--stall-timeout"},
+		{"ca file", with("--ca-file", "/nonexistent/ca.pem"), "--ca-file"},
+		{"throughput rates", with("--rate-type", "throughput", "--rate", "1,2"), "one --rate"},
+		{"stray argument", with("extra"), `unexpected argument "extra"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := run(t, c.args...)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d; stderr %q", code, exitUsage, stderr)
+			}
+			if strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 || !strings.Contains(stderr, c.want) {
+				t.Fatalf("stderr %q: want one line containing %q", stderr, c.want)
+			}
+		})
+	}
+}
+
+func TestUnreachableTargetFailsFastWithURL(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Now()
+	code, _, stderr := run(t, "benchmark", "--target", "http://127.0.0.1:1", "--rate-type", "synchronous",
+		"--data", "prompt_tokens=8", "--max-seconds", "1", "--output-dir", dir)
+	if code != exitFailure || !strings.Contains(stderr, "127.0.0.1:1") || !strings.Contains(stderr, "refused") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatalf("took %v", time.Since(start))
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("an unreachable target left files: %v", entries)
+	}
+}
+
+func TestBenchmarkEndToEnd(t *testing.T) {
+	url := startTestMock(t, nil)
+	dir := t.TempDir()
+	code, stdout, stderr := run(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2,4",
+		"--data", "prompt_tokens=16,output_tokens=8", "--max-requests", "12", "--output-dir", dir, "--run-id", "r1",
+		"--api-key", "sk-SENTINEL-key", "--label", "env=test")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "concurrent 2") || !strings.Contains(stdout, "concurrent 4") {
+		t.Fatalf("summary table missing rounds:\n%s", stdout)
+	}
+	rep, err := report.Read(filepath.Join(dir, "r1", "benchmarks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Benchmarks) != 2 {
+		t.Fatalf("%d benchmarks", len(rep.Benchmarks))
+	}
+	for _, b := range rep.Benchmarks {
+		if got := b.Metrics.RequestTotals.Successful; got != 12 {
+			t.Fatalf("successful %v, want 12", got)
+		}
+	}
+	// Every request is in the JSON Lines file.
+	f, err := os.Open(filepath.Join(dir, "r1", "requests.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := record.NewDecoder(f, "requests.jsonl")
+	n := 0
+	for r := record.New(); dec.Decode(r) == nil; n++ {
+		if r.Status != record.StatusSuccessful || r.OutputTokens != 8 {
+			t.Fatalf("record %+v", r)
+		}
+	}
+	if n != 24 {
+		t.Fatalf("%d records, want 24", n)
+	}
+	// The API key appears nowhere.
+	for _, name := range []string{"benchmarks.json", "benchmarks.csv", "requests.jsonl"} {
+		b, err := os.ReadFile(filepath.Join(dir, "r1", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte("sk-SENTINEL")) {
+			t.Fatalf("%s contains the API key", name)
+		}
+	}
+	if strings.Contains(stdout+stderr, "sk-SENTINEL") {
+		t.Fatal("console output contains the API key")
+	}
+	// The same run id is refused without --force.
+	code, _, stderr = run(t, "benchmark", "--target", url, "--rate-type", "synchronous",
+		"--data", "prompt_tokens=16,output_tokens=8", "--max-requests", "1", "--output-dir", dir, "--run-id", "r1")
+	if code != exitUsage || !strings.Contains(stderr, "already exists") {
+		t.Fatalf("rerun: exit %d, %q", code, stderr)
+	}
+}
+
+func TestInterruptWritesPartialReport(t *testing.T) {
+	url := startTestMock(t, func(c *mock.Config) { c.TTFT = 50 * time.Millisecond })
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(700*time.Millisecond, cancel)
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }}
+	start := time.Now()
+	err := runBenchmark(ctx, e, []string{"--target", url, "--rate-type", "concurrent", "--rate", "4,8",
+		"--data", "prompt_tokens=8,output_tokens=64", "--max-seconds", "30", "--output-dir", dir, "--run-id", "int"})
+	if err != errInterrupted {
+		t.Fatalf("err %v, want errInterrupted; stderr %s", err, errb.String())
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("interrupt took %v to finish", took)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "int", "benchmarks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(raw) {
+		t.Fatal("partial report is not valid JSON")
+	}
+	rep, err := report.Read(filepath.Join(dir, "int", "benchmarks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Benchmarks) != 1 || rep.Benchmarks[0].Goodput.StopReason != "interrupted" {
+		t.Fatalf("want one benchmark stopped by the interrupt, got %d", len(rep.Benchmarks))
+	}
+	if rep.Goodput == nil || !rep.Goodput.Interrupted || rep.Goodput.RunID != "int" {
+		t.Fatalf("run extras %+v: want interrupted", rep.Goodput)
+	}
+}
