@@ -208,3 +208,16 @@ func TestInterruptWritesPartialReport(t *testing.T) {
 		t.Fatalf("run extras %+v: want interrupted", rep.Goodput)
 	}
 }
+
+func TestConsoleOnlyRunWritesNoFiles(t *testing.T) {
+	url := startTestMock(t, nil)
+	dir := filepath.Join(t.TempDir(), "never")
+	code, stdout, stderr := run(t, "benchmark", "--target", url, "--rate-type", "synchronous",
+		"--data", "prompt_tokens=8,output_tokens=4", "--max-requests", "2", "--outputs", "console", "--output-dir", dir)
+	if code != exitOK || !strings.Contains(stdout, "synchronous") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("console-only run created %s", dir)
+	}
+}

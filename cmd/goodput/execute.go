@@ -37,9 +37,13 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 	if runID == "" {
 		runID = defaultRunID(time.Now(), configKey(o, client.Model()))
 	}
-	files, err := resolveRunFiles(o.outputPath, o.outputDir, runID, o.force)
-	if err != nil {
-		return err
+	// A console-only run (a warmup step, say) writes no files and needs
+	// no output directory.
+	files := &runFiles{runID: runID}
+	if p.outputs["json"] || p.outputs["csv"] || p.outputs["jsonl"] {
+		if files, err = resolveRunFiles(o.outputPath, o.outputDir, runID, o.force); err != nil {
+			return err
+		}
 	}
 	log := newLogger(e.stderr, o.logFormat)
 	defer func() { _ = log.Sync() }()
@@ -64,9 +68,16 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 	if l, ok := p.planner.(sweep.List); ok {
 		total = len(l)
 	}
+	live := newLiveStats(engine, total)
 	var obs sweep.Observer
-	if !o.disableProgress || !isTerminal(e.stderr) {
-		obs = newLogProgress(log, engine, o.progressInterval, total)
+	closeProgress := func() {}
+	switch {
+	case !isTerminal(e.stderr):
+		obs = newLogProgress(log, live, o.progressInterval)
+	case !o.disableProgress:
+		tp := newTermProgress(e.stderr, live)
+		closeProgress = tp.Close
+		obs = tp
 	}
 	runner := &sweep.Runner{
 		Engine: engine, Source: dataset.NewSynthetic(p.spec, uint64(o.seed)), Constraints: p.cons,
@@ -75,6 +86,7 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 		Records: enc, Observer: obs,
 	}
 	rounds, runErr := runner.Run(ctx, p.planner)
+	closeProgress()
 	interrupted := errors.Is(runErr, context.Canceled) || ctx.Err() != nil
 	if runErr != nil && !interrupted {
 		return runErr

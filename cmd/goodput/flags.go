@@ -28,8 +28,7 @@ func newFlagSet(name, usage string, out io.Writer) *pflag.FlagSet {
 func parseFlags(fs *pflag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fs.Usage()
-			return errHelp
+			return errHelp // pflag has printed the usage
 		}
 		msg := strings.ReplaceAll(err.Error(), "\n", " ")
 		return usagef("%s (see 'goodput %s --help')", msg, fs.Name())
