@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,6 +48,7 @@ type benchOptions struct {
 	disableProgress, disableConsole                  bool
 	logFormat                                        string
 	progressInterval                                 time.Duration
+	cpuProfile                                       string
 }
 
 func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
@@ -98,6 +100,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.BoolVar(&o.disableConsole, "disable-console", false, "alias of --disable-console-outputs")
 	fs.StringVar(&o.logFormat, "log-format", "console", "progress log lines when not on a terminal: console or json")
 	fs.DurationVar(&o.progressInterval, "progress-interval", 5*time.Second, "interval of progress log lines")
+	fs.StringVar(&o.cpuProfile, "cpu-profile", "", "write a Go CPU profile of goodput itself to this file (to inspect the client's own cost)")
 	for _, alias := range []string{"request-format", "profile", "warmup-percent", "cooldown-percent", "backend", "backend-kwargs", "disable-console-interactive", "disable-console"} {
 		_ = fs.MarkHidden(alias)
 	}
@@ -134,6 +137,17 @@ func runBenchmark(ctx context.Context, e *env, args []string) error {
 	p, err := o.validate()
 	if err != nil {
 		return err
+	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return usagef("--cpu-profile: %v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("--cpu-profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	return execute(ctx, e, &o, p)
 }

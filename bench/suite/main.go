@@ -1,0 +1,74 @@
+// Command suite is goodput's performance suite (make bench). It runs the
+// built goodput binary and its mock as separate processes on loopback and
+// prints every figure next to its target: the client's CPU per streamed
+// token and per request, the throughput it sustains, the same for a Python
+// aiohttp client (the ratio), how the cost grows from 1 to 10,000 streams,
+// timing fidelity against the mock's emission stamps, open-loop dispatch
+// lateness, and memory over a long run. It exits non-zero only when a run
+// breaks, never because a figure misses its target on a slow machine.
+//
+// Usage: go run ./bench/suite [-quick] [-only name,...] [-goodput bin/goodput] [-md FILE]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+func main() {
+	quick := flag.Bool("quick", false, "smaller runs (a few minutes in all)")
+	only := flag.String("only", "", "comma list of sections: client,python,scaling,fidelity,lateness,memory")
+	bin := flag.String("goodput", "bin/goodput", "the goodput binary to measure")
+	python := flag.String("python", "/usr/bin/python3", "python with aiohttp (Debian's python3-aiohttp)")
+	md := flag.String("md", "", "also write the figures as a Markdown table to this file")
+	flag.Parse()
+	s := &suite{bin: *bin, pyBin: *python, quick: *quick, work: mustTemp()}
+	defer os.RemoveAll(s.work)
+	want := map[string]bool{}
+	for _, n := range strings.Split(*only, ",") {
+		if n != "" {
+			want[n] = true
+		}
+	}
+	sections := []struct {
+		name string
+		run  func() error
+	}{
+		{"client", s.client}, {"python", s.pythonCmp}, {"scaling", s.scaling},
+		{"fidelity", s.fidelity}, {"lateness", s.lateness}, {"memory", s.memory},
+	}
+	broken := false
+	start := time.Now()
+	for _, sec := range sections {
+		if len(want) > 0 && !want[sec.name] {
+			continue
+		}
+		fmt.Printf("== %s\n", sec.name)
+		if err := sec.run(); err != nil {
+			fmt.Printf("   BROKEN: %v\n", err)
+			broken = true
+		}
+	}
+	fmt.Printf("== done in %s\n", time.Since(start).Round(time.Second))
+	if *md != "" {
+		if err := os.WriteFile(*md, []byte(s.markdown()), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			broken = true
+		}
+	}
+	if broken {
+		os.Exit(1)
+	}
+}
+
+func mustTemp() string {
+	d, err := os.MkdirTemp("", "goodput-bench-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	return d
+}

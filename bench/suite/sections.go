@@ -1,0 +1,305 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// zeroDelay is a mock that answers as fast as it can.
+var zeroDelay = []string{"--ttft", "0", "--ttft-stdev", "0", "--itl", "0", "--itl-stdev", "0", "--output-tokens-stdev", "0"}
+
+func (s *suite) pick(quick, full int) int {
+	if s.quick {
+		return quick
+	}
+	return full
+}
+
+// client: the client's CPU per token and per request, and the throughput
+// client and mock sustain together, against the zero-delay mock; then with
+// tokens 10 ms apart.
+func (s *suite) client() error {
+	m, err := s.startMock(zeroDelay...)
+	if err != nil {
+		return err
+	}
+	n := s.pick(20000, 100000)
+	u, path, err := s.runGoodput(context.Background(), "--target", m.url, "--rate-type", "concurrent", "--rate", "64",
+		"--data", "prompt_tokens=32,output_tokens=128", "--max-requests", strconv.Itoa(n))
+	m.stop()
+	if err != nil {
+		return err
+	}
+	st, err := readStats(path)
+	if err != nil {
+		return err
+	}
+	if st.ok < int64(n)*99/100 {
+		return fmt.Errorf("only %d of %d requests succeeded", st.ok, n)
+	}
+	span := float64(st.lastEnd-st.firstStart) / 1e9
+	perTok := u.cpu * 1e6 / float64(st.tokens)
+	s.add("client", "zero-delay mock: client CPU per streamed token", perTok, "µs", "≤ 3", le(perTok, 3))
+	s.add("client", "zero-delay mock: client CPU per request (128 tokens)", u.cpu*1e3/float64(st.ok), "ms", "≤ 0.5", le(u.cpu*1e3/float64(st.ok), 0.5))
+	s.add("client", "client + mock sustained tokens/s", float64(st.tokens)/span, "tok/s", "≥ 200,000", ge(float64(st.tokens)/span, 200000))
+	s.add("client", "client + mock sustained requests/s", float64(st.ok)/span, "req/s", "≥ 1,500", ge(float64(st.ok)/span, 1500))
+	s.add("client", "client peak RSS", u.maxRSSMB, "MB", "", nil)
+
+	// Requests with one output token: the per-request overhead alone.
+	m, err = s.startMock(zeroDelay...)
+	if err != nil {
+		return err
+	}
+	n1 := s.pick(10000, 40000)
+	u, path, err = s.runGoodput(context.Background(), "--target", m.url, "--rate-type", "concurrent", "--rate", "64",
+		"--data", "prompt_tokens=32,output_tokens=1", "--max-requests", strconv.Itoa(n1))
+	m.stop()
+	if err != nil {
+		return err
+	}
+	if st, err = readStats(path); err != nil {
+		return err
+	}
+	span = float64(st.lastEnd-st.firstStart) / 1e9
+	s.add("client", "1-token requests: client CPU per request", u.cpu*1e3/float64(st.ok), "ms", "", nil)
+	s.add("client", "1-token requests: client + mock requests/s", float64(st.ok)/span, "req/s", "", nil)
+
+	// Tokens 10 ms apart, 256 streams: the realistic per-token cost.
+	m, err = s.startMock("--ttft", "50ms", "--ttft-stdev", "0", "--itl", "10ms", "--itl-stdev", "0", "--output-tokens-stdev", "0")
+	if err != nil {
+		return err
+	}
+	secs := s.pick(8, 20)
+	u, path, err = s.runGoodput(context.Background(), "--target", m.url, "--rate-type", "concurrent", "--rate", "256",
+		"--data", "prompt_tokens=32,output_tokens=128", "--max-seconds", strconv.Itoa(secs))
+	m.stop()
+	if err != nil {
+		return err
+	}
+	if st, err = readStats(path); err != nil {
+		return err
+	}
+	toks := float64(st.tokens)
+	if all, err := allChunks(path); err == nil {
+		toks = all
+	}
+	s.add("client", "tokens 10 ms apart, 256 streams: client CPU per token", u.cpu*1e6/toks, "µs", "≤ 15", le(u.cpu*1e6/toks, 15))
+	return nil
+}
+
+// python: the same zero-delay load from a Python asyncio/aiohttp client.
+func (s *suite) pythonCmp() error {
+	if _, err := os.Stat(s.pyBin); err != nil {
+		s.add("python", "python aiohttp client", math.NaN(), "", "skipped: "+s.pyBin+" not found", nil)
+		return nil
+	}
+	n := s.pick(3000, 10000)
+	m, err := s.startMock(zeroDelay...)
+	if err != nil {
+		return err
+	}
+	py, err := s.pythonRun(m.url, "goodput-mock", 64, n, 128)
+	if err != nil {
+		m.stop()
+		return err
+	}
+	u, path, err := s.runGoodput(context.Background(), "--target", m.url, "--rate-type", "concurrent", "--rate", "64",
+		"--data", "prompt_tokens=32,output_tokens=128", "--max-requests", strconv.Itoa(n))
+	m.stop()
+	if err != nil {
+		return err
+	}
+	st, err := readStats(path)
+	if err != nil {
+		return err
+	}
+	pyTok := py["cpu_seconds"] * 1e6 / py["tokens"]
+	goTok := u.cpu * 1e6 / float64(st.tokens)
+	s.add("python", "python aiohttp: client CPU per token", pyTok, "µs", "", nil)
+	s.add("python", "python aiohttp: tokens/s", py["tokens"]/py["wall_seconds"], "tok/s", "", nil)
+	s.add("python", "goodput: client CPU per token (same load)", goTok, "µs", "", nil)
+	s.add("python", "CPU per token, python ÷ goodput", pyTok/goTok, "×", "≥ 2.5", ge(pyTok/goTok, 2.5))
+	return nil
+}
+
+// scaling: client CPU per token from 1 to 10,000 concurrent streams at a
+// constant total token rate (~20,000 tok/s: ITL = streams × 50 µs).
+func (s *suite) scaling() error {
+	secs := s.pick(6, 12)
+	for _, c := range []int{1, 10, 100, 1000, 10000} {
+		itl := time.Duration(c) * 50 * time.Microsecond
+		m, err := s.startMock("--ttft", "0", "--ttft-stdev", "0", "--itl", itl.String(), "--itl-stdev", "0", "--output-tokens-stdev", "0")
+		if err != nil {
+			return err
+		}
+		args := []string{"--target", m.url, "--rate-type", "concurrent", "--rate", strconv.Itoa(c),
+			"--data", "prompt_tokens=16,output_tokens=16", "--max-seconds", strconv.Itoa(secs)}
+		if c >= 1000 {
+			args = append(args, "--rampup", "2")
+		}
+		u, path, err := s.runGoodput(context.Background(), args...)
+		m.stop()
+		if err != nil {
+			return err
+		}
+		toks, err := allChunks(path)
+		if err != nil {
+			return err
+		}
+		s.add("scaling", fmt.Sprintf("%5d streams: client CPU per token (%.0f tok/s)", c, toks/float64(secs)), u.cpu*1e6/toks, "µs", "", nil)
+		s.add("scaling", fmt.Sprintf("%5d streams: client peak RSS", c), u.maxRSSMB, "MB", "", nil)
+	}
+	return nil
+}
+
+// fidelity: measured gaps and first-token times minus the mock's true
+// emission times, ITL 10 ms, at 1, 64, 256 and 1,024 streams.
+func (s *suite) fidelity() error {
+	secs := s.pick(6, 15)
+	for _, c := range []int{1, 64, 256, 1024} {
+		m, err := s.startMock("--ttft", "50ms", "--ttft-stdev", "0", "--itl", "10ms", "--itl-stdev", "0", "--output-tokens-stdev", "0")
+		if err != nil {
+			return err
+		}
+		args := []string{"--target", m.url, "--rate-type", "concurrent", "--rate", strconv.Itoa(c),
+			"--data", "prompt_tokens=16,output_tokens=128", "--max-seconds", strconv.Itoa(secs)}
+		if c >= 256 {
+			args = append(args, "--rampup", "1")
+		}
+		_, path, err := s.runGoodput(context.Background(), args...)
+		m.stop()
+		if err != nil {
+			return err
+		}
+		st, err := readStats(path)
+		if err != nil {
+			return err
+		}
+		label := fmt.Sprintf("%4d streams: ITL error", c)
+		if c == 256 {
+			s.add("fidelity", label+" P50", q(st.gapErrUS, .5), "µs", "≤ 20", le(q(st.gapErrUS, .5), 20))
+			s.add("fidelity", label+" P99", q(st.gapErrUS, .99), "µs", "≤ 2,000", le(q(st.gapErrUS, .99), 2000))
+		} else {
+			s.add("fidelity", label+" P50", q(st.gapErrUS, .5), "µs", "", nil)
+			s.add("fidelity", label+" P99", q(st.gapErrUS, .99), "µs", "", nil)
+		}
+		s.add("fidelity", label+" P99.9", q(st.gapErrUS, .999), "µs", "", nil)
+		first := fmt.Sprintf("%4d streams: first-token delivery", c)
+		s.add("fidelity", first+" P50", q(st.firstDelayUS, .5), "µs", "", nil)
+		s.add("fidelity", first+" P99", q(st.firstDelayUS, .99), "µs", "", nil)
+		s.add("fidelity", first+" P99.9", q(st.firstDelayUS, .999), "µs", "", nil)
+	}
+	return nil
+}
+
+// lateness: how late the open-loop dispatcher sends poisson-scheduled
+// requests at 100, 1,000 and 5,000 req/s.
+func (s *suite) lateness() error {
+	secs := s.pick(4, 10)
+	for _, rate := range []int{100, 1000, 5000} {
+		m, err := s.startMock(append(zeroDelay, "--output-tokens", "8")...)
+		if err != nil {
+			return err
+		}
+		_, path, err := s.runGoodput(context.Background(), "--target", m.url, "--rate-type", "poisson", "--rate", strconv.Itoa(rate),
+			"--data", "prompt_tokens=16,output_tokens=8", "--max-seconds", strconv.Itoa(secs))
+		m.stop()
+		if err != nil {
+			return err
+		}
+		st, err := readStats(path)
+		if err != nil {
+			return err
+		}
+		s.add("lateness", fmt.Sprintf("poisson %d req/s: dispatch lateness P50", rate), q(st.latenessUS, .5), "µs", "", nil)
+		s.add("lateness", fmt.Sprintf("poisson %d req/s: dispatch lateness P99", rate), q(st.latenessUS, .99), "µs", "", nil)
+	}
+	return nil
+}
+
+// memory: RSS sampled through a long run (1,000,000 requests; 100,000 with
+// -quick) must stay flat: records stream to disk, the report keeps compact
+// summaries.
+func (s *suite) memory() error {
+	n := s.pick(100000, 1000000)
+	m, err := s.startMock(append(zeroDelay, "--output-tokens", "16")...)
+	if err != nil {
+		return err
+	}
+	defer m.stop()
+	samples, u, err := s.sampleRSS("--target", m.url, "--rate-type", "concurrent", "--rate", "64",
+		"--data", "prompt_tokens=16,output_tokens=16", "--max-requests", strconv.Itoa(n))
+	if err != nil {
+		return err
+	}
+	if len(samples) < 4 {
+		return fmt.Errorf("run too short to sample RSS (%d samples)", len(samples))
+	}
+	at := func(p float64) float64 { return samples[int(p*float64(len(samples)-1))] }
+	s.add("memory", fmt.Sprintf("%d requests: RSS at 10%% of the run", n), at(.1), "MB", "", nil)
+	s.add("memory", fmt.Sprintf("%d requests: RSS at 50%% of the run", n), at(.5), "MB", "", nil)
+	s.add("memory", fmt.Sprintf("%d requests: RSS at 90%% of the run", n), at(.9), "MB", "", nil)
+	s.add("memory", fmt.Sprintf("%d requests: peak RSS", n), u.maxRSSMB, "MB", "< 150", le(u.maxRSSMB, 150))
+	growth := at(.9) - at(.1)
+	s.add("memory", "RSS growth from 10% to 90% of the run", growth, "MB", "flat (≤ 20)", le(growth, 20))
+	return nil
+}
+
+// sampleRSS runs a benchmark and samples its RSS once a second.
+func (s *suite) sampleRSS(args ...string) ([]float64, usage, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type result struct {
+		u   usage
+		err error
+	}
+	done := make(chan result, 1)
+	pidCh := make(chan int, 1)
+	go func() {
+		u, _, err := s.runGoodputPID(ctx, pidCh, args...)
+		done <- result{u, err}
+	}()
+	pid := <-pidCh
+	var samples []float64
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case r := <-done:
+			return samples, r.u, r.err
+		case <-t.C:
+			if mb, ok := rssMB(pid); ok {
+				samples = append(samples, mb)
+			}
+		}
+	}
+}
+
+func rssMB(pid int) (float64, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			f := strings.Fields(line)
+			if len(f) >= 2 {
+				kb, err := strconv.ParseFloat(f[1], 64)
+				return kb / 1024, err == nil
+			}
+		}
+	}
+	return 0, false
+}
+
+// allChunks counts token-bearing chunks of every record (completed or
+// not): what the client actually received.
+func allChunks(path string) (float64, error) {
+	st, err := readChunkTotal(path)
+	return float64(st), err
+}
