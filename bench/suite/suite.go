@@ -31,9 +31,9 @@ type figure struct {
 
 type suite struct {
 	bin, pyBin, work string
-	quick             bool
-	figs              []figure
-	seq               int
+	quick            bool
+	figs             []figure
+	seq              int
 }
 
 func (s *suite) add(section, name string, v float64, unit, target string, met *bool) {
