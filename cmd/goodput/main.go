@@ -54,6 +54,7 @@ type env struct {
 func commands() []command {
 	return []command{
 		{name: "benchmark", aliases: []string{"run"}, summary: "run benchmarks against a server (GuideLLM's flags)", run: runBenchmark},
+		{name: "compare", summary: "compare two reports; exit 1 on a regression beyond thresholds and noise (CI gate)", run: runCompare},
 		{name: "mock", summary: "serve the built-in mock OpenAI-compatible server", run: runMock},
 		{name: "version", summary: "print the version", run: runVersion},
 	}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"github.com/goodput-dev/goodput/compare"
+	"github.com/goodput-dev/goodput/report"
+)
+
+// limitValue is a threshold flag of `goodput compare` (a pflag.Value).
+type limitValue struct {
+	spec  compare.MetricSpec
+	limit compare.Limit
+}
+
+func (v *limitValue) String() string { return v.limit.String() }
+func (v *limitValue) Type() string   { return "limit" }
+
+func (v *limitValue) Set(s string) error {
+	l, err := compare.ParseLimit(s, v.spec.Accept...)
+	if err != nil {
+		return err
+	}
+	if v.spec.HigherIsBetter && l.Kind == compare.LimitPercent && l.Num > 100 {
+		return fmt.Errorf("%q: a drop cannot exceed 100%%; want a percentage like 5%% or off", s)
+	}
+	v.limit = l
+	return nil
+}
+
+// limitUsage is the help text of a threshold flag.
+func limitUsage(s compare.MetricSpec) string {
+	what := strings.TrimSpace(strings.SplitN(s.Title, " (", 2)[0])
+	if len(what) > 1 && unicode.IsLower(rune(what[1])) {
+		what = strings.ToLower(what[:1]) + what[1:]
+	}
+	verb := "rises"
+	if s.HigherIsBetter {
+		verb = "drops"
+	}
+	return fmt.Sprintf("fail when %s %s by more than this: %s", what, verb, s.Forms())
+}
+
+// runCompare implements `goodput compare BASELINE CURRENT`: exit 0 when
+// no metric regressed beyond its threshold and the noise, 1 when one did,
+// 2 on bad input (an unreadable report, no matching benchmarks, a bad
+// flag value).
+func runCompare(_ context.Context, e *env, args []string) error {
+	fs := newFlagSet("compare", "compare [flags] BASELINE CURRENT\n\nBASELINE and CURRENT are report files (goodput, GuideLLM v2 or older GuideLLM) or run directories holding benchmarks.json.\nExit status: 0 pass, 1 a regression beyond its threshold and the noise, 2 bad input.", e.stdout)
+	limits := map[string]*limitValue{}
+	for _, s := range compare.Metrics() {
+		v := &limitValue{spec: s}
+		if err := v.Set(s.Default); err != nil {
+			return fmt.Errorf("default of --%s: %w", s.Flag, err)
+		}
+		limits[s.Key] = v
+		fs.Var(v, s.Flag, limitUsage(s))
+	}
+	strict := fs.Bool("strict", false, "fail on every threshold crossing, also those within the run-to-run noise")
+	mdPath := fs.String("markdown", "", "also write the comparison as Markdown (for a pull-request comment) to this file")
+	jsonPath := fs.String("json", "", "also write the machine-readable verdict (JSON) to this file")
+	resamples := fs.Int("bootstrap-resamples", compare.DefaultResamples, "bootstrap resamples per percentile interval (100 to 100000)")
+	seed := fs.Uint64("seed", compare.DefaultSeed, "seed of the bootstrap (≥ 1)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return usagef("want two reports, got %d argument(s): goodput compare [flags] BASELINE CURRENT", fs.NArg())
+	}
+	if *resamples < 100 || *resamples > 100000 {
+		return usagef("--bootstrap-resamples %d: want 100 to 100000", *resamples)
+	}
+	if *seed == 0 {
+		return usagef("--seed 0: want a seed ≥ 1")
+	}
+	base, baseName, err := readReportArg(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	cur, curName, err := readReportArg(fs.Arg(1))
+	if err != nil {
+		return err
+	}
+	opt := compare.Options{Limits: map[string]compare.Limit{}, Strict: *strict, Resamples: *resamples, Seed: *seed}
+	for k, v := range limits {
+		opt.Limits[k] = v.limit
+	}
+	res, err := compare.Compare(base, cur, baseName, curName, opt)
+	if err != nil {
+		if errors.Is(err, compare.ErrNoMatch) {
+			return usagef("%v", err)
+		}
+		return err
+	}
+	if err := res.WriteText(e.stdout); err != nil {
+		return err
+	}
+	for _, out := range []struct {
+		flag, path string
+		write      func(io.Writer) error
+	}{{"--markdown", *mdPath, res.WriteMarkdown}, {"--json", *jsonPath, res.WriteJSON}} {
+		if out.path == "" {
+			continue
+		}
+		if err := writeFileAtomic(out.path, out.write); err != nil {
+			return usagef("%s: %v", out.flag, err)
+		}
+	}
+	if !res.Pass {
+		return errGateFailed
+	}
+	return nil
+}
+
+// readReportArg reads a report file, or the benchmarks.json of a run
+// directory. Errors are usage errors naming the file.
+func readReportArg(path string) (*report.Report, string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, "", usagef("%s: %v", path, errors.Unwrap(err))
+	}
+	if st.IsDir() {
+		f := filepath.Join(path, "benchmarks.json")
+		if _, err := os.Stat(f); err != nil {
+			return nil, "", usagef("%s is a directory without benchmarks.json (want a report file or a run directory)", path)
+		}
+		path = f
+	}
+	r, err := report.Read(path)
+	if err != nil {
+		return nil, "", usagef("%v", err)
+	}
+	return r, path, nil
+}

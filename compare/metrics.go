@@ -1,0 +1,188 @@
+package compare
+
+import (
+	"fmt"
+
+	"github.com/goodput-dev/goodput/report"
+)
+
+// Metric keys: the rows of a benchmark comparison, in table order.
+const (
+	MetricGoodput    = "goodput"
+	MetricThroughput = "throughput"
+	MetricTTFTP50    = "ttft_p50"
+	MetricTTFTP99    = "ttft_p99"
+	MetricITLP50     = "itl_p50"
+	MetricITLP95     = "itl_p95"
+	MetricLatencyP99 = "latency_p99"
+	MetricErrorRate  = "error_rate"
+	// MetricKnee gates the knee's load (the knee section).
+	MetricKnee = "knee"
+)
+
+// MetricSpec describes one gated metric: its row, its threshold flag and
+// the threshold's default.
+type MetricSpec struct {
+	Key   string // e.g. "ttft_p99"
+	Title string // e.g. "TTFT p99 (ms)"
+	// Flag is the command-line flag of its threshold, e.g.
+	// "max-ttft-p99-increase"; Default its default value.
+	Flag, Default string
+	// HigherIsBetter: throughput-like (a drop is a regression) or
+	// latency-like (an increase is).
+	HigherIsBetter bool
+	// Accept lists the threshold forms it takes.
+	Accept []LimitKind
+	// hist and pct name the histogram and percentile of the noise
+	// estimate ("" for none); perToken says the histogram is
+	// token-weighted (one value per token, resampled per request).
+	hist     string
+	pct      float64
+	perToken bool
+}
+
+// specs are the metrics, in table order. The knee is last (it is not a
+// benchmark row).
+var specs = []MetricSpec{
+	{Key: MetricGoodput, Title: "Goodput (out tok/s)", Flag: "max-goodput-drop", Default: "5%", HigherIsBetter: true,
+		Accept: []LimitKind{LimitPercent}},
+	{Key: MetricThroughput, Title: "Throughput (out tok/s)", Flag: "max-throughput-drop", Default: "5%", HigherIsBetter: true,
+		Accept: []LimitKind{LimitPercent}},
+	{Key: MetricTTFTP50, Title: "TTFT p50 (ms)", Flag: "max-ttft-p50-increase", Default: "off",
+		Accept: []LimitKind{LimitPercent, LimitDuration}, hist: report.HistTTFT, pct: 0.50},
+	{Key: MetricTTFTP99, Title: "TTFT p99 (ms)", Flag: "max-ttft-p99-increase", Default: "10%",
+		Accept: []LimitKind{LimitPercent, LimitDuration}, hist: report.HistTTFT, pct: 0.99},
+	{Key: MetricITLP50, Title: "ITL p50 (ms)", Flag: "max-itl-p50-increase", Default: "off",
+		Accept: []LimitKind{LimitPercent, LimitDuration}, hist: report.HistITL, pct: 0.50, perToken: true},
+	{Key: MetricITLP95, Title: "ITL p95 (ms)", Flag: "max-itl-p95-increase", Default: "10%",
+		Accept: []LimitKind{LimitPercent, LimitDuration}, hist: report.HistITL, pct: 0.95, perToken: true},
+	{Key: MetricLatencyP99, Title: "Latency p99 (ms)", Flag: "max-latency-p99-increase", Default: "off",
+		Accept: []LimitKind{LimitPercent, LimitDuration}, hist: report.HistLatency, pct: 0.99},
+	{Key: MetricErrorRate, Title: "Error rate", Flag: "max-error-rate-increase", Default: "0.5pp",
+		Accept: []LimitKind{LimitPoints}},
+	{Key: MetricKnee, Title: "Knee load", Flag: "max-knee-drop", Default: "10%", HigherIsBetter: true,
+		Accept: []LimitKind{LimitPercent}},
+}
+
+// Forms describes the threshold forms the metric accepts, e.g. "a
+// percentage like 5%, a duration like 20ms or off".
+func (s MetricSpec) Forms() string { return forms(s.Accept) }
+
+// Metrics returns the gated metrics in table order (the knee last).
+func Metrics() []MetricSpec {
+	out := make([]MetricSpec, len(specs))
+	copy(out, specs)
+	return out
+}
+
+func specOf(key string) MetricSpec {
+	for _, s := range specs {
+		if s.Key == key {
+			return s
+		}
+	}
+	panic("compare: unknown metric " + key)
+}
+
+// DefaultLimits returns every metric's default threshold.
+func DefaultLimits() map[string]Limit {
+	out := map[string]Limit{}
+	for _, s := range specs {
+		l, err := ParseLimit(s.Default, s.Accept...)
+		if err != nil {
+			panic(fmt.Sprintf("compare: default of %s: %v", s.Key, err))
+		}
+		out[s.Key] = l
+	}
+	return out
+}
+
+// side is one benchmark of one report.
+type side struct {
+	rep *report.Report
+	b   *report.Benchmark
+}
+
+// value returns a metric of the benchmark, or why it has none. Every
+// layout has GuideLLM's metrics; goodput's own keys (goodput, the SLO's
+// window throughput) only goodput reports have. Latencies are GuideLLM's
+// definitions over the successful requests, in ms.
+func (s side) value(key string) (float64, string) {
+	m := &s.b.Metrics
+	switch key {
+	case MetricGoodput:
+		switch {
+		case s.b.Goodput == nil:
+			return 0, fmt.Sprintf("a %s report has no goodput", s.rep.Layout)
+		case s.b.Goodput.SLO == nil:
+			return 0, "no SLO result in the report"
+		}
+		return float64(s.b.Goodput.SLO.GoodputOutputTokS), ""
+	case MetricThroughput:
+		return mean(m.OutputTokensPerSecond, "output_tokens_per_second")
+	case MetricTTFTP50:
+		return percentile(m.TimeToFirstTokenMs, 0.50, 1, "time_to_first_token_ms")
+	case MetricTTFTP99:
+		return percentile(m.TimeToFirstTokenMs, 0.99, 1, "time_to_first_token_ms")
+	case MetricITLP50:
+		return percentile(m.InterTokenLatencyMs, 0.50, 1, "inter_token_latency_ms")
+	case MetricITLP95:
+		return percentile(m.InterTokenLatencyMs, 0.95, 1, "inter_token_latency_ms")
+	case MetricLatencyP99:
+		return percentile(m.RequestLatency, 0.99, 1000, "request_latency")
+	case MetricErrorRate:
+		t := m.RequestTotals
+		if t == nil || t.Total <= 0 {
+			return 0, "no request totals"
+		}
+		return float64(t.Errored) / float64(t.Total), ""
+	}
+	return 0, "unknown metric"
+}
+
+// windowThroughput is the SLO's throughput (output tokens of successful
+// requests over the measurement window), when the report has one.
+func (s side) windowThroughput() (float64, bool) {
+	if s.b.Goodput == nil || s.b.Goodput.SLO == nil {
+		return 0, false
+	}
+	return float64(s.b.Goodput.SLO.ThroughputOutputTokS), true
+}
+
+// sloSpec is the SLO the benchmark was judged against ("" when none).
+func (s side) sloSpec() string {
+	if s.b.Goodput == nil || s.b.Goodput.SLO == nil {
+		return ""
+	}
+	return s.b.Goodput.SLO.Spec
+}
+
+func mean(d *report.StatusDistributionSummary, name string) (float64, string) {
+	if d == nil || d.Successful == nil {
+		return 0, "no " + name
+	}
+	return float64(d.Successful.Mean), ""
+}
+
+func percentile(d *report.StatusDistributionSummary, p, scale float64, name string) (float64, string) {
+	if d == nil || d.Successful == nil {
+		return 0, "no " + name
+	}
+	s := d.Successful
+	if s.Count <= 0 {
+		return 0, "no successful request with " + name
+	}
+	var v report.Float
+	switch p {
+	case 0.50:
+		v = s.Median
+		if s.Percentiles.P50 != nil {
+			v = *s.Percentiles.P50
+		}
+	case 0.95:
+		v = s.Percentiles.P95
+	case 0.99:
+		v = s.Percentiles.P99
+	}
+	return float64(v) * scale, ""
+}
