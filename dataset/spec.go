@@ -1,150 +1,356 @@
 package dataset
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"sort"
+	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 )
 
-// Dist is a token-length distribution in GuideLLM's terms: with a stdev, a
-// normal distribution clamped to [Min, Max] (defaults mean ± 5·stdev, at
-// least 1); without a stdev but with a min or max, a uniform integer in
-// [Min, Max]; otherwise the constant Mean.
+// Limits that keep a spec from asking for unbounded memory.
+const (
+	maxTokensPerPrompt = 1 << 22 // one prompt, prefix or output length
+	maxSamples         = 1 << 24
+	maxPrefixTotal     = 1 << 24 // tokens over all distinct prefixes
+)
+
+// Dist is a token-length distribution in GuideLLM's terms
+// (guidellm.utils.random.IntegerRangeSampler). Zero fields are unset. With a
+// stdev, a normal distribution around Mean, rounded and clamped to
+// [Min, Max], which default to max(1, Mean−5·Stdev) and Mean+5·Stdev;
+// without a stdev, a uniform integer in [Min, Max], which default to Mean;
+// when the bounds meet, that constant.
 type Dist struct {
 	Mean, Stdev, Min, Max int
 }
 
 // Set reports whether the distribution was given at all.
-func (d Dist) Set() bool { return d.Mean > 0 || d.Min > 0 || d.Max > 0 }
+func (d Dist) Set() bool { return d.Mean > 0 || d.Stdev > 0 || d.Min > 0 || d.Max > 0 }
 
-// Spec is a synthetic data spec (GuideLLM's synthetic_text keys).
-type Spec struct {
-	Prompt  Dist // prompt_tokens, prompt_tokens_stdev/min/max
-	Output  Dist // output_tokens, output_tokens_stdev/min/max; unset = no max_tokens sent
-	Samples int  // samples: number of distinct prompt bodies (0 = one per request)
-	// PrefixTokens and PrefixCount describe a shared system prefix: PrefixCount
-	// distinct prefixes of PrefixTokens tokens, assigned round robin.
-	PrefixTokens int
-	PrefixCount  int
+// Bounds returns the smallest and largest value Sample can return.
+func (d Dist) Bounds() (lo, hi int) {
+	lo, hi = d.Min, d.Max
+	if lo == 0 {
+		lo = d.Mean
+		if d.Stdev > 0 {
+			lo = d.Mean - 5*d.Stdev
+		}
+		lo = max(1, lo)
+	}
+	if hi == 0 {
+		hi = d.Mean + 5*d.Stdev
+	}
+	return lo, hi
 }
 
-// specKeys lists accepted keys, for error messages.
+// Sample draws one length from d (GuideLLM's rule, see Dist). Python's
+// round (half to even) is mirrored by math.RoundToEven.
+func (d Dist) Sample(rng *rand.Rand) int {
+	lo, hi := d.Bounds()
+	switch {
+	case lo >= hi:
+		return lo
+	case d.Stdev == 0:
+		return lo + rng.IntN(hi-lo+1)
+	}
+	v := float64(d.Mean) + rng.NormFloat64()*float64(d.Stdev)
+	return int(math.RoundToEven(max(float64(lo), min(float64(hi), v))))
+}
+
+// String renders d as GuideLLM keys with the given prefix, e.g.
+// "prompt_tokens=256,prompt_tokens_stdev=32".
+func (d Dist) keys(name string) []string {
+	var out []string
+	add := func(suffix string, v int) {
+		if v > 0 {
+			out = append(out, name+suffix+"="+strconv.Itoa(v))
+		}
+	}
+	add("", d.Mean)
+	add("_stdev", d.Stdev)
+	add("_min", d.Min)
+	add("_max", d.Max)
+	return out
+}
+
+// PrefixBucket is one of GuideLLM's prefix_buckets: Count distinct shared
+// system prefixes of Tokens tokens each, used by a share of the requests
+// proportional to Weight.
+type PrefixBucket struct {
+	Weight int `json:"bucket_weight"`
+	Count  int `json:"prefix_count"`
+	Tokens int `json:"prefix_tokens"`
+}
+
+// Spec is a synthetic data spec: GuideLLM's synthetic_text keys.
+type Spec struct {
+	Prompt Dist // prompt_tokens (required), prompt_tokens_stdev/min/max
+	Output Dist // output_tokens, output_tokens_stdev/min/max; unset = no max_tokens sent
+	// Samples is the number of distinct (length, output length, body)
+	// samples; request i uses sample i mod Samples, still with its own
+	// unique marker. 0 draws a new sample for every request.
+	Samples int
+	// PrefixTokens and PrefixCount describe shared system prefixes:
+	// PrefixCount distinct prefixes of PrefixTokens tokens (GuideLLM's
+	// shorthand for a single prefix bucket).
+	PrefixTokens int
+	PrefixCount  int
+	// PrefixBuckets is GuideLLM's general form (JSON only); it excludes
+	// PrefixTokens and PrefixCount.
+	PrefixBuckets []PrefixBucket
+}
+
+// specKeys lists the accepted keys, for error messages.
 var specKeys = []string{
 	"prompt_tokens", "prompt_tokens_stdev", "prompt_tokens_min", "prompt_tokens_max",
 	"output_tokens", "output_tokens_stdev", "output_tokens_min", "output_tokens_max",
-	"samples", "prefix_tokens", "prefix_count",
+	"samples", "prefix_tokens", "prefix_count", "prefix_buckets",
 }
 
-// ParseSpec parses "prompt_tokens=256,output_tokens=128,…" (also accepting
-// GuideLLM's JSON object form {"prompt_tokens":256,…}). Errors name the key
+// ParseSpec parses a synthetic data spec, "prompt_tokens=256,output_tokens=128,…"
+// or GuideLLM's JSON object {"prompt_tokens":256,…}; "kind=synthetic_text" /
+// "kind":"synthetic_text" may be included. Errors are one line naming the key
 // and the accepted form.
 func ParseSpec(s string) (Spec, error) {
+	ps, err := parseParams(s)
+	if err != nil {
+		return Spec{}, err
+	}
+	if p, ok := ps.get("kind"); ok {
+		if p.val != kindSynthetic {
+			return Spec{}, fmt.Errorf("kind=%s is not a synthetic data spec (want kind=%s)", p.val, kindSynthetic)
+		}
+	}
+	return specFromParams(ps)
+}
+
+func specFromParams(ps params) (Spec, error) {
 	var sp Spec
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "{") {
-		var err error
-		if s, err = jsonToKV(s); err != nil {
+	for _, p := range ps {
+		if p.key == "kind" {
+			continue
+		}
+		if p.key == "prefix_buckets" {
+			if err := sp.parseBuckets(p); err != nil {
+				return sp, err
+			}
+			continue
+		}
+		dst := sp.intField(p.key)
+		if dst == nil {
+			return sp, fmt.Errorf("unknown key %q (keys: %s)", p.key, strings.Join(append([]string{"kind"}, specKeys...), ", "))
+		}
+		lo := 1
+		if p.key == "prefix_tokens" {
+			lo = 0
+		}
+		n, err := intParam(p, lo)
+		if err != nil {
 			return sp, err
 		}
+		*dst = n
 	}
-	if s == "" {
-		return sp, fmt.Errorf("data spec is empty: want e.g. prompt_tokens=256,output_tokens=128")
+	return sp, sp.validate()
+}
+
+// intField maps a key to the Spec field it sets.
+func (sp *Spec) intField(key string) *int {
+	switch key {
+	case "prompt_tokens":
+		return &sp.Prompt.Mean
+	case "prompt_tokens_stdev":
+		return &sp.Prompt.Stdev
+	case "prompt_tokens_min":
+		return &sp.Prompt.Min
+	case "prompt_tokens_max":
+		return &sp.Prompt.Max
+	case "output_tokens":
+		return &sp.Output.Mean
+	case "output_tokens_stdev":
+		return &sp.Output.Stdev
+	case "output_tokens_min":
+		return &sp.Output.Min
+	case "output_tokens_max":
+		return &sp.Output.Max
+	case "samples":
+		return &sp.Samples
+	case "prefix_tokens":
+		return &sp.PrefixTokens
+	case "prefix_count":
+		return &sp.PrefixCount
 	}
-	seen := map[string]bool{}
-	for _, part := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return sp, fmt.Errorf("data spec %q: %q is not key=value (keys: %s)", s, part, strings.Join(specKeys, ", "))
-		}
-		if seen[k] {
-			return sp, fmt.Errorf("data spec: key %q given twice", k)
-		}
-		seen[k] = true
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < 0 {
-			return sp, fmt.Errorf("data spec: %s=%q: want a non-negative integer", k, v)
-		}
-		switch k {
-		case "prompt_tokens":
-			sp.Prompt.Mean = n
-		case "prompt_tokens_stdev":
-			sp.Prompt.Stdev = n
-		case "prompt_tokens_min":
-			sp.Prompt.Min = n
-		case "prompt_tokens_max":
-			sp.Prompt.Max = n
-		case "output_tokens":
-			sp.Output.Mean = n
-		case "output_tokens_stdev":
-			sp.Output.Stdev = n
-		case "output_tokens_min":
-			sp.Output.Min = n
-		case "output_tokens_max":
-			sp.Output.Max = n
-		case "samples":
-			sp.Samples = n
-		case "prefix_tokens":
-			sp.PrefixTokens = n
-		case "prefix_count":
-			sp.PrefixCount = n
-		default:
-			return sp, fmt.Errorf("data spec: unknown key %q (keys: %s)", k, strings.Join(specKeys, ", "))
-		}
+	return nil
+}
+
+// intParam parses a non-negative decimal integer ≥ lo.
+func intParam(p param, lo int) (int, error) {
+	want := "a positive integer"
+	if lo == 0 {
+		want = "an integer ≥ 0"
 	}
-	if !sp.Prompt.Set() {
-		return sp, fmt.Errorf("data spec %q: prompt_tokens is required, e.g. prompt_tokens=256,output_tokens=128", s)
+	v := p.val
+	if v == "" || len(v) > 10 || strings.TrimLeft(v, "0123456789") != "" {
+		return 0, fmt.Errorf("%s=%s: want %s", p.key, v, want)
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo {
+		return 0, fmt.Errorf("%s=%s: want %s", p.key, v, want)
+	}
+	return n, nil
+}
+
+func (sp *Spec) parseBuckets(p param) error {
+	const form = `want a JSON list such as [{"bucket_weight":100,"prefix_count":1,"prefix_tokens":256}]`
+	if !p.raw || !strings.HasPrefix(p.val, "[") {
+		return fmt.Errorf("prefix_buckets=%s: %s", p.val, form)
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(p.val)))
+	dec.DisallowUnknownFields()
+	var raw []struct {
+		Weight *int `json:"bucket_weight"`
+		Count  *int `json:"prefix_count"`
+		Tokens *int `json:"prefix_tokens"`
+	}
+	if err := dec.Decode(&raw); err != nil {
+		return fmt.Errorf("prefix_buckets: %s: %s", jsonErr(err), form)
+	}
+	if len(raw) == 0 {
+		return fmt.Errorf("prefix_buckets is empty: %s", form)
+	}
+	for i, b := range raw {
+		pb := PrefixBucket{Weight: 100, Count: 1}
+		if b.Weight != nil {
+			pb.Weight = *b.Weight
+		}
+		if b.Count != nil {
+			pb.Count = *b.Count
+		}
+		if b.Tokens != nil {
+			pb.Tokens = *b.Tokens
+		}
+		if pb.Weight < 1 || pb.Count < 1 || pb.Tokens < 0 || pb.Weight > 1_000_000 || pb.Count > 1_000_000 {
+			return fmt.Errorf("prefix_buckets[%d]: bucket_weight and prefix_count must be positive integers up to 1000000, prefix_tokens ≥ 0", i)
+		}
+		sp.PrefixBuckets = append(sp.PrefixBuckets, pb)
+	}
+	return nil
+}
+
+// validate checks the spec as a whole.
+func (sp *Spec) validate() error {
+	if sp.Prompt.Mean == 0 {
+		return fmt.Errorf("prompt_tokens is required, e.g. prompt_tokens=256,output_tokens=128")
+	}
+	if sp.Output.Mean == 0 && sp.Output.Set() {
+		return fmt.Errorf("output_tokens_stdev/min/max need output_tokens (the mean), e.g. output_tokens=128,output_tokens_max=256")
 	}
 	for _, d := range []struct {
 		name string
 		d    Dist
 	}{{"prompt_tokens", sp.Prompt}, {"output_tokens", sp.Output}} {
-		if d.d.Min > 0 && d.d.Max > 0 && d.d.Min > d.d.Max {
-			return sp, fmt.Errorf("data spec: %s_min=%d is above %s_max=%d", d.name, d.d.Min, d.name, d.d.Max)
+		if !d.d.Set() {
+			continue
+		}
+		lo, hi := d.d.Bounds()
+		if lo > hi {
+			var hints []string
+			if d.d.Max == 0 {
+				hints = append(hints, fmt.Sprintf("with no %s_max the maximum is %s", d.name, boundDefault(d.d.Stdev, "+")))
+			}
+			if d.d.Min == 0 {
+				hints = append(hints, fmt.Sprintf("with no %s_min the minimum is %s", d.name, boundDefault(d.d.Stdev, "-")))
+			}
+			msg := fmt.Sprintf("%s: minimum %d is above maximum %d", d.name, lo, hi)
+			if len(hints) > 0 {
+				msg += " (" + strings.Join(hints, "; ") + ")"
+			}
+			return errors.New(msg)
+		}
+		if hi > maxTokensPerPrompt {
+			return fmt.Errorf("%s: maximum %d is above the supported %d", d.name, hi, maxTokensPerPrompt)
 		}
 	}
-	if sp.PrefixTokens > 0 && sp.PrefixCount == 0 {
-		sp.PrefixCount = 1
+	if sp.Samples > maxSamples {
+		return fmt.Errorf("samples=%d: at most %d", sp.Samples, maxSamples)
 	}
-	return sp, nil
+	if len(sp.PrefixBuckets) > 0 && (sp.PrefixTokens > 0 || sp.PrefixCount > 0) {
+		return fmt.Errorf("prefix_buckets excludes prefix_tokens and prefix_count (GuideLLM's rule)")
+	}
+	if sp.PrefixCount > 0 && sp.PrefixTokens == 0 {
+		return fmt.Errorf("prefix_count=%d needs prefix_tokens, e.g. prefix_tokens=512,prefix_count=%d", sp.PrefixCount, sp.PrefixCount)
+	}
+	total := 0
+	for _, b := range sp.buckets() {
+		if b.Tokens > maxTokensPerPrompt {
+			return fmt.Errorf("prefix_tokens=%d: at most %d", b.Tokens, maxTokensPerPrompt)
+		}
+		total += b.Count * b.Tokens
+		if total > maxPrefixTotal {
+			return fmt.Errorf("prefixes need %d tokens in all (prefix_count × prefix_tokens): at most %d", total, maxPrefixTotal)
+		}
+	}
+	return nil
 }
 
-// String renders the spec back in key=value form, keys in a fixed order.
-func (sp Spec) String() string {
-	var parts []string
-	add := func(k string, v int) {
-		if v > 0 {
-			parts = append(parts, k+"="+strconv.Itoa(v))
-		}
+func boundDefault(stdev int, sign string) string {
+	if stdev > 0 {
+		return "the mean " + sign + " 5·stdev"
 	}
-	add("prompt_tokens", sp.Prompt.Mean)
-	add("prompt_tokens_stdev", sp.Prompt.Stdev)
-	add("prompt_tokens_min", sp.Prompt.Min)
-	add("prompt_tokens_max", sp.Prompt.Max)
-	add("output_tokens", sp.Output.Mean)
-	add("output_tokens_stdev", sp.Output.Stdev)
-	add("output_tokens_min", sp.Output.Min)
-	add("output_tokens_max", sp.Output.Max)
-	add("samples", sp.Samples)
-	add("prefix_tokens", sp.PrefixTokens)
-	add("prefix_count", sp.PrefixCount)
+	return "the mean"
+}
+
+// buckets returns the prefix buckets, the shorthand included; nil when no
+// request has a prefix.
+func (sp Spec) buckets() []PrefixBucket {
+	if len(sp.PrefixBuckets) > 0 {
+		return sp.PrefixBuckets
+	}
+	if sp.PrefixTokens > 0 {
+		return []PrefixBucket{{Weight: 100, Count: max(1, sp.PrefixCount), Tokens: sp.PrefixTokens}}
+	}
+	return nil
+}
+
+// String renders the spec in key=value form, keys in a fixed order, or as
+// GuideLLM's JSON object when it has prefix_buckets (which key=value cannot
+// hold).
+func (sp Spec) String() string {
+	if len(sp.PrefixBuckets) > 0 {
+		return string(sp.guideLLM())
+	}
+	parts := append(sp.Prompt.keys("prompt_tokens"), sp.Output.keys("output_tokens")...)
+	if sp.Samples > 0 {
+		parts = append(parts, "samples="+strconv.Itoa(sp.Samples))
+	}
+	if sp.PrefixTokens > 0 {
+		parts = append(parts, "prefix_tokens="+strconv.Itoa(sp.PrefixTokens))
+	}
+	if sp.PrefixCount > 0 {
+		parts = append(parts, "prefix_count="+strconv.Itoa(sp.PrefixCount))
+	}
 	return strings.Join(parts, ",")
 }
 
-// jsonToKV turns a flat JSON object of integers into key=value form.
-func jsonToKV(s string) (string, error) {
-	var m map[string]json.Number
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
-		return "", fmt.Errorf("data spec %s: want a flat JSON object of integers: %v", s, err)
+// guideLLM returns the spec as GuideLLM's synthetic_text data object, for
+// a report's config.
+func (sp Spec) guideLLM() json.RawMessage {
+	var b bytes.Buffer
+	b.WriteString(`{"kind":"synthetic_text"`)
+	for _, kv := range append(sp.Prompt.keys("prompt_tokens"), sp.Output.keys("output_tokens")...) {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&b, `,%q:%s`, k, v)
 	}
-	out := make([]string, 0, len(m))
-	for k, v := range m {
-		out = append(out, k+"="+v.String())
+	if sp.Samples > 0 {
+		fmt.Fprintf(&b, `,"samples":%d`, sp.Samples)
 	}
-	sort.Strings(out)
-	return strings.Join(out, ","), nil
+	if bk := sp.buckets(); bk != nil {
+		j, _ := json.Marshal(bk)
+		fmt.Fprintf(&b, `,"prefix_buckets":%s`, j)
+	}
+	b.WriteByte('}')
+	return json.RawMessage(b.Bytes())
 }

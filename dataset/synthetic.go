@@ -1,121 +1,265 @@
 package dataset
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
-	"strings"
 
 	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/tokenize"
 )
 
-// Sample draws one length from d (GuideLLM's rule, see Dist).
-func (d Dist) Sample(rng *rand.Rand) int {
-	if d.Stdev > 0 {
-		lo, hi := d.Min, d.Max
-		if lo == 0 {
-			lo = max(1, d.Mean-5*d.Stdev)
-		}
-		if hi == 0 {
-			hi = d.Mean + 5*d.Stdev
-		}
-		v := int(math.Round(float64(d.Mean) + rng.NormFloat64()*float64(d.Stdev)))
-		return max(1, min(hi, max(lo, v)))
-	}
-	if d.Min > 0 || d.Max > 0 {
-		lo, hi := max(1, d.Min), d.Max
-		if hi == 0 {
-			hi = max(lo, d.Mean)
-		}
-		if hi <= lo {
-			return lo
-		}
-		return lo + rng.IntN(hi-lo+1)
-	}
-	return d.Mean
-}
+// bodySpread is how many units the random body has beyond the longest
+// prompt, so that prompts start at many different places in it.
+const bodySpread = 8192
 
-// words are common English words, each a single token (with its leading
-// space) in the BPE vocabularies of the major model families, so a prompt
-// of N words is close to N tokens without a tokenizer.
-var words = strings.Fields(`the of and to in is was for on that with as by at from his her an be this
-which or had are but not have it they were one their all been has when who more there can would
-what about out so some them into time only new other than then its over also could after first
-two most made people any like may way used years world many state these such through where much
-year before back well even between good must life under while part same long last great city
-day still number each music school end both group work public own found high old family known
-music since against during small large without home early place name three second house point
-water power several often however around line form area among next system side country order`)
-
-// Synthetic generates requests from a Spec. Lengths and texts depend only on
-// the seed and the request index, so a run is reproducible. Every prompt
-// starts with a marker unique to its request, so no two requests share a
-// prefix-cache entry by accident; a shared system prefix is only present
-// when prefix_tokens asks for one.
+// Synthetic generates requests from a Spec. Lengths, texts and prefixes
+// depend only on the seed and the request index, so runs are reproducible.
+// Every user prompt opens with a marker unique to its request (and round),
+// so no two requests share a cache prefix by accident; a shared system
+// prefix exists only when prefix_tokens or prefix_buckets asks for one.
 //
-// Without a tokenizer, token counts are approximate: one common word is
-// about one token in the major BPE vocabularies, and the marker adds a
-// few. RequestedPromptTokens records the target.
+// With a tokenizer (NewExactSynthetic) every prompt has exactly the sampled
+// number of tokens: Request.PromptTokens equals TargetPromptTokens and a
+// fresh Encode of Request.Text(). Without one (NewSynthetic) the prompt is
+// that many common English words, approximately that many tokens, and
+// PromptTokens is -1.
+//
+// Request(i) never runs out; it costs one text build and loadgen.NewRequest
+// (no tokenization). Synthetic is safe for concurrent use.
 type Synthetic struct {
 	spec     Spec
 	seed     uint64
-	bodies   []string
-	prefixes []string
+	gen      *textGen
+	exact    bool
+	prefixes []prefixText // distinct prefixes, bucket by bucket
+	buckets  []bucketRef
+	totalW   float64
+	pool     []draw // spec.Samples draws; nil draws per request
 }
 
-// NewSynthetic prepares a synthetic source.
+type prefixText struct {
+	text   string // system message
+	tokens int    // tokens it adds to Request.Text(): its own and the join's
+}
+
+// bucketRef locates a prefix bucket's prefixes in Synthetic.prefixes.
+type bucketRef struct {
+	first, count int // count 0: requests of this bucket have no prefix
+	cumW         float64
+}
+
+// draw is what request (or sample) k asked for.
+type draw struct {
+	n, out, off, prefix int // prompt tokens (user part), max_tokens or -1, body offset, prefix index or -1
+}
+
+// NewSynthetic returns an approximate synthetic source (no tokenizer): each
+// prompt is the sampled number of common English words.
 func NewSynthetic(spec Spec, seed uint64) *Synthetic {
-	s := &Synthetic{spec: spec, seed: seed}
-	if spec.Samples > 0 {
-		s.bodies = make([]string, spec.Samples)
-		for i := range s.bodies {
-			rng := s.rng(uint64(i), 1)
-			s.bodies[i] = text(rng, spec.Prompt.Sample(rng))
-		}
-	}
-	for i := 0; i < spec.PrefixCount && spec.PrefixTokens > 0; i++ {
-		s.prefixes = append(s.prefixes, text(s.rng(uint64(i), 2), spec.PrefixTokens))
+	s, err := newSynthetic(spec, approxVocab(), seed)
+	if err != nil { // approximate mode has no failing checks
+		panic(err)
 	}
 	return s
 }
 
-func (s *Synthetic) rng(i, stream uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(s.seed^0x9e3779b97f4a7c15*stream, i))
+// NewExactSynthetic returns a synthetic source whose prompts have exactly the
+// sampled number of tokens for tok. It selects and proves the vocabulary
+// (see the package documentation), builds the prompt body and the shared
+// prefixes, and re-encodes the first requests as a final check: tens of
+// milliseconds for common specs. It fails when the tokenizer does not allow
+// exact prompts or a prefix is too short to hold the join.
+func NewExactSynthetic(spec Spec, tok *tokenize.Tokenizer, seed uint64) (*Synthetic, error) {
+	if tok == nil {
+		return nil, fmt.Errorf("exact synthetic data needs a tokenizer")
+	}
+	if err := spec.validate(); err != nil {
+		return nil, err
+	}
+	v, err := newExactVocab(tok, spec.buckets() != nil)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newSynthetic(spec, v, seed)
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range []uint64{0, 1, 2, 1<<31 - 1} {
+		if err := s.Check(0, i); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
-// Request returns the i-th request. It never runs out.
-func (s *Synthetic) Request(i uint64) (*loadgen.Request, bool) {
-	rng := s.rng(i, 3)
-	var body string
-	var n int
-	if s.bodies != nil {
-		body = s.bodies[i%uint64(len(s.bodies))]
-		n = strings.Count(body, " ")
-	} else {
-		n = s.spec.Prompt.Sample(rng)
-		body = text(rng, n)
+func newSynthetic(spec Spec, v *vocab, seed uint64) (*Synthetic, error) {
+	s := &Synthetic{spec: spec, seed: seed, exact: v.tok != nil}
+	_, maxN := spec.Prompt.Bounds()
+	longest := maxN
+	for _, b := range spec.buckets() {
+		longest = max(longest, b.Tokens)
 	}
-	out := -1
+	s.gen = newTextGen(v, longest+bodySpread, seed)
+	if err := s.gen.verifyBody(); err != nil {
+		return nil, err
+	}
+	if err := s.buildPrefixes(); err != nil {
+		return nil, err
+	}
+	if spec.Samples > 0 {
+		s.pool = make([]draw, spec.Samples)
+		for k := range s.pool {
+			s.pool[k] = s.draw(uint64(k))
+		}
+	}
+	return s, nil
+}
+
+// buildPrefixes makes every distinct system prefix: a marker for its index,
+// body units and the tail unit, so that with the join it has exactly the
+// bucket's prefix_tokens tokens.
+func (s *Synthetic) buildPrefixes() error {
+	v := s.gen.v
+	sep := v.sepTokens()
+	rng := rand.New(rand.NewPCG(s.seed, 0x707265666978))
+	for _, b := range s.spec.buckets() {
+		ref := bucketRef{first: len(s.prefixes)}
+		if b.Tokens > 0 {
+			ref.count = b.Count
+			units := b.Tokens - sep // prefix units including the tail
+			if units < 2 {
+				if s.exact {
+					return fmt.Errorf("prefix_tokens=%d is too short: with tokenizer %s a system prefix and its blank-line join need at least %d tokens", b.Tokens, v.tok.Name(), sep+2)
+				}
+				units = 2
+			}
+			for range b.Count {
+				p := len(s.prefixes)
+				off := rng.IntN(s.gen.bodyUnits() - units + 2)
+				buf := s.gen.appendUnits(nil, uint64(p)+1<<48, ctxStart, units-1, off)
+				text := string(append(append(buf, v.tail...), v.pad...))
+				if s.exact {
+					if got := v.tok.Count(text + joinSep); got != b.Tokens {
+						return fmt.Errorf("tokenizer %s: system prefix %d encodes to %d tokens, not %d", v.tok.Name(), p, got, b.Tokens)
+					}
+				}
+				s.prefixes = append(s.prefixes, prefixText{text: text, tokens: b.Tokens})
+			}
+		}
+		s.totalW += float64(b.Weight)
+		ref.cumW = s.totalW
+		s.buckets = append(s.buckets, ref)
+	}
+	return nil
+}
+
+// draw samples request (or sample) k.
+func (s *Synthetic) draw(k uint64) draw {
+	rng := rand.New(rand.NewPCG(s.seed^0x73796e746865, k))
+	d := draw{n: s.spec.Prompt.Sample(rng), out: -1, prefix: -1}
 	if s.spec.Output.Set() {
-		out = s.spec.Output.Sample(rng)
+		d.out = s.spec.Output.Sample(rng)
 	}
-	system := ""
-	if len(s.prefixes) > 0 {
-		system = s.prefixes[i%uint64(len(s.prefixes))]
+	d.off = rng.IntN(s.gen.bodyUnits() - d.n + 1)
+	switch len(s.buckets) {
+	case 0:
+	case 1:
+		if b := s.buckets[0]; b.count > 0 {
+			d.prefix = b.first + int(k%uint64(b.count))
+		}
+	default:
+		// A low-discrepancy point picks the bucket in proportion to its
+		// weight; within a bucket, prefixes take turns.
+		_, frac := math.Modf(float64(k) * 0.6180339887498949)
+		u := frac * s.totalW
+		for _, b := range s.buckets {
+			if u < b.cumW {
+				if b.count > 0 {
+					d.prefix = b.first + int(k%uint64(b.count))
+				}
+				break
+			}
+		}
 	}
-	prompt := "[" + strconv.FormatUint(i, 10) + "]" + body
-	r := loadgen.NewRequest(system, prompt, out)
-	r.TargetPromptTokens = n
-	return r, true
+	return d
 }
 
-// text returns n words drawn from rng, each preceded by a space.
-func text(rng *rand.Rand, n int) string {
-	var b strings.Builder
-	b.Grow(n * 6)
-	for range n {
-		b.WriteByte(' ')
-		b.WriteString(words[rng.IntN(len(words))])
+// Request returns request i of round 0. It never runs out.
+func (s *Synthetic) Request(i uint64) (*loadgen.Request, bool) {
+	return s.request(0, i), true
+}
+
+// Round returns a source whose requests have the same lengths as this one's
+// but markers of their own, so that benchmarks of a sweep (which all start
+// at request 0) never share a cache prefix with each other. Round(0) is s.
+func (s *Synthetic) Round(r uint32) loadgen.Source {
+	if r == 0 {
+		return s
 	}
-	return b.String()
+	return roundSource{s, r}
+}
+
+type roundSource struct {
+	s *Synthetic
+	r uint32
+}
+
+func (rs roundSource) Request(i uint64) (*loadgen.Request, bool) {
+	return rs.s.request(rs.r, i), true
+}
+
+func (s *Synthetic) request(round uint32, i uint64) *loadgen.Request {
+	var d draw
+	if s.pool != nil {
+		d = s.pool[i%uint64(len(s.pool))]
+	} else {
+		d = s.draw(i)
+	}
+	ctx, system, pt := ctxStart, "", 0
+	if d.prefix >= 0 {
+		p := s.prefixes[d.prefix]
+		ctx, system, pt = ctxJoin, p.text, p.tokens
+	}
+	prompt := s.gen.text(markerValue(round, i), ctx, d.n, d.off)
+	r := loadgen.NewRequest(system, prompt, d.out)
+	r.TargetPromptTokens = pt + d.n
+	if s.exact {
+		r.PromptTokens = r.TargetPromptTokens
+	}
+	return r
+}
+
+// Marker values: the first markerRounds rounds of markerRequests requests
+// each share one marker width class, in which markers are all distinct,
+// so no two of those requests share their first marker-width tokens.
+// Beyond, values move to wider classes, where a shared start is merely
+// improbable.
+const (
+	markerRequests = 1 << 22
+	markerRounds   = minMarkerValues / markerRequests
+)
+
+func markerValue(round uint32, i uint64) uint64 {
+	if round < markerRounds && i < markerRequests {
+		return uint64(round)*markerRequests + i
+	}
+	return minMarkerValues + (uint64(round)<<40 | i)
+}
+
+// Exact reports whether prompt token counts are exact (a tokenizer was given).
+func (s *Synthetic) Exact() bool { return s.exact }
+
+// Check re-encodes request i of round r with the tokenizer and compares the
+// count with PromptTokens. It is the test of exactness; it costs a full
+// encode, so it is not on the request path. Approximate sources always pass.
+func (s *Synthetic) Check(round uint32, i uint64) error {
+	if !s.exact {
+		return nil
+	}
+	r := s.request(round, i)
+	if got := s.gen.v.tok.Count(r.Text()); got != r.PromptTokens {
+		return fmt.Errorf("tokenizer %s: request %d (round %d) encodes to %d tokens, not %d", s.gen.v.tok.Name(), i, round, got, r.PromptTokens)
+	}
+	return nil
 }

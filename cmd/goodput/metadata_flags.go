@@ -182,7 +182,17 @@ func specLengths(sp dataset.Spec) (isl, osl float64) {
 	// A spec always gives the mean of a length it sets (the bounds and
 	// stdev shape the distribution around it).
 	isl = float64(sp.Prompt.Mean)
-	if sp.PrefixTokens > 0 {
+	switch {
+	case len(sp.PrefixBuckets) > 0:
+		var w, sum float64
+		for _, b := range sp.PrefixBuckets {
+			w += float64(b.Weight)
+			sum += float64(b.Weight) * float64(b.Tokens)
+		}
+		if w > 0 {
+			isl += sum / w
+		}
+	case sp.PrefixTokens > 0:
 		isl += float64(sp.PrefixTokens)
 	}
 	return isl, float64(sp.Output.Mean)

@@ -1,0 +1,158 @@
+package dataset
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// oneLine fails when err spans several lines.
+func oneLine(t *testing.T, err error) {
+	t.Helper()
+	if err != nil && strings.ContainsAny(err.Error(), "\n\r") {
+		t.Fatalf("error spans lines: %q", err)
+	}
+}
+
+func FuzzParseSpec(f *testing.F) {
+	for _, s := range []string{
+		"prompt_tokens=256,output_tokens=128",
+		"kind=synthetic_text,prompt_tokens=10,prompt_tokens_stdev=2,prompt_tokens_min=5,prompt_tokens_max=20,samples=7",
+		"prompt_tokens=100,prefix_tokens=512,prefix_count=4",
+		`{"prompt_tokens":64,"prefix_buckets":[{"bucket_weight":2,"prefix_count":2,"prefix_tokens":100}]}`,
+		`{"prompt_tokens": "1", "output_tokens": 2.0}`,
+		"promt_tokens=1", "=,=", "{", `{"a":{"b":[1,{}]}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sp, err := ParseSpec(s)
+		oneLine(t, err)
+		if err != nil {
+			return
+		}
+		back, err := ParseSpec(sp.String())
+		if err != nil || !reflect.DeepEqual(back, sp) {
+			t.Fatalf("ParseSpec(%q) = %+v; String() %q parses to %+v, %v", s, sp, sp.String(), back, err)
+		}
+		// A valid spec always builds an (approximate) source.
+		if sp.Prompt.Mean <= 4096 {
+			r, _ := NewSynthetic(sp, 1).Request(3)
+			if r.TargetPromptTokens < 1 {
+				t.Fatalf("target %d", r.TargetPromptTokens)
+			}
+		}
+	})
+}
+
+func FuzzParseColumnMapper(f *testing.F) {
+	for _, s := range []string{
+		`{"text_column":"question","output_tokens_count_column":"max_len"}`,
+		`{"kind":"generative_column_mapper","column_mappings":{"text_column":["0.q","question"]}}`,
+		"text_column=q,prefix_column=sys", `{"column_mappings":{}}`, "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		_, err := ParseColumnMapper(s)
+		oneLine(t, err)
+	})
+}
+
+// fuzzFile runs a data file's contents through everything Open does after
+// reading it, without a tokenizer.
+func fuzzFile(f *testing.F, format string, seeds []string) {
+	for _, s := range seeds {
+		f.Add(s, "")
+	}
+	f.Add(seeds[0], `{"text_column":"q","prefix_column":"s","output_tokens_count_column":"n"}`)
+	f.Fuzz(func(t *testing.T, data, mapper string) {
+		m, err := ParseColumnMapper(mapper)
+		if err != nil {
+			return
+		}
+		d, err := openFileData("f."+format, "", fileData{data: []byte(data), format: format}, m, Options{Samples: 50})
+		oneLine(t, err)
+		if err != nil {
+			return
+		}
+		n := d.Source.(*List).Len()
+		if n == 0 || n > 50 || d.Description.Requests != n {
+			t.Fatalf("%d requests, description %d", n, d.Description.Requests)
+		}
+		for i := range uint64(n) {
+			r, ok := d.Source.Request(i)
+			if !ok || len(r.Messages) == 0 || strings.TrimSpace(r.Messages[len(r.Messages)-1].Content) == "" {
+				t.Fatalf("request %d: %+v, %v", i, r, ok)
+			}
+		}
+	})
+}
+
+func FuzzReadJSONL(f *testing.F) {
+	fuzzFile(f, formatJSONL, []string{
+		`{"prompt":"a","system":"s","output_tokens_count":3}` + "\n" + `{"prompt":"b"}`,
+		`{"conversations":[{"from":"system","value":"s"},{"from":"human","value":"q"},{"from":"gpt","value":"a"}]}`,
+		`{"messages":[{"role":"user","content":"hi"}]}`,
+		`{"q":"x","s":"y","n":"4"}`,
+		`{"prompt_0":"a","prompt_1":"b"}`,
+	})
+}
+
+func FuzzReadJSON(f *testing.F) {
+	fuzzFile(f, formatJSON, []string{
+		`[{"prompt":"a"},{"prompt":"b","prompt_tokens_count":2}]`,
+		`{"data":[{"instruction":"x"}]}`,
+		`{"meta":1,"rows":[{"text":"t"}]}`,
+		string(mustReadF(f, "testdata/sharegpt.json")),
+	})
+}
+
+func FuzzReadCSV(f *testing.F) {
+	fuzzFile(f, formatCSV, []string{
+		string(mustReadF(f, "testdata/prompts.csv")),
+		"prompt\nhello\n",
+		"q,s,n\nx,y,3\n",
+		"a,\"b\nc\",d\n1,2,3\n",
+	})
+}
+
+func FuzzReadText(f *testing.F) {
+	fuzzFile(f, formatText, []string{"one\ntwo\r\n\nthree", "\n\n", "x"})
+}
+
+func FuzzReadTrace(f *testing.F) {
+	f.Add(string(mustReadF(f, "testdata/mooncake.jsonl")), int64(0))
+	f.Add(`{"timestamp": 1.5, "input_length": 3, "output_length": 2}`, int64(1))
+	f.Add("timestamp,input_length,output_length\n0,5,5\n1,6,6\n", int64(2))
+	f.Fuzz(func(t *testing.T, data string, mode int64) {
+		format := []string{formatJSONL, formatJSON, formatCSV}[uint64(mode)%3]
+		ta := traceArgs{hash: int(uint64(mode) / 3 % 3), blockSize: int(uint64(mode)/9%600) + 1, unit: "ms"}
+		ta.cols.setDefaults()
+		d, err := openTraceData("t."+format, ta, fileData{data: []byte(data), format: format}, Options{})
+		oneLine(t, err)
+		if err != nil {
+			return
+		}
+		tr := d.Source.(*Trace)
+		if len(d.Schedule) != tr.Len() || tr.Len() == 0 {
+			t.Fatalf("schedule of %d for %d requests", len(d.Schedule), tr.Len())
+		}
+		for i := 1; i < len(d.Schedule); i++ {
+			if d.Schedule[i] < d.Schedule[i-1] || d.Schedule[0] != 0 {
+				t.Fatalf("schedule not sorted from 0: %v", d.Schedule)
+			}
+		}
+		if tr.rows[0].in <= 1<<16 {
+			r, ok := tr.Request(0)
+			if !ok || r.TargetPromptTokens != tr.rows[0].in || len(strings.Fields(r.Text())) != tr.rows[0].in {
+				t.Fatalf("request 0: %d words for input_length %d", len(strings.Fields(r.Text())), tr.rows[0].in)
+			}
+		}
+	})
+}
+
+func mustReadF(f *testing.F, p string) []byte {
+	f.Helper()
+	return mustRead(f, p)
+}

@@ -1,0 +1,514 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/tokenize"
+)
+
+// Options configures Open.
+type Options struct {
+	// Tokenizer builds exact synthetic prompts and counts file prompts. Nil:
+	// synthetic prompts are approximate (common words) and file prompts
+	// have unknown token counts (PromptTokens -1).
+	Tokenizer *tokenize.Tokenizer
+	// Seed makes synthetic data, shuffling and sampling reproducible.
+	Seed uint64
+	// Samples limits the requests: the first Samples rows of a file or
+	// trace (after shuffling), or a synthetic source that ends after
+	// Samples requests. 0 means all rows, or no end.
+	Samples int
+	// Shuffle shuffles the rows of a data file with Seed.
+	Shuffle bool
+	// ColumnMapper is a --data-column-mapper value (see ParseColumnMapper);
+	// empty means GuideLLM's default column names.
+	ColumnMapper string
+	// Trace reads a file given by path as a replay trace (timestamp,
+	// input_length, output_length, and hash_ids when present), for
+	// --rate-type replay. kind=trace_synthetic and kind=mooncake imply it.
+	Trace bool
+	// TimeScale multiplies the trace's time offsets (0 means 1): 0.5
+	// replays twice as fast.
+	TimeScale float64
+}
+
+// Dataset is an opened --data value.
+type Dataset struct {
+	// Source hands out the requests. Finite sources (files, traces, a
+	// Samples limit) also implement Len() int; synthetic sources without a
+	// limit never end.
+	Source loadgen.Source
+	// Schedule holds a trace's send offsets (relative to the first request,
+	// time-scaled), for loadgen.Strategy{Kind: Replay, Schedule: …}; nil
+	// for other data.
+	Schedule    []time.Duration
+	Description Description
+
+	synth *Synthetic
+	limit int
+}
+
+// Round returns the source for benchmark r of a sweep. Synthetic prompts get
+// markers of their own in every round, so a benchmark never hits the cache
+// entries of an earlier one; files and traces replay the same requests.
+func (d *Dataset) Round(r int) loadgen.Source {
+	if d.synth == nil || r <= 0 {
+		return d.Source
+	}
+	src := d.synth.Round(uint32(r))
+	if d.limit > 0 {
+		return limited{src, d.limit}
+	}
+	return src
+}
+
+// limited ends a source after n requests.
+type limited struct {
+	src loadgen.Source
+	n   int
+}
+
+func (l limited) Request(i uint64) (*loadgen.Request, bool) {
+	if i >= uint64(l.n) {
+		return nil, false
+	}
+	return l.src.Request(i)
+}
+
+func (l limited) Len() int { return l.n }
+
+// dataForms is the accepted-forms hint of --data errors.
+const dataForms = "want a spec such as prompt_tokens=256,output_tokens=128, a .jsonl, .json, .csv or .txt file, or kind=synthetic_text|json_file|csv_file|text_file|trace_synthetic|mooncake,…"
+
+// Open opens a --data value:
+//
+//   - a synthetic spec: prompt_tokens=256,output_tokens=128,… or the JSON
+//     object {"prompt_tokens":256,…} (see ParseSpec);
+//   - a data file path: .jsonl, .json, .csv or .txt (optionally .gz), the
+//     type taken from the extension, or sniffed for JSON; with opts.Trace,
+//     a replay trace;
+//   - GuideLLM's v0.7 data objects, flat or JSON: kind=synthetic_text,…;
+//     kind=json_file,path=…; kind=csv_file,path=…; kind=text_file,path=…;
+//     kind=trace_synthetic,path=…[,timestamp_column=…,prompt_tokens_column=…,
+//     output_tokens_column=…,timestamp_unit=s|ms|us]; and
+//     kind=mooncake,path=…[,hash_ids_column=…,hash_id_block_size=512].
+//
+// Errors are one line naming the key, file and line, or column at fault.
+func Open(value string, opts Options) (*Dataset, error) {
+	if opts.Samples < 0 {
+		return nil, fmt.Errorf("samples=%d: want a count ≥ 0", opts.Samples)
+	}
+	if s := opts.TimeScale; s < 0 || math.IsNaN(s) || math.IsInf(s, 0) {
+		return nil, fmt.Errorf("time scale %v: want a positive number", s)
+	}
+	mapper, err := ParseColumnMapper(opts.ColumnMapper)
+	if err != nil {
+		return nil, fmt.Errorf("--data-column-mapper: %v", err)
+	}
+	v := strings.TrimSpace(value)
+	if v == "" {
+		return nil, fmt.Errorf("empty value: %s", dataForms)
+	}
+	if !strings.HasPrefix(v, "{") {
+		fi, err := os.Stat(v)
+		switch {
+		case err == nil && !fi.IsDir():
+			if opts.Trace {
+				return openTrace(v, traceArgs{hash: hashAuto, blockSize: DefaultBlockSize, unit: "ms"}, mapper, opts)
+			}
+			return openFile(v, "", mapper, opts)
+		case err == nil:
+			return nil, fmt.Errorf("%s is a directory: %s", v, dataForms)
+		case !strings.Contains(v, "="):
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%s: no such file, and not a data spec: %s", v, dataForms)
+			}
+			return nil, fmt.Errorf("%s: %v", v, errors.Unwrap(err))
+		}
+	}
+	ps, err := parseParams(v)
+	if err != nil {
+		return nil, err
+	}
+	kind, err := ps.str("kind")
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case "", kindSynthetic:
+		if opts.Trace {
+			return nil, fmt.Errorf("replay needs a trace file (timestamp, input_length, output_length), not synthetic data")
+		}
+		spec, err := specFromParams(ps)
+		if err != nil {
+			return nil, err
+		}
+		return openSynthetic(spec, opts)
+	case kindJSON, kindCSV, kindText:
+		if err := ps.check([]string{"kind", "path"}); err != nil {
+			return nil, fmt.Errorf("kind=%s: %v", kind, err)
+		}
+		path, err := ps.str("path")
+		if err != nil || path == "" {
+			return nil, fmt.Errorf("kind=%s needs path=FILE", kind)
+		}
+		if opts.Trace {
+			return openTrace(path, traceArgs{hash: hashAuto, blockSize: DefaultBlockSize, unit: "ms"}, mapper, opts)
+		}
+		return openFile(path, kind, mapper, opts)
+	case kindTrace, kindMooncake:
+		ta, err := traceParams(kind, ps)
+		if err != nil {
+			return nil, err
+		}
+		return openTrace(ta.path, ta, nil, opts)
+	}
+	return nil, fmt.Errorf("kind=%s is not supported (kinds: %s, %s, %s, %s, %s, %s)", kind, kindSynthetic, kindJSON, kindCSV, kindText, kindTrace, kindMooncake)
+}
+
+// Hash id handling of a trace.
+const (
+	hashAuto = iota // use hash ids when the column exists
+	hashNo
+	hashYes
+)
+
+// traceArgs are a trace's settings.
+type traceArgs struct {
+	path      string
+	cols      traceColumns
+	hash      int
+	blockSize int
+	unit      string
+}
+
+func traceParams(kind string, ps params) (traceArgs, error) {
+	ta := traceArgs{hash: hashNo, blockSize: DefaultBlockSize, unit: "ms"}
+	keys := []string{"kind", "path", "timestamp_column", "prompt_tokens_column", "output_tokens_column", "timestamp_unit"}
+	if kind == kindMooncake {
+		ta.hash = hashYes
+		keys = append(keys, "hash_ids_column", "hash_id_block_size")
+	}
+	if err := ps.check(keys); err != nil {
+		return ta, fmt.Errorf("kind=%s: %v", kind, err)
+	}
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"path", &ta.path}, {"timestamp_column", &ta.cols.Timestamp}, {"prompt_tokens_column", &ta.cols.Input},
+		{"output_tokens_column", &ta.cols.Output}, {"hash_ids_column", &ta.cols.HashIDs}, {"timestamp_unit", &ta.unit}} {
+		v, err := ps.str(f.key)
+		if err != nil {
+			return ta, fmt.Errorf("kind=%s: %v", kind, err)
+		}
+		if v != "" {
+			*f.dst = v
+		}
+	}
+	if ta.path == "" {
+		return ta, fmt.Errorf("kind=%s needs path=FILE", kind)
+	}
+	if _, ok := timeUnits[ta.unit]; !ok {
+		return ta, fmt.Errorf("kind=%s: timestamp_unit=%s: want s, ms or us", kind, ta.unit)
+	}
+	if p, ok := ps.get("hash_id_block_size"); ok {
+		n, err := intParam(p, 1)
+		if err != nil {
+			return ta, fmt.Errorf("kind=%s: %v", kind, err)
+		}
+		ta.blockSize = n
+	}
+	return ta, nil
+}
+
+func openSynthetic(spec Spec, opts Options) (*Dataset, error) {
+	if opts.Shuffle {
+		return nil, fmt.Errorf("shuffle applies to data files, not to synthetic data")
+	}
+	var s *Synthetic
+	var err error
+	if opts.Tokenizer != nil {
+		s, err = NewExactSynthetic(spec, opts.Tokenizer, opts.Seed)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		s = NewSynthetic(spec, opts.Seed)
+	}
+	d := &Dataset{Source: s, synth: s, limit: opts.Samples}
+	if opts.Samples > 0 {
+		d.Source = limited{s, opts.Samples}
+	}
+	desc := Description{Kind: kindSynthetic, Spec: spec.String(), Requests: opts.Samples, Seed: opts.Seed,
+		Samples: opts.Samples, GuideLLM: spec.guideLLM()}
+	desc.setTokenizer(opts.Tokenizer, s.exact)
+	desc.PromptTokens, desc.OutputTokens = s.stats(statsCount(opts.Samples, spec.Samples))
+	d.Description = desc
+	return d, nil
+}
+
+// statsRequests is how many requests of an unbounded synthetic source the
+// description's statistics cover.
+const statsRequests = 1000
+
+func statsCount(limit, samples int) int {
+	switch {
+	case limit > 0:
+		return limit
+	case samples > 0:
+		return samples
+	}
+	return statsRequests
+}
+
+// stats returns the prompt and output token statistics of the first n
+// requests (prompt tokens: prefix and join included).
+func (s *Synthetic) stats(n int) (prompt, output TokenStats) {
+	var ps, os statsAcc
+	for i := range n {
+		var d draw
+		if s.pool != nil {
+			d = s.pool[i%len(s.pool)]
+		} else {
+			d = s.draw(uint64(i))
+		}
+		pt := d.n
+		if d.prefix >= 0 {
+			pt += s.prefixes[d.prefix].tokens
+		}
+		ps.add(pt)
+		if d.out >= 0 {
+			os.add(d.out)
+		}
+	}
+	return ps.stats(), os.stats()
+}
+
+func openFile(path, kind string, mapper ColumnMapper, opts Options) (*Dataset, error) {
+	fd, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return openFileData(path, kind, fd, mapper, opts)
+}
+
+// openFileData builds a file dataset from the file's contents.
+func openFileData(path, kind string, fd fileData, mapper ColumnMapper, opts Options) (*Dataset, error) {
+	format := fd.format
+	switch kind {
+	case kindCSV:
+		format = formatCSV
+	case kindText:
+		format = formatText
+	case kindJSON:
+		if format != formatJSONL {
+			format = sniffFormat(fd.data)
+		}
+	default:
+		if format == "" {
+			format = sniffFormat(fd.data)
+		}
+	}
+	if format == "" {
+		return nil, fmt.Errorf("%s: unknown file type: name it .jsonl, .json, .csv or .txt, or use kind=json_file|csv_file|text_file,path=…", path)
+	}
+	t, err := parseTable(path, format, fd.data)
+	if err != nil {
+		return nil, err
+	}
+	mp, err := resolveMapping(t, mapper)
+	if err != nil {
+		return nil, err
+	}
+	rows, skipped, err := extractRows(t, mp)
+	if err != nil {
+		return nil, err
+	}
+	rows = selectRows(rows, opts.Shuffle, opts.Seed, opts.Samples)
+	reqs := buildRequests(rows, opts.Tokenizer)
+	desc := Description{Kind: guideLLMFileKind(format), Path: path, Format: format, SHA256: fd.sha256,
+		Requests: len(reqs), Skipped: skipped, Columns: mp.columns(), Seed: opts.Seed, Shuffle: opts.Shuffle, Samples: opts.Samples}
+	desc.GuideLLM = fileObject(desc.Kind, path)
+	desc.setTokenizer(opts.Tokenizer, opts.Tokenizer != nil)
+	if opts.Tokenizer == nil {
+		desc.Counts = countsUnknown
+	}
+	var ps, os statsAcc
+	for _, r := range reqs {
+		if r.PromptTokens >= 0 {
+			ps.add(r.PromptTokens)
+		} else if r.TargetPromptTokens >= 0 {
+			ps.add(r.TargetPromptTokens)
+		}
+		if r.MaxTokens >= 0 {
+			os.add(r.MaxTokens)
+		}
+	}
+	desc.PromptTokens, desc.OutputTokens = ps.stats(), os.stats()
+	return &Dataset{Source: &List{reqs: reqs}, Description: desc}, nil
+}
+
+func guideLLMFileKind(format string) string {
+	switch format {
+	case formatCSV:
+		return kindCSV
+	case formatText:
+		return kindText
+	}
+	return kindJSON
+}
+
+func fileObject(kind, path string) []byte {
+	return []byte(`{"kind":` + strconv.Quote(kind) + `,"path":` + jsonString(path) + `}`)
+}
+
+func openTrace(path string, ta traceArgs, mapper ColumnMapper, opts Options) (*Dataset, error) {
+	if opts.Shuffle {
+		return nil, fmt.Errorf("shuffle does not apply to a trace: its order is its timestamps")
+	}
+	ta.path = path
+	if mapper != nil {
+		for role, dst := range map[string]*string{roleTimestamp: &ta.cols.Timestamp, rolePromptCount: &ta.cols.Input, roleOutputCount: &ta.cols.Output} {
+			if names := mapper[role]; len(names) > 0 {
+				*dst = names[0]
+			}
+		}
+		for role := range mapper {
+			if role != roleTimestamp && role != rolePromptCount && role != roleOutputCount {
+				return nil, fmt.Errorf("--data-column-mapper: %s does not apply to a trace (roles: %s, %s, %s)", role, roleTimestamp, rolePromptCount, roleOutputCount)
+			}
+		}
+	}
+	ta.cols.setDefaults()
+	fd, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return openTraceData(path, ta, fd, opts)
+}
+
+// openTraceData builds a trace dataset from the file's contents.
+func openTraceData(path string, ta traceArgs, fd fileData, opts Options) (*Dataset, error) {
+	format := fd.format
+	if format == "" || format == formatText {
+		format = sniffFormat(fd.data)
+	}
+	if format == "" {
+		return nil, fmt.Errorf("%s: unknown trace file type: want JSON Lines (.jsonl), JSON or CSV", path)
+	}
+	t, err := parseTable(path, format, fd.data)
+	if err != nil {
+		return nil, err
+	}
+	useHash := ta.hash == hashYes
+	if ta.hash == hashAuto {
+		_, useHash = t.index[ta.cols.HashIDs]
+	}
+	rows, err := readTrace(t, ta.cols, useHash, ta.blockSize)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Samples > 0 && opts.Samples < len(rows) {
+		rows = rows[:opts.Samples]
+	}
+	tr, err := newTrace(rows, useHash, ta.blockSize, opts)
+	if err != nil {
+		return nil, err
+	}
+	scale := opts.TimeScale
+	if scale == 0 {
+		scale = 1
+	}
+	sched := tr.schedule(timeUnits[ta.unit], scale)
+	kind := kindTrace
+	if useHash {
+		kind = kindMooncake
+	}
+	desc := Description{Kind: kind, Path: path, Format: format, SHA256: fd.sha256, Requests: len(rows), Seed: opts.Seed,
+		Samples: opts.Samples, TimestampUnit: ta.unit, TimeScale: scale, Span: sched[len(sched)-1],
+		Columns: map[string]string{roleTimestamp: ta.cols.Timestamp, rolePromptCount: ta.cols.Input, roleOutputCount: ta.cols.Output}}
+	if useHash {
+		desc.BlockSize = ta.blockSize
+		desc.Columns["hash_ids_column"] = ta.cols.HashIDs
+	}
+	desc.GuideLLM = traceObject(kind, path, ta, useHash)
+	desc.setTokenizer(opts.Tokenizer, tr.exact)
+	var ps, os statsAcc
+	for _, r := range rows {
+		ps.add(r.in)
+		os.add(r.out)
+	}
+	desc.PromptTokens, desc.OutputTokens = ps.stats(), os.stats()
+	return &Dataset{Source: tr, Schedule: sched, Description: desc}, nil
+}
+
+// newTrace prepares the prompt generator for rows and, in exact mode,
+// re-encodes the first, last and longest prompts.
+func newTrace(rows []traceRow, useHash bool, blockSize int, opts Options) (*Trace, error) {
+	v := approxVocab()
+	if opts.Tokenizer != nil {
+		var err error
+		if v, err = newExactVocab(opts.Tokenizer, false); err != nil {
+			return nil, err
+		}
+	}
+	longest, li := 0, 0
+	for i, r := range rows {
+		if r.in > longest {
+			longest, li = r.in, i
+		}
+	}
+	need := longest
+	if useHash {
+		need = blockSize
+	}
+	tr := &Trace{rows: rows, exact: opts.Tokenizer != nil, seed: opts.Seed, gen: newTextGen(v, need+bodySpread, opts.Seed)}
+	if useHash {
+		tr.blockSize = blockSize
+	}
+	if err := tr.gen.verifyBody(); err != nil {
+		return nil, err
+	}
+	for _, i := range []int{0, len(rows) - 1, li} {
+		if err := tr.Check(uint64(i)); err != nil {
+			return nil, err
+		}
+	}
+	return tr, nil
+}
+
+// Check re-encodes request i and compares its count with input_length
+// (exact mode; approximate traces always pass).
+func (t *Trace) Check(i uint64) error {
+	if !t.exact {
+		return nil
+	}
+	r, ok := t.Request(i)
+	if !ok {
+		return fmt.Errorf("trace request %d: out of range", i)
+	}
+	tok := t.gen.v.tok
+	if got := tok.Count(r.Text()); got != r.PromptTokens {
+		return fmt.Errorf("tokenizer %s: trace request %d (line %d) encodes to %d tokens, not %d", tok.Name(), i, t.rows[i].line, got, r.PromptTokens)
+	}
+	return nil
+}
+
+func traceObject(kind, path string, ta traceArgs, useHash bool) []byte {
+	s := `{"kind":` + strconv.Quote(kind) + `,"path":` + jsonString(path) +
+		`,"timestamp_column":` + jsonString(ta.cols.Timestamp) +
+		`,"prompt_tokens_column":` + jsonString(ta.cols.Input) +
+		`,"output_tokens_column":` + jsonString(ta.cols.Output)
+	if useHash {
+		s += `,"hash_ids_column":` + jsonString(ta.cols.HashIDs) + `,"hash_id_block_size":` + strconv.Itoa(ta.blockSize)
+	}
+	return []byte(s + "}")
+}

@@ -1,0 +1,8 @@
+//go:build race
+
+package dataset
+
+// raceEnabled: the race detector slows tokenization about tenfold, so the
+// exactness tests re-encode fewer requests (the same code paths, fewer
+// samples).
+const raceEnabled = true

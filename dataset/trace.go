@@ -1,0 +1,216 @@
+package dataset
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goodput-dev/goodput/loadgen"
+)
+
+// traceColumns names a trace's columns. The defaults are GuideLLM's
+// trace_synthetic ones (also Mooncake's and AIPerf's).
+type traceColumns struct {
+	Timestamp string // default "timestamp"
+	Input     string // default "input_length"
+	Output    string // default "output_length"
+	HashIDs   string // default "hash_ids"
+}
+
+func (c *traceColumns) setDefaults() {
+	if c.Timestamp == "" {
+		c.Timestamp = "timestamp"
+	}
+	if c.Input == "" {
+		c.Input = "input_length"
+	}
+	if c.Output == "" {
+		c.Output = "output_length"
+	}
+	if c.HashIDs == "" {
+		c.HashIDs = "hash_ids"
+	}
+}
+
+// Timestamp units.
+var timeUnits = map[string]time.Duration{"s": time.Second, "ms": time.Millisecond, "us": time.Microsecond}
+
+// DefaultBlockSize is the number of tokens a Mooncake hash id stands for
+// (Mooncake's paper, GuideLLM's and AIPerf's default).
+const DefaultBlockSize = 512
+
+// traceRow is one trace record.
+type traceRow struct {
+	line    int
+	ts      float64
+	in, out int
+	hashIDs []uint64
+}
+
+// Trace is a finite source replaying a trace file: request i has a synthetic
+// prompt of exactly input_length tokens (with a tokenizer; approximately
+// without) and max_tokens = output_length, in timestamp order. With hash ids
+// (Mooncake), the prompt is made of one block of BlockSize tokens per id, the
+// last one cut to fit, so requests sharing ids share those prompt blocks, as
+// in the traced workload; otherwise every prompt opens with a marker unique
+// to its request.
+type Trace struct {
+	rows      []traceRow
+	gen       *textGen
+	exact     bool
+	blockSize int // 0: no hash ids
+	seed      uint64
+}
+
+// Len returns the number of requests.
+func (t *Trace) Len() int { return len(t.rows) }
+
+// Request returns request i, ok=false past the end.
+func (t *Trace) Request(i uint64) (*loadgen.Request, bool) {
+	if i >= uint64(len(t.rows)) {
+		return nil, false
+	}
+	row := &t.rows[i]
+	var prompt string
+	if t.blockSize > 0 {
+		prompt = t.blocks(row)
+	} else {
+		off := int(mix64(t.seed^i) % uint64(t.gen.bodyUnits()-row.in+1))
+		prompt = t.gen.text(i, ctxStart, row.in, off)
+	}
+	r := loadgen.NewRequest("", prompt, row.out)
+	r.TargetPromptTokens = row.in
+	if t.exact {
+		r.PromptTokens = row.in
+	}
+	return r, true
+}
+
+// blocks builds a hash-id prompt: block j for id h is a marker for h and
+// body units from an offset chosen by h, so equal ids give equal blocks and
+// different ids different ones.
+func (t *Trace) blocks(row *traceRow) string {
+	b := make([]byte, 0, row.in*8)
+	left := row.in
+	for j, h := range row.hashIDs {
+		n := min(left, t.blockSize)
+		ctx := ctxMid
+		if j == 0 {
+			ctx = ctxStart
+		}
+		off := int(mix64(t.seed^h^0x68617368) % uint64(t.gen.bodyUnits()-t.blockSize+1))
+		b = t.gen.appendUnits(b, h, ctx, n, off)
+		left -= n
+	}
+	return string(b)
+}
+
+// mix64 is splitmix64's finalizer.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// schedule returns the send offsets: timestamps relative to the first, in
+// unit, multiplied by scale.
+func (t *Trace) schedule(unit time.Duration, scale float64) []time.Duration {
+	s := make([]time.Duration, len(t.rows))
+	t0 := t.rows[0].ts
+	for i, r := range t.rows {
+		s[i] = time.Duration(math.Round((r.ts - t0) * float64(unit) * scale))
+	}
+	return s
+}
+
+// readTrace reads the trace rows of a table; hash ids are read when
+// useHash is set (they are then required).
+func readTrace(t *table, cols traceColumns, useHash bool, blockSize int) ([]traceRow, error) {
+	for _, c := range []string{cols.Timestamp, cols.Input, cols.Output} {
+		if _, ok := t.index[c]; !ok {
+			return nil, fmt.Errorf("%s: no %q column (columns: %s); name the columns with timestamp_column, prompt_tokens_column and output_tokens_column", t.name, c, quoteList(t.columns))
+		}
+	}
+	rows := make([]traceRow, 0, len(t.rows))
+	for i := range t.rows {
+		tr := &t.rows[i]
+		r := traceRow{line: tr.line}
+		var err error
+		if r.ts, err = traceTimestamp(t, tr, cols.Timestamp); err != nil {
+			return nil, err
+		}
+		for _, f := range []struct {
+			col string
+			dst *int
+		}{{cols.Input, &r.in}, {cols.Output, &r.out}} {
+			c, ok := t.get(tr, f.col)
+			if !ok {
+				return nil, fmt.Errorf("%s:%d: %q is missing (want a positive integer)", t.name, tr.line, f.col)
+			}
+			if *f.dst, err = cellInt(c, 1); err != nil {
+				return nil, fmt.Errorf("%s:%d: %q must be a positive integer (at most %d), got %s", t.name, tr.line, f.col, maxTokensPerPrompt, cellText(c))
+			}
+		}
+		if useHash {
+			if r.hashIDs, err = traceHashIDs(t, tr, cols.HashIDs); err != nil {
+				return nil, err
+			}
+			if need := (r.in + blockSize - 1) / blockSize; len(r.hashIDs) != need {
+				return nil, fmt.Errorf("%s:%d: %q has %d ids but %s=%d needs %d blocks of %d tokens (hash_id_block_size)",
+					t.name, tr.line, cols.HashIDs, len(r.hashIDs), cols.Input, r.in, need, blockSize)
+			}
+		}
+		rows = append(rows, r)
+	}
+	slices.SortStableFunc(rows, func(a, b traceRow) int {
+		switch {
+		case a.ts < b.ts:
+			return -1
+		case a.ts > b.ts:
+			return 1
+		}
+		return 0
+	})
+	return rows, nil
+}
+
+func cellText(c cell) string {
+	if c.isJSON() {
+		return abbrev(c.raw)
+	}
+	return strconv.Quote(c.str)
+}
+
+func traceTimestamp(t *table, tr *tableRow, col string) (float64, error) {
+	c, ok := t.get(tr, col)
+	if !ok {
+		return 0, fmt.Errorf("%s:%d: %q is missing (want a number)", t.name, tr.line, col)
+	}
+	s := c.str
+	if c.isJSON() {
+		s = string(c.raw)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e15 {
+		return 0, fmt.Errorf("%s:%d: %q must be a number, got %s", t.name, tr.line, col, cellText(c))
+	}
+	return v, nil
+}
+
+func traceHashIDs(t *table, tr *tableRow, col string) ([]uint64, error) {
+	c, ok := t.get(tr, col)
+	if !ok {
+		return nil, fmt.Errorf("%s:%d: %q is missing (want a list of non-negative integers)", t.name, tr.line, col)
+	}
+	var ids []uint64
+	if !c.isJSON() || json.Unmarshal(c.raw, &ids) != nil {
+		return nil, fmt.Errorf("%s:%d: %q must be a list of non-negative integers, got %s", t.name, tr.line, col, cellText(c))
+	}
+	return ids, nil
+}
