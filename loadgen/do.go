@@ -446,9 +446,9 @@ func (c *Client) appendBody(b []byte, req *Request) []byte {
 	b = append(b, c.modelJSON...)
 	b = append(b, ',')
 	if c.cfg.Endpoint == EndpointChat {
-		b = append(b, req.chatJSON...)
+		b = append(b, req.chat()...)
 	} else {
-		b = append(b, req.promptJSON...)
+		b = append(b, req.prompt()...)
 	}
 	has := func(k string) bool {
 		for _, f := range c.extra {

@@ -1,6 +1,9 @@
 package loadgen
 
 import (
+	"strings"
+	"sync"
+
 	"github.com/goodput-dev/goodput/record"
 )
 
@@ -11,9 +14,10 @@ type Message struct {
 }
 
 // Request is one unit of work: what to ask the server. It is immutable once
-// built with NewRequest (its JSON fragments are rendered once, so a request
-// reused many times costs nothing to send again) and safe to share between
-// goroutines.
+// built (set PromptTokens and TargetPromptTokens before sharing it) and
+// safe to share between goroutines. Its JSON fragment for the endpoint in
+// use is rendered once, on first use, so a request reused many times costs
+// nothing to send again and the other endpoint's form is never built.
 type Request struct {
 	Messages []Message // chat messages in order (a system prefix first)
 	// PromptTokens is the prompt length counted by the client's tokenizer,
@@ -23,59 +27,75 @@ type Request struct {
 	TargetPromptTokens int
 	MaxTokens          int // output tokens to ask for; -1 sends no limit
 
-	chatJSON   []byte // `"messages":[...]`
-	promptJSON []byte // `"prompt":"..."` for /v1/completions
+	chatOnce, promptOnce sync.Once
+	chatJSON             []byte // `"messages":[...]`
+	promptJSON           []byte // `"prompt":"..."` for /v1/completions
 }
 
 // NewRequest builds a request from an optional system prefix and a user
-// prompt. Set PromptTokens and TargetPromptTokens before sharing it when
-// they are known.
+// prompt.
 func NewRequest(system, prompt string, maxTokens int) *Request {
-	var msgs []Message
-	if system != "" {
-		msgs = append(msgs, Message{Role: "system", Content: system})
+	if system == "" {
+		return NewChatRequest([]Message{{Role: "user", Content: prompt}}, maxTokens)
 	}
-	msgs = append(msgs, Message{Role: "user", Content: prompt})
-	return NewChatRequest(msgs, maxTokens)
+	return NewChatRequest([]Message{{Role: "system", Content: system}, {Role: "user", Content: prompt}}, maxTokens)
 }
 
 // NewChatRequest builds a request from a whole conversation. For
 // /v1/completions the message contents are joined with blank lines.
 func NewChatRequest(msgs []Message, maxTokens int) *Request {
-	r := &Request{Messages: msgs, PromptTokens: -1, TargetPromptTokens: -1, MaxTokens: maxTokens}
-	b := []byte(`"messages":[`)
-	for i, m := range msgs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"role":`...)
-		b = record.AppendJSONString(b, m.Role)
-		b = append(b, `,"content":`...)
-		b = record.AppendJSONString(b, m.Content)
-		b = append(b, '}')
-	}
-	r.chatJSON = append(b, ']')
-	joined := ""
-	for i, m := range msgs {
-		if i > 0 {
-			joined += "\n\n"
-		}
-		joined += m.Content
-	}
-	r.promptJSON = record.AppendJSONString([]byte(`"prompt":`), joined)
-	return r
+	return &Request{Messages: msgs, PromptTokens: -1, TargetPromptTokens: -1, MaxTokens: maxTokens}
 }
 
-// Text returns the prompt text (all message contents joined), for counting.
+// chat returns the `"messages":[...]` fragment.
+func (r *Request) chat() []byte {
+	r.chatOnce.Do(func() {
+		n := 16
+		for _, m := range r.Messages {
+			n += len(m.Content) + len(m.Role) + 32
+		}
+		b := make([]byte, 0, n)
+		b = append(b, `"messages":[`...)
+		for i, m := range r.Messages {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"role":`...)
+			b = record.AppendJSONString(b, m.Role)
+			b = append(b, `,"content":`...)
+			b = record.AppendJSONString(b, m.Content)
+			b = append(b, '}')
+		}
+		r.chatJSON = append(b, ']')
+	})
+	return r.chatJSON
+}
+
+// prompt returns the `"prompt":"..."` fragment.
+func (r *Request) prompt() []byte {
+	r.promptOnce.Do(func() {
+		text := r.Text()
+		b := make([]byte, 0, len(text)+32)
+		b = append(b, `"prompt":`...)
+		r.promptJSON = record.AppendJSONString(b, text)
+	})
+	return r.promptJSON
+}
+
+// Text returns the prompt text: the message contents joined with blank
+// lines (what /v1/completions sends, and what token counts refer to).
 func (r *Request) Text() string {
-	s := ""
+	if len(r.Messages) == 1 {
+		return r.Messages[0].Content
+	}
+	var b strings.Builder
 	for i, m := range r.Messages {
 		if i > 0 {
-			s += "\n\n"
+			b.WriteString("\n\n")
 		}
-		s += m.Content
+		b.WriteString(m.Content)
 	}
-	return s
+	return b.String()
 }
 
 // Source hands out requests by index. Request(i) is called with i = 0, 1, 2…
