@@ -215,6 +215,33 @@ func (c *Client) SetModel(model string) {
 	c.modelJSON = appendJSONStr(nil, model)
 }
 
+// SetCountTokens sets the client-side output token counter (the model's
+// tokenizer). Call it before sending requests.
+func (c *Client) SetCountTokens(f func(string) int) { c.cfg.CountTokens = f }
+
+// HTTP returns the client's HTTP client (its transport, TLS settings and
+// redirect policy), for side requests such as metadata probes.
+func (c *Client) HTTP() *http.Client { return c.http }
+
+// Header returns a copy of the headers sent with every request (including
+// Authorization when an API key is set).
+func (c *Client) Header() http.Header { return c.headers.Clone() }
+
+// Secrets returns the strings Redact removes (API key, URL credentials).
+func (c *Client) Secrets() []string {
+	var out []string
+	if c.cfg.APIKey != "" {
+		out = append(out, c.cfg.APIKey)
+	}
+	if u, err := url.Parse(c.cfg.Target); err == nil && u.User != nil {
+		if p, ok := u.User.Password(); ok {
+			out = append(out, p)
+		}
+		out = append(out, u.User.String())
+	}
+	return out
+}
+
 // Model returns the model name sent in requests.
 func (c *Client) Model() string { return c.cfg.Model }
 

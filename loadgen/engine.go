@@ -68,8 +68,13 @@ type Benchmark struct {
 // Result summarises a finished benchmark from the scheduler's side.
 type Result struct {
 	Start int64 // when scheduling began (Unix ns)
-	// StopTime is when the first stop condition fired (0 if none did
-	// before the schedule ended).
+	// QueuingEnd is when the scheduler stopped creating requests (the
+	// first stop condition fired).
+	QueuingEnd int64
+	// StopTime is when the benchmark's requests stopped counting: the
+	// instant a stop that cancels in-flight requests fired (max duration,
+	// max errors, max error rate, interrupt), else End (the in-flight
+	// requests of a max-requests or exhausted-data stop finish normally).
 	StopTime int64
 	End      int64 // when the last request resolved
 
@@ -149,21 +154,24 @@ var errBenchmarkEnd = errors.New("benchmark ended")
 
 // run holds one benchmark's shared state.
 type run struct {
-	e       *Engine
-	b       Benchmark
-	ctx     context.Context // cancelled to abort in-flight requests
-	abort   context.CancelCauseFunc
-	out     chan<- *record.Record
-	stopCh  chan struct{}
-	once    sync.Once
-	reason  StopReason
-	stopAt  int64
-	wg      sync.WaitGroup
-	created atomic.Int64
-	ok      atomic.Int64
-	errs    atomic.Int64
-	inc     atomic.Int64
-	notSent atomic.Int64
+	e           *Engine
+	b           Benchmark
+	ctx         context.Context // cancelled to abort in-flight requests
+	abort       context.CancelCauseFunc
+	out         chan<- *record.Record
+	stopCh      chan struct{}
+	once        sync.Once
+	reason      StopReason
+	stopAt      int64 // when scheduling stopped
+	abortAt     int64 // when in-flight requests were cancelled, 0 if never
+	abortOnce   sync.Once
+	interrupted atomic.Bool
+	wg          sync.WaitGroup
+	created     atomic.Int64
+	ok          atomic.Int64
+	errs        atomic.Int64
+	inc         atomic.Int64
+	notSent     atomic.Int64
 
 	winMu  sync.Mutex
 	window []bool
@@ -232,9 +240,12 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 	r.wg.Wait()
 	close(watchDone)
 	res := Result{
-		Start: start, StopTime: r.stopAt, End: e.clock.Now(),
+		Start: start, QueuingEnd: r.stopAt, StopTime: r.abortAt, End: e.clock.Now(),
 		Created: r.created.Load(), Successful: r.ok.Load(), Errored: r.errs.Load(), Incomplete: r.inc.Load(),
-		NotSent: r.notSent.Load(), StopReason: r.reason, Interrupted: r.reason == StopInterrupted,
+		NotSent: r.notSent.Load(), StopReason: r.reason, Interrupted: r.interrupted.Load(),
+	}
+	if res.StopTime == 0 {
+		res.StopTime = res.End
 	}
 	res.Client = r.mon.finish()
 	return res, nil
@@ -242,11 +253,16 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 
 // stop ends scheduling once; with abort it also cancels in-flight requests.
 func (r *run) stop(reason StopReason, abort bool) {
+	now := r.e.clock.Now()
 	r.once.Do(func() {
-		r.reason, r.stopAt = reason, r.e.clock.Now()
+		r.reason, r.stopAt = reason, now
 		close(r.stopCh)
 	})
+	if reason == StopInterrupted {
+		r.interrupted.Store(true)
+	}
 	if abort {
+		r.abortOnce.Do(func() { r.abortAt = now })
 		r.abort(errBenchmarkEnd)
 	}
 }
