@@ -44,12 +44,17 @@ type Observer interface {
 
 // Runner executes rounds.
 type Runner struct {
-	Engine      *loadgen.Engine
-	Source      loadgen.Source
+	Engine *loadgen.Engine
+	Source loadgen.Source
+	// Sources, when set, gives each round its own source (index = round),
+	// so a later round does not resend an earlier round's prompts (which
+	// the server's prefix cache would answer): see dataset.Dataset.Round.
+	Sources     func(round int) loadgen.Source
 	Constraints loadgen.Constraints
 	// Report is the accumulator configuration of every round (warmup,
-	// cooldown, sample size, seed); Start and Constraints are filled in
-	// per round.
+	// cooldown, sample size, seed, and the SLO each round is judged
+	// against: the knee search needs it); Start and Constraints are filled
+	// in per round.
 	Report report.Config
 	// Info is the template of every round's report.BenchmarkInfo (run id,
 	// backend, requests, environment); strategy, timings and counters are
@@ -127,7 +132,7 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy) (Roun
 		collected <- werr
 	}()
 	res, runErr := r.Engine.Run(ctx, loadgen.Benchmark{
-		Index: index, Strategy: s, Constraints: r.Constraints, Source: r.Source, StartAt: start,
+		Index: index, Strategy: s, Constraints: r.Constraints, Source: r.source(index), StartAt: start,
 	}, out)
 	close(out)
 	if werr := <-collected; werr != nil {
@@ -142,7 +147,7 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy) (Roun
 	info.Start, info.End, info.StopTime = res.Start, res.End, res.StopTime
 	info.StopReason = string(res.StopReason)
 	info.Workers = s.Workers()
-	info.QueuingEnd = res.StopTime
+	info.QueuingEnd = res.QueuingEnd
 	info.ProcessingEnd = res.End
 	info.Scheduler = report.SchedulerCounts{
 		Created: int(res.Created + res.NotSent), Queued: 0, Pending: 0, Processing: 0,
@@ -209,4 +214,12 @@ func reportStrategy(s loadgen.Strategy) report.Strategy {
 		rs.RandomSeed = int64(s.Seed)
 	}
 	return rs
+}
+
+// source is round index's request source.
+func (r *Runner) source(index int) loadgen.Source {
+	if r.Sources != nil {
+		return r.Sources(index)
+	}
+	return r.Source
 }

@@ -17,8 +17,10 @@ import (
 
 	"github.com/goodput-dev/goodput/dataset"
 	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/metadata"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/sweep"
+	"github.com/goodput-dev/goodput/tokenize"
 )
 
 // benchOptions are the flags of `goodput benchmark`. Names follow GuideLLM's
@@ -49,6 +51,13 @@ type benchOptions struct {
 	logFormat                                        string
 	progressInterval                                 time.Duration
 	cpuProfile                                       string
+	processor                                        string
+	dataSamples                                      int
+	dataShuffle                                      bool
+	columnMapper, dataArgs, processorArgs            string
+	timeScale                                        float64
+	meta                                             metadataOptions
+	getenv                                           func(string) string // nil: os.Getenv
 }
 
 func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
@@ -56,10 +65,18 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.model, "model", "", "model name (default: the first id of GET /v1/models)")
 	fs.StringVar(&o.requestType, "request-type", "chat_completions", "chat_completions or text_completions (alias --request-format: /v1/chat/completions or /v1/completions)")
 	fs.StringVar(&o.requestType, "request-format", "chat_completions", "alias of --request-type")
-	fs.StringVar(&o.rateType, "rate-type", "", "synchronous, concurrent, throughput, constant (alias async), poisson (alias --profile)")
+	fs.StringVar(&o.rateType, "rate-type", "", "synchronous, concurrent, throughput, constant (alias async), poisson, replay (alias --profile)")
 	fs.StringVar(&o.rateType, "profile", "", "alias of --rate-type")
 	fs.StringVar(&o.rate, "rate", "", "comma list: streams for concurrent, req/s for constant/poisson, max concurrency for throughput")
-	fs.StringVar(&o.data, "data", "", "synthetic data spec, e.g. prompt_tokens=256,output_tokens=128 (required)")
+	fs.StringVar(&o.data, "data", "", "synthetic spec (prompt_tokens=256,output_tokens=128), a .jsonl/.json/.csv/.txt file, a ShareGPT file, a trace for --rate-type replay, or kind=...; required")
+	fs.StringVar(&o.processor, "processor", "", "tokenizer: a tokenizer.json path, a directory holding one, a Hugging Face cache id, or o200k_base/cl100k_base (default: the model's, when found locally; never downloaded)")
+	fs.StringVar(&o.processor, "tokenizer", "", "alias of --processor")
+	fs.StringVar(&o.processorArgs, "processor-args", "", "GuideLLM's Hugging Face tokenizer arguments: not supported (goodput reads tokenizer.json itself)")
+	fs.IntVar(&o.dataSamples, "data-samples", 0, "use at most this many requests from the data (0: all; a synthetic source then never ends)")
+	fs.BoolVar(&o.dataShuffle, "data-shuffle", false, "shuffle the rows of a data file with --random-seed (alias --data-sampler shuffle)")
+	fs.StringVar(&o.columnMapper, "data-column-mapper", "", `map data file columns, e.g. '{"text_column":"question","output_tokens_count_column":"max_len"}'`)
+	fs.StringVar(&o.dataArgs, "data-args", "", "GuideLLM's Hugging Face dataset arguments: not supported (give a local file)")
+	fs.Float64Var(&o.timeScale, "time-scale", 1, "replay: multiply the trace's time offsets (0.5 replays twice as fast)")
 	fs.Float64Var(&o.maxSeconds, "max-seconds", 0, "stop each benchmark after this many seconds")
 	fs.IntVar(&o.maxRequests, "max-requests", 0, "stop each benchmark after this many requests")
 	fs.IntVar(&o.maxErrors, "max-errors", 0, "stop each benchmark after this many errored requests")
@@ -101,24 +118,29 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.logFormat, "log-format", "console", "progress log lines when not on a terminal: console or json")
 	fs.DurationVar(&o.progressInterval, "progress-interval", 5*time.Second, "interval of progress log lines")
 	fs.StringVar(&o.cpuProfile, "cpu-profile", "", "write a Go CPU profile of goodput itself to this file (to inspect the client's own cost)")
-	for _, alias := range []string{"request-format", "profile", "warmup-percent", "cooldown-percent", "backend", "backend-kwargs", "disable-console-interactive", "disable-console"} {
+	fs.Var(&samplerValue{&o.dataShuffle}, "data-sampler", "GuideLLM's data sampler: shuffle")
+	metadataFlags(&o.meta, fs)
+	for _, alias := range []string{"request-format", "profile", "warmup-percent", "cooldown-percent", "backend", "backend-kwargs", "disable-console-interactive", "disable-console", "tokenizer", "data-sampler"} {
 		_ = fs.MarkHidden(alias)
 	}
 }
 
 // plan is a validated benchmark invocation.
 type plan struct {
-	client    loadgen.ClientConfig
-	planner   sweep.Planner
-	profile   report.Profile
-	cons      loadgen.Constraints
-	spec      dataset.Spec
-	warm      report.TransientPhase
-	cool      report.TransientPhase
-	labels    map[string]string
-	outputs   map[string]bool
-	extraBody map[string]any
-	skipReady bool // --backend-args validate_backend:false
+	client      loadgen.ClientConfig
+	planner     sweep.Planner
+	profile     report.Profile
+	cons        loadgen.Constraints
+	data        *dataset.Dataset // opened without a tokenizer, to validate it
+	replay      bool
+	tokExplicit *tokenize.Tokenizer // --processor, resolved
+	metaLabels  []metadata.Label
+	warm        report.TransientPhase
+	cool        report.TransientPhase
+	labels      map[string]string
+	outputs     map[string]bool
+	extraBody   map[string]any
+	skipReady   bool // --backend-args validate_backend:false
 }
 
 func runBenchmark(ctx context.Context, e *env, args []string) error {
@@ -134,6 +156,7 @@ func runBenchmark(ctx context.Context, e *env, args []string) error {
 	if o.apiKey == "" {
 		o.apiKey = e.getenv("OPENAI_API_KEY")
 	}
+	o.getenv = e.getenv
 	p, err := o.validate()
 	if err != nil {
 		return err
@@ -172,8 +195,23 @@ func (o *benchOptions) validate() (*plan, error) {
 	if o.data == "" {
 		return nil, usagef("--data is required, e.g. --data prompt_tokens=256,output_tokens=128")
 	}
-	if p.spec, err = dataset.ParseSpec(o.data); err != nil {
-		return nil, usagef("--data: %v", err)
+	if o.processorArgs != "" {
+		return nil, usagef("--processor-args: not supported: goodput reads tokenizer.json itself (give --processor PATH)")
+	}
+	if o.dataArgs != "" {
+		return nil, usagef("--data-args: not supported: goodput reads local files only (give --data FILE)")
+	}
+	if o.timeScale <= 0 || math.IsNaN(o.timeScale) || math.IsInf(o.timeScale, 0) {
+		return nil, usagef("--time-scale %v: want a positive factor, e.g. 0.5", o.timeScale)
+	}
+	p.replay = o.rateType == string(loadgen.Replay)
+	if o.processor != "" {
+		if p.tokExplicit, err = tokenize.Resolve(o.processor, tokenize.ResolveOptions{Getenv: o.getenv}); err != nil {
+			return nil, usagef("%s", oneLineErr(err))
+		}
+	}
+	if p.data, err = dataset.Open(o.data, o.dataOptions(p.tokExplicit, p.replay)); err != nil {
+		return nil, usagef("--data: %s", oneLineErr(err))
 	}
 	if o.maxSeconds < 0 || math.IsNaN(o.maxSeconds) || math.IsInf(o.maxSeconds, 0) {
 		return nil, usagef("--max-seconds %v: want a positive number of seconds", o.maxSeconds)
@@ -184,8 +222,8 @@ func (o *benchOptions) validate() (*plan, error) {
 	if o.maxErrorRate < 0 || o.maxErrorRate >= 1 {
 		return nil, usagef("--max-error-rate %v: want a fraction 0 < x < 1, e.g. 0.05", o.maxErrorRate)
 	}
-	if o.maxSeconds == 0 && o.maxRequests == 0 {
-		return nil, usagef("set --max-seconds or --max-requests: a benchmark needs an end")
+	if _, finite := p.data.Source.(interface{ Len() int }); o.maxSeconds == 0 && o.maxRequests == 0 && !finite {
+		return nil, usagef("set --max-seconds or --max-requests (or --data-samples): a benchmark needs an end")
 	}
 	p.cons = loadgen.Constraints{
 		MaxDuration: time.Duration(o.maxSeconds * float64(time.Second)), MaxRequests: o.maxRequests,
@@ -212,6 +250,9 @@ func (o *benchOptions) validate() (*plan, error) {
 			return nil, usagef("--label %q: want key=value", l)
 		}
 		p.labels[k] = v
+	}
+	if p.metaLabels, err = o.meta.metadataLabels(o.labels); err != nil {
+		return nil, err
 	}
 	for _, out := range strings.Split(o.outputs, ",") {
 		out = strings.TrimSpace(out)
@@ -337,8 +378,17 @@ func (o *benchOptions) planRates(p *plan) error {
 			list = append(list, s)
 		}
 		p.profile.Rate = rates
+	case loadgen.Replay:
+		if len(rates) > 0 {
+			return usagef("--rate is not used with --rate-type replay (the trace gives the times; see --time-scale)")
+		}
+		if len(p.data.Schedule) == 0 {
+			return usagef("--rate-type replay needs a trace file in --data (timestamp, input_length, output_length)")
+		}
+		p.profile.TimeScale = o.timeScale
+		list = append(list, loadgen.Strategy{Kind: loadgen.Replay, Schedule: p.data.Schedule, MaxConcurrency: o.maxConcurrency})
 	default:
-		return usagef("--rate-type %q: want synchronous, concurrent, throughput, constant (async) or poisson", o.rateType)
+		return usagef("--rate-type %q: want synchronous, concurrent, throughput, constant (async), poisson or replay", o.rateType)
 	}
 	p.planner = list
 	return nil
@@ -462,3 +512,27 @@ func validRunID(s string) bool {
 }
 
 var errNoBenchmarks = errors.New("no benchmark ran")
+
+// dataOptions are the dataset options of the flags, with tokenizer tok.
+func (o *benchOptions) dataOptions(tok *tokenize.Tokenizer, replay bool) dataset.Options {
+	return dataset.Options{
+		Tokenizer: tok, Seed: uint64(o.seed), Samples: o.dataSamples, Shuffle: o.dataShuffle,
+		ColumnMapper: o.columnMapper, Trace: replay, TimeScale: o.timeScale,
+	}
+}
+
+// samplerValue is GuideLLM's --data-sampler: only "shuffle" exists.
+type samplerValue struct{ shuffle *bool }
+
+func (v *samplerValue) String() string { return "" }
+func (v *samplerValue) Type() string   { return "string" }
+func (v *samplerValue) Set(s string) error {
+	if s != "shuffle" {
+		return fmt.Errorf("want shuffle")
+	}
+	*v.shuffle = true
+	return nil
+}
+
+// oneLineErr flattens an error to one line.
+func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,12 +14,16 @@ import (
 
 	"github.com/goodput-dev/goodput/dataset"
 	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/metadata"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/sweep"
+	"github.com/goodput-dev/goodput/tokenize"
 )
 
-// execute runs a validated benchmark plan and writes its outputs.
+// execute runs a validated benchmark plan and writes its outputs. Order
+// matters: everything that can fail (target, model, tokenizer, data,
+// metadata, output directory) is checked before any load is sent.
 func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 	clock := loadgen.NewClock()
 	client, err := loadgen.NewClient(p.client, clock)
@@ -26,16 +31,43 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 		return usagef("%v", err)
 	}
 	defer client.CloseIdle()
+	var models []loadgen.ModelInfo
 	if !p.skipReady {
-		if _, err := client.Ready(ctx); err != nil {
+		if models, err = client.Ready(ctx); err != nil {
 			return err
 		}
 	} else if client.Model() == "" {
 		return usagef("--model is required when validate_backend is false")
 	}
+	tok, tokNote := p.tokenizer(client.Model(), o)
+	data := p.data
+	if tok != nil {
+		if data, err = dataset.Open(o.data, o.dataOptions(tok, p.replay)); err != nil {
+			return usagef("--data: %s", oneLineErr(err))
+		}
+		if p.client.CountTokens == nil {
+			client.SetCountTokens(tok.Count)
+		}
+	}
 	runID := o.runID
+	generated := false
 	if runID == "" {
-		runID = defaultRunID(time.Now(), configKey(o, client.Model()))
+		if runID, err = labelsRunID(p.metaLabels); err != nil {
+			return err
+		}
+	}
+	if runID == "" {
+		runID, generated = defaultRunID(time.Now(), configKey(o, client.Model())), true
+	}
+	log := newLogger(e.stderr, o.logFormat)
+	defer func() { _ = log.Sync() }()
+	if tokNote != "" {
+		log.Warn(tokNote)
+	}
+	md, err := collectRunMetadata(ctx, e.stderr, &o.meta, metadataProbe(client, models, o.meta.probeTimeout),
+		metadataInputs(p, data, tok, runID, generated))
+	if err != nil {
+		return err
 	}
 	// A console-only run (a warmup step, say) writes no files and needs
 	// no output directory.
@@ -45,10 +77,8 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 			return err
 		}
 	}
-	log := newLogger(e.stderr, o.logFormat)
-	defer func() { _ = log.Sync() }()
 	log.Info("run", zapStr("run_id", runID), zapStr("target", client.BaseURL()), zapStr("model", client.Model()),
-		zapStr("data", p.spec.String()), zapStr("output", files.dir))
+		zapStr("data", data.Description.String()), zapStr("output", files.dir))
 
 	var enc *record.Encoder
 	var jsonl *os.File
@@ -59,7 +89,7 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 		defer jsonl.Close()
 		enc = record.NewEncoder(jsonl)
 	}
-	scenario, err := p.scenario(client, files, o.seed, o.sampleRequests)
+	scenario, err := p.scenario(client, files, data, tok, o.seed, o.sampleRequests)
 	if err != nil {
 		return err
 	}
@@ -80,7 +110,7 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 		obs = tp
 	}
 	runner := &sweep.Runner{
-		Engine: engine, Source: dataset.NewSynthetic(p.spec, uint64(o.seed)), Constraints: p.cons,
+		Engine: engine, Source: data.Source, Sources: data.Round, Constraints: p.cons,
 		Report:  report.Config{Warmup: p.warm, Cooldown: p.cool, SampleSize: sampleSize(o.sampleRequests), Seed: uint64(o.seed)},
 		Info:    report.BenchmarkInfo{RunID: runID},
 		Records: enc, Observer: obs,
@@ -102,7 +132,8 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 		benches[i] = r.Benchmark
 	}
 	rep := report.NewReport(version, scenario, benches...)
-	rep.Goodput = &report.RunExtras{Version: report.ExtrasVersion, RunID: runID, Interrupted: interrupted}
+	finishRunMetadata(e.stderr, md, rep.Benchmarks)
+	rep.Goodput = &report.RunExtras{Version: report.ExtrasVersion, RunID: runID, Interrupted: interrupted, Metadata: md}
 	if err := writeOutputs(e, p, files, rep, jsonl); err != nil {
 		return err
 	}
@@ -116,6 +147,34 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 		return errInterrupted
 	}
 	return nil
+}
+
+// tokenizer is the run's tokenizer: --processor when given (resolved in
+// validate), else the model's own when a tokenizer.json for it is found
+// locally. Without one, token counts of prompts are approximate and
+// output tokens come from the server's usage; the note says so.
+func (p *plan) tokenizer(model string, o *benchOptions) (*tokenize.Tokenizer, string) {
+	if p.tokExplicit != nil {
+		return p.tokExplicit, ""
+	}
+	tok, err := tokenize.Resolve(model, tokenize.ResolveOptions{Getenv: o.getenv})
+	if err != nil {
+		return nil, fmt.Sprintf("no tokenizer for model %q found locally, so prompt lengths are approximate and output tokens come from the server's usage (pass --processor to fix): %s", model, oneLineErr(err))
+	}
+	return tok, ""
+}
+
+// metadataInputs gathers what the run itself knows for its metadata.
+func metadataInputs(p *plan, d *dataset.Dataset, tok *tokenize.Tokenizer, runID string, generated bool) metadata.Inputs {
+	in := metadata.Inputs{
+		Labels: p.metaLabels, Data: d.Description.String(), Warmup: p.warm.String(),
+		RunID: runID, RunIDGenerated: generated, Version: version, Commit: commit,
+		ISL: d.Description.PromptTokens.Mean, OSL: d.Description.OutputTokens.Mean,
+	}
+	if tok != nil {
+		in.Tokenizer, in.TokenizerHash = tok.Name(), tok.Hash()
+	}
+	return in
 }
 
 // writeOutputs writes the report files and prints the console summary.
@@ -153,7 +212,7 @@ func writeOutputs(e *env, p *plan, files *runFiles, rep *report.Report, jsonl *o
 }
 
 // scenario describes the run in GuideLLM's scenario terms for the report.
-func (p *plan) scenario(c *loadgen.Client, files *runFiles, seed int64, samples int) (*report.Scenario, error) {
+func (p *plan) scenario(c *loadgen.Client, files *runFiles, d *dataset.Dataset, tok *tokenize.Tokenizer, seed int64, samples int) (*report.Scenario, error) {
 	cfg := c.Config()
 	var outs []report.Output
 	if p.outputs["json"] {
@@ -174,7 +233,10 @@ func (p *plan) scenario(c *loadgen.Client, files *runFiles, seed int64, samples 
 		t := cfg.RequestTimeout.Seconds()
 		timeout = &t
 	}
-	sp := p.spec
+	tokName := ""
+	if tok != nil {
+		tokName = tok.Name()
+	}
 	return report.NewScenario(report.SpecInput{
 		Backend: report.Backend{
 			Target: c.BaseURL(), Model: c.Model(), RequestFormat: string(cfg.Endpoint), APIKeySet: cfg.APIKey != "",
@@ -183,12 +245,9 @@ func (p *plan) scenario(c *loadgen.Client, files *runFiles, seed int64, samples 
 		},
 		Profile:     p.profile,
 		Constraints: sweep.ReportConstraints(p.cons),
-		Data: []report.SyntheticText{{
-			PromptTokens: sp.Prompt.Mean, PromptTokensStdev: sp.Prompt.Stdev, PromptTokensMin: sp.Prompt.Min, PromptTokensMax: sp.Prompt.Max,
-			OutputTokens: sp.Output.Mean, OutputTokensStdev: sp.Output.Stdev, OutputTokensMin: sp.Output.Min, OutputTokensMax: sp.Output.Max,
-			PrefixTokens: sp.PrefixTokens, PrefixCount: sp.PrefixCount,
-		}},
-		Seed: seed, SampleSize: samples, Outputs: outs, Labels: p.labels,
+		Tokenizer:   tokName,
+		RawData:     []json.RawMessage{d.Description.GuideLLM},
+		Seed:        seed, SampleSize: samples, Outputs: outs, Labels: p.labels,
 	})
 }
 
@@ -202,7 +261,7 @@ func sampleSize(n int) int {
 // configKey is the part of the invocation that defines the experiment (not
 // where its files go), hashed into the default run id.
 func configKey(o *benchOptions, model string) string {
-	return strings.Join([]string{o.target, model, o.requestType, o.rateType, o.rate, o.data,
+	return strings.Join([]string{o.target, model, o.requestType, o.rateType, o.rate, o.data, o.processor,
 		fmt.Sprint(o.maxSeconds, o.maxRequests, o.warmup, o.cooldown, o.seed)}, "|")
 }
 

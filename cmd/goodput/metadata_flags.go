@@ -2,20 +2,14 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/goodput-dev/goodput/dataset"
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/metadata"
 	"github.com/goodput-dev/goodput/report"
@@ -86,47 +80,14 @@ func labelsRunID(labels []metadata.Label) (string, error) {
 	return id, nil
 }
 
-// metadataProbe builds the probe of the server from the run's client
-// configuration: its TLS settings, headers and API key (sent, never
-// recorded), and the models the readiness check listed.
-func metadataProbe(cfg loadgen.ClientConfig, baseURL string, models []loadgen.ModelInfo, model string, timeout time.Duration) (metadata.Probe, error) {
-	tlsConf := &tls.Config{InsecureSkipVerify: cfg.Insecure} //nolint:gosec // opt-in via --insecure
-	if cfg.CAFile != "" {
-		pem, err := os.ReadFile(cfg.CAFile)
-		if err != nil {
-			return metadata.Probe{}, usagef("--ca-file: %v", err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil || pool == nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return metadata.Probe{}, usagef("--ca-file %s: no PEM certificates found", cfg.CAFile)
-		}
-		tlsConf.RootCAs = pool
-	}
-	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: tlsConf, ForceAttemptHTTP2: !cfg.DisableHTTP2,
-		TLSHandshakeTimeout: timeout, MaxIdleConnsPerHost: 8, IdleConnTimeout: 5 * time.Second}
-	client := &http.Client{Transport: tr}
-	if !cfg.FollowRedirects {
-		client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	}
-	h := http.Header{}
-	for k, v := range cfg.Headers {
-		h.Set(k, v)
-	}
-	var secrets []string
-	if cfg.APIKey != "" {
-		h.Set("Authorization", "Bearer "+cfg.APIKey)
-		secrets = append(secrets, cfg.APIKey)
-	}
-	if u, err := url.Parse(cfg.Target); err == nil && u.User != nil {
-		if p, ok := u.User.Password(); ok {
-			secrets = append(secrets, p)
-		}
-		secrets = append(secrets, u.User.String())
-	}
-	return metadata.Probe{BaseURL: baseURL, Client: client, Header: h, Secrets: secrets, Models: models, Model: model, Timeout: timeout}, nil
+// metadataProbe builds the probe of the server on the run's own HTTP
+// client (its TLS settings and redirect policy) with its headers and API
+// key (sent, never recorded), and the models the readiness check listed.
+func metadataProbe(c *loadgen.Client, models []loadgen.ModelInfo, timeout time.Duration) metadata.Probe {
+	h := c.Header()
+	h.Del("Content-Type")
+	h.Del("Accept")
+	return metadata.Probe{BaseURL: c.BaseURL(), Client: c.HTTP(), Header: h, Secrets: c.Secrets(), Models: models, Model: c.Model(), Timeout: timeout}
 }
 
 // collectRunMetadata collects the run metadata before any load, prints
@@ -134,9 +95,6 @@ func metadataProbe(cfg loadgen.ClientConfig, baseURL string, models []loadgen.Mo
 // and, under --strict-metadata, fails with a usage error (exit 2) listing
 // the missing fields. The probe's idle connections are closed.
 func collectRunMetadata(ctx context.Context, w io.Writer, o *metadataOptions, p metadata.Probe, in metadata.Inputs) (*report.RunMetadata, error) {
-	if p.Client != nil {
-		defer p.Client.CloseIdleConnections()
-	}
 	res, err := metadata.Collect(ctx, p, in)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -173,27 +131,4 @@ func joinMissing(fields []string) string {
 		parts[i] = f + " (" + metadata.Hint(f) + ")"
 	}
 	return strings.Join(parts, ", ")
-}
-
-// specLengths are the mean input and output lengths a synthetic data spec
-// asks for (ISL includes the shared prefix, weighted by bucket); OSL is 0
-// when the spec sets no output length.
-func specLengths(sp dataset.Spec) (isl, osl float64) {
-	// A spec always gives the mean of a length it sets (the bounds and
-	// stdev shape the distribution around it).
-	isl = float64(sp.Prompt.Mean)
-	switch {
-	case len(sp.PrefixBuckets) > 0:
-		var w, sum float64
-		for _, b := range sp.PrefixBuckets {
-			w += float64(b.Weight)
-			sum += float64(b.Weight) * float64(b.Tokens)
-		}
-		if w > 0 {
-			isl += sum / w
-		}
-	case sp.PrefixTokens > 0:
-		isl += float64(sp.PrefixTokens)
-	}
-	return isl, float64(sp.Output.Mean)
 }

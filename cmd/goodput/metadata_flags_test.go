@@ -18,6 +18,7 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/metadata"
 	"github.com/goodput-dev/goodput/telemetry"
+	"github.com/goodput-dev/goodput/tokenize"
 )
 
 // countingServer answers GET /v1/models with one model and 404 to every
@@ -148,11 +149,12 @@ func TestMetadataFlagsRegister(t *testing.T) {
 
 func TestMetadataProbeSendsCredentialsButRecordsNone(t *testing.T) {
 	srv := newCountingServer(t)
-	cfg := loadgen.ClientConfig{Target: srv.URL, APIKey: "sk-secret-123456", Headers: map[string]string{"X-Team": "a"}}
-	p, err := metadataProbe(cfg, srv.URL, nil, "m", time.Second)
+	cfg := loadgen.ClientConfig{Target: srv.URL, Model: "m", APIKey: "sk-secret-123456", Headers: map[string]string{"X-Team": "a"}}
+	c, err := loadgen.NewClient(cfg, loadgen.NewClock())
 	if err != nil {
 		t.Fatal(err)
 	}
+	p := metadataProbe(c, nil, time.Second)
 	var w bytes.Buffer
 	md, err := collectRunMetadata(context.Background(), &w, &metadataOptions{}, p, metadata.Inputs{RunID: "r", DetectHardware: noGPUs})
 	if err != nil {
@@ -167,10 +169,6 @@ func TestMetadataProbeSendsCredentialsButRecordsNone(t *testing.T) {
 	if md.Model != "m" || !strings.Contains(w.String(), "engine           MISSING") {
 		t.Errorf("model %q, console:\n%s", md.Model, w.String())
 	}
-	if _, err := metadataProbe(loadgen.ClientConfig{CAFile: filepath.Join(t.TempDir(), "none.pem")}, srv.URL, nil, "m", time.Second); err == nil ||
-		!strings.HasPrefix(err.Error(), "--ca-file: ") {
-		t.Errorf("bad CA file: %v", err)
-	}
 }
 
 func noGPUs(context.Context) telemetry.Hardware { return telemetry.Hardware{Source: "unknown"} }
@@ -179,10 +177,11 @@ func noGPUs(context.Context) telemetry.Hardware { return telemetry.Hardware{Sour
 // and sends no load.
 func TestStrictMetadataFailsBeforeAnyLoad(t *testing.T) {
 	srv := newCountingServer(t)
-	p, err := metadataProbe(loadgen.ClientConfig{Target: srv.URL}, srv.URL, nil, "m", time.Second)
+	c, err := loadgen.NewClient(loadgen.ClientConfig{Target: srv.URL, Model: "m"}, loadgen.NewClock())
 	if err != nil {
 		t.Fatal(err)
 	}
+	p := metadataProbe(c, nil, time.Second)
 	var w bytes.Buffer
 	_, err = collectRunMetadata(context.Background(), &w, &metadataOptions{strict: true}, p,
 		metadata.Inputs{RunID: "r", Version: "1.0.0", Commit: "abc", SLO: "ttft_p99=1s", Warmup: "none", ISL: 16, OSL: 4, DetectHardware: noGPUs})
@@ -229,25 +228,28 @@ func compareCmdHelp(t *testing.T) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-func TestSpecLengths(t *testing.T) {
-	tests := []struct {
+// ISL and OSL come from the data's description: the mean prompt length
+// (with the shared prefix) and the mean max_tokens.
+func TestMetadataInputsTakeLengthsFromTheData(t *testing.T) {
+	tok, err := tokenize.Builtin("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
 		spec     string
 		isl, osl float64
 	}{
 		{"prompt_tokens=256,output_tokens=128", 256, 128},
-		{"prompt_tokens=256,prompt_tokens_stdev=32,output_tokens=128", 256, 128},
-		{"prompt_tokens=200,prompt_tokens_min=100,prompt_tokens_max=300,output_tokens=64", 200, 64},
 		{"prompt_tokens=256", 256, 0},
 		{"prompt_tokens=256,output_tokens=128,prefix_tokens=512,prefix_count=4", 768, 128},
-	}
-	for _, tt := range tests {
-		sp, err := dataset.ParseSpec(tt.spec)
+	} {
+		d, err := dataset.Open(tt.spec, dataset.Options{Tokenizer: tok, Seed: 1})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.spec, err)
 		}
-		isl, osl := specLengths(sp)
-		if isl != tt.isl || osl != tt.osl {
-			t.Errorf("%s: isl %v osl %v, want %v %v", tt.spec, isl, osl, tt.isl, tt.osl)
+		in := metadataInputs(&plan{}, d, tok, "r", false)
+		if in.ISL != tt.isl || in.OSL != tt.osl || in.Tokenizer != "o200k_base" || !strings.HasPrefix(in.TokenizerHash, "sha256:") {
+			t.Errorf("%s: isl %v osl %v tokenizer %q %q, want %v %v", tt.spec, in.ISL, in.OSL, in.Tokenizer, in.TokenizerHash, tt.isl, tt.osl)
 		}
 	}
 }

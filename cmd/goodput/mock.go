@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/goodput-dev/goodput/mock"
+	"github.com/goodput-dev/goodput/tokenize"
 )
 
 func runMock(ctx context.Context, e *env, args []string) error {
@@ -28,6 +29,7 @@ func runMock(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&cfg.TokensPerChunk, "tokens-per-chunk", cfg.TokensPerChunk, "tokens per SSE chunk (like speculative decoding)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the per-request random draws")
 	noStamp := fs.Bool("no-stamp", false, `omit the "goodput_emit_ns" emission stamp from chunks`)
+	processor := fs.String("processor", "", "count prompt tokens in usage with this tokenizer (a tokenizer.json path or directory, a local Hugging Face id, o200k_base, cl100k_base); default: about 4 bytes per token")
 	fs.IntVar(&cfg.KVCacheTokens, "kv-cache-tokens", cfg.KVCacheTokens, "KV cache size behind vllm:kv_cache_usage_perc")
 	fs.Float64Var(&cfg.ErrorRate, "error-rate", cfg.ErrorRate, "fraction of requests answered with an HTTP error")
 	fs.IntSliceVar(&cfg.ErrorCodes, "error-codes", cfg.ErrorCodes, "HTTP statuses for --error-rate")
@@ -45,6 +47,13 @@ func runMock(ctx context.Context, e *env, args []string) error {
 		return usagef("--port %d: want 0..65535", *port)
 	}
 	cfg.Stamp = !*noStamp
+	if *processor != "" {
+		tok, err := tokenize.Resolve(*processor, tokenize.ResolveOptions{Getenv: e.getenv})
+		if err != nil {
+			return usagef("%s", oneLineErr(err))
+		}
+		cfg.PromptTokenCounter = tok.Count
+	}
 	srv, err := mock.New(cfg)
 	if err != nil {
 		return usagef("%v", err)

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/goodput-dev/goodput/report"
+)
+
+// `goodput report FILE… [--console] [--csv OUT] [--json OUT] [--aiperf DIR]
+// [--records FILE]` re-renders reports goodput reads (goodput's own,
+// GuideLLM v2, and GuideLLM's older layouts): the console tables, the CSV,
+// goodput's JSON written again (older layouts become report v2) and the
+// AIPerf exports. Without an output flag it prints the console tables.
+//
+// Several files are rendered each in turn: the console tables one report
+// after the other, each under a "== FILE ==" line; --csv and --json then
+// name a directory receiving <stem>.csv and <stem>.json per input, and
+// --aiperf DIR gets one subdirectory per input, DIR/<stem>/. All inputs
+// are read before anything is written, so a bad file writes nothing.
+//
+// --aiperf computes each benchmark's export from the run's per-request
+// records when they are found: --records FILE (one input only), else
+// FILE's stem + ".jsonl" beside a goodput report, or requests.jsonl beside
+// a benchmarks.json. Without records the export is approximated from the
+// report's distributions (goodput_export.source "report") and a note says
+// so on stderr.
+
+type reportCmdOptions struct {
+	console           bool
+	csv, json, aiperf string
+	records           string
+}
+
+func runReport(_ context.Context, e *env, args []string) error {
+	var o reportCmdOptions
+	fs := newFlagSet("report", "report FILE… [--console] [--csv OUT] [--json OUT] [--aiperf DIR] [--records FILE]", e.stdout)
+	fs.BoolVar(&o.console, "console", false, "print the console tables (the default when no other output is asked for)")
+	fs.StringVar(&o.csv, "csv", "", "write GuideLLM's CSV layout to OUT (a directory with several inputs)")
+	fs.StringVar(&o.json, "json", "", "write the report as goodput's JSON (GuideLLM report v2) to OUT (a directory with several inputs)")
+	fs.StringVar(&o.aiperf, "aiperf", "", "write AIPerf's profile_export_aiperf.json and .csv per benchmark under DIR")
+	fs.StringVar(&o.records, "records", "", "the run's per-request records (JSON Lines) for exact AIPerf exports (one input only)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	files := fs.Args()
+	if len(files) == 0 {
+		return usagef("give at least one report file, e.g. goodput report results/run/benchmarks.json")
+	}
+	if !o.console && o.csv == "" && o.json == "" && o.aiperf == "" {
+		o.console = true
+	}
+	if o.records != "" && (len(files) > 1 || o.aiperf == "") {
+		return usagef("--records goes with --aiperf and a single report file")
+	}
+	multi := len(files) > 1
+	reps := make([]*report.Report, len(files))
+	stems := map[string]string{}
+	for i, f := range files {
+		rep, err := report.Read(f)
+		if err != nil {
+			return usagef("%s", strings.ReplaceAll(err.Error(), "\n", " "))
+		}
+		reps[i] = rep
+		st := reportStem(f)
+		if prev, dup := stems[st]; dup && multi && (o.csv != "" || o.json != "" || o.aiperf != "") {
+			return usagef("%s and %s have the same name %q: their outputs would overwrite each other (render them separately)", prev, f, st)
+		}
+		stems[st] = f
+	}
+	var written []string
+	for i, rep := range reps {
+		f := files[i]
+		stem := reportStem(f)
+		if o.console {
+			if multi {
+				if i > 0 {
+					fmt.Fprintln(e.stdout)
+				}
+				fmt.Fprintf(e.stdout, "== %s ==\n", f)
+			}
+			if err := report.WriteConsole(e.stdout, rep); err != nil {
+				return err
+			}
+		}
+		if o.csv != "" {
+			path, err := reportOutPath(o.csv, "--csv", stem, ".csv", multi)
+			if err != nil {
+				return err
+			}
+			if err := writeFileAtomic(path, func(w io.Writer) error { return report.WriteCSV(w, rep) }); err != nil {
+				return err
+			}
+			written = append(written, path)
+		}
+		if o.json != "" {
+			path, err := reportOutPath(o.json, "--json", stem, ".json", multi)
+			if err != nil {
+				return err
+			}
+			if err := writeFileAtomic(path, rep.WriteJSON); err != nil {
+				return err
+			}
+			written = append(written, path)
+		}
+		if o.aiperf != "" {
+			dir := o.aiperf
+			if multi {
+				dir = filepath.Join(dir, stem)
+			}
+			records := o.records
+			if records == "" {
+				records = findRecords(f, rep)
+			}
+			paths, approx, err := writeAIPerfExports(rep, records, aiperfTarget{dir: dir, base: "profile_export_aiperf.json"},
+				report.AIPerfOptions{GoodputVersion: version})
+			var bad aiperfInputError
+			if errors.As(err, &bad) {
+				return usagef("%s", strings.ReplaceAll(bad.Error(), "\n", " "))
+			}
+			if err != nil {
+				return err
+			}
+			if approx {
+				fmt.Fprintf(e.stderr, "note: %s: no per-request records found (%s); its AIPerf export is approximated from the report's distributions (goodput_export.source \"report\")\n",
+					f, recordsHint(f))
+			}
+			written = append(written, paths...)
+		}
+	}
+	for _, out := range reportSetOutputs(&o, files, reps) {
+		if err := writeFileAtomic(out.path, out.write); err != nil {
+			return err
+		}
+		written = append(written, out.path)
+	}
+	if len(written) > 0 {
+		fmt.Fprintf(e.stderr, "wrote %s\n", strings.Join(written, ", "))
+	}
+	return nil
+}
+
+// setOutput is one file rendered from every input report together.
+type setOutput struct {
+	path  string
+	write func(io.Writer) error
+}
+
+// reportSetOutputs lists the outputs of `goodput report` that render all
+// input reports (files[i] read into reps[i]) into one file. None exists
+// yet. Extension point for --html OUT: add `html string` to
+// reportCmdOptions, register the flag in runReport
+// (fs.StringVar(&o.html, "html", "", "…"), and count it among the outputs
+// that turn the console default off), and append here
+//
+//	if o.html != "" {
+//		opts := htmlOptions(files, reps, o.records)
+//		outs = append(outs, setOutput{o.html, func(w io.Writer) error { return htmlreport.Render(w, reps, opts) }})
+//	}
+//
+// (htmlreport.Render(w, reps, opts) being the HTML renderer). Each output
+// is written atomically after the per-report outputs; --records is
+// currently refused without --aiperf and must then be allowed with --html.
+func reportSetOutputs(o *reportCmdOptions, files []string, reps []*report.Report) []setOutput {
+	var outs []setOutput // no whole-set renderer yet: --html is appended here
+	return outs
+}
+
+// reportStem is a report file's name without directory and extension.
+func reportStem(path string) string {
+	b := filepath.Base(path)
+	return strings.TrimSuffix(b, filepath.Ext(b))
+}
+
+// reportOutPath resolves --csv/--json OUT for one input: OUT itself for a
+// single input (OUT/<stem><ext> when OUT is a directory), OUT/<stem><ext>
+// with several inputs (OUT must then be a directory; it is created).
+func reportOutPath(out, flag, stem, ext string, multi bool) (string, error) {
+	st, err := os.Stat(out)
+	isDir := strings.HasSuffix(out, "/") || (err == nil && st.IsDir())
+	if multi && !isDir {
+		if err == nil {
+			return "", usagef("%s %s: with several reports, want a directory (each report gets <name>%s there)", flag, out, ext)
+		}
+		isDir = true
+	}
+	if !isDir {
+		if dir := filepath.Dir(out); dir != "." {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return "", fmt.Errorf("%s: %w", flag, err)
+			}
+		}
+		return out, nil
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", fmt.Errorf("%s: %w", flag, err)
+	}
+	return filepath.Join(out, stem+ext), nil
+}
+
+// findRecords looks for the JSON Lines records beside a goodput report:
+// <stem>.jsonl (benchmark --output-path X.json, profile's goodput.json),
+// then requests.jsonl beside benchmarks.json (a run directory).
+func findRecords(path string, rep *report.Report) string {
+	if rep.Layout != report.LayoutGoodput {
+		return ""
+	}
+	cands := []string{strings.TrimSuffix(path, filepath.Ext(path)) + ".jsonl"}
+	if filepath.Base(path) == "benchmarks.json" {
+		cands = append(cands, filepath.Join(filepath.Dir(path), "requests.jsonl"))
+	}
+	for _, c := range cands {
+		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
+			return c
+		}
+	}
+	return ""
+}
+
+func recordsHint(path string) string {
+	stem := strings.TrimSuffix(path, filepath.Ext(path)) + ".jsonl"
+	if filepath.Base(path) == "benchmarks.json" {
+		return "looked for " + stem + " and " + filepath.Join(filepath.Dir(path), "requests.jsonl") + "; name one with --records"
+	}
+	return "looked for " + stem + "; name one with --records"
+}
