@@ -211,7 +211,7 @@ func benchLateness(b *testing.B, staggered bool) {
 		b.Fatal(err)
 	}
 	var h latencyHistogram
-	s.onEmit = func(due, emitted time.Time) { h.add(emitted.Sub(due)) }
+	s.onEmit = func(_ uint64, due, emitted time.Time) { h.add(emitted.Sub(due)) }
 	if err := s.Start("127.0.0.1:0"); err != nil {
 		b.Fatal(err)
 	}

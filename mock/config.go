@@ -121,9 +121,41 @@ type Config struct {
 	// KVCacheTokens is the KV-cache size in tokens behind
 	// vllm:kv_cache_usage_perc (and vllm:gpu_cache_usage_perc): the gauge is
 	// (prompt tokens + tokens emitted so far, summed over running requests) /
-	// KVCacheTokens, capped at 1. The mock never rejects or preempts for lack
-	// of cache. Default 262144. Must be >= 1.
+	// KVCacheTokens, capped at 1. With a capacity model, "running" means in
+	// the engine's batch and prompt tokens count once prefilled. The mock
+	// never rejects or preempts for lack of cache. Default 262144. Must be
+	// >= 1.
 	KVCacheTokens int
+
+	// Capacity, when set, replaces the independent per-request latency
+	// model (TTFT, TTFTStdev, ITL, ITLStdev are then unused) with a
+	// continuous-batching engine: MaxNumSeqs slots, a FIFO waiting queue,
+	// chunked prefill and a step time growing with the batch. See
+	// CapacityModel, Preset and the package documentation. Default nil.
+	Capacity *CapacityModel
+
+	// GPUs is the number of simulated GPUs in the DCGM exposition and the
+	// power model. 0 means Capacity.GPUs with a capacity model, else 1.
+	// Default 0. Range 0..256.
+	GPUs int
+	// GPU describes each simulated GPU (name, memory, power model). nil
+	// means Capacity.GPU with a capacity model, else DefaultGPU(). Default
+	// nil.
+	GPU *GPUSpec
+
+	// DCGMAddr, when non-empty, is a second listen address (like
+	// dcgm-exporter's :9400) that Start opens for the DCGM exposition,
+	// served there at GET /metrics; it is always served on the main
+	// address at GET /dcgm/metrics. An empty host binds 127.0.0.1, as for
+	// Start. Default "" (no second listener).
+	DCGMAddr string
+	// DCGMUpdateInterval is how often the DCGM exposition's values change,
+	// like dcgm-exporter's --collect-interval (whose default is 30s): every
+	// value shows the state at the last multiple of the interval since
+	// New, the energy counter its exact value at that instant, power and
+	// utilisation their means over the min(1s, interval) before it.
+	// Default 1s. Range 1ms..1h.
+	DCGMUpdateInterval time.Duration
 }
 
 // DefaultConfig returns the documented defaults.
@@ -144,6 +176,8 @@ func DefaultConfig() Config {
 		ErrorCodes:        []int{429, 500, 503},
 		StallDuration:     time.Second,
 		KVCacheTokens:     262144,
+
+		DCGMUpdateInterval: time.Second,
 	}
 }
 
@@ -206,5 +240,44 @@ func (c *Config) validate() error {
 	if c.KVCacheTokens < 1 {
 		return fmt.Errorf("mock config: KVCacheTokens must be >= 1, got %d", c.KVCacheTokens)
 	}
+	if c.Capacity != nil {
+		if err := c.Capacity.validate(); err != nil {
+			return err
+		}
+	}
+	if c.GPUs < 0 || c.GPUs > maxGPUs {
+		return fmt.Errorf("mock config: GPUs must be in 0..%d (0: from the capacity model, else 1), got %d", maxGPUs, c.GPUs)
+	}
+	if c.GPU != nil {
+		if err := c.GPU.validate("GPU"); err != nil {
+			return err
+		}
+	}
+	if c.DCGMAddr != "" {
+		if _, err := listenAddr(c.DCGMAddr); err != nil {
+			return fmt.Errorf("mock config: DCGMAddr: %w", err)
+		}
+	}
+	if c.DCGMUpdateInterval < time.Millisecond || c.DCGMUpdateInterval > time.Hour {
+		return fmt.Errorf("mock config: DCGMUpdateInterval must be a duration in 1ms..1h, got %s", c.DCGMUpdateInterval)
+	}
 	return nil
+}
+
+// gpuSetup resolves GPUs and GPU.
+func (c *Config) gpuSetup() (int, GPUSpec) {
+	n, spec := c.GPUs, DefaultGPU()
+	if c.Capacity != nil {
+		spec = c.Capacity.GPU
+		if n == 0 {
+			n = c.Capacity.GPUs
+		}
+	}
+	if n == 0 {
+		n = 1
+	}
+	if c.GPU != nil {
+		spec = *c.GPU
+	}
+	return n, spec
 }

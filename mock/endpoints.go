@@ -28,7 +28,7 @@ func (s *Server) serveVersion(w http.ResponseWriter, _ *http.Request) {
 
 // serveMetrics answers GET /metrics with the Prometheus text exposition.
 func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
-	b := s.metrics.appendExposition(make([]byte, 0, 16<<10), s.cfg.Model, s.cfg.KVCacheTokens)
+	b := s.metrics.appendExposition(make([]byte, 0, 16<<10), s.cfg.Model, s.cfg.KVCacheTokens, s.gauges())
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
@@ -42,7 +42,7 @@ func serveFallback(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/v1/chat/completions", "/v1/completions":
 		w.Header().Set("Allow", "POST")
-	case "/v1/models", "/health", "/version", "/metrics":
+	case "/v1/models", "/health", "/version", "/metrics", "/dcgm/metrics":
 		w.Header().Set("Allow", "GET, HEAD")
 	default:
 		writeJSON(w, http.StatusNotFound, []byte(`{"detail":"Not Found"}`))

@@ -116,7 +116,7 @@ func TestStallFault(t *testing.T) {
 		mu   sync.Mutex
 		dues []time.Time
 	)
-	s.onEmit = func(due, _ time.Time) { mu.Lock(); dues = append(dues, due); mu.Unlock() }
+	s.onEmit = func(_ uint64, due, _ time.Time) { mu.Lock(); dues = append(dues, due); mu.Unlock() }
 	if err := s.Start("127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzJSONString: appendJSONString decodes back to what encoding/json makes
@@ -33,25 +34,27 @@ func FuzzJSONString(f *testing.F) {
 	})
 }
 
+// fuzzSeeds are the handler fuzz targets' seed bodies.
+var fuzzSeeds = []string{
+	`{"messages":[{"role":"user","content":"hi"}],"max_tokens":3,"stream":true}`,
+	`{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"stream":true,"stream_options":{"continuous_usage_stats":true}}`,
+	`{"prompt":"hi","max_tokens":2,"ignore_eos":true}`,
+	`{"prompt":[1,2,3],"max_tokens":2,"stream":true,"stream_options":{"include_usage":true}}`,
+	`{"prompt":[[1,2]],"n":1}`,
+	`{"model":"x","prompt":"hi"}`,
+	`{"prompt":"hi","max_tokens":-1}`,
+	`{"prompt":null,"max_tokens":null}`,
+	`[1,2]`,
+	`{`,
+	``,
+}
+
 // FuzzHandler feeds arbitrary bodies to both completion endpoints through the
 // real handler (zero delays) and checks the response is well formed: a 4xx
 // with an OpenAI-style JSON error, a JSON body, or an event stream of valid
 // JSON payloads ending with [DONE].
 func FuzzHandler(f *testing.F) {
-	seeds := []string{
-		`{"messages":[{"role":"user","content":"hi"}],"max_tokens":3,"stream":true}`,
-		`{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"stream":true,"stream_options":{"continuous_usage_stats":true}}`,
-		`{"prompt":"hi","max_tokens":2,"ignore_eos":true}`,
-		`{"prompt":[1,2,3],"max_tokens":2,"stream":true,"stream_options":{"include_usage":true}}`,
-		`{"prompt":[[1,2]],"n":1}`,
-		`{"model":"x","prompt":"hi"}`,
-		`{"prompt":"hi","max_tokens":-1}`,
-		`{"prompt":null,"max_tokens":null}`,
-		`[1,2]`,
-		`{`,
-		``,
-	}
-	for _, s := range seeds {
+	for _, s := range fuzzSeeds {
 		f.Add(s, true)
 		f.Add(s, false)
 	}
@@ -64,7 +67,14 @@ func FuzzHandler(f *testing.F) {
 		f.Fatal(err)
 	}
 	h := s.Handler()
-	f.Fuzz(func(t *testing.T, body string, chat bool) {
+	f.Fuzz(func(t *testing.T, body string, chat bool) { checkHandler(t, h, body, chat) })
+}
+
+// checkHandler sends body to a completion endpoint of h and checks the
+// response is well formed.
+func checkHandler(t *testing.T, h http.Handler, body string, chat bool) {
+	t.Helper()
+	{
 		path := "/v1/completions"
 		if chat {
 			path = "/v1/chat/completions"
@@ -110,5 +120,28 @@ func FuzzHandler(f *testing.F) {
 				t.Fatalf("status %d Content-Type %q body %s", rec.Code, ct, out)
 			}
 		}
-	})
+	}
+}
+
+// FuzzCapacityHandler is FuzzHandler through the capacity model's engine
+// (1 µs steps, two slots, a 16-token budget), with faults on, so bodies that
+// pass validation queue, prefill in chunks and stream through the batch.
+func FuzzCapacityHandler(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	cfg := fastConfig()
+	cfg.MaxModelLen = 256
+	cfg.OutputTokens = 4
+	cfg.OutputTokensStdev = 3
+	cfg.StreamErrorRate, cfg.StallRate, cfg.StallDuration = 0.1, 0.1, time.Microsecond
+	cfg.Capacity = &CapacityModel{MaxNumSeqs: 2, MaxNumBatchedTokens: 16, StepBase: time.Microsecond, GPUs: 1, GPU: DefaultGPU()}
+	s, err := New(cfg)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { s.Close() })
+	h := s.Handler()
+	f.Fuzz(func(t *testing.T, body string, chat bool) { checkHandler(t, h, body, chat) })
 }

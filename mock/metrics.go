@@ -84,10 +84,14 @@ func newMetrics() *metrics {
 // floats formatted like Python, labels engine and model_name.
 //
 // What each family means here:
-//   - vllm:num_requests_running: admitted completion requests not yet ended.
-//   - vllm:num_requests_waiting: always 0; the independent latency model has no queue.
+//   - vllm:num_requests_running: without a capacity model, admitted
+//     completion requests not yet ended; with one, the sequences in the
+//     engine's batch (prefilling or decoding), as of the last step.
+//   - vllm:num_requests_waiting: 0 without a capacity model (no queue); with
+//     one, the requests in its waiting queue, as of the last step.
 //   - vllm:kv_cache_usage_perc, vllm:gpu_cache_usage_perc: see Config.KVCacheTokens.
-//   - vllm:num_preemptions_total: always 0; the mock never preempts.
+//   - vllm:num_preemptions_total: always 0; the mock never preempts (its
+//     capacity model has no KV-cache limit).
 //   - vllm:prompt_tokens_total: prompt tokens of requests whose first step was reached.
 //   - vllm:generation_tokens_total: output tokens generated (for streams: written).
 //   - vllm:request_success_total{finished_reason}: stop and length for normal
@@ -103,13 +107,13 @@ func newMetrics() *metrics {
 //
 // For non-streaming requests "emission" is the moment the mock reached the
 // step's deadline; the body is written once, after the last step.
-func (m *metrics) appendExposition(b []byte, model string, kvCacheTokens int) []byte {
+func (m *metrics) appendExposition(b []byte, model string, kvCacheTokens int, g gauges) []byte {
 	labels := `engine="0",model_name="` + escapeLabel(model) + `"`
-	kv := float64(m.kvTokens.Load()) / float64(kvCacheTokens)
+	kv := float64(g.kvTokens) / float64(kvCacheTokens)
 	kv = min(max(kv, 0), 1)
 
-	b = appendGauge(b, "vllm:num_requests_running", "Number of requests in model execution batches.", labels, float64(m.running.Load()))
-	b = appendGauge(b, "vllm:num_requests_waiting", "Number of requests waiting to be processed.", labels, 0)
+	b = appendGauge(b, "vllm:num_requests_running", "Number of requests in model execution batches.", labels, float64(g.running))
+	b = appendGauge(b, "vllm:num_requests_waiting", "Number of requests waiting to be processed.", labels, float64(g.waiting))
 	b = appendGauge(b, "vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", labels, kv)
 	b = appendGauge(b, "vllm:gpu_cache_usage_perc", "GPU KV-cache usage. 1 means 100 percent usage.", labels, kv)
 	b = appendCounter(b, "vllm:num_preemptions_total", "Cumulative number of preemption from the engine.", labels, 0)
@@ -133,6 +137,20 @@ func (m *metrics) appendExposition(b []byte, model string, kvCacheTokens int) []
 	b = appendHistogram(b, "vllm:time_per_output_token_seconds", "Histogram of time per output token in seconds.", model, m.itl)
 	b = appendHistogram(b, "vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", model, m.e2e)
 	return b
+}
+
+// gauges are the scheduler gauges of the exposition.
+type gauges struct {
+	running, waiting, kvTokens int64
+}
+
+// gauges reads the scheduler gauges: the engine's with a capacity model,
+// else the handlers' own counts.
+func (s *Server) gauges() gauges {
+	if e := s.engine; e != nil {
+		return gauges{running: e.running.Load(), waiting: e.waiting.Load(), kvTokens: e.kvTokens.Load()}
+	}
+	return gauges{running: s.metrics.running.Load(), kvTokens: s.metrics.kvTokens.Load()}
 }
 
 func appendHeader(b []byte, name, help, typ string) []byte {

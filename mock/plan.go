@@ -15,6 +15,7 @@ const noFault = -1
 type plan struct {
 	k            uint64
 	idHi, idLo   uint64
+	prompt       int    // prompt tokens
 	tokens       int    // output tokens
 	steps        int    // chunks: ceil(tokens / TokensPerChunk)
 	finish       string // "length" or "stop"
@@ -42,7 +43,7 @@ func splitmix64(x uint64) uint64 {
 // with seedRNG. Every draw is made whatever the configuration, in a fixed
 // order, so that changing one rate does not shift the others' draws.
 func makePlan(cfg *Config, req *request, k uint64, rng *rand.Rand) plan {
-	p := plan{k: k, disconnectAt: noFault, stallAt: noFault, streamErrAt: noFault}
+	p := plan{k: k, prompt: req.promptTokens, disconnectAt: noFault, stallAt: noFault, streamErrAt: noFault}
 	p.idHi, p.idLo = rng.Uint64(), rng.Uint64()
 	uErr, codeDraw := rng.Float64(), rng.Uint64()
 	uDisc, uStall, uStreamErr := rng.Float64(), rng.Float64(), rng.Float64()

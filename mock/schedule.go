@@ -13,13 +13,11 @@ import (
 // and never computes a deadline from the time of a previous write, so
 // lateness does not accumulate.
 //
-// Today's implementation is independentSchedule: each request on its own,
-// deadlines drawn from the configured TTFT and ITL. A continuous-batching
-// capacity model (max-num-seqs slots, a waiting queue, a step time growing
-// with batch size and prefill tokens, every running sequence advancing one
-// step per engine iteration) plugs in here: its schedule answers known=false
-// for steps its engine has not planned yet, wakes wait once it has, and frees
-// its slot in release.
+// Two implementations: independentSchedule, each request on its own with
+// deadlines drawn from the configured TTFT and ITL; and capacitySchedule
+// (engine.go), the continuous-batching capacity model, which answers
+// known=false for steps its engine has not planned yet, wakes wait once it
+// has, and frees its slot in release.
 type tokenSchedule interface {
 	// due returns the absolute time at which step i is due. known is false
 	// when the schedule cannot tell yet; the writer then flushes what it has

@@ -27,6 +27,12 @@ type Server struct {
 	started   time.Time
 	streams   sync.Pool // *stream
 
+	engine       *engine     // the capacity model's engine, nil without one
+	power        *powerMeter // the GPU power model
+	gpu          GPUSpec
+	dcgmLabels   []string // label set of each simulated GPU
+	gpuFactorSum float64
+
 	ctx    context.Context // canceled by Close
 	cancel context.CancelFunc
 
@@ -37,14 +43,18 @@ type Server struct {
 	srv      *http.Server
 	ln       net.Listener
 	served   chan struct{} // closed when srv.Serve returns
+	dcgmSrv  *http.Server  // the DCGMAddr listener's server, if any
+	dcgmLn   net.Listener
+	dcgmDone chan struct{} // closed when dcgmSrv.Serve returns
 
 	// newSchedule makes a request's token schedule: the seam for a capacity
 	// model. New sets it to the independent per-request latency model.
 	newSchedule func(st *stream, p *plan, arrival time.Time) tokenSchedule
 
 	// onEmit, when set (by in-package tests and benchmarks), is called once
-	// per step written, with the step's deadline and the emission time.
-	onEmit func(due, emitted time.Time)
+	// per step written, with the request's sequence number k, the step's
+	// deadline and the emission time.
+	onEmit func(k uint64, due, emitted time.Time)
 }
 
 // counters backs Stats.
@@ -77,17 +87,30 @@ type Stats struct {
 	// Aborted counts requests ended early because the client went away or
 	// because Close ended them.
 	Aborted uint64
-	// Running is the number of admitted requests not yet ended.
+	// Running is the number of admitted requests not yet ended (with a
+	// capacity model this includes those waiting in its queue).
 	Running int64
+	// Waiting is the number of requests in the capacity model's waiting
+	// queue (0 without one).
+	Waiting int64
 }
 
 // New validates cfg and returns a server. It does not listen: call Start, or
-// serve Handler yourself.
+// serve Handler yourself. With a capacity model it starts the engine
+// goroutine, which Close stops: always Close a server.
 func New(cfg Config) (*Server, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
 	cfg.ErrorCodes = append([]int(nil), cfg.ErrorCodes...)
+	if cfg.Capacity != nil {
+		c := *cfg.Capacity
+		cfg.Capacity = &c
+	}
+	if cfg.GPU != nil {
+		g := *cfg.GPU
+		cfg.GPU = &g
+	}
 	s := &Server{
 		cfg:       cfg,
 		modelJSON: jsonString(cfg.Model),
@@ -102,9 +125,27 @@ func New(cfg Config) (*Server, error) {
 		s.count = func(text string) int { return max(user(text), 0) }
 	}
 	s.streams.New = func() any { return newStream() }
-	s.newSchedule = func(st *stream, p *plan, arrival time.Time) tokenSchedule {
-		st.sched.init(st.rng, arrival, p.ttft, s.cfg.ITL, s.cfg.ITLStdev)
-		return &st.sched
+	gpus, spec := cfg.gpuSetup()
+	s.gpu = spec
+	s.dcgmLabels = dcgmLabels(gpus, spec, cfg.Seed)
+	for i := range gpus {
+		s.gpuFactorSum += gpuFactor(i)
+	}
+	s.power = newPowerMeter(s.started, spec, cfg.DCGMUpdateInterval)
+	if cfg.Capacity != nil {
+		s.engine = newEngine(s.cfg.Capacity, s.started, s.power)
+		go s.engine.run(s.ctx)
+		s.newSchedule = func(st *stream, p *plan, _ time.Time) tokenSchedule {
+			q := newSeq(p.prompt, p.steps, p.tokens, s.cfg.TokensPerChunk)
+			st.csched = capacitySchedule{e: s.engine, q: q}
+			s.engine.submit(q)
+			return &st.csched
+		}
+	} else {
+		s.newSchedule = func(st *stream, p *plan, arrival time.Time) tokenSchedule {
+			st.sched.init(st.rng, arrival, p.ttft, s.cfg.ITL, s.cfg.ITLStdev)
+			return &st.sched
+		}
 	}
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.serveCompletion(w, r, true) })
@@ -113,6 +154,7 @@ func New(cfg Config) (*Server, error) {
 	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	s.mux.HandleFunc("GET /version", s.serveVersion)
 	s.mux.HandleFunc("GET /metrics", s.serveMetrics)
+	s.mux.HandleFunc("GET /dcgm/metrics", s.serveDCGM)
 	s.mux.HandleFunc("/", serveFallback)
 	return s, nil
 }
@@ -121,6 +163,14 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) Config() Config {
 	c := s.cfg
 	c.ErrorCodes = append([]int(nil), s.cfg.ErrorCodes...)
+	if c.Capacity != nil {
+		m := *c.Capacity
+		c.Capacity = &m
+	}
+	if c.GPU != nil {
+		g := *c.GPU
+		c.GPU = &g
+	}
 	return c
 }
 
@@ -132,7 +182,8 @@ func (s *Server) Handler() http.Handler { return s.mux }
 // listener is open (or with the error that prevented it). An empty addr
 // means "127.0.0.1:8000" (vLLM's default port), and an addr with an empty
 // host (":8000") binds 127.0.0.1, not every interface: pass "0.0.0.0:8000"
-// to be reachable from elsewhere. Use "127.0.0.1:0" for a free port.
+// to be reachable from elsewhere. Use "127.0.0.1:0" for a free port. With
+// Config.DCGMAddr set it also opens the DCGM listener (see DCGMURL).
 func (s *Server) Start(addr string) error {
 	addr, err := listenAddr(addr)
 	if err != nil {
@@ -149,6 +200,24 @@ func (s *Server) Start(addr string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("mock: listening on %s: %w", addr, err)
+	}
+	if s.cfg.DCGMAddr != "" {
+		daddr, _ := listenAddr(s.cfg.DCGMAddr) // validated by New
+		dln, err := net.Listen("tcp", daddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("mock: listening on %s for DCGM: %w", daddr, err)
+		}
+		dmux := http.NewServeMux()
+		dmux.HandleFunc("GET /metrics", s.serveDCGM)
+		dmux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+		s.dcgmLn = dln
+		s.dcgmSrv = &http.Server{Handler: dmux, ReadHeaderTimeout: 30 * time.Second}
+		s.dcgmDone = make(chan struct{})
+		go func() {
+			defer close(s.dcgmDone)
+			_ = s.dcgmSrv.Serve(dln)
+		}()
 	}
 	s.ln = ln
 	s.srv = &http.Server{Handler: s.mux, ReadHeaderTimeout: 30 * time.Second}
@@ -199,15 +268,25 @@ func (s *Server) Close() error {
 		close(s.idle)
 	}
 	srv, served := s.srv, s.served
+	dsrv, ddone := s.dcgmSrv, s.dcgmDone
 	s.mu.Unlock()
 
-	s.cancel() // wakes every admitted handler
+	s.cancel() // wakes every admitted handler and stops the engine
 	var err error
 	if srv != nil {
 		err = srv.Close() // closes the listener and every connection
 		<-served
 	}
+	if dsrv != nil {
+		if derr := dsrv.Close(); err == nil {
+			err = derr
+		}
+		<-ddone
+	}
 	<-s.idle
+	if s.engine != nil {
+		<-s.engine.done
+	}
 	if err != nil {
 		return fmt.Errorf("mock: closing: %w", err)
 	}
@@ -247,5 +326,13 @@ func (s *Server) Stats() Stats {
 		StreamErrors: s.stats.streamErrors.Load(),
 		Aborted:      s.stats.aborted.Load(),
 		Running:      s.metrics.running.Load(),
+		Waiting:      s.waitingGauge(),
 	}
+}
+
+func (s *Server) waitingGauge() int64 {
+	if s.engine == nil {
+		return 0
+	}
+	return s.engine.waiting.Load()
 }

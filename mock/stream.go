@@ -95,6 +95,9 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bo
 	m := s.metrics
 	m.running.Add(1)
 	m.kvTokens.Add(int64(req.promptTokens))
+	if s.engine == nil {
+		s.power.add(1)
+	}
 	sched := s.newSchedule(st, &p, arrival)
 	st.r = renderer{
 		chat: chat, k: k, idHi: p.idHi, idLo: p.idLo, created: arrival.Unix(), modelJSON: s.modelJSON,
@@ -105,6 +108,9 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bo
 	out, emittedTokens := s.run(w, ctx, st, &p, &req, sched, arrival)
 
 	sched.release()
+	if s.engine == nil {
+		s.power.add(-1)
+	}
 	m.running.Add(-1)
 	m.kvTokens.Add(-int64(req.promptTokens + emittedTokens))
 	switch out {
@@ -265,7 +271,7 @@ func (s *Server) run(w http.ResponseWriter, ctx context.Context, st *stream, p *
 		m.kvTokens.Add(int64(tokens))
 		if s.onEmit != nil {
 			for _, d := range st.dues {
-				s.onEmit(d, stamp)
+				s.onEmit(p.k, d, stamp)
 			}
 		}
 		generated += tokens
@@ -329,15 +335,16 @@ func sleepUntil(ctx context.Context, timer *time.Timer, at time.Time) error {
 // stream is the reusable per-request state, pooled so that a request in
 // steady state allocates nothing per chunk.
 type stream struct {
-	pcg   rand.PCG
-	rng   *rand.Rand
-	sched independentSchedule
-	r     renderer
-	head  []byte
-	buf   []byte
-	body  []byte
-	dues  []time.Time
-	timer *time.Timer
+	pcg    rand.PCG
+	rng    *rand.Rand
+	sched  independentSchedule
+	csched capacitySchedule
+	r      renderer
+	head   []byte
+	buf    []byte
+	body   []byte
+	dues   []time.Time
+	timer  *time.Timer
 }
 
 func newStream() *stream {

@@ -56,7 +56,7 @@ func TestStampsOnAbsoluteDeadlines(t *testing.T) {
 		dues  []time.Time
 		emits []time.Time
 	)
-	s.onEmit = func(due, emitted time.Time) {
+	s.onEmit = func(_ uint64, due, emitted time.Time) {
 		mu.Lock()
 		dues = append(dues, due)
 		emits = append(emits, emitted)
