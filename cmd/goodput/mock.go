@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/tokenize"
@@ -37,8 +38,19 @@ func runMock(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&cfg.StallRate, "stall-rate", cfg.StallRate, "fraction of streams that pause for --stall-duration")
 	fs.DurationVar(&cfg.StallDuration, "stall-duration", cfg.StallDuration, "length of an injected stall")
 	fs.Float64Var(&cfg.StreamErrorRate, "stream-error-rate", cfg.StreamErrorRate, `fraction of streams that get an {"error":…} payload`)
+	preset := fs.String("preset", "", "simulate a continuous-batching engine with a capacity model ("+strings.Join(mock.PresetNames(), ", ")+"): TTFT grows with queueing and ITL with the batch, so the endpoint has a real knee; --ttft/--itl are then ignored")
+	fs.IntVar(&cfg.GPUs, "gpus", cfg.GPUs, "simulated GPUs in GET /dcgm/metrics (0: the preset's, else 1)")
+	fs.StringVar(&cfg.DCGMAddr, "dcgm-addr", "", "also serve the DCGM exporter exposition on this address (like dcgm-exporter's :9400)")
+	fs.DurationVar(&cfg.DCGMUpdateInterval, "dcgm-interval", cfg.DCGMUpdateInterval, "how often the DCGM exposition's values change (dcgm-exporter's default is 30s)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *preset != "" {
+		m, err := mock.Preset(*preset)
+		if err != nil {
+			return usagef("--preset: %v", err)
+		}
+		cfg.Capacity = &m
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q (see 'goodput mock --help')", fs.Arg(0))
@@ -63,6 +75,14 @@ func runMock(ctx context.Context, e *env, args []string) error {
 	}
 	defer srv.Close()
 	fmt.Fprintf(e.stdout, "goodput mock serving %q on %s (Ctrl-C to stop)\n", cfg.Model, srv.URL())
+	dcgm := srv.URL() + "/dcgm/metrics"
+	if u := srv.DCGMURL(); u != "" {
+		dcgm += " and " + u + "/metrics"
+	}
+	if cfg.Capacity != nil {
+		fmt.Fprintf(e.stdout, "capacity model %s: %d slots, step %v + %v per sequence\n", cfg.Capacity.Name, cfg.Capacity.MaxNumSeqs, cfg.Capacity.StepBase, cfg.Capacity.StepPerSeq)
+	}
+	fmt.Fprintf(e.stdout, "DCGM exporter metrics on %s\n", dcgm)
 	if *urlFile != "" {
 		if err := os.WriteFile(*urlFile, []byte(srv.URL()+"\n"), 0o644); err != nil {
 			return fmt.Errorf("--url-file: %w", err)
