@@ -122,8 +122,17 @@ func NewEngine(c *Client) *Engine {
 	return e
 }
 
-// SetShard stamps records with a shard index (multi-pod runs).
-func (e *Engine) SetShard(i int) { e.shard = i }
+// ShardIDBase separates the record ids of the shards of a multi-pod run:
+// shard i numbers its records from i × ShardIDBase + 1.
+const ShardIDBase = 1_000_000_000_000
+
+// SetShard stamps records with a shard index (multi-pod runs) and starts
+// their ids at index × ShardIDBase, so the ids of a run's shards never
+// collide. Call it before the first benchmark.
+func (e *Engine) SetShard(i int) {
+	e.shard = i
+	e.ids.Store(uint64(i) * ShardIDBase)
+}
 
 // Clock returns the engine's clock.
 func (e *Engine) Clock() *Clock { return e.clock }
@@ -160,11 +169,10 @@ type run struct {
 	abort       context.CancelCauseFunc
 	out         chan<- *record.Record
 	stopCh      chan struct{}
-	once        sync.Once
+	stopMu      sync.Mutex // guards the three fields below (set by stop, from any goroutine)
 	reason      StopReason
 	stopAt      int64 // when scheduling stopped
 	abortAt     int64 // when in-flight requests were cancelled, 0 if never
-	abortOnce   sync.Once
 	interrupted atomic.Bool
 	wg          sync.WaitGroup
 	created     atomic.Int64
@@ -221,7 +229,9 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 	}
 	r.mon.start()
 	if d := b.Constraints.MaxDuration; d > 0 {
-		t := time.AfterFunc(d, func() { r.stop(StopMaxDuration, true) })
+		// The deadline counts from the scheduled start, so shards that
+		// share a StartAt also share their end, however late one woke.
+		t := time.AfterFunc(max(0, e.clock.Until(start+int64(d))), func() { r.stop(StopMaxDuration, true) })
 		defer t.Stop()
 	}
 	watchDone := make(chan struct{})
@@ -239,11 +249,13 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 	}
 	r.wg.Wait()
 	close(watchDone)
+	r.stopMu.Lock()
 	res := Result{
 		Start: start, QueuingEnd: r.stopAt, StopTime: r.abortAt, End: e.clock.Now(),
 		Created: r.created.Load(), Successful: r.ok.Load(), Errored: r.errs.Load(), Incomplete: r.inc.Load(),
 		NotSent: r.notSent.Load(), StopReason: r.reason, Interrupted: r.interrupted.Load(),
 	}
+	r.stopMu.Unlock()
 	if res.StopTime == 0 {
 		res.StopTime = res.End
 	}
@@ -254,15 +266,19 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 // stop ends scheduling once; with abort it also cancels in-flight requests.
 func (r *run) stop(reason StopReason, abort bool) {
 	now := r.e.clock.Now()
-	r.once.Do(func() {
+	r.stopMu.Lock()
+	if r.stopAt == 0 {
 		r.reason, r.stopAt = reason, now
 		close(r.stopCh)
-	})
+	}
+	if abort && r.abortAt == 0 {
+		r.abortAt = now
+	}
+	r.stopMu.Unlock()
 	if reason == StopInterrupted {
 		r.interrupted.Store(true)
 	}
 	if abort {
-		r.abortOnce.Do(func() { r.abortAt = now })
 		r.abort(errBenchmarkEnd)
 	}
 }
@@ -425,7 +441,9 @@ func (r *run) openLoop(start int64) {
 // countNotSent counts request i and every later one that was already due
 // when the benchmark stopped but was never dispatched.
 func (r *run) countNotSent(p Pacer, i uint64, start int64) {
+	r.stopMu.Lock()
 	limit := r.stopAt - start
+	r.stopMu.Unlock()
 	n := int64(1)
 	maxReq := uint64(r.b.Constraints.MaxRequests)
 	for j := i + 1; n < 10_000_000 && (maxReq == 0 || j < maxReq); j++ {
