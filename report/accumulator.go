@@ -50,6 +50,9 @@ type Config struct {
 	SampleSize int
 	// Seed seeds the reservoir sampling.
 	Seed uint64
+	// SLO, when set, judges every request against the SLO's per-request
+	// thresholds as it is added, and the benchmark in Finish (Extras.SLO).
+	SLO SLO
 }
 
 func (c Config) limits() (maxRequests int, maxSeconds float64) {
@@ -114,6 +117,9 @@ type Accumulator struct {
 	classNames []string
 
 	mm mismatch // server vs client output tokens of in-window requests
+
+	thresholds *RequestThresholds // Config.SLO's per-request thresholds, nil without an SLO
+	goodOver   GoodputCounts      // in-window requests beyond ExactCap (online decision)
 
 	result *Benchmark // set by Finish
 }
@@ -232,6 +238,10 @@ func NewAccumulator(cfg Config) (*Accumulator, error) {
 	a.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	a.classIdx = map[record.ErrorClass]uint8{}
 	a.classNames = []string{""}
+	if cfg.SLO != nil {
+		t := cfg.SLO.Thresholds()
+		a.thresholds = &t
+	}
 	return a, nil
 }
 
@@ -260,6 +270,9 @@ func (a *Accumulator) Add(r *record.Record) {
 	}
 	s.status = st
 	s.errClass = a.classOf(r.ErrorClass)
+	if a.thresholds != nil {
+		s.flags |= verdictFlags(a.thresholds.judge(&s))
+	}
 	a.adds++
 	a.made[st]++
 	a.transitions(&s)
@@ -291,6 +304,7 @@ func (a *Accumulator) Add(r *record.Record) {
 		a.feedHist(&s, r.ChunkTimes, r.ChunkTokens, r.ServerOutputTokens, r.ClientOutputTokens)
 		if over {
 			a.approxAdd(&s)
+			a.goodOver.add(&s)
 		}
 	case decOut:
 		if over {
@@ -442,6 +456,7 @@ func (a *Accumulator) resolvePending(in func(*reqSum) bool) {
 			a.sums.at(p.idx).flags |= flagOnlineIn
 		} else {
 			a.approxAdd(&p.s)
+			a.goodOver.add(&p.s)
 		}
 	}
 	a.pending, a.pendingChunk = nil, 0

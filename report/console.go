@@ -9,7 +9,10 @@ import (
 // WriteConsole writes a summary of every benchmark as two aligned text
 // tables, like GuideLLM's console output: requests and throughput, then
 // latency percentiles of the successful requests (TTFT, ITL and TPOT as
-// GuideLLM defines them, and end-to-end latency, all in ms). Missing
+// GuideLLM defines them, and end-to-end latency, all in ms). When the
+// benchmarks were judged against an SLO, a third table gives each verdict,
+// the objectives' measured values, the attainment and the goodput; when
+// the run has a knee (the run extras), a summary of it follows. Missing
 // figures (older GuideLLM reports) are shown as "-". The output depends
 // only on the report.
 func WriteConsole(w io.Writer, r *Report) error {
@@ -67,9 +70,21 @@ func WriteConsole(w io.Writer, r *Report) error {
 		t1.render(&b)
 		b.WriteString("\n")
 		t2.render(&b)
+		if t3 := sloTable(r); t3 != nil {
+			b.WriteString("\n")
+			t3.render(&b)
+		}
 		for _, n := range notes {
 			b.WriteString("Approximate: " + n + "\n")
 		}
+	}
+	if r.Goodput != nil && r.Goodput.Knee != nil {
+		b.WriteString("\n" + KneeSummary(r.Goodput.Knee, func(i int) string {
+			if i < 0 || i >= len(r.Benchmarks) {
+				return ""
+			}
+			return strategyLabel(r.Benchmarks[i])
+		}))
 	}
 	_, err := io.WriteString(w, b.String())
 	if err != nil {

@@ -18,8 +18,9 @@ import (
 // "[min, p001, p01, p05, p10, p25, p75, p90, p95, p99, max]". Numbers are
 // written as Python writes them. Columns are the union over the benchmarks
 // (cells a benchmark lacks are empty). goodput's own columns come last,
-// under groups starting with "Goodput". Timestamps are UTC (GuideLLM uses
-// the local time zone).
+// under groups starting with "Goodput" (the SLO's verdict, goodput and
+// objectives last of all, when the benchmarks were judged). Timestamps
+// are UTC (GuideLLM uses the local time zone).
 func WriteCSV(w io.Writer, r *Report) error {
 	type col struct{ g, f, s string }
 	var order []col
@@ -267,6 +268,30 @@ func (c *csvCols) goodput(b *Benchmark) {
 	c.add("Goodput Token Mismatch", "Equal", "", strconv.FormatInt(int64(tm.Equal), 10))
 	c.add("Goodput Token Mismatch", "Server Higher", "", strconv.FormatInt(int64(tm.ServerHigher), 10))
 	c.add("Goodput Token Mismatch", "Client Higher", "", strconv.FormatInt(int64(tm.ClientHigher), 10))
+	c.slo(g.SLO)
+}
+
+// slo adds the SLO verdict, goodput and objectives (nothing without an
+// SLO).
+func (c *csvCols) slo(s *SLOResult) {
+	if s == nil {
+		return
+	}
+	c.add("Goodput SLO", "Spec", "", s.Spec)
+	c.add("Goodput SLO", "Default", "", pyBool(s.Default))
+	c.add("Goodput SLO", "Pass", "", pyBool(s.Pass))
+	c.add("Goodput SLO", "Attainment", "", pyFloat(float64(s.Attainment)))
+	c.add("Goodput SLO", "Good Requests", "", strconv.FormatInt(int64(s.GoodRequests), 10))
+	c.add("Goodput SLO", "Goodput", "Requests/Sec", pyFloat(float64(s.GoodputRPS)))
+	c.add("Goodput SLO", "Goodput", "Output Tokens/Sec", pyFloat(float64(s.GoodputOutputTokS)))
+	c.add("Goodput SLO", "Throughput", "Output Tokens/Sec", pyFloat(float64(s.ThroughputOutputTokS)))
+	for _, o := range s.Objectives {
+		field := o.Key + " " + o.Unit
+		c.add("Goodput SLO Objective", field, "Threshold", pyFloat(float64(o.Threshold)))
+		c.add("Goodput SLO Objective", field, "Measured", pyFloat(float64(o.Measured)))
+		c.add("Goodput SLO Objective", field, "Missing", pyBool(o.Missing))
+		c.add("Goodput SLO Objective", field, "Pass", pyBool(o.Pass))
+	}
 }
 
 func pyBool(v bool) string {

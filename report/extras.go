@@ -29,6 +29,10 @@ type Extras struct {
 	Client *ClientLoad `json:"client,omitempty"`
 	// SLO is this benchmark judged against the run's SLO.
 	SLO *SLOResult `json:"slo,omitempty"`
+	// Shard is this benchmark's place in a sharded run's timetable.
+	Shard *ShardRound `json:"shard,omitempty"`
+
+	Telemetry *BenchmarkTelemetry `json:"telemetry,omitempty"` // energy, cost and server metrics over the window (package scorecard)
 }
 
 // ClientLoad describes goodput's own process during a benchmark, so that a

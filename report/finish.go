@@ -140,6 +140,18 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *Benchmark {
 			"%d requests exceeded the exact cap of %d: percentiles, medians and modes are derived from HDR histograms (3 significant digits) and rate and concurrency distributions from %d time bins", a.overCap, a.exactCap, approxBins))
 		outside += a.overOutside
 	}
+	var good GoodputCounts
+	if a.thresholds != nil {
+		for _, i := range in {
+			good.add(a.sums.at(int(i)))
+		}
+		if a.overCap > 0 {
+			good.merge(a.goodOver)
+			good.Approximate = true
+			ex.InexactReasons = append(ex.InexactReasons,
+				"the SLO's good-request counts place the requests beyond the exact cap in or out of the measurement window by the histograms' online decision")
+		}
+	}
 	// The per-request summaries are no longer needed: free them before
 	// the histograms are merged and encoded.
 	a.sums = sumStore{}
@@ -177,6 +189,10 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *Benchmark {
 	b.WarmupDuration = fptr(nsToSec(w.ms) - nsToSec(w.reqStart))
 	b.CooldownDuration = fptr(nsToSec(w.reqEnd) - nsToSec(w.me))
 	b.Requests = a.requestRecords(info, w)
+	if a.thresholds != nil {
+		good.WindowSeconds = float64(w.me-w.ms) / 1e9
+		ex.SLO = a.cfg.SLO.Judge(b, good)
+	}
 	a.result = b
 	return b
 }

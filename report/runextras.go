@@ -16,6 +16,10 @@ type RunExtras struct {
 	Knee *Knee `json:"knee,omitempty"`
 	// Metadata is what makes the run auditable (the twelve fields).
 	Metadata *RunMetadata `json:"metadata,omitempty"`
+	// Shard identifies a shard report of a multi-pod run (shard.go).
+	Shard *ShardInfo `json:"shard,omitempty"`
+	// Merge describes a report merged from shards (merge.go).
+	Merge *MergeInfo `json:"merge,omitempty"`
 }
 
 // SLOSpec is a declared service-level objective.

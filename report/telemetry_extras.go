@@ -1,0 +1,239 @@
+package report
+
+// BenchmarkTelemetry is what the telemetry sources (GPU energy, cost,
+// inference-server metrics) measured over one benchmark's window, written
+// under the benchmark's "goodput"."telemetry" key. It is filled by package
+// scorecard's observer; nil when the run had no telemetry.
+//
+// Every figure covers Window, the benchmark's measurement window, so that
+// J/token, cost per million tokens and the latency percentiles share one
+// denominator. A nil *Float is a figure that could not be computed (JSON
+// null); Missing and Warnings say why.
+type BenchmarkTelemetry struct {
+	Window TelemetryWindow `json:"window"`
+	// Tokens are the client's own counts of what was generated inside the
+	// window (the denominators of the energy figures).
+	Tokens WindowTokens `json:"tokens"`
+	// Energy is nil when no energy source was configured or reachable.
+	Energy *EnergyTelemetry `json:"energy"`
+	// Cost is nil when no price (--gpu-cost-per-hour, --cost-per-hour or
+	// --opencost) was given or reachable.
+	Cost *CostTelemetry `json:"cost"`
+	// Server is nil when the inference server's /metrics was not scraped.
+	Server *ServerTelemetry `json:"server"`
+	// Missing lists the sources that were asked for but are not in the
+	// figures (unreachable with --telemetry-optional, or failed for this
+	// window), with the reason.
+	Missing  []MissingTelemetry `json:"missing"`
+	Warnings []string           `json:"warnings"`
+}
+
+// TelemetryWindow is the time span the telemetry figures cover.
+type TelemetryWindow struct {
+	Start     Float `json:"start"` // Unix seconds
+	End       Float `json:"end"`   // Unix seconds
+	DurationS Float `json:"duration_s"`
+	// Basis is "measurement" (scheduler_metrics.measure_start_time to
+	// measure_end_time, after warmup and before cooldown) or "round" (the
+	// benchmark's start to its end, when the report had no measurement
+	// window).
+	Basis string `json:"basis"`
+}
+
+// WindowTokens are counted by the client from its own records: each
+// token-bearing chunk's tokens at the chunk's arrival time (the server's
+// per-chunk usage when it streams it, else the request's output tokens
+// spread evenly over its chunks), prompt tokens at the first token (else
+// at the end), and requests at their end. Only what falls inside the window
+// counts, so a request straddling an edge contributes its share.
+type WindowTokens struct {
+	Output Float `json:"output"`
+	Prompt Float `json:"prompt"`
+	// Requests completed inside the window, any status; Successful the
+	// ones that succeeded.
+	Requests   Int `json:"requests"`
+	Successful Int `json:"successful"`
+	// OutputTokS is Output / DurationS.
+	OutputTokS Float `json:"output_tokens_per_second"`
+}
+
+// EnergyTelemetry is the GPU energy over the window from the primary energy
+// source, the figures derived from it, and the other sources as
+// cross-checks.
+type EnergyTelemetry struct {
+	// Source names the primary source ("dcgm-exporter <URL>", "nvml",
+	// "prometheus <URL>", ...); Method is counter, power-integral, mixed or
+	// none; Scope says what the energy covers.
+	Source string `json:"source"`
+	Method string `json:"method"`
+	Scope  string `json:"scope"`
+	// EnergyJ and EnergyWh are the energy over the window (Wh = J / 3600).
+	EnergyJ  *Float `json:"energy_j"`
+	EnergyWh *Float `json:"energy_wh"`
+	// MeanPowerW is the time-weighted mean of the summed power; PeakPowerW
+	// the highest summed power seen.
+	MeanPowerW *Float `json:"mean_power_w"`
+	PeakPowerW *Float `json:"peak_power_w"`
+	// GPUs counts the GPUs in the figures; GPUModel names them.
+	GPUs     Int    `json:"gpus"`
+	GPUModel string `json:"gpu_model"`
+	// UpdateIntervalS is the coarsest interval at which the source
+	// refreshed its values (detected, not configured); null when unknown.
+	UpdateIntervalS *Float `json:"update_interval_s"`
+	// Coverage is the fraction of the window the samples span (1 = all).
+	Coverage *Float               `json:"coverage"`
+	PerGPU   []GPUEnergyTelemetry `json:"per_gpu"`
+	// Derived are the per-token, per-request and carbon figures.
+	Derived *EnergyDerived `json:"derived"`
+	// CrossChecks are the other configured energy sources over the same
+	// window.
+	CrossChecks []EnergyCrossCheck `json:"cross_checks"`
+	Warnings    []string           `json:"warnings"`
+}
+
+// GPUEnergyTelemetry is one GPU's share of the energy.
+type GPUEnergyTelemetry struct {
+	Index      string `json:"gpu"`
+	UUID       string `json:"uuid"`
+	Hostname   string `json:"hostname"`
+	Model      string `json:"model"`
+	MIG        string `json:"mig"`
+	Source     string `json:"source"`
+	Method     string `json:"method"`
+	EnergyJ    *Float `json:"energy_j"`
+	MeanPowerW *Float `json:"mean_power_w"`
+	PeakPowerW *Float `json:"peak_power_w"`
+	Coverage   *Float `json:"coverage"`
+	Samples    Int    `json:"samples"`
+}
+
+// EnergyDerived are the figures telemetry.DeriveEnergy computes from the
+// window's energy and the client's token counts. "Output" figures divide by
+// output tokens, the others by prompt + output tokens.
+type EnergyDerived struct {
+	JPerOutputToken     *Float `json:"j_per_output_token"`
+	JPerToken           *Float `json:"j_per_token"`
+	WhPerOutputToken    *Float `json:"wh_per_output_token"`
+	WhPerToken          *Float `json:"wh_per_token"`
+	KWhPerMOutputTokens *Float `json:"kwh_per_1m_output_tokens"`
+	WhPerRequest        *Float `json:"wh_per_request"`
+	OutputTokensPerJ    *Float `json:"output_tokens_per_j"`
+	TokensPerJ          *Float `json:"tokens_per_j"`
+	// PUE is the power usage effectiveness applied (1 = GPU energy only);
+	// PUEDefault is true when it is the default rather than --pue.
+	PUE                 Float  `json:"pue"`
+	PUEDefault          bool   `json:"pue_default"`
+	WhPerOutputTokenPUE *Float `json:"wh_per_output_token_pue_adjusted"`
+	WhPerTokenPUE       *Float `json:"wh_per_token_pue_adjusted"`
+	// GridGCO2PerKWh is --grid-intensity (null when not given); the carbon
+	// figures are PUE-adjusted grams of CO2 per million tokens.
+	GridGCO2PerKWh       *Float `json:"grid_intensity_gco2_kwh"`
+	GCO2PerMOutputTokens *Float `json:"gco2_per_1m_output_tokens"`
+	GCO2PerMTokens       *Float `json:"gco2_per_1m_tokens"`
+	// The plausibility band applied to JPerOutputToken, by GPU family.
+	PlausibilityFamily string   `json:"plausibility_family"`
+	PlausibilityLowJ   Float    `json:"plausibility_low_j"`
+	PlausibilityHighJ  Float    `json:"plausibility_high_j"`
+	Warnings           []string `json:"warnings"`
+}
+
+// EnergyCrossCheck is another energy source over the same window.
+type EnergyCrossCheck struct {
+	Source  string `json:"source"`
+	Method  string `json:"method"`
+	Scope   string `json:"scope"`
+	EnergyJ *Float `json:"energy_j"`
+	// DiffPct is (EnergyJ / primary − 1) × 100; null when either is
+	// unavailable.
+	DiffPct *Float `json:"diff_pct"`
+	// Error says why the source gave no figure for this window.
+	Error    string   `json:"error"`
+	Warnings []string `json:"warnings"`
+}
+
+// CostTelemetry prices the window.
+type CostTelemetry struct {
+	// Source is where the price comes from, e.g. "--gpu-cost-per-hour 2.7
+	// × 4 GPUs" or "opencost <URL>/allocation".
+	Source string `json:"source"`
+	// Currency is the ISO 4217 code the amounts are in (--currency;
+	// OpenCost converts nothing, its prices are in its own currency).
+	Currency string `json:"currency"`
+	// CostPerHour is the deployment's cost per hour; WindowCost its cost
+	// over the window.
+	CostPerHour Float `json:"cost_per_hour"`
+	WindowCost  Float `json:"cost_window"`
+	// CPM is the cost per million output tokens:
+	// CostPerHour × 10^6 / (BasisTokS × 3600).
+	CPM *Float `json:"cpm"`
+	// CPMBasis says which rate BasisTokS is: "goodput" (the benchmark's
+	// SLO result) or "throughput" (no SLO result: all output tokens).
+	CPMBasis  string `json:"cpm_basis"`
+	BasisTokS *Float `json:"basis_tokens_per_second"`
+	// CostPerRequest is WindowCost / requests completed in the window.
+	CostPerRequest *Float `json:"cost_per_request"`
+	// OpenCost details the allocation query when OpenCost priced it.
+	OpenCost *OpenCostQuery `json:"opencost,omitempty"`
+	Warnings []string       `json:"warnings"`
+}
+
+// OpenCostQuery records the OpenCost allocation query behind a cost.
+type OpenCostQuery struct {
+	Path        string           `json:"path"`
+	Aggregate   string           `json:"aggregate"`
+	QueryStart  Float            `json:"query_start"` // Unix seconds, whole minutes
+	QueryEnd    Float            `json:"query_end"`
+	QueriedCost Float            `json:"queried_cost"`
+	ByKey       map[string]Float `json:"by_key"`
+}
+
+// ServerTelemetry is what the inference server's /metrics said about the
+// window, beside the client's own figures.
+type ServerTelemetry struct {
+	Source string `json:"source"`
+	Engine string `json:"engine"` // vllm or sglang
+	// Metrics maps each figure to the exposed metric name used.
+	Metrics map[string]string `json:"metrics"`
+	// KV cache usage is a fraction 0..1; queue depths are requests.
+	KVCacheUsageMean    *Float `json:"kv_cache_usage_mean"`
+	KVCacheUsageMax     *Float `json:"kv_cache_usage_max"`
+	RequestsRunningMean *Float `json:"requests_running_mean"`
+	RequestsRunningMax  *Float `json:"requests_running_max"`
+	RequestsWaitingMean *Float `json:"requests_waiting_mean"`
+	RequestsWaitingMax  *Float `json:"requests_waiting_max"`
+	// Counter changes over the window. The token counters cross-check the
+	// client's WindowTokens.
+	Preemptions      *Float `json:"preemptions"`
+	PromptTokens     *Float `json:"prompt_tokens"`
+	GenerationTokens *Float `json:"generation_tokens"`
+	// Latencies from the server's histograms beside the client's figures.
+	TTFT     *ServerLatency `json:"ttft"`
+	ITL      *ServerLatency `json:"itl"`
+	E2E      *ServerLatency `json:"e2e"`
+	Coverage *Float         `json:"coverage"`
+	Warnings []string       `json:"warnings"`
+}
+
+// ServerLatency compares a server-side latency histogram over the window
+// with the client's distribution. Server percentiles are interpolated
+// inside coarse buckets (histogram_quantile); the client's are exact.
+type ServerLatency struct {
+	Metric       string `json:"metric"`
+	Count        *Float `json:"count"`
+	ServerMeanMs *Float `json:"server_mean_ms"`
+	ServerP50Ms  *Float `json:"server_p50_ms"`
+	ServerP95Ms  *Float `json:"server_p95_ms"`
+	ServerP99Ms  *Float `json:"server_p99_ms"`
+	// Client names the client distribution compared (a goodput metrics
+	// key, e.g. time_to_first_token_ms, successful requests).
+	Client      string `json:"client"`
+	ClientP50Ms *Float `json:"client_p50_ms"`
+	ClientP95Ms *Float `json:"client_p95_ms"`
+	ClientP99Ms *Float `json:"client_p99_ms"`
+}
+
+// MissingTelemetry is a source or figure that is not in the telemetry.
+type MissingTelemetry struct {
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+}

@@ -1,0 +1,294 @@
+package slo
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// specForm is the accepted --slo form, quoted in errors.
+const specForm = "key=value items separated by commas, e.g. " + DefaultSpec
+
+// statForm lists the accepted statistics, quoted in errors.
+const statForm = "p0.1, p1, p5, p10, p25, p50, p75, p90, p95, p99, p99.9, mean or max"
+
+// keyForm lists the accepted keys, quoted in errors.
+const keyForm = "ttft, itl, tpot or e2e with an optional _<statistic> (" + statForm + "), error_rate or attainment"
+
+// Parse reads a spec in goodput's syntax (see the package documentation).
+// Errors name the bad item and the accepted form.
+func Parse(s string) (Spec, error) {
+	if strings.TrimSpace(s) == "" {
+		return Spec{}, fmt.Errorf("empty SLO: want %s", specForm)
+	}
+	var sp Spec
+	seen := map[string]bool{}
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			return Spec{}, fmt.Errorf("SLO %q has an empty item: want %s", s, specForm)
+		}
+		k, v, ok := strings.Cut(item, "=")
+		if !ok {
+			return Spec{}, fmt.Errorf("SLO item %q: want key=value, e.g. ttft_p99=500ms", item)
+		}
+		o, err := parseItem(strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v))
+		if err != nil {
+			return Spec{}, fmt.Errorf("SLO item %q: %w", item, err)
+		}
+		if seen[o.Key()] {
+			return Spec{}, fmt.Errorf("SLO item %q: %s is given twice", item, o.Key())
+		}
+		seen[o.Key()] = true
+		sp.Objectives = append(sp.Objectives, o)
+	}
+	canonical(sp.Objectives)
+	return sp, nil
+}
+
+// parseItem reads one key=value item.
+func parseItem(k, v string) (Objective, error) {
+	switch k {
+	case "error_rate":
+		f, err := parseFraction(v)
+		if err != nil {
+			return Objective{}, fmt.Errorf("error_rate %w", err)
+		}
+		return Objective{Metric: ErrorRate, Threshold: f}, nil
+	case "attainment":
+		f, err := parseFraction(v)
+		if err != nil {
+			return Objective{}, fmt.Errorf("attainment %w", err)
+		}
+		if f == 0 {
+			return Objective{}, errors.New("attainment 0 judges nothing: want a share of good requests > 0, e.g. 99%")
+		}
+		return Objective{Metric: Attainment, Threshold: f}, nil
+	}
+	name, stat, hasStat := strings.Cut(k, "_")
+	m, ok := metricName(name)
+	if !ok {
+		return Objective{}, fmt.Errorf("unknown key %q: want %s", k, keyForm)
+	}
+	o := Objective{Metric: m, Stat: Each}
+	if hasStat {
+		var err error
+		if o.Stat, o.Percentile, err = parseStat(stat); err != nil {
+			return Objective{}, fmt.Errorf("key %q: %w", k, err)
+		}
+	}
+	ms, err := parseMs(v)
+	if err != nil {
+		return Objective{}, err
+	}
+	o.Threshold = ms
+	return o, nil
+}
+
+// metricName maps a metric name or alias to its metric.
+func metricName(s string) (Metric, bool) {
+	switch s {
+	case "ttft":
+		return TTFT, true
+	case "itl":
+		return ITL, true
+	case "tpot":
+		return TPOT, true
+	case "e2e", "e2el", "latency":
+		return E2E, true
+	}
+	return "", false
+}
+
+// parseStat reads a statistic: mean, avg, max, median or p<percentile>.
+func parseStat(s string) (Stat, float64, error) {
+	switch s {
+	case "mean", "avg":
+		return Mean, 0, nil
+	case "max":
+		return Max, 0, nil
+	case "median":
+		return Percentile, 50, nil
+	}
+	num, ok := strings.CutPrefix(s, "p")
+	if !ok || num == "" {
+		return 0, 0, fmt.Errorf("unknown statistic %q: want %s", s, statForm)
+	}
+	// GuideLLM's keys: p001 = 0.1, p01 = 1, p05 = 5, p999 = 99.9.
+	switch num {
+	case "001":
+		return Percentile, 0.1, nil
+	case "01":
+		return Percentile, 1, nil
+	case "05":
+		return Percentile, 5, nil
+	case "999":
+		return Percentile, 99.9, nil
+	}
+	p, err := strconv.ParseFloat(num, 64)
+	if err == nil {
+		for _, q := range percentiles {
+			if p == q {
+				return Percentile, p, nil
+			}
+		}
+	}
+	return 0, 0, fmt.Errorf("percentile %q is not available: want %s", s, statForm)
+}
+
+// finite parses a finite float.
+func finite(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+// unitMs are duration suffixes in milliseconds, longest first so that
+// "ms" is not read as "m" (an "s" suffix is checked after "ms", "us" and
+// "ns").
+var unitMs = [...]struct {
+	suffix string
+	ms     float64
+}{{"ns", 1e-6}, {"us", 1e-3}, {"µs", 1e-3}, {"μs", 1e-3}, {"ms", 1}, {"s", 1e3}, {"m", 60e3}, {"h", 3600e3}}
+
+// latencyForm is the accepted latency value form, quoted in errors.
+const latencyForm = "a duration such as 500ms, 0.5s or 250us, or a number of milliseconds, between 1ns and 24h"
+
+// parseMs reads a latency threshold: a number of milliseconds, a number
+// with a unit, or a Go duration.
+func parseMs(v string) (float64, error) {
+	ms, ok := durationMs(v)
+	if !ok || !(ms >= minLatencyMs) || ms > MaxLatencyMs {
+		return 0, fmt.Errorf("value %q: want %s", v, latencyForm)
+	}
+	return ms, nil
+}
+
+// durationMs converts a latency value to milliseconds.
+func durationMs(v string) (float64, bool) {
+	if f, ok := finite(v); ok {
+		return f, true
+	}
+	for _, u := range unitMs {
+		if num, found := strings.CutSuffix(v, u.suffix); found {
+			if f, ok := finite(num); ok {
+				return f * u.ms, true
+			}
+			break
+		}
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, false
+	}
+	return float64(d) / 1e6, true
+}
+
+// parseFraction reads a fraction in [0, 1]: 0.005 or 0.5%.
+func parseFraction(v string) (float64, error) {
+	f, ok := 0.0, false
+	if num, pct := strings.CutSuffix(v, "%"); pct {
+		if f, ok = finite(strings.TrimSpace(num)); ok {
+			f /= 100
+		}
+	} else {
+		f, ok = finite(v)
+	}
+	if !ok || f < 0 || f > 1 {
+		return 0, fmt.Errorf("%q: want a fraction from 0 to 1 (0.005) or a percentage (0.5%%)", v)
+	}
+	return f, nil
+}
+
+// ParseVLLM reads vLLM's --goodput form: space-separated key:value pairs
+// with values in milliseconds, keys ttft, tpot (mapped to itl: vLLM's
+// per-request (latency − TTFT) / (output tokens − 1)) and e2el (e2e). The
+// spec holds per-request thresholds only.
+func ParseVLLM(s string) (Spec, error) {
+	return parsePairs(s, "vLLM --goodput", "ttft, tpot or e2el", func(k string) (Metric, float64, bool) {
+		switch k {
+		case "ttft":
+			return TTFT, 0, true
+		case "tpot":
+			return ITL, 0, true
+		case "e2el":
+			return E2E, 0, true
+		}
+		return "", 0, false
+	})
+}
+
+// ParseAIPerf reads AIPerf's --goodput form: space-separated tag:value
+// pairs in the metric's display unit, tags time_to_first_token,
+// inter_token_latency, request_latency (ms) and
+// output_token_throughput_per_user (tokens/s per user, bounding itl at
+// 1000/value ms). The spec holds per-request thresholds only; when both
+// inter_token_latency and output_token_throughput_per_user are given,
+// the stricter itl bound applies.
+func ParseAIPerf(s string) (Spec, error) {
+	return parsePairs(s, "AIPerf --goodput", "time_to_first_token, inter_token_latency, request_latency or output_token_throughput_per_user",
+		func(k string) (Metric, float64, bool) {
+			switch k {
+			case "time_to_first_token":
+				return TTFT, 0, true
+			case "inter_token_latency":
+				return ITL, 0, true
+			case "request_latency":
+				return E2E, 0, true
+			case "output_token_throughput_per_user":
+				return ITL, 1000, true // tokens/s per user → ms per token
+			}
+			return "", 0, false
+		})
+}
+
+// parsePairs reads space-separated key:value pairs of per-request
+// thresholds. key maps a key to its metric and, for a rate, the
+// numerator turning value into milliseconds (0 for a value in ms).
+func parsePairs(s, form, keys string, key func(string) (Metric, float64, bool)) (Spec, error) {
+	fields := strings.Fields(s)
+	if len(fields) == 0 {
+		return Spec{}, fmt.Errorf("empty %s: want space-separated key:value pairs with keys %s", form, keys)
+	}
+	var sp Spec
+	seenKey := map[string]bool{}
+	byMetric := map[Metric]int{}
+	for _, f := range fields {
+		k, v, ok := strings.Cut(f, ":")
+		if !ok {
+			return Spec{}, fmt.Errorf("%s pair %q: want key:value with the value in milliseconds, e.g. ttft:500", form, f)
+		}
+		m, rate, ok := key(k)
+		if !ok {
+			return Spec{}, fmt.Errorf("%s pair %q: unknown key %q: want %s", form, f, k, keys)
+		}
+		if seenKey[k] {
+			return Spec{}, fmt.Errorf("%s pair %q: %s is given twice", form, f, k)
+		}
+		seenKey[k] = true
+		x, ok := finite(v)
+		if !ok || x <= 0 {
+			return Spec{}, fmt.Errorf("%s pair %q: value %q: want a number > 0", form, f, v)
+		}
+		ms := x
+		if rate > 0 {
+			ms = rate / x
+		}
+		if ms < minLatencyMs || ms > MaxLatencyMs {
+			return Spec{}, fmt.Errorf("%s pair %q: the threshold %v ms is out of range (1ns to 24h)", form, f, ms)
+		}
+		if i, dup := byMetric[m]; dup {
+			sp.Objectives[i].Threshold = min(sp.Objectives[i].Threshold, ms)
+			continue
+		}
+		byMetric[m] = len(sp.Objectives)
+		sp.Objectives = append(sp.Objectives, Objective{Metric: m, Stat: Each, Threshold: ms})
+	}
+	canonical(sp.Objectives)
+	return sp, nil
+}

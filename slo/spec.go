@@ -1,0 +1,144 @@
+package slo
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/goodput-dev/goodput/report"
+)
+
+// Metric is what an objective bounds.
+type Metric string
+
+// Metrics.
+const (
+	TTFT       Metric = "ttft"       // time to first token (ms)
+	ITL        Metric = "itl"        // GuideLLM's per-request inter-token latency (ms)
+	TPOT       Metric = "tpot"       // GuideLLM's time per output token, TTFT included (ms)
+	E2E        Metric = "e2e"        // request latency (ms)
+	ErrorRate  Metric = "error_rate" // errored / in-window requests (fraction)
+	Attainment Metric = "attainment" // good / judged requests (fraction)
+)
+
+// latency reports whether m is measured in milliseconds.
+func (m Metric) latency() bool { return m == TTFT || m == ITL || m == TPOT || m == E2E }
+
+// order is the canonical position of a metric.
+func (m Metric) order() int {
+	return slices.Index([]Metric{TTFT, ITL, TPOT, E2E, ErrorRate, Attainment}, m)
+}
+
+// Stat is the statistic of a latency objective.
+type Stat uint8
+
+// Statistics, in canonical order.
+const (
+	Each       Stat = iota // per-request threshold only (no benchmark-level statistic)
+	Mean                   // mean over successful requests
+	Percentile             // Objective.Percentile over successful requests
+	Max                    // largest value
+)
+
+// percentiles are the percentiles an objective can use: the ones every
+// report distribution carries (a read-only table).
+var percentiles = [...]float64{0.1, 1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9}
+
+// MaxLatencyMs bounds latency thresholds (24 h, the report histograms'
+// highest trackable value).
+const MaxLatencyMs = 24 * 3600 * 1000
+
+// minLatencyMs is the smallest latency threshold (1 ns).
+const minLatencyMs = 1e-6
+
+// Objective is one item of a spec.
+type Objective struct {
+	Metric Metric
+	// Stat and Percentile apply to latency metrics.
+	Stat       Stat
+	Percentile float64
+	// Threshold is in milliseconds for latency metrics and a fraction
+	// (0..1) for error_rate and attainment.
+	Threshold float64
+}
+
+// Key is the objective's key, e.g. ttft_p99, e2e_mean, itl, error_rate.
+func (o Objective) Key() string {
+	if !o.Metric.latency() {
+		return string(o.Metric)
+	}
+	switch o.Stat {
+	case Mean:
+		return string(o.Metric) + "_mean"
+	case Max:
+		return string(o.Metric) + "_max"
+	case Percentile:
+		return string(o.Metric) + "_p" + strconv.FormatFloat(o.Percentile, 'f', -1, 64)
+	}
+	return string(o.Metric)
+}
+
+// String is the canonical key=value form.
+func (o Objective) String() string {
+	if o.Metric.latency() {
+		return o.Key() + "=" + strconv.FormatFloat(o.Threshold, 'f', -1, 64) + "ms"
+	}
+	return o.Key() + "=" + formatPercent(o.Threshold)
+}
+
+// formatPercent writes a fraction as a percentage with 12 significant
+// digits, enough to read back the same threshold and short enough to hide
+// binary rounding (0.007 → "0.7%").
+func formatPercent(f float64) string {
+	return strconv.FormatFloat(f*100, 'g', 12, 64) + "%"
+}
+
+// Spec is a service-level objective: its objectives in canonical order.
+type Spec struct {
+	Objectives []Objective
+	// Default is set on the documented default (no --slo given).
+	Default bool
+}
+
+// DefaultSpec is the interactive-chat SLO of the reference harness: TTFT
+// P99 ≤ 500 ms, ITL P95 ≤ 50 ms, errors ≤ 0.5 %.
+const DefaultSpec = "ttft_p99=500ms,itl_p95=50ms,error_rate=0.5%"
+
+// Default returns the default spec, marked as such.
+func Default() Spec {
+	s, err := Parse(DefaultSpec)
+	if err != nil {
+		panic("slo: the default spec does not parse: " + err.Error())
+	}
+	s.Default = true
+	return s
+}
+
+// String is the canonical form, which Parse reads back to the same spec.
+func (s Spec) String() string {
+	parts := make([]string, len(s.Objectives))
+	for i, o := range s.Objectives {
+		parts[i] = o.String()
+	}
+	return strings.Join(parts, ",")
+}
+
+// Report is the spec as the report's run-level extras record it.
+func (s Spec) Report() *report.SLOSpec {
+	return &report.SLOSpec{Spec: s.String(), Default: s.Default}
+}
+
+// canonical sorts objectives: metric, then per-request, mean,
+// percentiles ascending, max.
+func canonical(os []Objective) {
+	slices.SortStableFunc(os, func(a, b Objective) int {
+		if c := cmp.Compare(a.Metric.order(), b.Metric.order()); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Stat, b.Stat); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Percentile, b.Percentile)
+	})
+}

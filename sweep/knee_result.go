@@ -1,0 +1,310 @@
+package sweep
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/report"
+)
+
+// Kneer is a planner that names the knee of the rounds it planned.
+type Kneer interface {
+	Knee(rounds []Round) *report.Knee
+}
+
+// Knee modes (report.Knee.Mode).
+const (
+	ModeSweep           = "sweep"
+	ModeKneeConcurrency = "knee-concurrency"
+	ModeKneeRate        = "knee-rate"
+	ModeList            = "list"
+)
+
+// FindKnee names the knee of a run: the planner's own (the knee search and
+// the GuideLLM sweep know their limits), else the knee of a list of
+// rounds (ListKnee). With targetTokS > 0 it also fills the replicas
+// needed for that output token rate: ceil(target ÷ goodput at the knee),
+// computed from the highest passing round even when no break was seen
+// above it (the capacity is then a lower bound, the replicas an upper
+// bound). nil for a run of fewer than two rounds of a plain list.
+func FindKnee(p Planner, rounds []Round, targetTokS float64) *report.Knee {
+	k := kneeOf(p, rounds)
+	if k == nil {
+		return nil
+	}
+	if targetTokS > 0 {
+		k.TargetLoadTokS = report.Float(targetTokS)
+		if k.Index >= 0 && k.GoodputOutputTokS > 0 {
+			k.Replicas = report.Int(math.Ceil(targetTokS / float64(k.GoodputOutputTokS)))
+		}
+	}
+	return k
+}
+
+func kneeOf(p Planner, rounds []Round) *report.Knee {
+	if k, ok := p.(Kneer); ok {
+		return k.Knee(rounds)
+	}
+	return ListKnee(rounds)
+}
+
+// Planned is the number of rounds a planner plans, 0 when not known in
+// advance (a knee search).
+func Planned(p Planner) int {
+	switch x := p.(type) {
+	case List:
+		return len(x)
+	case interface{ Rounds() int }:
+		return x.Rounds()
+	}
+	return 0
+}
+
+// point is one round on the load axis of a knee.
+type point struct {
+	idx   int     // round index
+	load  float64 // configured streams or rate, or the measured rate
+	pass  bool    // the round holds the SLO
+	wide  bool    // it breaks it by a wide margin
+	limit string  // the client limited the round (its in-flight cap bound while the SLO held), else ""
+	// saturated: the load generator was CPU-starved during the round,
+	// which inflates the latencies it measured.
+	saturated bool
+}
+
+// bracket is the knee's place among the points: lo is the highest passing
+// load, hi the lowest failing load above it, below the highest load under
+// lo; -1 when absent (indexes into the points).
+type bracket struct {
+	lo, hi, below int
+	noise         []int // failing points below lo
+}
+
+func findBracket(pts []point) bracket {
+	b := bracket{lo: -1, hi: -1, below: -1}
+	for i, p := range pts {
+		if p.pass && (b.lo < 0 || p.load > pts[b.lo].load || p.load == pts[b.lo].load && p.idx > pts[b.lo].idx) {
+			b.lo = i
+		}
+	}
+	for i, p := range pts {
+		above := b.lo < 0 || p.load > pts[b.lo].load
+		if !p.pass && above && (b.hi < 0 || p.load < pts[b.hi].load) {
+			b.hi = i
+		}
+	}
+	if b.lo >= 0 {
+		for i, p := range pts {
+			if p.load < pts[b.lo].load && (b.below < 0 || p.load > pts[b.below].load) {
+				b.below = i
+			}
+			if !p.pass && p.load <= pts[b.lo].load {
+				b.noise = append(b.noise, i)
+			}
+		}
+	}
+	return b
+}
+
+// judged returns a round's SLO verdict.
+func judged(r Round, i int) (*report.SLOResult, error) {
+	if r.Benchmark == nil || r.Benchmark.Goodput == nil || r.Benchmark.Goodput.SLO == nil {
+		return nil, fmt.Errorf("round %d (%s) was not judged against an SLO: set the runner's Report.SLO", i, r.Strategy)
+	}
+	return r.Benchmark.Goodput.SLO, nil
+}
+
+// newKnee builds a knee from the points and their bracket: Found when a
+// failing round was seen above the highest passing one.
+func newKnee(mode string, rounds []Round, pts []point, b bracket, label func(float64) string) *report.Knee {
+	k := &report.Knee{Mode: mode, Index: -1, Below: -1, Above: -1}
+	if b.lo >= 0 {
+		lo := pts[b.lo]
+		k.Index = report.Int(lo.idx)
+		fillKnee(k, rounds[lo.idx])
+		if b.below >= 0 {
+			k.Below = report.Int(pts[b.below].idx)
+		}
+	}
+	if b.hi >= 0 {
+		k.Above = report.Int(pts[b.hi].idx)
+	}
+	k.Found = b.lo >= 0 && b.hi >= 0
+	switch {
+	case k.Found:
+		k.Reason = fmt.Sprintf("The SLO holds up to %s (benchmark %d) and breaks at %s (benchmark %d).",
+			label(pts[b.lo].load), pts[b.lo].idx, label(pts[b.hi].load), pts[b.hi].idx)
+	case b.lo < 0 && b.hi >= 0:
+		k.Reason = fmt.Sprintf("The SLO fails at every load measured, down to %s (benchmark %d).", label(pts[b.hi].load), pts[b.hi].idx)
+	case b.lo < 0:
+		k.Reason = "No round measured a load to judge."
+	}
+	return k
+}
+
+// noiseNote names the failing rounds at or below the knee's load.
+func noiseNote(pts []point, b bracket, label func(float64) string) string {
+	if len(b.noise) == 0 {
+		return ""
+	}
+	var s []string
+	for _, i := range b.noise {
+		s = append(s, fmt.Sprintf("%d (%s)", pts[i].idx, label(pts[i].load)))
+	}
+	return fmt.Sprintf("Benchmark %s failed at or below the knee's load while a higher load passed: noise or an unstable server.",
+		strings.Join(s, ", "))
+}
+
+// saturationNote names the rounds whose load generator was saturated.
+func saturationNote(pts []point, label func(float64) string) string {
+	var s []string
+	for _, p := range pts {
+		if p.saturated {
+			s = append(s, fmt.Sprintf("%d (%s)", p.idx, label(p.load)))
+		}
+	}
+	if len(s) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Warning: the load generator was saturated during benchmark %s: the latencies it measured there are inflated by the client, so the SLO may have failed early and the knee may lie higher.",
+		strings.Join(s, ", "))
+}
+
+// joinReasons joins non-empty sentences.
+func joinReasons(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// fillKnee copies the knee round's figures.
+func fillKnee(k *report.Knee, r Round) {
+	s := r.Strategy
+	k.Rate = report.Float(measuredRate(r))
+	switch s.Kind {
+	case loadgen.Constant, loadgen.Poisson:
+		k.Rate = report.Float(s.Rate)
+	case loadgen.Concurrent, loadgen.Throughput:
+		k.Streams = report.Int(s.Streams)
+	case loadgen.Synchronous:
+		k.Streams = 1
+	}
+	b := r.Benchmark
+	if b == nil {
+		return
+	}
+	if c := b.Metrics.RequestConcurrency; c != nil && c.Successful != nil {
+		k.Concurrency = c.Successful.Mean
+	}
+	if g := b.Goodput; g != nil {
+		if s := g.SLO; s != nil {
+			k.GoodputOutputTokS, k.ThroughputOutputTokS = s.GoodputOutputTokS, s.ThroughputOutputTokS
+		}
+		if d := g.Metrics.TimeToFirstTokenMs; d != nil && d.Successful != nil {
+			k.TTFTP99Ms = d.Successful.Percentiles.P99
+		}
+		if d := g.Metrics.InterTokenLatencyMs; d != nil && d.Successful != nil {
+			k.ITLP95Ms = d.Successful.Percentiles.P95
+		}
+	}
+}
+
+// ListKnee names the knee of a plain list of rounds: the highest load that
+// holds the SLO, found when a failing round was measured above it. The
+// load axis is the streams when every round is concurrent or synchronous
+// (1 stream), the configured rate when every round is constant or
+// poisson, else each round's measured requests_per_second.successful.mean.
+// A round holds the SLO when its SLOResult passes (every objective,
+// including the attainment floor: goodput matches throughput within the
+// SLO's allowance). Failing rounds below the knee's load are named in the
+// reason (noise or an unstable server). nil for fewer than two rounds or
+// rounds that were not judged.
+func ListKnee(rounds []Round) *report.Knee {
+	if len(rounds) < 2 {
+		return nil
+	}
+	streams, rates := true, true
+	for _, r := range rounds {
+		switch r.Strategy.Kind {
+		case loadgen.Concurrent, loadgen.Synchronous:
+			rates = false
+		case loadgen.Constant, loadgen.Poisson:
+			streams = false
+		default:
+			streams, rates = false, false
+		}
+	}
+	load := func(r Round) float64 { return measuredRate(r) }
+	label := rateLabel
+	switch {
+	case streams:
+		load = func(r Round) float64 { return float64(r.Strategy.Workers()) }
+		label = streamsLabel
+	case rates:
+		load = func(r Round) float64 { return r.Strategy.Rate }
+	}
+	pts := make([]point, 0, len(rounds))
+	for i, r := range rounds {
+		s, err := judged(r, i)
+		if err != nil {
+			return nil
+		}
+		pts = append(pts, point{idx: i, load: load(r), pass: s.Pass, saturated: r.Result.Client.Saturated})
+	}
+	b := findBracket(pts)
+	k := newKnee(ModeList, rounds, pts, b, label)
+	if b.lo >= 0 && b.hi < 0 {
+		k.Limit = "the list's highest load"
+		k.Reason = fmt.Sprintf("The SLO held at every load measured, up to %s (benchmark %d): no break was seen, so this is a lower bound of the capacity; add higher loads.",
+			label(pts[b.lo].load), pts[b.lo].idx)
+	}
+	k.Reason = joinReasons(k.Reason, noiseNote(pts, b, label), saturationNote(pts, label))
+	return k
+}
+
+func streamsLabel(v float64) string { return fmt.Sprintf("concurrency %g", v) }
+
+func rateLabel(v float64) string { return fmt.Sprintf("%.4g req/s", v) }
+
+// Knee names the sweep's knee on the rate axis: the synchronous round at
+// its measured rate, the constant or poisson rounds at their configured
+// rates; the throughput round, an overload probe rather than a load level,
+// is not a candidate. When every rate held the SLO the sweep saw no break:
+// it never probes above the throughput round's measured rate (GuideLLM's
+// design), which the result names as the limit.
+func (g GuideLLMSweep) Knee(rounds []Round) *report.Knee {
+	if len(rounds) < 2 {
+		return nil
+	}
+	var pts []point
+	for i, r := range rounds {
+		s, err := judged(r, i)
+		if err != nil {
+			return nil
+		}
+		p := point{idx: i, load: r.Strategy.Rate, pass: s.Pass, saturated: r.Result.Client.Saturated}
+		switch r.Strategy.Kind {
+		case loadgen.Throughput:
+			continue
+		case loadgen.Synchronous:
+			p.load = measuredRate(r)
+		}
+		pts = append(pts, p)
+	}
+	b := findBracket(pts)
+	k := newKnee(ModeSweep, rounds, pts, b, rateLabel)
+	if b.lo >= 0 && b.hi < 0 {
+		top := measuredRate(rounds[1])
+		k.Limit = fmt.Sprintf("the sweep's highest rate: the throughput round's %.4g req/s at max concurrency %d", top, g.maxConcurrency())
+		k.Reason = fmt.Sprintf("The SLO held at every rate of the sweep, up to %s (benchmark %d): no break was seen, so this is a lower bound of the capacity; a sweep never probes above its throughput round's rate (%.4g req/s with %d streams): raise its max concurrency or search with the knee profile.",
+			rateLabel(pts[b.lo].load), pts[b.lo].idx, top, g.maxConcurrency())
+	}
+	k.Reason = joinReasons(k.Reason, noiseNote(pts, b, rateLabel), saturationNote(pts, rateLabel))
+	return k
+}
