@@ -1,0 +1,236 @@
+package scorecard
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/dataset"
+	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/mock"
+	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/sweep"
+	"github.com/goodput-dev/goodput/telemetry"
+)
+
+// lockedBuffer collects a subprocess's output for failure messages.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startPrometheus runs the Debian package's prometheus on 127.0.0.1,
+// scraping url every second, and returns its base URL once it is ready. It
+// skips the test when the binary is absent, unless $GOODPUT_CI is set, and
+// always kills the process at the end of the test.
+func startPrometheus(t *testing.T, ctx context.Context, target, path string) (string, *lockedBuffer) {
+	t.Helper()
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		msg := "prometheus binary not found in PATH; install the Debian package (apt-get install -y --no-install-recommends prometheus) to run this integration test"
+		if os.Getenv("GOODPUT_CI") != "" {
+			t.Fatal(msg + " ($GOODPUT_CI is set: CI must run it)")
+		}
+		t.Skip(msg)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	dir := t.TempDir()
+	cfg := fmt.Sprintf(`global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: dcgm-exporter
+    metrics_path: %s
+    static_configs:
+      - targets: [%q]
+`, path, target)
+	cfgPath := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	logs := &lockedBuffer{}
+	cmd := exec.Command(bin, "--config.file="+cfgPath, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+addr, "--log.level=warn")
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting prometheus: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	base := "http://" + addr
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		resp, err := http.Get(base + "/-/ready")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return base, logs
+			}
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			t.Fatalf("prometheus not ready: %v (last: %v)\n%s", ctx.Err(), err, logs.String())
+		}
+	}
+}
+
+// TestIntegrationMockPrometheus runs a real load (concurrency 8, 17 s, 3 s
+// warmup and cooldown) against the mock vLLM with its simulated DCGM
+// exporter (4 GPUs, values refreshed every second, like dcgm-exporter -c
+// 1000), with a real Prometheus scraping /dcgm/metrics every second. The
+// observer reads the energy of the measurement window both directly
+// (primary) and from Prometheus (cross-check); both must agree with the
+// mock's ground truth, the exact integral of its power model, within 1 %.
+func TestIntegrationMockPrometheus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test takes about 30 s; skipped with -short")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	mcfg := mock.DefaultConfig()
+	mcfg.GPUs = 4
+	mcfg.DCGMUpdateInterval = time.Second
+	srv, err := mock.New(mcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	target := srv.URL()
+	promURL, logs := startPrometheus(t, ctx, target[len("http://"):], "/dcgm/metrics")
+
+	prom, err := telemetry.NewPrometheus(promURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for { // three scrapes, so that the window start has samples before it
+		v, _, err := prom.Query(ctx, "count_over_time("+telemetry.MetricDCGMEnergy+`{gpu="0"}[1m])`, time.Now())
+		if err == nil && len(v) > 0 && v[0].Value >= 3 {
+			break
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			t.Fatalf("prometheus never scraped the mock: %v\n%s", err, logs.String())
+		}
+	}
+
+	tel, err := Open(ctx, Config{
+		DCGMURLs: []string{target + "/dcgm/metrics"}, PrometheusURL: promURL,
+		Interval: 100 * time.Millisecond, Wait: 20 * time.Second, GPUCostPerHour: 2.5, PUE: 1.3, GridIntensity: 56,
+	}, target)
+	if err != nil {
+		t.Fatalf("%v\nprometheus log:\n%s", err, logs.String())
+	}
+	defer tel.Close()
+
+	clock := loadgen.NewClock()
+	client, err := loadgen.NewClient(loadgen.ClientConfig{Target: target}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.CloseIdle()
+	if _, err := client.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := dataset.ParseSpec("prompt_tokens=64,output_tokens=64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, _ := report.ParseTransientPhase("3s")
+	cool, _ := report.ParseTransientPhase("3s")
+	engine := loadgen.NewEngine(client)
+	obs := tel.Observer(nil, engine.Clock().Time)
+	cons := loadgen.Constraints{MaxDuration: 17 * time.Second}
+	runner := &sweep.Runner{
+		Engine: engine, Source: dataset.NewSynthetic(spec, 1), Constraints: cons, Observer: obs,
+		Report: report.Config{Warmup: warm, Cooldown: cool, Seed: 1},
+		Info:   report.BenchmarkInfo{RunID: "integration"},
+	}
+	rounds, err := runner.Run(ctx, sweep.List{{Kind: loadgen.Concurrent, Streams: 8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs.Finish(ctx)
+	b := rounds[0].Benchmark
+	bt := b.Goodput.Telemetry
+	if bt == nil || bt.Energy == nil {
+		t.Fatalf("no energy: %+v", bt)
+	}
+	start := engine.Clock().Time(secToNs(float64(*b.SchedulerMetrics.MeasureStartTime)))
+	end := engine.Clock().Time(secToNs(float64(*b.SchedulerMetrics.MeasureEndTime)))
+	e0, ok0 := srv.EnergyJ(start)
+	e1, ok1 := srv.EnergyJ(end)
+	if !ok0 || !ok1 {
+		t.Fatalf("mock ground truth unavailable (%v, %v)", ok0, ok1)
+	}
+	truth := e1 - e0
+	e := bt.Energy
+	direct := fval(e.EnergyJ)
+	if len(e.CrossChecks) != 1 {
+		t.Fatalf("cross-checks %+v", e.CrossChecks)
+	}
+	viaProm := fval(e.CrossChecks[0].EnergyJ)
+	t.Logf("window %.3f s (%s); truth %.2f J; direct %.2f J (%s, %+.3f%%); prometheus %.2f J (%s, %+.3f%%); tokens %.0f; J/token %.4f",
+		float64(bt.Window.DurationS), bt.Window.Basis, truth, direct, e.Method, 100*(direct/truth-1),
+		viaProm, e.CrossChecks[0].Method, 100*(viaProm/truth-1), float64(bt.Tokens.Output), fval(e.Derived.JPerOutputToken))
+	t.Logf("direct warnings %q; prometheus warnings %q; window notes %q", e.Warnings, e.CrossChecks[0].Warnings, bt.Warnings)
+	if e.Source != "dcgm-exporter "+target+"/dcgm/metrics" || e.Method != telemetry.MethodCounter || e.GPUs != 4 {
+		t.Errorf("primary %q %s %d GPUs", e.Source, e.Method, e.GPUs)
+	}
+	for name, got := range map[string]float64{"direct": direct, "prometheus": viaProm} {
+		if math.Abs(got/truth-1) > 0.01 {
+			t.Errorf("%s energy %.2f J, want within 1%% of the mock's %.2f J", name, got, truth)
+		}
+	}
+	// The derived figures use the client's tokens of the same window, and
+	// the server block reads the mock's vLLM metrics.
+	near(t, "J/output token", fval(e.Derived.JPerOutputToken), direct/math.Round(float64(bt.Tokens.Output)))
+	if bt.Server == nil || bt.Server.Engine != "vllm" {
+		t.Errorf("server block %+v (missing %+v)", bt.Server, bt.Missing)
+	} else if g := fval(bt.Server.GenerationTokens); math.Abs(g/float64(bt.Tokens.Output)-1) > 0.05 {
+		t.Errorf("server generated %.0f tokens in the window, the client counted %.0f", g, float64(bt.Tokens.Output))
+	}
+	f, err := Build(report.NewReport("test", nil, b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Row.Energy == nil || f.Row.Carbon == nil || f.Row.Cost == nil || f.Row.Metadata.MissingAxes != nil {
+		t.Errorf("scorecard row %+v", f.Row)
+	}
+}
