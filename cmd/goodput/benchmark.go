@@ -19,6 +19,7 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/metadata"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/scorecard"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/tokenize"
 )
@@ -57,6 +58,9 @@ type benchOptions struct {
 	columnMapper, dataArgs, processorArgs            string
 	timeScale                                        float64
 	meta                                             metadataOptions
+	sweep                                            sweepOptions
+	tel                                              scorecardOptions
+	shard                                            shardOptions
 	getenv                                           func(string) string // nil: os.Getenv
 }
 
@@ -65,9 +69,9 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.model, "model", "", "model name (default: the first id of GET /v1/models)")
 	fs.StringVar(&o.requestType, "request-type", "chat_completions", "chat_completions or text_completions (alias --request-format: /v1/chat/completions or /v1/completions)")
 	fs.StringVar(&o.requestType, "request-format", "chat_completions", "alias of --request-type")
-	fs.StringVar(&o.rateType, "rate-type", "", "synchronous, concurrent, throughput, constant (alias async), poisson, replay (alias --profile)")
+	fs.StringVar(&o.rateType, "rate-type", "", "synchronous, concurrent, throughput, constant (alias async), poisson, replay, sweep (GuideLLM's) or knee (search for the SLO's knee) (alias --profile)")
 	fs.StringVar(&o.rateType, "profile", "", "alias of --rate-type")
-	fs.StringVar(&o.rate, "rate", "", "comma list: streams for concurrent, req/s for constant/poisson, max concurrency for throughput")
+	fs.StringVar(&o.rate, "rate", "", "comma list: streams for concurrent, req/s for constant/poisson, max concurrency for throughput, rounds for sweep (default 10), the first load for knee")
 	fs.StringVar(&o.data, "data", "", "synthetic spec (prompt_tokens=256,output_tokens=128), a .jsonl/.json/.csv/.txt file, a ShareGPT file, a trace for --rate-type replay, or kind=...; required")
 	fs.StringVar(&o.processor, "processor", "", "tokenizer: a tokenizer.json path, a directory holding one, a Hugging Face cache id, or o200k_base/cl100k_base (default: the model's, when found locally; never downloaded)")
 	fs.StringVar(&o.processor, "tokenizer", "", "alias of --processor")
@@ -88,7 +92,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.Int64Var(&o.seed, "random-seed", 42, "seed for synthetic data and poisson schedules")
 	fs.StringVar(&o.outputPath, "output-path", "", "report file (e.g. /results/run.json); other outputs go beside it. A directory is used as --output-dir")
 	fs.StringVar(&o.outputDir, "output-dir", "results", "runs are written to <output-dir>/<run-id>/")
-	fs.StringVar(&o.outputs, "outputs", "json,csv,jsonl,console", "comma list of json, csv, jsonl, console")
+	fs.StringVar(&o.outputs, "outputs", "json,csv,jsonl,html,scorecard,console", "comma list of json (GuideLLM v2 report), csv, jsonl (every request), html (a self-contained report.html), scorecard (cost, energy, latency rows), console")
 	fs.StringVar(&o.runID, "run-id", "", "run id (default: UTC timestamp plus a short config hash); an existing run id is refused without --force")
 	fs.BoolVar(&o.force, "force", false, "overwrite an existing run directory or output file")
 	fs.IntVar(&o.sampleRequests, "sample-requests", report.DefaultSampleSize, "request records kept per status in the JSON report (all are in the JSON Lines file)")
@@ -120,6 +124,9 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.cpuProfile, "cpu-profile", "", "write a Go CPU profile of goodput itself to this file (to inspect the client's own cost)")
 	fs.Var(&samplerValue{&o.dataShuffle}, "data-sampler", "GuideLLM's data sampler: shuffle")
 	metadataFlags(&o.meta, fs)
+	addSweepFlags(fs, &o.sweep)
+	scorecardFlags(&o.tel, fs)
+	shardFlags(&o.shard, fs)
 	for _, alias := range []string{"request-format", "profile", "warmup-percent", "cooldown-percent", "backend", "backend-kwargs", "disable-console-interactive", "disable-console", "tokenizer", "data-sampler"} {
 		_ = fs.MarkHidden(alias)
 	}
@@ -141,6 +148,9 @@ type plan struct {
 	outputs     map[string]bool
 	extraBody   map[string]any
 	skipReady   bool // --backend-args validate_backend:false
+	telemetry   scorecard.Config
+	shard       *shardSpec       // --shard-index/--shard-count/--start-at
+	shardPlan   *sweep.ShardPlan // set when the run is one shard of several
 }
 
 func runBenchmark(ctx context.Context, e *env, args []string) error {
@@ -157,7 +167,7 @@ func runBenchmark(ctx context.Context, e *env, args []string) error {
 		o.apiKey = e.getenv("OPENAI_API_KEY")
 	}
 	o.getenv = e.getenv
-	p, err := o.validate()
+	p, err := o.validateAll(fs)
 	if err != nil {
 		return err
 	}
@@ -175,7 +185,40 @@ func runBenchmark(ctx context.Context, e *env, args []string) error {
 	return execute(ctx, e, &o, p)
 }
 
-// validate checks every flag and builds the plan. Errors are usage errors
+// validateAll checks every flag, the SLO, telemetry and shard flags
+// included, and builds the plan. fs tells which flags were given; it is
+// nil for commands that translate other flags (goodput profile).
+func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
+	if err := o.sweep.validate(fs, o.rateType); err != nil {
+		return nil, err
+	}
+	p, err := o.validate()
+	if err != nil {
+		return nil, err
+	}
+	if p.telemetry, err = o.tel.config(fs); err != nil {
+		return nil, err
+	}
+	getenv := o.getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if p.shard, err = o.shard.resolve(getenv, time.Now()); err != nil {
+		return nil, err
+	}
+	if p.shard.sharded {
+		if p.shardPlan, err = p.shard.plan(o, p); err != nil {
+			return nil, err
+		}
+		if c := p.telemetry; len(c.DCGMURLs) > 0 || c.NVML || c.PrometheusURL != "" || c.OpenCostURL != "" || c.GPUCostPerHour > 0 || c.CostPerHour > 0 {
+			return nil, usagef("energy and cost flags measure the whole deployment: give them to a single-pod run, not to one shard of %d", p.shard.shard.Count)
+		}
+		delete(p.outputs, "scorecard") // a shard's own tokens are only its share
+	}
+	return p, nil
+}
+
+// validate checks the benchmark's own flags and builds the plan. Errors are usage errors
 // naming the flag and the accepted form.
 func (o *benchOptions) validate() (*plan, error) {
 	p := &plan{labels: map[string]string{}, outputs: map[string]bool{}}
@@ -257,11 +300,11 @@ func (o *benchOptions) validate() (*plan, error) {
 	for _, out := range strings.Split(o.outputs, ",") {
 		out = strings.TrimSpace(out)
 		switch out {
-		case "json", "csv", "jsonl", "console":
+		case "json", "csv", "jsonl", "console", "scorecard", "html":
 			p.outputs[out] = true
 		case "":
 		default:
-			return nil, usagef("--outputs: unknown output %q (want a comma list of json, csv, jsonl, console)", out)
+			return nil, usagef("--outputs: unknown output %q (want a comma list of json, csv, jsonl, html, scorecard, console)", out)
 		}
 	}
 	if o.logFormat != "console" && o.logFormat != "json" {
@@ -326,7 +369,13 @@ func (o *benchOptions) planRates(p *plan) error {
 		kind = "constant"
 	}
 	if kind == "" {
-		return usagef("--rate-type is required: synchronous, concurrent, throughput, constant or poisson")
+		return usagef("--rate-type is required: synchronous, concurrent, throughput, constant, poisson, replay, sweep or knee")
+	}
+	if isSweepRateType(kind) {
+		var err error
+		p.planner, p.profile, err = o.sweep.planner(kind, rates, plannerBase{
+			maxConcurrency: o.maxConcurrency, rampup: rampup, seed: uint64(o.seed), warmup: p.warm, cooldown: p.cool})
+		return err
 	}
 	p.profile = report.Profile{Kind: kind, MaxConcurrency: o.maxConcurrency, RampupDuration: o.rampup, Warmup: p.warm, Cooldown: p.cool}
 	var list sweep.List
@@ -388,9 +437,9 @@ func (o *benchOptions) planRates(p *plan) error {
 		p.profile.TimeScale = o.timeScale
 		list = append(list, loadgen.Strategy{Kind: loadgen.Replay, Schedule: p.data.Schedule, MaxConcurrency: o.maxConcurrency})
 	default:
-		return usagef("--rate-type %q: want synchronous, concurrent, throughput, constant (async), poisson or replay", o.rateType)
+		return usagef("--rate-type %q: want synchronous, concurrent, throughput, constant (async), poisson, replay, sweep or knee", o.rateType)
 	}
-	p.planner = list
+	p.planner = o.sweep.stopOn(list)
 	return nil
 }
 

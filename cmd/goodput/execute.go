@@ -41,13 +41,18 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 	}
 	tok, tokNote := p.tokenizer(client.Model(), o)
 	data := p.data
-	if tok != nil {
-		if data, err = dataset.Open(o.data, o.dataOptions(tok, p.replay)); err != nil {
+	if tok != nil || p.shardPlan != nil {
+		opts := o.dataOptions(tok, p.replay)
+		if p.shardPlan != nil {
+			// Shards must not send the same prompts at the same moment.
+			opts.Seed = p.shard.shard.Seed(uint64(o.seed))
+		}
+		if data, err = dataset.Open(o.data, opts); err != nil {
 			return usagef("--data: %s", oneLineErr(err))
 		}
-		if p.client.CountTokens == nil {
-			client.SetCountTokens(tok.Count)
-		}
+	}
+	if tok != nil && p.client.CountTokens == nil {
+		client.SetCountTokens(tok.Count)
 	}
 	runID := o.runID
 	generated := false
@@ -56,8 +61,18 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 			return err
 		}
 	}
+	shardHash, dirID, outputPath := "", "", o.outputPath
+	if p.shardPlan != nil {
+		// Every pod derives the same run id; each writes its own shard files.
+		shardHash = p.shard.configHash(o, client.Model())
+		runID = p.shard.runID(runID, shardHash)
+		outputPath, dirID = p.shard.outputs(o.outputPath, runID)
+	}
 	if runID == "" {
 		runID, generated = defaultRunID(time.Now(), configKey(o, client.Model())), true
+	}
+	if dirID == "" {
+		dirID = runID
 	}
 	log := newLogger(e.stderr, o.logFormat)
 	defer func() { _ = log.Sync() }()
@@ -72,11 +87,22 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 	// A console-only run (a warmup step, say) writes no files and needs
 	// no output directory.
 	files := &runFiles{runID: runID}
-	if p.outputs["json"] || p.outputs["csv"] || p.outputs["jsonl"] {
-		if files, err = resolveRunFiles(o.outputPath, o.outputDir, runID, o.force); err != nil {
+	if p.outputs["json"] || p.outputs["csv"] || p.outputs["jsonl"] || p.outputs["html"] || p.outputs["scorecard"] {
+		if files, err = resolveRunFiles(outputPath, o.outputDir, dirID, o.force); err != nil {
 			return err
 		}
 	}
+	scPath := ""
+	if p.outputs["scorecard"] {
+		if scPath, err = scorecardPath(files); err != nil {
+			return err
+		}
+	}
+	tel, err := openTelemetry(ctx, e, p.telemetry, client.BaseURL())
+	if err != nil {
+		return err
+	}
+	defer tel.Close()
 	log.Info("run", zapStr("run_id", runID), zapStr("target", client.BaseURL()), zapStr("model", client.Model()),
 		zapStr("data", data.Description.String()), zapStr("output", files.dir))
 
@@ -94,9 +120,9 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 		return err
 	}
 	engine := loadgen.NewEngine(client)
-	total := 0
-	if l, ok := p.planner.(sweep.List); ok {
-		total = len(l)
+	total := sweep.Planned(p.planner)
+	if p.shardPlan != nil {
+		engine.SetShard(p.shard.shard.Index)
 	}
 	live := newLiveStats(engine, total)
 	var obs sweep.Observer
@@ -109,16 +135,29 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 		closeProgress = tp.Close
 		obs = tp
 	}
+	tobs := tel.Observer(obs, engine.Clock().Time)
+	sloSpec := o.sweep.spec()
 	runner := &sweep.Runner{
 		Engine: engine, Source: data.Source, Sources: data.Round, Constraints: p.cons,
-		Report:  report.Config{Warmup: p.warm, Cooldown: p.cool, SampleSize: sampleSize(o.sampleRequests), Seed: uint64(o.seed)},
+		Report: report.Config{Warmup: p.warm, Cooldown: p.cool, SampleSize: sampleSize(o.sampleRequests),
+			Seed: uint64(o.seed), SLO: sloSpec},
 		Info:    report.BenchmarkInfo{RunID: runID},
-		Records: enc, Observer: obs,
+		Records: enc, Observer: tobs,
 	}
-	rounds, runErr := runner.Run(ctx, p.planner)
+	var rounds []sweep.Round
+	var runErr error
+	switch {
+	case p.shardPlan != nil:
+		runner.Report.Warmup, runner.Report.Cooldown = p.shardPlan.Warmup, p.shardPlan.Cooldown
+		rounds, runErr = runner.RunShard(ctx, p.shardPlan)
+	default:
+		runner.StartAt = p.shard.startAt // 0 unless --start-at
+		rounds, runErr = runner.Run(ctx, p.planner)
+	}
 	closeProgress()
+	finishTelemetry(ctx, e, tobs, p.telemetry.Wait)
 	interrupted := errors.Is(runErr, context.Canceled) || ctx.Err() != nil
-	if runErr != nil && !interrupted {
+	if runErr != nil && !interrupted && !(errors.Is(runErr, sweep.ErrShardLate) && len(rounds) > 0) {
 		return runErr
 	}
 	if len(rounds) == 0 {
@@ -131,11 +170,35 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 	for i, r := range rounds {
 		benches[i] = r.Benchmark
 	}
+	if p.profile = o.sweep.finalProfile(p.profile, rounds); o.sweep.search != nil {
+		// A knee search is written as the profile of the loads it ran.
+		if scenario, err = p.scenario(client, files, data, tok, o.seed, o.sampleRequests); err != nil {
+			return err
+		}
+	}
 	rep := report.NewReport(version, scenario, benches...)
 	finishRunMetadata(e.stderr, md, rep.Benchmarks)
-	rep.Goodput = &report.RunExtras{Version: report.ExtrasVersion, RunID: runID, Interrupted: interrupted, Metadata: md}
+	rep.Goodput = &report.RunExtras{
+		Version: report.ExtrasVersion, RunID: runID, Interrupted: interrupted, Metadata: md,
+		SLO: sloSpec.Report(), Knee: o.sweep.knee(p.planner, rounds),
+	}
+	if p.shardPlan != nil {
+		rep.Goodput.Shard = p.shardPlan.Info(shardHash, runID)
+	}
 	if err := writeOutputs(e, p, files, rep, jsonl); err != nil {
 		return err
+	}
+	if !p.outputs["console"] {
+		printKnee(e.stderr, rep.Goodput.Knee)
+	}
+	if p.outputs["scorecard"] || tel.Active() {
+		var w io.Writer
+		if p.outputs["console"] {
+			w = e.stdout
+		}
+		if _, err := writeScorecard(w, scPath, rep); err != nil {
+			return err
+		}
 	}
 	for _, r := range rounds {
 		if r.Result.Client.Saturated {
@@ -146,7 +209,7 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 	if interrupted {
 		return errInterrupted
 	}
-	return nil
+	return runErr // a late shard's error, after writing the rounds it ran
 }
 
 // tokenizer is the run's tokenizer: --processor when given (resolved in
@@ -194,15 +257,20 @@ func writeOutputs(e *env, p *plan, files *runFiles, rep *report.Report, jsonl *o
 			return err
 		}
 	}
+	if p.outputs["html"] {
+		if err := writeRunHTML(files, rep, p.outputs["jsonl"]); err != nil {
+			return err
+		}
+	}
 	if p.outputs["console"] {
 		if err := report.WriteConsole(e.stdout, rep); err != nil {
 			return err
 		}
 	}
 	var written []string
-	for _, k := range []string{"json", "csv", "jsonl"} {
+	for _, k := range []string{"json", "csv", "jsonl", "html"} {
 		if p.outputs[k] {
-			written = append(written, map[string]string{"json": files.json, "csv": files.csv, "jsonl": files.jsonl}[k])
+			written = append(written, map[string]string{"json": files.json, "csv": files.csv, "jsonl": files.jsonl, "html": files.htmlPath()}[k])
 		}
 	}
 	if len(written) > 0 {
@@ -261,7 +329,7 @@ func sampleSize(n int) int {
 // configKey is the part of the invocation that defines the experiment (not
 // where its files go), hashed into the default run id.
 func configKey(o *benchOptions, model string) string {
-	return strings.Join([]string{o.target, model, o.requestType, o.rateType, o.rate, o.data, o.processor,
+	return strings.Join([]string{o.target, model, o.requestType, o.rateType, o.rate, o.data, o.processor, o.sweep.slo, o.sweep.kneeAxis,
 		fmt.Sprint(o.maxSeconds, o.maxRequests, o.warmup, o.cooldown, o.seed)}, "|")
 }
 

@@ -55,7 +55,7 @@ func resolveRunFiles(outputPath, outputDir, runID string, force bool) (*runFiles
 			if err := os.MkdirAll(rf.dir, 0o755); err != nil {
 				return nil, fmt.Errorf("--output-path: %w", err)
 			}
-			for _, f := range []string{rf.json, rf.csv, rf.jsonl} {
+			for _, f := range []string{rf.json, rf.csv, rf.jsonl, rf.htmlPath()} {
 				if _, err := os.Stat(f); err == nil && !force {
 					return nil, usagef("--output-path: %s exists; a run never overwrites another (use another name, or --force)", f)
 				}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/slo"
 )
 
 // `goodput profile` is AIPerf's `aiperf profile` command line mapped onto
@@ -175,7 +176,18 @@ func runProfile(ctx context.Context, e *env, args []string) error {
 			o.processor = "o200k_base"
 		}
 	}
-	p, err := o.validate()
+	if len(po.goodput) > 0 {
+		// The same thresholds judge every benchmark in goodput's own report.
+		// (AIPerf's export judges its own, longer list of tags: a tag the
+		// SLO has no metric for only leaves goodput's report on its
+		// default SLO, said so.)
+		if sp, err := slo.ParseAIPerf(strings.Join(po.goodput, " ")); err == nil {
+			o.sweep.slo = sp.String()
+		} else {
+			fmt.Fprintf(e.stderr, "note: --goodput: %v; goodput's own report keeps the default SLO (the AIPerf export applies --goodput)\n", oneLineErr(err))
+		}
+	}
+	p, err := o.validateAll(nil)
 	if err != nil {
 		return profileFlagError(err)
 	}

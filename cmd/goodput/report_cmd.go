@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/goodput-dev/goodput/htmlreport"
 	"github.com/goodput-dev/goodput/report"
 )
 
@@ -35,16 +36,18 @@ type reportCmdOptions struct {
 	console           bool
 	csv, json, aiperf string
 	records           string
+	html              string
 }
 
 func runReport(_ context.Context, e *env, args []string) error {
 	var o reportCmdOptions
-	fs := newFlagSet("report", "report FILE… [--console] [--csv OUT] [--json OUT] [--aiperf DIR] [--records FILE]", e.stdout)
+	fs := newFlagSet("report", "report FILE… [--console] [--csv OUT] [--json OUT] [--aiperf DIR] [--html OUT] [--records FILE]", e.stdout)
 	fs.BoolVar(&o.console, "console", false, "print the console tables (the default when no other output is asked for)")
 	fs.StringVar(&o.csv, "csv", "", "write GuideLLM's CSV layout to OUT (a directory with several inputs)")
 	fs.StringVar(&o.json, "json", "", "write the report as goodput's JSON (GuideLLM report v2) to OUT (a directory with several inputs)")
 	fs.StringVar(&o.aiperf, "aiperf", "", "write AIPerf's profile_export_aiperf.json and .csv per benchmark under DIR")
-	fs.StringVar(&o.records, "records", "", "the run's per-request records (JSON Lines) for exact AIPerf exports (one input only)")
+	fs.StringVar(&o.records, "records", "", "the run's per-request records (JSON Lines) for exact AIPerf exports and the HTML timeline (one input only; found beside the report otherwise)")
+	fs.StringVar(&o.html, "html", "", "write one self-contained HTML report of all the input reports to OUT (several runs: a comparison with the Pareto chart)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -52,11 +55,11 @@ func runReport(_ context.Context, e *env, args []string) error {
 	if len(files) == 0 {
 		return usagef("give at least one report file, e.g. goodput report results/run/benchmarks.json")
 	}
-	if !o.console && o.csv == "" && o.json == "" && o.aiperf == "" {
+	if !o.console && o.csv == "" && o.json == "" && o.aiperf == "" && o.html == "" {
 		o.console = true
 	}
-	if o.records != "" && (len(files) > 1 || o.aiperf == "") {
-		return usagef("--records goes with --aiperf and a single report file")
+	if o.records != "" && (len(files) > 1 || (o.aiperf == "" && o.html == "")) {
+		return usagef("--records goes with --aiperf or --html and a single report file")
 	}
 	multi := len(files) > 1
 	reps := make([]*report.Report, len(files))
@@ -152,22 +155,14 @@ type setOutput struct {
 }
 
 // reportSetOutputs lists the outputs of `goodput report` that render all
-// input reports (files[i] read into reps[i]) into one file. None exists
-// yet. Extension point for --html OUT: add `html string` to
-// reportCmdOptions, register the flag in runReport
-// (fs.StringVar(&o.html, "html", "", "…"), and count it among the outputs
-// that turn the console default off), and append here
-//
-//	if o.html != "" {
-//		opts := htmlOptions(files, reps, o.records)
-//		outs = append(outs, setOutput{o.html, func(w io.Writer) error { return htmlreport.Render(w, reps, opts) }})
-//	}
-//
-// (htmlreport.Render(w, reps, opts) being the HTML renderer). Each output
-// is written atomically after the per-report outputs; --records is
-// currently refused without --aiperf and must then be allowed with --html.
+// input reports (files[i] read into reps[i]) into one file: the HTML
+// report. Each is written atomically after the per-report outputs.
 func reportSetOutputs(o *reportCmdOptions, files []string, reps []*report.Report) []setOutput {
-	var outs []setOutput // no whole-set renderer yet: --html is appended here
+	var outs []setOutput
+	if o.html != "" {
+		opts := htmlOptions(files, reps, o.records)
+		outs = append(outs, setOutput{o.html, func(w io.Writer) error { return htmlreport.Render(w, reps, opts) }})
+	}
 	return outs
 }
 

@@ -244,9 +244,9 @@ func TestReportBadInput(t *testing.T) {
 		{"missing", []string{"report", filepath.Join(dir, "nope.json")}, "nope.json"},
 		{"bad among good", []string{"report", legacyFixture, trunc, "--csv", out}, "trunc.json: truncated JSON"},
 		{"no files", []string{"report"}, "give at least one report file"},
-		{"records with several", []string{"report", legacyFixture, legacyFixture, "--aiperf", out, "--records", trunc}, "--records goes with --aiperf and a single report file"},
-		{"records without aiperf", []string{"report", legacyFixture, "--records", trunc}, "--records goes with --aiperf"},
-		{"unknown flag", []string{"report", legacyFixture, "--html", out}, "unknown flag: --html"},
+		{"records with several", []string{"report", legacyFixture, legacyFixture, "--aiperf", out, "--records", trunc}, "--records goes with --aiperf or --html and a single report file"},
+		{"records without aiperf", []string{"report", legacyFixture, "--records", trunc}, "--records goes with --aiperf or --html"},
+		{"unknown flag", []string{"report", legacyFixture, "--pdf", out}, "unknown flag: --pdf"},
 		{"records of another run", []string{"report", legacyFixture, "--aiperf", out, "--records", trunc}, "trunc.json:1: "},
 	}
 	for _, c := range cases {

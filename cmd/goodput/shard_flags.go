@@ -1,0 +1,257 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/sweep"
+)
+
+// Multi-pod flags of goodput benchmark. An Indexed Job runs the same
+// command line in n pods; Kubernetes gives each its index in
+// $JOB_COMPLETION_INDEX, the manifest gives all of them the shard count
+// ($GOODPUT_SHARD_COUNT: Kubernetes has no downward-API field for a Job's
+// completions) and the shared start, and every pod generates its share of
+// every round from that instant on. "goodput merge" combines the shard
+// reports.
+
+// Environment variables read by the shard flags.
+const (
+	envShardIndex = "JOB_COMPLETION_INDEX" // set by Kubernetes in the pods of an Indexed Job
+	envShardCount = "GOODPUT_SHARD_COUNT"  // set by the Job manifest to spec.completions
+	envStartAt    = "GOODPUT_START_AT"     // optional: the shared start, instead of --start-at
+)
+
+// defaultRoundGap is the pause between the rounds of a sharded run.
+const defaultRoundGap = 5 * time.Second
+
+// maxStartAhead bounds how far in the future --start-at may be (a typo
+// guard: a Job waiting days for its start is almost certainly a mistake).
+const maxStartAhead = 24 * time.Hour
+
+// shardOptions are the raw shard flags.
+type shardOptions struct {
+	index, count int
+	startAt      string
+	gap          time.Duration
+}
+
+// shardFlags registers --shard-index, --shard-count, --start-at and
+// --round-gap.
+func shardFlags(o *shardOptions, fs *pflag.FlagSet) {
+	fs.IntVar(&o.index, "shard-index", -1, "this pod's shard, 0-based (default $"+envShardIndex+", set in an Indexed Job's pods)")
+	fs.IntVar(&o.count, "shard-count", 0, "number of pods sharing the load: each runs its share of every round (default $"+envShardCount+")")
+	fs.StringVar(&o.startAt, "start-at", "", "wall-clock instant every shard starts at: RFC 3339 (2026-06-16T12:00:00Z) or Unix seconds (default $"+envStartAt+")")
+	fs.DurationVar(&o.gap, "round-gap", defaultRoundGap, "pause between the rounds of a sharded run: round k starts at --start-at + k × (--max-seconds + gap)")
+}
+
+// shardSpec is the resolved shard setting of a benchmark.
+type shardSpec struct {
+	shard   sweep.Shard
+	sharded bool  // a shard count was given: the report carries a shard identity
+	startAt int64 // shared start (Unix ns), 0 for none
+	gap     time.Duration
+}
+
+// resolve applies the environment defaults and checks the shard flags.
+// Errors are usage errors naming the flag.
+func (o *shardOptions) resolve(getenv func(string) string, now time.Time) (*shardSpec, error) {
+	s := &shardSpec{gap: o.gap}
+	index, indexFrom := o.index, "--shard-index"
+	if o.index < -1 {
+		return nil, usagef("--shard-index %d: want a shard index ≥ 0", o.index)
+	}
+	if index == -1 {
+		if v := getenv(envShardIndex); v != "" {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 0 {
+				return nil, usagef("$%s %q: want a shard index ≥ 0", envShardIndex, v)
+			}
+			index, indexFrom = n, "$"+envShardIndex
+		}
+	}
+	count, countFrom := o.count, "--shard-count"
+	if o.count < 0 {
+		return nil, usagef("--shard-count %d: want a number of shards ≥ 1", o.count)
+	}
+	if count == 0 {
+		if v := getenv(envShardCount); v != "" {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 1 {
+				return nil, usagef("$%s %q: want a number of shards ≥ 1", envShardCount, v)
+			}
+			count, countFrom = n, "$"+envShardCount
+		}
+	}
+	switch {
+	case index >= 0 && count == 0:
+		return nil, usagef("shard index %d (from %s) needs the shard count: give --shard-count or set $%s (the Job's completions)", index, indexFrom, envShardCount)
+	case count > 1 && index < 0:
+		return nil, usagef("%s %d needs this pod's index: give --shard-index or run as an Indexed Job ($%s)", countFrom, count, envShardIndex)
+	case count >= 1:
+		s.sharded = true
+		s.shard = sweep.Shard{Index: max(index, 0), Count: count}
+		if index >= count {
+			return nil, usagef("shard index %d (from %s) is outside 0..%d for %s %d", index, indexFrom, count-1, countFrom, count)
+		}
+	}
+	if o.gap < 0 {
+		return nil, usagef("--round-gap %v: want a duration ≥ 0", o.gap)
+	}
+	at, from := o.startAt, "--start-at"
+	if at == "" {
+		at, from = getenv(envStartAt), "$"+envStartAt
+	}
+	if at != "" {
+		ns, err := parseStartAt(at)
+		if err != nil {
+			return nil, usagef("%s %q: %v", from, at, err)
+		}
+		switch d := time.Unix(0, ns).Sub(now); {
+		case d < -sweep.MaxShardLateness:
+			return nil, usagef("%s %s is %v in the past: the pods must be running before the shared start (choose a later instant)", from, at, (-d).Round(time.Second))
+		case d > maxStartAhead:
+			return nil, usagef("%s %s is %v ahead (more than %v): check the instant", from, at, d.Round(time.Second), maxStartAhead)
+		}
+		s.startAt = ns
+	}
+	if s.shard.Count > 1 && s.startAt == 0 {
+		return nil, usagef("%s %d needs --start-at (or $%s): the shards must start together, e.g. --start-at %s", countFrom, count, envStartAt, now.Add(2*time.Minute).UTC().Truncate(time.Minute).Format(time.RFC3339))
+	}
+	return s, nil
+}
+
+// parseStartAt reads an instant as RFC 3339 (with optional fractional
+// seconds) or as Unix seconds (an integer with up to 9 decimals), returning
+// Unix nanoseconds.
+func parseStartAt(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	bad := errors.New("want an RFC 3339 instant (2026-06-16T12:00:00Z) or Unix seconds (1781611200)")
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		if t.Unix() <= 0 || t.Year() >= 2200 {
+			return 0, bad
+		}
+		return t.UnixNano(), nil
+	}
+	whole, frac, hasFrac := strings.Cut(s, ".")
+	if whole == "" || len(whole) > 18 || (hasFrac && (frac == "" || len(frac) > 9)) || !digits(whole) || !digits(frac) {
+		return 0, bad
+	}
+	sec, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil || sec <= 0 {
+		return 0, bad
+	}
+	switch {
+	case sec >= 1e11:
+		return 0, errors.New("looks like milliseconds: give Unix seconds (1781611200) or RFC 3339 (2026-06-16T12:00:00Z)")
+	case sec >= 7e9: // beyond the year 2191: not an instant anyone means
+		return 0, bad
+	}
+	ns := int64(0)
+	if frac != "" {
+		f, _ := strconv.ParseInt((frac + "000000000")[:9], 10, 64)
+		ns = f
+	}
+	return sec*1e9 + ns, nil
+}
+
+func digits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// plan splits a validated benchmark plan into this shard's rounds. It
+// refuses what cannot be sharded: synchronous load, adaptive planners and,
+// for several rounds, a run without --max-seconds.
+func (s *shardSpec) plan(o *benchOptions, p *plan) (*sweep.ShardPlan, error) {
+	list, ok := p.planner.(sweep.List)
+	if !ok {
+		return nil, usagef("--rate-type %s cannot be sharded: an adaptive planner needs every shard's results and the shards cannot coordinate without a server; use a fixed --rate list instead, e.g. --rate-type constant --rate 2,4,8", o.rateType)
+	}
+	if s.shard.Count > 1 {
+		for _, st := range list {
+			if st.Kind == loadgen.Synchronous {
+				return nil, usagef("--rate-type synchronous cannot be sharded: it sends one request at a time (for N requests at a time across the shards use --rate-type concurrent --rate N)")
+			}
+		}
+	}
+	if len(list) > 1 && p.cons.MaxDuration <= 0 {
+		return nil, usagef("--rate with %d values needs --max-seconds when sharded: round k starts at --start-at + k × (--max-seconds + --round-gap), so every round must be time-bound", len(list))
+	}
+	sp, err := sweep.NewShardPlan(sweep.ShardConfig{
+		Shard: s.shard, Planner: list, Constraints: p.cons, Warmup: p.warm, Cooldown: p.cool,
+		StartAt: s.startAt, Gap: s.gap, Seed: uint64(o.seed),
+	})
+	if err != nil {
+		var flag string
+		switch {
+		case errors.Is(err, sweep.ErrSynchronousShards):
+			flag = "--rate-type synchronous: "
+		case errors.Is(err, sweep.ErrReplayShards), errors.Is(err, sweep.ErrAdaptiveShards):
+			flag = "--rate-type " + o.rateType + ": "
+		case strings.Contains(err.Error(), "max concurrency"):
+			flag = "--max-concurrency: "
+		case strings.HasPrefix(err.Error(), "warmup"):
+			flag = "--"
+		case strings.HasPrefix(err.Error(), "cooldown"):
+			flag = "--"
+		}
+		return nil, usagef("%s%v", flag, err)
+	}
+	return sp, nil
+}
+
+// configHash hashes everything every shard of one run must share, so that
+// the merge can refuse a shard of another run or configuration: the
+// experiment (configKey), the settings that change the load or the
+// requests, and the shard count, start and gap. The API key, headers and
+// --backend-args (which may hold an API key) are left out.
+func (s *shardSpec) configHash(o *benchOptions, model string) string {
+	key := strings.Join([]string{configKey(o, model),
+		fmt.Sprint(o.maxErrors, o.maxErrorRate, o.maxConcurrency, o.rampup, o.noStream, o.noStreamUsage, o.noIgnoreEOS),
+		o.maxTokensField, o.extraBody, o.requestTimeout.String(),
+		fmt.Sprint(s.shard.Count, s.startAt, int64(s.gap))}, "|")
+	h := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(h[:8])
+}
+
+// runID is the whole run's id, the same in every pod: --run-id when
+// given, else the start instant (UTC) and the configuration hash
+// (defaultRunID would use each pod's own clock).
+func (s *shardSpec) runID(explicit, configHash string) string {
+	if explicit != "" {
+		return explicit
+	}
+	return time.Unix(0, s.startAt).UTC().Format("20060102T150405") + "-" + configHash[:6]
+}
+
+// suffix names this shard's files: "-shard-2-of-4".
+func (s *shardSpec) suffix() string {
+	return fmt.Sprintf("-shard-%d-of-%d", s.shard.Index, s.shard.Count)
+}
+
+// outputs returns where this shard writes, so that shards sharing a
+// volume never collide: the run directory <output-dir>/<run-id>-shard-i-of-n,
+// or for --output-path FILE.json the file FILE-shard-i-of-n.json (its
+// .csv and .jsonl beside it, same stem). A directory --output-path is kept
+// (the run directory name carries the shard).
+func (s *shardSpec) outputs(outputPath, runID string) (path, shardRunID string) {
+	shardRunID = runID + s.suffix()
+	if strings.HasSuffix(outputPath, "/") || filepath.Ext(outputPath) != ".json" {
+		return outputPath, shardRunID
+	}
+	return strings.TrimSuffix(outputPath, ".json") + s.suffix() + ".json", shardRunID
+}

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/sweep"
+)
+
+func TestParseStartAt(t *testing.T) {
+	cases := []struct {
+		in   string
+		want int64
+		err  string
+	}{
+		{"2026-06-16T12:00:00Z", 1781611200e9, ""},
+		{"2026-06-16T14:00:00+02:00", 1781611200e9, ""},
+		{"2026-06-16T12:00:00.25Z", 1781611200e9 + 250e6, ""},
+		{"1781611200", 1781611200e9, ""},
+		{"1781611200.5", 1781611200e9 + 500e6, ""},
+		{" 1781611200.000000001 ", 1781611200e9 + 1, ""},
+		{"1781611200000", 0, "milliseconds"},
+		{"10000000000", 0, "RFC 3339"},
+		{"9999-12-31T23:59:59Z", 0, "RFC 3339"},
+		{"1781611200.", 0, "RFC 3339"},
+		{"1781611200.0000000001", 0, "RFC 3339"},
+		{"-5", 0, "RFC 3339"},
+		{"0", 0, "RFC 3339"},
+		{"tomorrow", 0, "RFC 3339"},
+		{"2026-06-16 12:00", 0, "RFC 3339"},
+		{"", 0, "RFC 3339"},
+	}
+	for _, c := range cases {
+		got, err := parseStartAt(c.in)
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%q: err %v, want one containing %q", c.in, err, c.err)
+		case c.err == "" && (err != nil || got != c.want):
+			t.Errorf("%q: %d %v, want %d", c.in, got, err, c.want)
+		}
+	}
+}
+
+func TestShardResolve(t *testing.T) {
+	now := time.Date(2026, 6, 16, 11, 58, 0, 0, time.UTC)
+	soon := "2026-06-16T12:00:00Z"
+	soonNs := time.Date(2026, 6, 16, 12, 0, 0, 0, time.UTC).UnixNano()
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	cases := []struct {
+		name    string
+		o       shardOptions
+		env     func(string) string
+		want    sweep.Shard
+		sharded bool
+		startAt int64
+		err     string
+	}{
+		{"no sharding", shardOptions{index: -1}, env(), sweep.Shard{}, false, 0, ""},
+		{"flags", shardOptions{index: 2, count: 4, startAt: soon}, env(), sweep.Shard{Index: 2, Count: 4}, true, soonNs, ""},
+		{"indexed job", shardOptions{index: -1, startAt: soon}, env(envShardIndex, "3", envShardCount, "4"), sweep.Shard{Index: 3, Count: 4}, true, soonNs, ""},
+		{"flags override env", shardOptions{index: 1, count: 2, startAt: soon}, env(envShardIndex, "3", envShardCount, "4"), sweep.Shard{Index: 1, Count: 2}, true, soonNs, ""},
+		{"start from env", shardOptions{index: 0, count: 2}, env(envStartAt, "1781611200"), sweep.Shard{Index: 0, Count: 2}, true, soonNs, ""},
+		{"one shard", shardOptions{index: -1, count: 1}, env(), sweep.Shard{Index: 0, Count: 1}, true, 0, ""},
+		{"start alone", shardOptions{index: -1, startAt: soon}, env(), sweep.Shard{}, false, soonNs, ""},
+		{"index without count", shardOptions{index: -1, startAt: soon}, env(envShardIndex, "1"), sweep.Shard{}, false, 0, "$" + envShardCount},
+		{"count without index", shardOptions{index: -1, count: 3, startAt: soon}, env(), sweep.Shard{}, false, 0, "--shard-index"},
+		{"index out of range", shardOptions{index: 4, count: 4, startAt: soon}, env(), sweep.Shard{}, false, 0, "outside 0..3"},
+		{"bad env index", shardOptions{index: -1}, env(envShardIndex, "x"), sweep.Shard{}, false, 0, "$" + envShardIndex},
+		{"bad env count", shardOptions{index: 0}, env(envShardCount, "0"), sweep.Shard{}, false, 0, "$" + envShardCount},
+		{"negative count", shardOptions{index: 0, count: -2}, env(), sweep.Shard{}, false, 0, "--shard-count -2"},
+		{"no start", shardOptions{index: 0, count: 2}, env(), sweep.Shard{}, false, 0, "needs --start-at"},
+		{"past start", shardOptions{index: 0, count: 2, startAt: "2026-06-16T11:00:00Z"}, env(), sweep.Shard{}, false, 0, "in the past"},
+		{"far start", shardOptions{index: 0, count: 2, startAt: "2026-06-20T11:00:00Z"}, env(), sweep.Shard{}, false, 0, "ahead"},
+		{"bad start", shardOptions{index: 0, count: 2, startAt: "noon"}, env(), sweep.Shard{}, false, 0, `--start-at "noon"`},
+		{"negative gap", shardOptions{index: 0, count: 2, startAt: soon, gap: -time.Second}, env(), sweep.Shard{}, false, 0, "--round-gap"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := c.o.resolve(c.env, now)
+			if c.err != "" {
+				var ue usageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.err) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("err %v, want a one-line usage error containing %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.shard != c.want || s.sharded != c.sharded || s.startAt != c.startAt {
+				t.Fatalf("got %+v, want shard %+v sharded %v start %d", s, c.want, c.sharded, c.startAt)
+			}
+		})
+	}
+}
+
+// benchPlan validates benchmark and shard flags the way the benchmark
+// command parses them.
+func benchPlan(t *testing.T, args ...string) (*benchOptions, *plan, *shardSpec, error) {
+	t.Helper()
+	var o benchOptions
+	fs := newFlagSet("benchmark", "", io.Discard)
+	benchFlags(&o, fs)
+	if err := parseFlags(fs, args); err != nil {
+		return nil, nil, nil, err
+	}
+	p, err := o.validate()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	spec, err := o.shard.resolve(func(string) string { return "" }, time.Now())
+	return &o, p, spec, err
+}
+
+func TestShardPlanRefusals(t *testing.T) {
+	start := time.Now().Add(time.Minute).UTC().Format(time.RFC3339)
+	base := []string{"--target", "http://127.0.0.1:1", "--data", "prompt_tokens=8,output_tokens=4", "--shard-index", "1", "--shard-count", "3", "--start-at", start}
+	with := func(extra ...string) []string { return append(append([]string{}, base...), extra...) }
+	cases := []struct {
+		name string
+		args []string
+		want string // "" for success
+	}{
+		{"synchronous", with("--rate-type", "synchronous", "--max-requests", "10"), "--rate-type synchronous cannot be sharded"},
+		{"rounds need max seconds", with("--rate-type", "concurrent", "--rate", "3,6", "--max-requests", "30"), "needs --max-seconds"},
+		{"cap below shards", with("--rate-type", "poisson", "--rate", "5", "--max-seconds", "5", "--max-concurrency", "2"), "--max-concurrency"},
+		{"both-mode warmup", with("--rate-type", "concurrent", "--rate", "3", "--max-seconds", "5", "--max-requests", "30",
+			"--warmup", `{"value":5,"mode":"both"}`), "--warmup"},
+		{"concurrent list", with("--rate-type", "concurrent", "--rate", "3,6", "--max-seconds", "5"), ""},
+		{"single request-bound round", with("--rate-type", "constant", "--rate", "9", "--max-requests", "30"), ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o, p, spec, err := benchPlan(t, c.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp, err := spec.plan(o, p)
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(sp.Rounds) == 0 {
+					t.Fatal("no rounds")
+				}
+				return
+			}
+			var ue usageError
+			if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err %v, want a one-line usage error containing %q", err, c.want)
+			}
+		})
+	}
+	// An adaptive planner is refused, naming the fixed-list alternative.
+	o, p, spec, err := benchPlan(t, with("--rate-type", "concurrent", "--rate", "3", "--max-seconds", "5")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.planner = adaptivePlanner{}
+	o.rateType = "sweep"
+	if _, err := spec.plan(o, p); err == nil || !strings.Contains(err.Error(), "--rate-type sweep cannot be sharded") || !strings.Contains(err.Error(), "fixed --rate list") {
+		t.Fatalf("adaptive: %v", err)
+	}
+}
+
+type adaptivePlanner struct{}
+
+func (adaptivePlanner) Next([]sweep.Round) (loadgen.Strategy, bool, error) {
+	return loadgen.Strategy{}, false, nil
+}
+
+func TestShardOutputsAndIdentity(t *testing.T) {
+	s := &shardSpec{shard: sweep.Shard{Index: 2, Count: 4}, sharded: true, startAt: time.Date(2026, 6, 16, 12, 0, 0, 0, time.UTC).UnixNano(), gap: 5 * time.Second}
+	cases := []struct{ path, wantPath string }{
+		{"/results/run.json", "/results/run-shard-2-of-4.json"},
+		{"/results/", "/results/"},
+		{"", ""},
+	}
+	for _, c := range cases {
+		got, id := s.outputs(c.path, "r1")
+		if got != c.wantPath || id != "r1-shard-2-of-4" {
+			t.Errorf("outputs(%q) = %q, %q", c.path, got, id)
+		}
+	}
+	o := &benchOptions{target: "http://x", rateType: "constant", rate: "4", data: "prompt_tokens=8", maxSeconds: 10, seed: 42, apiKey: "sk-secret"}
+	h := s.configHash(o, "m")
+	if len(h) != 16 || h != s.configHash(o, "m") {
+		t.Fatalf("hash %q is not stable", h)
+	}
+	o2 := *o
+	o2.apiKey, o2.outputDir, o2.runID = "sk-other", "elsewhere", "x"
+	if s.configHash(&o2, "m") != h {
+		t.Fatal("the hash depends on the API key or output location")
+	}
+	o2.rate = "5"
+	s2 := *s
+	s2.shard.Index = 0
+	if s.configHash(&o2, "m") == h || s2.configHash(o, "m") != h {
+		t.Fatal("the hash must change with the rate and not with the shard index")
+	}
+	if id := s.runID("", h); id != "20260616T120000-"+h[:6] || s.runID("mine", h) != "mine" {
+		t.Fatalf("run id %q", id)
+	}
+}
+
+// FuzzParseStartAt: any input either parses to a positive instant that
+// its Unix-seconds form reads back to, or fails with the accepted forms.
+func FuzzParseStartAt(f *testing.F) {
+	for _, s := range []string{"2026-06-16T12:00:00Z", "2026-06-16T12:00:00.123456789+02:00", "1781611200", "1781611200.5", "1781611200000", "x", "", "1.", ".5", "99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ns, err := parseStartAt(s)
+		if err != nil {
+			if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "Unix seconds") {
+				t.Fatalf("%q: error %q", s, msg)
+			}
+			return
+		}
+		if ns <= 0 {
+			t.Fatalf("%q: instant %d", s, ns)
+		}
+		unix := strconv.FormatInt(ns/1e9, 10) + "." + strconv.FormatInt(1e9+ns%1e9, 10)[1:]
+		if back, err := parseStartAt(unix); err != nil || back != ns {
+			t.Fatalf("%q = %d; its Unix form %q reads back as %d, %v", s, ns, unix, back, err)
+		}
+	})
+}
