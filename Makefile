@@ -4,7 +4,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 COMMIT   ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 PKGS     := ./...
-FUZZTIME ?= 10s
+FUZZTIME ?= 5s
 
 .PHONY: all build test lint vet fmt-check race fuzz demo bench image clean
 
@@ -28,7 +28,7 @@ fmt-check:
 race:
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 
-## fuzz: run every fuzz target for FUZZTIME (default 10s) each.
+## fuzz: run every fuzz target for FUZZTIME (default 5s) each.
 fuzz:
 	@scripts/fuzz.sh $(FUZZTIME)
 

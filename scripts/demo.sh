@@ -1,17 +1,31 @@
 #!/usr/bin/env bash
-# make demo: start the built-in mock on loopback, run a short benchmark
-# against it, print the summary and write the report files under results/.
+# make demo: goodput's main job against its built-in mock, with nothing to
+# install. The mock simulates a small continuous-batching engine (preset
+# "tiny": 8 slots) with a DCGM-exporter endpoint; goodput searches for the
+# knee under the interactive-chat SLO, measuring energy and cost in every
+# round's window, then prints the summary and writes the run directory
+# (report JSON, CSV, per-request JSON Lines, report.html, scorecard).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=./bin/goodput
 tmp=$(mktemp -d)
-trap 'kill "$mock_pid" 2>/dev/null || true; wait "$mock_pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
-$bin mock --port 0 --url-file "$tmp/url" --ttft 40ms --ttft-stdev 5ms --itl 8ms --itl-stdev 1ms >"$tmp/mock.log" 2>&1 &
+mock_pid=""
+cleanup() {
+  if [ -n "$mock_pid" ]; then kill "$mock_pid" 2>/dev/null || true; wait "$mock_pid" 2>/dev/null || true; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+$bin mock --port 0 --url-file "$tmp/url" --preset tiny --dcgm-interval 100ms --processor o200k_base >"$tmp/mock.log" 2>&1 &
 mock_pid=$!
 for _ in $(seq 100); do [ -s "$tmp/url" ] && break; sleep 0.1; done
 [ -s "$tmp/url" ] || { echo "demo: the mock did not start:"; cat "$tmp/mock.log"; exit 1; }
 url=$(cat "$tmp/url")
-echo "demo: mock serving on $url"
-$bin benchmark --target "$url" --rate-type concurrent --rate 1,4,16,32 \
-  --data prompt_tokens=256,output_tokens=128 --max-seconds 8 --warmup 1s \
-  --output-dir results --label demo=true
+echo "demo: mock engine (preset tiny) serving on $url"
+$bin benchmark --target "$url" --rate-type knee --rampup 1 \
+  --data prompt_tokens=256,output_tokens=128 --processor o200k_base \
+  --max-seconds 4 --warmup 1s \
+  --slo ttft_p99=500ms,itl_p95=50ms,error_rate=0.5% --target-load-tok-s 5000 \
+  --dcgm-url "$url/dcgm/metrics" --telemetry-interval 250ms --telemetry-wait 2s \
+  --gpu-cost-per-hour 2.5 --currency EUR --pue 1.3 --grid-intensity 56 \
+  --label hardware=mock-L4 --label precision=bf16 --label model_revision=demo \
+  --output-dir results --progress-interval 5s

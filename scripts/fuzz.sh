@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs every fuzz target in the module for a bounded time each.
 set -euo pipefail
-t=${1:-10s}
+t=${1:-5s}
 cd "$(dirname "$0")/.."
 fail=0
 while IFS= read -r line; do
   file=${line%%:*}
   name=$(sed -E 's/.*func (Fuzz[A-Za-z0-9_]+).*/\1/' <<<"$line")
-  pkg=./$(dirname "$file")
+  pkg=$(dirname "$file")
   echo "fuzz $pkg $name ($t)"
   if ! go test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" "$pkg" >/tmp/goodput-fuzz.log 2>&1; then
     cat /tmp/goodput-fuzz.log; fail=1

@@ -79,8 +79,12 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 	if tokNote != "" {
 		log.Warn(tokNote)
 	}
-	md, err := collectRunMetadata(ctx, e.stderr, &o.meta, metadataProbe(client, models, o.meta.probeTimeout),
-		metadataInputs(p, data, tok, runID, generated))
+	in := metadataInputs(p, data, tok, runID, generated)
+	in.SLO, in.SLODefault = o.sweep.spec().String(), o.sweep.spec().Default
+	if in.Warmup = strings.TrimSpace(o.warmup); in.Warmup == "" {
+		in.Warmup = "none"
+	}
+	md, err := collectRunMetadata(ctx, e.stderr, &o.meta, metadataProbe(client, models, o.meta.probeTimeout), in)
 	if err != nil {
 		return err
 	}
