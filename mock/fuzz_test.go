@@ -11,29 +11,6 @@ import (
 	"time"
 )
 
-// FuzzJSONString: appendJSONString decodes back to what encoding/json makes
-// of the same string (invalid UTF-8 bytes become U+FFFD).
-func FuzzJSONString(f *testing.F) {
-	for _, s := range []string{"", "plain", `q"uo\te`, "tab\tnl\nnul\x00", "é€😀", "bad\xff\xfe utf8", "\u2028"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got := appendJSONString(nil, s)
-		var dec string
-		if err := json.Unmarshal(got, &dec); err != nil {
-			t.Fatalf("appendJSONString(%q) = %s: not valid JSON: %v", s, got, err)
-		}
-		ref, _ := json.Marshal(s)
-		var want string
-		if err := json.Unmarshal(ref, &want); err != nil {
-			t.Fatal(err)
-		}
-		if dec != want {
-			t.Fatalf("appendJSONString(%q) decodes to %q, encoding/json to %q", s, dec, want)
-		}
-	})
-}
-
 // fuzzSeeds are the handler fuzz targets' seed bodies.
 var fuzzSeeds = []string{
 	`{"messages":[{"role":"user","content":"hi"}],"max_tokens":3,"stream":true}`,

@@ -64,6 +64,9 @@ func (r *renderer) initHead(buf []byte) {
 	r.head = r.appendObjectHead(buf[:0], object)
 }
 
+const hexDigits = "0123456789abcdef"
+
+// appendHex64 appends v as 16 lower-case hex digits.
 func appendHex64(b []byte, v uint64) []byte {
 	for shift := 60; shift >= 0; shift -= 4 {
 		b = append(b, hexDigits[(v>>uint(shift))&0xf])
