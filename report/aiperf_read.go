@@ -44,7 +44,7 @@ func ReadAIPerf(r io.Reader, name string) (*AIPerfExport, error) {
 		return nil, fmt.Errorf("%s: truncated JSON at byte %d", name, len(trimmed))
 	}
 	if trimmed[0] != '{' {
-		return nil, fmt.Errorf("%s: not an AIPerf profile export: the top-level JSON value is %s, want an object", name, jsonKind(trimmed))
+		return nil, fmt.Errorf("%s: not an AIPerf profile export: the top-level JSON value is %s, want an object", name, JSONKind(trimmed))
 	}
 	fields, err := objectFields(trimmed)
 	if err != nil {

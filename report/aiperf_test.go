@@ -320,7 +320,7 @@ func TestAIPerfShapeMatchesFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	kind := func(b json.RawMessage) string {
-		k := jsonKind(b)
+		k := JSONKind(b)
 		if k == "null" {
 			return "null"
 		}

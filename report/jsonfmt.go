@@ -66,7 +66,7 @@ func describeToken(b []byte) string {
 	if len(s) > 40 {
 		s = s[:37] + "..."
 	}
-	return jsonKind(b) + " " + s
+	return JSONKind(b) + " " + s
 }
 
 // appendPyFloat appends v formatted like Python's repr(float).

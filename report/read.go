@@ -57,7 +57,7 @@ func decodeBytes(data []byte, name string) (*Report, error) {
 			var v any
 			return nil, fail(json.Unmarshal(clean, &v))
 		}
-		return nil, fmt.Errorf("%s: %s: the top-level JSON value is %s, want an object", name, foreign, jsonKind(trimmed))
+		return nil, fmt.Errorf("%s: %s: the top-level JSON value is %s, want an object", name, foreign, JSONKind(trimmed))
 	}
 	var probe struct {
 		Metadata   json.RawMessage `json:"metadata"`
@@ -71,7 +71,7 @@ func decodeBytes(data []byte, name string) (*Report, error) {
 	if len(probe.Benchmarks) == 0 {
 		return nil, fmt.Errorf("%s: %s: missing key \"benchmarks\"", name, foreign)
 	}
-	if k := jsonKind(probe.Benchmarks); k != "an array" {
+	if k := JSONKind(probe.Benchmarks); k != "an array" {
 		return nil, fmt.Errorf("%s: %s: \"benchmarks\" is %s, want an array", name, foreign, k)
 	}
 	layout := LayoutLegacy03
@@ -120,8 +120,10 @@ func decodeBytes(data []byte, name string) (*Report, error) {
 	return &rep, nil
 }
 
-// jsonKind names the JSON type of a value.
-func jsonKind(b []byte) string {
+// JSONKind names the JSON type of a raw value for error messages ("an
+// object", "an array", "a string", "a boolean", "null", "a number",
+// "empty"), so messages can say what a key holds and what is wanted.
+func JSONKind(b []byte) string {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return "empty"

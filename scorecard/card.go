@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/goodput-dev/goodput/report"
 )
 
 // Version is the scorecard layout version, written as
@@ -396,7 +398,7 @@ func setLenient(f reflect.Value, v json.RawMessage) error {
 		case len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9') || string(v) == "true" || string(v) == "false"):
 			*p = string(v) // a number or boolean where text is expected: keep its text
 		default:
-			return fmt.Errorf("want a string, got %s", jsonKind(v))
+			return fmt.Errorf("want a string, got %s", report.JSONKind(v))
 		}
 	case *map[string]string:
 		if string(v) == "null" {
@@ -405,7 +407,7 @@ func setLenient(f reflect.Value, v json.RawMessage) error {
 		}
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(v, &m); err != nil {
-			return fmt.Errorf("want an object, got %s", jsonKind(v))
+			return fmt.Errorf("want an object, got %s", report.JSONKind(v))
 		}
 		out := make(map[string]string, len(m))
 		for k, x := range m {
@@ -424,7 +426,7 @@ func setLenient(f reflect.Value, v json.RawMessage) error {
 			x := string(v) == "true"
 			*p = &x
 		default:
-			return fmt.Errorf("want true or false, got %s", jsonKind(v))
+			return fmt.Errorf("want true or false, got %s", report.JSONKind(v))
 		}
 	case *[]string:
 		if string(v) == "null" {
@@ -438,7 +440,7 @@ func setLenient(f reflect.Value, v json.RawMessage) error {
 				*p = []string{one}
 				return nil
 			}
-			return fmt.Errorf("want a list of strings, got %s", jsonKind(v))
+			return fmt.Errorf("want a list of strings, got %s", report.JSONKind(v))
 		}
 		out := make([]string, 0, len(list))
 		for _, x := range list {
@@ -453,25 +455,6 @@ func setLenient(f reflect.Value, v json.RawMessage) error {
 		return json.Unmarshal(v, f.Addr().Interface())
 	}
 	return nil
-}
-
-func jsonKind(v []byte) string {
-	if len(v) == 0 {
-		return "nothing"
-	}
-	switch v[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }
 
 // knownKeys lists a struct's JSON keys in field order.

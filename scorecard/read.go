@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+
+	"github.com/goodput-dev/goodput/report"
 )
 
 // maxFileBytes bounds a scorecard file read.
@@ -67,7 +69,7 @@ func Decode(data []byte, name string) (*File, []string, error) {
 		case len(bytes.TrimSpace(data)) == 0:
 			return nil, nil, fmt.Errorf("%s: empty file, not a scorecard", name)
 		case errors.As(err, &typ):
-			return nil, nil, fmt.Errorf("%s: not a scorecard: the top-level JSON value is %s, want an object", name, jsonKind(bytes.TrimSpace(data)))
+			return nil, nil, fmt.Errorf("%s: not a scorecard: the top-level JSON value is %s, want an object", name, report.JSONKind(bytes.TrimSpace(data)))
 		case errors.As(err, &syn):
 			return nil, nil, fmt.Errorf("%s: invalid JSON at byte %d: %v", name, syn.Offset, err)
 		}
