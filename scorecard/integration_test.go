@@ -1,16 +1,8 @@
 package scorecard
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"math"
-	"net"
-	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,90 +12,8 @@ import (
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/telemetry"
+	"github.com/goodput-dev/goodput/telemetry/promtest"
 )
-
-// lockedBuffer collects a subprocess's output for failure messages.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// startPrometheus runs the Debian package's prometheus on 127.0.0.1,
-// scraping url every second, and returns its base URL once it is ready. It
-// skips the test when the binary is absent, unless $GOODPUT_CI is set, and
-// always kills the process at the end of the test.
-func startPrometheus(t *testing.T, ctx context.Context, target, path string) (string, *lockedBuffer) {
-	t.Helper()
-	bin, err := exec.LookPath("prometheus")
-	if err != nil {
-		msg := "prometheus binary not found in PATH; install the Debian package (apt-get install -y --no-install-recommends prometheus) to run this integration test"
-		if os.Getenv("GOODPUT_CI") != "" {
-			t.Fatal(msg + " ($GOODPUT_CI is set: CI must run it)")
-		}
-		t.Skip(msg)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	dir := t.TempDir()
-	cfg := fmt.Sprintf(`global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: dcgm-exporter
-    metrics_path: %s
-    static_configs:
-      - targets: [%q]
-`, path, target)
-	cfgPath := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	logs := &lockedBuffer{}
-	cmd := exec.Command(bin, "--config.file="+cfgPath, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+addr, "--log.level=warn")
-	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting prometheus: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	base := "http://" + addr
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		resp, err := http.Get(base + "/-/ready")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return base, logs
-			}
-		}
-		select {
-		case <-tick.C:
-		case <-ctx.Done():
-			t.Fatalf("prometheus not ready: %v (last: %v)\n%s", ctx.Err(), err, logs.String())
-		}
-	}
-}
 
 // TestIntegrationMockPrometheus runs a real load (concurrency 8, 17 s, 3 s
 // warmup and cooldown) against the mock vLLM with its simulated DCGM
@@ -130,7 +40,7 @@ func TestIntegrationMockPrometheus(t *testing.T) {
 	}
 	defer srv.Close()
 	target := srv.URL()
-	promURL, logs := startPrometheus(t, ctx, target[len("http://"):], "/dcgm/metrics")
+	promURL, logs := promtest.Start(t, ctx, target[len("http://"):], "/dcgm/metrics")
 
 	prom, err := telemetry.NewPrometheus(promURL, nil)
 	if err != nil {

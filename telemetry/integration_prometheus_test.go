@@ -1,48 +1,22 @@
 package telemetry
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/goodput-dev/goodput/telemetry/promtest"
 )
-
-// lockedBuffer collects a subprocess's output for failure messages.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestPrometheusIntegration runs a real Prometheus (Debian package
 // prometheus) scraping a fake dcgm-exporter every second, and checks that
 // the energy of a 15 s window from Prometheus (increase()) and from direct
 // scraping both agree with the fake counter's true value within 1 %.
 func TestPrometheusIntegration(t *testing.T) {
-	bin, err := exec.LookPath("prometheus")
-	if err != nil {
-		t.Skip("prometheus binary not found in PATH; install the Debian package (apt-get install -y --no-install-recommends prometheus) to run this integration test")
-	}
 	if testing.Short() {
 		t.Skip("integration test takes about 25 s; skipped with -short")
 	}
@@ -55,34 +29,7 @@ func TestPrometheusIntegration(t *testing.T) {
 	exporter := httptest.NewServer(model.handler())
 	defer exporter.Close()
 	target := exporter.Listener.Addr().String()
-
-	port := freePort(t)
-	dir := t.TempDir()
-	cfg := fmt.Sprintf(`global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: dcgm-exporter
-    static_configs:
-      - targets: [%q]
-`, target)
-	cfgPath := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var logs lockedBuffer
-	cmd := exec.Command(bin, "--config.file="+cfgPath, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address=127.0.0.1:"+port, "--log.level=warn")
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting prometheus: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	promURL := "http://127.0.0.1:" + port
+	promURL, logs := promtest.Start(t, ctx, target, "/metrics")
 	poll := func(what string, cond func() (bool, error)) {
 		t.Helper()
 		tick := time.NewTicker(50 * time.Millisecond)
@@ -191,14 +138,3 @@ scrape_configs:
 	}
 }
 
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	_, port, _ := net.SplitHostPort(l.Addr().String())
-	return port
-}
