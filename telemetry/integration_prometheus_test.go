@@ -137,4 +137,3 @@ func TestPrometheusIntegration(t *testing.T) {
 		}
 	}
 }
-
