@@ -57,7 +57,7 @@ func commands() []command {
 		{name: "aggregate", summary: "one CSV row per run's scorecard, and the Pareto frontier of cost, energy and TTFT", run: runAggregate},
 		{name: "merge", summary: "merge the shard reports of a multi-pod run into one report", run: runMerge},
 		{name: "profile", summary: "run benchmarks with AIPerf's flags; writes AIPerf's exports too", run: runProfile},
-		{name: "report", summary: "re-render reports: console, CSV, JSON, AIPerf exports", run: runReport},
+		{name: "report", summary: "re-render reports (goodput or GuideLLM): console, CSV, JSON, AIPerf exports, HTML", run: runReport},
 		{name: "compare", summary: "compare two reports; exit 1 on a regression beyond thresholds and noise (CI gate)", run: runCompare},
 		{name: "tokenize", summary: "count tokens (and ids) with a model's tokenizer, offline", run: runTokenize},
 		{name: "mock", summary: "serve the built-in mock OpenAI-compatible server", run: runMock},
