@@ -156,7 +156,7 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 		rounds, runErr = runner.RunShard(ctx, p.shardPlan)
 	default:
 		runner.StartAt = p.shard.startAt // 0 unless --start-at
-		rounds, runErr = runner.Run(ctx, p.planner)
+		rounds, runErr = runner.Run(ctx, narratedPlanner{Planner: p.planner, live: live})
 	}
 	closeProgress()
 	finishTelemetry(ctx, e, tobs, p.telemetry.Wait)

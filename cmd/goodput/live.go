@@ -27,11 +27,12 @@ type liveStats struct {
 	errored  int64
 	outToks  int64
 	ttft     *hdrhistogram.Histogram
+	note     string // the plan's state (a knee search's bracket)
 }
 
 // liveSnapshot is what a display shows.
 type liveSnapshot struct {
-	Round, Strategy       string
+	Round, Strategy, Note string
 	Elapsed               time.Duration
 	Remaining             time.Duration // -1 when not time-bound
 	RemainingRequests     int64         // -1 when not request-bound
@@ -54,6 +55,13 @@ func (l *liveStats) begin(index int, s loadgen.Strategy, c loadgen.Constraints, 
 	l.index, l.strategy, l.limit, l.start = index, s, c, l.engine.Clock().Time(start)
 	l.done, l.errored, l.outToks = 0, 0, 0
 	l.ttft.Reset()
+}
+
+// setNote sets the plan's state shown with the next rounds.
+func (l *liveStats) setNote(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.note = s
 }
 
 func (l *liveStats) add(r *record.Record) {
@@ -83,7 +91,7 @@ func (l *liveStats) snapshot() liveSnapshot {
 	defer l.mu.Unlock()
 	el := max(time.Since(l.start), time.Millisecond)
 	s := liveSnapshot{
-		Round: l.roundLabel(l.index), Strategy: l.strategy.String(), Elapsed: el,
+		Round: l.roundLabel(l.index), Strategy: l.strategy.String(), Note: l.note, Elapsed: el,
 		Remaining: -1, RemainingRequests: -1,
 		Completed: l.done - l.errored, Errored: l.errored, InFlight: l.engine.Live().InFlight,
 		ReqPerS: float64(l.done) / el.Seconds(), OutTokPerS: float64(l.outToks) / el.Seconds(),

@@ -45,8 +45,12 @@ func newLogProgress(log *zap.Logger, live *liveStats, interval time.Duration) *l
 
 func (p *logProgress) BenchmarkStart(index int, s loadgen.Strategy, c loadgen.Constraints, start int64) {
 	p.live.begin(index, s, c, start)
-	p.log.Info("benchmark started", zap.String("round", p.live.roundLabel(index)), zap.String("strategy", s.String()),
-		zap.Duration("max_duration", c.MaxDuration), zap.Int("max_requests", c.MaxRequests))
+	fields := []zap.Field{zap.String("round", p.live.roundLabel(index)), zap.String("strategy", s.String()),
+		zap.Duration("max_duration", c.MaxDuration), zap.Int("max_requests", c.MaxRequests)}
+	if note := p.live.snapshot().Note; note != "" {
+		fields = append(fields, zap.String("plan", note))
+	}
+	p.log.Info("benchmark started", fields...)
 	p.stop = make(chan struct{})
 	p.wg.Add(1)
 	go p.loop(p.stop)

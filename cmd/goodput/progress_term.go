@@ -39,6 +39,9 @@ func (t *termProgress) BenchmarkStart(index int, s loadgen.Strategy, c loadgen.C
 		total = snap.ProgressMax
 	}
 	label := fmt.Sprintf("round %s %-16s", t.live.roundLabel(index), s.String())
+	if note := t.live.snapshot().Note; note != "" {
+		fmt.Fprintf(t.p, "  %s\n", note)
+	}
 	final := &atomic.Pointer[liveSnapshot]{}
 	t.final = final
 	// A finished bar keeps showing its own round's figures.

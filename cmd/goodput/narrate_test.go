@@ -1,0 +1,36 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/sweep"
+)
+
+// A knee search's progress note narrows with its rounds.
+func TestKneeBracketNarrows(t *testing.T) {
+	round := func(streams int, pass bool) sweep.Round {
+		b := &report.Benchmark{Goodput: &report.Extras{SLO: &report.SLOResult{Pass: pass}}}
+		return sweep.Round{Strategy: loadgen.Strategy{Kind: loadgen.Concurrent, Streams: streams}, Benchmark: b}
+	}
+	k := sweep.KneeSearch{}
+	cases := []struct {
+		done []sweep.Round
+		want string
+	}{
+		{nil, ""},
+		{[]sweep.Round{round(1, true), round(2, true)}, "SLO holds up to concurrent@2 so far"},
+		{[]sweep.Round{round(1, true), round(2, true), round(4, false)}, "knee between concurrent@2 (SLO holds) and concurrent@4 (breaks)"},
+		{[]sweep.Round{round(1, true), round(2, true), round(4, false), round(3, true)}, "knee between concurrent@3 (SLO holds) and concurrent@4 (breaks)"},
+		{[]sweep.Round{round(1, false)}, "SLO breaks already at concurrent@1"},
+	}
+	for _, c := range cases {
+		if got := kneeBracket(k, c.done); got != c.want {
+			t.Errorf("after %d rounds: %q, want %q", len(c.done), got, c.want)
+		}
+	}
+	if got := kneeBracket(sweep.List{{Kind: loadgen.Synchronous}}, []sweep.Round{round(1, true)}); got != "" {
+		t.Errorf("a list has no bracket, got %q", got)
+	}
+}
