@@ -56,7 +56,7 @@ func ParseColumnMapper(s string) (ColumnMapper, error) {
 		return nil, err
 	}
 	if p, ok := ps.get("kind"); ok && p.val != "generative_column_mapper" {
-		return nil, fmt.Errorf("kind=%s: only generative_column_mapper is supported", p.val)
+		return nil, fmt.Errorf("kind=%s: only generative_column_mapper is supported", p.shown())
 	}
 	if p, ok := ps.get("column_mappings"); ok {
 		if len(ps) > 2 || (len(ps) == 2 && ps[0].key != "kind" && ps[1].key != "kind") {
@@ -84,7 +84,7 @@ func ParseColumnMapper(s string) (ColumnMapper, error) {
 		var names []string
 		if p.raw {
 			if err := json.Unmarshal([]byte(p.val), &names); err != nil {
-				return nil, fmt.Errorf("%s: want a column name or a list of names, got %s", p.key, p.val)
+				return nil, fmt.Errorf("%s: want a column name or a list of names, got %s", p.key, p.shown())
 			}
 		} else {
 			names = []string{p.val}

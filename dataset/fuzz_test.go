@@ -21,7 +21,7 @@ func FuzzParseSpec(f *testing.F) {
 		"prompt_tokens=100,prefix_tokens=512,prefix_count=4",
 		`{"prompt_tokens":64,"prefix_buckets":[{"bucket_weight":2,"prefix_count":2,"prefix_tokens":100}]}`,
 		`{"prompt_tokens": "1", "output_tokens": 2.0}`,
-		"promt_tokens=1", "=,=", "{", `{"a":{"b":[1,{}]}}`,
+		"promt_tokens=1", "=,=", "{", "prompt_tokens=0\n00", "kind=x\ny", `{"a":{"b":[1,{}]}}`,
 	} {
 		f.Add(s)
 	}

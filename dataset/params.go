@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -141,7 +142,7 @@ func (ps params) str(key string) (string, error) {
 		return "", nil
 	}
 	if p.raw {
-		return "", fmt.Errorf("%s=%s: want a string", key, p.val)
+		return "", fmt.Errorf("%s=%s: want a string", key, p.shown())
 	}
 	return p.val, nil
 }
@@ -155,3 +156,15 @@ const (
 	kindTrace     = "trace_synthetic"
 	kindMooncake  = "mooncake"
 )
+
+// shown is the value as an error message shows it: as given when it is
+// plain printable text, quoted when it holds a line break or another
+// control character, so that an error stays on one line.
+func (p param) shown() string {
+	for _, r := range p.val {
+		if r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029 || r == 0x85 {
+			return strconv.Quote(p.val)
+		}
+	}
+	return p.val
+}

@@ -122,7 +122,7 @@ func ParseSpec(s string) (Spec, error) {
 	}
 	if p, ok := ps.get("kind"); ok {
 		if p.val != kindSynthetic {
-			return Spec{}, fmt.Errorf("kind=%s is not a synthetic data spec (want kind=%s)", p.val, kindSynthetic)
+			return Spec{}, fmt.Errorf("kind=%s is not a synthetic data spec (want kind=%s)", p.shown(), kindSynthetic)
 		}
 	}
 	return specFromParams(ps)
@@ -194,11 +194,11 @@ func intParam(p param, lo int) (int, error) {
 	}
 	v := p.val
 	if v == "" || len(v) > 10 || strings.TrimLeft(v, "0123456789") != "" {
-		return 0, fmt.Errorf("%s=%s: want %s", p.key, v, want)
+		return 0, fmt.Errorf("%s=%s: want %s", p.key, p.shown(), want)
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < lo {
-		return 0, fmt.Errorf("%s=%s: want %s", p.key, v, want)
+		return 0, fmt.Errorf("%s=%s: want %s", p.key, p.shown(), want)
 	}
 	return n, nil
 }
@@ -206,7 +206,7 @@ func intParam(p param, lo int) (int, error) {
 func (sp *Spec) parseBuckets(p param) error {
 	const form = `want a JSON list such as [{"bucket_weight":100,"prefix_count":1,"prefix_tokens":256}]`
 	if !p.raw || !strings.HasPrefix(p.val, "[") {
-		return fmt.Errorf("prefix_buckets=%s: %s", p.val, form)
+		return fmt.Errorf("prefix_buckets=%s: %s", p.shown(), form)
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(p.val)))
 	dec.DisallowUnknownFields()
