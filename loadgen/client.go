@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -188,8 +189,8 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 	if cfg.APIKey != "" {
 		secrets = append(secrets, cfg.APIKey, "***")
 	}
-	if u, err := url.Parse(cfg.Target); err == nil && u.User != nil {
-		secrets = append(secrets, u.User.String(), "***")
+	for _, s := range urlSecrets(cfg.Target) {
+		secrets = append(secrets, s, "***")
 	}
 	c.redactor = strings.NewReplacer(secrets...)
 	c.headers = http.Header{}
@@ -233,14 +234,33 @@ func (c *Client) Secrets() []string {
 	if c.cfg.APIKey != "" {
 		out = append(out, c.cfg.APIKey)
 	}
-	if u, err := url.Parse(c.cfg.Target); err == nil && u.User != nil {
-		if p, ok := u.User.Password(); ok {
-			out = append(out, p)
-		}
-		out = append(out, u.User.String())
+	return append(out, urlSecrets(c.cfg.Target)...)
+}
+
+// urlSecrets returns the forms in which credentials embedded in a target
+// URL can come back: the userinfo as written, the password alone, and the
+// base64 "user:password" that net/http sends as Basic authorization (a
+// server may echo that header in an error body). Longest first, so that a
+// replacer removes the whole of a longer form.
+func urlSecrets(target string) []string {
+	u, err := url.Parse(target)
+	if err != nil || u.User == nil {
+		return nil
+	}
+	name := u.User.Username()
+	pass, _ := u.User.Password()
+	out := []string{base64.StdEncoding.EncodeToString([]byte(name + ":" + pass)), u.User.String()}
+	if pass != "" {
+		out = append(out, pass)
+	} else if name != "" {
+		out = append(out, name)
 	}
 	return out
 }
+
+// PublicURL is the normalized target URL without embedded credentials
+// (user:password@ becomes ***@): the form written to logs and reports.
+func (c *Client) PublicURL() string { return redactURL(c.baseURL) }
 
 // Model returns the model name sent in requests.
 func (c *Client) Model() string { return c.cfg.Model }
@@ -306,7 +326,11 @@ func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("target %s unreachable: %s", redactURL(c.baseURL), c.Redact(rootCause(err)))
+		hint := ""
+		if untrustedCert(err) {
+			hint = " (the server's certificate is not trusted: give its CA with --ca-file, or skip verification with --insecure)"
+		}
+		return nil, fmt.Errorf("target %s unreachable: %s%s", redactURL(c.baseURL), c.Redact(rootCause(err)), hint)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -354,4 +378,14 @@ func rootCause(err error) string {
 		err = ue.Err
 	}
 	return err.Error()
+}
+
+// untrustedCert reports whether err is a failed verification of the
+// server's TLS certificate (unknown authority, wrong host name, expired).
+func untrustedCert(err error) bool {
+	var cv *tls.CertificateVerificationError
+	var ua x509.UnknownAuthorityError
+	var he x509.HostnameError
+	var ci x509.CertificateInvalidError
+	return errors.As(err, &cv) || errors.As(err, &ua) || errors.As(err, &he) || errors.As(err, &ci)
 }

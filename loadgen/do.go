@@ -394,7 +394,8 @@ func classify(err error) record.ErrorClass {
 	var ne net.Error
 	var oe *net.OpError
 	switch {
-	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH),
+		untrustedCert(err):
 		return record.ErrConnect
 	case errors.As(err, &oe) && oe.Op == "dial":
 		if oe.Timeout() {
