@@ -107,7 +107,7 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 		return err
 	}
 	defer tel.Close()
-	log.Info("run", zapStr("run_id", runID), zapStr("target", client.BaseURL()), zapStr("model", client.Model()),
+	log.Info("run", zapStr("run_id", runID), zapStr("target", client.PublicURL()), zapStr("model", client.Model()),
 		zapStr("data", data.Description.String()), zapStr("output", files.dir))
 
 	var enc *record.Encoder
@@ -311,7 +311,7 @@ func (p *plan) scenario(c *loadgen.Client, files *runFiles, d *dataset.Dataset, 
 	}
 	return report.NewScenario(report.SpecInput{
 		Backend: report.Backend{
-			Target: c.BaseURL(), Model: c.Model(), RequestFormat: string(cfg.Endpoint), APIKeySet: cfg.APIKey != "",
+			Target: c.PublicURL(), Model: c.Model(), RequestFormat: string(cfg.Endpoint), APIKeySet: cfg.APIKey != "",
 			Timeout: timeout, TimeoutConnect: cfg.ConnectTimeout.Seconds(), HTTP2: !cfg.DisableHTTP2, Stream: !cfg.NoStream,
 			ExtraBody: p.extraBody, ExtraHeaders: headers,
 		},
