@@ -193,52 +193,52 @@ func ApproxTokenCount(s string) int {
 // and the accepted form.
 func (c *Config) validate() error {
 	if strings.TrimSpace(c.Model) == "" {
-		return fmt.Errorf("mock config: Model must be a non-empty model name")
+		return configErr("Model", "must be a non-empty model name")
 	}
 	if c.MaxModelLen < 1 {
-		return fmt.Errorf("mock config: MaxModelLen must be >= 1 token, got %d", c.MaxModelLen)
+		return configErr("MaxModelLen", "must be >= 1 token, got %d", c.MaxModelLen)
 	}
-	if c.Version == "" {
-		return fmt.Errorf("mock config: Version must be a non-empty string")
+	if c.Version == "" || strings.IndexFunc(c.Version, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return configErr("Version", "must be a non-empty string without control characters, got %q", c.Version)
 	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration
 	}{{"TTFT", c.TTFT}, {"TTFTStdev", c.TTFTStdev}, {"ITL", c.ITL}, {"ITLStdev", c.ITLStdev}} {
 		if d.v < 0 {
-			return fmt.Errorf("mock config: %s must be a duration >= 0, got %s", d.name, d.v)
+			return configErr(d.name, "must be a duration >= 0, got %s", d.v)
 		}
 	}
 	if c.OutputTokens < 1 {
-		return fmt.Errorf("mock config: OutputTokens must be >= 1, got %d", c.OutputTokens)
+		return configErr("OutputTokens", "must be >= 1, got %d", c.OutputTokens)
 	}
 	if c.OutputTokensStdev < 0 || math.IsNaN(c.OutputTokensStdev) || math.IsInf(c.OutputTokensStdev, 0) {
-		return fmt.Errorf("mock config: OutputTokensStdev must be a finite number >= 0, got %v", c.OutputTokensStdev)
+		return configErr("OutputTokensStdev", "must be a finite number >= 0, got %v", c.OutputTokensStdev)
 	}
 	if c.TokensPerChunk < 1 {
-		return fmt.Errorf("mock config: TokensPerChunk must be >= 1, got %d", c.TokensPerChunk)
+		return configErr("TokensPerChunk", "must be >= 1, got %d", c.TokensPerChunk)
 	}
 	for _, r := range []struct {
 		name string
 		v    float64
 	}{{"ErrorRate", c.ErrorRate}, {"DisconnectRate", c.DisconnectRate}, {"StallRate", c.StallRate}, {"StreamErrorRate", c.StreamErrorRate}} {
 		if !(r.v >= 0 && r.v <= 1) { // also rejects NaN
-			return fmt.Errorf("mock config: %s must be a fraction in [0,1], got %v", r.name, r.v)
+			return configErr(r.name, "must be a fraction in [0,1], got %v", r.v)
 		}
 	}
 	if c.ErrorRate > 0 && len(c.ErrorCodes) == 0 {
-		return fmt.Errorf("mock config: ErrorCodes must list at least one HTTP status in 400..599 when ErrorRate > 0")
+		return configErr("ErrorCodes", "must list at least one HTTP status in 400..599 when ErrorRate > 0")
 	}
 	for _, code := range c.ErrorCodes {
 		if code < 400 || code > 599 {
-			return fmt.Errorf("mock config: ErrorCodes must be HTTP statuses in 400..599, got %d", code)
+			return configErr("ErrorCodes", "must be HTTP statuses in 400..599, got %d", code)
 		}
 	}
 	if c.StallDuration < 0 || (c.StallRate > 0 && c.StallDuration == 0) {
-		return fmt.Errorf("mock config: StallDuration must be a duration > 0 when StallRate > 0 (and never negative), got %s", c.StallDuration)
+		return configErr("StallDuration", "must be a duration > 0 when StallRate > 0 (and never negative), got %s", c.StallDuration)
 	}
 	if c.KVCacheTokens < 1 {
-		return fmt.Errorf("mock config: KVCacheTokens must be >= 1, got %d", c.KVCacheTokens)
+		return configErr("KVCacheTokens", "must be >= 1, got %d", c.KVCacheTokens)
 	}
 	if c.Capacity != nil {
 		if err := c.Capacity.validate(); err != nil {
@@ -246,7 +246,7 @@ func (c *Config) validate() error {
 		}
 	}
 	if c.GPUs < 0 || c.GPUs > maxGPUs {
-		return fmt.Errorf("mock config: GPUs must be in 0..%d (0: from the capacity model, else 1), got %d", maxGPUs, c.GPUs)
+		return configErr("GPUs", "must be in 0..%d (0: from the capacity model, else 1), got %d", maxGPUs, c.GPUs)
 	}
 	if c.GPU != nil {
 		if err := c.GPU.validate("GPU"); err != nil {
@@ -255,13 +255,25 @@ func (c *Config) validate() error {
 	}
 	if c.DCGMAddr != "" {
 		if _, err := listenAddr(c.DCGMAddr); err != nil {
-			return fmt.Errorf("mock config: DCGMAddr: %w", err)
+			return configErr("DCGMAddr", "%v", err)
 		}
 	}
 	if c.DCGMUpdateInterval < time.Millisecond || c.DCGMUpdateInterval > time.Hour {
-		return fmt.Errorf("mock config: DCGMUpdateInterval must be a duration in 1ms..1h, got %s", c.DCGMUpdateInterval)
+		return configErr("DCGMUpdateInterval", "must be a duration in 1ms..1h, got %s", c.DCGMUpdateInterval)
 	}
 	return nil
+}
+
+// ConfigError is a problem with one Config field: Field names it, Msg
+// says what is accepted.
+type ConfigError struct {
+	Field, Msg string
+}
+
+func (e *ConfigError) Error() string { return "mock config: " + e.Field + " " + e.Msg }
+
+func configErr(field, format string, args ...any) error {
+	return &ConfigError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
 // gpuSetup resolves GPUs and GPU.

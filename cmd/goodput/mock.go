@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -58,6 +59,9 @@ func runMock(ctx context.Context, e *env, args []string) error {
 	if *port < 0 || *port > 65535 {
 		return usagef("--port %d: want 0..65535", *port)
 	}
+	if !validHost(*host) {
+		return usagef("--host %q: want an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or localhost", *host)
+	}
 	cfg.Stamp = !*noStamp
 	if *processor != "" {
 		tok, err := tokenize.Resolve(*processor, tokenize.ResolveOptions{Getenv: e.getenv})
@@ -68,6 +72,10 @@ func runMock(ctx context.Context, e *env, args []string) error {
 	}
 	srv, err := mock.New(cfg)
 	if err != nil {
+		var ce *mock.ConfigError
+		if errors.As(err, &ce) && mockFieldFlags[ce.Field] != "" {
+			return usagef("--%s: %s", mockFieldFlags[ce.Field], ce.Msg)
+		}
 		return usagef("%v", err)
 	}
 	if err := srv.Start(net.JoinHostPort(*host, strconv.Itoa(*port))); err != nil {
@@ -90,4 +98,36 @@ func runMock(ctx context.Context, e *env, args []string) error {
 	}
 	<-ctx.Done()
 	return nil
+}
+
+// mockFieldFlags names the flag of each mock.Config field a flag sets.
+var mockFieldFlags = map[string]string{
+	"Model": "model", "MaxModelLen": "max-model-len", "Version": "server-version",
+	"TTFT": "ttft", "TTFTStdev": "ttft-stdev", "ITL": "itl", "ITLStdev": "itl-stdev",
+	"OutputTokens": "output-tokens", "OutputTokensStdev": "output-tokens-stdev", "TokensPerChunk": "tokens-per-chunk",
+	"ErrorRate": "error-rate", "ErrorCodes": "error-codes", "DisconnectRate": "disconnect-rate",
+	"StallRate": "stall-rate", "StallDuration": "stall-duration", "StreamErrorRate": "stream-error-rate",
+	"KVCacheTokens": "kv-cache-tokens", "GPUs": "gpus", "DCGMAddr": "dcgm-addr", "DCGMUpdateInterval": "dcgm-interval",
+}
+
+// validHost reports whether h is an IP address (IPv6 with or without
+// brackets) or a DNS host name; "" (every interface) is accepted too.
+func validHost(h string) bool {
+	if h == "" || net.ParseIP(strings.Trim(h, "[]")) != nil {
+		return true
+	}
+	if len(h) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(strings.TrimSuffix(h, "."), ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+				return false
+			}
+		}
+	}
+	return true
 }
