@@ -76,7 +76,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.processor, "processor", "", "tokenizer: a tokenizer.json path, a directory holding one, a Hugging Face cache id, or o200k_base/cl100k_base (default: the model's, when found locally; never downloaded)")
 	fs.StringVar(&o.processor, "tokenizer", "", "alias of --processor")
 	fs.StringVar(&o.processorArgs, "processor-args", "", "GuideLLM's Hugging Face tokenizer arguments: not supported (goodput reads tokenizer.json itself)")
-	fs.IntVar(&o.dataSamples, "data-samples", 0, "use at most this many requests from the data (0: all; a synthetic source then never ends)")
+	fs.IntVar(&o.dataSamples, "data-samples", 0, "use at most this many requests from the data (0 or -1: all; a synthetic source then never ends)")
 	fs.BoolVar(&o.dataShuffle, "data-shuffle", false, "shuffle the rows of a data file with --random-seed (alias --data-sampler shuffle)")
 	fs.StringVar(&o.columnMapper, "data-column-mapper", "", `map data file columns, e.g. '{"text_column":"question","output_tokens_count_column":"max_len"}'`)
 	fs.StringVar(&o.dataArgs, "data-args", "", "GuideLLM's Hugging Face dataset arguments: not supported (give a local file)")
@@ -203,6 +203,12 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	if fs != nil && fs.Changed("shard-index") && o.shard.index < 0 {
+		return nil, usagef("--shard-index %d: want a shard index ≥ 0", o.shard.index)
+	}
+	if fs != nil && fs.Changed("shard-count") && o.shard.count < 1 {
+		return nil, usagef("--shard-count %d: want a number of shards ≥ 1", o.shard.count)
+	}
 	if p.shard, err = o.shard.resolve(getenv, time.Now()); err != nil {
 		return nil, err
 	}
@@ -252,6 +258,12 @@ func (o *benchOptions) validate() (*plan, error) {
 		if p.tokExplicit, err = tokenize.Resolve(o.processor, tokenize.ResolveOptions{Getenv: o.getenv}); err != nil {
 			return nil, usagef("%s", oneLineErr(err))
 		}
+	}
+	switch {
+	case o.dataSamples == -1: // GuideLLM's "all"
+		o.dataSamples = 0
+	case o.dataSamples < 0:
+		return nil, usagef("--data-samples %d: want a count ≥ 1 (0 or -1: all)", o.dataSamples)
 	}
 	if p.data, err = dataset.Open(o.data, o.dataOptions(p.tokExplicit, p.replay)); err != nil {
 		return nil, usagef("--data: %s", oneLineErr(err))
@@ -307,6 +319,12 @@ func (o *benchOptions) validate() (*plan, error) {
 			return nil, usagef("--outputs: unknown output %q (want a comma list of json, csv, jsonl, html, scorecard, console)", out)
 		}
 	}
+	if len(p.outputs) == 0 {
+		return nil, usagef("--outputs %q: want a comma list of json, csv, jsonl, html, scorecard, console", o.outputs)
+	}
+	if err := checkOutputPath(o.outputPath); err != nil {
+		return nil, err
+	}
 	if o.logFormat != "console" && o.logFormat != "json" {
 		return nil, usagef("--log-format %q: want console or json", o.logFormat)
 	}
@@ -324,6 +342,12 @@ func (o *benchOptions) validate() (*plan, error) {
 	}
 	if o.connectTimeout <= 0 {
 		return nil, usagef("--connect-timeout %v: want a positive duration", o.connectTimeout)
+	}
+	if o.stallTimeout < 0 {
+		return nil, usagef("--stall-timeout %v: want a duration ≥ 0 (0 disables)", o.stallTimeout)
+	}
+	if o.requestTimeout < 0 {
+		return nil, usagef("--request-timeout %v: want a duration ≥ 0 (0 disables)", o.requestTimeout)
 	}
 	if o.maxTokensField != "" && o.maxTokensField != "max_tokens" && o.maxTokensField != "max_completion_tokens" {
 		return nil, usagef("--max-tokens-field %q: want max_tokens or max_completion_tokens", o.maxTokensField)

@@ -34,9 +34,9 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	case len(paths) == 0:
 		return usagef("give the shard reports: goodput merge SHARD.json… -o RUN.json")
 	case *out == "":
-		return usagef("-o/--output is required, e.g. -o run.json")
+		return usagef("--output is required, e.g. -o run.json")
 	case filepath.Ext(*out) != ".json":
-		return usagef("-o %q: want a .json file", *out)
+		return usagef("--output %q: want a .json file", *out)
 	case *tol <= 0:
 		return usagef("--tolerance %v: want a positive duration, e.g. 1s", *tol)
 	case *noRecords && len(*records) > 0:
@@ -45,7 +45,7 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 		return usagef("--records given %d times for %d shard reports: give one per report, in the same order", len(*records), len(paths))
 	}
 	if _, err := os.Stat(*out); err == nil && !*force {
-		return usagef("-o: %s exists (use another name, or --force)", *out)
+		return usagef("--output: %s exists (use another name, or --force)", *out)
 	}
 	for i, p := range paths {
 		for _, q := range paths[:i] {
@@ -54,7 +54,7 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		if filepath.Clean(p) == filepath.Clean(*out) {
-			return usagef("-o %s is one of the shard reports", *out)
+			return usagef("--output %s is one of the shard reports", *out)
 		}
 	}
 	shards := make([]report.ShardFile, len(paths))

@@ -499,7 +499,7 @@ func TestMergeUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"no inputs", []string{"merge", "-o", filepath.Join(dir, "o.json")}, "give the shard reports"},
-		{"no output", []string{"merge", exists}, "-o/--output is required"},
+		{"no output", []string{"merge", exists}, "--output is required"},
 		{"output not json", []string{"merge", exists, "-o", filepath.Join(dir, "o.csv")}, "want a .json file"},
 		{"output exists", []string{"merge", notReport, "-o", exists}, "exists"},
 		{"records count", []string{"merge", notReport, exists, "--records", "a.jsonl", "-o", filepath.Join(dir, "o.json")}, "--records given 1 times for 2"},

@@ -37,18 +37,30 @@ func defaultRunID(now time.Time, config string) string {
 // (GuideLLM's form, for Job command lines); otherwise into
 // <output-dir>/<run-id>/. An existing run is never overwritten without
 // --force.
+func outputPathIsDir(p string) bool {
+	st, err := os.Stat(p)
+	return strings.HasSuffix(p, "/") || (err == nil && st.IsDir())
+}
+
+// checkOutputPath checks the form of --output-path: a .json file or a
+// directory ("" when not given).
+func checkOutputPath(p string) error {
+	if p == "" || outputPathIsDir(p) || filepath.Ext(p) == ".json" {
+		return nil
+	}
+	return usagef("--output-path %q: want a .json file or a directory", p)
+}
+
 func resolveRunFiles(outputPath, outputDir, runID string, force bool) (*runFiles, error) {
 	rf := &runFiles{runID: runID, overwriteAll: force}
 	if outputPath != "" {
-		st, err := os.Stat(outputPath)
-		isDir := strings.HasSuffix(outputPath, "/") || (err == nil && st.IsDir())
-		if isDir {
+		if outputPathIsDir(outputPath) {
 			outputDir = outputPath
 		} else {
-			ext := filepath.Ext(outputPath)
-			if ext != ".json" {
-				return nil, usagef("--output-path %q: want a .json file or a directory", outputPath)
+			if err := checkOutputPath(outputPath); err != nil {
+				return nil, err
 			}
+			ext := filepath.Ext(outputPath)
 			stem := strings.TrimSuffix(outputPath, ext)
 			rf.dir = filepath.Dir(outputPath)
 			rf.json, rf.csv, rf.jsonl = outputPath, stem+".csv", stem+".jsonl"

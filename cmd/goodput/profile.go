@@ -80,16 +80,16 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&po.requestRate, "request-rate", "", "requests per second, open loop; a comma list runs one benchmark each (--concurrency is then the in-flight cap)")
 	fs.StringVar(&po.rateMode, "request-rate-mode", "poisson", "arrival pattern of --request-rate: poisson or constant (alias --arrival-pattern)")
 	fs.StringVar(&po.rateMode, "arrival-pattern", "poisson", "alias of --request-rate-mode")
-	for _, n := range []string{"isl", "input-tokens", "input-tokens-mean", "synthetic-input-tokens-mean", "prompt-input-tokens-mean"} {
+	for _, n := range islFlags {
 		fs.IntVar(&po.isl, n, profileDefaultISL, "input sequence length in tokens (mean; aliases --input-tokens, --input-tokens-mean, --synthetic-input-tokens-mean, --prompt-input-tokens-mean)")
 	}
-	for _, n := range []string{"isl-stddev", "input-tokens-stddev", "synthetic-input-tokens-stddev", "prompt-input-tokens-stddev"} {
+	for _, n := range islStddevFlags {
 		fs.IntVar(&po.islStddev, n, 0, "standard deviation of the input length (aliases --input-tokens-stddev, --synthetic-input-tokens-stddev, --prompt-input-tokens-stddev)")
 	}
-	for _, n := range []string{"osl", "output-tokens", "output-tokens-mean", "prompt-output-tokens-mean", "synthetic-output-tokens-mean"} {
+	for _, n := range oslFlags {
 		fs.IntVar(&po.osl, n, 0, "output sequence length in tokens, sent as the max tokens (default: the server decides; aliases --output-tokens, --output-tokens-mean, --prompt-output-tokens-mean)")
 	}
-	for _, n := range []string{"osl-stddev", "output-tokens-stddev", "prompt-output-tokens-stddev", "synthetic-output-tokens-stddev"} {
+	for _, n := range oslStddevFlags {
 		fs.IntVar(&po.oslStddev, n, 0, "standard deviation of the output length (aliases --output-tokens-stddev, --prompt-output-tokens-stddev)")
 	}
 	fs.IntVar(&po.requestCount, "request-count", 0, "requests per benchmark, warmup excluded (default without --benchmark-duration: max(10, 2×concurrency); alias --num-requests)")
@@ -291,14 +291,12 @@ func (po *profileOptions) benchOptions(fs *pflag.FlagSet) (*benchOptions, *profi
 		return nil, nil, err
 	}
 	maxConc := 1
+	if po.rateMode != "poisson" && po.rateMode != "constant" {
+		return nil, nil, usagef("--request-rate-mode %q: goodput profile supports poisson and constant", po.rateMode)
+	}
 	switch {
 	case len(rates) > 0:
-		switch po.rateMode {
-		case "poisson", "constant":
-			o.rateType = po.rateMode
-		default:
-			return nil, nil, usagef("--request-rate-mode %q: goodput profile supports poisson and constant", po.rateMode)
-		}
+		o.rateType = po.rateMode
 		o.rate = profileJoin(rates)
 		if len(concs) > 1 {
 			return nil, nil, usagef("--concurrency %q: with --request-rate it is the in-flight cap, one value", po.concurrency)
@@ -314,8 +312,16 @@ func (po *profileOptions) benchOptions(fs *pflag.FlagSet) (*benchOptions, *profi
 		maxConc = int(slices.Max(concs))
 	}
 
-	if po.isl < 1 || po.islStddev < 0 || po.osl < 0 || po.oslStddev < 0 {
-		return nil, nil, usagef("--isl, --osl and their --*-stddev must be token counts (isl ≥ 1, the others ≥ 0)")
+	oslGiven := fs != nil && changedAlias(fs, oslFlags) != ""
+	switch {
+	case po.isl < 1:
+		return nil, nil, usagef("--%s %d: want a token count ≥ 1", usedAlias(fs, islFlags), po.isl)
+	case po.islStddev < 0:
+		return nil, nil, usagef("--%s %d: want a token count ≥ 0", usedAlias(fs, islStddevFlags), po.islStddev)
+	case po.osl < 0 || (oslGiven && po.osl == 0):
+		return nil, nil, usagef("--%s %d: want a token count ≥ 1 (leave it out to let the server decide)", usedAlias(fs, oslFlags), po.osl)
+	case po.oslStddev < 0:
+		return nil, nil, usagef("--%s %d: want a token count ≥ 0", usedAlias(fs, oslStddevFlags), po.oslStddev)
 	}
 	if po.oslStddev > 0 && po.osl == 0 {
 		return nil, nil, usagef("--osl-stddev needs --osl")
@@ -665,4 +671,34 @@ func writeAIPerfExports(rep *report.Report, records string, t aiperfTarget, opts
 		paths = append(paths, jsonPath, csvPath)
 	}
 	return paths, approx, nil
+}
+
+var islFlags = []string{"isl", "input-tokens", "input-tokens-mean", "synthetic-input-tokens-mean", "prompt-input-tokens-mean"}
+
+var islStddevFlags = []string{"isl-stddev", "input-tokens-stddev", "synthetic-input-tokens-stddev", "prompt-input-tokens-stddev"}
+
+var oslFlags = []string{"osl", "output-tokens", "output-tokens-mean", "prompt-output-tokens-mean", "synthetic-output-tokens-mean"}
+
+var oslStddevFlags = []string{"osl-stddev", "output-tokens-stddev", "prompt-output-tokens-stddev", "synthetic-output-tokens-stddev"}
+
+// changedAlias returns the name among aliases that was given on the
+// command line, "" when none was.
+func changedAlias(fs *pflag.FlagSet, aliases []string) string {
+	for _, n := range aliases {
+		if fs.Changed(n) {
+			return n
+		}
+	}
+	return ""
+}
+
+// usedAlias is the name to quote in a message about aliases: the one
+// given, else the main one.
+func usedAlias(fs *pflag.FlagSet, aliases []string) string {
+	if fs != nil {
+		if n := changedAlias(fs, aliases); n != "" {
+			return n
+		}
+	}
+	return aliases[0]
 }

@@ -127,6 +127,9 @@ func (o *scorecardOptions) config(fs *pflag.FlagSet) (scorecard.Config, error) {
 		}
 	}
 	c.OpenCostQuery = q
+	if o.interval <= 0 {
+		return c, usagef("--telemetry-interval %v: want a duration of at least 10ms, e.g. 1s", o.interval)
+	}
 	if fs == nil || fs.Changed("pue") {
 		c.PUE = o.pue
 		if c.PUE == 0 {
