@@ -1,0 +1,257 @@
+package loadgen
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// faultServer is a purpose-built misbehaving server on 127.0.0.1 for the
+// fault suite. It counts its open connections through ConnState (and the
+// hijacked ones until the handler closes them), so a test can check that
+// every connection the client opened was closed, and it remembers what it
+// did with each request (by X-Request-Id), so records can be checked
+// against the server's own account without timing tolerances.
+type faultServer struct {
+	t         *testing.T
+	addr      string
+	srv       *http.Server
+	done      chan struct{} // closed at cleanup: wakes handlers that wait forever
+	closeOnce sync.Once
+
+	open     atomic.Int64 // connections open (accepted, not yet closed)
+	accepted atomic.Int64
+	posts    atomic.Int64 // completion requests seen
+
+	mu    sync.Mutex
+	notes map[string]string // X-Request-Id → what the server did
+}
+
+// startFaultServer serves h for POST completion requests (and a one-model
+// GET /v1/models) on addr ("127.0.0.1:0" for a free port).
+func startFaultServer(t *testing.T, addr string, h func(s *faultServer, w http.ResponseWriter, r *http.Request)) *faultServer {
+	t.Helper()
+	s, err := listenFaultServer(t, addr, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// listenFaultServer is startFaultServer for any goroutine: it returns the
+// error instead of failing the test.
+func listenFaultServer(t *testing.T, addr string, h func(s *faultServer, w http.ResponseWriter, r *http.Request)) (*faultServer, error) {
+	s := &faultServer{t: t, done: make(chan struct{}), notes: map[string]string{}}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s.addr = ln.Addr().String()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"m","object":"model"}]}`)
+	})
+	mux.HandleFunc("POST /", func(w http.ResponseWriter, r *http.Request) {
+		s.posts.Add(1)
+		// Read the body first: net/http watches for the client going away
+		// (and cancels r.Context) only once the body has been read.
+		_, _ = io.Copy(io.Discard, r.Body)
+		h(s, w, r)
+	})
+	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ConnState: func(_ net.Conn, st http.ConnState) {
+		switch st {
+		case http.StateNew:
+			s.open.Add(1)
+			s.accepted.Add(1)
+		case http.StateClosed:
+			s.open.Add(-1)
+		}
+	}}
+	go func() { _ = s.srv.Serve(ln) }()
+	t.Cleanup(s.close)
+	return s, nil
+}
+
+// close stops the server: its listener, every connection, and every
+// handler waiting forever.
+func (s *faultServer) close() {
+	s.closeOnce.Do(func() { close(s.done) })
+	_ = s.srv.Close()
+}
+
+func (s *faultServer) url() string { return "http://" + s.addr }
+
+// note records what the server did with request r.
+func (s *faultServer) note(r *http.Request, what string) {
+	s.mu.Lock()
+	s.notes[r.Header.Get("X-Request-Id")] = what
+	s.mu.Unlock()
+}
+
+// noteOf returns what the server did with the request of record id.
+func (s *faultServer) noteOf(id uint64) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, ok := s.notes[fmt.Sprintf("goodput-%d", id)]
+	return n, ok
+}
+
+// hijack takes the raw connection. ConnState never reports a hijacked
+// connection closed, so it stays counted as open until the returned close
+// function runs.
+func (s *faultServer) hijack(w http.ResponseWriter) (net.Conn, *bufio.ReadWriter, func(rst bool)) {
+	c, rw, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		s.t.Errorf("hijack: %v", err)
+		return nil, nil, func(bool) {}
+	}
+	var once sync.Once
+	return c, rw, func(rst bool) {
+		once.Do(func() {
+			if tc, ok := c.(*net.TCPConn); ok && rst {
+				_ = tc.SetLinger(0) // close sends RST instead of FIN
+			}
+			_ = c.Close()
+			s.open.Add(-1)
+		})
+	}
+}
+
+// waitGone blocks until the client closes a hijacked connection (or the
+// server is closed).
+func (s *faultServer) waitGone(c net.Conn) {
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case <-s.done:
+			_ = c.SetReadDeadline(time.Now())
+		case <-stop:
+		}
+	}()
+	_, _ = io.Copy(io.Discard, c)
+}
+
+// waitClient blocks until the client goes away or the server closes.
+func (s *faultServer) waitClient(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-s.done:
+	}
+}
+
+// SSE payloads.
+func tokenChunk(text string) string {
+	return `data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"` + text + `"},"finish_reason":null}]}` + "\n\n"
+}
+
+const (
+	finishChunk = `data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n"
+	usageChunk  = `data: {"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":3,"total_tokens":6}}` + "\n\n"
+	doneEvent   = "data: [DONE]\n\n"
+	errorEvent  = `data: {"error":{"object":"error","message":"boom: out of KV cache","type":"InternalServerError","code":500}}` + "\n\n"
+)
+
+// sseHeaders starts a 200 text/event-stream response.
+func sseHeaders(w http.ResponseWriter) http.Flusher {
+	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	f := w.(http.Flusher)
+	f.Flush()
+	return f
+}
+
+// writeEvents writes payloads, flushing after each.
+func writeEvents(w http.ResponseWriter, events ...string) {
+	f := sseHeaders(w)
+	for _, e := range events {
+		if _, err := io.WriteString(w, e); err != nil {
+			return
+		}
+		f.Flush()
+	}
+}
+
+// okStream is a well-formed three-token stream.
+func okStream(w http.ResponseWriter) {
+	writeEvents(w, tokenChunk("a"), tokenChunk("b"), tokenChunk("c"), finishChunk, usageChunk, doneEvent)
+}
+
+// goroutineSet returns the stacks of the live goroutines by id.
+func goroutineSet() map[string]string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	out := map[string]string{}
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		head, _, _ := strings.Cut(g, "\n")
+		if f := strings.Fields(head); len(f) >= 2 && f[0] == "goroutine" {
+			out[f[1]] = g
+		}
+	}
+	return out
+}
+
+// permanent reports goroutines the runtime starts once and keeps (the
+// signal loop), which are not leaks of the code under test.
+func permanent(stack string) bool {
+	return strings.Contains(stack, "os/signal.signal_recv") || strings.Contains(stack, "os/signal.loop")
+}
+
+// expectNoLeaks polls (every 10 ms, up to 10 s) until every goroutine
+// started since base has exited and settled() reports nil (for example
+// "the server sees no open connection"); it fails the test with the
+// leaked stacks otherwise.
+func expectNoLeaks(t *testing.T, base map[string]string, settled func() error) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var leaked []string
+		for id, st := range goroutineSet() {
+			if _, ok := base[id]; !ok && !permanent(st) {
+				leaked = append(leaked, st)
+			}
+		}
+		var err error
+		if settled != nil {
+			err = settled()
+		}
+		if len(leaked) == 0 && err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			sort.Strings(leaked)
+			t.Fatalf("after the run: %v; %d goroutine(s) leaked:\n%s", err, len(leaked), strings.Join(leaked, "\n\n"))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// noOpenConns is a settled check: the servers see all their connections
+// closed.
+func noOpenConns(servers ...*faultServer) func() error {
+	return func() error {
+		for _, s := range servers {
+			if n := s.open.Load(); n != 0 {
+				return fmt.Errorf("server %s still has %d open connection(s)", s.addr, n)
+			}
+		}
+		return nil
+	}
+}
