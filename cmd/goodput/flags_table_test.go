@@ -1,0 +1,370 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Every flag of every command, read from the command's own --help (so a
+// new flag cannot be missed), gets invalid values that must end the
+// command with exit 2 and one line naming the flag, before any load: the
+// benchmark's target is a closed port, so a flag checked only after the
+// first request would show as exit 1 instead. A flag that has no invalid
+// value is listed in flagExempt with the reason.
+
+// invalidFlagValues lists, per "command --flag", invalid values. A value
+// starting with "=" is attached to the flag (--force=maybe), as a bool
+// flag needs. want, when set, is the part of the message expected instead
+// of the flag's name.
+var invalidFlagValues = map[string][]string{
+	// benchmark
+	"benchmark --target":                  {"localhost:8000", "ftp://example.com"},
+	"benchmark --request-type":            {"embeddings"},
+	"benchmark --rate-type":               {"fast"},
+	"benchmark --rate":                    {"x", "-1", "2,x"},
+	"benchmark --data":                    {"promt_tokens=8", "prompt_tokens=abc", "prompt_tokens=0\n00"},
+	"benchmark --processor":               {"/nonexistent/tokenizer.json", "no-such-org/no-such-model"},
+	"benchmark --processor-args":          {"{bad", "[1]"},
+	"benchmark --data-samples":            {"x", "-2"},
+	"benchmark --data-shuffle":            {"=maybe"},
+	"benchmark --data-column-mapper":      {"{bad", "nope=x"},
+	"benchmark --data-args":               {"{bad", `{"nope":1}`},
+	"benchmark --time-scale":              {"x", "0", "-1"},
+	"benchmark --max-seconds":             {"x", "-1", "NaN"},
+	"benchmark --max-requests":            {"x", "-1"},
+	"benchmark --max-errors":              {"x", "-1"},
+	"benchmark --max-error-rate":          {"x", "1.5", "-0.1"},
+	"benchmark --warmup":                  {"soon", "-3"},
+	"benchmark --cooldown":                {"soon", "-3"},
+	"benchmark --random-seed":             {"x"},
+	"benchmark --output-path":             {"run.txt"},
+	"benchmark --outputs":                 {"json,pdf", ""},
+	"benchmark --run-id":                  {"../escape", "a/b", ".."},
+	"benchmark --force":                   {"=maybe"},
+	"benchmark --sample-requests":         {"x", "-2"},
+	"benchmark --max-concurrency":         {"x", "-1"},
+	"benchmark --rampup":                  {"x", "-1"},
+	"benchmark --header":                  {"NoColon", "{bad"},
+	"benchmark --extra-body":              {"[1]", "{bad"},
+	"benchmark --backend-type":            {"vllm_python"},
+	"benchmark --backend-args":            {`{"nope":1}`, `{"verify":"yes"}`},
+	"benchmark --no-stream":               {"=maybe"},
+	"benchmark --no-stream-usage":         {"=maybe"},
+	"benchmark --no-ignore-eos":           {"=maybe"},
+	"benchmark --max-tokens-field":        {"limit"},
+	"benchmark --ca-file":                 {"/nonexistent/ca.pem", "@notpem"},
+	"benchmark --insecure":                {"=maybe"},
+	"benchmark --connect-timeout":         {"soon", "-1s"},
+	"benchmark --stall-timeout":           {"soon", "-1s"},
+	"benchmark --request-timeout":         {"soon", "-1s"},
+	"benchmark --label":                   {"novalue", "=x"},
+	"benchmark --disable-progress":        {"=maybe"},
+	"benchmark --disable-console-outputs": {"=maybe"},
+	"benchmark --log-format":              {"xml"},
+	"benchmark --progress-interval":       {"soon", "0", "-1s"},
+	"benchmark --labels-file":             {"/nonexistent/labels"},
+	"benchmark --strict-metadata":         {"=maybe"},
+	"benchmark --metadata-timeout":        {"soon", "-1s"},
+	"benchmark --slo":                     {"ttft_p99=fast", "nope=1ms"},
+	"benchmark --target-load-tok-s":       {"x", "-5"},
+	"benchmark --knee-axis":               {"sideways"},
+	"benchmark --knee-tolerance":          {"x", "0", "-0.1"},
+	"benchmark --knee-max-rounds":         {"x", "0"},
+	"benchmark --knee-factor":             {"x", "1", "0.5"},
+	"benchmark --knee-max-rate":           {"x", "-1"},
+	"benchmark --sweep-strategy":          {"weird"},
+	"benchmark --stopping-scope":          {"weird"},
+	"benchmark --dcgm-url":                {"not a url", "ftp://x/metrics"},
+	"benchmark --gpu-selector":            {"{bad"},
+	"benchmark --nvml":                    {"=maybe"},
+	"benchmark --prometheus":              {"not a url"},
+	"benchmark --prometheus-selector":     {"{bad"},
+	"benchmark --kepler-namespace":        {"ns"},
+	"benchmark --kepler-pod":              {"pod"},
+	"benchmark --kepler-container":        {"c"},
+	"benchmark --server-metrics":          {"sometimes"},
+	"benchmark --opencost":                {"not a url"},
+	"benchmark --opencost-namespace":      {"ns"},
+	"benchmark --opencost-label":          {"team"},
+	"benchmark --opencost-aggregate":      {"planet"},
+	"benchmark --gpu-cost-per-hour":       {"x", "-1"},
+	"benchmark --cost-per-hour":           {"x", "-1"},
+	"benchmark --gpus":                    {"x", "-1"},
+	"benchmark --currency":                {"euros", "1"},
+	"benchmark --pue":                     {"x", "0.5"},
+	"benchmark --grid-intensity":          {"x", "-1"},
+	"benchmark --telemetry-optional":      {"=maybe"},
+	"benchmark --telemetry-interval":      {"soon", "0"},
+	"benchmark --telemetry-wait":          {"soon", "-1s"},
+	"benchmark --shard-index":             {"x", "-1", "5"},
+	"benchmark --shard-count":             {"x", "0"},
+	"benchmark --start-at":                {"tomorrow"},
+	"benchmark --round-gap":               {"soon", "-1s"},
+
+	// profile (AIPerf's flags)
+	"profile --url":                     {"ftp://x", "http://"},
+	"profile --endpoint-type":           {"embeddings"},
+	"profile --streaming":               {"=maybe"},
+	"profile --concurrency":             {"x", "0", "2,x"},
+	"profile --request-rate":            {"x", "0", "-1"},
+	"profile --request-rate-mode":       {"bursty"},
+	"profile --isl":                     {"x", "0", "-5"},
+	"profile --isl-stddev":              {"x", "-1"},
+	"profile --osl":                     {"x", "0", "-5"},
+	"profile --osl-stddev":              {"x", "-1"},
+	"profile --request-count":           {"x", "-1"},
+	"profile --warmup-request-count":    {"x", "-1"},
+	"profile --benchmark-duration":      {"x", "-1"},
+	"profile --goodput":                 {"time_to_first_token", "nope:5", "time_to_first_token:x"},
+	"profile --tokenizer":               {"/nonexistent/tokenizer.json"},
+	"profile --output":                  {"aiperf.txt"},
+	"profile --header":                  {"NoColon"},
+	"profile --extra-inputs":            {"novalue", "{bad"},
+	"profile --random-seed":             {"x"},
+	"profile --request-timeout-seconds": {"x", "0", "-1"},
+	"profile --use-legacy-max-tokens":   {"=maybe"},
+	"profile --use-server-token-count":  {"=maybe"},
+	"profile --ui-type":                 {"fancy"},
+
+	// mock
+	"mock --host":                {"not a host!"},
+	"mock --port":                {"x", "-1", "70000"},
+	"mock --server-version":      {"bad\nversion"},
+	"mock --max-model-len":       {"x", "-1"},
+	"mock --ttft":                {"soon", "-1ms"},
+	"mock --ttft-stdev":          {"soon", "-1ms"},
+	"mock --itl":                 {"soon", "-1ms"},
+	"mock --itl-stdev":           {"soon", "-1ms"},
+	"mock --output-tokens":       {"x", "-1"},
+	"mock --output-tokens-stdev": {"x", "-1"},
+	"mock --tokens-per-chunk":    {"x", "0"},
+	"mock --seed":                {"x", "-1"},
+	"mock --no-stamp":            {"=maybe"},
+	"mock --processor":           {"/nonexistent/tokenizer.json"},
+	"mock --kv-cache-tokens":     {"x", "-1"},
+	"mock --error-rate":          {"x", "1.5", "-0.1"},
+	"mock --error-codes":         {"x", "200", "99"},
+	"mock --disconnect-rate":     {"x", "1.5"},
+	"mock --stall-rate":          {"x", "1.5"},
+	"mock --stall-duration":      {"soon", "-1s"},
+	"mock --stream-error-rate":   {"x", "1.5"},
+	"mock --preset":              {"405b-on-a-laptop"},
+	"mock --gpus":                {"x", "-1"},
+	"mock --dcgm-addr":           {"not an address"},
+	"mock --dcgm-interval":       {"soon", "0"},
+
+	// report FILE
+	"report --console": {"=maybe"},
+	"report --records": {"/nonexistent/requests.jsonl"},
+
+	// compare BASELINE CURRENT
+	"compare --max-goodput-drop":         {"x", "-5%", "5"},
+	"compare --max-throughput-drop":      {"x", "-5%"},
+	"compare --max-ttft-p50-increase":    {"x", "-5%"},
+	"compare --max-ttft-p99-increase":    {"x", "-5%"},
+	"compare --max-itl-p50-increase":     {"x", "-5%"},
+	"compare --max-itl-p95-increase":     {"x", "-5%"},
+	"compare --max-latency-p99-increase": {"x", "-5%"},
+	"compare --max-error-rate-increase":  {"x", "-5%"},
+	"compare --max-knee-drop":            {"x", "-5%"},
+	"compare --strict":                   {"=maybe"},
+	"compare --bootstrap-resamples":      {"x", "-1", "5"},
+	"compare --seed":                     {"x", "-1"},
+	"aggregate --slo":                    {"ttft_p99=fast"},
+	"aggregate --no-table":               {"=maybe"},
+	"merge --output":                     {"run.txt", ""},
+	"merge --records":                    {"/nonexistent/requests.jsonl"},
+	"merge --no-records":                 {"=maybe"},
+	"merge --tolerance":                  {"soon", "-1s"},
+	"merge --force":                      {"=maybe"},
+	"merge --disable-console":            {"=maybe"},
+	"tokenize --processor":               {"/nonexistent/tokenizer.json", "no-such-org/no-such-model"},
+	"tokenize --ids":                     {"=maybe"},
+	"tokenize --format":                  {"xml"},
+}
+
+// flagExempt lists the flags that accept every value, with the reason.
+var flagExempt = map[string]string{
+	"benchmark --model":      "any model name; the server decides whether it serves it",
+	"benchmark --api-key":    "any string is a key; the server decides",
+	"benchmark --output-dir": "any path; one that cannot be written fails before the load (TestOutputDirFailures, TestOutputDirNotWritable, TestOutputDirFull)",
+	"profile --model":        "any model name; the server decides whether it serves it",
+	"profile --api-key":      "any string is a key; the server decides",
+	"profile --artifact-dir": "any path; created before the load",
+	"mock --model":           "any model name",
+	"mock --url-file":        "any path; written once the server listens",
+	// Output files: any path is a valid name (missing directories are
+	// created); one that cannot be written is an I/O failure (exit 1,
+	// naming the path), not a usage error.
+	"report --csv":            "an output path",
+	"report --json":           "an output path",
+	"report --aiperf":         "an output path",
+	"report --html":           "an output path",
+	"compare --markdown":      "an output path",
+	"compare --json":          "an output path",
+	"aggregate --output":      "an output path",
+	"benchmark --cpu-profile": "an output path, created before the load",
+}
+
+var helpFlagRE = regexp.MustCompile(`^\s+(?:-\w, )?--([a-z0-9][a-z0-9-]*)`)
+
+// commandFlags reads a command's flags from its --help.
+func commandFlags(t *testing.T, cmd string) []string {
+	t.Helper()
+	code, stdout, stderr := run(t, cmd, "--help")
+	if code != exitOK {
+		t.Fatalf("%s --help: exit %d: %s", cmd, code, stderr)
+	}
+	var out []string
+	for _, line := range strings.Split(stdout, "\n") {
+		if m := helpFlagRE.FindStringSubmatch(line); m != nil && m[1] != "help" {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// flagTestReport is a small goodput report, written once.
+var flagTestReport struct {
+	once sync.Once
+	path string
+	err  string
+}
+
+func flagReport(t *testing.T) string {
+	t.Helper()
+	r := &flagTestReport
+	r.once.Do(func() {
+		url := startTestMock(t, nil)
+		dir, err := os.MkdirTemp("", "goodput-flags-")
+		if err != nil {
+			r.err = err.Error()
+			return
+		}
+		code, _, stderr := run(t, "benchmark", "--target", url, "--rate-type", "synchronous", "--data", "prompt_tokens=8,output_tokens=4",
+			"--max-requests", "3", "--output-dir", dir, "--run-id", "r", "--outputs", "json,jsonl", "--server-metrics", "off")
+		if code != exitOK {
+			r.err = stderr
+			return
+		}
+		r.path = filepath.Join(dir, "r", "benchmarks.json")
+	})
+	if r.err != "" {
+		t.Fatalf("writing a report for the flag tests: %s", r.err)
+	}
+	return r.path
+}
+
+// flagBase is a command line that is valid apart from the flag under
+// test, and sends no load anywhere (a closed port) if it gets that far.
+func flagBase(t *testing.T, cmd string) []string {
+	dir := t.TempDir()
+	switch cmd {
+	case "benchmark":
+		return []string{"benchmark", "--target", "http://127.0.0.1:1", "--rate-type", "concurrent", "--rate", "2",
+			"--data", "prompt_tokens=8,output_tokens=4", "--max-seconds", "1", "--output-dir", dir, "--disable-progress"}
+	case "profile":
+		return []string{"profile", "--url", "127.0.0.1:1", "--model", "m", "--concurrency", "2", "--request-count", "4",
+			"--artifact-dir", dir, "--ui-type", "none"}
+	case "mock":
+		return []string{"mock", "--port", "0"}
+	case "report":
+		return []string{"report", flagReport(t)}
+	case "compare":
+		return []string{"compare", flagReport(t), flagReport(t)}
+	case "aggregate":
+		return []string{"aggregate", filepath.Dir(flagReport(t))}
+	case "merge":
+		return []string{"merge", flagReport(t), "--output", filepath.Join(dir, "merged.json")}
+	case "tokenize":
+		return []string{"tokenize", "--processor", "o200k_base"}
+	}
+	t.Fatalf("no base command line for %s", cmd)
+	return nil
+}
+
+func TestEveryFlagRejectsInvalidValues(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range commands() {
+		if c.name == "version" {
+			continue
+		}
+		for _, name := range commandFlags(t, c.name) {
+			key := c.name + " --" + name
+			seen[key] = true
+			values, ok := invalidFlagValues[key]
+			if _, exempt := flagExempt[key]; exempt {
+				if ok {
+					t.Errorf("%s is both exempt and tested", key)
+				}
+				continue
+			}
+			if !ok || len(values) == 0 {
+				t.Errorf("%s: no invalid values in invalidFlagValues and no exemption in flagExempt", key)
+				continue
+			}
+			for _, v := range values {
+				t.Run(strings.ReplaceAll(key, " ", "_")+"="+v, func(t *testing.T) {
+					args := flagBase(t, c.name)
+					if strings.HasPrefix(v, "=") {
+						args = append(args, "--"+name+v)
+					} else {
+						args = append(args, "--"+name, v)
+					}
+					code, stderr := runBounded(t, args)
+					msg := strings.TrimRight(stderr, "\n")
+					if code != exitUsage {
+						t.Fatalf("%q: exit %d, want %d; stderr %q", args, code, exitUsage, stderr)
+					}
+					last := msg[strings.LastIndex(msg, "\n")+1:]
+					if !strings.HasPrefix(last, "goodput "+c.name+": ") || !strings.Contains(last, "--"+name) {
+						t.Fatalf("last line %q: want one line naming --%s", last, name)
+					}
+				})
+			}
+		}
+	}
+	var stale []string
+	for key := range invalidFlagValues {
+		if !seen[key] {
+			stale = append(stale, key)
+		}
+	}
+	for key := range flagExempt {
+		if !seen[key] {
+			stale = append(stale, key)
+		}
+	}
+	sort.Strings(stale)
+	if len(stale) > 0 {
+		t.Errorf("listed but not a flag of the command any more: %v", stale)
+	}
+}
+
+// runBounded runs goodput and fails the test if it does not return
+// within 10 s (a mock that accepted a bad flag would serve forever).
+func runBounded(t *testing.T, args []string) (int, string) {
+	t.Helper()
+	type result struct {
+		code   int
+		stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, _, stderr := run(t, args...)
+		done <- result{code, stderr}
+	}()
+	select {
+	case r := <-done:
+		return r.code, r.stderr
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%q accepted the value: still running after 10 s", args)
+		return 0, ""
+	}
+}
