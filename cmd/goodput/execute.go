@@ -25,6 +25,19 @@ import (
 // matters: everything that can fail (target, model, tokenizer, data,
 // metadata, output directory) is checked before any load is sent.
 func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
+	// A run that fails before it writes anything leaves no empty run
+	// directory behind: the same run id must stay usable for the retry.
+	var made string
+	err := executeRun(ctx, e, o, p, &made)
+	if err != nil && made != "" {
+		_ = os.Remove(made) // only succeeds while the directory is empty
+	}
+	return err
+}
+
+// executeRun is execute; it sets *made to the run directory once it has
+// created it.
+func executeRun(ctx context.Context, e *env, o *benchOptions, p *plan, made *string) error {
 	clock := loadgen.NewClock()
 	client, err := loadgen.NewClient(p.client, clock)
 	if err != nil {
@@ -94,6 +107,9 @@ func execute(ctx context.Context, e *env, o *benchOptions, p *plan) error {
 	if p.outputs["json"] || p.outputs["csv"] || p.outputs["jsonl"] || p.outputs["html"] || p.outputs["scorecard"] {
 		if files, err = resolveRunFiles(outputPath, o.outputDir, dirID, o.force); err != nil {
 			return err
+		}
+		if files.created {
+			*made = files.dir
 		}
 	}
 	scPath := ""

@@ -98,3 +98,24 @@ func TestOutputDirMissingParentIsCreated(t *testing.T) {
 		t.Fatalf("the server got %d requests, want 2", got)
 	}
 }
+
+// TestFailedStartLeavesNoRunDir: a run that fails after its directory was
+// made but before it wrote anything (an unreachable telemetry source)
+// removes the empty directory, so the same run id works on the retry.
+func TestFailedStartLeavesNoRunDir(t *testing.T) {
+	srv := startMockServer(t, nil)
+	dir := t.TempDir()
+	code, _, stderr := run(t, outdirArgs(srv.url(), "--output-dir", dir, "--opencost", "http://127.0.0.1:1")...)
+	if code == exitOK || !strings.Contains(lastLine(stderr), "127.0.0.1:1") {
+		t.Fatalf("exit %d, last line %q: want the unreachable OpenCost named", code, lastLine(stderr))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r")); !os.IsNotExist(err) {
+		t.Fatalf("the failed run left its directory (%v)", err)
+	}
+	if got := srv.mock.Stats().Requests; got != 0 {
+		t.Fatalf("the failed run sent %d requests", got)
+	}
+	if code, _, stderr = run(t, outdirArgs(srv.url(), "--output-dir", dir)...); code != exitOK {
+		t.Fatalf("retry with the same run id: exit %d: %s", code, stderr)
+	}
+}
