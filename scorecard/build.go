@@ -70,7 +70,27 @@ func Build(rep *report.Report) (*File, error) {
 		}
 		f.Row.Performance = &p
 	}
+	if f.Row.Cost != nil {
+		c := *f.Row.Cost
+		if span, ok := runSpan(rep); ok && c.GPUCostEURH.Valid {
+			c.CostRunEUR = N(c.GPUCostEURH.V * span / 3600)
+		}
+		f.Row.Cost = &c
+	}
 	return f, nil
+}
+
+// runSpan is the run's length in seconds: from the earliest benchmark
+// start to the latest end.
+func runSpan(rep *report.Report) (float64, bool) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, b := range rep.Benchmarks {
+		if b.StartTime != nil && b.EndTime != nil {
+			lo = math.Min(lo, float64(*b.StartTime))
+			hi = math.Max(hi, float64(*b.EndTime))
+		}
+	}
+	return hi - lo, hi > lo
 }
 
 func nanMax(v float64) float64 {
@@ -177,6 +197,7 @@ func runMetadata(rep *report.Report) Metadata {
 	if md := rep.Goodput.Metadata; md != nil {
 		m.Model, m.ModelRevision, m.Engine, m.EngineVersion = md.Model, md.ModelRevision, md.Engine, md.EngineVersion
 		m.Precision, m.Hardware, m.Tokenizer, m.Warmup = md.Precision, md.Hardware, md.Tokenizer, md.Warmup
+		m.PrecisionInferred, m.TokenizerHash = md.PrecisionInferred, md.TokenizerHash
 		m.GoodputCommit = md.GoodputCommit
 		if md.GoodputVersion != "" {
 			m.GoodputVersion = md.GoodputVersion

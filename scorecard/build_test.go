@@ -107,11 +107,19 @@ func TestRowArithmetic(t *testing.T) {
 		}
 		near(t, "tokens/s", float64(bt.Tokens.OutputTokS), 3120)
 
+		// The round ran 150 s in all (30 s of warm-up before the 100 s
+		// window, 20 s after): the run cost 10.8 €/h × 150 s = 0.45 €.
+		s0 := float64(rs.start.Unix())
+		rs.bench.StartTime, rs.bench.EndTime = rf(s0-30), rf(s0+120)
 		f, err := Build(report.NewReport("test", nil, rs.bench))
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := f.Row
+		near(t, "cost_run_eur", r.Cost.CostRunEUR.F(), 0.45)
+		if f.Rounds[0].Cost.CostRunEUR.Valid {
+			t.Errorf("a round row has cost_run_eur %v, want null", f.Rounds[0].Cost.CostRunEUR)
+		}
 		near(t, "cpm_eur_1m", r.Cost.CPMEUR1M.F(), 25.0/26) // 3120 tok/s either way
 		near(t, "gpu_cost_eur_h", r.Cost.GPUCostEURH.F(), 10.8)
 		near(t, "cost_window_eur", r.Cost.CostWindowEUR.F(), 0.3)

@@ -49,14 +49,17 @@ type Metadata struct {
 	Engine           string `json:"engine"`
 	EngineVersion    string `json:"engine_version"`
 	Precision        string `json:"precision"`
-	Hardware         string `json:"hardware"`
-	GPUs             Num    `json:"gpus"`
-	GPUModel         string `json:"gpu_model"`
-	ISLTokens        Num    `json:"isl_tokens"`
-	OSLTokens        Num    `json:"osl_tokens"`
-	Tokenizer        string `json:"tokenizer"`
-	MaxConcurrency   Num    `json:"max_concurrency"`
-	Warmup           string `json:"warmup"`
+	// PrecisionInferred says Precision was read from the model's name.
+	PrecisionInferred bool   `json:"precision_inferred"`
+	Hardware          string `json:"hardware"`
+	GPUs              Num    `json:"gpus"`
+	GPUModel          string `json:"gpu_model"`
+	ISLTokens         Num    `json:"isl_tokens"`
+	OSLTokens         Num    `json:"osl_tokens"`
+	Tokenizer         string `json:"tokenizer"`
+	TokenizerHash     string `json:"tokenizer_hash"`
+	MaxConcurrency    Num    `json:"max_concurrency"`
+	Warmup            string `json:"warmup"`
 	// SLO is the declared objective's text form; the thresholds the
 	// scorecard can judge are broken out.
 	SLO          string `json:"slo"`
@@ -122,10 +125,14 @@ type Performance struct {
 // says what the amounts are in.
 type Cost struct {
 	// CPMEUR1M = GPUCostEURH × 10^6 / (performance.goodput_tok_s × 3600).
-	CPMEUR1M      Num    `json:"cpm_eur_1m"`
-	GPUCostEURH   Num    `json:"gpu_cost_eur_h"`
-	CostWindowEUR Num    `json:"cost_window_eur"`
-	Currency      string `json:"currency"`
+	CPMEUR1M      Num `json:"cpm_eur_1m"`
+	GPUCostEURH   Num `json:"gpu_cost_eur_h"`
+	CostWindowEUR Num `json:"cost_window_eur"`
+	// CostRunEUR is the cost of the whole run in a run row: the price
+	// per hour × the run's span, from the first benchmark's start to the
+	// last one's end (every round and its warm-up); null in a round row.
+	CostRunEUR Num    `json:"cost_run_eur"`
+	Currency   string `json:"currency"`
 	// CostPerRequest is the window's cost per successful request.
 	CostPerRequest Num `json:"cost_per_request"`
 	// CPMBasis is "goodput" or "throughput", as GoodputBasis.

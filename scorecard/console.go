@@ -114,8 +114,12 @@ func WriteSummary(w io.Writer, f *File, path string) error {
 	}
 	missing := r.Metadata.MissingAxes
 	if c := r.Cost; c != nil {
-		fmt.Fprintf(&b, "  cost: %s %s per 1M output tokens (%s), %s %s/h, %s %s for the window\n",
-			sig(c.CPMEUR1M, 3), c.Currency, c.CPMBasis, sig(c.GPUCostEURH, 2), c.Currency, sig(c.CostWindowEUR, 3), c.Currency)
+		run := ""
+		if c.CostRunEUR.Valid {
+			run = fmt.Sprintf(", %s %s for the whole run", sig(c.CostRunEUR, 3), c.Currency)
+		}
+		fmt.Fprintf(&b, "  cost: %s %s per 1M output tokens (%s), %s %s/h, %s %s for the window%s\n",
+			sig(c.CPMEUR1M, 3), c.Currency, c.CPMBasis, sig(c.GPUCostEURH, 2), c.Currency, sig(c.CostWindowEUR, 3), c.Currency, run)
 	} else {
 		fmt.Fprintf(&b, "  cost: n/a (%s)\n", missing["cost"])
 	}
