@@ -322,6 +322,9 @@ func (o *benchOptions) validate() (*plan, error) {
 	if len(p.outputs) == 0 {
 		return nil, usagef("--outputs %q: want a comma list of json, csv, jsonl, html, scorecard, console", o.outputs)
 	}
+	if o.disableConsole {
+		delete(p.outputs, "console")
+	}
 	if err := checkOutputPath(o.outputPath); err != nil {
 		return nil, err
 	}

@@ -221,3 +221,43 @@ func TestConsoleOnlyRunWritesNoFiles(t *testing.T) {
 		t.Fatalf("console-only run created %s", dir)
 	}
 }
+
+// TestQuietFlags: --disable-console-outputs prints no summary table (the
+// files are still written) and --disable-progress, off a terminal, logs
+// each benchmark's start and end but no periodic progress line.
+func TestQuietFlags(t *testing.T) {
+	url := startTestMock(t, func(c *mock.Config) { c.TTFT = 20 * time.Millisecond })
+	cases := []struct {
+		name            string
+		flags           []string
+		table, progress bool
+	}{
+		{"default", nil, true, true},
+		{"--disable-console-outputs", []string{"--disable-console-outputs"}, false, true},
+		{"--disable-progress", []string{"--disable-progress"}, true, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2",
+				"--data", "prompt_tokens=8,output_tokens=8", "--max-seconds", "0.6", "--output-dir", dir, "--run-id", "r",
+				"--server-metrics", "off", "--progress-interval", "100ms", "--log-format", "json"}, tc.flags...)
+			code, stdout, stderr := run(t, args...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if got := strings.Contains(stdout, "Requests and throughput"); got != tc.table {
+				t.Fatalf("summary table printed %v, want %v:\n%s", got, tc.table, stdout)
+			}
+			if got := strings.Contains(stderr, `"msg":"progress"`); got != tc.progress {
+				t.Fatalf("progress lines %v, want %v:\n%s", got, tc.progress, stderr)
+			}
+			if !strings.Contains(stderr, `"msg":"benchmark finished`) {
+				t.Fatalf("no end-of-benchmark line:\n%s", stderr)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "r", "benchmarks.json")); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

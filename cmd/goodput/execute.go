@@ -149,7 +149,11 @@ func executeRun(ctx context.Context, e *env, o *benchOptions, p *plan, made *str
 	closeProgress := func() {}
 	switch {
 	case !isTerminal(e.stderr):
-		obs = newLogProgress(log, live, o.progressInterval)
+		every := o.progressInterval
+		if o.disableProgress {
+			every = 0 // the start and end of each benchmark only
+		}
+		obs = newLogProgress(log, live, every)
 	case !o.disableProgress:
 		tp := newTermProgress(e.stderr, live)
 		closeProgress = tp.Close

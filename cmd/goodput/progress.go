@@ -39,6 +39,8 @@ func newLogger(w io.Writer, format string) *zap.Logger {
 	return zap.New(zapcore.NewCore(encoder, zapcore.AddSync(w), zapcore.InfoLevel))
 }
 
+// newLogProgress logs every interval; interval 0 logs only the start and
+// the end of each benchmark (--disable-progress off a terminal).
 func newLogProgress(log *zap.Logger, live *liveStats, interval time.Duration) *logProgress {
 	return &logProgress{log: log, live: live, interval: interval}
 }
@@ -52,8 +54,10 @@ func (p *logProgress) BenchmarkStart(index int, s loadgen.Strategy, c loadgen.Co
 	}
 	p.log.Info("benchmark started", fields...)
 	p.stop = make(chan struct{})
-	p.wg.Add(1)
-	go p.loop(p.stop)
+	if p.interval > 0 {
+		p.wg.Add(1)
+		go p.loop(p.stop)
+	}
 }
 
 func (p *logProgress) Record(r *record.Record) { p.live.add(r) }
