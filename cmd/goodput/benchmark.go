@@ -92,7 +92,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.Int64Var(&o.seed, "random-seed", 42, "seed for synthetic data and poisson schedules")
 	fs.StringVar(&o.outputPath, "output-path", "", "report file (e.g. /results/run.json); other outputs go beside it. A directory is used as --output-dir")
 	fs.StringVar(&o.outputDir, "output-dir", "results", "runs are written to <output-dir>/<run-id>/")
-	fs.StringVar(&o.outputs, "outputs", "json,csv,jsonl,html,scorecard,console", "comma list of json (GuideLLM v2 report), csv, jsonl (every request), html (a self-contained report.html), scorecard (cost, energy, latency rows), console")
+	fs.StringVar(&o.outputs, "outputs", "json,csv,jsonl,html,scorecard,console", "comma list of json (GuideLLM v2 report), csv, jsonl (every request), html (a self-contained report.html), scorecard (cost, energy, latency rows), aiperf (AIPerf's profile_export_aiperf.json and .csv per benchmark), console")
 	fs.StringVar(&o.runID, "run-id", "", "run id (default: UTC timestamp plus a short config hash); an existing run id is refused without --force")
 	fs.BoolVar(&o.force, "force", false, "overwrite an existing run directory or output file")
 	fs.IntVar(&o.sampleRequests, "sample-requests", report.DefaultSampleSize, "request records kept per status in the JSON report (all are in the JSON Lines file)")
@@ -312,15 +312,15 @@ func (o *benchOptions) validate() (*plan, error) {
 	for _, out := range strings.Split(o.outputs, ",") {
 		out = strings.TrimSpace(out)
 		switch out {
-		case "json", "csv", "jsonl", "console", "scorecard", "html":
+		case "json", "csv", "jsonl", "console", "scorecard", "html", "aiperf":
 			p.outputs[out] = true
 		case "":
 		default:
-			return nil, usagef("--outputs: unknown output %q (want a comma list of json, csv, jsonl, html, scorecard, console)", out)
+			return nil, usagef("--outputs: unknown output %q (want a comma list of json, csv, jsonl, html, scorecard, aiperf, console)", out)
 		}
 	}
 	if len(p.outputs) == 0 {
-		return nil, usagef("--outputs %q: want a comma list of json, csv, jsonl, html, scorecard, console", o.outputs)
+		return nil, usagef("--outputs %q: want a comma list of json, csv, jsonl, html, scorecard, aiperf, console", o.outputs)
 	}
 	if o.disableConsole {
 		delete(p.outputs, "console")

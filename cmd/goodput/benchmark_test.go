@@ -261,3 +261,36 @@ func TestQuietFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputsAIPerf: --outputs aiperf writes AIPerf's export per
+// benchmark in the run directory (one subdirectory per benchmark, AIPerf's
+// sweep layout), computed from the request records: request_count is the
+// benchmark's successful requests.
+func TestOutputsAIPerf(t *testing.T) {
+	url := startTestMock(t, nil)
+	dir := t.TempDir()
+	code, _, stderr := run(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2,4",
+		"--data", "prompt_tokens=8,output_tokens=8", "--max-requests", "10", "--output-dir", dir, "--run-id", "r",
+		"--outputs", "json,jsonl,aiperf", "--server-metrics", "off")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, sub := range []string{"concurrency_2", "concurrency_4"} {
+		path := filepath.Join(dir, "r", sub, "profile_export_aiperf.json")
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatalf("%v (stderr: %s)", err, stderr)
+		}
+		x, err := report.ReadAIPerf(f, path)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := x.Metric("request_count"); got == nil || got.Avg == nil || *got.Avg != 10 {
+			t.Fatalf("%s: request_count %+v, want 10", path, got)
+		}
+		if _, err := os.Stat(strings.TrimSuffix(path, ".json") + ".csv"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -104,7 +104,7 @@ func executeRun(ctx context.Context, e *env, o *benchOptions, p *plan, made *str
 	// A console-only run (a warmup step, say) writes no files and needs
 	// no output directory.
 	files := &runFiles{runID: runID}
-	if p.outputs["json"] || p.outputs["csv"] || p.outputs["jsonl"] || p.outputs["html"] || p.outputs["scorecard"] {
+	if p.outputs["json"] || p.outputs["csv"] || p.outputs["jsonl"] || p.outputs["html"] || p.outputs["scorecard"] || p.outputs["aiperf"] {
 		if files, err = resolveRunFiles(outputPath, o.outputDir, dirID, o.force); err != nil {
 			return err
 		}
@@ -286,6 +286,22 @@ func writeOutputs(e *env, p *plan, files *runFiles, rep *report.Report, jsonl *o
 			return err
 		}
 	}
+	var aiperf []string
+	if p.outputs["aiperf"] {
+		records := ""
+		if jsonl != nil {
+			records = files.jsonl // exact, AIPerf's way; else approximated from the report
+		}
+		opts := report.AIPerfOptions{GoodputVersion: version, ArtifactDir: files.dir}
+		if rep.Goodput != nil && rep.Goodput.Metadata != nil {
+			opts.Tokenizer = rep.Goodput.Metadata.Tokenizer
+		}
+		paths, _, err := writeAIPerfExports(rep, records, aiperfTarget{dir: files.dir, base: "profile_export_aiperf.json"}, opts)
+		if err != nil {
+			return err
+		}
+		aiperf = paths
+	}
 	if p.outputs["console"] {
 		if err := report.WriteConsole(e.stdout, rep); err != nil {
 			return err
@@ -297,6 +313,7 @@ func writeOutputs(e *env, p *plan, files *runFiles, rep *report.Report, jsonl *o
 			written = append(written, map[string]string{"json": files.json, "csv": files.csv, "jsonl": files.jsonl, "html": files.htmlPath()}[k])
 		}
 	}
+	written = append(written, aiperf...)
 	if len(written) > 0 {
 		fmt.Fprintf(e.stderr, "wrote %s\n", strings.Join(written, ", "))
 	}
