@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/record"
@@ -95,6 +96,14 @@ func (r *Runner) Run(ctx context.Context, p Planner) ([]Round, error) {
 	}
 }
 
+// RecordsFlushEvery is how often the request records written during a
+// benchmark are flushed to the file.
+const RecordsFlushEvery = time.Second
+
+// recordsFlusher is an observer that writes records itself (a shard's
+// round) and can flush them.
+type recordsFlusher interface{ FlushRecords() }
+
 // round runs one benchmark and finishes it into a report benchmark.
 func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy) (Round, error) {
 	clock := r.Engine.Clock()
@@ -116,15 +125,39 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy) (Roun
 	}
 	go func() {
 		var werr error
-		for rec := range out {
-			if r.Records != nil && werr == nil {
-				werr = r.Records.Encode(rec)
+		// The records reach the disk at least every RecordsFlushEvery,
+		// so a killed process loses at most that much of them.
+		tick := time.NewTicker(RecordsFlushEvery)
+		defer tick.Stop()
+		fl, _ := r.Observer.(recordsFlusher)
+		dirty := false
+	loop:
+		for {
+			select {
+			case rec, ok := <-out:
+				if !ok {
+					break loop
+				}
+				if r.Records != nil && werr == nil {
+					werr = r.Records.Encode(rec)
+				}
+				acc.Add(rec)
+				if r.Observer != nil {
+					r.Observer.Record(rec)
+				}
+				r.Engine.Release(rec)
+				dirty = true
+			case <-tick.C:
+				if dirty && werr == nil {
+					if r.Records != nil {
+						werr = r.Records.Flush()
+					}
+					if fl != nil {
+						fl.FlushRecords()
+					}
+					dirty = false
+				}
 			}
-			acc.Add(rec)
-			if r.Observer != nil {
-				r.Observer.Record(rec)
-			}
-			r.Engine.Release(rec)
 		}
 		if r.Records != nil && werr == nil {
 			werr = r.Records.Flush()

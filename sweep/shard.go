@@ -381,6 +381,14 @@ func (o *indexObserver) Record(rec *record.Record) {
 	}
 }
 
+// FlushRecords writes the buffered records to the file (the first error
+// is kept for the round's end).
+func (o *indexObserver) FlushRecords() {
+	if o.enc != nil && o.err == nil {
+		o.err = o.enc.Flush()
+	}
+}
+
 func (o *indexObserver) BenchmarkEnd(_ int, round Round) {
 	if round.Benchmark != nil {
 		round.Benchmark.Config.RunIndex = report.Int(o.index)
