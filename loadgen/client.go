@@ -51,9 +51,11 @@ type ClientConfig struct {
 	Insecure bool   // skip TLS verification
 
 	ConnectTimeout time.Duration // dial and TLS handshake; default 10s
-	// StallTimeout fails a request when no byte arrives for this long,
-	// counting from dispatch (so it also bounds connection and header
-	// waits). Default 120s; negative disables.
+	// StallTimeout fails a request when no chunk (SSE event) arrives for
+	// this long, counting from dispatch (so it also bounds connection and
+	// header waits); keep-alive comments (": ping") are not chunks. A
+	// non-streaming response counts any byte. Default 120s; negative
+	// disables.
 	StallTimeout time.Duration
 	// RequestTimeout bounds a whole request. Default 30m; negative disables.
 	RequestTimeout time.Duration

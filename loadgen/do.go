@@ -124,11 +124,15 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 		n, rerr := resp.Body.Read(cn.buf)
 		if n > 0 {
 			st.now = c.clock.Now()
-			if stall != nil {
-				stall.Reset(c.cfg.StallTimeout)
-			}
+			events := rec.Iterations
 			if err := cn.parser.Feed(cn.buf[:n], st.event); err != nil && st.fail == record.ErrNone {
 				st.setFail(record.ErrProtocol, err.Error())
+			}
+			// The stall timeout counts from the last event (a chunk):
+			// comment lines (": ping") keep a connection open but are
+			// no progress.
+			if stall != nil && rec.Iterations != events {
+				stall.Reset(c.cfg.StallTimeout)
 			}
 		}
 		if rerr != nil {
@@ -373,7 +377,7 @@ func (c *Client) fail(rec *record.Record, class record.ErrorClass, msg string) {
 func (c *Client) failCtx(ctx context.Context, rec *record.Record, err error) {
 	switch cause := context.Cause(ctx); {
 	case cause == errStall:
-		c.fail(rec, record.ErrStall, fmt.Sprintf("no data for %s", c.cfg.StallTimeout))
+		c.fail(rec, record.ErrStall, fmt.Sprintf("no chunk for %s", c.cfg.StallTimeout))
 		return
 	case cause == errTimeout:
 		c.fail(rec, record.ErrTimeout, fmt.Sprintf("request took longer than %s", c.cfg.RequestTimeout))

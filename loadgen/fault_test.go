@@ -146,10 +146,28 @@ func TestFaultClassification(t *testing.T) {
 		{name: "stall mid-stream", client: stall, handler: func(s *faultServer, w http.ResponseWriter, r *http.Request) {
 			writeEvents(w, tokenChunk("a"), tokenChunk("b"))
 			s.waitClient(r)
-		}, want: faultWant{status: record.StatusErrored, class: record.ErrStall, http: 200, msg: "no data for 150ms", tokens: true}},
+		}, want: faultWant{status: record.StatusErrored, class: record.ErrStall, http: 200, msg: "no chunk for 150ms", tokens: true}},
+		{name: "only pings after a token", client: stall, handler: func(s *faultServer, w http.ResponseWriter, r *http.Request) {
+			f := sseHeaders(w)
+			_, _ = io.WriteString(w, tokenChunk("a"))
+			f.Flush()
+			for {
+				select {
+				case <-r.Context().Done():
+					return
+				case <-s.done:
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+				if _, err := io.WriteString(w, ": ping\n\n"); err != nil {
+					return
+				}
+				f.Flush()
+			}
+		}, want: faultWant{status: record.StatusErrored, class: record.ErrStall, http: 200, msg: "no chunk for 150ms", tokens: true}},
 		{name: "headers never arrive: stall timeout", client: stall, handler: func(s *faultServer, _ http.ResponseWriter, r *http.Request) {
 			s.waitClient(r)
-		}, want: faultWant{status: record.StatusErrored, class: record.ErrStall, msg: "no data for 150ms"}},
+		}, want: faultWant{status: record.StatusErrored, class: record.ErrStall, msg: "no chunk for 150ms"}},
 		{name: "headers never arrive: request timeout", client: func(c *ClientConfig) { c.StallTimeout, c.RequestTimeout = -1, 200*time.Millisecond },
 			handler: func(s *faultServer, _ http.ResponseWriter, r *http.Request) { s.waitClient(r) },
 			want:    faultWant{status: record.StatusErrored, class: record.ErrTimeout, msg: "longer than 200ms"}},
