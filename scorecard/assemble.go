@@ -56,6 +56,7 @@ func (t *Telemetry) assemble(rs *roundState) *report.BenchmarkTelemetry {
 	}
 	if rs.meas.server != nil {
 		bt.Server = serverBlock(rs.meas.server, rs.bench)
+		bt.Server.Source = t.serverSource
 	}
 	return bt
 }

@@ -131,8 +131,8 @@ func TestIntegrationMockPrometheus(t *testing.T) {
 	// The derived figures use the client's tokens of the same window, and
 	// the server block reads the mock's vLLM metrics.
 	near(t, "J/output token", fval(e.Derived.JPerOutputToken), direct/math.Round(float64(bt.Tokens.Output)))
-	if bt.Server == nil || bt.Server.Engine != "vllm" {
-		t.Errorf("server block %+v (missing %+v)", bt.Server, bt.Missing)
+	if bt.Server == nil || bt.Server.Engine != "vllm" || bt.Server.Source != target+"/metrics" {
+		t.Errorf("server block %+v (missing %+v), want vllm from %s/metrics", bt.Server, bt.Missing, target)
 	} else if g := fval(bt.Server.GenerationTokens); math.Abs(g/float64(bt.Tokens.Output)-1) > 0.05 {
 		t.Errorf("server generated %.0f tokens in the window, the client counted %.0f", g, float64(bt.Tokens.Output))
 	}

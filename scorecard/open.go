@@ -32,7 +32,8 @@ type Telemetry struct {
 	promCounter string // the DCGM metric Prometheus has (counter preferred)
 	kepler      *telemetry.KeplerSelector
 
-	server *telemetry.ServerSampler
+	server       *telemetry.ServerSampler
+	serverSource string // the scraped /metrics URL, credentials removed
 
 	opencost *telemetry.OpenCost
 
@@ -274,7 +275,7 @@ func (t *Telemetry) openServer(ctx context.Context, target string, fail func(str
 		fail("server metrics "+redactURL(raw), fmt.Errorf("--server-metrics: %w", err))
 		return
 	}
-	t.server = sv
+	t.server, t.serverSource = sv, redactURL(raw)
 	t.lines = append(t.lines, fmt.Sprintf("telemetry: server metrics from %s, sampled every %v", redactURL(raw), t.cfg.Interval))
 }
 
