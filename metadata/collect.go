@@ -494,7 +494,7 @@ func (c *collector) run(in Inputs) {
 		md.GoodputCommit = commit
 		c.set(FieldGoodputCommit, "build (main.commit)")
 	default:
-		if rev := vcsRevision(); rev != "" {
+		if rev := BuildRevision(); rev != "" {
 			md.GoodputCommit = rev
 			c.set(FieldGoodputCommit, "Go build information (vcs.revision)")
 		}
@@ -617,10 +617,10 @@ func credentialHeader(name string) bool {
 	return false
 }
 
-// vcsRevision is the commit the binary was built from, per Go's build
+// BuildRevision is the commit the binary was built from, per Go's build
 // information ("" when the build has none), with "-dirty" for a modified
 // tree.
-func vcsRevision() string {
+func BuildRevision() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return ""

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/goodput-dev/goodput/metadata"
 )
 
 // Set at build time with -ldflags "-X main.version=… -X main.commit=…".
@@ -132,7 +134,14 @@ func runVersion(_ context.Context, e *env, args []string) error {
 	if len(args) > 0 {
 		return usagef("version takes no arguments")
 	}
-	fmt.Fprintf(e.stdout, "goodput %s (commit %s)\n", version, commit)
+	c := commit
+	if c == "unknown" {
+		// A plain `go build` in a checkout: Go's build information.
+		if rev := metadata.BuildRevision(); rev != "" {
+			c = rev
+		}
+	}
+	fmt.Fprintf(e.stdout, "goodput %s (commit %s)\n", version, c)
 	return nil
 }
 
