@@ -69,8 +69,8 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.model, "model", "", "model name (default: the first id of GET /v1/models)")
 	fs.StringVar(&o.requestType, "request-type", "chat_completions", "chat_completions or text_completions (alias --request-format: /v1/chat/completions or /v1/completions)")
 	fs.StringVar(&o.requestType, "request-format", "chat_completions", "alias of --request-type")
-	fs.StringVar(&o.rateType, "rate-type", "", "synchronous, concurrent, throughput, constant (alias async), poisson, replay, sweep (GuideLLM's) or knee (search for the SLO's knee) (alias --profile)")
-	fs.StringVar(&o.rateType, "profile", "", "alias of --rate-type")
+	fs.StringVar(&o.rateType, "rate-type", "sweep", "synchronous, concurrent, throughput, constant (alias async), poisson, replay, sweep (GuideLLM's, its default) or knee (search for the SLO's knee) (alias --profile)")
+	fs.StringVar(&o.rateType, "profile", "sweep", "alias of --rate-type")
 	fs.StringVar(&o.rate, "rate", "", "comma list: streams for concurrent, req/s for constant/poisson, max concurrency for throughput, rounds for sweep (default 10), the first load for knee")
 	fs.StringVar(&o.data, "data", "", "synthetic spec (prompt_tokens=256,output_tokens=128), a .jsonl/.json/.csv/.txt file, a ShareGPT file, a trace for --rate-type replay, or kind=...; required")
 	fs.StringVar(&o.processor, "processor", "", "tokenizer: a tokenizer.json path, a directory holding one, a Hugging Face cache id, or o200k_base/cl100k_base (default: the model's, when found locally; never downloaded)")
@@ -95,7 +95,8 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.outputs, "outputs", "json,csv,jsonl,html,scorecard,console", "comma list of json (GuideLLM v2 report), csv, jsonl (every request), html (a self-contained report.html), scorecard (cost, energy, latency rows), aiperf (AIPerf's profile_export_aiperf.json and .csv per benchmark), console")
 	fs.StringVar(&o.runID, "run-id", "", "run id (default: UTC timestamp plus a short config hash); an existing run id is refused without --force")
 	fs.BoolVar(&o.force, "force", false, "overwrite an existing run directory or output file")
-	fs.IntVar(&o.sampleRequests, "sample-requests", report.DefaultSampleSize, "request records kept per status in the JSON report (all are in the JSON Lines file)")
+	fs.IntVar(&o.sampleRequests, "sample-requests", report.DefaultSampleSize, "request records kept per status in the JSON report (all are in the JSON Lines file) (alias --output-sampling)")
+	fs.IntVar(&o.sampleRequests, "output-sampling", report.DefaultSampleSize, "alias of --sample-requests")
 	fs.IntVar(&o.maxConcurrency, "max-concurrency", 0, fmt.Sprintf("in-flight cap for constant/poisson (default %d)", loadgen.DefaultMaxConcurrency))
 	fs.Float64Var(&o.rampup, "rampup", 0, "seconds over which concurrent streams start / a constant rate ramps up")
 	fs.StringVar(&o.apiKey, "api-key", "", "API key sent as Bearer (default $OPENAI_API_KEY); never logged")
@@ -112,7 +113,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.caFile, "ca-file", "", "PEM file of extra CA certificates for https targets")
 	fs.BoolVar(&o.insecure, "insecure", false, "skip TLS certificate verification")
 	fs.DurationVar(&o.connectTimeout, "connect-timeout", 10*time.Second, "dial and TLS handshake timeout")
-	fs.DurationVar(&o.stallTimeout, "stall-timeout", 120*time.Second, "fail a request when no byte arrives for this long (0 disables)")
+	fs.DurationVar(&o.stallTimeout, "stall-timeout", 120*time.Second, "fail a request when no chunk (SSE event) arrives for this long, keep-alive comments (: ping) not counting; non-streaming: no byte (0 disables)")
 	fs.DurationVar(&o.requestTimeout, "request-timeout", 30*time.Minute, "fail a request that takes longer (0 disables)")
 	fs.StringArrayVar(&o.labels, "label", nil, "free label k=v recorded in the report (repeatable)")
 	fs.BoolVar(&o.disableProgress, "disable-progress", false, "no live progress display (alias --disable-console-interactive)")
@@ -127,7 +128,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	addSweepFlags(fs, &o.sweep)
 	scorecardFlags(&o.tel, fs)
 	shardFlags(&o.shard, fs)
-	for _, alias := range []string{"request-format", "profile", "warmup-percent", "cooldown-percent", "backend", "backend-kwargs", "disable-console-interactive", "disable-console", "tokenizer", "data-sampler"} {
+	for _, alias := range []string{"request-format", "profile", "warmup-percent", "cooldown-percent", "backend", "backend-kwargs", "disable-console-interactive", "disable-console", "tokenizer", "data-sampler", "output-sampling"} {
 		_ = fs.MarkHidden(alias)
 	}
 }
@@ -289,6 +290,14 @@ func (o *benchOptions) validate() (*plan, error) {
 	}
 	if p.cool, err = report.ParseTransientPhase(o.cooldown); err != nil {
 		return nil, usagef("--cooldown: %v", err)
+	}
+	for _, ph := range []struct {
+		flag, val string
+		t         report.TransientPhase
+	}{{"--warmup", o.warmup, p.warm}, {"--cooldown", o.cooldown, p.cool}} {
+		if s, r := ph.t.Limits(o.maxRequests, o.maxSeconds); !ph.t.IsZero() && s == nil && r == nil {
+			return nil, usagef("%s %s would not apply: a phase in requests needs --max-requests and one in seconds --max-seconds (GuideLLM's rule); give the limit, or the phase in the other unit", ph.flag, ph.val)
+		}
 	}
 	if o.sampleRequests < 0 {
 		return nil, usagef("--sample-requests %d: want a count ≥ 0", o.sampleRequests)
