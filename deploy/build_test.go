@@ -318,6 +318,23 @@ func checkBenchJob(t *testing.T, r *rendered, j *batchv1.Job) {
 		}
 	}
 	checkPathMounted(t, j, &spec.InitContainers[0], "processor", warm.one(t, "processor"))
+	// The warmup is no shard, even in an Indexed Job's pod: no shard flags,
+	// and no shard count or shared start in its environment (with them it
+	// would wait for the shards' start and make every shard late).
+	for _, f := range []string{"shard-index", "shard-count", "start-at"} {
+		if warm.has(f) {
+			t.Errorf("Job %s: the warmup passes --%s: it is not a shard", j.Name, f)
+		}
+	}
+	if we, err := containerEnv(r, &j.Spec.Template, &spec.InitContainers[0], runtime); err != nil {
+		t.Errorf("Job %s: %v", j.Name, err)
+	} else {
+		for _, k := range []string{"GOODPUT_SHARD_COUNT", "GOODPUT_START_AT"} {
+			if v := we.env[k]; v != "" {
+				t.Errorf("Job %s: the warmup's environment has %s=%q: it is not a shard (blank it in its env)", j.Name, k, v)
+			}
+		}
+	}
 	if got := cl.flags["label"]; !slices.Contains(got, "warmup_seconds="+j.Labels["bench/warmup-seconds"]) {
 		t.Errorf("Job %s: the run does not record the warmup's length: --label %q", j.Name, got)
 	}

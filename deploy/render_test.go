@@ -244,8 +244,9 @@ var labelFieldPath = regexp.MustCompile(`^metadata\.labels\['([^']+)'\]$`)
 // rendered objects: envFrom ConfigMaps, then env in order (values expanded
 // against what precedes them, fieldRefs to the pod's labels resolved).
 // runtime holds what the control plane adds (JOB_COMPLETION_INDEX for an
-// Indexed Job). Variables backed by a Secret are reported in secret and
-// left out of env: their values must never reach a command line.
+// Indexed Job, in every container of the pod). Variables backed by a
+// Secret are reported in secret and left out of env: their values must
+// never reach a command line.
 type podEnv struct {
 	env    map[string]string
 	secret map[string]bool
@@ -253,9 +254,6 @@ type podEnv struct {
 
 func containerEnv(r *rendered, tmpl *corev1.PodTemplateSpec, c *corev1.Container, runtime map[string]string) (*podEnv, error) {
 	pe := &podEnv{env: map[string]string{}, secret: map[string]bool{}}
-	for k, v := range runtime {
-		pe.env[k] = v
-	}
 	for _, from := range c.EnvFrom {
 		switch {
 		case from.ConfigMapRef != nil:
@@ -294,6 +292,14 @@ func containerEnv(r *rendered, tmpl *corev1.PodTemplateSpec, c *corev1.Container
 			delete(pe.env, e.Name)
 		default:
 			return nil, fmt.Errorf("container %s: env %s: unexpected valueFrom", c.Name, e.Name)
+		}
+	}
+	// The Job controller appends JOB_COMPLETION_INDEX to the env of every
+	// container, init containers included, unless the container defines it:
+	// it overrides envFrom, and env entries cannot refer to it.
+	for k, v := range runtime {
+		if !slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == k }) {
+			pe.env[k] = v
 		}
 	}
 	return pe, nil

@@ -92,6 +92,9 @@ func executeRun(ctx context.Context, e *env, o *benchOptions, p *plan, made *str
 	if tokNote != "" {
 		log.Warn(tokNote)
 	}
+	for _, n := range p.shard.notes {
+		log.Info(n)
+	}
 	in := metadataInputs(p, data, tok, runID, generated)
 	in.SLO, in.SLODefault = o.sweep.spec().String(), o.sweep.spec().Default
 	if in.Warmup = strings.TrimSpace(o.warmup); in.Warmup == "" {

@@ -243,16 +243,17 @@ func TestMergeProcesses(t *testing.T) {
 
 	// Three processes, one shared start.
 	startAt := time.Now().Add(1500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
-	noise := startShards(t, 3, append(slices.Clone(common), "--output-path", filepath.Join(dir, "shards", "run.json"),
+	noise := startShards(t, 3, append(slices.Clone(common), "--output-dir", filepath.Join(dir, "shards"), "--run-id", "run",
 		"--shard-count", "3", "--start-at", startAt))
 	var shards []string
 	var reps []*report.Report
 	var recs [][]*record.Record
 	for i := 0; i < 3; i++ {
-		p := filepath.Join(dir, "shards", fmt.Sprintf("run-shard-%d-of-3.json", i))
+		d := filepath.Join(dir, "shards", fmt.Sprintf("run-shard-%d-of-3", i))
+		p := filepath.Join(d, "benchmarks.json")
 		shards = append(shards, p)
 		reps = append(reps, readReport(t, p))
-		recs = append(recs, readRecords(t, strings.TrimSuffix(p, ".json")+".jsonl"))
+		recs = append(recs, readRecords(t, filepath.Join(d, "requests.jsonl")))
 	}
 	checkStartSpread(t, recs, reps, 0, noise)
 	for i, r := range reps {

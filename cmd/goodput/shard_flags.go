@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -22,7 +21,9 @@ import (
 // ($GOODPUT_SHARD_COUNT: Kubernetes has no downward-API field for a Job's
 // completions) and the shared start, and every pod generates its share of
 // every round from that instant on. "goodput merge" combines the shard
-// reports.
+// reports. The environment applies only to a run given a shard count:
+// Kubernetes sets $JOB_COMPLETION_INDEX in the pod's init containers too
+// (a warmup step is no shard).
 
 // Environment variables read by the shard flags.
 const (
@@ -48,9 +49,9 @@ type shardOptions struct {
 // shardFlags registers --shard-index, --shard-count, --start-at and
 // --round-gap.
 func shardFlags(o *shardOptions, fs *pflag.FlagSet) {
-	fs.IntVar(&o.index, "shard-index", -1, "this pod's shard, 0-based (default $"+envShardIndex+", set in an Indexed Job's pods)")
+	fs.IntVar(&o.index, "shard-index", -1, "this pod's shard, 0-based (default $"+envShardIndex+", set in an Indexed Job's pods, when a shard count is given)")
 	fs.IntVar(&o.count, "shard-count", 0, "number of pods sharing the load: each runs its share of every round (default $"+envShardCount+")")
-	fs.StringVar(&o.startAt, "start-at", "", "wall-clock instant every shard starts at: RFC 3339 (2026-06-16T12:00:00Z) or Unix seconds (default $"+envStartAt+")")
+	fs.StringVar(&o.startAt, "start-at", "", "wall-clock instant every shard starts at: RFC 3339 (2026-06-16T12:00:00Z) or Unix seconds (default $"+envStartAt+" when a shard count is given)")
 	fs.DurationVar(&o.gap, "round-gap", defaultRoundGap, "pause between the rounds of a sharded run: round k starts at --start-at + k × (--max-seconds + gap)")
 }
 
@@ -60,29 +61,34 @@ type shardSpec struct {
 	sharded bool  // a shard count was given: the report carries a shard identity
 	startAt int64 // shared start (Unix ns), 0 for none
 	gap     time.Duration
+	// notes name the environment defaults that were set but not applied
+	// (one line each, for the run's log): $JOB_COMPLETION_INDEX and
+	// $GOODPUT_START_AT in a run that is not sharded.
+	notes []string
 }
 
 // resolve applies the environment defaults and checks the shard flags.
 // Errors are usage errors naming the flag.
+//
+// A run is sharded when it has a shard count: --shard-count, else
+// $GOODPUT_SHARD_COUNT. Only then do $JOB_COMPLETION_INDEX (the default of
+// --shard-index) and $GOODPUT_START_AT (the default of --start-at) apply.
+// Kubernetes sets $JOB_COMPLETION_INDEX in every container of an Indexed
+// Job's pods, init containers included, and a ConfigMap given with envFrom
+// reaches them all: a warmup step in the same pod is no shard and must
+// neither take the index nor wait for the shards' start. Those variables
+// are then ignored, with a note. The flags are the user's explicit word:
+// --shard-index without a shard count is an error, and --start-at alone
+// makes a single run wait for that instant.
 func (o *shardOptions) resolve(getenv func(string) string, now time.Time) (*shardSpec, error) {
 	s := &shardSpec{gap: o.gap}
-	index, indexFrom := o.index, "--shard-index"
 	if o.index < -1 {
 		return nil, usagef("--shard-index %d: want a shard index ≥ 0", o.index)
 	}
-	if index == -1 {
-		if v := getenv(envShardIndex); v != "" {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil || n < 0 {
-				return nil, usagef("$%s %q: want a shard index ≥ 0", envShardIndex, v)
-			}
-			index, indexFrom = n, "$"+envShardIndex
-		}
-	}
-	count, countFrom := o.count, "--shard-count"
 	if o.count < 0 {
 		return nil, usagef("--shard-count %d: want a number of shards ≥ 1", o.count)
 	}
+	count, countFrom := o.count, "--shard-count"
 	if count == 0 {
 		if v := getenv(envShardCount); v != "" {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -92,24 +98,40 @@ func (o *shardOptions) resolve(getenv func(string) string, now time.Time) (*shar
 			count, countFrom = n, "$"+envShardCount
 		}
 	}
+	s.sharded = count >= 1
+	index, indexFrom := o.index, "--shard-index"
+	if v := getenv(envShardIndex); index == -1 && v != "" {
+		if !s.sharded {
+			s.notes = append(s.notes, fmt.Sprintf("$%s=%q ignored: no shard count (--shard-count or $%s), so this run is not a shard", envShardIndex, v, envShardCount))
+		} else {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 0 {
+				return nil, usagef("$%s %q: want a shard index ≥ 0", envShardIndex, v)
+			}
+			index, indexFrom = n, "$"+envShardIndex
+		}
+	}
 	switch {
-	case index >= 0 && count == 0:
-		return nil, usagef("shard index %d (from %s) needs the shard count: give --shard-count or set $%s (the Job's completions)", index, indexFrom, envShardCount)
+	case index >= 0 && !s.sharded:
+		return nil, usagef("--shard-index %d needs the shard count: give --shard-count or set $%s (the Job's completions)", index, envShardCount)
 	case count > 1 && index < 0:
 		return nil, usagef("%s %d needs this pod's index: give --shard-index or run as an Indexed Job ($%s)", countFrom, count, envShardIndex)
-	case count >= 1:
-		s.sharded = true
-		s.shard = sweep.Shard{Index: max(index, 0), Count: count}
+	case s.sharded:
 		if index >= count {
 			return nil, usagef("shard index %d (from %s) is outside 0..%d for %s %d", index, indexFrom, count-1, countFrom, count)
 		}
+		s.shard = sweep.Shard{Index: max(index, 0), Count: count}
 	}
 	if o.gap < 0 {
 		return nil, usagef("--round-gap %v: want a duration ≥ 0", o.gap)
 	}
 	at, from := o.startAt, "--start-at"
-	if at == "" {
-		at, from = getenv(envStartAt), "$"+envStartAt
+	if v := getenv(envStartAt); at == "" && v != "" {
+		if s.sharded {
+			at, from = v, "$"+envStartAt
+		} else {
+			s.notes = append(s.notes, fmt.Sprintf("$%s=%q ignored: no shard count (--shard-count or $%s), so this run does not wait for the shards' start (give --start-at to wait)", envStartAt, v, envShardCount))
+		}
 	}
 	if at != "" {
 		ns, err := parseStartAt(at)
@@ -238,20 +260,20 @@ func (s *shardSpec) runID(explicit, configHash string) string {
 	return time.Unix(0, s.startAt).UTC().Format("20060102T150405") + "-" + configHash[:6]
 }
 
-// suffix names this shard's files: "-shard-2-of-4".
+// suffix names this shard's run directory: "-shard-2-of-4".
 func (s *shardSpec) suffix() string {
 	return fmt.Sprintf("-shard-%d-of-%d", s.shard.Index, s.shard.Count)
 }
 
-// outputs returns where this shard writes, so that shards sharing a
-// volume never collide: the run directory <output-dir>/<run-id>-shard-i-of-n,
-// or for --output-path FILE.json the file FILE-shard-i-of-n.json (its
-// .csv and .jsonl beside it, same stem). A directory --output-path is kept
-// (the run directory name carries the shard).
+// outputs returns where this shard writes: path is --output-path as given,
+// and shardRunID names the run directory. --output-path FILE.json is the
+// user's name for this shard's report and is written exactly (its .csv and
+// .jsonl beside it, same stem): an Indexed Job names it per pod, e.g.
+// /results/<run-id>/shard-$(JOB_COMPLETION_INDEX).json, and "goodput merge"
+// reads those names. Shards that share a volume must be given distinct
+// names; an existing file is refused as in any run. Without a file name
+// (--output-dir, or a directory --output-path), the run directory is
+// <run-id>-shard-i-of-n, so that shards sharing a volume never collide.
 func (s *shardSpec) outputs(outputPath, runID string) (path, shardRunID string) {
-	shardRunID = runID + s.suffix()
-	if strings.HasSuffix(outputPath, "/") || filepath.Ext(outputPath) != ".json" {
-		return outputPath, shardRunID
-	}
-	return strings.TrimSuffix(outputPath, ".json") + s.suffix() + ".json", shardRunID
+	return outputPath, runID + s.suffix()
 }

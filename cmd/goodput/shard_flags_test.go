@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,6 +53,7 @@ func TestShardResolve(t *testing.T) {
 	now := time.Date(2026, 6, 16, 11, 58, 0, 0, time.UTC)
 	soon := "2026-06-16T12:00:00Z"
 	soonNs := time.Date(2026, 6, 16, 12, 0, 0, 0, time.UTC).UnixNano()
+	past := "2026-06-16T11:00:00Z"
 	env := func(kv ...string) func(string) string {
 		return func(k string) string {
 			for i := 0; i+1 < len(kv); i += 2 {
@@ -60,6 +64,7 @@ func TestShardResolve(t *testing.T) {
 			return ""
 		}
 	}
+	idx, cnt, at := envShardIndex, envShardCount, envStartAt
 	cases := []struct {
 		name    string
 		o       shardOptions
@@ -67,26 +72,49 @@ func TestShardResolve(t *testing.T) {
 		want    sweep.Shard
 		sharded bool
 		startAt int64
+		notes   []string // each note must contain its entry, in order
 		err     string
 	}{
-		{"no sharding", shardOptions{index: -1}, env(), sweep.Shard{}, false, 0, ""},
-		{"flags", shardOptions{index: 2, count: 4, startAt: soon}, env(), sweep.Shard{Index: 2, Count: 4}, true, soonNs, ""},
-		{"indexed job", shardOptions{index: -1, startAt: soon}, env(envShardIndex, "3", envShardCount, "4"), sweep.Shard{Index: 3, Count: 4}, true, soonNs, ""},
-		{"flags override env", shardOptions{index: 1, count: 2, startAt: soon}, env(envShardIndex, "3", envShardCount, "4"), sweep.Shard{Index: 1, Count: 2}, true, soonNs, ""},
-		{"start from env", shardOptions{index: 0, count: 2}, env(envStartAt, "1781611200"), sweep.Shard{Index: 0, Count: 2}, true, soonNs, ""},
-		{"one shard", shardOptions{index: -1, count: 1}, env(), sweep.Shard{Index: 0, Count: 1}, true, 0, ""},
-		{"start alone", shardOptions{index: -1, startAt: soon}, env(), sweep.Shard{}, false, soonNs, ""},
-		{"index without count", shardOptions{index: -1, startAt: soon}, env(envShardIndex, "1"), sweep.Shard{}, false, 0, "$" + envShardCount},
-		{"count without index", shardOptions{index: -1, count: 3, startAt: soon}, env(), sweep.Shard{}, false, 0, "--shard-index"},
-		{"index out of range", shardOptions{index: 4, count: 4, startAt: soon}, env(), sweep.Shard{}, false, 0, "outside 0..3"},
-		{"bad env index", shardOptions{index: -1}, env(envShardIndex, "x"), sweep.Shard{}, false, 0, "$" + envShardIndex},
-		{"bad env count", shardOptions{index: 0}, env(envShardCount, "0"), sweep.Shard{}, false, 0, "$" + envShardCount},
-		{"negative count", shardOptions{index: 0, count: -2}, env(), sweep.Shard{}, false, 0, "--shard-count -2"},
-		{"no start", shardOptions{index: 0, count: 2}, env(), sweep.Shard{}, false, 0, "needs --start-at"},
-		{"past start", shardOptions{index: 0, count: 2, startAt: "2026-06-16T11:00:00Z"}, env(), sweep.Shard{}, false, 0, "in the past"},
-		{"far start", shardOptions{index: 0, count: 2, startAt: "2026-06-20T11:00:00Z"}, env(), sweep.Shard{}, false, 0, "ahead"},
-		{"bad start", shardOptions{index: 0, count: 2, startAt: "noon"}, env(), sweep.Shard{}, false, 0, `--start-at "noon"`},
-		{"negative gap", shardOptions{index: 0, count: 2, startAt: soon, gap: -time.Second}, env(), sweep.Shard{}, false, 0, "--round-gap"},
+		{"no sharding", shardOptions{index: -1}, env(), sweep.Shard{}, false, 0, nil, ""},
+		{"flags", shardOptions{index: 2, count: 4, startAt: soon}, env(), sweep.Shard{Index: 2, Count: 4}, true, soonNs, nil, ""},
+		{"indexed job", shardOptions{index: -1, startAt: soon}, env(idx, "3", cnt, "4"), sweep.Shard{Index: 3, Count: 4}, true, soonNs, nil, ""},
+		{"indexed job, all from env", shardOptions{index: -1}, env(idx, "3", cnt, "4", at, soon), sweep.Shard{Index: 3, Count: 4}, true, soonNs, nil, ""},
+		{"count flag, index and start from env", shardOptions{index: -1, count: 4}, env(idx, "1", at, "1781611200"), sweep.Shard{Index: 1, Count: 4}, true, soonNs, nil, ""},
+		{"flags override env", shardOptions{index: 1, count: 2, startAt: soon}, env(idx, "3", cnt, "4", at, past), sweep.Shard{Index: 1, Count: 2}, true, soonNs, nil, ""},
+		{"start from env", shardOptions{index: 0, count: 2}, env(at, "1781611200"), sweep.Shard{Index: 0, Count: 2}, true, soonNs, nil, ""},
+		{"one shard", shardOptions{index: -1, count: 1}, env(), sweep.Shard{Index: 0, Count: 1}, true, 0, nil, ""},
+		{"one shard from env", shardOptions{index: -1}, env(cnt, "1", idx, "0"), sweep.Shard{Index: 0, Count: 1}, true, 0, nil, ""},
+		// --start-at alone: a single run that waits for the instant.
+		{"start flag alone", shardOptions{index: -1, startAt: soon}, env(), sweep.Shard{}, false, soonNs, nil, ""},
+		// A warmup init container in an Indexed Job's pod: Kubernetes sets
+		// the index, envFrom brings the shared start; no shard count, so
+		// neither applies (the warmup runs at once, unsharded).
+		{"warmup in an indexed pod", shardOptions{index: -1}, env(idx, "2", at, soon), sweep.Shard{}, false, 0,
+			[]string{"$" + idx + `="2" ignored`, "$" + at + `="` + soon + `" ignored`}, ""},
+		{"env index alone", shardOptions{index: -1}, env(idx, "1"), sweep.Shard{}, false, 0, []string{"$" + cnt}, ""},
+		{"env start alone", shardOptions{index: -1}, env(at, soon), sweep.Shard{}, false, 0, []string{"give --start-at to wait"}, ""},
+		// Ignored means not read: a stale or odd value does not fail the warmup.
+		{"env start in the past, not sharded", shardOptions{index: -1}, env(at, past), sweep.Shard{}, false, 0, []string{"$" + at}, ""},
+		{"bad env index, not sharded", shardOptions{index: -1}, env(idx, "x"), sweep.Shard{}, false, 0, []string{"$" + idx}, ""},
+		{"start flag with env start, not sharded", shardOptions{index: -1, startAt: soon}, env(at, past), sweep.Shard{}, false, soonNs, nil, ""},
+		// The explicit flag is the user's word: it needs a count.
+		{"index flag without count", shardOptions{index: 1, startAt: soon}, env(), sweep.Shard{}, false, 0, nil, "--shard-index 1 needs the shard count"},
+		{"index flag without count, env index", shardOptions{index: 0}, env(idx, "1"), sweep.Shard{}, false, 0, nil, "$" + cnt},
+		{"count without index", shardOptions{index: -1, count: 3, startAt: soon}, env(), sweep.Shard{}, false, 0, nil, "--shard-index"},
+		{"env count without index", shardOptions{index: -1, startAt: soon}, env(cnt, "3"), sweep.Shard{}, false, 0, nil, "$" + cnt + " 3 needs this pod's index"},
+		{"index out of range", shardOptions{index: 4, count: 4, startAt: soon}, env(), sweep.Shard{}, false, 0, nil, "outside 0..3"},
+		{"env index out of range", shardOptions{index: -1}, env(idx, "4", cnt, "4", at, soon), sweep.Shard{}, false, 0, nil, "shard index 4 (from $" + idx + ")"},
+		{"bad env index, sharded", shardOptions{index: -1, count: 2}, env(idx, "x"), sweep.Shard{}, false, 0, nil, "$" + idx},
+		{"bad env count", shardOptions{index: 0}, env(cnt, "0"), sweep.Shard{}, false, 0, nil, "$" + cnt},
+		{"bad env count with env index", shardOptions{index: -1}, env(cnt, "four", idx, "1"), sweep.Shard{}, false, 0, nil, "$" + cnt},
+		{"negative count", shardOptions{index: 0, count: -2}, env(), sweep.Shard{}, false, 0, nil, "--shard-count -2"},
+		{"no start", shardOptions{index: 0, count: 2}, env(), sweep.Shard{}, false, 0, nil, "needs --start-at"},
+		{"past start", shardOptions{index: 0, count: 2, startAt: past}, env(), sweep.Shard{}, false, 0, nil, "in the past"},
+		{"past env start, sharded", shardOptions{index: -1}, env(idx, "0", cnt, "2", at, past), sweep.Shard{}, false, 0, nil, "$" + at + " " + past + " is 58m0s in the past"},
+		{"bad env start, sharded", shardOptions{index: 0, count: 2}, env(at, "noon"), sweep.Shard{}, false, 0, nil, "$" + at + ` "noon"`},
+		{"far start", shardOptions{index: 0, count: 2, startAt: "2026-06-20T11:00:00Z"}, env(), sweep.Shard{}, false, 0, nil, "ahead"},
+		{"bad start", shardOptions{index: 0, count: 2, startAt: "noon"}, env(), sweep.Shard{}, false, 0, nil, `--start-at "noon"`},
+		{"negative gap", shardOptions{index: 0, count: 2, startAt: soon, gap: -time.Second}, env(), sweep.Shard{}, false, 0, nil, "--round-gap"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -103,6 +131,14 @@ func TestShardResolve(t *testing.T) {
 			}
 			if s.shard != c.want || s.sharded != c.sharded || s.startAt != c.startAt {
 				t.Fatalf("got %+v, want shard %+v sharded %v start %d", s, c.want, c.sharded, c.startAt)
+			}
+			if len(s.notes) != len(c.notes) {
+				t.Fatalf("notes %q, want %d containing %q", s.notes, len(c.notes), c.notes)
+			}
+			for i, n := range s.notes {
+				if !strings.Contains(n, c.notes[i]) || strings.Contains(n, "\n") {
+					t.Errorf("note %q: want one line containing %q", n, c.notes[i])
+				}
 			}
 		})
 	}
@@ -185,8 +221,12 @@ func (adaptivePlanner) Next([]sweep.Round) (loadgen.Strategy, bool, error) {
 
 func TestShardOutputsAndIdentity(t *testing.T) {
 	s := &shardSpec{shard: sweep.Shard{Index: 2, Count: 4}, sharded: true, startAt: time.Date(2026, 6, 16, 12, 0, 0, 0, time.UTC).UnixNano(), gap: 5 * time.Second}
+	// An explicit report file is the user's name for this shard's report
+	// (an Indexed Job puts $(JOB_COMPLETION_INDEX) in it): written as
+	// given. The run directory names the shard.
 	cases := []struct{ path, wantPath string }{
-		{"/results/run.json", "/results/run-shard-2-of-4.json"},
+		{"/results/r1/shard-2.json", "/results/r1/shard-2.json"},
+		{"/results/run.json", "/results/run.json"},
 		{"/results/", "/results/"},
 		{"", ""},
 	}
@@ -237,6 +277,63 @@ func FuzzParseStartAt(f *testing.F) {
 		unix := strconv.FormatInt(ns/1e9, 10) + "." + strconv.FormatInt(1e9+ns%1e9, 10)[1:]
 		if back, err := parseStartAt(unix); err != nil || back != ns {
 			t.Fatalf("%q = %d; its Unix form %q reads back as %d, %v", s, ns, unix, back, err)
+		}
+	})
+}
+
+// Through the command: a benchmark in an Indexed Job's pod without a shard
+// count (the warmup init container: Kubernetes sets $JOB_COMPLETION_INDEX
+// there too, envFrom brings $GOODPUT_START_AT) runs at once and unsharded;
+// with $GOODPUT_SHARD_COUNT the same variables make it a shard. A shard's
+// --output-path FILE.json is written under exactly that name, which is
+// what the merge Job of deploy/overlays/indexed reads.
+func TestShardEnvDefaultsThroughTheCommand(t *testing.T) {
+	url := startTestMock(t, nil)
+	stale := time.Now().Add(-10 * time.Minute).UTC().Format(time.RFC3339)
+	common := []string{"benchmark", "--target", url, "--data", "prompt_tokens=8,output_tokens=4",
+		"--rate-type", "concurrent", "--rate", "2", "--max-requests", "4", "--disable-progress"}
+	with := func(extra ...string) []string { return append(slices.Clone(common), extra...) }
+
+	t.Run("warmup", func(t *testing.T) {
+		code, _, stderr := runEnv(t, map[string]string{envShardIndex: "0", envStartAt: stale}, with("--outputs", "console")...)
+		if code != exitOK {
+			t.Fatalf("exit %d, want %d (no shard count: the index and the start are not this run's): %s", code, exitOK, stderr)
+		}
+	})
+	t.Run("shard from the environment", func(t *testing.T) {
+		code, _, stderr := runEnv(t, map[string]string{envShardIndex: "0", envShardCount: "2", envStartAt: stale}, with("--outputs", "console")...)
+		if code != exitUsage || !strings.Contains(stderr, "$"+envStartAt+" "+stale) || !strings.Contains(stderr, "in the past") {
+			t.Fatalf("exit %d, stderr %q: want exit %d naming the stale $%s (a shard reads it)", code, stderr, exitUsage, envStartAt)
+		}
+	})
+	t.Run("explicit index without count", func(t *testing.T) {
+		code, _, stderr := runEnv(t, nil, with("--outputs", "console", "--shard-index", "0")...)
+		if code != exitUsage || !strings.Contains(stderr, "--shard-index 0 needs the shard count") {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+	})
+	t.Run("output path kept", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "run")
+		out := filepath.Join(dir, "shard-0.json")
+		start := time.Now().Add(300 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+		code, _, stderr := runEnv(t, map[string]string{envShardIndex: "0", envShardCount: "1", envStartAt: start},
+			with("--outputs", "json,jsonl", "--output-path", out, "--run-id", "run")...)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if want := []string{"shard-0.json", "shard-0.jsonl"}; !slices.Equal(names, want) {
+			t.Fatalf("%s holds %q, want %q", dir, names, want)
+		}
+		if si := readReport(t, out).Goodput.Shard; si == nil || si.Index != 0 || si.Count != 1 || si.RunID != "run" {
+			t.Fatalf("shard identity %+v", si)
 		}
 	})
 }
