@@ -152,27 +152,43 @@ func Preset(name string) (CapacityModel, error) {
 	return CapacityModel{}, fmt.Errorf("mock: unknown capacity preset %q: want one of %s", name, strings.Join(PresetNames(), ", "))
 }
 
-// validate checks the model's fields, naming the first bad one.
+// PresetWorkload returns the request shape a preset's documented knee is
+// computed for (see "Presets" in the package documentation): 1024 prompt
+// and 256 output tokens for 70b-8xh100 and 8b-1xh100, 256 and 128 (the
+// `make demo` shape) for tiny. TokensPerChunk is left 0 (one token per
+// step).
+func PresetWorkload(name string) (Workload, error) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case Preset70B8xH100, Preset8B1xH100:
+		return Workload{PromptTokens: 1024, OutputTokens: 256}, nil
+	case PresetTiny:
+		return Workload{PromptTokens: 256, OutputTokens: 128}, nil
+	}
+	return Workload{}, fmt.Errorf("mock: unknown capacity preset %q: want one of %s", name, strings.Join(PresetNames(), ", "))
+}
+
+// validate checks the model's fields, naming the first bad one in a
+// *ConfigError whose Field is "Capacity." and the field's name.
 func (m *CapacityModel) validate() error {
 	if m.MaxNumSeqs < 1 || m.MaxNumSeqs > 65536 {
-		return fmt.Errorf("mock config: Capacity.MaxNumSeqs must be in 1..65536, got %d", m.MaxNumSeqs)
+		return configErr("Capacity.MaxNumSeqs", "must be in 1..65536, got %d", m.MaxNumSeqs)
 	}
 	if m.MaxNumBatchedTokens < m.MaxNumSeqs || m.MaxNumBatchedTokens > 1<<24 {
-		return fmt.Errorf("mock config: Capacity.MaxNumBatchedTokens must be in MaxNumSeqs..16777216 (%d..16777216), got %d", m.MaxNumSeqs, m.MaxNumBatchedTokens)
+		return configErr("Capacity.MaxNumBatchedTokens", "must be in MaxNumSeqs..16777216 (%d..16777216), got %d", m.MaxNumSeqs, m.MaxNumBatchedTokens)
 	}
 	if m.StepBase < time.Microsecond || m.StepBase > 10*time.Second {
-		return fmt.Errorf("mock config: Capacity.StepBase must be a duration in 1µs..10s, got %s", m.StepBase)
+		return configErr("Capacity.StepBase", "must be a duration in 1µs..10s, got %s", m.StepBase)
 	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration
 	}{{"StepPerSeq", m.StepPerSeq}, {"PrefillPerToken", m.PrefillPerToken}} {
 		if d.v < 0 || d.v > time.Second {
-			return fmt.Errorf("mock config: Capacity.%s must be a duration in 0..1s, got %s", d.name, d.v)
+			return configErr("Capacity."+d.name, "must be a duration in 0..1s, got %s", d.v)
 		}
 	}
 	if m.GPUs < 1 || m.GPUs > maxGPUs {
-		return fmt.Errorf("mock config: Capacity.GPUs must be in 1..%d, got %d", maxGPUs, m.GPUs)
+		return configErr("Capacity.GPUs", "must be in 1..%d, got %d", maxGPUs, m.GPUs)
 	}
 	return m.GPU.validate("Capacity.GPU")
 }
@@ -180,26 +196,27 @@ func (m *CapacityModel) validate() error {
 // maxGPUs bounds Config.GPUs and CapacityModel.GPUs.
 const maxGPUs = 256
 
-// validate checks a GPU spec; field names errors with prefix.
+// validate checks a GPU spec, naming the first bad field in a *ConfigError
+// whose Field is prefix, a dot and the field's name.
 func (g *GPUSpec) validate(prefix string) error {
 	if !printableLabel(g.Name) {
-		return fmt.Errorf("mock config: %s.Name must be a non-empty printable name, got %q", prefix, g.Name)
+		return configErr(prefix+".Name", "must be a non-empty printable name, got %q", g.Name)
 	}
 	if !printableLabel(g.DriverVersion) {
-		return fmt.Errorf("mock config: %s.DriverVersion must be a non-empty printable string, got %q", prefix, g.DriverVersion)
+		return configErr(prefix+".DriverVersion", "must be a non-empty printable string, got %q", g.DriverVersion)
 	}
 	if g.MemoryMiB < 1 || g.MemoryMiB > 1<<24 {
-		return fmt.Errorf("mock config: %s.MemoryMiB must be in 1..16777216, got %d", prefix, g.MemoryMiB)
+		return configErr(prefix+".MemoryMiB", "must be in 1..16777216, got %d", g.MemoryMiB)
 	}
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	if !finite(g.MaxWatts) || g.MaxWatts < 1 || g.MaxWatts > 100000 {
-		return fmt.Errorf("mock config: %s.MaxWatts must be in 1..100000, got %v", prefix, g.MaxWatts)
+		return configErr(prefix+".MaxWatts", "must be in 1..100000, got %v", g.MaxWatts)
 	}
 	if !finite(g.IdleWatts) || g.IdleWatts < 0 || g.IdleWatts > g.MaxWatts {
-		return fmt.Errorf("mock config: %s.IdleWatts must be in 0..MaxWatts (%v), got %v", prefix, g.MaxWatts, g.IdleWatts)
+		return configErr(prefix+".IdleWatts", "must be in 0..MaxWatts (%v), got %v", g.MaxWatts, g.IdleWatts)
 	}
 	if !finite(g.WattsPerSeq) || g.WattsPerSeq < 0 || g.WattsPerSeq > 100000 {
-		return fmt.Errorf("mock config: %s.WattsPerSeq must be in 0..100000, got %v", prefix, g.WattsPerSeq)
+		return configErr(prefix+".WattsPerSeq", "must be in 0..100000, got %v", g.WattsPerSeq)
 	}
 	return nil
 }

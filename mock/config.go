@@ -264,7 +264,9 @@ func (c *Config) validate() error {
 	return nil
 }
 
-// ConfigError is a problem with one Config field: Field names it, Msg
+// ConfigError is a problem with one Config field: Field names it (a Config
+// field such as "TTFT", or a dotted path into a nested struct such as
+// "Capacity.MaxNumSeqs", "Capacity.GPU.IdleWatts" or "GPU.MaxWatts"), Msg
 // says what is accepted.
 type ConfigError struct {
 	Field, Msg string
@@ -275,6 +277,12 @@ func (e *ConfigError) Error() string { return "mock config: " + e.Field + " " + 
 func configErr(field, format string, args ...any) error {
 	return &ConfigError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
+
+// SimulatedGPUs returns the number of simulated GPUs in the DCGM
+// exposition and the power model, and the spec of each, as New resolves
+// them: GPUs, else Capacity.GPUs with a capacity model, else 1; GPU, else
+// Capacity.GPU with a capacity model, else DefaultGPU().
+func (c *Config) SimulatedGPUs() (int, GPUSpec) { return c.gpuSetup() }
 
 // gpuSetup resolves GPUs and GPU.
 func (c *Config) gpuSetup() (int, GPUSpec) {

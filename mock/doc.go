@@ -94,7 +94,8 @@
 //
 // Preset(name) returns a named model; PresetNames lists them. Knees are
 // Capacity's, under InteractiveSLO (TTFT P99 < 500 ms, ITL P95 < 50 ms),
-// with fixed prompt and output lengths:
+// with fixed prompt and output lengths (PresetWorkload returns each
+// preset's):
 //
 //	preset       slots  budget  StepBase  StepPerSeq  PrefillPerToken  GPUs
 //	70b-8xh100   12     8192    2.4ms     50µs        10µs             8 × H100 (115 W idle, 21 W/seq, 700 W cap)

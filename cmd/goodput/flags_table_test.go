@@ -26,7 +26,7 @@ var invalidFlagValues = map[string][]string{
 	// benchmark
 	"benchmark --target":                  {"localhost:8000", "ftp://example.com"},
 	"benchmark --request-type":            {"embeddings"},
-	"benchmark --rate-type":               {"fast"},
+	"benchmark --rate-type":               {"fast", ""},
 	"benchmark --rate":                    {"x", "-1", "2,x"},
 	"benchmark --data":                    {"promt_tokens=8", "prompt_tokens=abc", "prompt_tokens=0\n00"},
 	"benchmark --processor":               {"/nonexistent/tokenizer.json", "no-such-org/no-such-model"},
@@ -40,8 +40,8 @@ var invalidFlagValues = map[string][]string{
 	"benchmark --max-requests":            {"x", "-1"},
 	"benchmark --max-errors":              {"x", "-1"},
 	"benchmark --max-error-rate":          {"x", "1.5", "-0.1"},
-	"benchmark --warmup":                  {"soon", "-3"},
-	"benchmark --cooldown":                {"soon", "-3"},
+	"benchmark --warmup":                  {"soon", "-3", "10r"},
+	"benchmark --cooldown":                {"soon", "-3", "5r"},
 	"benchmark --random-seed":             {"x"},
 	"benchmark --output-path":             {"run.txt"},
 	"benchmark --outputs":                 {"json,pdf", ""},
@@ -158,6 +158,20 @@ var invalidFlagValues = map[string][]string{
 	"mock --gpus":                {"x", "-1"},
 	"mock --dcgm-addr":           {"not an address"},
 	"mock --dcgm-interval":       {"soon", "0"},
+
+	// mock: capacity model, simulated GPU and analytic knee (without
+	// --preset the capacity flags start from tiny's values)
+	"mock --max-num-seqs":           {"x", "0", "-1", "70000"},
+	"mock --max-num-batched-tokens": {"x", "0", "-1", "99999999"},
+	"mock --step-base":              {"soon", "0", "-1ms", "11s"},
+	"mock --step-per-seq":           {"soon", "-1ms", "2s"},
+	"mock --prefill-per-token":      {"soon", "-1us", "2s"},
+	"mock --knee-data":              {"x", "prompt_tokens=256", "prompt_tokens=256,output_tokens=0", "prompt_tokens=256,output_tokens=128,output_tokens_stdev=8"},
+	"mock --gpu-name":               {"", "bad\"name"},
+	"mock --gpu-memory-mib":         {"x", "0", "-1"},
+	"mock --gpu-idle-watts":         {"x", "-1", "800", "NaN"},
+	"mock --gpu-watts-per-seq":      {"x", "-1", "NaN"},
+	"mock --gpu-max-watts":          {"x", "0", "-1", "Inf"},
 
 	// report FILE
 	"report --console": {"=maybe"},

@@ -8,12 +8,62 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/tokenize"
 )
 
 func runMock(ctx context.Context, e *env, args []string) error {
+	o, err := parseMockFlags(e, args)
+	if err != nil {
+		return err
+	}
+	cfg := o.cfg
+	srv, err := mock.New(cfg)
+	if err != nil {
+		return o.caps.configError(err, cfg.Capacity)
+	}
+	if err := srv.Start(o.addr); err != nil {
+		return fmt.Errorf("listening on %s: %w", o.addr, err)
+	}
+	defer srv.Close()
+	fmt.Fprintf(e.stdout, "goodput mock serving %q on %s (Ctrl-C to stop)\n", cfg.Model, srv.URL())
+	dcgm := srv.URL() + "/dcgm/metrics"
+	if u := srv.DCGMURL(); u != "" {
+		dcgm += " and " + u + "/metrics"
+	}
+	if cfg.Capacity != nil {
+		fmt.Fprintln(e.stdout, o.caps.describe(cfg.Capacity, o.preset))
+		fmt.Fprintln(e.stdout, describeKnee(cfg.Capacity, o.knee))
+	}
+	n, gpu := cfg.SimulatedGPUs()
+	fmt.Fprintf(e.stdout, "DCGM exporter metrics for %d × %s (%v W idle + %v W per running sequence, %v W cap) on %s\n",
+		n, gpu.Name, gpu.IdleWatts, gpu.WattsPerSeq, gpu.MaxWatts, dcgm)
+	if o.urlFile != "" {
+		if err := os.WriteFile(o.urlFile, []byte(srv.URL()+"\n"), 0o644); err != nil {
+			return fmt.Errorf("--url-file: %w", err)
+		}
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// mockOptions is what the mock command's flags ask for.
+type mockOptions struct {
+	cfg     mock.Config
+	addr    string // host:port to listen on
+	urlFile string
+	preset  string         // --preset as given
+	knee    mock.Workload  // request shape of the analytic knee; zero without a capacity model
+	caps    *capacityFlags // the capacity and GPU flags, for their errors and the startup line
+}
+
+// parseMockFlags parses the mock command's flags. It checks each flag's
+// syntax; mock.New checks the configuration's values (see configError).
+func parseMockFlags(e *env, args []string) (*mockOptions, error) {
 	cfg := mock.DefaultConfig()
 	fs := newFlagSet("mock", "mock [flags]", e.stdout)
 	host := fs.String("host", "127.0.0.1", "address to bind (the mock binds loopback unless told otherwise)")
@@ -39,68 +89,49 @@ func runMock(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&cfg.StallRate, "stall-rate", cfg.StallRate, "fraction of streams that pause for --stall-duration")
 	fs.DurationVar(&cfg.StallDuration, "stall-duration", cfg.StallDuration, "length of an injected stall")
 	fs.Float64Var(&cfg.StreamErrorRate, "stream-error-rate", cfg.StreamErrorRate, `fraction of streams that get an {"error":…} payload`)
-	preset := fs.String("preset", "", "simulate a continuous-batching engine with a capacity model ("+strings.Join(mock.PresetNames(), ", ")+"): TTFT grows with queueing and ITL with the batch, so the endpoint has a real knee; --ttft/--itl are then ignored")
-	fs.IntVar(&cfg.GPUs, "gpus", cfg.GPUs, "simulated GPUs in GET /dcgm/metrics (0: the preset's, else 1)")
+	preset := fs.String("preset", "", "simulate a continuous-batching engine with a capacity model ("+strings.Join(mock.PresetNames(), ", ")+"): TTFT grows with queueing and ITL with the batch, so the endpoint has a real knee; --max-num-seqs … --prefill-per-token override its parameters (without --preset they start from tiny's); --ttft/--itl are then ignored")
+	cf := addCapacityFlags(fs)
+	fs.IntVar(&cfg.GPUs, "gpus", cfg.GPUs, "simulated GPUs in GET /dcgm/metrics (0: the capacity model's, else 1)")
+	cf.addGPUFlags(fs)
 	fs.StringVar(&cfg.DCGMAddr, "dcgm-addr", "", "also serve the DCGM exporter exposition on this address (like dcgm-exporter's :9400)")
 	fs.DurationVar(&cfg.DCGMUpdateInterval, "dcgm-interval", cfg.DCGMUpdateInterval, "how often the DCGM exposition's values change (dcgm-exporter's default is 30s)")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
-	if *preset != "" {
-		m, err := mock.Preset(*preset)
-		if err != nil {
-			return usagef("--preset: %v", err)
-		}
-		cfg.Capacity = &m
+	capacity, err := cf.model(*preset)
+	if err != nil {
+		return nil, err
 	}
+	cfg.Capacity = capacity
+	cfg.GPU = cf.gpu(capacity)
+	knee, err := cf.kneeWorkload(capacity)
+	if err != nil {
+		return nil, err
+	}
+	knee.TokensPerChunk = cfg.TokensPerChunk
 	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q (see 'goodput mock --help')", fs.Arg(0))
+		return nil, usagef("unexpected argument %q (see 'goodput mock --help')", fs.Arg(0))
 	}
 	if *port < 0 || *port > 65535 {
-		return usagef("--port %d: want 0..65535", *port)
+		return nil, usagef("--port %d: want 0..65535", *port)
 	}
 	if !validHost(*host) {
-		return usagef("--host %q: want an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or localhost", *host)
+		return nil, usagef("--host %q: want an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or localhost", *host)
 	}
 	cfg.Stamp = !*noStamp
 	if *processor != "" {
 		tok, err := tokenize.Resolve(*processor, tokenize.ResolveOptions{Getenv: e.getenv})
 		if err != nil {
-			return usagef("%s", oneLineErr(err))
+			return nil, usagef("%s", oneLineErr(err))
 		}
 		cfg.PromptTokenCounter = tok.Count
 	}
-	srv, err := mock.New(cfg)
-	if err != nil {
-		var ce *mock.ConfigError
-		if errors.As(err, &ce) && mockFieldFlags[ce.Field] != "" {
-			return usagef("--%s: %s", mockFieldFlags[ce.Field], ce.Msg)
-		}
-		return usagef("%v", err)
-	}
-	if err := srv.Start(net.JoinHostPort(*host, strconv.Itoa(*port))); err != nil {
-		return fmt.Errorf("listening on %s:%d: %w", *host, *port, err)
-	}
-	defer srv.Close()
-	fmt.Fprintf(e.stdout, "goodput mock serving %q on %s (Ctrl-C to stop)\n", cfg.Model, srv.URL())
-	dcgm := srv.URL() + "/dcgm/metrics"
-	if u := srv.DCGMURL(); u != "" {
-		dcgm += " and " + u + "/metrics"
-	}
-	if cfg.Capacity != nil {
-		fmt.Fprintf(e.stdout, "capacity model %s: %d slots, step %v + %v per sequence\n", cfg.Capacity.Name, cfg.Capacity.MaxNumSeqs, cfg.Capacity.StepBase, cfg.Capacity.StepPerSeq)
-	}
-	fmt.Fprintf(e.stdout, "DCGM exporter metrics on %s\n", dcgm)
-	if *urlFile != "" {
-		if err := os.WriteFile(*urlFile, []byte(srv.URL()+"\n"), 0o644); err != nil {
-			return fmt.Errorf("--url-file: %w", err)
-		}
-	}
-	<-ctx.Done()
-	return nil
+	return &mockOptions{cfg: cfg, addr: net.JoinHostPort(*host, strconv.Itoa(*port)), urlFile: *urlFile,
+		preset: *preset, knee: knee, caps: cf}, nil
 }
 
-// mockFieldFlags names the flag of each mock.Config field a flag sets.
+// mockFieldFlags names the flag of each mock.Config field (or nested
+// field, as mock.ConfigError names it) a flag sets.
 var mockFieldFlags = map[string]string{
 	"Model": "model", "MaxModelLen": "max-model-len", "Version": "server-version",
 	"TTFT": "ttft", "TTFTStdev": "ttft-stdev", "ITL": "itl", "ITLStdev": "itl-stdev",
@@ -108,6 +139,264 @@ var mockFieldFlags = map[string]string{
 	"ErrorRate": "error-rate", "ErrorCodes": "error-codes", "DisconnectRate": "disconnect-rate",
 	"StallRate": "stall-rate", "StallDuration": "stall-duration", "StreamErrorRate": "stream-error-rate",
 	"KVCacheTokens": "kv-cache-tokens", "GPUs": "gpus", "DCGMAddr": "dcgm-addr", "DCGMUpdateInterval": "dcgm-interval",
+	"Capacity.MaxNumSeqs": "max-num-seqs", "Capacity.MaxNumBatchedTokens": "max-num-batched-tokens",
+	"Capacity.StepBase": "step-base", "Capacity.StepPerSeq": "step-per-seq", "Capacity.PrefillPerToken": "prefill-per-token",
+	"GPU.Name": "gpu-name", "GPU.MemoryMiB": "gpu-memory-mib", "GPU.IdleWatts": "gpu-idle-watts",
+	"GPU.WattsPerSeq": "gpu-watts-per-seq", "GPU.MaxWatts": "gpu-max-watts",
+}
+
+// mockMsgFlags rewrites the mock.Config field names a mock.ConfigError
+// message refers to (a bound set by another field) as their flags.
+var mockMsgFlags = strings.NewReplacer("MaxNumSeqs", "--max-num-seqs", "MaxWatts", "--gpu-max-watts")
+
+// capacityFlags set or override the parameters of the capacity model
+// (--max-num-seqs … --prefill-per-token) and of the simulated GPU
+// (--gpu-*), and choose the request shape of the analytic knee printed at
+// startup (--knee-data). A flag given overrides the preset's value; a
+// capacity flag without --preset starts from the tiny preset.
+type capacityFlags struct {
+	fs                                        *pflag.FlagSet
+	maxNumSeqs, maxNumBatchedTokens           int
+	stepBase, stepPerSeq, prefillPerToken     time.Duration
+	gpuName                                   string
+	gpuMemoryMiB                              int
+	gpuIdleWatts, gpuWattsPerSeq, gpuMaxWatts float64
+	kneeData                                  string
+}
+
+// capacityFlagNames are the flags that set CapacityModel fields, in the
+// order the startup line lists them.
+var capacityFlagNames = []string{"max-num-seqs", "max-num-batched-tokens", "step-base", "step-per-seq", "prefill-per-token"}
+
+// gpuFlagNames are the flags that set GPUSpec fields.
+var gpuFlagNames = []string{"gpu-name", "gpu-memory-mib", "gpu-idle-watts", "gpu-watts-per-seq", "gpu-max-watts"}
+
+// addCapacityFlags registers the capacity-model flags and --knee-data on
+// fs. Their defaults are the preset's, so the flags themselves default to
+// zero and only a flag given (fs.Changed) is applied.
+func addCapacityFlags(fs *pflag.FlagSet) *capacityFlags {
+	f := &capacityFlags{fs: fs}
+	tiny, _ := mock.Preset(mock.PresetTiny)
+	def := func(v any) string { return fmt.Sprintf(" (default: the preset's; %v without --preset, from tiny)", v) }
+	fs.IntVar(&f.maxNumSeqs, "max-num-seqs", 0, "engine slots, as vLLM's --max-num-seqs: at most this many requests in the batch (prefilling or decoding), the others wait in a FIFO queue; 1..65536"+def(tiny.MaxNumSeqs))
+	fs.IntVar(&f.maxNumBatchedTokens, "max-num-batched-tokens", 0, "token budget of one engine step, as vLLM's --max-num-batched-tokens with chunked prefill: one token per decoding sequence, prompts prefilled in chunks from the rest; --max-num-seqs..16777216"+def(tiny.MaxNumBatchedTokens))
+	fs.DurationVar(&f.stepBase, "step-base", 0, "fixed time of one engine step (Go duration; 1µs..10s, below about 2ms the 1ms timer granularity shows)"+def(tiny.StepBase))
+	fs.DurationVar(&f.stepPerSeq, "step-per-seq", 0, "extra step time per decoding sequence in the step (0..1s)"+def(tiny.StepPerSeq))
+	fs.DurationVar(&f.prefillPerToken, "prefill-per-token", 0, "extra step time per prompt token prefilled in the step (0..1s)"+def(tiny.PrefillPerToken))
+	fs.StringVar(&f.kneeData, "knee-data", "", "request shape of the analytic knee printed at startup, in benchmark --data syntax with fixed lengths: prompt_tokens=N,output_tokens=M (a benchmark sending ignore_eos and max_tokens M); default: the preset's reference shape, prompt_tokens=1024,output_tokens=256 for the H100 presets, prompt_tokens=256,output_tokens=128 for tiny")
+	return f
+}
+
+// addGPUFlags registers the flags that override the simulated GPU.
+func (f *capacityFlags) addGPUFlags(fs *pflag.FlagSet) {
+	h := mock.DefaultGPU()
+	def := func(v any) string { return fmt.Sprintf(" (default: the capacity model's GPU's, else %v)", v) }
+	fs.StringVar(&f.gpuName, "gpu-name", "", "modelName of the simulated GPUs in the DCGM exposition"+def(h.Name))
+	fs.IntVar(&f.gpuMemoryMiB, "gpu-memory-mib", 0, "framebuffer of each simulated GPU in MiB, reported 90% used; 1..16777216"+def(h.MemoryMiB))
+	fs.Float64Var(&f.gpuIdleWatts, "gpu-idle-watts", 0, "power draw of each simulated GPU with nothing running, in W; 0..--gpu-max-watts"+def(h.IdleWatts))
+	fs.Float64Var(&f.gpuWattsPerSeq, "gpu-watts-per-seq", 0, "extra draw of each simulated GPU per running sequence, in W; 0..100000"+def(h.WattsPerSeq))
+	fs.Float64Var(&f.gpuMaxWatts, "gpu-max-watts", 0, "power cap (board limit) of each simulated GPU, in W; 1..100000"+def(h.MaxWatts))
+}
+
+// given returns the flags of names that were given, as "--name=value".
+func (f *capacityFlags) given(names []string) []string {
+	var out []string
+	for _, name := range names {
+		if f.fs.Changed(name) {
+			out = append(out, "--"+name+"="+f.fs.Lookup(name).Value.String())
+		}
+	}
+	return out
+}
+
+// model returns the capacity model the flags ask for: the preset's, or
+// tiny's when a capacity flag is given without --preset, with each given
+// flag's value; nil when neither is given. The values are checked by
+// mock.New (see configError).
+func (f *capacityFlags) model(preset string) (*mock.CapacityModel, error) {
+	if preset == "" {
+		if len(f.given(capacityFlagNames)) == 0 {
+			return nil, nil
+		}
+		preset = mock.PresetTiny
+	}
+	m, err := mock.Preset(preset)
+	if err != nil {
+		return nil, usagef("--preset: %v", err)
+	}
+	set := func(name string, apply func()) {
+		if f.fs.Changed(name) {
+			apply()
+		}
+	}
+	set("max-num-seqs", func() { m.MaxNumSeqs = f.maxNumSeqs })
+	set("max-num-batched-tokens", func() { m.MaxNumBatchedTokens = f.maxNumBatchedTokens })
+	set("step-base", func() { m.StepBase = f.stepBase })
+	set("step-per-seq", func() { m.StepPerSeq = f.stepPerSeq })
+	set("prefill-per-token", func() { m.PrefillPerToken = f.prefillPerToken })
+	return &m, nil
+}
+
+// gpu returns the simulated GPU the --gpu-* flags ask for, starting from
+// the capacity model's GPU (or mock.DefaultGPU without one); nil when no
+// --gpu-* flag is given, which leaves mock.Config.GPU to its default.
+func (f *capacityFlags) gpu(m *mock.CapacityModel) *mock.GPUSpec {
+	if len(f.given(gpuFlagNames)) == 0 {
+		return nil
+	}
+	g := mock.DefaultGPU()
+	if m != nil {
+		g = m.GPU
+	}
+	if f.fs.Changed("gpu-name") {
+		g.Name = f.gpuName
+	}
+	if f.fs.Changed("gpu-memory-mib") {
+		g.MemoryMiB = f.gpuMemoryMiB
+	}
+	if f.fs.Changed("gpu-idle-watts") {
+		g.IdleWatts = f.gpuIdleWatts
+	}
+	if f.fs.Changed("gpu-watts-per-seq") {
+		g.WattsPerSeq = f.gpuWattsPerSeq
+	}
+	if f.fs.Changed("gpu-max-watts") {
+		g.MaxWatts = f.gpuMaxWatts
+	}
+	return &g
+}
+
+// kneeWorkload returns the request shape of the analytic knee: --knee-data,
+// else the reference shape of the model's preset. It is the zero Workload
+// without a capacity model, where --knee-data is refused.
+func (f *capacityFlags) kneeWorkload(m *mock.CapacityModel) (mock.Workload, error) {
+	if f.fs.Changed("knee-data") {
+		w, err := parseKneeData(f.kneeData)
+		if err == nil && m == nil {
+			err = usagef("--knee-data needs a capacity model: give --preset or a capacity flag such as --max-num-seqs")
+		}
+		return w, err
+	}
+	if m == nil {
+		return mock.Workload{}, nil
+	}
+	w, err := mock.PresetWorkload(m.Name)
+	if err != nil {
+		return mock.Workload{}, fmt.Errorf("the reference shape of %s: %w", m.Name, err)
+	}
+	return w, nil
+}
+
+// parseKneeData reads --knee-data: prompt_tokens=N,output_tokens=M, both
+// required, each in 1..16777216.
+func parseKneeData(s string) (mock.Workload, error) {
+	bad := func(why string) error {
+		return usagef("--knee-data %q: %s; want prompt_tokens=N,output_tokens=M with N and M in 1..16777216 (fixed lengths: the analytic knee has no stdev)", s, why)
+	}
+	var w mock.Workload
+	seen := map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		key, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return w, bad(fmt.Sprintf("%q is not key=value", part))
+		}
+		var dst *int
+		switch key {
+		case "prompt_tokens":
+			dst = &w.PromptTokens
+		case "output_tokens":
+			dst = &w.OutputTokens
+		default:
+			return w, bad(fmt.Sprintf("unknown key %q", key))
+		}
+		if seen[key] {
+			return w, bad(fmt.Sprintf("%s given twice", key))
+		}
+		seen[key] = true
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 1 || n > 1<<24 {
+			return w, bad(fmt.Sprintf("%s=%s is not an integer in 1..16777216", key, val))
+		}
+		*dst = n
+	}
+	if !seen["prompt_tokens"] || !seen["output_tokens"] {
+		return w, bad("both keys are required")
+	}
+	return w, nil
+}
+
+// configError turns a mock.New error into a one-line usage error naming
+// the flag of the field at fault; when that flag was not given (the value
+// is the preset's or the default GPU's), it says where the value came from.
+func (f *capacityFlags) configError(err error, m *mock.CapacityModel) error {
+	var ce *mock.ConfigError
+	if !errors.As(err, &ce) || mockFieldFlags[ce.Field] == "" {
+		return usagef("%v", err)
+	}
+	flag := mockFieldFlags[ce.Field]
+	msg := mockMsgFlags.Replace(ce.Msg)
+	if !f.fs.Changed(flag) {
+		from := "the default GPU's"
+		if m != nil {
+			from = "the " + m.Name + " preset's"
+		}
+		if strings.HasPrefix(ce.Field, "Capacity.") || strings.HasPrefix(ce.Field, "GPU.") {
+			msg += " (" + from + " value; give --" + flag + ")"
+		}
+	}
+	return usagef("--%s: %s", flag, msg)
+}
+
+// describe is the startup line naming the capacity model and its
+// parameters, overrides included; preset is --preset.
+func (f *capacityFlags) describe(m *mock.CapacityModel, preset string) string {
+	name := m.Name + " preset"
+	if preset == "" {
+		name = m.Name + " preset (the base without --preset)"
+	}
+	if given := f.given(capacityFlagNames); len(given) > 0 {
+		name += " with " + strings.Join(given, " ")
+	}
+	return fmt.Sprintf("capacity model %s: %d slots, %d-token step budget, step %v + %v per decoding sequence + %v per prefill token",
+		name, m.MaxNumSeqs, m.MaxNumBatchedTokens, m.StepBase, m.StepPerSeq, m.PrefillPerToken)
+}
+
+// describeKnee is the startup line with the model's analytic knee for w
+// under the interactive SLO (mock.CapacityModel.Capacity), the ground
+// truth a knee search against this mock should find.
+func describeKnee(m *mock.CapacityModel, w mock.Workload) string {
+	slo := mock.InteractiveSLO()
+	head := fmt.Sprintf("analytic knee for prompt_tokens=%d,output_tokens=%d under TTFT P99 < %v, ITL P95 < %v", w.PromptTokens, w.OutputTokens, slo.TTFTP99, slo.ITLP95)
+	c, err := m.Capacity(w, slo)
+	if err != nil {
+		return head + ": not computed: " + err.Error()
+	}
+	var closed string
+	switch {
+	case c.Closed.Concurrency == 0:
+		closed = fmt.Sprintf("no concurrency meets it (%s fails at 1)", c.ClosedLimit)
+	case c.ClosedLimit == "none":
+		closed = fmt.Sprintf("concurrency %d (%.0f tok/s, TTFT P99 %v, ITL P95 %v; nothing binds above)",
+			c.Closed.Concurrency, c.Closed.OutputTokensPerSec, c.Closed.TTFTP99.Round(time.Microsecond), c.Closed.ITLP95.Round(time.Microsecond))
+	default:
+		closed = fmt.Sprintf("concurrency %d (%.0f tok/s, TTFT P99 %v, ITL P95 %v; %s fails at %d)",
+			c.Closed.Concurrency, c.Closed.OutputTokensPerSec, c.Closed.TTFTP99.Round(time.Microsecond), c.Closed.ITLP95.Round(time.Microsecond), c.ClosedLimit, c.Closed.Concurrency+1)
+	}
+	open := fmt.Sprintf("no constant rate meets it (%s)", c.OpenLimit)
+	if c.Open.Rate > 0 {
+		open = fmt.Sprintf("rate %s req/s (%.0f tok/s, bound by %s)", formatRate(c.Open.Rate), c.Open.OutputTokensPerSec, c.OpenLimit)
+	}
+	return fmt.Sprintf("%s: %s, %s; saturation %s req/s = %.0f tok/s",
+		head, closed, open, formatRate(c.SaturationRate), c.SaturationTokensPerSec)
+}
+
+// formatRate prints a request rate with two decimals, or three significant
+// digits below 1 req/s.
+func formatRate(r float64) string {
+	if r >= 1 {
+		return strconv.FormatFloat(r, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(r, 'g', 3, 64)
 }
 
 // validHost reports whether h is an IP address (IPv6 with or without
