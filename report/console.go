@@ -6,15 +6,19 @@ import (
 	"strings"
 )
 
-// WriteConsole writes a summary of every benchmark as two aligned text
+// WriteConsole writes a summary of every benchmark as aligned text
 // tables, like GuideLLM's console output: requests and throughput, then
 // latency percentiles of the successful requests (TTFT, ITL and TPOT as
-// GuideLLM defines them, and end-to-end latency, all in ms). When the
-// benchmarks were judged against an SLO, a third table gives each verdict,
-// the objectives' measured values, the attainment and the goodput; when
-// the run has a knee (the run extras), a summary of it follows. Missing
-// figures (older GuideLLM reports) are shown as "-". The output depends
-// only on the report.
+// GuideLLM defines them, and end-to-end latency, all in ms). A goodput
+// report adds a table of goodput's own figures (scheduled TTFT, dispatch
+// lateness, ITL per gap, time to second token, token count mismatches).
+// When the benchmarks were judged against an SLO, a table gives each
+// verdict, the objectives' measured values, the attainment and the
+// goodput; when the run has a knee (the run extras), a summary of it
+// follows. A benchmark whose client was saturated has its label marked
+// with "*" in the tables of latency figures, and a footnote gives the
+// reason. Missing figures (older GuideLLM reports) are shown as "-". The
+// output depends only on the report.
 func WriteConsole(w io.Writer, r *Report) error {
 	var b strings.Builder
 	t1 := &textTable{
@@ -52,7 +56,7 @@ func WriteConsole(w io.Writer, r *Report) error {
 		}
 		t1.rows = append(t1.rows, row)
 
-		lat := []string{idx, strat}
+		lat := []string{idx, latencyLabel(bm)}
 		lat = append(lat, pcts(m.TimeToFirstTokenMs, 1)...)
 		lat = append(lat, pcts(m.InterTokenLatencyMs, 1)...)
 		lat = append(lat, pcts(m.TimePerOutputTokenMs, 1)...)
@@ -70,9 +74,16 @@ func WriteConsole(w io.Writer, r *Report) error {
 		t1.render(&b)
 		b.WriteString("\n")
 		t2.render(&b)
+		if tx := extrasTable(r); tx != nil {
+			b.WriteString("\n")
+			tx.render(&b)
+		}
 		if t3 := sloTable(r); t3 != nil {
 			b.WriteString("\n")
 			t3.render(&b)
+		}
+		for _, n := range saturationNotes(r) {
+			b.WriteString(n + "\n")
 		}
 		for _, n := range notes {
 			b.WriteString("Approximate: " + n + "\n")

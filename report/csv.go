@@ -18,9 +18,11 @@ import (
 // "[min, p001, p01, p05, p10, p25, p75, p90, p95, p99, max]". Numbers are
 // written as Python writes them. Columns are the union over the benchmarks
 // (cells a benchmark lacks are empty). goodput's own columns come last,
-// under groups starting with "Goodput" (the SLO's verdict, goodput and
-// objectives last of all, when the benchmarks were judged). Timestamps
-// are UTC (GuideLLM uses the local time zone).
+// under groups starting with "Goodput", among them whether the client was
+// saturated ("Client Saturated", True or False, and "Client Saturation
+// Reason"; its latency figures are then unreliable) and, last of all when
+// the benchmarks were judged, the SLO's verdict, goodput and objectives.
+// Timestamps are UTC (GuideLLM uses the local time zone).
 func WriteCSV(w io.Writer, r *Report) error {
 	type col struct{ g, f, s string }
 	var order []col
@@ -251,6 +253,14 @@ func (c *csvCols) goodput(b *Benchmark) {
 	c.add("Goodput", "Errors By HTTP Status", "", pyJSON(g.Errors.ByHTTPStatus))
 	c.add("Goodput", "Not Dispatched", "", strconv.FormatInt(int64(g.Requests.NotDispatched), 10))
 	c.add("Goodput", "Outside Window", "", strconv.FormatInt(int64(g.Requests.OutsideWindow), 10))
+	// Whether the client kept up: its latency figures are unreliable when
+	// it did not (empty when the client's load was not measured).
+	sat, reason := "", ""
+	if cl := g.Client; cl != nil {
+		sat, reason = pyBool(cl.Saturated), cl.Reason
+	}
+	c.add("Goodput", "Client Saturated", "", sat)
+	c.add("Goodput", "Client Saturation Reason", "", reason)
 	x := &g.Metrics
 	c.stats(x.TimeToFirstTokenMs, "Goodput Time to First Token", "ms")
 	c.stats(x.TimeToFirstOutputTokenMs, "Goodput Time to First Output Token", "ms")

@@ -33,6 +33,13 @@ type legacyBenchmark struct {
 		QueuedTimeAvg                    *Float        `json:"queued_time_avg"`
 		RequestStartTimeTargetedDelayAvg *Float        `json:"request_start_time_targeted_delay_avg"`
 		RequestTimeAvg                   *Float        `json:"request_time_avg"`
+		// WorkerTimeAvg (worker_end − worker_start) and
+		// WorkerStartTimeTargetedDelayAvg (worker_start −
+		// targeted_start_time) are GuideLLM v2's resolve_time_avg and
+		// resolve_targeted_start_delay_avg: worker_start is v2's
+		// resolve_start, worker_end its resolve_end.
+		WorkerTimeAvg                   *Float `json:"worker_time_avg"`
+		WorkerStartTimeTargetedDelayAvg *Float `json:"worker_start_time_targeted_delay_avg"`
 	} `json:"run_stats"`
 	Worker        json.RawMessage                       `json:"worker"`
 	RequestLoader json.RawMessage                       `json:"request_loader"`
@@ -41,7 +48,10 @@ type legacyBenchmark struct {
 	EndTime       *Float                                `json:"end_time"`
 	Duration      *Float                                `json:"duration"`
 	RequestTotals *StatusCounts                         `json:"request_totals"`
-	Requests      struct {
+	// RequestSamples is the number of request records kept per status
+	// (null: all of them).
+	RequestSamples json.RawMessage `json:"request_samples"`
+	Requests       struct {
 		Successful []*legacyRequest `json:"successful"`
 		Errored    []*legacyRequest `json:"errored"`
 		Incomplete []*legacyRequest `json:"incomplete"`
@@ -50,6 +60,7 @@ type legacyBenchmark struct {
 
 type legacyRequest struct {
 	RequestID     string  `json:"request_id"`
+	RequestType   string  `json:"request_type"` // text_completions or chat_completions
 	Output        *string `json:"output"`
 	Error         *string `json:"error"`
 	SchedulerInfo struct {
@@ -134,7 +145,8 @@ func (lb *legacyBenchmark) toBenchmark() *Benchmark {
 	b.SchedulerMetrics = &SchedulerMetrics{
 		StartTime: rs.StartTime, EndTime: rs.EndTime, RequestsMade: rs.RequestsMade,
 		QueuedTimeAvg: rs.QueuedTimeAvg, RequestTargetedStartDelayAvg: rs.RequestStartTimeTargetedDelayAvg,
-		RequestTimeAvg: rs.RequestTimeAvg,
+		RequestTimeAvg: rs.RequestTimeAvg, ResolveTimeAvg: rs.WorkerTimeAvg,
+		ResolveTargetedStartDelayAvg: rs.WorkerStartTimeTargetedDelayAvg,
 	}
 	m := &b.Metrics
 	m.RequestTotals = lb.RequestTotals
@@ -165,6 +177,15 @@ func (lb *legacyBenchmark) toBenchmark() *Benchmark {
 		Errored:    conv(lb.Requests.Errored, "errored"),
 		Incomplete: conv(lb.Requests.Incomplete, "cancelled"),
 	}
+	src := &legacySource{requestSamples: lb.RequestSamples}
+	for _, list := range [][]*legacyRequest{lb.Requests.Successful, lb.Requests.Errored, lb.Requests.Incomplete} {
+		for _, r := range list {
+			if r != nil && r.RequestType != "" && src.requestType == "" {
+				src.requestType = r.RequestType
+			}
+		}
+	}
+	b.legacy = src
 	return b
 }
 

@@ -63,6 +63,10 @@ type Benchmark struct {
 	WarmupDuration   *Float            `json:"warmup_duration"`
 	CooldownDuration *Float            `json:"cooldown_duration"`
 	Goodput          *Extras           `json:"goodput,omitempty"`
+
+	// legacy is what a GuideLLM v0.2–v0.3 benchmark had beyond the
+	// model, kept for writing it as report v2 (legacy_v2.go).
+	legacy *legacySource
 }
 
 // BenchmarkConfig is GuideLLM's BenchmarkConfig.

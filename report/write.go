@@ -45,11 +45,15 @@ func (r *Report) WriteJSON(w io.Writer) error {
 }
 
 // MarshalJSONBytes returns what WriteJSON writes. The layout written is
-// always report v2: a report read from an older layout gets
-// metadata.version 2 (and keeps what it had; its v0.4–v0.6 "args" are not
-// written).
+// always report v2 as GuideLLM v0.7 loads it: a GuideLLM v0.2–v0.3
+// report is converted by AsV2, and a report AsV2 refuses (an error
+// wrapping ErrNotV2) is not written.
 func (r *Report) MarshalJSONBytes() ([]byte, error) {
-	out := *r
+	v2, err := r.AsV2()
+	if err != nil {
+		return nil, fmt.Errorf("encoding report: %w", err)
+	}
+	out := *v2
 	if out.Metadata == nil {
 		out.Metadata = &Metadata{}
 	}

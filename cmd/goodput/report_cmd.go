@@ -16,8 +16,12 @@ import (
 // `goodput report FILE… [--console] [--csv OUT] [--json OUT] [--aiperf DIR]
 // [--records FILE]` re-renders reports goodput reads (goodput's own,
 // GuideLLM v2, and GuideLLM's older layouts): the console tables, the CSV,
-// goodput's JSON written again (older layouts become report v2) and the
-// AIPerf exports. Without an output flag it prints the console tables.
+// goodput's JSON written again and the AIPerf exports. Without an output
+// flag it prints the console tables. --json writes report v2 as GuideLLM
+// v0.7 loads it: a GuideLLM v0.2–v0.3 report is converted
+// (report.Report.AsV2); one that cannot be converted honestly, and any
+// GuideLLM v0.4–v0.6 report, is refused with one line and exit status 2
+// before anything is written.
 //
 // Several files are rendered each in turn: the console tables one report
 // after the other, each under a "== FILE ==" line; --csv and --json then
@@ -68,6 +72,11 @@ func runReport(_ context.Context, e *env, args []string) error {
 		rep, err := report.Read(f)
 		if err != nil {
 			return usagef("%s", strings.ReplaceAll(err.Error(), "\n", " "))
+		}
+		if o.json != "" {
+			if _, err := rep.AsV2(); err != nil {
+				return usagef("%s: --json: %s", f, strings.ReplaceAll(err.Error(), "\n", " "))
+			}
 		}
 		reps[i] = rep
 		st := reportStem(f)

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -274,5 +276,164 @@ func TestReportRecordsMismatch(t *testing.T) {
 	code, _, stderr := run(t, "report", filepath.Join(a, "benchmarks.json"), "--aiperf", out, "--records", filepath.Join(b, "requests.jsonl"))
 	if code != exitUsage || !strings.Contains(stderr, "does not belong to this report") {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
+
+// guidellmStrictCheck runs GuideLLM v0.7.3's loader rules
+// (shared/tools/guidellm_v2_check.py, or $GUIDELLM_V2_CHECK), strict, on
+// a file and returns their output. It skips the test when python3 or the
+// checker is missing, unless $GOODPUT_CI is set: CI must run it.
+func guidellmStrictCheck(t *testing.T, path string) string {
+	t.Helper()
+	checker := os.Getenv("GUIDELLM_V2_CHECK")
+	if checker == "" {
+		checker = filepath.Join("..", "..", "..", "shared", "tools", "guidellm_v2_check.py")
+	}
+	py, err := exec.LookPath("python3")
+	if err == nil {
+		_, err = os.Stat(checker)
+	}
+	if err != nil {
+		msg := "GuideLLM v2 checker unavailable (python3 and " + checker + ", or set GUIDELLM_V2_CHECK): " + err.Error()
+		if os.Getenv("GOODPUT_CI") != "" {
+			t.Fatal(msg + " ($GOODPUT_CI is set: CI must run it)")
+		}
+		t.Skip(msg)
+	}
+	out, _ := exec.Command(py, checker, "--strict", path).CombinedOutput()
+	return strings.TrimSpace(string(out))
+}
+
+// TestReportLegacyJSON: `report OLD.json --json OUT` on GuideLLM's v0.3
+// layout writes a report v2 that goodput reads back (rendering the same
+// console) and GuideLLM's loader rules accept.
+func TestReportLegacyJSON(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "v2.json")
+	code, stdout, stderr := run(t, "report", legacyFixture, "--json", out)
+	if code != exitOK || stdout != "" {
+		t.Fatalf("exit %d, stdout %q: %s", code, stdout, stderr)
+	}
+	rep, err := report.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Layout != report.LayoutV2 || rep.Config == nil || rep.Benchmarks[0].SchedulerState == nil {
+		t.Errorf("read back as %s, config %v", rep.Layout, rep.Config)
+	}
+	code, stdout, stderr = run(t, "report", out)
+	want, err := os.ReadFile("../../report/testdata/golden/legacy_v0.3.console.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != exitOK || stdout != string(want) {
+		t.Errorf("exit %d (%s); console of the converted report:\n%s\nwant:\n%s", code, stderr, stdout, want)
+	}
+	if got := guidellmStrictCheck(t, out); got != "OK" {
+		t.Errorf("GuideLLM loader check, strict:\n%s", got)
+	}
+}
+
+// TestReportJSONRefused: an old report that cannot be written as report
+// v2 honestly is refused with one line and exit 2, and nothing is
+// written, while the console and CSV still render it.
+func TestReportJSONRefused(t *testing.T) {
+	dir := t.TempDir()
+	raw, err := os.ReadFile(legacyFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["benchmarks"].([]any)[0].(map[string]any)["args"].(map[string]any)["warmup_duration"] = 5.0
+	warm, _ := json.Marshal(doc)
+	warmFile := filepath.Join(dir, "warm.json")
+	doc["args"] = map[string]any{"target": "http://x"} // GuideLLM v0.4's {args, benchmarks}
+	v04, _ := json.Marshal(doc)
+	v04File := filepath.Join(dir, "v04.json")
+	for f, b := range map[string][]byte{warmFile: warm, v04File: v04} {
+		if err := os.WriteFile(f, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "out")
+	for _, c := range []struct {
+		file, want string
+	}{
+		{warmFile, warmFile + ": --json: cannot be written as GuideLLM report v2 (GuideLLM v0.2–v0.3 layout): benchmarks[0]: warmup or cooldown set"},
+		{v04File, v04File + ": --json: cannot be written as GuideLLM report v2 (GuideLLM v0.4–v0.6 layout)"},
+	} {
+		code, _, stderr := run(t, "report", legacyFixture, c.file, "--csv", out, "--json", out)
+		if code != exitUsage || strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("exit %d, stderr %q: want 2 and one line containing %q", code, stderr, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatal("a refused --json wrote output")
+		}
+		if code, stdout, stderr := run(t, "report", c.file); code != exitOK || !strings.Contains(stdout, "Latency, successful requests") {
+			t.Errorf("console: exit %d: %s", code, stderr)
+		}
+	}
+}
+
+// TestReportClientSaturated: re-rendering a goodput report marks the
+// latency rows of a benchmark whose client was saturated, gives the
+// reason in a footnote, and says so in the CSV.
+func TestReportClientSaturated(t *testing.T) {
+	runDir := benchmarkRun(t)
+	rep, err := report.Read(filepath.Join(runDir, "benchmarks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const reason = "timer lag P99 12.0 ms > 5ms: the client process is CPU-starved"
+	rep.Benchmarks[0].Goodput.Client = &report.ClientLoad{Saturated: true, Reason: reason}
+	rep.Benchmarks[1].Goodput.Client = &report.ClientLoad{Saturated: false}
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(t.TempDir(), "sat.json")
+	if err := os.WriteFile(in, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	csvOut := filepath.Join(t.TempDir(), "sat.csv")
+	code, stdout, stderr := run(t, "report", in, "--console", "--csv", csvOut)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lat := stdout[strings.Index(stdout, "Latency, successful requests"):]
+	if !strings.Contains(lat, " concurrent 2* ") || strings.Contains(lat, "concurrent 3*") {
+		t.Errorf("latency rows: want concurrent 2 marked, concurrent 3 not:\n%s", stdout)
+	}
+	if want := "* benchmark 0 (concurrent 2): client saturated: latency figures unreliable: " + reason + "\n"; !strings.Contains(stdout, want) {
+		t.Errorf("console lacks the footnote %q:\n%s", want, stdout)
+	}
+	f, err := os.Open(csvOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range rows[1] {
+		if rows[0][i] != "Goodput" {
+			continue
+		}
+		switch h {
+		case "Client Saturated":
+			if rows[3][i] != "True" || rows[4][i] != "False" {
+				t.Errorf("Client Saturated: %q, %q; want True, False", rows[3][i], rows[4][i])
+			}
+		case "Client Saturation Reason":
+			if rows[3][i] != reason || rows[4][i] != "" {
+				t.Errorf("Client Saturation Reason: %q, %q", rows[3][i], rows[4][i])
+			}
+		}
+	}
+	if !strings.Contains(strings.Join(rows[1], ","), "Client Saturated,Client Saturation Reason") {
+		t.Errorf("CSV lacks the saturation columns: %v", rows[1])
 	}
 }
