@@ -400,17 +400,20 @@ func (r *run) openLoop(start int64) {
 			return
 		}
 		due := start + int64(off)
+		// The request is built while its send time approaches, so
+		// building it (a prompt's text, its token count) costs no
+		// lateness unless the schedule is already behind.
+		req, ok := r.b.Source.Request(i)
+		if !ok {
+			r.stop(StopDataExhausted, false)
+			return
+		}
 		if r.e.clock.Until(due) > 0 {
 			if !waitUntil(r.e.clock, due, r.stopCh, timer) {
 				return
 			}
 		} else if r.stopped() {
 			break
-		}
-		req, ok := r.b.Source.Request(i)
-		if !ok {
-			r.stop(StopDataExhausted, false)
-			return
 		}
 		select {
 		case sem <- struct{}{}:
