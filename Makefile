@@ -6,15 +6,17 @@ LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 PKGS     := ./...
 FUZZTIME ?= 5s
 
-.PHONY: all build test lint vet fmt-check race fuzz demo bench image clean
+.PHONY: all build test lint vet fmt-check race knee fuzz demo bench image clean
 
 all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/goodput ./cmd/goodput
 
-## test: everything CI runs: vet, gofmt, race-enabled tests, and a bounded fuzz pass.
-test: lint race fuzz
+## test: everything CI runs: vet, gofmt, race-enabled tests, the real-time
+## knee check (without the race detector, which skews timing), and a
+## bounded fuzz pass.
+test: lint race knee fuzz
 
 lint: vet fmt-check
 
@@ -27,6 +29,11 @@ fmt-check:
 
 race:
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+
+## knee: the knee search against the capacity-model mock lands within ±10 %
+## of the analytic knee (real time, about 80 s; skipped under -race).
+knee:
+	$(GO) test -count=1 -timeout 10m -run 'TestKneeMatchesCapacity' -v ./sweep
 
 ## fuzz: run every fuzz target for FUZZTIME (default 5s) each.
 fuzz:
