@@ -177,20 +177,32 @@ func TestGuideLLMSweepValidate(t *testing.T) {
 
 func TestSweepKnee(t *testing.T) {
 	spec := slo.Default()
-	// Every rate holds: no break; the limit is the throughput round.
+	// Every constant rate holds and the throughput round breaks: the
+	// knee lies between the highest rate and the throughput round.
 	easy := func(s loadgen.Strategy) outcome {
 		if s.Kind == loadgen.Synchronous {
 			return outcome{ttftP99: 50, itlP95: 10, rps: 2, tokS: 200}
 		}
 		if s.Kind == loadgen.Throughput {
-			return outcome{ttftP99: 900, itlP95: 10, rps: 18, tokS: 1800} // fails: not a candidate
+			return outcome{ttftP99: 900, itlP95: 10, rps: 18, tokS: 1800}
 		}
 		return outcome{ttftP99: 100, itlP95: 10, rps: s.Rate, tokS: 100 * s.Rate}
 	}
 	rounds := simulate(t, GuideLLMSweep{}, spec, easy)
 	k := FindKnee(GuideLLMSweep{}, rounds, 7200)
-	if k.Found || k.Index != 9 || k.Above != -1 || !strings.Contains(k.Limit, "throughput round's 18 req/s at max concurrency 512") {
+	if !k.Found || k.Index != 9 || k.Above != 1 || !strings.Contains(k.Limit, "throughput round (18 req/s at max concurrency 512), which broke the SLO") {
 		t.Errorf("knee %+v", k)
+	}
+	// The throughput round holds too: no break was seen; the limit is
+	// the throughput round's rate.
+	easier := func(s loadgen.Strategy) outcome {
+		o := easy(s)
+		o.ttftP99 = min(o.ttftP99, 100)
+		return o
+	}
+	k2 := FindKnee(GuideLLMSweep{}, simulate(t, GuideLLMSweep{}, spec, easier), 0)
+	if k2.Found || k2.Index != 9 || k2.Above != -1 || !strings.Contains(k2.Limit, "throughput round's 18 req/s at max concurrency 512") {
+		t.Errorf("knee %+v", k2)
 	}
 	// Goodput at the highest passing round: 18 req/s × 100 tokens.
 	if k.GoodputOutputTokS != 1800 || k.Replicas != 4 || k.TargetLoadTokS != 7200 {

@@ -301,6 +301,16 @@ func (g GuideLLMSweep) Knee(rounds []Round) *report.Knee {
 	k := newKnee(ModeSweep, rounds, pts, b, rateLabel)
 	if b.lo >= 0 && b.hi < 0 {
 		top := measuredRate(rounds[1])
+		if tp, err := judged(rounds[1], 1); err == nil && !tp.Pass {
+			// The throughput round broke the SLO: the break was seen,
+			// between the highest constant rate and that round's rate.
+			k.Found, k.Above = true, 1
+			k.Limit = fmt.Sprintf("between the sweep's highest rate and its throughput round (%.4g req/s at max concurrency %d), which broke the SLO", top, g.maxConcurrency())
+			k.Reason = fmt.Sprintf("The SLO held at every rate of the sweep, up to %s (benchmark %d), and broke in the throughput round (benchmark 1, %.4g req/s with %d streams): the knee lies between them; search that bracket with --rate-type knee --knee-axis rate.",
+				rateLabel(pts[b.lo].load), pts[b.lo].idx, top, g.maxConcurrency())
+			k.Reason = joinReasons(k.Reason, noiseNote(pts, b, rateLabel), saturationNote(pts, rateLabel))
+			return k
+		}
 		k.Limit = fmt.Sprintf("the sweep's highest rate: the throughput round's %.4g req/s at max concurrency %d", top, g.maxConcurrency())
 		k.Reason = fmt.Sprintf("The SLO held at every rate of the sweep, up to %s (benchmark %d): no break was seen, so this is a lower bound of the capacity; a sweep never probes above its throughput round's rate (%.4g req/s with %d streams): raise its max concurrency or search with the knee profile.",
 			rateLabel(pts[b.lo].load), pts[b.lo].idx, top, g.maxConcurrency())
