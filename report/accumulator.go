@@ -10,8 +10,8 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultExactCap      = 1_000_000
-	DefaultTokenEventCap = 1_000_000
+	DefaultExactCap      = 200_000
+	DefaultTokenEventCap = 500_000
 	DefaultSampleSize    = 20
 	// pendingChunkCap bounds the chunk timestamps buffered for requests
 	// whose place in the window is not known yet (warmup by request count).

@@ -20,7 +20,7 @@ import (
 
 func main() {
 	quick := flag.Bool("quick", false, "smaller runs (a few minutes in all)")
-	only := flag.String("only", "", "comma list of sections: client,python,scaling,fidelity,lateness,memory")
+	only := flag.String("only", "", "comma list of sections: client,python,scaling,fidelity,lateness,progress,memory")
 	bin := flag.String("goodput", "bin/goodput", "the goodput binary to measure")
 	python := flag.String("python", "/usr/bin/python3", "python with aiohttp (Debian's python3-aiohttp)")
 	md := flag.String("md", "", "also write the figures as a Markdown table to this file")
@@ -38,7 +38,7 @@ func main() {
 		run  func() error
 	}{
 		{"client", s.client}, {"python", s.pythonCmp}, {"scaling", s.scaling},
-		{"fidelity", s.fidelity}, {"lateness", s.lateness}, {"memory", s.memory},
+		{"fidelity", s.fidelity}, {"lateness", s.lateness}, {"progress", s.progress}, {"memory", s.memory},
 	}
 	broken := false
 	start := time.Now()

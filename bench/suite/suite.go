@@ -153,11 +153,32 @@ func (s *suite) runGoodputPID(ctx context.Context, pid chan<- int, args ...strin
 	if err != nil {
 		return usage{}, "", err
 	}
+	// The peak RSS is the child's own VmHWM, polled until it exits (the
+	// rusage's maxrss here is the largest of any child the suite waited
+	// for, python's included).
+	hwm := make(chan float64, 1)
+	stopPoll := make(chan struct{})
+	go func(p int) {
+		peak := 0.0
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if mb, ok := procStatusMB(p, "VmHWM:"); ok {
+				peak = max(peak, mb)
+			}
+			select {
+			case <-stopPoll:
+				hwm <- peak
+				return
+			case <-t.C:
+			}
+		}
+	}(cmd.Process.Pid)
 	err = cmd.Wait()
-	u := usage{wall: time.Since(t0).Seconds()}
+	close(stopPoll)
+	u := usage{wall: time.Since(t0).Seconds(), maxRSSMB: <-hwm}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
 		u.cpu = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-		u.maxRSSMB = float64(ru.Maxrss) / 1024
 	}
 	if err != nil {
 		return u, "", fmt.Errorf("goodput %s: %v: %s", strings.Join(args, " "), err, lastLine(stderr.String()))
