@@ -294,3 +294,33 @@ func TestOutputsAIPerf(t *testing.T) {
 		}
 	}
 }
+
+// TestLogFormatJSON: with --log-format json, stderr is JSON Lines from
+// start to end (the metadata table, telemetry notes, warnings and the
+// files written included), ending with a "run finished" line.
+func TestLogFormatJSON(t *testing.T) {
+	url := startTestMock(t, nil)
+	dir := t.TempDir()
+	code, _, stderr := run(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2",
+		"--data", "prompt_tokens=8,output_tokens=8", "--max-requests", "6", "--output-dir", dir, "--run-id", "r",
+		"--log-format", "json", "--dcgm-url", url+"/dcgm/metrics", "--gpu-cost-per-hour", "2", "--gpus", "1")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Fatalf("stderr line is not JSON: %q", l)
+		}
+	}
+	var last struct {
+		Msg   string `json:"msg"`
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Msg != "run finished" || last.RunID != "r" {
+		t.Fatalf("last line %q: want the run finished line", lines[len(lines)-1])
+	}
+	if !strings.Contains(stderr, `"msg":"wrote `) || !strings.Contains(stderr, `telemetry: `) {
+		t.Fatalf("the diagnostics are missing:\n%s", stderr)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"go.uber.org/zap"
 	"golang.org/x/term"
 
 	"github.com/goodput-dev/goodput/dataset"
@@ -89,6 +91,12 @@ func executeRun(ctx context.Context, e *env, o *benchOptions, p *plan, made *str
 	}
 	log := newLogger(e.stderr, o.logFormat)
 	defer func() { _ = log.Sync() }()
+	// With --log-format json every diagnostic line goes through the
+	// logger, so stderr stays JSON Lines; the tables go to stdout.
+	de := *e
+	if o.logFormat == "json" {
+		de.stderr = &logLines{log: log}
+	}
 	if tokNote != "" {
 		log.Warn(tokNote)
 	}
@@ -100,7 +108,7 @@ func executeRun(ctx context.Context, e *env, o *benchOptions, p *plan, made *str
 	if in.Warmup = strings.TrimSpace(o.warmup); in.Warmup == "" {
 		in.Warmup = "none"
 	}
-	md, err := collectRunMetadata(ctx, e.stderr, &o.meta, metadataProbe(client, models, o.meta.probeTimeout), in)
+	md, err := collectRunMetadata(ctx, de.stderr, &o.meta, metadataProbe(client, models, o.meta.probeTimeout), in)
 	if err != nil {
 		return err
 	}
@@ -121,7 +129,7 @@ func executeRun(ctx context.Context, e *env, o *benchOptions, p *plan, made *str
 			return err
 		}
 	}
-	tel, err := openTelemetry(ctx, e, p.telemetry, client.BaseURL())
+	tel, err := openTelemetry(ctx, &de, p.telemetry, client.BaseURL())
 	if err != nil {
 		return err
 	}
@@ -204,7 +212,7 @@ func executeRun(ctx context.Context, e *env, o *benchOptions, p *plan, made *str
 		}
 	}
 	rep := report.NewReport(version, scenario, benches...)
-	finishRunMetadata(e.stderr, md, rep.Benchmarks)
+	finishRunMetadata(de.stderr, md, rep.Benchmarks)
 	rep.Goodput = &report.RunExtras{
 		Version: report.ExtrasVersion, RunID: runID, Interrupted: interrupted, Metadata: md,
 		SLO: sloSpec.Report(), Knee: o.sweep.knee(p.planner, rounds),
@@ -212,11 +220,11 @@ func executeRun(ctx context.Context, e *env, o *benchOptions, p *plan, made *str
 	if p.shardPlan != nil {
 		rep.Goodput.Shard = p.shardPlan.Info(shardHash, runID)
 	}
-	if err := writeOutputs(e, p, files, rep, jsonl); err != nil {
+	if err := writeOutputs(&de, p, files, rep, jsonl); err != nil {
 		return err
 	}
 	if !p.outputs["console"] {
-		printKnee(e.stderr, rep.Goodput.Knee)
+		printKnee(de.stderr, rep.Goodput.Knee)
 	}
 	if p.outputs["scorecard"] || tel.Active() {
 		var w io.Writer
@@ -229,14 +237,46 @@ func executeRun(ctx context.Context, e *env, o *benchOptions, p *plan, made *str
 	}
 	for _, r := range rounds {
 		if r.Result.Client.Saturated {
-			fmt.Fprintf(e.stderr, "WARNING: benchmark %d (%s): the load generator was saturated (%s); its latency figures are unreliable.\n",
+			fmt.Fprintf(de.stderr, "WARNING: benchmark %d (%s): the load generator was saturated (%s); its latency figures are unreliable.\n",
 				r.Benchmark.Config.RunIndex, r.Strategy, r.Result.Client.Reason)
 		}
 	}
+	fields := []zap.Field{zap.String("run_id", runID), zap.Int("benchmarks", len(rep.Benchmarks)), zap.Bool("interrupted", interrupted)}
+	if k := rep.Goodput.Knee; k != nil {
+		fields = append(fields, zap.Bool("knee_found", k.Found))
+		if k.Index >= 0 {
+			fields = append(fields, zap.Int("knee_benchmark", int(k.Index)), zap.Float64("knee_goodput_output_tok_s", float64(k.GoodputOutputTokS)))
+		}
+	}
+	if files.dir != "" {
+		fields = append(fields, zap.String("output", files.dir))
+	}
+	log.Info("run finished", fields...)
 	if interrupted {
 		return errInterrupted
 	}
 	return runErr // a late shard's error, after writing the rounds it ran
+}
+
+// logLines is an io.Writer that logs each line written to it (the
+// diagnostics of a --log-format json run).
+type logLines struct {
+	log *zap.Logger
+	buf []byte
+}
+
+func (w *logLines) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		if line := strings.TrimRight(string(w.buf[:i]), " \r"); strings.TrimSpace(line) != "" {
+			w.log.Info(line)
+		}
+		w.buf = w.buf[i+1:]
+	}
 }
 
 // tokenizer is the run's tokenizer: --processor when given (resolved in

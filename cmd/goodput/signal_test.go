@@ -309,7 +309,7 @@ func expectCompleteRunDir(t *testing.T, dir string, scorecard bool) {
 func TestSignalWhileWriting(t *testing.T) {
 	srv := startMockServer(t, func(c *mock.Config) { c.TTFT, c.ITL = 0, 0 })
 	lastFinished := func(l logLine) bool { return strings.HasPrefix(l.Msg, "benchmark finished") && l.Round == "2/2" }
-	writing := func(l logLine) bool { return strings.HasPrefix(l.Raw, "run metadata missing:") }
+	writing := func(l logLine) bool { return strings.HasPrefix(l.Msg, "run metadata missing:") }
 	cases := []struct {
 		name string
 		sig  syscall.Signal
