@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/leaktest"
 	"github.com/goodput-dev/goodput/record"
 )
 
@@ -185,7 +186,7 @@ func TestFaultClassification(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := startFaultServer(t, "127.0.0.1:0", tc.handler)
-			base := goroutineSet()
+			base := leaktest.Snapshot()
 			cfg := ClientConfig{Target: srv.url(), Model: "m", StallTimeout: 5 * time.Second, RequestTimeout: 10 * time.Second}
 			if tc.client != nil {
 				tc.client(&cfg)
@@ -222,7 +223,7 @@ func TestFaultClassification(t *testing.T) {
 			}
 			t.Logf("%s/%s HTTP %d: %q", recs[0].Status, recs[0].ErrorClass, recs[0].HTTPStatus, recs[0].Error)
 			c.CloseIdle()
-			expectNoLeaks(t, base, noOpenConns(srv))
+			leaktest.Check(t, base, noOpenConns(srv))
 		})
 	}
 }
@@ -285,7 +286,7 @@ func TestFaultNonStreaming(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := startFaultServer(t, "127.0.0.1:0", tc.handler)
-			base := goroutineSet()
+			base := leaktest.Snapshot()
 			c, err := NewClient(ClientConfig{Target: srv.url(), Model: "m", NoStream: true, StallTimeout: 5 * time.Second}, NewClock())
 			if err != nil {
 				t.Fatal(err)
@@ -300,7 +301,7 @@ func TestFaultNonStreaming(t *testing.T) {
 				checkRecord(t, r, tc.want)
 			}
 			c.CloseIdle()
-			expectNoLeaks(t, base, noOpenConns(srv))
+			leaktest.Check(t, base, noOpenConns(srv))
 		})
 	}
 }
@@ -328,7 +329,7 @@ func TestFaultErrorBurst(t *testing.T) {
 		s.note(r, "ok")
 		okStream(w)
 	})
-	base := goroutineSet()
+	base := leaktest.Snapshot()
 	c, err := NewClient(ClientConfig{Target: srv.url(), Model: "m"}, NewClock())
 	if err != nil {
 		t.Fatal(err)
@@ -366,7 +367,7 @@ func TestFaultErrorBurst(t *testing.T) {
 		t.Fatalf("result counts %d errored, the server sent %v", res.Errored, seen)
 	}
 	c.CloseIdle()
-	expectNoLeaks(t, base, noOpenConns(srv))
+	leaktest.Check(t, base, noOpenConns(srv))
 }
 
 // TestFaultServerGoesAway: mid-run the server closes its listener and
@@ -413,7 +414,7 @@ func TestFaultServerGoesAway(t *testing.T) {
 			first := startFaultServer(t, "127.0.0.1:0", handler)
 			firstSrv.Store(first)
 			epochs = append(epochs, first)
-			base := goroutineSet()
+			base := leaktest.Snapshot()
 			c, err := NewClient(ClientConfig{Target: first.url(), Model: "m", ConnectTimeout: time.Second}, NewClock())
 			if err != nil {
 				t.Fatal(err)
@@ -529,7 +530,7 @@ func TestFaultServerGoesAway(t *testing.T) {
 			for _, s := range servers {
 				s.close()
 			}
-			expectNoLeaks(t, base, noOpenConns(servers...))
+			leaktest.Check(t, base, noOpenConns(servers...))
 		})
 	}
 }
@@ -543,7 +544,7 @@ func TestFaultConnectRefused(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	base := goroutineSet()
+	base := leaktest.Snapshot()
 	c, err := NewClient(ClientConfig{Target: "http://" + addr, Model: "m"}, NewClock())
 	if err != nil {
 		t.Fatal(err)
@@ -558,5 +559,5 @@ func TestFaultConnectRefused(t *testing.T) {
 		checkRecord(t, r, faultWant{status: record.StatusErrored, class: record.ErrConnect, msg: "connection refused"})
 	}
 	c.CloseIdle()
-	expectNoLeaks(t, base, nil)
+	leaktest.Check(t, base, nil)
 }

@@ -6,9 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"runtime"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -185,62 +182,6 @@ func writeEvents(w http.ResponseWriter, events ...string) {
 // okStream is a well-formed three-token stream.
 func okStream(w http.ResponseWriter) {
 	writeEvents(w, tokenChunk("a"), tokenChunk("b"), tokenChunk("c"), finishChunk, usageChunk, doneEvent)
-}
-
-// goroutineSet returns the stacks of the live goroutines by id.
-func goroutineSet() map[string]string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	out := map[string]string{}
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		head, _, _ := strings.Cut(g, "\n")
-		if f := strings.Fields(head); len(f) >= 2 && f[0] == "goroutine" {
-			out[f[1]] = g
-		}
-	}
-	return out
-}
-
-// permanent reports goroutines the runtime starts once and keeps (the
-// signal loop), which are not leaks of the code under test.
-func permanent(stack string) bool {
-	return strings.Contains(stack, "os/signal.signal_recv") || strings.Contains(stack, "os/signal.loop")
-}
-
-// expectNoLeaks polls (every 10 ms, up to 10 s) until every goroutine
-// started since base has exited and settled() reports nil (for example
-// "the server sees no open connection"); it fails the test with the
-// leaked stacks otherwise.
-func expectNoLeaks(t *testing.T, base map[string]string, settled func() error) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var leaked []string
-		for id, st := range goroutineSet() {
-			if _, ok := base[id]; !ok && !permanent(st) {
-				leaked = append(leaked, st)
-			}
-		}
-		var err error
-		if settled != nil {
-			err = settled()
-		}
-		if len(leaked) == 0 && err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			sort.Strings(leaked)
-			t.Fatalf("after the run: %v; %d goroutine(s) leaked:\n%s", err, len(leaked), strings.Join(leaked, "\n\n"))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // noOpenConns is a settled check: the servers see all their connections

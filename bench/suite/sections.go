@@ -71,26 +71,34 @@ func (s *suite) client() error {
 	s.add("client", "1-token requests: client + mock requests/s", float64(st.ok)/span, "req/s", "", nil)
 
 	// Tokens 10 ms apart, 256 streams: the realistic per-token cost.
-	m, err = s.startMock("--ttft", "50ms", "--ttft-stdev", "0", "--itl", "10ms", "--itl-stdev", "0", "--output-tokens-stdev", "0")
+	spaced, err := s.spacedTokens(s.pick(8, 20))
 	if err != nil {
 		return err
 	}
-	secs := s.pick(8, 20)
-	u, path, err = s.runGoodput(context.Background(), "--target", m.url, "--rate-type", "concurrent", "--rate", "256",
-		"--data", "prompt_tokens=32,output_tokens=128", "--max-seconds", strconv.Itoa(secs))
+	s.add("client", "tokens 10 ms apart, 256 streams: client CPU per token", spaced, "µs", "≤ 15", le(spaced, 15))
+	return nil
+}
+
+// spacedTokens runs 256 streams of 128 tokens 10 ms apart for secs seconds
+// (extra flags appended) and returns the client's CPU per received token
+// in µs.
+func (s *suite) spacedTokens(secs int, extra ...string) (float64, error) {
+	m, err := s.startMock("--ttft", "50ms", "--ttft-stdev", "0", "--itl", "10ms", "--itl-stdev", "0", "--output-tokens-stdev", "0")
+	if err != nil {
+		return 0, err
+	}
+	args := append([]string{"--target", m.url, "--rate-type", "concurrent", "--rate", "256",
+		"--data", "prompt_tokens=32,output_tokens=128", "--max-seconds", strconv.Itoa(secs)}, extra...)
+	u, path, err := s.runGoodput(context.Background(), args...)
 	m.stop()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if st, err = readStats(path); err != nil {
-		return err
+	toks, err := allChunks(path)
+	if err != nil {
+		return 0, err
 	}
-	toks := float64(st.tokens)
-	if all, err := allChunks(path); err == nil {
-		toks = all
-	}
-	s.add("client", "tokens 10 ms apart, 256 streams: client CPU per token", u.cpu*1e6/toks, "µs", "≤ 15", le(u.cpu*1e6/toks, 15))
-	return nil
+	return u.cpu * 1e6 / toks, nil
 }
 
 // python: the same zero-delay load from a Python asyncio/aiohttp client.
@@ -246,8 +254,12 @@ func (s *suite) memory() error {
 	s.add("memory", fmt.Sprintf("%d requests: RSS at 50%% of the run", n), at(.5), "MB", "", nil)
 	s.add("memory", fmt.Sprintf("%d requests: RSS at 90%% of the run", n), at(.9), "MB", "", nil)
 	s.add("memory", fmt.Sprintf("%d requests: peak RSS", n), u.maxRSSMB, "MB", "< 150", le(u.maxRSSMB, 150))
-	growth := at(.9) - at(.1)
-	s.add("memory", "RSS growth from 10% to 90% of the run", growth, "MB", "flat (≤ 20)", le(growth, 20))
+	// The report keeps exact per-request statistics up to
+	// report.DefaultExactCap requests per benchmark (fixed-size histograms
+	// beyond), so RSS rises over the first 200,000 requests and must then
+	// stay flat: the second half of the run is the test.
+	growth := at(.9) - at(.5)
+	s.add("memory", "RSS growth from 50% to 90% of the run", growth, "MB", "flat (≤ 20)", le(growth, 20))
 	return nil
 }
 
@@ -320,22 +332,11 @@ func (s *suite) progress() error {
 	var perTok [2][]float64
 	for rep := 0; rep < 3; rep++ {
 		for i, extra := range [][]string{nil, {"--disable-progress=false", "--progress-interval", "1s"}} {
-			m, err := s.startMock("--ttft", "50ms", "--ttft-stdev", "0", "--itl", "10ms", "--itl-stdev", "0", "--output-tokens-stdev", "0")
+			v, err := s.spacedTokens(secs, extra...)
 			if err != nil {
 				return err
 			}
-			args := append([]string{"--target", m.url, "--rate-type", "concurrent", "--rate", "256",
-				"--data", "prompt_tokens=32,output_tokens=128", "--max-seconds", strconv.Itoa(secs)}, extra...)
-			u, path, err := s.runGoodput(context.Background(), args...)
-			m.stop()
-			if err != nil {
-				return err
-			}
-			toks, err := allChunks(path)
-			if err != nil {
-				return err
-			}
-			perTok[i] = append(perTok[i], u.cpu*1e6/toks)
+			perTok[i] = append(perTok[i], v)
 		}
 	}
 	off, on := median(perTok[0]), median(perTok[1])

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/leaktest"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
 )
@@ -103,7 +104,7 @@ func TestBenchmarkFaults(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := tc.server(t)
-			base := goroutineSnapshot()
+			base := leaktest.Snapshot()
 			dir := t.TempDir()
 			start := time.Now()
 			code, stdout, stderr := run(t, faultArgs(srv.url(), dir, tc.args...)...)
@@ -175,7 +176,7 @@ func TestBenchmarkErrorBurst(t *testing.T) {
 		}
 		sseWrite(w, sseToken("a"), sseToken("b"), sseFinish, sseDone)
 	})
-	base := goroutineSnapshot()
+	base := leaktest.Snapshot()
 	dir := t.TempDir()
 	code, _, stderr := run(t, faultArgs(srv.url(), dir, "--rate-type", "constant", "--rate", "40", "--max-seconds", "0.8")...)
 	if code != exitOK {
@@ -240,7 +241,7 @@ func TestBenchmarkServerGoesAway(t *testing.T) {
 			}
 			srv := startFaultServer(t, "127.0.0.1:0", handler)
 			first.Store(srv)
-			base := goroutineSnapshot()
+			base := leaktest.Snapshot()
 			revived := make(chan error, 1)
 			go func() {
 				<-killed

@@ -9,14 +9,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/leaktest"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
@@ -238,54 +237,20 @@ func checkRunOutputs(t *testing.T, dir string) runOutputs {
 	return out
 }
 
-// goroutineSnapshot returns the stacks of the live goroutines by id.
-func goroutineSnapshot() map[string]string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	out := map[string]string{}
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		head, _, _ := strings.Cut(g, "\n")
-		if f := strings.Fields(head); len(f) >= 2 && f[0] == "goroutine" {
-			out[f[1]] = g
-		}
-	}
-	return out
-}
-
-// expectSettled polls (every 10 ms, up to 10 s) until every goroutine
-// started since base has exited (the runtime's signal loop, started once
-// by the first signal.Notify of the process, excepted) and every server
-// sees all its connections closed; it fails with the leaked stacks.
+// expectSettled checks that every goroutine started since base has exited
+// and every server sees all its connections closed.
 func expectSettled(t *testing.T, base map[string]string, servers ...*connServer) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var leaked []string
-		for id, st := range goroutineSnapshot() {
-			if _, ok := base[id]; !ok && !strings.Contains(st, "os/signal.") {
-				leaked = append(leaked, st)
-			}
-		}
+	leaktest.Check(t, base, func() error {
 		var open []string
 		for _, s := range servers {
 			if n := s.open.Load(); n != 0 {
 				open = append(open, fmt.Sprintf("%s: %d", s.addr, n))
 			}
 		}
-		if len(leaked) == 0 && len(open) == 0 {
-			return
+		if len(open) > 0 {
+			return fmt.Errorf("open connections %v", open)
 		}
-		if time.Now().After(deadline) {
-			sort.Strings(leaked)
-			t.Fatalf("after the run: open connections %v; %d goroutine(s) leaked:\n%s", open, len(leaked), strings.Join(leaked, "\n\n"))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 }
