@@ -444,14 +444,14 @@ func TestJSONStructure(t *testing.T) {
 }
 
 // TestGuideLLMChecker runs GuideLLM v0.7.3's loader rules
-// (shared/tools/guidellm_v2_check.py) on a written report, in strict mode.
+// (report/testdata/guidellm_v2_check.py) on a written report, in strict mode.
 // The only strict remark allowed is metadata.goodput_version, which
 // GuideLLM's loader drops (metadata ignores unknown keys): goodput keeps
 // its version there on purpose.
 func TestGuideLLMChecker(t *testing.T) {
 	checker := os.Getenv("GUIDELLM_V2_CHECK")
 	if checker == "" {
-		checker = filepath.Join("..", "..", "shared", "tools", "guidellm_v2_check.py")
+		checker = filepath.Join("testdata", "guidellm_v2_check.py")
 	}
 	if _, err := os.Stat(checker); err != nil {
 		t.Skipf("GuideLLM v2 checker not found at %s (set GUIDELLM_V2_CHECK): %v", checker, err)
@@ -661,7 +661,7 @@ func TestEmptyBenchmark(t *testing.T) {
 	if !bytes.Equal(writeJSON(t, back), data) {
 		t.Error("round trip differs")
 	}
-	checker := filepath.Join("..", "..", "shared", "tools", "guidellm_v2_check.py")
+	checker := filepath.Join("testdata", "guidellm_v2_check.py")
 	if py, err := exec.LookPath("python3"); err == nil {
 		if _, err := os.Stat(checker); err == nil {
 			path := filepath.Join(t.TempDir(), "empty.json")
@@ -676,7 +676,7 @@ func TestEmptyBenchmark(t *testing.T) {
 // TestGuideLLMCheckerProfiles: every profile kind, constraint kind and
 // strategy type goodput writes passes GuideLLM's loader rules, strict.
 func TestGuideLLMCheckerProfiles(t *testing.T) {
-	checker := filepath.Join("..", "..", "shared", "tools", "guidellm_v2_check.py")
+	checker := filepath.Join("testdata", "guidellm_v2_check.py")
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 not found")

@@ -14,14 +14,14 @@ import (
 const legacyFixturePath = "testdata/benchmarks_stripped_legacy_v0.3.json"
 
 // guidellmCheck runs GuideLLM v0.7.3's loader rules
-// (shared/tools/guidellm_v2_check.py, or $GUIDELLM_V2_CHECK) on a file
+// (report/testdata/guidellm_v2_check.py, a copy of the project tool, or $GUIDELLM_V2_CHECK) on a file
 // and returns their output. It skips the test when python3 or the checker
 // is missing, unless $GOODPUT_CI is set: CI must run it.
 func guidellmCheck(t *testing.T, path string, strict bool) string {
 	t.Helper()
 	checker := os.Getenv("GUIDELLM_V2_CHECK")
 	if checker == "" {
-		checker = filepath.Join("..", "..", "shared", "tools", "guidellm_v2_check.py")
+		checker = filepath.Join("testdata", "guidellm_v2_check.py")
 	}
 	py, err := exec.LookPath("python3")
 	if err == nil {

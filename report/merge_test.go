@@ -588,7 +588,7 @@ func TestMergeRefusals(t *testing.T) {
 // checkGuideLLM runs GuideLLM v0.7.3's loader rules on a merged report.
 func checkGuideLLM(t *testing.T, r *Report) {
 	t.Helper()
-	checker := filepath.Join("..", "..", "shared", "tools", "guidellm_v2_check.py")
+	checker := filepath.Join("testdata", "guidellm_v2_check.py")
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Log("python3 not found: GuideLLM loader check skipped")

@@ -192,7 +192,7 @@ func readReport(t *testing.T, path string) *report.Report {
 // guidellmCheck runs GuideLLM v0.7.3's loader rules on report files.
 func guidellmCheck(t *testing.T, paths ...string) {
 	t.Helper()
-	checker := filepath.Join("..", "..", "..", "shared", "tools", "guidellm_v2_check.py")
+	checker := filepath.Join("..", "..", "report", "testdata", "guidellm_v2_check.py")
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Log("python3 not found: GuideLLM loader check skipped")

@@ -280,14 +280,14 @@ func TestReportRecordsMismatch(t *testing.T) {
 }
 
 // guidellmStrictCheck runs GuideLLM v0.7.3's loader rules
-// (shared/tools/guidellm_v2_check.py, or $GUIDELLM_V2_CHECK), strict, on
+// (report/testdata/guidellm_v2_check.py, a copy of the project tool, or $GUIDELLM_V2_CHECK), strict, on
 // a file and returns their output. It skips the test when python3 or the
 // checker is missing, unless $GOODPUT_CI is set: CI must run it.
 func guidellmStrictCheck(t *testing.T, path string) string {
 	t.Helper()
 	checker := os.Getenv("GUIDELLM_V2_CHECK")
 	if checker == "" {
-		checker = filepath.Join("..", "..", "..", "shared", "tools", "guidellm_v2_check.py")
+		checker = filepath.Join("..", "..", "report", "testdata", "guidellm_v2_check.py")
 	}
 	py, err := exec.LookPath("python3")
 	if err == nil {
