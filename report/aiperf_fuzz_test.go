@@ -14,7 +14,7 @@ import (
 // one line naming the input, and what it accepts is written and read
 // back with the same metrics.
 func FuzzReadAIPerf(f *testing.F) {
-	if fix, err := os.ReadFile("/work/shared/fixtures/aiperf/profile_export_aiperf.json"); err == nil {
+	if fix, err := os.ReadFile("testdata/aiperf/profile_export_aiperf.json"); err == nil {
 		f.Add(fix)
 		f.Add(fix[:len(fix)/3])
 	}
