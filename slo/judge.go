@@ -157,6 +157,15 @@ func latencyResult(o Objective, ex *report.Extras) report.ObjectiveResult {
 	case Max:
 		v = d.Max
 	default:
+		if !reportPercentile(o.Percentile) {
+			ms, ok := histPercentile(o.Metric, o.Percentile, ex)
+			if !ok {
+				res.Missing = true
+				return res
+			}
+			v, scale = report.Float(ms), 1
+			break
+		}
 		v = percentile(d, o.Percentile)
 	}
 	res.Measured = report.Float(float64(v) * scale)
@@ -219,3 +228,32 @@ func percentile(d *report.DistributionSummary, p float64) report.Float {
 
 // Spec is the report's SLO.
 var _ report.SLO = Spec{}
+
+// reportPercentile reports whether p is one of the report's percentiles.
+func reportPercentile(p float64) bool {
+	for _, q := range percentiles {
+		if p == q {
+			return true
+		}
+	}
+	return false
+}
+
+// histPercentile reads percentile p of the successful requests' metric
+// m, in milliseconds, from the benchmark's HDR histogram (nanoseconds,
+// within 0.1%): a percentile the report does not print.
+func histPercentile(m Metric, p float64, ex *report.Extras) (float64, bool) {
+	if ex == nil || ex.Histograms == nil {
+		return 0, false
+	}
+	key := map[Metric]string{TTFT: report.HistTTFT, ITL: report.HistITL, TPOT: report.HistTPOT, E2E: report.HistLatency}[m]
+	sh := ex.Histograms.Metrics[key]
+	if sh == nil || sh.Successful == "" {
+		return 0, false
+	}
+	h, err := report.DecodeHistogram(sh.Successful)
+	if err != nil || h.TotalCount() == 0 {
+		return 0, false
+	}
+	return float64(h.ValueAtQuantile(p)) / 1e6, true
+}

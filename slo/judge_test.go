@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/goodput-dev/goodput/report"
 )
 
@@ -189,5 +191,39 @@ func TestJudgeMissing(t *testing.T) {
 	}
 	if r.Objectives == nil || r.Pass {
 		t.Errorf("no extras: %+v", r)
+	}
+}
+
+// TestJudgeOtherPercentile: a percentile the report does not print (p97)
+// is judged on the benchmark's HDR histogram. TTFTs of 1, 2, …, 100 ms:
+// the 97th percentile is 97 ms (the histogram's bucket holds it within
+// 0.1%), so 98 ms passes and 96 ms fails; without histograms it is
+// missing.
+func TestJudgeOtherPercentile(t *testing.T) {
+	h := hdrhistogram.New(report.HistLowest, report.HistHighest, report.HistSignificantDigits)
+	for ms := int64(1); ms <= 100; ms++ {
+		if err := h.RecordValue(ms * 1_000_000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc, err := report.EncodeHistogram(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bench(0)
+	b.Goodput.Histograms = &report.Histograms{Metrics: map[string]*report.StatusHistograms{report.HistTTFT: {Successful: enc}}}
+	c := report.GoodputCounts{InWindow: 100, Judged: 100, Good: 100, WindowSeconds: 10}
+	for _, tc := range []struct {
+		spec string
+		pass bool
+	}{{"ttft_p97=98ms", true}, {"ttft_p97=96ms", false}} {
+		o := mustParse(t, tc.spec).Judge(b, c).Objectives[0]
+		if o.Missing || o.Pass != tc.pass || math.Abs(float64(o.Measured)-97) > 0.097 || o.Percentile != 97 {
+			t.Errorf("%s: %+v, want 97 ms measured, pass %v", tc.spec, o, tc.pass)
+		}
+	}
+	b.Goodput.Histograms = nil
+	if o := mustParse(t, "ttft_p97=98ms").Judge(b, c).Objectives[0]; !o.Missing || o.Pass {
+		t.Errorf("no histograms: %+v, want missing", o)
 	}
 }

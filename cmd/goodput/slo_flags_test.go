@@ -58,7 +58,7 @@ func TestSweepFlagsValidate(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--slo", "ttft_p97=1s"}, `--slo: SLO item "ttft_p97=1s": key "ttft_p97": percentile "p97" is not available`},
+		{[]string{"--slo", "ttft_p100=1s"}, `--slo: SLO item "ttft_p100=1s": key "ttft_p100": percentile "p100" is not available`},
 		{[]string{"--target-load-tok-s", "-5"}, "--target-load-tok-s -5: want output tokens per second > 0"},
 		{[]string{"--stopping-scope", "some"}, `--stopping-scope "some": want current or all`},
 		{[]string{"--sweep-strategy", "burst"}, `--sweep-strategy "burst": want constant or poisson`},
