@@ -131,6 +131,9 @@ func TestRenderSections(t *testing.T) {
 			t.Errorf("%s: no series", id)
 		}
 	}
+	if svg := chartSVG(t, page, "r0-power"); strings.Count(svg, `<g class="s"`) != 3 || !strings.Contains(svg, "sampled power") {
+		t.Errorf("r0-power: want the sampled power line beside the mean and peak steps:\n%.2000s", svg)
+	}
 	for _, want := range []string{
 		"Goodput at the knee", "Replicas for a target load", "for 10,000 output tok/s", "Knee round", "#5 (sweep)",
 		"SLO: ttft_p99=500ms,itl_p95=50ms,error_rate=0.5%", "Missing audit fields: model_revision, tokenizer_hash",

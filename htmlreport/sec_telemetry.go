@@ -154,7 +154,8 @@ func renderTelemetry(p *page, v *runView) {
 	p.el("p", `class="sub"`, "Every figure covers the round's measurement window. Energy per token divides the GPU energy by the client's own token counts in the window "+
 		"(Wh/token counts prompt and output tokens); cost per million output tokens divides the deployment's cost per hour by "+basis+".")
 
-	// Power over time: the report keeps each round's mean and peak power.
+	// Power over time: each round's sampled power where the report has
+	// it (direct DCGM or NVML sampling), and its mean and peak.
 	t0 := v.startTime()
 	for _, r := range with {
 		if s := float64(telemetryOf(r).Window.Start); s > 0 && usable(s) && !(s >= t0) {
@@ -166,11 +167,26 @@ func renderTelemetry(p *page, v *runView) {
 	}
 	meanS := series{name: "mean power", kind: stepSeries, color: 1}
 	peakS := series{name: "peak power", kind: stepSeries, color: 8}
+	sampled := series{name: "sampled power", kind: lineSeries, color: 3}
 	gap := point{x: math.NaN(), y: math.NaN()}
 	for _, r := range with {
 		tm := telemetryOf(r)
 		if tm.Energy == nil || !(tm.Window.End > tm.Window.Start) || math.IsInf(t0, 1) {
 			continue
+		}
+		for i, ps := range tm.Energy.PowerSeries {
+			x, y := float64(ps.T)-t0, float64(ps.W)
+			if !usable(x) || !usable(y) {
+				continue
+			}
+			pt := point{x: x, y: y}
+			if i == 0 {
+				pt.tip = r.name() + ": " + fmtNum(y) + " W"
+			}
+			sampled.pts = append(sampled.pts, pt)
+		}
+		if len(tm.Energy.PowerSeries) > 0 {
+			sampled.pts = append(sampled.pts, gap)
 		}
 		s, e := float64(tm.Window.Start)-t0, float64(tm.Window.End)-t0
 		if m := fv(tm.Energy.MeanPowerW); !math.IsNaN(m) {
@@ -181,14 +197,18 @@ func renderTelemetry(p *page, v *runView) {
 		}
 	}
 	if len(meanS.pts)+len(peakS.pts) > 0 {
-		c := &chart{id: v.id + "-power", title: "GPU power per round", x: axis{label: "Time since " + fmtUnix(t0) + " (s)", zero: true},
+		c := &chart{id: v.id + "-power", title: "GPU power over time", x: axis{label: "Time since " + fmtUnix(t0) + " (s)", zero: true},
 			y: axis{label: "GPU power, all selected GPUs (W)", zero: true}, height: 200}
-		for _, s := range []series{meanS, peakS} {
+		for _, s := range []series{sampled, meanS, peakS} {
 			if len(s.pts) > 0 {
 				c.series = append(c.series, s)
 			}
 		}
-		p.figure(c, "Mean and peak GPU power over each round's measurement window (the report keeps one mean and one peak per round, not the samples).")
+		caption := "Mean and peak GPU power over each round's measurement window."
+		if len(sampled.pts) > 0 {
+			caption = "GPU power over each round's measurement window: the summed power of the selected GPUs sampled through the round (line), with the round's mean and peak."
+		}
+		p.figure(c, caption)
 	}
 
 	cpm := roundSeries(v, cur+"/1M output tokens", 0, cpmOf, cur+"/1M tok")

@@ -162,10 +162,15 @@ func addTelemetry(b *report.Benchmark, k int) {
 	out := float64(b.Metrics.OutputTokensPerSecond.Successful.Mean) * dur
 	wh := mean * dur / 3600
 	good := float64(b.Goodput.SLO.GoodputOutputTokS)
+	start := float64(*b.SchedulerMetrics.MeasureStartTime)
+	var series []report.PowerPoint
+	for i := 0; i <= 4; i++ { // sampled power around the mean
+		series = append(series, report.PowerPoint{T: report.Float(start + dur*float64(i)/4), W: report.Float(mean + 20*float64(i%2))})
+	}
 	b.Goodput.Telemetry = &report.BenchmarkTelemetry{
 		Window: report.TelemetryWindow{Start: *b.SchedulerMetrics.MeasureStartTime, End: *b.SchedulerMetrics.MeasureEndTime, DurationS: report.Float(dur), Basis: "measurement"},
 		Tokens: report.WindowTokens{Output: report.Float(out), OutputTokS: report.Float(out / dur)},
-		Energy: &report.EnergyTelemetry{Source: "nvml", Method: "counter", EnergyJ: f(wh * 3600), EnergyWh: f(wh), MeanPowerW: f(mean), PeakPowerW: f(mean + 60),
+		Energy: &report.EnergyTelemetry{Source: "nvml", Method: "counter", EnergyJ: f(wh * 3600), EnergyWh: f(wh), MeanPowerW: f(mean), PeakPowerW: f(mean + 60), PowerSeries: series,
 			GPUs: 4, GPUModel: "NVIDIA H100", Derived: &report.EnergyDerived{WhPerOutputToken: f(wh / out), JPerOutputToken: f(wh * 3600 / out), WhPerToken: f(wh / (out * 3))}},
 		Cost: &report.CostTelemetry{Source: "--gpu-cost-per-hour 2.5 × 4 GPUs", Currency: "EUR", CostPerHour: 10, WindowCost: report.Float(10 * dur / 3600),
 			CPM: f(10 * 1e6 / (good * 3600)), CPMBasis: "goodput"},

@@ -74,6 +74,9 @@ type EnergyTelemetry struct {
 	// the highest summed power seen.
 	MeanPowerW *Float `json:"mean_power_w"`
 	PeakPowerW *Float `json:"peak_power_w"`
+	// PowerSeries is the summed power over the window at up to 120 evenly
+	// spaced instants (direct sampling; empty from Prometheus).
+	PowerSeries []PowerPoint `json:"power_series,omitempty"`
 	// GPUs counts the GPUs in the figures; GPUModel names them.
 	GPUs     Int    `json:"gpus"`
 	GPUModel string `json:"gpu_model"`
@@ -236,4 +239,10 @@ type ServerLatency struct {
 type MissingTelemetry struct {
 	Source string `json:"source"`
 	Reason string `json:"reason"`
+}
+
+// PowerPoint is the summed GPU power at one instant (Unix seconds, W).
+type PowerPoint struct {
+	T Float `json:"t"`
+	W Float `json:"w"`
 }

@@ -121,6 +121,11 @@ func energyBlock(readings []energyReading, in energyInputs, missing *[]report.Mi
 		w := p.w
 		e.Source, e.Method = w.Source, w.Method
 		e.MeanPowerW, e.PeakPowerW = fptr(w.MeanPowerW), fptr(w.PeakPowerW)
+		for _, ps := range w.Power {
+			if !math.IsNaN(ps.W) && !math.IsInf(ps.W, 0) {
+				e.PowerSeries = append(e.PowerSeries, report.PowerPoint{T: report.Float(float64(ps.T.UnixNano()) / 1e9), W: report.Float(ps.W)})
+			}
+		}
 		if w.UpdateInterval > 0 {
 			e.UpdateIntervalS = fptr(w.UpdateInterval.Seconds())
 		}

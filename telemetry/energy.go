@@ -48,6 +48,10 @@ type EnergyWindow struct {
 	Coverage float64
 	// GPUs is the per-GPU breakdown, ordered by host and index.
 	GPUs []GPUEnergy
+	// Power is the summed power over the window at up to MaxPowerPoints
+	// evenly spaced instants (interpolated between readings; direct
+	// sampling only, nil from Prometheus), for a power-over-time chart.
+	Power []PowerSample
 	// Warnings explain anything that makes the figures less trustworthy:
 	// coarse update interval, missing samples, GPUs appearing or
 	// disappearing, counter resets, fallbacks.
@@ -72,3 +76,12 @@ type GPUEnergy struct {
 // coarseFactor: a window shorter than coarseFactor × the update interval
 // gets a warning (telemetry.md §0.4: at least 10 × the collect interval).
 const coarseFactor = 10
+
+// PowerSample is the summed power of the selected GPUs at one instant.
+type PowerSample struct {
+	T time.Time
+	W float64
+}
+
+// MaxPowerPoints bounds EnergyWindow.Power.
+const MaxPowerPoints = 120

@@ -319,6 +319,7 @@ func (g *GPUSampler) Window(start, end time.Time, sel GPUSelector) (EnergyWindow
 		w.EnergyJ, w.MeanPowerW = math.NaN(), math.NaN()
 	}
 	w.PeakPowerW = peakOfSum(picked, a, b)
+	w.Power = powerSeries(picked, a, b, start)
 	if w.UpdateInterval > 0 && end.Sub(start) < coarseFactor*w.UpdateInterval {
 		w.Warnings = append(w.Warnings, fmt.Sprintf(
 			"update interval too coarse: the window (%v) is shorter than %d × the detected update interval (%v); energy is interpolated between few readings (run dcgm-exporter with -c 1000, or lengthen and pad the window)",
@@ -456,4 +457,46 @@ func peakOfSum(gpus []*gpuState, a, b int64) float64 {
 		peak = math.Max(peak, sum)
 	}
 	return peak
+}
+
+// powerSeries samples the summed interpolated power of the GPUs at up to
+// MaxPowerPoints evenly spaced instants of [a, b] (g.mu held), at most one
+// per second of window; start is the instant of a. Instants no GPU covers
+// are left out; nil when no GPU has power readings.
+func powerSeries(gpus []*gpuState, a, b int64, start time.Time) []PowerSample {
+	type span struct {
+		gs     *gpuState
+		ca, cb int64
+	}
+	var spans []span
+	for _, gs := range gpus {
+		ca, cb, ok := gs.s.span(a, b)
+		if !ok {
+			continue
+		}
+		if lo, hi := gs.s.bracket(ca, cb); !gs.s.valid(gpuPowerCol, lo, hi) {
+			continue
+		}
+		spans = append(spans, span{gs, ca, cb})
+	}
+	if len(spans) == 0 || b <= a {
+		return nil
+	}
+	n := int(min(int64(MaxPowerPoints), (b-a)/int64(time.Second)+1))
+	n = max(n, 2)
+	out := make([]PowerSample, 0, n)
+	for k := 0; k < n; k++ {
+		t := a + (b-a)*int64(k)/int64(n-1)
+		sum, any := 0.0, false
+		for _, sp := range spans {
+			if t >= sp.ca && t <= sp.cb {
+				sum += sp.gs.s.valueAt(gpuPowerCol, t)
+				any = true
+			}
+		}
+		if any {
+			out = append(out, PowerSample{T: start.Add(time.Duration(t - a)), W: sum})
+		}
+	}
+	return out
 }

@@ -122,6 +122,22 @@ func TestGPUWindowCounterInterpolation(t *testing.T) {
 	if w.GPUs[0].GPU.Hostname != "gpu-node-07" || w.GPUs[0].GPU.UUID != "GPU-3b1f6c2e-8d4a-4f1b-9c7e-2a5d9e0f1a11" || w.GPUs[0].GPU.Model != "NVIDIA H200" {
 		t.Errorf("GPU identity = %+v", w.GPUs[0].GPU)
 	}
+	// The power series: one point per second of the 20 s window (21),
+	// summed and interpolated: 1110 W at 5 s, 1120 at 10, 600+510 = 1110
+	// at 15, 1100 at 20, 1120 at 25.
+	if len(w.Power) != 21 {
+		t.Fatalf("%d power points, want 21", len(w.Power))
+	}
+	for _, p := range []struct {
+		i    int
+		sec  float64
+		watt float64
+	}{{0, 5, 1110}, {5, 10, 1120}, {10, 15, 1110}, {15, 20, 1100}, {20, 25, 1120}} {
+		got := w.Power[p.i]
+		if !got.T.Equal(at(p.sec)) || !near(got.W, p.watt, 1e-9) {
+			t.Errorf("power point %d: %v %.4f W, want %v %.4f W", p.i, got.T, got.W, at(p.sec), p.watt)
+		}
+	}
 	// A 20 s window with a 10 s update interval is too coarse.
 	if !hasWarning(w.Warnings, "update interval too coarse") {
 		t.Errorf("no coarse-interval warning: %q", w.Warnings)
