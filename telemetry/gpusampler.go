@@ -416,16 +416,17 @@ func (g *GPUSampler) gpuWindow(gs *gpuState, a, b int64) (GPUEnergy, []string) {
 	return ge, warns
 }
 
-// peakOfSum is the highest sum of the GPUs' interpolated power at any of
-// their point times inside [a, b] (g.mu held). GPUs without power readings
-// there are left out; NaN when none has any.
-func peakOfSum(gpus []*gpuState, a, b int64) float64 {
-	var times []int64
-	type span struct {
-		gs     *gpuState
-		ca, cb int64
-	}
-	var spans []span
+// powerSpan is one GPU's stretch of power readings inside a window.
+type powerSpan struct {
+	gs     *gpuState
+	ca, cb int64
+	lo, hi int // its points bracketing [ca, cb]
+}
+
+// powerSpans returns the GPUs' spans of valid power readings inside
+// [a, b] (g.mu held); GPUs without any are left out.
+func powerSpans(gpus []*gpuState, a, b int64) []powerSpan {
+	var spans []powerSpan
 	for _, gs := range gpus {
 		ca, cb, ok := gs.s.span(a, b)
 		if !ok {
@@ -435,25 +436,44 @@ func peakOfSum(gpus []*gpuState, a, b int64) float64 {
 		if !gs.s.valid(gpuPowerCol, lo, hi) {
 			continue
 		}
-		spans = append(spans, span{gs, ca, cb})
-		times = append(times, ca, cb)
-		for i := lo; i <= hi; i++ {
-			if t := gs.s.t[i]; t >= ca && t <= cb {
+		spans = append(spans, powerSpan{gs, ca, cb, lo, hi})
+	}
+	return spans
+}
+
+// sumAt is the summed interpolated power of the spans covering t, and
+// whether any does.
+func sumAt(spans []powerSpan, t int64) (float64, bool) {
+	sum, any := 0.0, false
+	for _, sp := range spans {
+		if t >= sp.ca && t <= sp.cb {
+			sum += sp.gs.s.valueAt(gpuPowerCol, t)
+			any = true
+		}
+	}
+	return sum, any
+}
+
+// peakOfSum is the highest sum of the GPUs' interpolated power at any of
+// their point times inside [a, b] (g.mu held). GPUs without power readings
+// there are left out; NaN when none has any.
+func peakOfSum(gpus []*gpuState, a, b int64) float64 {
+	spans := powerSpans(gpus, a, b)
+	if len(spans) == 0 {
+		return math.NaN()
+	}
+	var times []int64
+	for _, sp := range spans {
+		times = append(times, sp.ca, sp.cb)
+		for i := sp.lo; i <= sp.hi; i++ {
+			if t := sp.gs.s.t[i]; t >= sp.ca && t <= sp.cb {
 				times = append(times, t)
 			}
 		}
 	}
-	if len(spans) == 0 {
-		return math.NaN()
-	}
 	peak := math.Inf(-1)
 	for _, t := range times {
-		sum := 0.0
-		for _, sp := range spans {
-			if t >= sp.ca && t <= sp.cb {
-				sum += sp.gs.s.valueAt(gpuPowerCol, t)
-			}
-		}
+		sum, _ := sumAt(spans, t)
 		peak = math.Max(peak, sum)
 	}
 	return peak
@@ -464,37 +484,15 @@ func peakOfSum(gpus []*gpuState, a, b int64) float64 {
 // per second of window; start is the instant of a. Instants no GPU covers
 // are left out; nil when no GPU has power readings.
 func powerSeries(gpus []*gpuState, a, b int64, start time.Time) []PowerSample {
-	type span struct {
-		gs     *gpuState
-		ca, cb int64
-	}
-	var spans []span
-	for _, gs := range gpus {
-		ca, cb, ok := gs.s.span(a, b)
-		if !ok {
-			continue
-		}
-		if lo, hi := gs.s.bracket(ca, cb); !gs.s.valid(gpuPowerCol, lo, hi) {
-			continue
-		}
-		spans = append(spans, span{gs, ca, cb})
-	}
+	spans := powerSpans(gpus, a, b)
 	if len(spans) == 0 || b <= a {
 		return nil
 	}
-	n := int(min(int64(MaxPowerPoints), (b-a)/int64(time.Second)+1))
-	n = max(n, 2)
+	n := max(int(min(int64(MaxPowerPoints), (b-a)/int64(time.Second)+1)), 2)
 	out := make([]PowerSample, 0, n)
 	for k := 0; k < n; k++ {
 		t := a + (b-a)*int64(k)/int64(n-1)
-		sum, any := 0.0, false
-		for _, sp := range spans {
-			if t >= sp.ca && t <= sp.cb {
-				sum += sp.gs.s.valueAt(gpuPowerCol, t)
-				any = true
-			}
-		}
-		if any {
+		if sum, ok := sumAt(spans, t); ok {
 			out = append(out, PowerSample{T: start.Add(time.Duration(t - a)), W: sum})
 		}
 	}
