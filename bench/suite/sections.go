@@ -14,6 +14,20 @@ import (
 // zeroDelay is a mock that answers as fast as it can.
 var zeroDelay = []string{"--ttft", "0", "--ttft-stdev", "0", "--itl", "0", "--itl-stdev", "0", "--output-tokens-stdev", "0"}
 
+// spaced10ms is a mock whose tokens come 10 ms apart after a 50 ms TTFT.
+var spaced10ms = []string{"--ttft", "50ms", "--ttft-stdev", "0", "--itl", "10ms", "--itl-stdev", "0", "--output-tokens-stdev", "0"}
+
+// runMocked starts a mock with mockArgs, runs a goodput benchmark against
+// it with args, and stops the mock.
+func (s *suite) runMocked(mockArgs []string, args ...string) (usage, string, error) {
+	m, err := s.startMock(mockArgs...)
+	if err != nil {
+		return usage{}, "", err
+	}
+	defer m.stop()
+	return s.runGoodput(context.Background(), append([]string{"--target", m.url}, args...)...)
+}
+
 func (s *suite) pick(quick, full int) int {
 	if s.quick {
 		return quick
@@ -25,14 +39,9 @@ func (s *suite) pick(quick, full int) int {
 // client and mock sustain together, against the zero-delay mock; then with
 // tokens 10 ms apart.
 func (s *suite) client() error {
-	m, err := s.startMock(zeroDelay...)
-	if err != nil {
-		return err
-	}
 	n := s.pick(20000, 100000)
-	u, path, err := s.runGoodput(context.Background(), "--target", m.url, "--rate-type", "concurrent", "--rate", "64",
+	u, path, err := s.runMocked(zeroDelay, "--rate-type", "concurrent", "--rate", "64",
 		"--data", "prompt_tokens=32,output_tokens=128", "--max-requests", strconv.Itoa(n))
-	m.stop()
 	if err != nil {
 		return err
 	}
@@ -52,14 +61,9 @@ func (s *suite) client() error {
 	s.add("client", "client peak RSS", u.maxRSSMB, "MB", "", nil)
 
 	// Requests with one output token: the per-request overhead alone.
-	m, err = s.startMock(zeroDelay...)
-	if err != nil {
-		return err
-	}
 	n1 := s.pick(10000, 40000)
-	u, path, err = s.runGoodput(context.Background(), "--target", m.url, "--rate-type", "concurrent", "--rate", "64",
+	u, path, err = s.runMocked(zeroDelay, "--rate-type", "concurrent", "--rate", "64",
 		"--data", "prompt_tokens=32,output_tokens=1", "--max-requests", strconv.Itoa(n1))
-	m.stop()
 	if err != nil {
 		return err
 	}
@@ -83,14 +87,9 @@ func (s *suite) client() error {
 // (extra flags appended) and returns the client's CPU per received token
 // in µs.
 func (s *suite) spacedTokens(secs int, extra ...string) (float64, error) {
-	m, err := s.startMock("--ttft", "50ms", "--ttft-stdev", "0", "--itl", "10ms", "--itl-stdev", "0", "--output-tokens-stdev", "0")
-	if err != nil {
-		return 0, err
-	}
-	args := append([]string{"--target", m.url, "--rate-type", "concurrent", "--rate", "256",
+	args := append([]string{"--rate-type", "concurrent", "--rate", "256",
 		"--data", "prompt_tokens=32,output_tokens=128", "--max-seconds", strconv.Itoa(secs)}, extra...)
-	u, path, err := s.runGoodput(context.Background(), args...)
-	m.stop()
+	u, path, err := s.runMocked(spaced10ms, args...)
 	if err != nil {
 		return 0, err
 	}
@@ -142,17 +141,13 @@ func (s *suite) scaling() error {
 	secs := s.pick(6, 12)
 	for _, c := range []int{1, 10, 100, 1000, 10000} {
 		itl := time.Duration(c) * 50 * time.Microsecond
-		m, err := s.startMock("--ttft", "0", "--ttft-stdev", "0", "--itl", itl.String(), "--itl-stdev", "0", "--output-tokens-stdev", "0")
-		if err != nil {
-			return err
-		}
-		args := []string{"--target", m.url, "--rate-type", "concurrent", "--rate", strconv.Itoa(c),
+		mockArgs := []string{"--ttft", "0", "--ttft-stdev", "0", "--itl", itl.String(), "--itl-stdev", "0", "--output-tokens-stdev", "0"}
+		args := []string{"--rate-type", "concurrent", "--rate", strconv.Itoa(c),
 			"--data", "prompt_tokens=16,output_tokens=16", "--max-seconds", strconv.Itoa(secs)}
 		if c >= 1000 {
 			args = append(args, "--rampup", "2")
 		}
-		u, path, err := s.runGoodput(context.Background(), args...)
-		m.stop()
+		u, path, err := s.runMocked(mockArgs, args...)
 		if err != nil {
 			return err
 		}
@@ -171,17 +166,12 @@ func (s *suite) scaling() error {
 func (s *suite) fidelity() error {
 	secs := s.pick(6, 15)
 	for _, c := range []int{1, 64, 256, 1024} {
-		m, err := s.startMock("--ttft", "50ms", "--ttft-stdev", "0", "--itl", "10ms", "--itl-stdev", "0", "--output-tokens-stdev", "0")
-		if err != nil {
-			return err
-		}
-		args := []string{"--target", m.url, "--rate-type", "concurrent", "--rate", strconv.Itoa(c),
+		args := []string{"--rate-type", "concurrent", "--rate", strconv.Itoa(c),
 			"--data", "prompt_tokens=16,output_tokens=128", "--max-seconds", strconv.Itoa(secs)}
 		if c >= 256 {
 			args = append(args, "--rampup", "1")
 		}
-		_, path, err := s.runGoodput(context.Background(), args...)
-		m.stop()
+		_, path, err := s.runMocked(spaced10ms, args...)
 		if err != nil {
 			return err
 		}
@@ -211,13 +201,8 @@ func (s *suite) fidelity() error {
 func (s *suite) lateness() error {
 	secs := s.pick(4, 10)
 	for _, rate := range []int{100, 1000, 5000} {
-		m, err := s.startMock(append(zeroDelay, "--output-tokens", "8")...)
-		if err != nil {
-			return err
-		}
-		_, path, err := s.runGoodput(context.Background(), "--target", m.url, "--rate-type", "poisson", "--rate", strconv.Itoa(rate),
+		_, path, err := s.runMocked(append(zeroDelay, "--output-tokens", "8"), "--rate-type", "poisson", "--rate", strconv.Itoa(rate),
 			"--data", "prompt_tokens=16,output_tokens=8", "--max-seconds", strconv.Itoa(secs))
-		m.stop()
 		if err != nil {
 			return err
 		}
