@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/internal/leaktest"
+	"github.com/goodput-dev/goodput/internal/ssetest"
 	"github.com/goodput-dev/goodput/record"
 )
 
@@ -55,31 +56,16 @@ func cutMidStream(rst bool) func(*faultServer, http.ResponseWriter, *http.Reques
 			return
 		}
 		defer closeConn(rst)
-		if rawChunked(rw, tokenChunk("a"), tokenChunk("b")) == nil {
+		if rawChunked(rw, ssetest.Token("a"), ssetest.Token("b")) == nil {
 			_ = rw.Flush()
 		}
 	}
 }
 
 // streamForever sends a token chunk every millisecond until the client
-// goes away.
+// goes away or the server closes.
 func streamForever(s *faultServer, w http.ResponseWriter, r *http.Request) {
-	f := sseHeaders(w)
-	t := time.NewTicker(time.Millisecond)
-	defer t.Stop()
-	for {
-		if _, err := io.WriteString(w, tokenChunk("x")); err != nil {
-			return
-		}
-		f.Flush()
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			return
-		case <-s.done:
-			return
-		}
-	}
+	ssetest.Forever(w, r, s.done)
 }
 
 func TestFaultClassification(t *testing.T) {
@@ -94,10 +80,10 @@ func TestFaultClassification(t *testing.T) {
 		want    faultWant
 		stop    StopReason // default max_requests
 	}{
-		{name: "ok stream", handler: func(_ *faultServer, w http.ResponseWriter, _ *http.Request) { okStream(w) },
+		{name: "ok stream", handler: func(_ *faultServer, w http.ResponseWriter, _ *http.Request) { ssetest.OK(w) },
 			want: faultWant{status: record.StatusSuccessful, http: 200, tokens: true}},
 		{name: "finish_reason without [DONE]", handler: func(_ *faultServer, w http.ResponseWriter, _ *http.Request) {
-			writeEvents(w, tokenChunk("a"), finishChunk)
+			ssetest.Write(w, ssetest.Token("a"), ssetest.Finish)
 		}, want: faultWant{status: record.StatusSuccessful, http: 200, tokens: true}},
 		{name: "HTTP 429", handler: func(_ *faultServer, w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Retry-After", "1")
@@ -107,7 +93,7 @@ func TestFaultClassification(t *testing.T) {
 			http.Error(w, "upstream\nunavailable", 503)
 		}, want: faultWant{status: record.StatusErrored, class: record.ErrHTTPStatus, http: 503, msg: "HTTP 503: upstream unavailable"}},
 		{name: "malformed chunk", handler: func(_ *faultServer, w http.ResponseWriter, _ *http.Request) {
-			writeEvents(w, tokenChunk("a"), "data: {\"choices\":[{\"delta\":{\"content\":\"b\"}\n\n", doneEvent)
+			ssetest.Write(w, ssetest.Token("a"), "data: {\"choices\":[{\"delta\":{\"content\":\"b\"}\n\n", ssetest.Done)
 		}, want: faultWant{status: record.StatusErrored, class: record.ErrProtocol, http: 200, msg: "malformed chunk", tokens: true}},
 		{name: "wrong content type", handler: func(_ *faultServer, w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -126,31 +112,31 @@ func TestFaultClassification(t *testing.T) {
 			w.WriteHeader(http.StatusOK)
 		}, want: faultWant{status: record.StatusErrored, class: record.ErrDisconnect, http: 200, msg: "without [DONE]"}},
 		{name: "only [DONE]", handler: func(_ *faultServer, w http.ResponseWriter, _ *http.Request) {
-			writeEvents(w, doneEvent)
+			ssetest.Write(w, ssetest.Done)
 		}, want: faultWant{status: record.StatusErrored, class: record.ErrEmptyResponse, http: 200, msg: "no output token"}},
 		{name: "finish_reason but no token", handler: func(_ *faultServer, w http.ResponseWriter, _ *http.Request) {
-			writeEvents(w, finishChunk, doneEvent)
+			ssetest.Write(w, ssetest.Finish, ssetest.Done)
 		}, want: faultWant{status: record.StatusErrored, class: record.ErrEmptyResponse, http: 200, msg: "no output token"}},
 		{name: "ends without [DONE] or finish_reason", handler: func(_ *faultServer, w http.ResponseWriter, _ *http.Request) {
-			writeEvents(w, tokenChunk("a"), tokenChunk("b"))
+			ssetest.Write(w, ssetest.Token("a"), ssetest.Token("b"))
 		}, want: faultWant{status: record.StatusErrored, class: record.ErrDisconnect, http: 200, msg: "without [DONE] or finish_reason", tokens: true}},
 		{name: "error event first", handler: func(_ *faultServer, w http.ResponseWriter, _ *http.Request) {
-			writeEvents(w, errorEvent, doneEvent)
+			ssetest.Write(w, ssetest.Error, ssetest.Done)
 		}, want: faultWant{status: record.StatusErrored, class: record.ErrStreamError, http: 200, msg: "boom: out of KV cache"}},
 		{name: "error event mid-stream", handler: func(_ *faultServer, w http.ResponseWriter, _ *http.Request) {
-			writeEvents(w, tokenChunk("a"), errorEvent, doneEvent)
+			ssetest.Write(w, ssetest.Token("a"), ssetest.Error, ssetest.Done)
 		}, want: faultWant{status: record.StatusErrored, class: record.ErrStreamError, http: 200, msg: "boom", tokens: true}},
 		{name: "TCP close mid-stream", handler: cutMidStream(false),
 			want: faultWant{status: record.StatusErrored, class: record.ErrDisconnect, http: 200, tokens: true}},
 		{name: "TCP reset mid-stream", handler: cutMidStream(true),
 			want: faultWant{status: record.StatusErrored, class: record.ErrDisconnect, http: 200}},
 		{name: "stall mid-stream", client: stall, handler: func(s *faultServer, w http.ResponseWriter, r *http.Request) {
-			writeEvents(w, tokenChunk("a"), tokenChunk("b"))
+			ssetest.Write(w, ssetest.Token("a"), ssetest.Token("b"))
 			s.waitClient(r)
 		}, want: faultWant{status: record.StatusErrored, class: record.ErrStall, http: 200, msg: "no chunk for 150ms", tokens: true}},
 		{name: "only pings after a token", client: stall, handler: func(s *faultServer, w http.ResponseWriter, r *http.Request) {
-			f := sseHeaders(w)
-			_, _ = io.WriteString(w, tokenChunk("a"))
+			f := ssetest.Start(w)
+			_, _ = io.WriteString(w, ssetest.Token("a"))
 			f.Flush()
 			for {
 				select {
@@ -327,7 +313,7 @@ func TestFaultErrorBurst(t *testing.T) {
 			return
 		}
 		s.note(r, "ok")
-		okStream(w)
+		ssetest.OK(w)
 	})
 	base := leaktest.Snapshot()
 	c, err := NewClient(ClientConfig{Target: srv.url(), Model: "m"}, NewClock())
@@ -393,8 +379,8 @@ func TestFaultServerGoesAway(t *testing.T) {
 					epoch = 0
 				}
 				s.note(r, fmt.Sprint("epoch ", epoch))
-				f := sseHeaders(w)
-				for _, e := range []string{tokenChunk("a"), tokenChunk("b"), tokenChunk("c"), finishChunk, doneEvent} {
+				f := ssetest.Start(w)
+				for _, e := range []string{ssetest.Token("a"), ssetest.Token("b"), ssetest.Token("c"), ssetest.Finish, ssetest.Done} {
 					select {
 					case <-r.Context().Done():
 						return

@@ -147,43 +147,6 @@ func (s *faultServer) waitClient(r *http.Request) {
 	}
 }
 
-// SSE payloads.
-func tokenChunk(text string) string {
-	return `data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"` + text + `"},"finish_reason":null}]}` + "\n\n"
-}
-
-const (
-	finishChunk = `data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n"
-	usageChunk  = `data: {"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":3,"total_tokens":6}}` + "\n\n"
-	doneEvent   = "data: [DONE]\n\n"
-	errorEvent  = `data: {"error":{"object":"error","message":"boom: out of KV cache","type":"InternalServerError","code":500}}` + "\n\n"
-)
-
-// sseHeaders starts a 200 text/event-stream response.
-func sseHeaders(w http.ResponseWriter) http.Flusher {
-	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	f := w.(http.Flusher)
-	f.Flush()
-	return f
-}
-
-// writeEvents writes payloads, flushing after each.
-func writeEvents(w http.ResponseWriter, events ...string) {
-	f := sseHeaders(w)
-	for _, e := range events {
-		if _, err := io.WriteString(w, e); err != nil {
-			return
-		}
-		f.Flush()
-	}
-}
-
-// okStream is a well-formed three-token stream.
-func okStream(w http.ResponseWriter) {
-	writeEvents(w, tokenChunk("a"), tokenChunk("b"), tokenChunk("c"), finishChunk, usageChunk, doneEvent)
-}
-
 // noOpenConns is a settled check: the servers see all their connections
 // closed.
 func noOpenConns(servers ...*faultServer) func() error {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/internal/leaktest"
+	"github.com/goodput-dev/goodput/internal/ssetest"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
 )
@@ -39,24 +40,9 @@ func faulty(h faultHandler) func(*testing.T) *connServer {
 }
 
 // streamForeverHandler sends a token chunk every millisecond until the
-// client goes away.
+// client goes away or the server closes.
 func streamForeverHandler(s *connServer, w http.ResponseWriter, r *http.Request) {
-	f := sseStart(w)
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	for {
-		if _, err := io.WriteString(w, sseToken("x")); err != nil {
-			return
-		}
-		f.Flush()
-		select {
-		case <-tick.C:
-		case <-r.Context().Done():
-			return
-		case <-s.done:
-			return
-		}
-	}
+	ssetest.Forever(w, r, s.done)
 }
 
 func TestBenchmarkFaults(t *testing.T) {
@@ -78,7 +64,7 @@ func TestBenchmarkFaults(t *testing.T) {
 		{name: "mock stream errors", server: mockWith(func(c *mock.Config) { c.StreamErrorRate = 1 }),
 			args: closed4, stop: "max_requests", classes: map[string]int{"stream_error": 4}, http: []int{200}},
 		{name: "malformed chunk", server: faulty(func(_ *connServer, w http.ResponseWriter, _ *http.Request) {
-			sseWrite(w, sseToken("a"), "data: {\"choices\":[{\"delta\":{\"content\":}]}\n\n", sseDone)
+			ssetest.Write(w, ssetest.Token("a"), "data: {\"choices\":[{\"delta\":{\"content\":}]}\n\n", ssetest.Done)
 		}), args: closed4, stop: "max_requests", classes: map[string]int{"protocol": 4}, http: []int{200}},
 		{name: "wrong content type", server: faulty(func(_ *connServer, w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
@@ -88,10 +74,10 @@ func TestBenchmarkFaults(t *testing.T) {
 			w.WriteHeader(http.StatusOK)
 		}), args: closed4, stop: "max_requests", classes: map[string]int{"protocol": 4}, http: []int{200}},
 		{name: "no [DONE] and no finish_reason", server: faulty(func(_ *connServer, w http.ResponseWriter, _ *http.Request) {
-			sseWrite(w, sseToken("a"), sseToken("b"))
+			ssetest.Write(w, ssetest.Token("a"), ssetest.Token("b"))
 		}), args: closed4, stop: "max_requests", classes: map[string]int{"disconnect": 4}, http: []int{200}},
 		{name: "error payload in the stream", server: faulty(func(_ *connServer, w http.ResponseWriter, _ *http.Request) {
-			sseWrite(w, sseToken("a"), `data: {"error":{"message":"engine died","type":"InternalServerError","code":500}}`+"\n\n", sseDone)
+			ssetest.Write(w, ssetest.Token("a"), `data: {"error":{"message":"engine died","type":"InternalServerError","code":500}}`+"\n\n", ssetest.Done)
 		}), args: closed4, stop: "max_requests", classes: map[string]int{"stream_error": 4}, http: []int{200}},
 		{name: "headers never arrive: stall timeout", server: faulty(func(s *connServer, _ http.ResponseWriter, r *http.Request) { s.waitClient(r) }),
 			args: append([]string{"--stall-timeout", "300ms"}, closed4...), stop: "max_requests", classes: map[string]int{"stall": 4}},
@@ -174,7 +160,7 @@ func TestBenchmarkErrorBurst(t *testing.T) {
 			_, _ = fmt.Fprintf(w, `{"error":{"message":"burst","code":%d}}`, code)
 			return
 		}
-		sseWrite(w, sseToken("a"), sseToken("b"), sseFinish, sseDone)
+		ssetest.Write(w, ssetest.Token("a"), ssetest.Token("b"), ssetest.Finish, ssetest.Done)
 	})
 	base := leaktest.Snapshot()
 	dir := t.TempDir()
@@ -217,8 +203,8 @@ func TestBenchmarkServerGoesAway(t *testing.T) {
 			var first atomic.Pointer[connServer]
 			var again atomic.Pointer[connServer]
 			handler := func(s *connServer, w http.ResponseWriter, r *http.Request) {
-				f := sseStart(w)
-				for _, e := range []string{sseToken("a"), sseToken("b"), sseFinish, sseDone} {
+				f := ssetest.Start(w)
+				for _, e := range []string{ssetest.Token("a"), ssetest.Token("b"), ssetest.Finish, ssetest.Done} {
 					select {
 					case <-r.Context().Done():
 						return

@@ -138,36 +138,6 @@ func (s *connServer) waitClient(r *http.Request) {
 	}
 }
 
-// SSE payloads of the purpose-built servers.
-func sseToken(text string) string {
-	return `data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"` + text + `"},"finish_reason":null}]}` + "\n\n"
-}
-
-const (
-	sseFinish = `data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"length"}]}` + "\n\n"
-	sseDone   = "data: [DONE]\n\n"
-)
-
-// sseStart starts a 200 text/event-stream response.
-func sseStart(w http.ResponseWriter) http.Flusher {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
-	f := w.(http.Flusher)
-	f.Flush()
-	return f
-}
-
-// sseWrite writes events, flushing each.
-func sseWrite(w http.ResponseWriter, events ...string) {
-	f := sseStart(w)
-	for _, e := range events {
-		if _, err := io.WriteString(w, e); err != nil {
-			return
-		}
-		f.Flush()
-	}
-}
-
 // runEnv executes goodput with args and an environment.
 func runEnv(t *testing.T, environ map[string]string, args ...string) (int, string, string) {
 	t.Helper()

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/goodput-dev/goodput/internal/ssetest"
 )
 
 // API keys never appear in logs, reports, JSON Lines, HTML, scorecard,
@@ -45,9 +47,9 @@ func echoAuthServer(t *testing.T) *connServer {
 			w.WriteHeader(http.StatusUnauthorized)
 			_, _ = fmt.Fprintf(w, `{"error":{"message":"invalid credentials: %s","type":"AuthenticationError","code":401}}`, auth)
 		case 1:
-			sseWrite(w, sseToken("you sent "+auth), `data: {"error":{"message":"cannot serve `+auth+`","code":500}}`+"\n\n", sseDone)
+			ssetest.Write(w, ssetest.Token("you sent "+auth), `data: {"error":{"message":"cannot serve `+auth+`","code":500}}`+"\n\n", ssetest.Done)
 		default:
-			sseWrite(w, sseToken("you sent "+auth), sseToken("ok"), sseFinish, sseDone)
+			ssetest.Write(w, ssetest.Token("you sent "+auth), ssetest.Token("ok"), ssetest.Finish, ssetest.Done)
 		}
 	})
 	return startConnServer(t, "127.0.0.1:0", mux)
