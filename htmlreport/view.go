@@ -370,40 +370,11 @@ func pctOf(d *report.DistributionSummary, p float64) float64 {
 	if d == nil {
 		return math.NaN()
 	}
-	q := d.Percentiles
-	var f report.Float
-	switch pctNorm(p) {
-	case 0.1:
-		f = q.P001
-	case 1:
-		f = q.P01
-	case 5:
-		f = q.P05
-	case 10:
-		f = q.P10
-	case 25:
-		f = q.P25
-	case 50:
-		if q.P50 != nil {
-			return float64(*q.P50)
-		}
-		f = d.Median
-	case 75:
-		f = q.P75
-	case 90:
-		f = q.P90
-	case 95:
-		f = q.P95
-	case 99:
-		f = q.P99
-	case 99.9:
-		f = q.P999
-	case 100:
-		f = d.Max
-	default:
-		return math.NaN()
+	if pctNorm(p) == 100 {
+		return float64(d.Max)
 	}
-	return float64(f)
+	v, _ := d.Percentile(pctNorm(p))
+	return v
 }
 
 // newSLOView reads the SLO: the spec from the run extras, the objectives

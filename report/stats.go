@@ -54,6 +54,52 @@ func (p *Percentiles) set(i int, v float64) {
 	}
 }
 
+func (p *Percentiles) get(i int) Float {
+	switch i {
+	case 0:
+		return p.P001
+	case 1:
+		return p.P01
+	case 2:
+		return p.P05
+	case 3:
+		return p.P10
+	case 4:
+		return p.P25
+	case 6:
+		return p.P75
+	case 7:
+		return p.P90
+	case 8:
+		return p.P95
+	case 9:
+		return p.P99
+	}
+	return p.P999
+}
+
+// Percentile returns percentile pct (in percent: 0.1, 1, 5, …, 99.9) of
+// d, and false when the report does not carry that percentile (or d is
+// nil). The 50th is p50, or the median in a report without p50.
+func (d *DistributionSummary) Percentile(pct float64) (float64, bool) {
+	if d == nil {
+		return math.NaN(), false
+	}
+	for i, pr := range percentileProbs {
+		if math.Abs(pr*100-pct) > 1e-9 {
+			continue
+		}
+		if i == 5 {
+			if d.Percentiles.P50 != nil {
+				return float64(*d.Percentiles.P50), true
+			}
+			return float64(d.Median), true
+		}
+		return float64(d.Percentiles.get(i)), true
+	}
+	return math.NaN(), false
+}
+
 // DistributionSummary is GuideLLM's DistributionSummary. Count is the sum
 // of the sample weights (so it is in tokens for token-weighted metrics),
 // TotalSum is Mean×Count, and PDF is always null in goodput's output (it

@@ -391,3 +391,28 @@ func TestGuideLLMOracle(t *testing.T) {
 		}
 	}
 }
+
+// TestDistributionPercentile: Percentile reads the report's percentile
+// keys by value (p50 falling back to the median of a report without it)
+// and reports the others as not carried.
+func TestDistributionPercentile(t *testing.T) {
+	d := &DistributionSummary{Median: 7, Percentiles: Percentiles{P001: 1, P05: 2, P95: 3, P999: 4}}
+	for _, tc := range []struct {
+		pct  float64
+		want float64
+		ok   bool
+	}{{0.1, 1, true}, {5, 2, true}, {95, 3, true}, {99.9, 4, true}, {50, 7, true}, {97, math.NaN(), false}} {
+		got, ok := d.Percentile(tc.pct)
+		if ok != tc.ok || (ok && got != tc.want) || (!ok && !math.IsNaN(got)) {
+			t.Errorf("p%v: %v, %v; want %v, %v", tc.pct, got, ok, tc.want, tc.ok)
+		}
+	}
+	p50 := Float(8)
+	d.Percentiles.P50 = &p50
+	if got, _ := d.Percentile(50); got != 8 {
+		t.Errorf("p50 %v, want the p50 key's 8", got)
+	}
+	if _, ok := (*DistributionSummary)(nil).Percentile(50); ok {
+		t.Error("a nil distribution carries no percentile")
+	}
+}

@@ -157,16 +157,15 @@ func latencyResult(o Objective, ex *report.Extras) report.ObjectiveResult {
 	case Max:
 		v = d.Max
 	default:
-		if !reportPercentile(o.Percentile) {
-			ms, ok := histPercentile(o.Metric, o.Percentile, ex)
-			if !ok {
+		p, ok := d.Percentile(o.Percentile)
+		if !ok { // not one of the report's percentiles: the histogram's
+			if p, ok = histPercentile(o.Metric, o.Percentile, ex); !ok {
 				res.Missing = true
 				return res
 			}
-			v, scale = report.Float(ms), 1
-			break
+			scale = 1
 		}
-		v = percentile(d, o.Percentile)
+		v = report.Float(p)
 	}
 	res.Measured = report.Float(float64(v) * scale)
 	res.Pass = float64(res.Measured) <= o.Threshold
@@ -198,46 +197,8 @@ func distribution(m Metric, ex *report.Extras) (*report.DistributionSummary, flo
 	return sd.Successful, scale
 }
 
-// percentile reads one of the report's percentiles.
-func percentile(d *report.DistributionSummary, p float64) report.Float {
-	q := &d.Percentiles
-	switch p {
-	case 0.1:
-		return q.P001
-	case 1:
-		return q.P01
-	case 5:
-		return q.P05
-	case 10:
-		return q.P10
-	case 25:
-		return q.P25
-	case 50:
-		return d.Median
-	case 75:
-		return q.P75
-	case 90:
-		return q.P90
-	case 95:
-		return q.P95
-	case 99:
-		return q.P99
-	}
-	return q.P999
-}
-
 // Spec is the report's SLO.
 var _ report.SLO = Spec{}
-
-// reportPercentile reports whether p is one of the report's percentiles.
-func reportPercentile(p float64) bool {
-	for _, q := range percentiles {
-		if p == q {
-			return true
-		}
-	}
-	return false
-}
 
 // histPercentile reads percentile p of the successful requests' metric
 // m, in milliseconds, from the benchmark's HDR histogram (nanoseconds,

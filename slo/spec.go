@@ -41,11 +41,6 @@ const (
 	Max                    // largest value
 )
 
-// percentiles are the ones every report distribution carries (a
-// read-only table): an objective on one of them is judged on the printed
-// figure, one on another percentile on the benchmark's histogram.
-var percentiles = [...]float64{0.1, 1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9}
-
 // MaxLatencyMs bounds latency thresholds (24 h, the report histograms'
 // highest trackable value).
 const MaxLatencyMs = 24 * 3600 * 1000
