@@ -218,7 +218,7 @@ func TestRenderEscapes(t *testing.T) {
 	if n := strings.Count(page, "&lt;script&gt;alert(1)&lt;/script&gt;"); n < 20 {
 		t.Errorf("the hostile text appears escaped %d times; want it everywhere it is shown (≥ 20)", n)
 	}
-	if !strings.Contains(page, "http://host:8000/") {
+	if !strings.Contains(page, "http://***@host:8000/") { // credentials masked as everywhere else
 		t.Error("target URL without its credentials is missing")
 	}
 }

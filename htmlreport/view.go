@@ -4,10 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/url"
 	"strconv"
-	"strings"
 
+	"github.com/goodput-dev/goodput/internal/redact"
 	"github.com/goodput-dev/goodput/report"
 )
 
@@ -196,23 +195,7 @@ func (v *runView) target() string {
 		}
 		t = jsonString(r.b.Config.Backend, "target", "backend_target")
 	}
-	return redactURL(t)
-}
-
-// redactURL drops user information (credentials) from a URL.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		if i := strings.LastIndex(s, "@"); i >= 0 {
-			return "…@" + s[i+1:]
-		}
-		return s
-	}
-	if u.User != nil {
-		u.User = nil
-		return u.String()
-	}
-	return s
+	return redact.URL(t)
 }
 
 // jsonString returns the first of keys that is a string in the JSON

@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/goodput-dev/goodput/internal/redact"
 )
 
 // Endpoint selects the OpenAI API the client talks to.
@@ -262,7 +264,7 @@ func urlSecrets(target string) []string {
 
 // PublicURL is the normalized target URL without embedded credentials
 // (user:password@ becomes ***@): the form written to logs and reports.
-func (c *Client) PublicURL() string { return redactURL(c.baseURL) }
+func (c *Client) PublicURL() string { return redact.URL(c.baseURL) }
 
 // Model returns the model name sent in requests.
 func (c *Client) Model() string { return c.cfg.Model }
@@ -287,21 +289,11 @@ func NormalizeTarget(target string) (string, error) {
 	}
 	u, err := url.Parse(target)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("target %q: want an http:// or https:// URL like http://localhost:8000", redactURL(target))
+		return "", fmt.Errorf("target %q: want an http:// or https:// URL like http://localhost:8000", redact.URL(target))
 	}
 	s := strings.TrimRight(target, "/")
 	s = strings.TrimSuffix(s, "/v1")
 	return strings.TrimRight(s, "/"), nil
-}
-
-// redactURL hides credentials embedded in a URL.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
-	}
-	u.User = url.User("***")
-	return u.String()
 }
 
 // ModelInfo is one entry of GET /v1/models.
@@ -319,7 +311,7 @@ func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.baseURL+"/v1/models", nil)
 	if err != nil {
-		return nil, fmt.Errorf("target %s: %w", redactURL(c.baseURL), err)
+		return nil, fmt.Errorf("target %s: %w", redact.URL(c.baseURL), err)
 	}
 	for k, v := range c.headers {
 		if k != "Content-Type" && k != "Accept" {
@@ -332,17 +324,17 @@ func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
 		if untrustedCert(err) {
 			hint = " (the server's certificate is not trusted: give its CA with --ca-file, or skip verification with --insecure)"
 		}
-		return nil, fmt.Errorf("target %s unreachable: %s%s", redactURL(c.baseURL), c.Redact(rootCause(err)), hint)
+		return nil, fmt.Errorf("target %s unreachable: %s%s", redact.URL(c.baseURL), c.Redact(rootCause(err)), hint)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("target %s: GET /v1/models returned HTTP %d%s", redactURL(c.baseURL), resp.StatusCode, c.errorBody(resp))
+		return nil, fmt.Errorf("target %s: GET /v1/models returned HTTP %d%s", redact.URL(c.baseURL), resp.StatusCode, c.errorBody(resp))
 	}
 	var body struct {
 		Data []ModelInfo `json:"data"`
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 8<<20)).Decode(&body); err != nil {
-		return nil, fmt.Errorf("target %s: GET /v1/models: invalid JSON: %v", redactURL(c.baseURL), err)
+		return nil, fmt.Errorf("target %s: GET /v1/models: invalid JSON: %v", redact.URL(c.baseURL), err)
 	}
 	return body.Data, nil
 }
@@ -356,7 +348,7 @@ func (c *Client) Ready(ctx context.Context) ([]ModelInfo, error) {
 		return nil, err
 	}
 	if len(models) == 0 {
-		return nil, fmt.Errorf("target %s: GET /v1/models lists no model", redactURL(c.baseURL))
+		return nil, fmt.Errorf("target %s: GET /v1/models lists no model", redact.URL(c.baseURL))
 	}
 	if c.cfg.Model == "" {
 		c.SetModel(models[0].ID)
@@ -369,7 +361,7 @@ func (c *Client) Ready(ctx context.Context) ([]ModelInfo, error) {
 		}
 		ids = append(ids, m.ID)
 	}
-	return nil, fmt.Errorf("model %q is not served by %s (it serves: %s)", c.cfg.Model, redactURL(c.baseURL), strings.Join(ids, ", "))
+	return nil, fmt.Errorf("model %q is not served by %s (it serves: %s)", c.cfg.Model, redact.URL(c.baseURL), strings.Join(ids, ", "))
 }
 
 // rootCause gives the innermost error text of a transport error, e.g.

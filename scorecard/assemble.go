@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/redact"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/telemetry"
 )
@@ -237,7 +238,7 @@ func (t *Telemetry) costBlock(m measurements, durS float64, basis string, basisR
 	case m.alloc != nil:
 		a := m.alloc
 		c.CostPerHour = report.Float(a.CostPerHour)
-		c.Source = fmt.Sprintf("opencost %s%s", redactURL(t.cfg.OpenCostURL), a.Path)
+		c.Source = fmt.Sprintf("opencost %s%s", redact.URL(t.cfg.OpenCostURL), a.Path)
 		byKey := map[string]report.Float{}
 		for k, v := range a.ByKey {
 			byKey[k] = report.Float(v)

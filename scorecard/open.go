@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/redact"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/telemetry"
 )
@@ -130,7 +130,7 @@ func (t *Telemetry) openGPU(ctx context.Context, fail func(string, error)) {
 	for _, u := range t.cfg.DCGMURLs {
 		src, err := telemetry.NewDCGMExporter(u, t.cfg.HTTPClient)
 		if err != nil {
-			fail("dcgm-exporter "+redactURL(u), fmt.Errorf("--dcgm-url: %w", err))
+			fail("dcgm-exporter "+redact.URL(u), fmt.Errorf("--dcgm-url: %w", err))
 			continue
 		}
 		if probe(src, "--dcgm-url") {
@@ -164,7 +164,7 @@ func (t *Telemetry) openPrometheus(ctx context.Context, fail func(string, error)
 	}
 	p, err := telemetry.NewPrometheus(t.cfg.PrometheusURL, t.cfg.HTTPClient)
 	if err != nil {
-		fail("prometheus "+redactURL(t.cfg.PrometheusURL), fmt.Errorf("--prometheus: %w", err))
+		fail("prometheus "+redact.URL(t.cfg.PrometheusURL), fmt.Errorf("--prometheus: %w", err))
 		return
 	}
 	pctx, cancel := t.probeCtx(ctx)
@@ -267,16 +267,16 @@ func (t *Telemetry) openServer(ctx context.Context, target string, fail func(str
 	}
 	if err != nil {
 		if mode == ServerMetricsAuto {
-			t.missing = append(t.missing, report.MissingTelemetry{Source: "server metrics " + redactURL(raw),
+			t.missing = append(t.missing, report.MissingTelemetry{Source: "server metrics " + redact.URL(raw),
 				Reason: fmt.Sprintf("not scraped (--server-metrics auto): %v", err)})
 			t.lines = append(t.lines, fmt.Sprintf("telemetry: server metrics not scraped: %v", err))
 			return
 		}
-		fail("server metrics "+redactURL(raw), fmt.Errorf("--server-metrics: %w", err))
+		fail("server metrics "+redact.URL(raw), fmt.Errorf("--server-metrics: %w", err))
 		return
 	}
-	t.server, t.serverSource = sv, redactURL(raw)
-	t.lines = append(t.lines, fmt.Sprintf("telemetry: server metrics from %s, sampled every %v", redactURL(raw), t.cfg.Interval))
+	t.server, t.serverSource = sv, redact.URL(raw)
+	t.lines = append(t.lines, fmt.Sprintf("telemetry: server metrics from %s, sampled every %v", redact.URL(raw), t.cfg.Interval))
 }
 
 // openCost probes OpenCost, and resolves the GPU count of a per-GPU price.
@@ -286,7 +286,7 @@ func (t *Telemetry) openCost(ctx context.Context, fail func(string, error)) {
 	case t.cfg.OpenCostURL != "":
 		oc, err := telemetry.NewOpenCost(t.cfg.OpenCostURL, t.cfg.HTTPClient)
 		if err != nil {
-			fail("opencost "+redactURL(t.cfg.OpenCostURL), fmt.Errorf("--opencost: %w", err))
+			fail("opencost "+redact.URL(t.cfg.OpenCostURL), fmt.Errorf("--opencost: %w", err))
 			return
 		}
 		pctx, cancel := t.probeCtx(ctx)
@@ -295,12 +295,12 @@ func (t *Telemetry) openCost(ctx context.Context, fail func(string, error)) {
 		q.End = time.Now()
 		q.Start = q.End.Add(-10 * time.Minute)
 		if _, err := oc.Allocation(pctx, q); err != nil {
-			fail("opencost "+redactURL(t.cfg.OpenCostURL), fmt.Errorf("--opencost: %w", err))
+			fail("opencost "+redact.URL(t.cfg.OpenCostURL), fmt.Errorf("--opencost: %w", err))
 			return
 		}
 		t.opencost = oc
 		t.lines = append(t.lines, fmt.Sprintf("telemetry: cost from %s (aggregate %s, keys %v, namespace %q), assumed in %s",
-			redactURL(t.cfg.OpenCostURL), orDefault(q.Aggregate, "namespace"), q.Keys, q.Namespace, cur))
+			redact.URL(t.cfg.OpenCostURL), orDefault(q.Aggregate, "namespace"), q.Keys, q.Namespace, cur))
 	case t.cfg.GPUCostPerHour > 0:
 		n := t.cfg.GPUs
 		if n == 0 {
@@ -380,14 +380,6 @@ func aliasMatchers(ms telemetry.Matchers) telemetry.Matchers {
 }
 
 func selector(metric string, ms telemetry.Matchers) string { return metric + "{" + ms.String() + "}" }
-
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
-}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

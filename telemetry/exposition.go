@@ -12,6 +12,8 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/goodput-dev/goodput/internal/redact"
 )
 
 // maxExpositionBytes bounds one /metrics body (a vLLM exposition is a few
@@ -41,21 +43,9 @@ func parseMetricsURL(what, raw string) (*url.URL, error) {
 func parseBaseURL(what, raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s %q: want an absolute http:// or https:// URL such as http://host:9400/metrics", what, redact(raw))
+		return nil, fmt.Errorf("%s %q: want an absolute http:// or https:// URL such as http://host:9400/metrics", what, redact.URL(raw))
 	}
 	return u, nil
-}
-
-// redact hides a password in a URL string so it never reaches an error or log.
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		if i := strings.LastIndex(raw, "@"); i >= 0 {
-			return "…@" + raw[i+1:]
-		}
-		return raw
-	}
-	return u.Redacted()
 }
 
 // scrape fetches and parses one exposition. Errors name the URL (redacted).
