@@ -266,7 +266,14 @@ func renderRounds(p *page, v *runView) {
 		}
 		client := cell{text: "–"}
 		if g := b.Goodput; g != nil && g.Client != nil {
-			client = cell{text: "ok", title: "client CPU " + fmtNum(float64(g.Client.Cores)) + " cores; timer lag P99 " + fmtNum(float64(g.Client.SchedLagP99us)) + " µs"}
+			title := "client CPU " + fmtNum(float64(g.Client.Cores)) + " cores; timer lag P99 " + fmtNum(float64(g.Client.SchedLagP99us)) + " µs"
+			if g.Client.ReadLagSamples > 0 {
+				title += "; read lag P99 " + fmtNum(float64(g.Client.ReadLagP99us)) + " µs"
+			}
+			if g.Client.ArrivalTimestamps != "" {
+				title += "; arrival timestamps: " + g.Client.ArrivalTimestamps
+			}
+			client = cell{text: "ok", title: title}
 			if g.Client.Saturated {
 				client = cell{text: "saturated", class: "fail", title: g.Client.Reason}
 				notes = append(notes, "round "+r.name()+": the load generator was saturated ("+g.Client.Reason+"); its latency figures are unreliable.")

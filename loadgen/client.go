@@ -67,6 +67,11 @@ type ClientConfig struct {
 	DisableHTTP2    bool // never negotiate HTTP/2 (it is offered on TLS by default)
 	FollowRedirects bool // follow 3xx responses (default: report them as errors)
 
+	// UserTimestamps stamps each response byte's arrival when the read
+	// returns, never with the kernel's receive timestamp (see rxstamp.go);
+	// the way other load generators measure.
+	UserTimestamps bool
+
 	// KeepText keeps the streamed text in records (for sampled request
 	// bodies and client-side token counts).
 	KeepText bool
@@ -91,6 +96,7 @@ type Client struct {
 	headers   http.Header
 	baseURL   string
 	modelJSON []byte
+	rxHolder  *os.File // keeps the kernel's receive timestamps on (rxstamp.go)
 }
 
 type extraField struct {
@@ -167,9 +173,17 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 		tlsConf.RootCAs = pool
 	}
 	dialer := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+	dial := dialer.DialContext
+	if !cfg.UserTimestamps {
+		// Collected with the client; the runtime's finalizer closes it.
+		c.rxHolder = holdRxStamps()
+		dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return dialStamped(ctx, dialer, network, addr)
+		}
+	}
 	tr := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
+		DialContext:           dial,
 		TLSClientConfig:       tlsConf,
 		TLSHandshakeTimeout:   cfg.ConnectTimeout,
 		ForceAttemptHTTP2:     true,

@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -47,10 +48,13 @@ type streamState struct {
 	cn        *conn
 	now       int64
 	done      bool
-	finished  bool // saw a finish_reason
-	usage     bool // saw a usage block
-	prevCum   int  // last cumulative completion_tokens
-	perChunk  bool // every token chunk so far carried usage
+	finished  bool      // saw a finish_reason
+	usage     bool      // saw a usage block
+	prevCum   int       // last cumulative completion_tokens
+	perChunk  bool      // every token chunk so far carried usage
+	rx        rxStamper // the connection's receive timestamps, nil when not used
+	kernel    bool      // some arrival came from a kernel receive timestamp
+	user      bool      // some arrival fell back to the read time
 	fail      record.ErrorClass
 	failMsg   string
 	maxTokens int
@@ -76,7 +80,20 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 		stall = time.AfterFunc(c.cfg.StallTimeout, func() { cancel(errStall) })
 		defer stall.Stop()
 	}
-	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { rec.Sent = c.clock.Now() }}
+	// The transport calls WroteRequest on its writing goroutine, which
+	// over HTTP/2 can run on after the response has begun: hence an atomic,
+	// read when the response arrives and again at the end.
+	var rx rxStamper
+	var sent atomic.Int64
+	trace := &httptrace.ClientTrace{
+		GotConn:      func(info httptrace.GotConnInfo) { rx = rxOf(info.Conn) },
+		WroteRequest: func(httptrace.WroteRequestInfo) { sent.Store(c.clock.Now()) },
+	}
+	defer func() {
+		if rec.Sent == 0 {
+			rec.Sent = sent.Load()
+		}
+	}()
 	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, c.url, bytes.NewReader(cn.body))
 	if err != nil {
 		c.fail(rec, record.ErrClient, err.Error())
@@ -91,7 +108,13 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 		c.failCtx(ctx, rec, err)
 		return
 	}
-	rec.Headers = c.clock.Now()
+	if resp.ProtoMajor != 1 {
+		// HTTP/2 multiplexes streams on one connection, read by the
+		// transport's goroutine: a receive time is not this stream's.
+		rx = nil
+	}
+	rec.Sent = sent.Load()
+	rec.Headers, _, _ = c.arrival(rx, rec.Sent)
 	rec.HTTPStatus = resp.StatusCode
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -99,7 +122,7 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 		return
 	}
 	if c.cfg.NoStream {
-		c.readBody(ctx, resp, rec, cn, stall)
+		c.readBody(ctx, resp, rec, cn, stall, rx)
 		return
 	}
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
@@ -117,13 +140,13 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 		c.fail(rec, record.ErrProtocol, msg)
 		return
 	}
-	st := streamState{c: c, rec: rec, cn: cn, perChunk: true, maxTokens: req.MaxTokens}
+	st := streamState{c: c, rec: rec, cn: cn, perChunk: true, maxTokens: req.MaxTokens, rx: rx, now: rec.Headers}
 	cn.parser.Reset()
 	cn.text, cn.reason = cn.text[:0], cn.reason[:0]
 	for !st.done && st.fail == record.ErrNone {
 		n, rerr := resp.Body.Read(cn.buf)
 		if n > 0 {
-			st.now = c.clock.Now()
+			st.arrived()
 			events := rec.Iterations
 			if err := cn.parser.Feed(cn.buf[:n], st.event); err != nil && st.fail == record.ErrNone {
 				st.setFail(record.ErrProtocol, err.Error())
@@ -137,7 +160,7 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 		}
 		if rerr != nil {
 			if rerr == io.EOF {
-				st.now = c.clock.Now()
+				st.now = max(c.clock.Now(), st.now)
 				if err := cn.parser.Finish(st.event); err != nil && st.fail == record.ErrNone {
 					st.setFail(record.ErrProtocol, err.Error())
 				}
@@ -154,7 +177,8 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 			break
 		}
 	}
-	rec.End = c.clock.Now()
+	// The stream ended when its last bytes arrived.
+	rec.End = st.now
 	if st.fail != record.ErrNone {
 		c.finishTokens(&st)
 		c.fail(rec, st.fail, st.failMsg)
@@ -166,6 +190,20 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 		return
 	}
 	rec.Status = record.StatusSuccessful
+}
+
+// arrived sets st.now to the arrival time of the bytes just read.
+func (st *streamState) arrived() {
+	at, lag, kernel := st.c.arrival(st.rx, st.now)
+	st.now = at
+	switch {
+	case kernel:
+		st.kernel = true
+		st.rec.MaxReadLag = max(st.rec.MaxReadLag, lag)
+	case st.rx != nil:
+		st.user = true
+	}
+	st.rec.RxKernel = st.kernel && !st.user
 }
 
 func (st *streamState) setFail(class record.ErrorClass, msg string) {
@@ -287,8 +325,9 @@ func (c *Client) finishTokens(st *streamState) {
 }
 
 // readBody handles a non-streaming response.
-func (c *Client) readBody(ctx context.Context, resp *http.Response, rec *record.Record, cn *conn, stall *time.Timer) {
+func (c *Client) readBody(ctx context.Context, resp *http.Response, rec *record.Record, cn *conn, stall *time.Timer, rx rxStamper) {
 	cn.text = cn.text[:0]
+	st := streamState{c: c, rec: rec, rx: rx, now: rec.Headers}
 	for {
 		if len(cn.text) == cap(cn.text) {
 			cn.text = append(cn.text, 0)[:len(cn.text)]
@@ -296,9 +335,9 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, rec *record.
 		n, err := resp.Body.Read(cn.text[len(cn.text):cap(cn.text)])
 		cn.text = cn.text[:len(cn.text)+n]
 		if n > 0 {
-			now := c.clock.Now()
+			st.arrived()
 			if rec.FirstChunk == 0 {
-				rec.FirstChunk = now
+				rec.FirstChunk = st.now
 			}
 			if stall != nil {
 				stall.Reset(c.cfg.StallTimeout)
@@ -316,7 +355,7 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, rec *record.
 			return
 		}
 	}
-	rec.End = c.clock.Now()
+	rec.End = max(st.now, rec.Headers)
 	rec.Iterations = 1
 	cn.chunk.Reset()
 	if err := sse.DecodeResponse(cn.text, &cn.chunk); err != nil {
@@ -329,7 +368,7 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, rec *record.
 		return
 	}
 	rec.ResponseID, rec.FinishReason = string(ch.ID), string(ch.FinishReason)
-	st := streamState{c: c, rec: rec, cn: cn, perChunk: false}
+	st = streamState{c: c, rec: rec, cn: cn, perChunk: false}
 	text := append([]byte(nil), ch.Content...)
 	text = append(text, ch.Refusal...)
 	text = append(text, ch.ToolArgs...)

@@ -9,6 +9,11 @@
 // each in-flight request owns a reusable read buffer, SSE parser and chunk
 // decoder, and chunk payloads are decoded by the sse package's scanner.
 //
+// Response arrival times (headers, every chunk, the end of a stream) are
+// the kernel's receive timestamps of the bytes on Linux over HTTP/1.1,
+// converted to the run clock, so the client's own scheduling delays are
+// not counted as server latency; see rxstamp.go.
+//
 // Open-loop strategies (constant, poisson, replay) never wait for responses
 // to schedule the next request: every record carries the intended send time
 // next to the actual dispatch time, so latency can also be measured from the

@@ -2,12 +2,15 @@ package loadgen
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/ssetest"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
 )
@@ -110,6 +113,67 @@ func TestConcurrentStreamsMeasureEveryPhase(t *testing.T) {
 				if r.PromptTokens <= 0 || r.ServerPromptTokens != r.PromptTokens || r.FinishReason != "length" || r.ResponseID == "" {
 					t.Fatalf("usage/ids not taken: %+v", r)
 				}
+				// HTTP/1.1 on Linux: arrivals are kernel receive timestamps,
+				// and the client read every byte after it arrived.
+				if r.RxKernel != rxStampsAvailable || (r.RxKernel && r.MaxReadLag <= 0) {
+					t.Fatalf("rx kernel %v (available %v), read lag %d", r.RxKernel, rxStampsAvailable, r.MaxReadLag)
+				}
+			}
+			if want := map[bool]string{true: "kernel", false: "user"}[rxStampsAvailable]; res.Client.ArrivalTimestamps != want {
+				t.Fatalf("client arrival timestamps %q, want %q", res.Client.ArrivalTimestamps, want)
+			}
+		})
+	}
+}
+
+// With UserTimestamps every arrival is the time a read returned, and the
+// records and the client load say so.
+func TestUserTimestamps(t *testing.T) {
+	srv := startMock(t, nil)
+	e := newEngine(t, ClientConfig{Target: srv.URL(), UserTimestamps: true})
+	res, recs := collect(t, e, context.Background(), Benchmark{
+		Strategy: Strategy{Kind: Concurrent, Streams: 2}, Constraints: Constraints{MaxRequests: 4},
+		Source: fixedSource{NewRequest("", "hello", 8)},
+	})
+	for _, r := range recs {
+		if r.Status != record.StatusSuccessful || r.RxKernel || r.MaxReadLag != 0 || len(r.ChunkTimes) != 8 {
+			t.Fatalf("record %+v", r)
+		}
+	}
+	if res.Client.ArrivalTimestamps != "user" || res.Client.ReadLagSamples != 0 {
+		t.Fatalf("client load %+v", res.Client)
+	}
+}
+
+// A client that reads late is flagged by its read lag (kernel timestamps
+// keep the lag out of the latencies, but the client is falling behind).
+func TestMonitorFlagsReadLag(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		lag      time.Duration
+		n        int
+		saturate bool
+	}{
+		{"prompt reads", 200 * time.Microsecond, 200, false},
+		{"reads 80 ms late", 80 * time.Millisecond, 200, true},
+		{"too few samples", 80 * time.Millisecond, 50, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := newMonitor(NewClock())
+			m.start()
+			for i := 0; i < c.n; i++ {
+				m.observe(&record.Record{Headers: 1, RxKernel: true, MaxReadLag: int64(c.lag)})
+			}
+			m.observe(&record.Record{Headers: 1})
+			l := m.finish()
+			if l.Saturated != c.saturate || (c.saturate && !strings.Contains(l.Reason, "read lag")) {
+				t.Fatalf("saturated %v (%s), want %v", l.Saturated, l.Reason, c.saturate)
+			}
+			if l.ReadLagSamples != int64(c.n) || l.ArrivalTimestamps != fmt.Sprintf("kernel for %d of %d responses, else user", c.n, c.n+1) {
+				t.Fatalf("read lag samples %d, arrivals %q", l.ReadLagSamples, l.ArrivalTimestamps)
+			}
+			if got := time.Duration(l.ReadLagP99us) * time.Microsecond; got < c.lag*99/100 || got > c.lag*101/100 {
+				t.Fatalf("read lag P99 %v, want %v", got, c.lag)
 			}
 		})
 	}
@@ -294,5 +358,52 @@ func TestNonStreaming(t *testing.T) {
 		if r.Status != record.StatusSuccessful || r.OutputTokens != 8 || r.FirstToken != 0 || len(r.ChunkTimes) != 0 {
 			t.Fatalf("non-streaming record %+v: want 8 tokens from usage and no TTFT", r)
 		}
+	}
+}
+
+// Over HTTP/2 one connection carries many streams and the transport's own
+// goroutine reads it, so a receive timestamp is not one stream's: arrivals
+// are read times, and the records say so. HTTP/1.1 over TLS keeps kernel
+// timestamps (read through the TLS connection).
+func TestTLSArrivalTimestamps(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		http2  bool
+		kernel bool
+	}{
+		{"HTTP/2", true, false},
+		{"HTTP/1.1", false, rxStampsAvailable},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mux := http.NewServeMux()
+			mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"m","object":"model"}]}`))
+			})
+			mux.HandleFunc("POST /", func(w http.ResponseWriter, r *http.Request) {
+				if (r.ProtoMajor == 2) != c.http2 {
+					http.Error(w, "unexpected protocol "+r.Proto, http.StatusBadRequest)
+					return
+				}
+				ssetest.OK(w)
+			})
+			srv := httptest.NewUnstartedServer(mux)
+			srv.EnableHTTP2 = c.http2
+			srv.StartTLS()
+			t.Cleanup(srv.Close)
+			e := newEngine(t, ClientConfig{Target: srv.URL, Insecure: true})
+			res, recs := collect(t, e, context.Background(), Benchmark{
+				Strategy: Strategy{Kind: Concurrent, Streams: 2}, Constraints: Constraints{MaxRequests: 4},
+				Source: fixedSource{NewRequest("", "hello", 3)},
+			})
+			for _, r := range recs {
+				if r.Status != record.StatusSuccessful || r.RxKernel != c.kernel || len(r.ChunkTimes) != 3 {
+					t.Fatalf("record %+v", r)
+				}
+			}
+			if want := map[bool]string{true: "kernel", false: "user"}[c.kernel]; res.Client.ArrivalTimestamps != want {
+				t.Fatalf("client arrival timestamps %q, want %q", res.Client.ArrivalTimestamps, want)
+			}
+		})
 	}
 }

@@ -26,8 +26,19 @@ type ClientLoad struct {
 	// client reads slower than the server writes.
 	DeliveryLagP50us, DeliveryLagP99us float64
 	DeliverySamples                    int64
-	Saturated                          bool
-	Reason                             string // why Saturated is set
+	// ReadLag is, per request, the longest the client took to read bytes
+	// after the kernel received them (only with kernel receive
+	// timestamps): P50 and P99 over requests. Arrival times do not
+	// include it, but a client that lags this much sends its next
+	// requests late.
+	ReadLagP50us, ReadLagP99us float64
+	ReadLagSamples             int64
+	// ArrivalTimestamps says how response arrival times were taken:
+	// "kernel" (receive timestamps), "user" (when reads returned), or a
+	// mix with its counts; empty when no response arrived.
+	ArrivalTimestamps string
+	Saturated         bool
+	Reason            string // why Saturated is set
 }
 
 // Saturation thresholds. Measured on an idle 2-core machine, a 5 ms Go
@@ -37,6 +48,7 @@ type ClientLoad struct {
 const (
 	satSchedLagP99  = 5 * time.Millisecond
 	satDeliveryP99  = 5 * time.Millisecond
+	satReadLagP99   = 50 * time.Millisecond
 	satCPUFraction  = 0.9
 	schedLagPeriod  = 5 * time.Millisecond
 	maxLagMicros    = 60_000_000
@@ -52,8 +64,12 @@ type monitor struct {
 	lag      *hdrhistogram.Histogram
 	mu       sync.Mutex
 	delivery *hdrhistogram.Histogram
-	cpu0     float64
-	t0       int64
+	readLag  *hdrhistogram.Histogram
+	// responses counts records with a response; kernel those whose
+	// arrival times are kernel receive timestamps.
+	responses, kernel int64
+	cpu0              float64
+	t0                int64
 }
 
 func newMonitor(c *Clock) *monitor {
@@ -61,6 +77,7 @@ func newMonitor(c *Clock) *monitor {
 		clock: c, stopCh: make(chan struct{}), done: make(chan struct{}),
 		lag:      hdrhistogram.New(1, maxLagMicros, lagSigFigs),
 		delivery: hdrhistogram.New(1, maxLagMicros, lagSigFigs),
+		readLag:  hdrhistogram.New(1, maxLagMicros, lagSigFigs),
 	}
 }
 
@@ -84,14 +101,23 @@ func (m *monitor) start() {
 	}()
 }
 
-// observe records chunk delivery lag from a record's emission stamps.
+// observe records a request's read lag, and chunk delivery lag from its
+// emission stamps.
 func (m *monitor) observe(r *record.Record) {
-	if len(r.EmitTimes) == 0 || len(r.EmitTimes) != len(r.ChunkTimes) {
+	stamped := len(r.EmitTimes) > 0 && len(r.EmitTimes) == len(r.ChunkTimes)
+	if r.Headers == 0 {
 		return
 	}
 	m.mu.Lock()
-	for i, e := range r.EmitTimes {
-		_ = m.delivery.RecordValue(max((r.ChunkTimes[i]-e)/1000, 1))
+	m.responses++
+	if r.RxKernel {
+		m.kernel++
+		_ = m.readLag.RecordValue(max(r.MaxReadLag/1000, 1))
+	}
+	if stamped {
+		for i, e := range r.EmitTimes {
+			_ = m.delivery.RecordValue(max((r.ChunkTimes[i]-e)/1000, 1))
+		}
 	}
 	m.mu.Unlock()
 }
@@ -118,6 +144,20 @@ func (m *monitor) finish() ClientLoad {
 		l.DeliveryLagP50us = float64(m.delivery.ValueAtQuantile(50))
 		l.DeliveryLagP99us = float64(m.delivery.ValueAtQuantile(99))
 	}
+	switch {
+	case m.responses == 0:
+	case m.kernel == m.responses:
+		l.ArrivalTimestamps = "kernel"
+	case m.kernel == 0:
+		l.ArrivalTimestamps = "user"
+	default:
+		l.ArrivalTimestamps = fmt.Sprintf("kernel for %d of %d responses, else user", m.kernel, m.responses)
+	}
+	if n := m.readLag.TotalCount(); n > 0 {
+		l.ReadLagSamples = n
+		l.ReadLagP50us = float64(m.readLag.ValueAtQuantile(50))
+		l.ReadLagP99us = float64(m.readLag.ValueAtQuantile(99))
+	}
 	m.mu.Unlock()
 	switch {
 	case l.SchedLagP99us > float64(satSchedLagP99.Microseconds()):
@@ -126,6 +166,9 @@ func (m *monitor) finish() ClientLoad {
 	case l.DeliverySamples >= deliveryMinSamp && l.DeliveryLagP99us > float64(satDeliveryP99.Microseconds()):
 		l.Saturated = true
 		l.Reason = fmt.Sprintf("chunk delivery lag P99 %.1f ms > %v: the client reads slower than the server writes", l.DeliveryLagP99us/1000, satDeliveryP99)
+	case l.ReadLagSamples >= deliveryMinSamp && l.ReadLagP99us > float64(satReadLagP99.Microseconds()):
+		l.Saturated = true
+		l.Reason = fmt.Sprintf("read lag P99 %.1f ms > %v: the client reads bytes long after they arrive, and sends its next requests late", l.ReadLagP99us/1000, satReadLagP99)
 	case l.MaxProcs > 0 && l.Cores >= satCPUFraction*float64(l.MaxProcs):
 		l.Saturated = true
 		l.Reason = fmt.Sprintf("the process used %.2f of %d cores", l.Cores, l.MaxProcs)

@@ -105,6 +105,12 @@ func AppendJSON(b []byte, r *Record) []byte {
 		b = appendDeltas(b, "emit_deltas_ns", r.Dispatched, r.EmitTimes)
 	}
 	b = appendInt(b, "iterations", int64(r.Iterations))
+	if r.RxKernel {
+		b = appendStr(b, "rx_timestamps", "kernel")
+	}
+	if r.MaxReadLag != 0 {
+		b = appendInt(b, "max_read_lag_ns", r.MaxReadLag)
+	}
 	b = appendInt(b, "prompt_tokens", int64(r.PromptTokens))
 	b = appendInt(b, "output_tokens", int64(r.OutputTokens))
 	if r.ReasoningTokens != 0 {
@@ -233,6 +239,8 @@ type jsonRecord struct {
 	ChunkTokens           []int32 `json:"chunk_tokens"`
 	EmitDeltas            []int64 `json:"emit_deltas_ns"`
 	Iterations            int     `json:"iterations"`
+	RxTimestamps          string  `json:"rx_timestamps"`
+	MaxReadLag            int64   `json:"max_read_lag_ns"`
 	PromptTokens          int     `json:"prompt_tokens"`
 	OutputTokens          int     `json:"output_tokens"`
 	ReasoningTokens       int     `json:"reasoning_tokens"`
@@ -311,6 +319,14 @@ func UnmarshalLine(line []byte, r *Record) error {
 	r.EmitTimes = undelta(r.EmitTimes, r.Dispatched, j.EmitDeltas)
 	r.Iterations, r.PromptTokens, r.OutputTokens = j.Iterations, j.PromptTokens, j.OutputTokens
 	r.ReasoningTokens = j.ReasoningTokens
+	switch j.RxTimestamps {
+	case "", "user":
+	case "kernel":
+		r.RxKernel = true
+	default:
+		return fmt.Errorf(`invalid record: key "rx_timestamps" is %q, want kernel or user`, j.RxTimestamps)
+	}
+	r.MaxReadLag = j.MaxReadLag
 	r.OutputSource = ParseTokenSource(j.OutputSource)
 	setOpt(&r.CachedTokens, j.CachedTokens)
 	setOpt(&r.ServerPromptTokens, j.ServerPromptTokens)

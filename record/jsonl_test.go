@@ -22,6 +22,7 @@ func sampleRecord() *Record {
 	r.ChunkTokens = []int32{1, 2, 1, 3}
 	r.EmitTimes = []int64{base + 9_999_000, base + 19_999_500, base + 29_999_000, base + 39_998_000}
 	r.Iterations, r.PromptTokens, r.OutputTokens, r.ReasoningTokens = 6, 256, 7, 1
+	r.RxKernel, r.MaxReadLag = true, 35_000
 	r.CachedTokens, r.OutputSource = 0, TokensUsage
 	r.ServerPromptTokens, r.ServerOutputTokens, r.ClientOutputTokens = 256, 7, 4
 	r.RequestedPromptTokens, r.RequestedOutputTokens = 256, 128
@@ -84,6 +85,7 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"status":"successful"}`, `x.jsonl:1: invalid record: missing key "id"`},
 		{"\n" + `{"id":1,"status":"weird"}`, `x.jsonl:2: invalid record: key "status" is "weird"`},
 		{`[1,2]`, "x.jsonl:1: invalid record"},
+		{`{"id":1,"status":"successful","rx_timestamps":"tsc"}`, `x.jsonl:1: invalid record: key "rx_timestamps" is "tsc", want kernel or user`},
 	}
 	for _, c := range cases {
 		err := NewDecoder(strings.NewReader(c.in), "x.jsonl").Decode(New())

@@ -136,6 +136,14 @@ type Record struct {
 
 	Iterations int // SSE events received (GuideLLM's request_iterations)
 
+	// RxKernel says Headers, FirstChunk, the token times, ChunkTimes and
+	// End (of a completed stream) are the kernel's receive timestamps of
+	// the bytes, converted to the run clock; otherwise they are the times
+	// the client's reads returned. MaxReadLag is then the longest the
+	// client took to read bytes after the kernel received them, in ns.
+	RxKernel   bool
+	MaxReadLag int64
+
 	// Token counts. PromptTokens and OutputTokens are the figures used in
 	// metrics (server usage first); the Server* and Client* fields keep both
 	// sides for the mismatch report (-1 when that side is unknown).

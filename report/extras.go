@@ -52,6 +52,17 @@ type ClientLoad struct {
 	DeliveryLagP50us Float `json:"delivery_lag_p50_us"`
 	DeliveryLagP99us Float `json:"delivery_lag_p99_us"`
 	DeliverySamples  Int   `json:"delivery_samples"`
+	// ReadLag is, per request, the longest the client took to read bytes
+	// after the kernel received them (µs; only with kernel receive
+	// timestamps, which keep it out of the latency figures): P50 and P99
+	// over requests.
+	ReadLagP50us   Float `json:"read_lag_p50_us"`
+	ReadLagP99us   Float `json:"read_lag_p99_us"`
+	ReadLagSamples Int   `json:"read_lag_samples"`
+	// ArrivalTimestamps says how response arrival times were taken:
+	// "kernel" (the kernel's receive timestamps), "user" (when the
+	// client's reads returned) or a mix with its counts.
+	ArrivalTimestamps string `json:"arrival_timestamps"`
 	// Saturated says the client could not keep up; the benchmark's latency
 	// figures are then unreliable, for the Reason given.
 	Saturated bool   `json:"saturated"`

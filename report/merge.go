@@ -446,6 +446,15 @@ func mergeClient(bs []*Benchmark) *ClientLoad {
 		out.DeliveryLagP50us = max(out.DeliveryLagP50us, c.DeliveryLagP50us)
 		out.DeliveryLagP99us = max(out.DeliveryLagP99us, c.DeliveryLagP99us)
 		out.DeliverySamples += c.DeliverySamples
+		out.ReadLagP50us = max(out.ReadLagP50us, c.ReadLagP50us)
+		out.ReadLagP99us = max(out.ReadLagP99us, c.ReadLagP99us)
+		out.ReadLagSamples += c.ReadLagSamples
+		switch {
+		case out.ArrivalTimestamps == "":
+			out.ArrivalTimestamps = c.ArrivalTimestamps
+		case out.ArrivalTimestamps != c.ArrivalTimestamps && c.ArrivalTimestamps != "":
+			out.ArrivalTimestamps = "mixed across shards"
+		}
 		if c.Saturated {
 			out.Saturated = true
 			reasons = append(reasons, fmt.Sprintf("shard %d: %s", i, c.Reason))

@@ -199,7 +199,9 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy) (Roun
 			MaxProcs: report.Int(c.MaxProcs), SchedLagP50us: report.Float(c.SchedLagP50us), SchedLagP99us: report.Float(c.SchedLagP99us),
 			SchedLagMaxus: report.Float(c.SchedLagMaxus), DeliveryLagP50us: report.Float(c.DeliveryLagP50us),
 			DeliveryLagP99us: report.Float(c.DeliveryLagP99us), DeliverySamples: report.Int(c.DeliverySamples),
-			Saturated: c.Saturated, Reason: c.Reason,
+			ReadLagP50us: report.Float(c.ReadLagP50us), ReadLagP99us: report.Float(c.ReadLagP99us), ReadLagSamples: report.Int(c.ReadLagSamples),
+			ArrivalTimestamps: c.ArrivalTimestamps,
+			Saturated:         c.Saturated, Reason: c.Reason,
 		}
 		b.Goodput.Requests.NotSent = report.Int(res.NotSent)
 	}

@@ -44,7 +44,7 @@ type benchOptions struct {
 	extraBody, backendType, backendArgs              string
 	noStream, noStreamUsage, noIgnoreEOS             bool
 	maxTokensField                                   string
-	caFile                                           string
+	caFile, rxTimestamps                             string
 	insecure                                         bool
 	connectTimeout, stallTimeout, requestTimeout     time.Duration
 	labels                                           []string
@@ -110,6 +110,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.BoolVar(&o.noStreamUsage, "no-stream-usage", false, "omit stream_options (for servers that reject include_usage/continuous_usage_stats)")
 	fs.BoolVar(&o.noIgnoreEOS, "no-ignore-eos", false, "never send ignore_eos (output lengths then depend on the model)")
 	fs.StringVar(&o.maxTokensField, "max-tokens-field", "", "max_tokens or max_completion_tokens (default: max_completion_tokens for chat, max_tokens for completions)")
+	fs.StringVar(&o.rxTimestamps, "rx-timestamps", "kernel", "when a response byte arrived: kernel (the kernel's receive timestamp, so the client's own scheduling delays stay out of TTFT and ITL; Linux, HTTP/1.1, else the read time) or user (the time the read returned, as other load generators measure)")
 	fs.StringVar(&o.caFile, "ca-file", "", "PEM file of extra CA certificates for https targets")
 	fs.BoolVar(&o.insecure, "insecure", false, "skip TLS certificate verification")
 	fs.DurationVar(&o.connectTimeout, "connect-timeout", 10*time.Second, "dial and TLS handshake timeout")
@@ -337,6 +338,9 @@ func (o *benchOptions) validate() (*plan, error) {
 	if err := checkOutputPath(o.outputPath); err != nil {
 		return nil, err
 	}
+	if o.rxTimestamps != "kernel" && o.rxTimestamps != "user" {
+		return nil, usagef("--rx-timestamps %q: want kernel or user", o.rxTimestamps)
+	}
 	if o.logFormat != "console" && o.logFormat != "json" {
 		return nil, usagef("--log-format %q: want console or json", o.logFormat)
 	}
@@ -351,6 +355,7 @@ func (o *benchOptions) validate() (*plan, error) {
 		NoStream: o.noStream, NoStreamUsage: o.noStreamUsage, NoIgnoreEOS: o.noIgnoreEOS,
 		MaxTokensField: o.maxTokensField, CAFile: o.caFile, Insecure: o.insecure,
 		ConnectTimeout: o.connectTimeout, StallTimeout: negIfZero(o.stallTimeout), RequestTimeout: negIfZero(o.requestTimeout),
+		UserTimestamps: o.rxTimestamps == "user",
 	}
 	if o.connectTimeout <= 0 {
 		return nil, usagef("--connect-timeout %v: want a positive duration", o.connectTimeout)

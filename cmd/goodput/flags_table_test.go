@@ -67,6 +67,7 @@ var invalidFlagValues = map[string][]string{
 	"benchmark --disable-progress":        {"=maybe"},
 	"benchmark --disable-console-outputs": {"=maybe"},
 	"benchmark --log-format":              {"xml"},
+	"benchmark --rx-timestamps":           {"monotonic", ""},
 	"benchmark --progress-interval":       {"soon", "0", "-1s"},
 	"benchmark --labels-file":             {"/nonexistent/labels"},
 	"benchmark --strict-metadata":         {"=maybe"},

@@ -243,7 +243,7 @@ func (s *shardSpec) plan(o *benchOptions, p *plan) (*sweep.ShardPlan, error) {
 // --backend-args (which may hold an API key) are left out.
 func (s *shardSpec) configHash(o *benchOptions, model string) string {
 	key := strings.Join([]string{configKey(o, model),
-		fmt.Sprint(o.maxErrors, o.maxErrorRate, o.maxConcurrency, o.rampup, o.noStream, o.noStreamUsage, o.noIgnoreEOS),
+		fmt.Sprint(o.maxErrors, o.maxErrorRate, o.maxConcurrency, o.rampup, o.noStream, o.noStreamUsage, o.noIgnoreEOS, o.rxTimestamps),
 		o.maxTokensField, o.extraBody, o.requestTimeout.String(),
 		fmt.Sprint(s.shard.Count, s.startAt, int64(s.gap))}, "|")
 	h := sha256.Sum256([]byte(key))
