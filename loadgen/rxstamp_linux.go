@@ -157,6 +157,9 @@ func rxTimestamp(b []byte) int64 {
 		if level == syscall.SOL_SOCKET && typ == syscall.SCM_TIMESTAMPNS && n >= cmsgHdrLen+16 {
 			sec := int64(binary.NativeEndian.Uint64(b[16:24]))
 			nsec := int64(binary.NativeEndian.Uint64(b[24:32]))
+			if sec <= 0 || sec >= 1<<33 || nsec < 0 || nsec >= 1e9 {
+				return 0 // not a time this clock can hold in Unix ns
+			}
 			return sec*1e9 + nsec
 		}
 		adv := (n + 7) &^ 7

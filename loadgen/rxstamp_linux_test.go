@@ -53,6 +53,9 @@ func TestRxTimestampParsesControlMessages(t *testing.T) {
 		{"length below the header", bogus, 0},
 		{"truncated buffer", ts[:20], 0},
 		{"length past the buffer", append(cmsg(syscall.SOL_SOCKET, 99, make([]byte, 8))[:16], 0), 0},
+		{"seconds past int64 nanoseconds", cmsg(syscall.SOL_SOCKET, syscall.SCM_TIMESTAMPNS, timespec(1<<40, 0)), 0},
+		{"nanoseconds out of range", cmsg(syscall.SOL_SOCKET, syscall.SCM_TIMESTAMPNS, timespec(1, 1e9)), 0},
+		{"zero time", cmsg(syscall.SOL_SOCKET, syscall.SCM_TIMESTAMPNS, timespec(0, 0)), 0},
 	} {
 		if got := rxTimestamp(c.in); got != c.want {
 			t.Errorf("%s: got %d, want %d", c.name, got, c.want)
@@ -203,4 +206,55 @@ func TestFromRealtime(t *testing.T) {
 			t.Errorf("%s: age %v, want about %v", tc.name, time.Duration(now-at), tc.age)
 		}
 	}
+}
+
+// FuzzRxTimestamp: the control-message parser never panics or reads past
+// its buffer, and finds a timestamp message wherever it sits.
+func FuzzRxTimestamp(f *testing.F) {
+	ts := cmsg(syscall.SOL_SOCKET, syscall.SCM_TIMESTAMPNS, timespec(1, 2))
+	f.Add(ts)
+	f.Add(append(cmsg(syscall.SOL_IP, 8, []byte{1, 2, 3, 4}), ts...))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_ = rxTimestamp(b)
+		// A timestamp message after b's whole messages is found, when b
+		// holds none of its own (the first one wins).
+		if len(b)%8 == 0 && wellFormed(b) && !hasTimestampMsg(b) {
+			if got := rxTimestamp(append(append([]byte(nil), b...), ts...)); got == 0 {
+				t.Fatalf("timestamp after %x not found", b)
+			}
+		}
+	})
+}
+
+// hasTimestampMsg says whether the well-formed b holds an SCM_TIMESTAMPNS
+// message.
+func hasTimestampMsg(b []byte) bool {
+	for len(b) > 0 {
+		n := binary.NativeEndian.Uint64(b[0:8])
+		if int32(binary.NativeEndian.Uint32(b[8:12])) == syscall.SOL_SOCKET && int32(binary.NativeEndian.Uint32(b[12:16])) == syscall.SCM_TIMESTAMPNS {
+			return true
+		}
+		b = b[(n+7)&^7:]
+	}
+	return false
+}
+
+// wellFormed says whether b is a sequence of complete control messages.
+func wellFormed(b []byte) bool {
+	for len(b) > 0 {
+		if len(b) < cmsgHdrLen {
+			return false
+		}
+		n := binary.NativeEndian.Uint64(b[0:8])
+		if n < cmsgHdrLen || n > uint64(len(b)) {
+			return false
+		}
+		adv := (n + 7) &^ 7
+		if adv > uint64(len(b)) {
+			return false
+		}
+		b = b[adv:]
+	}
+	return true
 }
