@@ -315,7 +315,7 @@ func parseKneeData(s string) (mock.Workload, error) {
 		seen[key] = true
 		n, err := strconv.Atoi(val)
 		if err != nil || n < 1 || n > 1<<24 {
-			return w, bad(fmt.Sprintf("%s=%s is not an integer in 1..16777216", key, val))
+			return w, bad(fmt.Sprintf("%s=%q is not an integer in 1..16777216", key, val))
 		}
 		*dst = n
 	}
