@@ -114,7 +114,10 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 		rx = nil
 	}
 	rec.Sent = sent.Load()
-	rec.Headers, _, _ = c.arrival(rx, rec.Sent)
+	// st follows the arrivals from here on, the headers' first.
+	st := streamState{c: c, rec: rec, cn: cn, rx: rx, now: rec.Sent}
+	st.arrived()
+	rec.Headers = st.now
 	rec.HTTPStatus = resp.StatusCode
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -122,7 +125,7 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 		return
 	}
 	if c.cfg.NoStream {
-		c.readBody(ctx, resp, rec, cn, stall, rx)
+		c.readBody(ctx, resp, &st, stall)
 		return
 	}
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
@@ -140,7 +143,7 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 		c.fail(rec, record.ErrProtocol, msg)
 		return
 	}
-	st := streamState{c: c, rec: rec, cn: cn, perChunk: true, maxTokens: req.MaxTokens, rx: rx, now: rec.Headers}
+	st.perChunk, st.maxTokens = true, req.MaxTokens
 	cn.parser.Reset()
 	cn.text, cn.reason = cn.text[:0], cn.reason[:0]
 	for !st.done && st.fail == record.ErrNone {
@@ -325,9 +328,9 @@ func (c *Client) finishTokens(st *streamState) {
 }
 
 // readBody handles a non-streaming response.
-func (c *Client) readBody(ctx context.Context, resp *http.Response, rec *record.Record, cn *conn, stall *time.Timer, rx rxStamper) {
+func (c *Client) readBody(ctx context.Context, resp *http.Response, st *streamState, stall *time.Timer) {
+	rec, cn := st.rec, st.cn
 	cn.text = cn.text[:0]
-	st := streamState{c: c, rec: rec, rx: rx, now: rec.Headers}
 	for {
 		if len(cn.text) == cap(cn.text) {
 			cn.text = append(cn.text, 0)[:len(cn.text)]
@@ -368,7 +371,6 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, rec *record.
 		return
 	}
 	rec.ResponseID, rec.FinishReason = string(ch.ID), string(ch.FinishReason)
-	st = streamState{c: c, rec: rec, cn: cn, perChunk: false}
 	text := append([]byte(nil), ch.Content...)
 	text = append(text, ch.Refusal...)
 	text = append(text, ch.ToolArgs...)
@@ -384,7 +386,7 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, rec *record.
 		}
 	}
 	cn.text, cn.reason = append(cn.text[:0], text...), append(cn.reason[:0], reason...)
-	c.finishTokens(&st)
+	c.finishTokens(st)
 	if !st.usage && c.cfg.CountTokens == nil {
 		// Without usage or a tokenizer one body says nothing about its
 		// token count: leave it unknown rather than invent a figure.

@@ -161,6 +161,9 @@ func TestMonitorFlagsReadLag(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m := newMonitor(NewClock())
 			m.start()
+			// A benchmark an hour long: the CPU rule (cores used over the
+			// wall time) stays out of this test of the read-lag rule.
+			m.t0 -= int64(time.Hour)
 			for i := 0; i < c.n; i++ {
 				m.observe(&record.Record{Headers: 1, RxKernel: true, MaxReadLag: int64(c.lag)})
 			}
@@ -274,6 +277,11 @@ func TestMaxDurationCancelsInFlight(t *testing.T) {
 	for _, r := range recs {
 		if r.Status != record.StatusIncomplete || r.ErrorClass != record.ErrCancelled {
 			t.Fatalf("record %s/%s", r.Status, r.ErrorClass)
+		}
+		// The mock sent its headers before the first token: their arrival
+		// is a kernel timestamp, and the record says so.
+		if r.Headers == 0 || len(r.ChunkTimes) != 0 || r.RxKernel != rxStampsAvailable {
+			t.Fatalf("headers %d, %d chunks, rx kernel %v", r.Headers, len(r.ChunkTimes), r.RxKernel)
 		}
 	}
 }
