@@ -75,10 +75,10 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 		t := time.AfterFunc(c.cfg.RequestTimeout, func() { cancel(errTimeout) })
 		defer t.Stop()
 	}
-	var stall *time.Timer
+	var stall *stallWatch
 	if c.cfg.StallTimeout > 0 {
-		stall = time.AfterFunc(c.cfg.StallTimeout, func() { cancel(errStall) })
-		defer stall.Stop()
+		stall = watchStall(c.clock, c.cfg.StallTimeout, func() { cancel(errStall) })
+		defer stall.stop()
 	}
 	// The transport calls WroteRequest on its writing goroutine, which
 	// over HTTP/2 can run on after the response has begun: hence an atomic,
@@ -158,7 +158,7 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 			// comment lines (": ping") keep a connection open but are
 			// no progress.
 			if stall != nil && rec.Iterations != events {
-				stall.Reset(c.cfg.StallTimeout)
+				stall.progress(st.now)
 			}
 		}
 		if rerr != nil {
@@ -328,7 +328,7 @@ func (c *Client) finishTokens(st *streamState) {
 }
 
 // readBody handles a non-streaming response.
-func (c *Client) readBody(ctx context.Context, resp *http.Response, st *streamState, stall *time.Timer) {
+func (c *Client) readBody(ctx context.Context, resp *http.Response, st *streamState, stall *stallWatch) {
 	rec, cn := st.rec, st.cn
 	cn.text = cn.text[:0]
 	for {
@@ -343,7 +343,7 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, st *streamSt
 				rec.FirstChunk = st.now
 			}
 			if stall != nil {
-				stall.Reset(c.cfg.StallTimeout)
+				stall.progress(st.now)
 			}
 		}
 		if err == io.EOF {
