@@ -103,6 +103,8 @@ type Engine struct {
 	shard    int
 	inflight atomic.Int64
 	sent     atomic.Int64
+	// procs is the GOMAXPROCS ceiling of the governor, 0 when off.
+	procs int
 }
 
 // Live is a snapshot of the engine's counters for progress displays.
@@ -133,6 +135,14 @@ func (e *Engine) SetShard(i int) {
 	e.shard = i
 	e.ids.Store(uint64(i) * ShardIDBase)
 }
+
+// AdaptProcs lets each benchmark lower GOMAXPROCS below ceiling while the
+// client's own CPU use is low, and raise it back as soon as use grows
+// (see procGovernor); every benchmark starts at the ceiling and leaves it
+// set. GOMAXPROCS is the process's: call this only when one engine runs
+// at a time, and not at all when the user fixed GOMAXPROCS. A ceiling
+// of 1 or less leaves the setting alone.
+func (e *Engine) AdaptProcs(ceiling int) { e.procs = ceiling }
 
 // Clock returns the engine's clock.
 func (e *Engine) Clock() *Clock { return e.clock }
@@ -211,7 +221,7 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 	}
 	rctx, abort := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer abort(nil)
-	r := &run{e: e, b: b, ctx: rctx, abort: abort, out: out, stopCh: make(chan struct{}), mon: newMonitor(e.clock)}
+	r := &run{e: e, b: b, ctx: rctx, abort: abort, out: out, stopCh: make(chan struct{}), mon: newMonitor(e.clock, e.procs)}
 	if w := b.Constraints.ErrorRateWindow; b.Constraints.MaxErrorRate > 0 {
 		if w == 0 {
 			w = 30

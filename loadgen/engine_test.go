@@ -159,7 +159,7 @@ func TestMonitorFlagsReadLag(t *testing.T) {
 		{"too few samples", 80 * time.Millisecond, 50, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m := newMonitor(NewClock())
+			m := newMonitor(NewClock(), 0)
 			m.start()
 			// A benchmark an hour long: the CPU rule (cores used over the
 			// wall time) stays out of this test of the read-lag rule.

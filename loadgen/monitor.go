@@ -17,7 +17,12 @@ type ClientLoad struct {
 	CPUSeconds  float64 // user+system CPU of this process during the benchmark
 	WallSeconds float64
 	Cores       float64 // CPUSeconds / WallSeconds
-	MaxProcs    int     // GOMAXPROCS
+	MaxProcs    int     // GOMAXPROCS at the start (the ceiling when adapted)
+	// MinProcs is the lowest GOMAXPROCS the governor set during the
+	// benchmark (MaxProcs when it is off or never lowered it), and
+	// ProcsChanges how many times it changed the setting.
+	MinProcs     int
+	ProcsChanges int
 	// SchedLag is how late a 5 ms timer in this process fires: it grows
 	// when the process is CPU-starved, and delays every timestamp taken.
 	SchedLagP50us, SchedLagP99us, SchedLagMaxus float64
@@ -70,11 +75,19 @@ type monitor struct {
 	responses, kernel int64
 	cpu0              float64
 	t0                int64
+	gov               *procGovernor  // nil: GOMAXPROCS is left alone
+	cpu               func() float64 // the process's CPU seconds (processCPU)
 }
 
-func newMonitor(c *Clock) *monitor {
+// newMonitor builds a benchmark's monitor; a ceiling above 1 turns on the
+// GOMAXPROCS governor with that ceiling.
+func newMonitor(c *Clock, ceiling int) *monitor {
+	var gov *procGovernor
+	if ceiling > 1 {
+		gov = newProcGovernor(ceiling)
+	}
 	return &monitor{
-		clock: c, stopCh: make(chan struct{}), done: make(chan struct{}),
+		clock: c, stopCh: make(chan struct{}), done: make(chan struct{}), gov: gov, cpu: processCPU,
 		lag:      hdrhistogram.New(1, maxLagMicros, lagSigFigs),
 		delivery: hdrhistogram.New(1, maxLagMicros, lagSigFigs),
 		readLag:  hdrhistogram.New(1, maxLagMicros, lagSigFigs),
@@ -82,7 +95,11 @@ func newMonitor(c *Clock) *monitor {
 }
 
 func (m *monitor) start() {
-	m.cpu0, m.t0 = processCPU(), m.clock.Now()
+	if m.gov != nil {
+		applyProcs(m.gov.ceiling)
+	}
+	m.cpu0, m.t0 = m.cpu(), m.clock.Now()
+	govAt, govCPU := m.t0, m.cpu0
 	go func() {
 		defer close(m.done)
 		t := time.NewTimer(schedLagPeriod)
@@ -94,8 +111,13 @@ func (m *monitor) start() {
 				return
 			case <-t.C:
 			}
-			late := (m.clock.Now() - due) / 1000
-			_ = m.lag.RecordValue(max(late, 1))
+			now := m.clock.Now()
+			_ = m.lag.RecordValue(max((now-due)/1000, 1))
+			if m.gov != nil && now-govAt >= int64(govInterval) {
+				cpu := m.cpu()
+				applyProcs(m.gov.step((cpu - govCPU) / (float64(now-govAt) / 1e9)))
+				govAt, govCPU = now, cpu
+			}
 			t.Reset(schedLagPeriod)
 		}
 	}()
@@ -126,9 +148,14 @@ func (m *monitor) finish() ClientLoad {
 	close(m.stopCh)
 	<-m.done
 	l := ClientLoad{
-		CPUSeconds:  processCPU() - m.cpu0,
+		CPUSeconds:  m.cpu() - m.cpu0,
 		WallSeconds: float64(m.clock.Now()-m.t0) / 1e9,
 		MaxProcs:    runtime.GOMAXPROCS(0),
+	}
+	l.MinProcs = l.MaxProcs
+	if g := m.gov; g != nil {
+		applyProcs(g.ceiling)
+		l.MaxProcs, l.MinProcs, l.ProcsChanges = g.ceiling, g.least, g.changes
 	}
 	if l.WallSeconds > 0 {
 		l.Cores = l.CPUSeconds / l.WallSeconds

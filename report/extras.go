@@ -41,7 +41,12 @@ type ClientLoad struct {
 	CPUSeconds  Float `json:"cpu_seconds"`  // user+system CPU of the process
 	WallSeconds Float `json:"wall_seconds"` // benchmark duration
 	Cores       Float `json:"cores"`        // CPU seconds per wall second
-	MaxProcs    Int   `json:"max_procs"`    // GOMAXPROCS
+	MaxProcs    Int   `json:"max_procs"`    // GOMAXPROCS at the start (the governor's ceiling)
+	// MinProcs is the lowest GOMAXPROCS goodput's governor set while its
+	// own CPU use was low (max_procs when it never lowered it), and
+	// ProcsChanges how often it changed the setting.
+	MinProcs     Int `json:"min_procs"`
+	ProcsChanges Int `json:"procs_changes"`
 	// SchedLag is how late a 5 ms timer fired in the process (µs): it
 	// grows when the process is CPU-starved.
 	SchedLagP50us Float `json:"sched_lag_p50_us"`

@@ -440,6 +440,8 @@ func mergeClient(bs []*Benchmark) *ClientLoad {
 		out.WallSeconds = max(out.WallSeconds, c.WallSeconds)
 		out.Cores += c.Cores
 		out.MaxProcs += c.MaxProcs
+		out.MinProcs += c.MinProcs
+		out.ProcsChanges += c.ProcsChanges
 		out.SchedLagP50us = max(out.SchedLagP50us, c.SchedLagP50us)
 		out.SchedLagP99us = max(out.SchedLagP99us, c.SchedLagP99us)
 		out.SchedLagMaxus = max(out.SchedLagMaxus, c.SchedLagMaxus)

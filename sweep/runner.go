@@ -196,7 +196,7 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy) (Roun
 		c := res.Client
 		b.Goodput.Client = &report.ClientLoad{
 			CPUSeconds: report.Float(c.CPUSeconds), WallSeconds: report.Float(c.WallSeconds), Cores: report.Float(c.Cores),
-			MaxProcs: report.Int(c.MaxProcs), SchedLagP50us: report.Float(c.SchedLagP50us), SchedLagP99us: report.Float(c.SchedLagP99us),
+			MaxProcs: report.Int(c.MaxProcs), MinProcs: report.Int(c.MinProcs), ProcsChanges: report.Int(c.ProcsChanges), SchedLagP50us: report.Float(c.SchedLagP50us), SchedLagP99us: report.Float(c.SchedLagP99us),
 			SchedLagMaxus: report.Float(c.SchedLagMaxus), DeliveryLagP50us: report.Float(c.DeliveryLagP50us),
 			DeliveryLagP99us: report.Float(c.DeliveryLagP99us), DeliverySamples: report.Int(c.DeliverySamples),
 			ReadLagP50us: report.Float(c.ReadLagP50us), ReadLagP99us: report.Float(c.ReadLagP99us), ReadLagSamples: report.Int(c.ReadLagSamples),

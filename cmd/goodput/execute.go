@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -151,6 +152,10 @@ func executeRun(ctx context.Context, e *env, o *benchOptions, p *plan, made *str
 		return err
 	}
 	engine := loadgen.NewEngine(client)
+	if e.getenv("GOMAXPROCS") == "" {
+		// GOMAXPROCS follows the client's own load, unless the user fixed it.
+		engine.AdaptProcs(runtime.GOMAXPROCS(0))
+	}
 	total := sweep.Planned(p.planner)
 	if p.shardPlan != nil {
 		engine.SetShard(p.shard.shard.Index)
