@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,12 +24,18 @@ var spaced10ms = []string{"--ttft", "50ms", "--ttft-stdev", "0", "--itl", "10ms"
 // runMocked starts a mock with mockArgs, runs a goodput benchmark against
 // it with args, and stops the mock.
 func (s *suite) runMocked(mockArgs []string, args ...string) (usage, string, error) {
+	return s.runMockedEnv(nil, mockArgs, args...)
+}
+
+// runMockedEnv is runMocked with env (NAME=value) added to goodput's
+// environment.
+func (s *suite) runMockedEnv(env, mockArgs []string, args ...string) (usage, string, error) {
 	m, err := s.startMock(mockArgs...)
 	if err != nil {
 		return usage{}, "", err
 	}
 	defer m.stop()
-	return s.runGoodput(context.Background(), append([]string{"--target", m.url}, args...)...)
+	return s.runGoodputPID(context.Background(), nil, env, append([]string{"--target", m.url}, args...)...)
 }
 
 func (s *suite) pick(quick, full int) int {
@@ -78,17 +85,22 @@ func (s *suite) client() error {
 	s.add("client", "1-token requests: client + mock requests/s", float64(st.ok)/span, "req/s", "", nil)
 
 	// Tokens 10 ms apart, 256 streams: the realistic per-token cost, next
-	// to the floor of a minimal net/http client under the same load.
-	// Alternating pairs (medians) keep the machine's drift out of the
-	// comparison.
+	// to the same with GOMAXPROCS fixed (the governor off) and to the
+	// floor of a minimal net/http client under the same load. Alternating
+	// runs (medians) keep the machine's drift out of the comparison.
 	secs := s.pick(8, 20)
-	var gp, floor []float64
+	fixed := []string{fmt.Sprintf("GOMAXPROCS=%d", runtime.GOMAXPROCS(0))}
+	var gp, off, floor []float64
 	for range s.pick(1, 3) {
-		v, err := s.spacedTokens(secs)
+		v, err := s.spacedTokens(secs, nil)
 		if err != nil {
 			return err
 		}
 		gp = append(gp, v)
+		if v, err = s.spacedTokens(secs, fixed); err != nil {
+			return err
+		}
+		off = append(off, v)
 		f, err := s.spacedFloor(secs)
 		if err != nil {
 			return err
@@ -97,6 +109,7 @@ func (s *suite) client() error {
 	}
 	spaced := median(gp)
 	s.add("client", "tokens 10 ms apart, 256 streams: client CPU per token", spaced, "µs", "≤ 15", le(spaced, 15))
+	s.add("client", fmt.Sprintf("  same load, GOMAXPROCS fixed at %d (governor off)", runtime.GOMAXPROCS(0)), median(off), "µs", "", nil)
 	if !math.IsNaN(floor[0]) {
 		s.add("client", "  same load, minimal net/http client (bench/minclient)", median(floor), "µs", "", nil)
 		s.add("client", "  goodput ÷ minimal client", spaced/median(floor), "×", "", nil)
@@ -144,12 +157,12 @@ func (s *suite) minClient() (string, error) {
 }
 
 // spacedTokens runs 256 streams of 128 tokens 10 ms apart for secs seconds
-// (extra flags appended) and returns the client's CPU per received token
-// in µs.
-func (s *suite) spacedTokens(secs int, extra ...string) (float64, error) {
+// (env added to goodput's environment, extra flags appended) and returns
+// the client's CPU per received token in µs.
+func (s *suite) spacedTokens(secs int, env []string, extra ...string) (float64, error) {
 	args := append([]string{"--rate-type", "concurrent", "--rate", "256",
 		"--data", "prompt_tokens=32,output_tokens=128", "--max-seconds", strconv.Itoa(secs)}, extra...)
-	u, path, err := s.runMocked(spaced10ms, args...)
+	u, path, err := s.runMockedEnv(env, spaced10ms, args...)
 	if err != nil {
 		return 0, err
 	}
@@ -330,7 +343,7 @@ func (s *suite) sampleRSS(args ...string) ([]float64, usage, error) {
 	done := make(chan result, 1)
 	pidCh := make(chan int, 1)
 	go func() {
-		u, _, err := s.runGoodputPID(ctx, pidCh, args...)
+		u, _, err := s.runGoodputPID(ctx, pidCh, nil, args...)
 		done <- result{u, err}
 	}()
 	pid := <-pidCh
@@ -388,7 +401,7 @@ func (s *suite) progress() error {
 	var perTok [2][]float64
 	for rep := 0; rep < 3; rep++ {
 		for i, extra := range [][]string{nil, {"--disable-progress=false", "--progress-interval", "1s"}} {
-			v, err := s.spacedTokens(secs, extra...)
+			v, err := s.spacedTokens(secs, nil, extra...)
 			if err != nil {
 				return err
 			}

@@ -129,16 +129,20 @@ type usage struct {
 // runGoodput runs a goodput benchmark and returns its cost and its records
 // file.
 func (s *suite) runGoodput(ctx context.Context, args ...string) (usage, string, error) {
-	return s.runGoodputPID(ctx, nil, args...)
+	return s.runGoodputPID(ctx, nil, nil, args...)
 }
 
-// runGoodputPID is runGoodput that sends the child's pid on pid once started.
-func (s *suite) runGoodputPID(ctx context.Context, pid chan<- int, args ...string) (usage, string, error) {
+// runGoodputPID is runGoodput that sends the child's pid on pid once
+// started and adds env (NAME=value) to the child's environment.
+func (s *suite) runGoodputPID(ctx context.Context, pid chan<- int, env []string, args ...string) (usage, string, error) {
 	s.seq++
 	id := fmt.Sprintf("run%d", s.seq)
 	full := append([]string{"benchmark", "--output-dir", s.work, "--run-id", id, "--outputs", "jsonl", "--disable-progress",
 		"--log-format", "json", "--progress-interval", "1h"}, args...)
 	cmd := exec.CommandContext(ctx, s.bin, full...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	t0 := time.Now()
