@@ -19,7 +19,9 @@ import (
 // ceiling at the next interval. Every benchmark starts at the ceiling, so
 // a sudden load never meets a throttled client for longer than one
 // interval, and the client's own load figures (ClientLoad) say how low it
-// went.
+// went. Only closed-loop benchmarks are governed: an open-loop schedule's
+// dispatcher must wake at the intended instants, and on fewer Ps it waits
+// behind the goroutines reading responses (Engine.procsFor).
 
 // Governor tuning.
 const (

@@ -96,3 +96,23 @@ func TestMonitorWithoutGovernor(t *testing.T) {
 		t.Fatalf("GOMAXPROCS %d (was %d), load %d/%d/%d", got, before, l.MaxProcs, l.MinProcs, l.ProcsChanges)
 	}
 }
+
+// Only closed-loop benchmarks are governed: an open-loop dispatcher keeps
+// every P, and without AdaptProcs nothing is.
+func TestProcsForStrategy(t *testing.T) {
+	for _, c := range []struct {
+		kind  Kind
+		adapt int
+		want  int
+	}{
+		{Synchronous, 4, 4}, {Concurrent, 4, 4}, {Throughput, 4, 4},
+		{Constant, 4, 0}, {Poisson, 4, 0}, {Replay, 4, 0},
+		{Concurrent, 0, 0},
+	} {
+		e := &Engine{}
+		e.AdaptProcs(c.adapt)
+		if got := e.procsFor(Strategy{Kind: c.kind}); got != c.want {
+			t.Errorf("%v with AdaptProcs(%d): ceiling %d, want %d", c.kind, c.adapt, got, c.want)
+		}
+	}
+}
