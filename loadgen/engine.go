@@ -139,9 +139,10 @@ func (e *Engine) SetShard(i int) {
 // AdaptProcs lets each closed-loop benchmark (synchronous, concurrent,
 // throughput) lower GOMAXPROCS below ceiling while the client's own CPU
 // use is low, and raise it back as soon as use grows (see procGovernor);
-// every benchmark starts at the ceiling and leaves it set. GOMAXPROCS is the process's: call this only when one engine runs
-// at a time, and not at all when the user fixed GOMAXPROCS. A ceiling
-// of 1 or less leaves the setting alone.
+// every benchmark starts at the ceiling and leaves it set. GOMAXPROCS is
+// the process's: call this only when one engine runs at a time, and not
+// at all when the user fixed GOMAXPROCS. A ceiling of 1 or less leaves
+// the setting alone.
 func (e *Engine) AdaptProcs(ceiling int) { e.procs = ceiling }
 
 // procsFor returns the governor's ceiling for a benchmark of strategy s:
