@@ -39,8 +39,8 @@ func TestRebuildGolden(t *testing.T) {
 		rounds = append(rounds, sweep.Round{Benchmark: b})
 	}
 	sc, err := report.NewScenario(report.SpecInput{
-		Backend: report.Backend{Target: "http://127.0.0.1:8000", Model: "goodput-mock", Stream: true},
-		Profile: report.Profile{Kind: "concurrent", Streams: streams},
+		Backend:     report.Backend{Target: "http://127.0.0.1:8000", Model: "goodput-mock", Stream: true},
+		Profile:     report.Profile{Kind: "concurrent", Streams: streams},
 		Constraints: []report.Constraint{{Kind: report.ConstraintMaxRequests, Count: 24}},
 		Data:        []report.SyntheticText{{PromptTokens: 64, OutputTokens: 16}},
 		Seed:        42,
