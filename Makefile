@@ -5,20 +5,26 @@ COMMIT   ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 PKGS     := ./...
 FUZZTIME ?= 5s
+# staticcheck, pinned; `make tools` installs it into GOBIN (else the first
+# GOPATH entry's bin), which lint finds there even when it is not on PATH.
+STATICCHECK_VERSION := v0.8.2
+GOBIN_DIR   := $(or $(shell $(GO) env GOBIN),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin)
+STATICCHECK ?= $(GOBIN_DIR)/staticcheck
 
-.PHONY: all build test lint vet fmt-check race knee fuzz demo bench image clean
+.PHONY: all build test lint vet fmt-check staticcheck tools race knee fuzz demo bench image clean
 
 all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/goodput ./cmd/goodput
 
-## test: everything CI runs: vet, gofmt, race-enabled tests, the real-time
+## test: everything CI runs: vet, gofmt, staticcheck, race-enabled tests, the real-time
 ## knee check (without the race detector, which skews timing), and a
 ## bounded fuzz pass.
 test: lint race knee fuzz
 
-lint: vet fmt-check
+## lint: go vet, the gofmt check and staticcheck.
+lint: vet fmt-check staticcheck
 
 vet:
 	$(GO) vet $(PKGS)
@@ -26,6 +32,14 @@ vet:
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+staticcheck:
+	@test -x "$(STATICCHECK)" || { echo "staticcheck not found at $(STATICCHECK): run make tools"; exit 1; }
+	"$(STATICCHECK)" $(PKGS)
+
+## tools: install the pinned staticcheck (needs the Go module proxy or a module cache).
+tools:
+	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 race:
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)

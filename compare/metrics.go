@@ -75,15 +75,6 @@ func Metrics() []MetricSpec {
 	return out
 }
 
-func specOf(key string) MetricSpec {
-	for _, s := range specs {
-		if s.Key == key {
-			return s
-		}
-	}
-	panic("compare: unknown metric " + key)
-}
-
 // DefaultLimits returns every metric's default threshold.
 func DefaultLimits() map[string]Limit {
 	out := map[string]Limit{}

@@ -66,7 +66,7 @@ func NewSynthetic(spec Spec, seed uint64) *Synthetic {
 
 // NewExactSynthetic returns a synthetic source whose prompts have exactly the
 // sampled number of tokens for tok. It selects and proves the vocabulary
-// (see the package documentation), builds the prompt body and the shared
+// (see "Exactness" in README.md), builds the prompt body and the shared
 // prefixes, and re-encodes the first requests as a final check: tens of
 // milliseconds for common specs. It fails when the tokenizer does not allow
 // exact prompts or a prefix is too short to hold the join.

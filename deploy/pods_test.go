@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -548,9 +547,11 @@ func testBinary(t *testing.T) string {
 	if bin := os.Getenv("GOODPUT_BIN"); bin != "" {
 		return bin
 	}
+	// go test puts $GOROOT/bin first on the test's PATH (Go 1.19 and later),
+	// so this finds the go command that runs the test.
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Fatalf("find the go command to build goodput (or set GOODPUT_BIN): %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "goodput")
 	out, err := exec.Command(goTool, "build", "-o", bin, "../cmd/goodput").CombinedOutput()

@@ -39,9 +39,7 @@ func renderErrors(p *page, v *runView) {
 		p.el("p", "", "No errored or incomplete request in any round's measurement window.")
 	} else {
 		head := []string{"#", "Strategy", "In window", "Errored", "Incomplete", "Error rate"}
-		for _, c := range cls {
-			head = append(head, c)
-		}
+		head = append(head, cls...)
 		head = append(head, "HTTP statuses")
 		t := &table{head: head}
 		for _, r := range v.rounds {

@@ -18,4 +18,7 @@
 // to schedule the next request: every record carries the intended send time
 // next to the actual dispatch time, so latency can also be measured from the
 // schedule (no coordinated omission) and dispatch lateness is visible.
+//
+// Enter with NewClient (a ClientConfig and NewClock), NewEngine, then
+// Engine.Run(ctx, Benchmark{Strategy, Constraints, Source}, out) per benchmark.
 package loadgen

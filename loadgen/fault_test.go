@@ -87,10 +87,10 @@ func TestFaultClassification(t *testing.T) {
 		}, want: faultWant{status: record.StatusSuccessful, http: 200, tokens: true}},
 		{name: "HTTP 429", handler: func(_ *faultServer, w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Retry-After", "1")
-			http.Error(w, `{"error":{"message":"rate limited, slow down","type":"RateLimitError","code":429}}`, 429)
+			http.Error(w, `{"error":{"message":"rate limited, slow down","type":"RateLimitError","code":429}}`, http.StatusTooManyRequests)
 		}, want: faultWant{status: record.StatusErrored, class: record.ErrHTTPStatus, http: 429, msg: "HTTP 429: rate limited, slow down"}},
 		{name: "HTTP 503 plain body", handler: func(_ *faultServer, w http.ResponseWriter, _ *http.Request) {
-			http.Error(w, "upstream\nunavailable", 503)
+			http.Error(w, "upstream\nunavailable", http.StatusServiceUnavailable)
 		}, want: faultWant{status: record.StatusErrored, class: record.ErrHTTPStatus, http: 503, msg: "HTTP 503: upstream unavailable"}},
 		{name: "malformed chunk", handler: func(_ *faultServer, w http.ResponseWriter, _ *http.Request) {
 			ssetest.Write(w, ssetest.Token("a"), "data: {\"choices\":[{\"delta\":{\"content\":\"b\"}\n\n", ssetest.Done)

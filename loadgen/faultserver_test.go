@@ -124,21 +124,6 @@ func (s *faultServer) hijack(w http.ResponseWriter) (net.Conn, *bufio.ReadWriter
 	}
 }
 
-// waitGone blocks until the client closes a hijacked connection (or the
-// server is closed).
-func (s *faultServer) waitGone(c net.Conn) {
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		select {
-		case <-s.done:
-			_ = c.SetReadDeadline(time.Now())
-		case <-stop:
-		}
-	}()
-	_, _ = io.Copy(io.Discard, c)
-}
-
 // waitClient blocks until the client goes away or the server closes.
 func (s *faultServer) waitClient(r *http.Request) {
 	select {

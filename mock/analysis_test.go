@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// TestPresetKnees holds each preset's documented knee (doc.go) against
+// TestPresetKnees holds each preset's documented knee (README.md) against
 // Capacity. The expected values were computed by hand from the formulas:
 //
 // 70b-8xh100, 1024/256: K = 256 steps per slot turnover,

@@ -10,7 +10,7 @@ import (
 // CapacityModel is the continuous-batching engine the mock simulates when
 // Config.Capacity is set: a vLLM-like scheduler with MaxNumSeqs slots, a FIFO
 // waiting queue, chunked prefill under a per-step token budget, and a step
-// time that grows with the batch. See the package documentation for the
+// time that grows with the batch. See "Capacity model" in README.md for the
 // engine's rules and Capacity for the analytic steady state.
 type CapacityModel struct {
 	// Name is informational: the preset's name, or any label. It is not
@@ -102,7 +102,7 @@ func PresetNames() []string {
 	return []string{Preset70B8xH100, Preset8B1xH100, PresetTiny}
 }
 
-// Preset returns a named capacity model; see the package documentation for
+// Preset returns a named capacity model; see "Presets" in README.md for
 // each one's parameters and analytic knee.
 func Preset(name string) (CapacityModel, error) {
 	h100 := DefaultGPU()
@@ -153,7 +153,7 @@ func Preset(name string) (CapacityModel, error) {
 }
 
 // PresetWorkload returns the request shape a preset's documented knee is
-// computed for (see "Presets" in the package documentation): 1024 prompt
+// computed for (see "Presets" in README.md): 1024 prompt
 // and 256 output tokens for 70b-8xh100 and 8b-1xh100, 256 and 128 (the
 // `make demo` shape) for tiny. TokensPerChunk is left 0 (one token per
 // step).

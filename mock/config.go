@@ -131,7 +131,7 @@ type Config struct {
 	// model (TTFT, TTFTStdev, ITL, ITLStdev are then unused) with a
 	// continuous-batching engine: MaxNumSeqs slots, a FIFO waiting queue,
 	// chunked prefill and a step time growing with the batch. See
-	// CapacityModel, Preset and the package documentation. Default nil.
+	// CapacityModel, Preset and README.md. Default nil.
 	Capacity *CapacityModel
 
 	// GPUs is the number of simulated GPUs in the DCGM exposition and the

@@ -8,6 +8,9 @@
 // difference of two timestamps of one process is an exact monotonic interval
 // and timestamps of different processes on one host line up. Zero means
 // "did not happen".
+//
+// Write records with NewEncoder(w).Encode (then Flush) and read them back
+// with NewDecoder(r, name).Decode; ParseStatus reads a Status.
 package record
 
 // Status is the outcome class of a request, in GuideLLM's terms.

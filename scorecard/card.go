@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -462,15 +461,4 @@ func setLenient(f reflect.Value, v json.RawMessage) error {
 		return json.Unmarshal(v, f.Addr().Interface())
 	}
 	return nil
-}
-
-// knownKeys lists a struct's JSON keys in field order.
-func knownKeys(t reflect.Type) []string {
-	fields := jsonFields(t)
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return fields[keys[i]] < fields[keys[j]] })
-	return keys
 }

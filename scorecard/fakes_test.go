@@ -20,14 +20,6 @@ type fakeDCGM struct {
 	host   string
 }
 
-func (f *fakeDCGM) energyJ(t time.Time) float64 {
-	sum := 0.0
-	for _, p := range f.powerW {
-		sum += p * t.Sub(f.start).Seconds()
-	}
-	return sum
-}
-
 func (f *fakeDCGM) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	now := time.Now()
 	var b strings.Builder

@@ -248,7 +248,7 @@ func (g *GPUSampler) uncovered(t int64) string {
 }
 
 // Window returns the energy and power of the selected GPUs over
-// [start, end]. See doc.go for the window semantics. It errors when end is
+// [start, end]. See README.md for the window semantics. It errors when end is
 // not after start or no GPU matches sel; data problems become warnings.
 func (g *GPUSampler) Window(start, end time.Time, sel GPUSelector) (EnergyWindow, error) {
 	if !end.After(start) {

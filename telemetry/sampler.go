@@ -25,7 +25,7 @@ type SamplerOptions struct {
 	Timeout time.Duration
 	// MaxPoints bounds the points kept per series (per GPU, or for the
 	// server); default 4096, at least 64. Beyond it the oldest half is merged
-	// pairwise (see doc.go), so memory is bounded for any run length.
+	// pairwise (see README.md), so memory is bounded for any run length.
 	MaxPoints int
 	// Now is the clock used to stamp samples; default time.Now. Sample times
 	// are Unix nanoseconds taken as a wall-clock anchor (read once, at
