@@ -34,7 +34,7 @@ fmt-check:
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
 staticcheck:
-	@test -x "$(STATICCHECK)" || { echo "staticcheck not found at $(STATICCHECK): run make tools"; exit 1; }
+	@test -x "$(STATICCHECK)" || $(MAKE) --no-print-directory tools
 	"$(STATICCHECK)" $(PKGS)
 
 ## tools: install the pinned staticcheck (needs the Go module proxy or a module cache).
