@@ -89,6 +89,13 @@ type Result struct {
 	StopReason  StopReason
 	Interrupted bool
 	Client      ClientLoad // the client's own load during the benchmark
+
+	// Backoffs counts the pauses closed-loop streams took after
+	// consecutive immediate failures (see backoffDelay), and BackoffTime
+	// is their total length, summed over streams: a stream-second spent
+	// backing off is a second of offered load not sent.
+	Backoffs    int64
+	BackoffTime time.Duration
 }
 
 // Engine runs benchmarks with one client. Records are handed to the out
@@ -203,6 +210,8 @@ type run struct {
 	errs        atomic.Int64
 	inc         atomic.Int64
 	notSent     atomic.Int64
+	backoffs    atomic.Int64
+	backoffNs   atomic.Int64
 
 	winMu  sync.Mutex
 	window []bool
@@ -277,6 +286,7 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 		Start: start, QueuingEnd: r.stopAt, StopTime: r.abortAt, End: e.clock.Now(),
 		Created: r.created.Load(), Successful: r.ok.Load(), Errored: r.errs.Load(), Incomplete: r.inc.Load(),
 		NotSent: r.notSent.Load(), StopReason: r.reason, Interrupted: r.interrupted.Load(),
+		Backoffs: r.backoffs.Load(), BackoffTime: time.Duration(r.backoffNs.Load()),
 	}
 	r.stopMu.Unlock()
 	if res.StopTime == 0 {
@@ -315,8 +325,9 @@ func (r *run) stopped() bool {
 	}
 }
 
-// execute sends one request and hands its record on.
-func (r *run) execute(req *Request, rec *record.Record, cn *conn) {
+// execute sends one request and hands its record on. It reports whether
+// the request failed immediately (see immediateFailure).
+func (r *run) execute(req *Request, rec *record.Record, cn *conn) (immediate bool) {
 	r.e.inflight.Add(1)
 	r.e.sent.Add(1)
 	r.e.client.Do(r.ctx, req, rec, cn)
@@ -335,7 +346,9 @@ func (r *run) execute(req *Request, rec *record.Record, cn *conn) {
 		r.observeErrorRate(rec.Status == record.StatusErrored)
 	}
 	r.mon.observe(rec)
-	r.out <- rec
+	immediate = immediateFailure(rec)
+	r.out <- rec // rec belongs to the consumer from here on
+	return immediate
 }
 
 func (r *run) observeErrorRate(errored bool) {
@@ -378,6 +391,9 @@ func (r *run) closedLoop() {
 			}
 			cn := r.e.conns.Get().(*conn)
 			defer r.e.conns.Put(cn)
+			timer := time.NewTimer(time.Hour)
+			timer.Stop()
+			fails := 0 // consecutive immediate failures
 			for !r.stopped() {
 				i := r.created.Add(1) - 1
 				if maxReq > 0 && i >= maxReq {
@@ -393,10 +409,70 @@ func (r *run) closedLoop() {
 				}
 				rec := r.e.newRecord(r.b.Index)
 				rec.Intended = r.e.clock.Now()
-				r.execute(req, rec, cn)
+				if !r.execute(req, rec, cn) {
+					fails = 0
+					continue
+				}
+				fails++
+				if !r.backoff(backoffDelay(fails), timer) {
+					return
+				}
 			}
 		}(w)
 	}
+}
+
+// Backoff of a closed-loop stream after consecutive immediate failures: a
+// full server (every request refused at once with 429 or 503, or the
+// connection refused) is measured, not flooded. Without it 16 streams sent
+// about 22,000 requests/s against an all-429 mock on loopback. The first
+// pause is 1 ms, so an isolated refusal among successes costs the stream
+// almost nothing; it doubles per further failure up to 1 s, reached after
+// 11 failures (about 1 s in all), the Retry-After vLLM and the mock send
+// with a 429, so a persistent refusal settles at about one request per
+// second per stream and a recovered server is seen within a second. Any
+// request that is not an immediate failure resets the sequence: the
+// server took it on. The pauses have no jitter: streams start at
+// different times and fail at different times, and a fixed schedule keeps
+// the rate bounded by a formula.
+const (
+	backoffFirst = time.Millisecond
+	backoffMax   = time.Second
+)
+
+// backoffDelay returns the pause after the n-th consecutive immediate
+// failure (n >= 1): min(backoffFirst × 2^(n-1), backoffMax).
+func backoffDelay(n int) time.Duration {
+	d := backoffFirst
+	for i := 1; i < n && d < backoffMax; i++ {
+		d *= 2
+	}
+	return min(d, backoffMax)
+}
+
+// immediateFailure reports whether rec failed before the server took the
+// request on: a non-2xx status or a connection that could not be made.
+// Such failures come back at once from a full or absent server, and a
+// closed loop would resend at the speed of the loopback.
+func immediateFailure(rec *record.Record) bool {
+	return rec.Status == record.StatusErrored && (rec.ErrorClass == record.ErrHTTPStatus || rec.ErrorClass == record.ErrConnect)
+}
+
+// backoff pauses a closed-loop stream for d, or until the benchmark stops
+// (then it returns false), and records the pause.
+func (r *run) backoff(d time.Duration, timer *time.Timer) bool {
+	t0 := r.e.clock.Now()
+	timer.Reset(d)
+	var ok bool
+	select {
+	case <-timer.C:
+		ok = true
+	case <-r.stopCh:
+		timer.Stop()
+	}
+	r.backoffs.Add(1)
+	r.backoffNs.Add(r.e.clock.Now() - t0)
+	return ok
 }
 
 // openLoop dispatches requests at the pacer's times, never waiting for
