@@ -118,6 +118,38 @@ type Config struct {
 	// request gets an HTTP 500 error body at that time instead. Default 0.
 	StreamErrorRate float64
 
+	// NoAbort keeps working on a request whose client went away, as
+	// servers that do not propagate a disconnect do (llm-d's inference
+	// simulator; a gateway in front of vLLM that does not cancel): the
+	// request keeps its capacity-model slot (or queue place) and is
+	// generated to its end at the model's pace, its tokens counted in
+	// vllm:generation_tokens_total and the KV-cache gauge, and it stays in
+	// vllm:num_requests_running (or _waiting) until then; it ends as stop
+	// or length. Nothing more is written to the client. Stats counts it in
+	// Completed and Abandoned. Close still ends it. Default false.
+	NoAbort bool
+
+	// MetricsErrorRate is the fraction of GET /metrics scrapes, in [0,1],
+	// answered with an HTTP 500 instead of the exposition, as an engine
+	// busy or restarting does now and then. Whether scrape j fails depends
+	// only on Seed and j. Default 0.
+	MetricsErrorRate float64
+
+	// LazyMetrics leaves the engine's counters and histograms out of
+	// /metrics until the first completion request is admitted, as a
+	// freshly started vLLM creates them at their first observation; the
+	// scheduler gauges (running, waiting, KV cache) are always there.
+	// Default false.
+	LazyMetrics bool
+
+	// ChatTemplateTokens is added to the prompt tokens of every chat
+	// completion, a chat template's overhead (role markers, special
+	// tokens): in usage.prompt_tokens, vllm:prompt_tokens_total, the
+	// context-length check, the KV cache and the capacity model's
+	// prefill. Text completions have no template and are not affected.
+	// Default 0. Range 0..MaxModelLen-1.
+	ChatTemplateTokens int
+
 	// KVCacheTokens is the KV-cache size in tokens behind
 	// vllm:kv_cache_usage_perc (and vllm:gpu_cache_usage_perc): the gauge is
 	// (prompt tokens + tokens emitted so far, summed over running requests) /
@@ -221,7 +253,7 @@ func (c *Config) validate() error {
 	for _, r := range []struct {
 		name string
 		v    float64
-	}{{"ErrorRate", c.ErrorRate}, {"DisconnectRate", c.DisconnectRate}, {"StallRate", c.StallRate}, {"StreamErrorRate", c.StreamErrorRate}} {
+	}{{"ErrorRate", c.ErrorRate}, {"DisconnectRate", c.DisconnectRate}, {"StallRate", c.StallRate}, {"StreamErrorRate", c.StreamErrorRate}, {"MetricsErrorRate", c.MetricsErrorRate}} {
 		if !(r.v >= 0 && r.v <= 1) { // also rejects NaN
 			return configErr(r.name, "must be a fraction in [0,1], got %v", r.v)
 		}
@@ -236,6 +268,9 @@ func (c *Config) validate() error {
 	}
 	if c.StallDuration < 0 || (c.StallRate > 0 && c.StallDuration == 0) {
 		return configErr("StallDuration", "must be a duration > 0 when StallRate > 0 (and never negative), got %s", c.StallDuration)
+	}
+	if c.ChatTemplateTokens < 0 || c.ChatTemplateTokens >= c.MaxModelLen {
+		return configErr("ChatTemplateTokens", "must be in 0..MaxModelLen-1 (0..%d), got %d", c.MaxModelLen-1, c.ChatTemplateTokens)
 	}
 	if c.KVCacheTokens < 1 {
 		return configErr("KVCacheTokens", "must be >= 1, got %d", c.KVCacheTokens)

@@ -26,14 +26,28 @@ func (s *Server) serveVersion(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, append(b, '}'))
 }
 
-// serveMetrics answers GET /metrics with the Prometheus text exposition.
+// serveMetrics answers GET /metrics with the Prometheus text exposition,
+// or with a 500 for the scrapes Config.MetricsErrorRate picks.
 func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
-	b := s.metrics.appendExposition(make([]byte, 0, 16<<10), s.cfg.Model, s.cfg.KVCacheTokens, s.gauges())
+	j := s.scrapes.Add(1) - 1
+	if rate := s.cfg.MetricsErrorRate; rate > 0 && scrapeDraw(s.cfg.Seed, j) < rate {
+		s.stats.metricsErrors.Add(1)
+		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+		return
+	}
+	series := !s.cfg.LazyMetrics || s.seq.Load() > 0
+	b := s.metrics.appendExposition(make([]byte, 0, 16<<10), s.cfg.Model, s.cfg.KVCacheTokens, s.gauges(), series)
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
+}
+
+// scrapeDraw is the uniform draw in [0,1) deciding whether scrape j fails:
+// a function of seed and j only, apart from the requests' draws.
+func scrapeDraw(seed, j uint64) float64 {
+	return float64(splitmix64(j^splitmix64(seed^0x6d6574726963732f))>>11) / (1 << 53)
 }
 
 // serveFallback answers unknown paths and wrong methods as vLLM's FastAPI

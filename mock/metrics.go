@@ -107,7 +107,10 @@ func newMetrics() *metrics {
 //
 // For non-streaming requests "emission" is the moment the mock reached the
 // step's deadline; the body is written once, after the last step.
-func (m *metrics) appendExposition(b []byte, model string, kvCacheTokens int, g gauges) []byte {
+//
+// Without series only the gauges are written (Config.LazyMetrics before
+// the first request).
+func (m *metrics) appendExposition(b []byte, model string, kvCacheTokens int, g gauges, series bool) []byte {
 	labels := `engine="0",model_name="` + escapeLabel(model) + `"`
 	kv := float64(g.kvTokens) / float64(kvCacheTokens)
 	kv = min(max(kv, 0), 1)
@@ -116,6 +119,9 @@ func (m *metrics) appendExposition(b []byte, model string, kvCacheTokens int, g 
 	b = appendGauge(b, "vllm:num_requests_waiting", "Number of requests waiting to be processed.", labels, float64(g.waiting))
 	b = appendGauge(b, "vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", labels, kv)
 	b = appendGauge(b, "vllm:gpu_cache_usage_perc", "GPU KV-cache usage. 1 means 100 percent usage.", labels, kv)
+	if !series {
+		return b
+	}
 	b = appendCounter(b, "vllm:num_preemptions_total", "Cumulative number of preemption from the engine.", labels, 0)
 	b = appendCounter(b, "vllm:prompt_tokens_total", "Number of prefill tokens processed.", labels, float64(m.promptTokens.Load()))
 	b = appendCounter(b, "vllm:generation_tokens_total", "Number of generation tokens processed.", labels, float64(m.generationTokens.Load()))

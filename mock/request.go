@@ -85,6 +85,7 @@ func parseRequest(body []byte, chat bool, cfg *Config, count func(string) int) (
 	var err *apiError
 	if chat {
 		req.promptTokens, err = countMessages(raw.Messages, count)
+		req.promptTokens += cfg.ChatTemplateTokens
 	} else {
 		req.promptTokens, err = countPrompt(raw.Prompt, count)
 	}

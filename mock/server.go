@@ -24,6 +24,7 @@ type Server struct {
 	metrics   *metrics
 	stats     counters
 	seq       atomic.Uint64 // next request sequence number k
+	scrapes   atomic.Uint64 // GET /metrics scrapes so far
 	started   time.Time
 	streams   sync.Pool // *stream
 
@@ -61,7 +62,7 @@ type Server struct {
 type counters struct {
 	requests, rejected, completed, tokens         atomic.Uint64
 	httpErrors, disconnects, stalls, streamErrors atomic.Uint64
-	aborted                                       atomic.Uint64
+	aborted, abandoned, metricsErrors             atomic.Uint64
 }
 
 // Stats counts what the server did since New. Fields are read one by one
@@ -87,6 +88,13 @@ type Stats struct {
 	// Aborted counts requests ended early because the client went away or
 	// because Close ended them.
 	Aborted uint64
+	// Abandoned counts, with Config.NoAbort, requests whose client went
+	// away before their end and that were generated to their end anyway
+	// (they are also in Completed).
+	Abandoned uint64
+	// MetricsErrors counts /metrics scrapes answered 500 by
+	// Config.MetricsErrorRate.
+	MetricsErrors uint64
 	// Running is the number of admitted requests not yet ended (with a
 	// capacity model this includes those waiting in its queue).
 	Running int64
@@ -316,17 +324,19 @@ func (s *Server) leave() {
 // Stats returns the server's counters.
 func (s *Server) Stats() Stats {
 	return Stats{
-		Requests:     s.stats.requests.Load(),
-		Rejected:     s.stats.rejected.Load(),
-		Completed:    s.stats.completed.Load(),
-		Tokens:       s.stats.tokens.Load(),
-		HTTPErrors:   s.stats.httpErrors.Load(),
-		Disconnects:  s.stats.disconnects.Load(),
-		Stalls:       s.stats.stalls.Load(),
-		StreamErrors: s.stats.streamErrors.Load(),
-		Aborted:      s.stats.aborted.Load(),
-		Running:      s.metrics.running.Load(),
-		Waiting:      s.waitingGauge(),
+		Requests:      s.stats.requests.Load(),
+		Rejected:      s.stats.rejected.Load(),
+		Completed:     s.stats.completed.Load(),
+		Tokens:        s.stats.tokens.Load(),
+		HTTPErrors:    s.stats.httpErrors.Load(),
+		Disconnects:   s.stats.disconnects.Load(),
+		Stalls:        s.stats.stalls.Load(),
+		StreamErrors:  s.stats.streamErrors.Load(),
+		Aborted:       s.stats.aborted.Load(),
+		Abandoned:     s.stats.abandoned.Load(),
+		MetricsErrors: s.stats.metricsErrors.Load(),
+		Running:       s.metrics.running.Load(),
+		Waiting:       s.waitingGauge(),
 	}
 }
 

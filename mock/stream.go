@@ -86,8 +86,13 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bo
 		return
 	}
 
-	// ctx ends when the client goes away or Close begins.
-	ctx, cancel := context.WithCancel(r.Context())
+	// ctx ends when the client goes away or Close begins; with NoAbort
+	// only when Close begins.
+	parent := r.Context()
+	if s.cfg.NoAbort {
+		parent = context.WithoutCancel(parent)
+	}
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	stopAfter := context.AfterFunc(s.ctx, cancel)
 	defer stopAfter()
@@ -105,7 +110,7 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bo
 		stamp: s.cfg.Stamp, contUsage: req.continuousUsage,
 	}
 
-	out, emittedTokens := s.run(w, ctx, st, &p, &req, sched, arrival)
+	out, emittedTokens, gone := s.run(w, ctx, r.Context(), st, &p, &req, sched, arrival)
 
 	sched.release()
 	if s.engine == nil {
@@ -116,6 +121,9 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bo
 	switch out {
 	case outFinished:
 		s.stats.completed.Add(1)
+		if gone {
+			s.stats.abandoned.Add(1)
+		}
 		m.e2e.observeN(time.Since(arrival), 1)
 		if p.finish == "length" {
 			m.success[reasonLength].Add(1)
@@ -165,9 +173,11 @@ func readBody(r *http.Request, buf []byte) ([]byte, error) {
 	}
 }
 
-// run emits the request's steps on their deadlines and returns how it ended
-// and how many output tokens it generated.
-func (s *Server) run(w http.ResponseWriter, ctx context.Context, st *stream, p *plan, req *request, sched tokenSchedule, arrival time.Time) (outcome, int) {
+// run emits the request's steps on their deadlines and returns how it ended,
+// how many output tokens it generated and, with NoAbort, whether the client
+// (whose request context is client) went away before the end: from then on
+// the steps are generated and counted but not written.
+func (s *Server) run(w http.ResponseWriter, ctx, client context.Context, st *stream, p *plan, req *request, sched tokenSchedule, arrival time.Time) (outcome, int, bool) {
 	m := s.metrics
 	var flusher http.Flusher
 	if req.stream {
@@ -187,6 +197,7 @@ func (s *Server) run(w http.ResponseWriter, ctx context.Context, st *stream, p *
 		generated int           // tokens generated so far
 		shift     time.Duration // injected stall, applied to steps >= p.stallAt
 		last      time.Time     // emission time of the previous step
+		gone      bool          // NoAbort: the client went away, nothing more is written
 	)
 	for emitted < p.steps {
 		if emitted == p.stallAt {
@@ -195,14 +206,14 @@ func (s *Server) run(w http.ResponseWriter, ctx context.Context, st *stream, p *
 		}
 		at, err := dueAt(ctx, sched, emitted)
 		if err != nil {
-			return s.stopReason(), generated
+			return s.stopReason(), generated, gone
 		}
 		at = at.Add(shift)
 		if err := sleepUntil(ctx, st.timer, at); err != nil {
-			return s.stopReason(), generated
+			return s.stopReason(), generated, gone
 		}
 		if emitted == p.disconnectAt {
-			return outDisconnect, generated
+			return outDisconnect, generated, gone
 		}
 		if emitted == p.streamErrAt {
 			stamp := time.Now().UnixNano()
@@ -214,7 +225,7 @@ func (s *Server) run(w http.ResponseWriter, ctx context.Context, st *stream, p *
 			} else {
 				writeAPIError(w, &apiError{status: http.StatusInternalServerError, typ: "InternalServerError", message: "goodput mock: injected stream error"})
 			}
-			return outStreamError, generated
+			return outStreamError, generated, gone
 		}
 
 		// Gather every further step already due, up to the next fault and
@@ -250,13 +261,22 @@ func (s *Server) run(w http.ResponseWriter, ctx context.Context, st *stream, p *
 				b = append(b, sseDone...)
 			}
 			st.buf = b
-			if _, err := w.Write(b); err != nil {
-				return outClientGone, generated
+			if s.cfg.NoAbort && !gone && client.Err() != nil {
+				gone = true
 			}
-			if flusher != nil {
-				flusher.Flush()
+			if !gone {
+				if _, err := w.Write(b); err != nil {
+					if !s.cfg.NoAbort {
+						return outClientGone, generated, false
+					}
+					gone = true
+				} else {
+					if flusher != nil {
+						flusher.Flush()
+					}
+					s.stats.tokens.Add(uint64(tokens))
+				}
 			}
-			s.stats.tokens.Add(uint64(tokens))
 		}
 
 		if emitted == 0 {
@@ -279,18 +299,25 @@ func (s *Server) run(w http.ResponseWriter, ctx context.Context, st *stream, p *
 		emitted = end
 	}
 
-	if !req.stream {
+	if s.cfg.NoAbort && !req.stream && client.Err() != nil {
+		gone = true
+	}
+	if !req.stream && !gone {
 		st.buf = st.r.appendBody(st.buf[:0], time.Now().UnixNano())
 		h := w.Header()
 		h["Content-Type"] = jsonCT
 		h.Set("Content-Length", strconv.Itoa(len(st.buf)))
 		w.WriteHeader(http.StatusOK)
 		if _, err := w.Write(st.buf); err != nil {
-			return outClientGone, generated
+			if !s.cfg.NoAbort {
+				return outClientGone, generated, false
+			}
+			gone = true
+		} else {
+			s.stats.tokens.Add(uint64(p.tokens))
 		}
-		s.stats.tokens.Add(uint64(p.tokens))
 	}
-	return outFinished, generated
+	return outFinished, generated, gone
 }
 
 // stopReason maps a wait error to an outcome.
