@@ -270,7 +270,7 @@ func (c *Config) validate() error {
 		return configErr("StallDuration", "must be a duration > 0 when StallRate > 0 (and never negative), got %s", c.StallDuration)
 	}
 	if c.ChatTemplateTokens < 0 || c.ChatTemplateTokens >= c.MaxModelLen {
-		return configErr("ChatTemplateTokens", "must be in 0..MaxModelLen-1 (0..%d), got %d", c.MaxModelLen-1, c.ChatTemplateTokens)
+		return configErr("ChatTemplateTokens", "must be in 0..MaxModelLen minus 1 (0..%d), got %d", c.MaxModelLen-1, c.ChatTemplateTokens)
 	}
 	if c.KVCacheTokens < 1 {
 		return configErr("KVCacheTokens", "must be >= 1, got %d", c.KVCacheTokens)

@@ -43,8 +43,8 @@ func TestConfigValidation(t *testing.T) {
 		{"stall without duration", func(c *Config) { c.StallRate, c.StallDuration = 0.5, 0 }, "StallDuration must be a duration > 0"},
 		{"kv cache", func(c *Config) { c.KVCacheTokens = 0 }, "KVCacheTokens"},
 		{"metrics error rate", func(c *Config) { c.MetricsErrorRate = 1.01 }, "MetricsErrorRate must be a fraction in [0,1]"},
-		{"chat template tokens negative", func(c *Config) { c.ChatTemplateTokens = -1 }, "ChatTemplateTokens must be in 0..MaxModelLen-1"},
-		{"chat template tokens fill the context", func(c *Config) { c.MaxModelLen, c.ChatTemplateTokens = 8, 8 }, "ChatTemplateTokens must be in 0..MaxModelLen-1 (0..7)"},
+		{"chat template tokens negative", func(c *Config) { c.ChatTemplateTokens = -1 }, "ChatTemplateTokens must be in 0..MaxModelLen minus 1"},
+		{"chat template tokens fill the context", func(c *Config) { c.MaxModelLen, c.ChatTemplateTokens = 8, 8 }, "ChatTemplateTokens must be in 0..MaxModelLen minus 1 (0..7)"},
 		{"difficult server", func(c *Config) { c.NoAbort, c.LazyMetrics, c.MetricsErrorRate, c.ChatTemplateTokens = true, true, 1, 5 }, ""},
 		{"rates at bounds", func(c *Config) { c.ErrorRate, c.DisconnectRate, c.StallRate, c.StreamErrorRate = 1, 1, 0, 1 }, ""},
 	}

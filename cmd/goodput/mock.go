@@ -89,6 +89,10 @@ func parseMockFlags(e *env, args []string) (*mockOptions, error) {
 	fs.Float64Var(&cfg.StallRate, "stall-rate", cfg.StallRate, "fraction of streams that pause for --stall-duration")
 	fs.DurationVar(&cfg.StallDuration, "stall-duration", cfg.StallDuration, "length of an injected stall")
 	fs.Float64Var(&cfg.StreamErrorRate, "stream-error-rate", cfg.StreamErrorRate, `fraction of streams that get an {"error":…} payload`)
+	fs.BoolVar(&cfg.NoAbort, "no-abort", cfg.NoAbort, "keep generating requests whose client left, holding their slot and counted in /metrics, until they would have finished (like servers that do not propagate a disconnect)")
+	fs.Float64Var(&cfg.MetricsErrorRate, "metrics-error-rate", cfg.MetricsErrorRate, "fraction of /metrics scrapes answered HTTP 500 (drawn with --seed)")
+	fs.BoolVar(&cfg.LazyMetrics, "lazy-metrics", cfg.LazyMetrics, "leave the engine's counters and histograms out of /metrics until the first request, as a freshly started vLLM does")
+	fs.IntVar(&cfg.ChatTemplateTokens, "chat-template-tokens", cfg.ChatTemplateTokens, "prompt tokens a chat template adds to every chat completion (in usage, /metrics and the prefill); 0..--max-model-len minus 1")
 	preset := fs.String("preset", "", "simulate a continuous-batching engine with a capacity model ("+strings.Join(mock.PresetNames(), ", ")+"): TTFT grows with queueing and ITL with the batch, so the endpoint has a real knee; --max-num-seqs … --prefill-per-token override its parameters (without --preset they start from tiny's); --ttft/--itl are then ignored")
 	cf := addCapacityFlags(fs)
 	fs.IntVar(&cfg.GPUs, "gpus", cfg.GPUs, "simulated GPUs in GET /dcgm/metrics (0: the capacity model's, else 1)")
@@ -138,6 +142,7 @@ var mockFieldFlags = map[string]string{
 	"OutputTokens": "output-tokens", "OutputTokensStdev": "output-tokens-stdev", "TokensPerChunk": "tokens-per-chunk",
 	"ErrorRate": "error-rate", "ErrorCodes": "error-codes", "DisconnectRate": "disconnect-rate",
 	"StallRate": "stall-rate", "StallDuration": "stall-duration", "StreamErrorRate": "stream-error-rate",
+	"MetricsErrorRate": "metrics-error-rate", "ChatTemplateTokens": "chat-template-tokens",
 	"KVCacheTokens": "kv-cache-tokens", "GPUs": "gpus", "DCGMAddr": "dcgm-addr", "DCGMUpdateInterval": "dcgm-interval",
 	"Capacity.MaxNumSeqs": "max-num-seqs", "Capacity.MaxNumBatchedTokens": "max-num-batched-tokens",
 	"Capacity.StepBase": "step-base", "Capacity.StepPerSeq": "step-per-seq", "Capacity.PrefillPerToken": "prefill-per-token",
@@ -147,7 +152,7 @@ var mockFieldFlags = map[string]string{
 
 // mockMsgFlags rewrites the mock.Config field names a mock.ConfigError
 // message refers to (a bound set by another field) as their flags.
-var mockMsgFlags = strings.NewReplacer("MaxNumSeqs", "--max-num-seqs", "MaxWatts", "--gpu-max-watts")
+var mockMsgFlags = strings.NewReplacer("MaxNumSeqs", "--max-num-seqs", "MaxWatts", "--gpu-max-watts", "MaxModelLen", "--max-model-len")
 
 // capacityFlags set or override the parameters of the capacity model
 // (--max-num-seqs … --prefill-per-token) and of the simulated GPU
