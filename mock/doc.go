@@ -23,9 +23,12 @@
 // index), so runs are reproducible; with Config.Capacity a simulated
 // continuous-batching engine sets the latencies, and CapacityModel.Capacity
 // predicts its knee analytically. Config's fault rates inject HTTP errors,
-// disconnects, stalls and in-stream errors, and every payload carries an
-// emission stamp (goodput_emit_ns) unless Config.Stamp is off.
+// disconnects, stalls and in-stream errors; NoAbort, MetricsErrorRate,
+// LazyMetrics and ChatTemplateTokens play real servers' habits. Every
+// payload carries an emission stamp (goodput_emit_ns) unless Config.Stamp
+// is off.
 //
 // README.md beside this file describes both latency models, the presets and
-// their knees, the simulated GPU telemetry, the stamps and the faults.
+// their knees, the simulated GPU telemetry, the stamps, the faults and the
+// real servers' habits.
 package mock
