@@ -18,6 +18,9 @@
 // to schedule the next request: every record carries the intended send time
 // next to the actual dispatch time, so latency can also be measured from the
 // schedule (no coordinated omission) and dispatch lateness is visible.
+// Closed-loop streams back off exponentially after consecutive immediate
+// failures (a non-2xx status, a refused connection), so a full server is
+// measured rather than flooded; Result counts the pauses.
 //
 // Enter with NewClient (a ClientConfig and NewClock), NewEngine, then
 // Engine.Run(ctx, Benchmark{Strategy, Constraints, Source}, out) per benchmark.
