@@ -90,7 +90,7 @@ func (t *Telemetry) openGPU(ctx context.Context, fail func(string, error)) {
 	probe := func(src telemetry.GPUSource, flag string) bool {
 		pctx, cancel := t.probeCtx(ctx)
 		defer cancel()
-		rs, err := src.ReadGPUs(pctx)
+		rs, err := telemetry.ProbeGPUs(pctx, src)
 		if len(rs) == 0 {
 			if err == nil {
 				err = errors.New("no GPU reported")

@@ -62,7 +62,7 @@ func scrape(ctx context.Context, client *http.Client, u *url.URL) (families, err
 	defer resp.Body.Close()
 	body := io.LimitReader(resp.Body, maxExpositionBytes)
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, snippet(body))
+		return nil, &httpStatusError{code: resp.StatusCode, msg: fmt.Sprintf("HTTP %d: %s", resp.StatusCode, snippet(body))}
 	}
 	return decodeExposition(body, expfmt.ResponseFormat(resp.Header))
 }

@@ -87,9 +87,12 @@ func NewGPUSampler(sources []GPUSource, opts SamplerOptions) (*GPUSampler, error
 
 // Start takes a first sample, returning its error (an unreachable URL, an
 // exposition without DCGM metrics), then samples every Interval until ctx
-// ends or Stop is called.
+// ends or Stop is called. Each read retries transient errors (HTTP 5xx,
+// time-outs, connection errors; see retry.go) within the interval.
 func (g *GPUSampler) Start(ctx context.Context) error {
-	return g.loop.start(ctx, g.opts.Interval, g.Sample)
+	return g.loop.start(ctx, g.opts.Interval, func(ctx context.Context) error {
+		return g.sample(ctx, g.opts.Interval)
+	})
 }
 
 // Stop ends background sampling and waits for it. Windows stay queryable.
@@ -98,8 +101,13 @@ func (g *GPUSampler) Stop() { g.loop.stop() }
 // Sample reads every source once, now, and stores the readings. It returns
 // the sources' errors joined (the readings that did arrive are kept). It is
 // safe to call concurrently with background sampling, e.g. to take a reading
-// exactly at a window edge.
+// exactly at a window edge. Transient errors are retried until ctx's
+// deadline (one Timeout when it has none).
 func (g *GPUSampler) Sample(ctx context.Context) error {
+	return g.sample(ctx, probeBound(ctx, g.opts.Timeout))
+}
+
+func (g *GPUSampler) sample(ctx context.Context, bound time.Duration) error {
 	g.sampleMu.Lock()
 	defer g.sampleMu.Unlock()
 
@@ -114,12 +122,16 @@ func (g *GPUSampler) Sample(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rctx, cancel := context.WithTimeout(ctx, g.opts.Timeout)
-			defer cancel()
-			t0 := g.clock.nanos()
-			rs, err := st.src.ReadGPUs(rctx)
-			t1 := g.clock.nanos()
-			results[i] = result{t: t0 + (t1-t0)/2, rs: rs, err: err}
+			var res result
+			_, res.err = retry(ctx, bound, g.opts.Timeout, func(rctx context.Context) error {
+				t0 := g.clock.nanos()
+				var err error
+				res.rs, err = st.src.ReadGPUs(rctx)
+				t1 := g.clock.nanos()
+				res.t = t0 + (t1-t0)/2
+				return err
+			})
+			results[i] = res
 		}()
 	}
 	wg.Wait()

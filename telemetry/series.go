@@ -78,6 +78,24 @@ func (s *series) addColumn(k colKind) int {
 	return len(s.cols) - 1
 }
 
+// zeroHistory makes counter column c, absent so far, read 0 at every
+// earlier point and count its next value from zero: a counter created
+// after sampling began (an engine's histograms appear at its first
+// request) started at zero when it appeared.
+func (s *series) zeroHistory(c int) {
+	col := s.cols[c]
+	if col.kind != counterCol {
+		return
+	}
+	for i, v := range col.v {
+		if !math.IsNaN(v) {
+			return // seen before: an absence is not a creation
+		}
+		col.v[i] = 0
+	}
+	col.lastRaw, col.lastCum = 0, 0
+}
+
 func nanSlice(n, c int) []float64 {
 	v := make([]float64, n, c)
 	for i := range v {

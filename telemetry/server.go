@@ -78,7 +78,9 @@ type histCols struct {
 // combined at each scrape: queue depths and counters are summed, KV cache
 // usage is averaged (each engine reports the fraction of its own cache).
 // Counters are summed before reset detection, so a restart of one engine
-// reads as a reset of the sum.
+// reads as a reset of the sum. A counter or histogram absent from the first
+// scrapes and present later (vLLM creates its histograms at the first
+// request) counts from zero from its first appearance.
 type ServerSampler struct {
 	opts     SamplerOptions
 	clock    clock
@@ -127,23 +129,36 @@ func NewServerSampler(metricsURL string, client *http.Client, opts SamplerOption
 
 // Start takes a first sample, returning its error (unreachable URL, no vLLM
 // or SGLang metrics), then samples every Interval until ctx ends or Stop.
+// Each scrape retries transient errors (HTTP 5xx, time-outs, connection
+// errors; see retry.go) within the interval.
 func (sv *ServerSampler) Start(ctx context.Context) error {
-	return sv.loop.start(ctx, sv.opts.Interval, sv.Sample)
+	return sv.loop.start(ctx, sv.opts.Interval, func(ctx context.Context) error {
+		return sv.sample(ctx, sv.opts.Interval)
+	})
 }
 
 // Stop ends background sampling and waits for it.
 func (sv *ServerSampler) Stop() { sv.loop.stop() }
 
-// Sample scrapes the server once, now.
+// Sample scrapes the server once, now, retrying transient errors until
+// ctx's deadline (one Timeout when it has none): a probe before the run.
 func (sv *ServerSampler) Sample(ctx context.Context) error {
+	return sv.sample(ctx, probeBound(ctx, sv.opts.Timeout))
+}
+
+func (sv *ServerSampler) sample(ctx context.Context, bound time.Duration) error {
 	sv.sampleMu.Lock()
 	defer sv.sampleMu.Unlock()
-	rctx, cancel := context.WithTimeout(ctx, sv.opts.Timeout)
-	defer cancel()
-	t0 := sv.clock.nanos()
-	fams, err := scrape(rctx, sv.client, sv.url)
-	t1 := sv.clock.nanos()
-	t := t0 + (t1-t0)/2
+	var fams families
+	var t int64
+	tries, err := retry(ctx, bound, sv.opts.Timeout, func(rctx context.Context) error {
+		t0 := sv.clock.nanos()
+		var err error
+		fams, err = scrape(rctx, sv.client, sv.url)
+		t1 := sv.clock.nanos()
+		t = t0 + (t1-t0)/2
+		return err
+	})
 	if err == nil && !hasServerMetrics(fams) {
 		err = fmt.Errorf("no vLLM or SGLang metrics found (looked for %s, %s, …); is this the inference server's /metrics URL, and for SGLang was it started with --enable-metrics?",
 			serverScalars[srvRunning].names[0], serverScalars[srvRunning].names[1])
@@ -155,6 +170,9 @@ func (sv *ServerSampler) Sample(ctx context.Context) error {
 		sv.notify = make(chan struct{})
 	}()
 	if err != nil {
+		if tries > 1 {
+			err = fmt.Errorf("%w (tried %d times)", err, tries)
+		}
 		err = fmt.Errorf("%s: %w", sv.name, err)
 		sv.errs.add(t, err)
 		return err
@@ -212,6 +230,7 @@ func (sv *ServerSampler) ingest(t int64, fams families) {
 			v.buckets[math.Inf(1)] = v.count
 		}
 		hc := &sv.hists[h]
+		created := hc.sumCol < 0 && sv.s.len() > 0 // appeared after the first scrape
 		for le := range v.buckets {
 			if _, ok := hc.col[le]; !ok {
 				hc.col[le] = sv.s.addColumn(counterCol)
@@ -222,6 +241,13 @@ func (sv *ServerSampler) ingest(t int64, fams families) {
 		if hc.sumCol < 0 {
 			hc.sumCol = sv.s.addColumn(counterCol)
 			hc.countCol = sv.s.addColumn(counterCol)
+		}
+		if created {
+			for _, c := range hc.col {
+				sv.s.zeroHistory(c)
+			}
+			sv.s.zeroHistory(hc.sumCol)
+			sv.s.zeroHistory(hc.countCol)
 		}
 		hv[h] = v
 	}
@@ -234,6 +260,9 @@ func (sv *ServerSampler) ingest(t int64, fams families) {
 		mf, name := firstFamily(fams, q.names)
 		if mf == nil {
 			continue
+		}
+		if _, seen := sv.used[q.key]; !seen && sv.s.len() > 0 {
+			sv.s.zeroHistory(i) // a counter that appeared counts from zero
 		}
 		sv.used[q.key] = name
 		if sv.engine == "" {
