@@ -332,3 +332,36 @@ func TestServerMetricsAuto(t *testing.T) {
 		t.Errorf("inactive telemetry wrote %+v", b.Goodput.Telemetry)
 	}
 }
+
+// TestServerMetricsAutoTransient: in auto mode a server whose /metrics
+// fails every try of the probe with HTTP 500 is not dropped: it is sampled
+// anyway, and a benchmark without a successful scrape says the server
+// metrics are missing and why.
+func TestServerMetricsAutoTransient(t *testing.T) {
+	down := serve(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "engine busy", http.StatusInternalServerError)
+	}))
+	tel, err := Open(context.Background(), Config{Interval: 20 * time.Millisecond}, down)
+	if err != nil {
+		t.Fatalf("a transient error in auto mode must not fail: %v", err)
+	}
+	defer tel.Close()
+	if tel.server == nil || !tel.Active() || len(tel.Missing()) != 0 {
+		t.Fatalf("server sampler %v active %v missing %+v", tel.server != nil, tel.Active(), tel.Missing())
+	}
+	clock := loadgen.NewClock()
+	o := tel.Observer(nil, clock.Time)
+	b := runWindow(t, context.Background(), o, clock, 0, 0.05, 0.05, 0)
+	o.Finish(context.Background())
+	tm := b.Goodput.Telemetry
+	if tm == nil {
+		t.Fatal("no telemetry in the benchmark")
+	}
+	found := false
+	for _, m := range tm.Missing {
+		found = found || strings.HasPrefix(m.Source, "server metrics") && strings.Contains(m.Reason, "HTTP 500")
+	}
+	if !found {
+		t.Errorf("missing %+v: want the server metrics with the HTTP 500", tm.Missing)
+	}
+}

@@ -265,6 +265,14 @@ func (t *Telemetry) openServer(ctx context.Context, target string, fail func(str
 			err = sv.Start(t.life)
 		}
 	}
+	if err != nil && mode == ServerMetricsAuto && telemetry.Transient(err) && sv.StartAnyway(t.life) == nil {
+		// The server may serve metrics but failed every try of the
+		// probe: keep sampling, so that each benchmark gets what later
+		// scrapes read and its telemetry says what is missing.
+		t.server, t.serverSource = sv, redact.URL(raw)
+		t.lines = append(t.lines, fmt.Sprintf("telemetry: server metrics from %s: the probe failed (%v); sampling every %v anyway, each benchmark says what it got", redact.URL(raw), err, t.cfg.Interval))
+		return
+	}
 	if err != nil {
 		if mode == ServerMetricsAuto {
 			t.missing = append(t.missing, report.MissingTelemetry{Source: "server metrics " + redact.URL(raw),

@@ -90,9 +90,8 @@ func NewGPUSampler(sources []GPUSource, opts SamplerOptions) (*GPUSampler, error
 // ends or Stop is called. Each read retries transient errors (HTTP 5xx,
 // time-outs, connection errors; see retry.go) within the interval.
 func (g *GPUSampler) Start(ctx context.Context) error {
-	return g.loop.start(ctx, g.opts.Interval, func(ctx context.Context) error {
-		return g.sample(ctx, g.opts.Interval)
-	})
+	periodic := func(ctx context.Context) error { return g.sample(ctx, g.opts.Interval) }
+	return g.loop.start(ctx, g.opts.Interval, g.Sample, periodic)
 }
 
 // Stop ends background sampling and waits for it. Windows stay queryable.

@@ -31,10 +31,10 @@ type httpStatusError struct {
 
 func (e *httpStatusError) Error() string { return e.msg }
 
-// transient reports whether a failed read may succeed when tried again:
+// Transient reports whether a failed read may succeed when tried again:
 // HTTP 5xx and 429, time-outs and connection errors. A 404, a body that does
 // not parse or an exposition without the expected metrics is permanent.
-func transient(err error) bool {
+func Transient(err error) bool {
 	var he *httpStatusError
 	if errors.As(err, &he) {
 		return he.code >= 500 || he.code == 429
@@ -62,7 +62,7 @@ func retry(ctx context.Context, bound, timeout time.Duration, read func(context.
 		rctx, cancel := context.WithTimeout(ctx, timeout)
 		err = read(rctx)
 		cancel()
-		if err == nil || try == scrapeTries || !transient(err) || ctx.Err() != nil {
+		if err == nil || try == scrapeTries || !Transient(err) || ctx.Err() != nil {
 			return try, err
 		}
 		next := time.Now().Add(wait)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 )
@@ -86,15 +87,15 @@ type poller struct {
 
 var errStopped = errors.New("sampler stopped")
 
-// start takes one sample synchronously, failing on its error, then samples
-// every interval until ctx ends or stop is called.
-func (p *poller) start(ctx context.Context, interval time.Duration, sample func(context.Context) error) error {
+// start takes one sample with first synchronously, failing on its error,
+// then samples every interval until ctx ends or stop is called.
+func (p *poller) start(ctx context.Context, interval time.Duration, first, sample func(context.Context) error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.started {
 		return errors.New("sampler already started (a sampler runs once)")
 	}
-	if err := sample(ctx); err != nil {
+	if err := first(ctx); err != nil {
 		return err
 	}
 	p.started = true
@@ -115,6 +116,12 @@ func (p *poller) start(ctx context.Context, interval time.Duration, sample func(
 		}
 	}()
 	return nil
+}
+
+// run samples every interval until ctx ends or stop is called, without a
+// first synchronous sample.
+func (p *poller) run(ctx context.Context, interval time.Duration, sample func(context.Context) error) error {
+	return p.start(ctx, interval, func(context.Context) error { return nil }, sample)
 }
 
 // stop ends the loop and waits for it; safe to call more than once or
@@ -158,6 +165,16 @@ func (l *errorLog) add(t int64, err error) {
 		l.events = l.events[:maxErrEvents-1]
 	}
 	l.events = append(l.events, errEvent{t: t, msg: err.Error()})
+}
+
+// lastAt returns the time and message of the latest error; msg is "" when
+// there was none.
+func (l *errorLog) lastAt() (t int64, msg string) {
+	if len(l.events) == 0 {
+		return math.MinInt64, ""
+	}
+	e := l.events[len(l.events)-1]
+	return e.t, e.msg
 }
 
 // in counts the errors with a <= t <= b and returns the last one's message.

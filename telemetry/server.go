@@ -132,10 +132,18 @@ func NewServerSampler(metricsURL string, client *http.Client, opts SamplerOption
 // Each scrape retries transient errors (HTTP 5xx, time-outs, connection
 // errors; see retry.go) within the interval.
 func (sv *ServerSampler) Start(ctx context.Context) error {
-	return sv.loop.start(ctx, sv.opts.Interval, func(ctx context.Context) error {
-		return sv.sample(ctx, sv.opts.Interval)
-	})
+	return sv.loop.start(ctx, sv.opts.Interval, sv.Sample, sv.periodic)
 }
+
+// StartAnyway samples every Interval until ctx ends or Stop, like Start,
+// without a first sample: for a server whose probe failed for a transient
+// reason (Transient), so that the windows get whatever scrapes succeed
+// later and say what is missing, instead of the source being dropped.
+func (sv *ServerSampler) StartAnyway(ctx context.Context) error {
+	return sv.loop.run(ctx, sv.opts.Interval, sv.periodic)
+}
+
+func (sv *ServerSampler) periodic(ctx context.Context) error { return sv.sample(ctx, sv.opts.Interval) }
 
 // Stop ends background sampling and waits for it.
 func (sv *ServerSampler) Stop() { sv.loop.stop() }
@@ -390,6 +398,9 @@ func (sv *ServerSampler) Window(start, end time.Time) (ServerWindow, error) {
 	ca, cb, ok := s.span(a, b)
 	if !ok {
 		if s.len() == 0 {
+			if _, msg := sv.errs.lastAt(); msg != "" {
+				return ServerWindow{}, fmt.Errorf("server window: %s has not been scraped successfully (last error: %s)", sv.name, msg)
+			}
 			return ServerWindow{}, fmt.Errorf("server window: %s has not been scraped successfully", sv.name)
 		}
 		w.Warnings = append(w.Warnings, fmt.Sprintf("missing samples: no scrape of %s inside the window", sv.name))
@@ -478,15 +489,20 @@ func (sv *ServerSampler) latency(h, lo, hi int, a, b int64) Latency {
 
 // WaitCovered blocks until a successful scrape at or after t exists, or ctx
 // ends, so that a window ending at t is interpolated rather than clamped.
+// A scrape after t that failed every try ends the wait with its error.
 func (sv *ServerSampler) WaitCovered(ctx context.Context, t time.Time) error {
 	tn := sv.clock.nanosOf(t)
 	for {
 		sv.mu.Lock()
 		last, _ := sv.s.last()
 		ch := sv.notify
+		failed, msg := sv.errs.lastAt()
 		sv.mu.Unlock()
 		if last >= tn {
 			return nil
+		}
+		if failed >= tn {
+			return fmt.Errorf("the scrape after %s failed: %s", t.Format(time.RFC3339Nano), msg)
 		}
 		select {
 		case <-ch:
