@@ -1,5 +1,7 @@
 package report
 
+import "fmt"
+
 // ExtrasVersion is the version of the layout of goodput's "goodput" keys.
 const ExtrasVersion = 1
 
@@ -31,6 +33,9 @@ type Extras struct {
 	SLO *SLOResult `json:"slo,omitempty"`
 	// Shard is this benchmark's place in a sharded run's timetable.
 	Shard *ShardRound `json:"shard,omitempty"`
+	// Drain is how the runner waited for the server to be idle before
+	// this benchmark (package sweep); nil when it did not wait.
+	Drain *DrainWait `json:"drain,omitempty"`
 
 	Telemetry *BenchmarkTelemetry `json:"telemetry,omitempty"` // energy, cost and server metrics over the window (package scorecard)
 }
@@ -193,3 +198,46 @@ const (
 	HistScheduledTTFT    = "scheduled_time_to_first_token"
 	HistScheduledLatency = "scheduled_request_latency"
 )
+
+// Drain methods (DrainWait.Method).
+const (
+	DrainGauges  = "gauges"  // the server's running and waiting gauges
+	DrainLatency = "latency" // the previous round's longest request latency
+	DrainNone    = "none"    // nothing to wait for (a first round without gauges)
+)
+
+// DrainWait is how a benchmark's round began: how long the runner waited
+// for the server to finish what earlier rounds left (their cancelled
+// requests go on where the server does not abort them), and what the server
+// reported when the round started.
+type DrainWait struct {
+	// WaitedS is the time waited before the round, in seconds.
+	WaitedS Float `json:"waited_s"`
+	// Method is DrainGauges, DrainLatency or DrainNone.
+	Method string `json:"method"`
+	// Running and Waiting are the server's requests at the round's start,
+	// summed over engines; null when not read.
+	Running *Float `json:"running"`
+	Waiting *Float `json:"waiting"`
+	// Busy says the round started on a busy server: the bound ran out
+	// first (by the gauges, or by the latency estimate). Knee and sweep
+	// verdicts leave such a round out unless told to keep it.
+	Busy bool `json:"busy"`
+	// Note says what went wrong reading the gauges, or why the estimate
+	// was used; "" when nothing did.
+	Note string `json:"note,omitempty"`
+}
+
+// Warning is the console's line about a round that started on a busy
+// server, "" when it did not.
+func (d *DrainWait) Warning() string {
+	if d == nil || !d.Busy {
+		return ""
+	}
+	state := "its longest request was presumably still running (no server gauges)"
+	if d.Running != nil && d.Waiting != nil {
+		state = fmt.Sprintf("the server still had %g requests running and %g waiting", float64(*d.Running), float64(*d.Waiting))
+	}
+	return fmt.Sprintf("started on a busy server: after waiting %.1f s for earlier rounds to drain, %s; its figures are contaminated and knee and sweep verdicts leave it out",
+		float64(d.WaitedS), state)
+}

@@ -73,8 +73,10 @@ const (
 // be the client's throttling, not the server's), or when MaxRounds rounds
 // ran without a break. A round whose load generator was CPU-starved
 // (loadgen.ClientLoad.Saturated) is still judged, and the knee's reason
-// warns that its latencies are inflated by the client. Every round is a
-// full benchmark in the report.
+// warns that its latencies are inflated by the client. A round that
+// started on a busy server (Round.Excluded) is no evidence: the search
+// measures its load again, within MaxRounds. Every round is a full
+// benchmark in the report.
 type KneeSearch struct {
 	// Axis is AxisConcurrency (the default when empty) or AxisRate.
 	Axis Axis
@@ -250,6 +252,9 @@ func (k KneeSearch) strategy(load float64) loadgen.Strategy {
 func (k KneeSearch) points(rounds []Round) ([]point, error) {
 	pts := make([]point, 0, len(rounds))
 	for i, r := range rounds {
+		if r.Excluded {
+			continue // no evidence: the search measures that load again
+		}
 		s, err := judged(r, i)
 		if err != nil {
 			return nil, err
@@ -441,7 +446,7 @@ func (k KneeSearch) Next(done []Round) (loadgen.Strategy, bool, error) {
 		return loadgen.Strategy{}, false, err
 	}
 	d := k.decide(pts)
-	if d.stop {
+	if d.stop || len(done) >= k.MaxRounds {
 		return loadgen.Strategy{}, false, nil
 	}
 	return k.strategy(d.next), true, nil
@@ -459,12 +464,17 @@ func (k KneeSearch) Knee(rounds []Round) *report.Knee {
 	kn := newKnee(k.mode(), rounds, d.pts, d.bracket, k.label)
 	kn.Limit = d.limit
 	reason := d.reason
-	if !d.stop {
+	if !d.stop && len(rounds) >= k.MaxRounds {
+		reason = fmt.Sprintf("The search stopped at its limit of %d rounds before it converged, %d of them left out.", k.MaxRounds, len(rounds)-len(pts))
+		if d.found {
+			reason += fmt.Sprintf(" The knee lies between %s and %s.", k.label(d.pts[d.bracket.lo].load), k.label(d.pts[d.bracket.hi].load))
+		}
+	} else if !d.stop {
 		reason = fmt.Sprintf("The search was cut short after %d rounds (interrupted or stopped by a constraint) before it converged.", len(rounds))
 		if d.found {
 			reason += fmt.Sprintf(" The knee lies between %s and %s.", k.label(d.pts[d.bracket.lo].load), k.label(d.pts[d.bracket.hi].load))
 		}
 	}
-	kn.Reason = joinReasons(reason, noiseNote(d.pts, d.bracket, k.label), saturationNote(pts, k.label))
+	kn.Reason = joinReasons(reason, noiseNote(d.pts, d.bracket, k.label), saturationNote(pts, k.label), excludedNote(rounds))
 	return kn
 }

@@ -172,6 +172,22 @@ func saturationNote(pts []point, label func(float64) string) string {
 		strings.Join(s, ", "))
 }
 
+// excludedNote names the rounds left out because they started on a busy
+// server.
+func excludedNote(rounds []Round) string {
+	var s []string
+	for i, r := range rounds {
+		if r.Excluded {
+			s = append(s, fmt.Sprintf("%d (%s)", i, r.Strategy))
+		}
+	}
+	if len(s) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Benchmark %s started on a busy server (earlier rounds had not drained when the wait ran out) and is left out of the verdict.",
+		strings.Join(s, ", "))
+}
+
 // joinReasons joins non-empty sentences.
 func joinReasons(parts ...string) string {
 	var out []string
@@ -223,8 +239,9 @@ func fillKnee(k *report.Knee, r Round) {
 // A round holds the SLO when its SLOResult passes (every objective,
 // including the attainment floor: goodput matches throughput within the
 // SLO's allowance). Failing rounds below the knee's load are named in the
-// reason (noise or an unstable server). nil for fewer than two rounds or
-// rounds that were not judged.
+// reason (noise or an unstable server). Rounds that started on a busy
+// server (Round.Excluded) are left out, and named. nil for fewer than two
+// rounds or rounds that were not judged.
 func ListKnee(rounds []Round) *report.Knee {
 	if len(rounds) < 2 {
 		return nil
@@ -251,6 +268,9 @@ func ListKnee(rounds []Round) *report.Knee {
 	}
 	pts := make([]point, 0, len(rounds))
 	for i, r := range rounds {
+		if r.Excluded {
+			continue
+		}
 		s, err := judged(r, i)
 		if err != nil {
 			return nil
@@ -264,7 +284,7 @@ func ListKnee(rounds []Round) *report.Knee {
 		k.Reason = fmt.Sprintf("The SLO held at every load measured, up to %s (benchmark %d): no break was seen, so this is a lower bound of the capacity; add higher loads.",
 			label(pts[b.lo].load), pts[b.lo].idx)
 	}
-	k.Reason = joinReasons(k.Reason, noiseNote(pts, b, label), saturationNote(pts, label))
+	k.Reason = joinReasons(k.Reason, noiseNote(pts, b, label), saturationNote(pts, label), excludedNote(rounds))
 	return k
 }
 
@@ -284,6 +304,9 @@ func (g GuideLLMSweep) Knee(rounds []Round) *report.Knee {
 	}
 	var pts []point
 	for i, r := range rounds {
+		if r.Excluded {
+			continue
+		}
 		s, err := judged(r, i)
 		if err != nil {
 			return nil
@@ -308,13 +331,13 @@ func (g GuideLLMSweep) Knee(rounds []Round) *report.Knee {
 			k.Limit = fmt.Sprintf("between the sweep's highest rate and its throughput round (%.4g req/s at max concurrency %d), which broke the SLO", top, g.maxConcurrency())
 			k.Reason = fmt.Sprintf("The SLO held at every rate of the sweep, up to %s (benchmark %d), and broke in the throughput round (benchmark 1, %.4g req/s with %d streams): the knee lies between them; search that bracket with --rate-type knee --knee-axis rate.",
 				rateLabel(pts[b.lo].load), pts[b.lo].idx, top, g.maxConcurrency())
-			k.Reason = joinReasons(k.Reason, noiseNote(pts, b, rateLabel), saturationNote(pts, rateLabel))
+			k.Reason = joinReasons(k.Reason, noiseNote(pts, b, rateLabel), saturationNote(pts, rateLabel), excludedNote(rounds))
 			return k
 		}
 		k.Limit = fmt.Sprintf("the sweep's highest rate: the throughput round's %.4g req/s at max concurrency %d", top, g.maxConcurrency())
 		k.Reason = fmt.Sprintf("The SLO held at every rate of the sweep, up to %s (benchmark %d): no break was seen, so this is a lower bound of the capacity; a sweep never probes above its throughput round's rate (%.4g req/s with %d streams): raise its max concurrency or search with the knee profile.",
 			rateLabel(pts[b.lo].load), pts[b.lo].idx, top, g.maxConcurrency())
 	}
-	k.Reason = joinReasons(k.Reason, noiseNote(pts, b, rateLabel), saturationNote(pts, rateLabel))
+	k.Reason = joinReasons(k.Reason, noiseNote(pts, b, rateLabel), saturationNote(pts, rateLabel), excludedNote(rounds))
 	return k
 }

@@ -16,6 +16,10 @@ type Round struct {
 	Strategy  loadgen.Strategy
 	Result    loadgen.Result
 	Benchmark *report.Benchmark
+	// Excluded says the round started on a busy server (the runner's
+	// Drain ran out of time; Benchmark.Goodput.Drain.Busy) and knee and
+	// sweep verdicts leave it out (the Drain did not say KeepBusy).
+	Excluded bool
 }
 
 // Planner decides the next round from the finished ones. ok=false ends
@@ -67,13 +71,24 @@ type Runner struct {
 	Observer Observer
 	// StartAt, when set, is the start of the first round (multi-pod runs).
 	StartAt int64
+	// Drain, when set, waits before every round until the server has
+	// drained what earlier rounds left, and records the wait in the
+	// round's benchmark (Extras.Drain). Run uses it; RunShard, whose
+	// rounds start on a timetable, does not.
+	Drain *Drain
 }
 
 // Run executes rounds until the planner stops or ctx is cancelled. An
 // interrupted round is still finished into the report (marked as such) and
 // returned with the others, along with ctx's error.
 func (r *Runner) Run(ctx context.Context, p Planner) ([]Round, error) {
+	if r.Drain != nil {
+		if err := r.Drain.Validate(); err != nil {
+			return nil, err
+		}
+	}
 	var rounds []Round
+	var prevEnd time.Time
 	for i := 0; ; i++ {
 		if ctx.Err() != nil {
 			return rounds, ctx.Err()
@@ -85,9 +100,24 @@ func (r *Runner) Run(ctx context.Context, p Planner) ([]Round, error) {
 		if !ok {
 			return rounds, nil
 		}
-		round, err := r.round(ctx, i, s)
+		var drain *report.DrainWait
+		if r.Drain != nil {
+			var prev *Round
+			if len(rounds) > 0 {
+				prev = &rounds[len(rounds)-1]
+			}
+			w, err := r.Drain.Wait(ctx, prev, prevEnd)
+			if err != nil {
+				return rounds, err
+			}
+			drain = &w
+		}
+		round, err := r.round(ctx, i, s, drain)
 		if err != nil {
 			return rounds, err
+		}
+		if r.Drain != nil {
+			prevEnd = r.Drain.now()
 		}
 		rounds = append(rounds, round)
 		if round.Result.Interrupted {
@@ -104,8 +134,9 @@ const RecordsFlushEvery = time.Second
 // round) and can flush them.
 type recordsFlusher interface{ FlushRecords() }
 
-// round runs one benchmark and finishes it into a report benchmark.
-func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy) (Round, error) {
+// round runs one benchmark and finishes it into a report benchmark; drain,
+// when not nil, is the wait before it.
+func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, drain *report.DrainWait) (Round, error) {
 	clock := r.Engine.Clock()
 	start := r.StartAt
 	if index > 0 || start == 0 {
@@ -204,8 +235,10 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy) (Roun
 			Saturated:         c.Saturated, Reason: c.Reason,
 		}
 		b.Goodput.Requests.NotSent = report.Int(res.NotSent)
+		b.Goodput.Drain = drain
 	}
 	round := Round{Strategy: s, Result: res, Benchmark: b}
+	round.Excluded = drain != nil && drain.Busy && !r.Drain.KeepBusy
 	if r.Observer != nil {
 		r.Observer.BenchmarkEnd(index, round)
 	}

@@ -165,3 +165,24 @@ func TestServerLateSeries(t *testing.T) {
 		t.Errorf("no ITL warning in %q", w.Warnings)
 	}
 }
+
+// TestQueueReader: vLLM's gauges summed over engines, TGI's names, an
+// intermittent 500 retried, and an exposition without the gauges refused.
+func TestQueueReader(t *testing.T) {
+	srv := newFlakyServer(t, vllmText(vllmState{running: [2]float64{3, 4}, waiting: [2]float64{0, 5}}), 500, 200)
+	q, err := NewQueueReader(srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run, wait, err := q.Queue(context.Background()); err != nil || run != 7 || wait != 5 {
+		t.Errorf("vLLM: running %v waiting %v, %v; want 7, 5", run, wait, err)
+	}
+	srv.set("# TYPE tgi_queue_size gauge\ntgi_queue_size 2\n# TYPE tgi_batch_current_size gauge\ntgi_batch_current_size 6\n")
+	if run, wait, err := q.Queue(context.Background()); err != nil || run != 6 || wait != 2 {
+		t.Errorf("TGI: running %v waiting %v, %v; want 6, 2", run, wait, err)
+	}
+	srv.set("# TYPE up gauge\nup 1\n")
+	if _, _, err := q.Queue(context.Background()); err == nil || !strings.Contains(err.Error(), "sglang:num_queue_reqs") {
+		t.Errorf("no gauges: %v", err)
+	}
+}

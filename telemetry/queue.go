@@ -1,0 +1,79 @@
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// queueGauges are the names of a server's running and waiting requests:
+// vLLM, SGLang, then TGI. The first name present is used.
+var queueGauges = [2][]string{
+	{"vllm:num_requests_running", "sglang:num_running_reqs", "tgi_batch_current_size"},
+	{"vllm:num_requests_waiting", "sglang:num_queue_reqs", "tgi_queue_size"},
+}
+
+// QueueReader reads how many requests an inference server is running and
+// how many wait in its queue, now, from its /metrics: what a runner asks
+// before a round to know that the server has drained what earlier rounds
+// left (sweep.Drain).
+type QueueReader struct {
+	url    *url.URL
+	name   string
+	client *http.Client
+}
+
+// NewQueueReader returns a reader for the server's metrics URL, e.g.
+// http://127.0.0.1:8000/metrics (path /metrics added when absent). A nil
+// client means http.DefaultClient.
+func NewQueueReader(metricsURL string, client *http.Client) (*QueueReader, error) {
+	u, err := parseMetricsURL("server metrics URL", metricsURL)
+	if err != nil {
+		return nil, err
+	}
+	if client == nil {
+		client = http.DefaultClient
+	}
+	return &QueueReader{url: u, name: "server metrics " + u.Redacted(), client: client}, nil
+}
+
+// Queue scrapes the server once (retrying transient errors until ctx's
+// deadline, else for DefaultTimeout) and returns its running and waiting
+// requests, each summed over engines. It is an error when the exposition
+// has neither gauge; a missing one of the two reads 0.
+func (q *QueueReader) Queue(ctx context.Context) (running, waiting float64, err error) {
+	var fams families
+	tries, err := retry(ctx, probeBound(ctx, DefaultTimeout), DefaultTimeout, func(rctx context.Context) error {
+		var err error
+		fams, err = scrape(rctx, q.client, q.url)
+		return err
+	})
+	if err != nil {
+		if tries > 1 {
+			err = fmt.Errorf("%w (tried %d times)", err, tries)
+		}
+		return 0, 0, fmt.Errorf("%s: %w", q.name, err)
+	}
+	var v [2]float64
+	found := false
+	for i, names := range queueGauges {
+		mf, _ := firstFamily(fams, names)
+		if mf == nil {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if x := scalarValue(m); !math.IsNaN(x) {
+				v[i] += x
+				found = true
+			}
+		}
+	}
+	if !found {
+		return 0, 0, fmt.Errorf("%s: no running or waiting requests gauge (looked for %s)", q.name,
+			strings.Join(append(append([]string(nil), queueGauges[0]...), queueGauges[1]...), ", "))
+	}
+	return v[0], v[1], nil
+}
