@@ -7,5 +7,7 @@
 // Enter with a Planner (List, GuideLLMSweep or KneeSearch) and a Runner
 // holding the loadgen.Engine, then Runner.Run(ctx, planner); FindKnee reads
 // the knee off the finished rounds. Multi-pod runs split a List with
-// NewShardPlan and run their part with Runner.RunShard.
+// NewShardPlan and run their part with Runner.RunShard. A Runner with a
+// Drain first waits for the server to finish what earlier rounds left, and
+// knee and sweep verdicts leave out a round that started busy.
 package sweep

@@ -324,7 +324,7 @@ func (g GuideLLMSweep) Knee(rounds []Round) *report.Knee {
 	k := newKnee(ModeSweep, rounds, pts, b, rateLabel)
 	if b.lo >= 0 && b.hi < 0 {
 		top := measuredRate(rounds[1])
-		if tp, err := judged(rounds[1], 1); err == nil && !tp.Pass {
+		if tp, err := judged(rounds[1], 1); err == nil && !tp.Pass && !rounds[1].Excluded {
 			// The throughput round broke the SLO: the break was seen,
 			// between the highest constant rate and that round's rate.
 			k.Found, k.Above = true, 1

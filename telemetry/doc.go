@@ -11,7 +11,9 @@
 // ServerSampler (NewServerSampler) does the same for the inference server's
 // /metrics. NewOpenCost prices a window; Cost and DeriveEnergy are the pure
 // arithmetic behind the scorecard figures; DescribeHardware names the local
-// GPUs.
+// GPUs. QueueReader reads a server's running and waiting requests now (vLLM,
+// SGLang, TGI) for a runner that waits for an idle server between rounds.
+// Every scrape and probe retries transient errors (retry.go).
 //
 //	src, err := telemetry.NewDCGMExporter("http://gpu-node-07:9400/metrics", nil)
 //	gs, err := telemetry.NewGPUSampler([]telemetry.GPUSource{src}, telemetry.SamplerOptions{})
