@@ -144,3 +144,65 @@ func TestIntegrationMockPrometheus(t *testing.T) {
 		t.Errorf("scorecard row %+v", f.Row)
 	}
 }
+
+// TestIntegrationDifficultMetrics: a mock whose /metrics answers HTTP 500
+// three times in ten (seeded) and whose engine histograms appear only at
+// the first request: --server-metrics on does not refuse the run, and every
+// round has the server block with its TTFT histogram read from the
+// histogram's first appearance.
+func TestIntegrationDifficultMetrics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test takes a few seconds; skipped with -short")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	mcfg := mock.DefaultConfig()
+	mcfg.MetricsErrorRate = 0.3
+	mcfg.LazyMetrics = true
+	mcfg.Seed = 7
+	srv, err := mock.New(mcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	target := srv.URL()
+	tel, err := Open(ctx, Config{ServerMetrics: ServerMetricsOn, Interval: 100 * time.Millisecond, Wait: 5 * time.Second}, target)
+	if err != nil {
+		t.Fatalf("--server-metrics on against intermittent 500s: %v", err)
+	}
+	defer tel.Close()
+	clock := loadgen.NewClock()
+	client, err := loadgen.NewClient(loadgen.ClientConfig{Target: target}, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.CloseIdle()
+	spec, err := dataset.ParseSpec("prompt_tokens=32,output_tokens=16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine := loadgen.NewEngine(client)
+	obs := tel.Observer(nil, engine.Clock().Time)
+	runner := &sweep.Runner{
+		Engine: engine, Source: dataset.NewSynthetic(spec, 1), Observer: obs,
+		Constraints: loadgen.Constraints{MaxDuration: 1500 * time.Millisecond},
+		Report:      report.Config{Seed: 1},
+		Info:        report.BenchmarkInfo{RunID: "difficult"},
+	}
+	rounds, err := runner.Run(ctx, sweep.List{{Kind: loadgen.Concurrent, Streams: 4}, {Kind: loadgen.Concurrent, Streams: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs.Finish(ctx)
+	for i, r := range rounds {
+		bt := r.Benchmark.Goodput.Telemetry
+		if bt == nil || bt.Server == nil || bt.Server.TTFT == nil || bt.Server.TTFT.Metric == "" {
+			t.Errorf("round %d: telemetry %+v", i, bt)
+			continue
+		}
+		t.Logf("round %d: server TTFT %s count %v; warnings %q", i, bt.Server.TTFT.Metric, fval(bt.Server.TTFT.Count), bt.Server.Warnings)
+	}
+}

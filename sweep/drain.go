@@ -30,7 +30,8 @@ type QueueGauges interface {
 // that round ended; at least Gap after the previous round, at most Max. A
 // round that starts when Max ran out is marked busy in its report
 // (report.DrainWait) and left out of knee and sweep verdicts unless
-// KeepBusy.
+// KeepBusy. The wait may pass Max by one gauge read. A Drain serves one
+// Runner at a time.
 type Drain struct {
 	// Gauges reads the server's queue; nil waits by latency.
 	Gauges QueueGauges
@@ -49,6 +50,8 @@ type Drain struct {
 	// tests inject their own.
 	Now   func() time.Time
 	After func(time.Duration) <-chan time.Time
+
+	read bool // the gauges were read once: a failed read is then transient
 }
 
 // Validate checks the settings.
@@ -112,8 +115,9 @@ func (d *Drain) Wait(ctx context.Context, prev *Round, prevEnd time.Time) (repor
 }
 
 // byGauges polls the gauges until the server is idle and floor has passed,
-// or limit. When the first read fails it leaves w.Method empty (and a note)
-// for the latency estimate.
+// or limit. When the first read of the first wait fails it leaves w.Method
+// empty (and a note) for the latency estimate; once the gauges have been
+// read, a failed read is retried at the next poll.
 func (d *Drain) byGauges(ctx context.Context, w *report.DrainWait, floor, limit time.Time) error {
 	poll := d.Poll
 	if poll == 0 {
@@ -126,12 +130,13 @@ func (d *Drain) byGauges(ctx context.Context, w *report.DrainWait, floor, limit 
 		}
 		now := d.now()
 		switch {
-		case err != nil && reads == 0:
+		case err != nil && reads == 0 && !d.read:
 			w.Note = fmt.Sprintf("server gauges unreadable, waited by latency instead: %v", err)
 			return nil
 		case err != nil:
 			w.Note = fmt.Sprintf("a gauge read failed: %v", err)
 		default:
+			d.read = true
 			w.Method = report.DrainGauges
 			w.Running, w.Waiting = floatPtr(run), floatPtr(wait)
 		}
