@@ -304,7 +304,7 @@ func (a *Accumulator) Add(r *record.Record) {
 		a.feedHist(&s, r.ChunkTimes, r.ChunkTokens, r.ServerOutputTokens, r.ClientOutputTokens)
 		if over {
 			a.approxAdd(&s)
-			a.goodOver.add(&s)
+			countGood(&a.goodOver, &s)
 		}
 	case decOut:
 		if over {
@@ -456,7 +456,7 @@ func (a *Accumulator) resolvePending(in func(*reqSum) bool) {
 			a.sums.at(p.idx).flags |= flagOnlineIn
 		} else {
 			a.approxAdd(&p.s)
-			a.goodOver.add(&p.s)
+			countGood(&a.goodOver, &p.s)
 		}
 	}
 	a.pending, a.pendingChunk = nil, 0

@@ -143,10 +143,10 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *Benchmark {
 	var good GoodputCounts
 	if a.thresholds != nil {
 		for _, i := range in {
-			good.add(a.sums.at(int(i)))
+			countGood(&good, a.sums.at(int(i)))
 		}
 		if a.overCap > 0 {
-			good.merge(a.goodOver)
+			mergeGood(&good, a.goodOver)
 			good.Approximate = true
 			ex.InexactReasons = append(ex.InexactReasons,
 				"the SLO's good-request counts place the requests beyond the exact cap in or out of the measurement window by the histograms' online decision")
@@ -183,11 +183,11 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *Benchmark {
 	b.Config = a.benchConfig(info)
 	b.SchedulerState = a.schedulerState(info, w)
 	b.SchedulerMetrics = a.schedulerMetrics(info, w)
-	b.StartTime = fptr(nsToSec(w.ms))
-	b.EndTime = fptr(nsToSec(w.me))
-	b.Duration = fptr(nsToSec(w.me) - nsToSec(w.ms))
-	b.WarmupDuration = fptr(nsToSec(w.ms) - nsToSec(w.reqStart))
-	b.CooldownDuration = fptr(nsToSec(w.reqEnd) - nsToSec(w.me))
+	b.StartTime = FloatPtr(nsToSec(w.ms))
+	b.EndTime = FloatPtr(nsToSec(w.me))
+	b.Duration = FloatPtr(nsToSec(w.me) - nsToSec(w.ms))
+	b.WarmupDuration = FloatPtr(nsToSec(w.ms) - nsToSec(w.reqStart))
+	b.CooldownDuration = FloatPtr(nsToSec(w.reqEnd) - nsToSec(w.me))
 	b.Requests = a.requestRecords(info, w)
 	if a.thresholds != nil {
 		good.WindowSeconds = float64(w.me-w.ms) / 1e9
@@ -196,9 +196,6 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *Benchmark {
 	a.result = b
 	return b
 }
-
-func fptr(v float64) *Float { f := Float(v); return &f }
-func iptr(v int64) *Int     { i := Int(v); return &i }
 
 // histExtras derives the extras from the histograms (beyond ExactCap).
 func (a *Accumulator) histExtras() ExtraMetrics {
@@ -342,7 +339,7 @@ func (a *Accumulator) benchConfig(info BenchmarkInfo) BenchmarkConfig {
 	}
 	return BenchmarkConfig{
 		ID: id, RunID: info.RunID, RunIndex: Int(info.RunIndex), Strategy: info.Strategy,
-		Constraints: cons, SampleSize: iptr(int64(a.sampleSize)),
+		Constraints: cons, SampleSize: IntPtr(int64(a.sampleSize)),
 		Warmup: a.cfg.Warmup, Cooldown: a.cfg.Cooldown, PreferResponseMetrics: true,
 		Profile: orEmpty(info.Profile), Requests: orEmpty(info.Requests),
 		Backend: orEmpty(info.Backend), Environment: env,
@@ -354,7 +351,7 @@ func optSec(ns int64) *Float {
 	if ns == 0 {
 		return nil
 	}
-	return fptr(nsToSec(ns))
+	return FloatPtr(nsToSec(ns))
 }
 
 // schedulerState builds GuideLLM's SchedulerState from the engine's
@@ -364,16 +361,16 @@ func (a *Accumulator) schedulerState(info BenchmarkInfo, w measureWindow) *Sched
 	maxReqs, maxSecs := a.cfg.limits()
 	var prog SchedulerProgress
 	if maxReqs > 0 {
-		prog.TotalRequests = fptr(float64(maxReqs))
-		prog.RemainingRequests = fptr(float64(max(maxReqs-c.Processed, 0)))
+		prog.TotalRequests = FloatPtr(float64(maxReqs))
+		prog.RemainingRequests = FloatPtr(float64(max(maxReqs-c.Processed, 0)))
 	}
 	if maxSecs > 0 {
-		prog.TotalDuration = fptr(maxSecs)
+		prog.TotalDuration = FloatPtr(maxSecs)
 		elapsed := 0.0
 		if info.End != 0 && info.Start != 0 {
 			elapsed = float64(info.End-info.Start) / 1e9
 		}
-		prog.RemainingDuration = fptr(math.Max(maxSecs-elapsed, 0))
+		prog.RemainingDuration = FloatPtr(math.Max(maxSecs-elapsed, 0))
 	}
 	prog.StopTime = optSec(info.StopTime)
 	actions := map[string]SchedulerUpdateAction{}
@@ -429,19 +426,19 @@ func (a *Accumulator) schedulerMetrics(info BenchmarkInfo, w measureWindow) *Sch
 	made.Total = made.Successful + made.Errored + made.Incomplete
 	avg := func(sum float64, n int64) *Float {
 		if n == 0 || sum == 0 {
-			return fptr(-1)
+			return FloatPtr(-1)
 		}
-		return fptr(sum / float64(n))
+		return FloatPtr(sum / float64(n))
 	}
-	none := func() *Float { return fptr(-1) }
+	none := func() *Float { return FloatPtr(-1) }
 	end := -1.0
 	if info.End != 0 {
 		end = nsToSec(info.End)
 	}
 	return &SchedulerMetrics{
-		StartTime: fptr(nsToSec(info.Start)), RequestStartTime: fptr(nsToSec(w.reqStart)),
-		MeasureStartTime: fptr(nsToSec(w.ms)), MeasureEndTime: fptr(nsToSec(w.me)),
-		RequestEndTime: fptr(nsToSec(w.reqEnd)), EndTime: fptr(end), RequestsMade: &made,
+		StartTime: FloatPtr(nsToSec(info.Start)), RequestStartTime: FloatPtr(nsToSec(w.reqStart)),
+		MeasureStartTime: FloatPtr(nsToSec(w.ms)), MeasureEndTime: FloatPtr(nsToSec(w.me)),
+		RequestEndTime: FloatPtr(nsToSec(w.reqEnd)), EndTime: FloatPtr(end), RequestsMade: &made,
 		QueuedTimeAvg: none(), ResolveStartDelayAvg: none(),
 		ResolveTargetedStartDelayAvg: avg(a.delaySum, a.delayN), RequestStartDelayAvg: none(),
 		RequestTargetedStartDelayAvg: avg(a.delaySum, a.delayN), RequestTimeAvg: avg(a.timeSum, a.timeN),
@@ -484,4 +481,19 @@ func (a *Accumulator) requestRecords(info BenchmarkInfo, w measureWindow) Reques
 		}
 	}
 	return out
+}
+
+// addSchedulerAverages adds a shard's scheduler averages (targeted-start
+// delay and request time), weighted by its processed requests, to those of
+// a merged benchmark.
+func (a *Accumulator) addSchedulerAverages(b *Benchmark) {
+	n := float64(b.SchedulerState.ProcessedRequests)
+	if v := b.SchedulerMetrics.RequestTargetedStartDelayAvg; v != nil && *v != -1 {
+		a.delaySum += float64(*v) * n
+		a.delayN += int64(n)
+	}
+	if v := b.SchedulerMetrics.RequestTimeAvg; v != nil && *v != -1 {
+		a.timeSum += float64(*v) * n
+		a.timeN += int64(n)
+	}
 }

@@ -177,3 +177,7 @@ func marshalCompact(v any) ([]byte, error) {
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
+
+// FloatPtr and IntPtr return a pointer to v, for the model's optional fields.
+func FloatPtr(v float64) *Float { f := Float(v); return &f }
+func IntPtr(v int64) *Int       { i := Int(v); return &i }

@@ -134,11 +134,11 @@ func legacyBenchmarkV2(b *Benchmark) (*Benchmark, error) {
 		&nsm.RequestStartDelayAvg, &nsm.RequestTargetedStartDelayAvg, &nsm.RequestTimeAvg, &nsm.ResolveEndDelayAvg,
 		&nsm.ResolveTimeAvg, &nsm.FinalizedDelayAvg, &nsm.ProcessedDelayAvg} {
 		if *f == nil {
-			*f = fptr(-1)
+			*f = FloatPtr(-1)
 		}
 	}
 	nb.SchedulerMetrics = &nsm
-	nb.WarmupDuration, nb.CooldownDuration = fptr(0), fptr(0)
+	nb.WarmupDuration, nb.CooldownDuration = FloatPtr(0), FloatPtr(0)
 
 	m := b.Metrics
 	totals := *m.RequestTotals

@@ -283,23 +283,14 @@ func (s *shardSet) mergeHistBenchmark(k int, why string) (*Benchmark, error) {
 	ex.TokenMismatch.Difference = &d
 
 	for _, b := range bs {
-		if v := b.SchedulerMetrics.RequestTargetedStartDelayAvg; v != nil && *v != -1 {
-			n := float64(b.SchedulerState.ProcessedRequests)
-			acc.delaySum += float64(*v) * n
-			acc.delayN += int64(n)
-		}
-		if v := b.SchedulerMetrics.RequestTimeAvg; v != nil && *v != -1 {
-			n := float64(b.SchedulerState.ProcessedRequests)
-			acc.timeSum += float64(*v) * n
-			acc.timeN += int64(n)
-		}
+		acc.addSchedulerAverages(b)
 	}
 	out := &Benchmark{Type: "generative_benchmark", Metrics: m, Goodput: ex}
 	out.Config = acc.benchConfig(info)
 	out.SchedulerState = acc.schedulerState(info, w)
 	out.SchedulerMetrics = acc.schedulerMetrics(info, w)
-	out.StartTime, out.EndTime, out.Duration = fptr(ms), fptr(me), fptr(me-ms)
-	out.WarmupDuration, out.CooldownDuration = fptr(ms-reqStart), fptr(reqEnd-me)
+	out.StartTime, out.EndTime, out.Duration = FloatPtr(ms), FloatPtr(me), FloatPtr(me-ms)
+	out.WarmupDuration, out.CooldownDuration = FloatPtr(ms-reqStart), FloatPtr(reqEnd-me)
 	out.Requests = s.mergeSamples(bs, cfg, ms, me, k)
 	finishMerged(out, bs)
 	return out, nil

@@ -54,57 +54,57 @@ func (r *sampled) stats(info BenchmarkInfo, w measureWindow) *RequestStats {
 	rs.Info = info2
 
 	if p, ok := s.promptTokens(); ok {
-		rs.InputMetrics.TextTokens = iptr(p)
-		rs.InputMetrics.TotalTokens = iptr(p)
+		rs.InputMetrics.TextTokens = IntPtr(p)
+		rs.InputMetrics.TotalTokens = IntPtr(p)
 	}
 	if s.usageOut >= 0 {
-		rs.OutputMetrics.TextTokens = iptr(int64(s.usageOut))
-		rs.OutputMetrics.TotalTokens = iptr(int64(s.usageOut))
+		rs.OutputMetrics.TextTokens = IntPtr(int64(s.usageOut))
+		rs.OutputMetrics.TotalTokens = IntPtr(int64(s.usageOut))
 	}
 
-	rs.RequestStartTime = fptr(nsToSec(s.start))
-	rs.RequestEndTime = fptr(nsToSec(s.end))
+	rs.RequestStartTime = FloatPtr(nsToSec(s.start))
+	rs.RequestEndTime = FloatPtr(nsToSec(s.end))
 	lat, latOK := s.latencyNs()
 	if latOK {
-		rs.RequestLatency = fptr(float64(lat) / 1e9)
+		rs.RequestLatency = FloatPtr(float64(lat) / 1e9)
 	}
 	if p, ok := s.promptTokens(); ok {
-		rs.PromptTokens = iptr(p)
+		rs.PromptTokens = IntPtr(p)
 	}
 	out, outOK := s.outputTokens()
 	if outOK {
-		rs.OutputTokens = iptr(out)
+		rs.OutputTokens = IntPtr(out)
 	}
 	tot, totOK := s.totalTokens()
 	if totOK {
-		rs.TotalTokens = iptr(tot)
+		rs.TotalTokens = IntPtr(tot)
 	}
 	if v, ok := s.ttftNs(); ok {
-		rs.TimeToFirstTokenMs = fptr(float64(v) / 1e6)
+		rs.TimeToFirstTokenMs = FloatPtr(float64(v) / 1e6)
 	}
 	if v, ok := s.tpotNs(); ok {
-		rs.TimePerOutputTokenMs = fptr(v / 1e6)
+		rs.TimePerOutputTokenMs = FloatPtr(v / 1e6)
 	}
 	if v, ok := s.itlNs(); ok {
-		rs.InterTokenLatencyMs = fptr(v / 1e6)
+		rs.InterTokenLatencyMs = FloatPtr(v / 1e6)
 	}
 	if latOK && lat != 0 {
 		sec := float64(lat) / 1e9
 		if totOK {
-			rs.TokensPerSecond = fptr(float64(tot) / sec)
+			rs.TokensPerSecond = FloatPtr(float64(tot) / sec)
 		}
 		if outOK {
-			rs.OutputTokensPerSecond = fptr(float64(out) / sec)
+			rs.OutputTokensPerSecond = FloatPtr(float64(out) / sec)
 		}
 	}
 	if v, ok := s.ttfotNs(); ok {
-		rs.TimeToFirstOutputTokenMs = fptr(float64(v) / 1e6)
+		rs.TimeToFirstOutputTokenMs = FloatPtr(float64(v) / 1e6)
 	}
 	if v, ok := s.iterTokensPerIteration(); ok {
-		rs.IterTokensPerIteration = fptr(v)
+		rs.IterTokensPerIteration = FloatPtr(v)
 	}
 	if v, ok := s.outputTokensPerIteration(); ok {
-		rs.OutputTokensPerIteration = fptr(v)
+		rs.OutputTokensPerIteration = FloatPtr(v)
 	}
 
 	x := &RequestExtras{
@@ -113,13 +113,13 @@ func (r *sampled) stats(info BenchmarkInfo, w measureWindow) *RequestStats {
 		Sent: optSec(r.sent), Headers: optSec(r.headers), InWindow: w.contains(s),
 	}
 	if r.cached >= 0 {
-		x.CachedTokens = iptr(int64(r.cached))
+		x.CachedTokens = IntPtr(int64(r.cached))
 	}
 	if r.srv >= 0 {
-		x.ServerOutputTokens = iptr(int64(r.srv))
+		x.ServerOutputTokens = IntPtr(int64(r.srv))
 	}
 	if r.cli >= 0 {
-		x.ClientOutputTokens = iptr(int64(r.cli))
+		x.ClientOutputTokens = IntPtr(int64(r.cli))
 	}
 	if r.errClass == record.ErrNone {
 		x.ErrorClass = ""

@@ -127,3 +127,22 @@ type RunMetadata struct {
 	Sources map[string]string `json:"sources"`
 	Missing []string          `json:"missing"`
 }
+
+// GoodputCounts are the good-request counts of one benchmark's
+// measurement window, the input of SLO.Judge.
+type GoodputCounts struct {
+	// InWindow counts the requests in the measurement window; Judged
+	// those with a verdict (the undetermined ones left out); Good those
+	// that met every per-request threshold.
+	InWindow, Judged, Good int64
+	// GoodOutputTokens sums the output tokens of the good requests,
+	// SuccessfulOutputTokens those of every successful request.
+	GoodOutputTokens, SuccessfulOutputTokens int64
+	// WindowSeconds is the measurement window's duration: Benchmark.Duration
+	// computed from the nanosecond timestamps (measure end − measure start).
+	WindowSeconds float64
+	// Approximate is set when the benchmark exceeded Config.ExactCap: the
+	// requests beyond it were placed in or out of the window by the
+	// online decision (see Extras.InexactReasons), not the final window.
+	Approximate bool
+}

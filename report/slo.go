@@ -176,25 +176,6 @@ func (t *RequestThresholds) judgeCensored(s *reqSum) Verdict {
 	return VerdictUndetermined
 }
 
-// GoodputCounts are the good-request counts of one benchmark's
-// measurement window, the input of SLO.Judge.
-type GoodputCounts struct {
-	// InWindow counts the requests in the measurement window; Judged
-	// those with a verdict (the undetermined ones left out); Good those
-	// that met every per-request threshold.
-	InWindow, Judged, Good int64
-	// GoodOutputTokens sums the output tokens of the good requests,
-	// SuccessfulOutputTokens those of every successful request.
-	GoodOutputTokens, SuccessfulOutputTokens int64
-	// WindowSeconds is the measurement window's duration: Benchmark.Duration
-	// computed from the nanosecond timestamps (measure end − measure start).
-	WindowSeconds float64
-	// Approximate is set when the benchmark exceeded Config.ExactCap: the
-	// requests beyond it were placed in or out of the window by the
-	// online decision (see Extras.InexactReasons), not the final window.
-	Approximate bool
-}
-
 // Per-request verdict bits in reqSum.flags.
 const (
 	flagGood  uint8 = 1 << 6
@@ -213,8 +194,8 @@ func verdictFlags(v Verdict) uint8 {
 	return 0
 }
 
-// add counts one in-window request.
-func (c *GoodputCounts) add(s *reqSum) {
+// countGood counts one in-window request.
+func countGood(c *GoodputCounts, s *reqSum) {
 	c.InWindow++
 	if s.flags&verdictMk != 0 {
 		c.Judged++
@@ -232,8 +213,8 @@ func (c *GoodputCounts) add(s *reqSum) {
 	}
 }
 
-// merge adds the counts of another set of requests.
-func (c *GoodputCounts) merge(o GoodputCounts) {
+// mergeGood adds the counts of another set of requests.
+func mergeGood(c *GoodputCounts, o GoodputCounts) {
 	c.InWindow += o.InWindow
 	c.Judged += o.Judged
 	c.Good += o.Good

@@ -1,0 +1,161 @@
+package report
+
+import (
+	"encoding/json"
+	"math"
+)
+
+// Percentiles are GuideLLM's percentile keys. P50 is a pointer only so that
+// GuideLLM v0.2–v0.3 reports, which have no p50 key, read back with the
+// value absent; every distribution goodput computes sets it.
+type Percentiles struct {
+	P001 Float  `json:"p001"`
+	P01  Float  `json:"p01"`
+	P05  Float  `json:"p05"`
+	P10  Float  `json:"p10"`
+	P25  Float  `json:"p25"`
+	P50  *Float `json:"p50"`
+	P75  Float  `json:"p75"`
+	P90  Float  `json:"p90"`
+	P95  Float  `json:"p95"`
+	P99  Float  `json:"p99"`
+	P999 Float  `json:"p999"`
+}
+
+// percentileProbs are the probabilities of the Percentiles fields, in
+// field order.
+var percentileProbs = [11]float64{0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999}
+
+func (p *Percentiles) set(i int, v float64) {
+	f := Float(v)
+	switch i {
+	case 0:
+		p.P001 = f
+	case 1:
+		p.P01 = f
+	case 2:
+		p.P05 = f
+	case 3:
+		p.P10 = f
+	case 4:
+		p.P25 = f
+	case 5:
+		p.P50 = &f
+	case 6:
+		p.P75 = f
+	case 7:
+		p.P90 = f
+	case 8:
+		p.P95 = f
+	case 9:
+		p.P99 = f
+	case 10:
+		p.P999 = f
+	}
+}
+
+func (p *Percentiles) get(i int) Float {
+	switch i {
+	case 0:
+		return p.P001
+	case 1:
+		return p.P01
+	case 2:
+		return p.P05
+	case 3:
+		return p.P10
+	case 4:
+		return p.P25
+	case 6:
+		return p.P75
+	case 7:
+		return p.P90
+	case 8:
+		return p.P95
+	case 9:
+		return p.P99
+	}
+	return p.P999
+}
+
+// Percentile returns percentile pct (in percent: 0.1, 1, 5, …, 99.9) of
+// d, and false when the report does not carry that percentile (or d is
+// nil). The 50th is p50, or the median in a report without p50.
+func (d *DistributionSummary) Percentile(pct float64) (float64, bool) {
+	if d == nil {
+		return math.NaN(), false
+	}
+	for i, pr := range percentileProbs {
+		if math.Abs(pr*100-pct) > 1e-9 {
+			continue
+		}
+		if i == 5 {
+			if d.Percentiles.P50 != nil {
+				return float64(*d.Percentiles.P50), true
+			}
+			return float64(d.Median), true
+		}
+		return float64(d.Percentiles.get(i)), true
+	}
+	return math.NaN(), false
+}
+
+// DistributionSummary is GuideLLM's DistributionSummary. Count is the sum
+// of the sample weights (so it is in tokens for token-weighted metrics),
+// TotalSum is Mean×Count, and PDF is always null in goodput's output (it
+// is kept verbatim when a GuideLLM report carries one).
+type DistributionSummary struct {
+	Mean        Float           `json:"mean"`
+	Median      Float           `json:"median"`
+	Mode        Float           `json:"mode"`
+	Variance    Float           `json:"variance"`
+	StdDev      Float           `json:"std_dev"`
+	Min         Float           `json:"min"`
+	Max         Float           `json:"max"`
+	Count       Int             `json:"count"`
+	TotalSum    Float           `json:"total_sum"`
+	Percentiles Percentiles     `json:"percentiles"`
+	PDF         json.RawMessage `json:"pdf"`
+}
+
+// StatusDistributionSummary is GuideLLM's per-status breakdown of a
+// distribution. A nil member is a key absent from the source report.
+type StatusDistributionSummary struct {
+	Successful *DistributionSummary `json:"successful"`
+	Errored    *DistributionSummary `json:"errored"`
+	Incomplete *DistributionSummary `json:"incomplete"`
+	Total      *DistributionSummary `json:"total"`
+}
+
+// Status indexes used by tagged samples.
+const (
+	stSuccessful uint8 = iota
+	stErrored
+	stIncomplete
+	numStatus
+)
+
+func (s *StatusDistributionSummary) get(st uint8) *DistributionSummary {
+	switch st {
+	case stSuccessful:
+		return s.Successful
+	case stErrored:
+		return s.Errored
+	case stIncomplete:
+		return s.Incomplete
+	}
+	return s.Total
+}
+
+func (s *StatusDistributionSummary) set(st uint8, d *DistributionSummary) {
+	switch st {
+	case stSuccessful:
+		s.Successful = d
+	case stErrored:
+		s.Errored = d
+	case stIncomplete:
+		s.Incomplete = d
+	default:
+		s.Total = d
+	}
+}
