@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/stats"
 )
 
 // Defaults of Options.
@@ -339,7 +340,7 @@ func histogramOf(sd side, s MetricSpec) (dist, int, bool) {
 	if g == nil || g.Histograms == nil || g.Histograms.Metrics[s.hist] == nil || g.Histograms.Metrics[s.hist].Successful == "" {
 		return dist{}, 0, false
 	}
-	h, err := report.DecodeHistogram(g.Histograms.Metrics[s.hist].Successful)
+	h, err := stats.DecodeHistogram(g.Histograms.Metrics[s.hist].Successful)
 	if err != nil {
 		return dist{}, 0, false
 	}

@@ -10,6 +10,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/stats"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -17,13 +18,13 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // hist encodes a histogram of (milliseconds, count) pairs.
 func hist(t *testing.T, pairs ...[2]int64) string {
 	t.Helper()
-	h := hdrhistogram.New(report.HistLowest, report.HistHighest, report.HistSignificantDigits)
+	h := hdrhistogram.New(stats.HistLowest, stats.HistHighest, stats.HistSignificantDigits)
 	for _, p := range pairs {
 		if err := h.RecordValues(p[0]*1_000_000, p[1]); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s, err := report.EncodeHistogram(h)
+	s, err := stats.EncodeHistogram(h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func handBench(t *testing.T, streams int, ttft50, ttft99, itl50, itl95, lat99 fl
 	b.Metrics.OutputTokensPerSecond = &report.StatusDistributionSummary{Successful: &report.DistributionSummary{Mean: 1}}
 	b.Goodput = &report.Extras{
 		SLO: &report.SLOResult{Spec: "ttft_p99=500ms,itl_p95=50ms", GoodputOutputTokS: report.Float(goodput), ThroughputOutputTokS: report.Float(throughput)},
-		Histograms: &report.Histograms{Encoding: report.HistEncoding, Unit: "ns", Metrics: map[string]*report.StatusHistograms{
+		Histograms: &report.Histograms{Encoding: stats.HistEncoding, Unit: "ns", Metrics: map[string]*report.StatusHistograms{
 			report.HistTTFT: {Successful: ttftHist}, report.HistITL: {Successful: itlHist}}},
 	}
 	return b

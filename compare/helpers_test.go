@@ -7,6 +7,7 @@ import (
 
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
 )
 
 // synth describes a synthetic benchmark: n requests with lognormal TTFT
@@ -31,7 +32,7 @@ const t0 = int64(1_700_000_000) * 1e9
 
 func (s synth) benchmark(t *testing.T) *report.Benchmark {
 	t.Helper()
-	acc, err := report.NewAccumulator(report.Config{Start: t0, SampleSize: -1, Seed: 1})
+	acc, err := accum.NewAccumulator(accum.Config{Start: t0, SampleSize: -1, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func (s synth) benchmark(t *testing.T) *report.Benchmark {
 	if st.Type == "" {
 		st = report.Strategy{Type: report.StrategyConcurrent, Streams: 8}
 	}
-	b := acc.Finish(report.BenchmarkInfo{RunID: "run", Strategy: st, Start: t0, End: end, StopReason: "max_requests"})
+	b := acc.Finish(accum.BenchmarkInfo{RunID: "run", Strategy: st, Start: t0, End: end, StopReason: "max_requests"})
 	if s.goodput > 0 || s.throughput > 0 {
 		slo := s.slo
 		if slo == "" {

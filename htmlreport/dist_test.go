@@ -8,11 +8,12 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/stats"
 )
 
 func histBenchmark(t *testing.T, h *hdrhistogram.Histogram) *report.Benchmark {
 	t.Helper()
-	enc, err := report.EncodeHistogram(h)
+	enc, err := stats.EncodeHistogram(h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +24,7 @@ func histBenchmark(t *testing.T, h *hdrhistogram.Histogram) *report.Benchmark {
 // The CDF of a histogram: 0% at the lowest value, then the exact share of
 // samples at or below each value (within the histogram's 0.1%).
 func TestCDFFromHistogram(t *testing.T) {
-	h := hdrhistogram.New(report.HistLowest, report.HistHighest, report.HistSignificantDigits)
+	h := hdrhistogram.New(stats.HistLowest, stats.HistHighest, stats.HistSignificantDigits)
 	_ = h.RecordValues(1_000_000, 50)  // 1 ms
 	_ = h.RecordValues(2_000_000, 30)  // 2 ms
 	_ = h.RecordValues(10_000_000, 20) // 10 ms
@@ -69,7 +70,7 @@ func TestCDFFromHistogram(t *testing.T) {
 func TestHistogramGuard(t *testing.T) {
 	for _, h := range []*hdrhistogram.Histogram{
 		hdrhistogram.New(1, math.MaxInt64/4, 5),
-		hdrhistogram.New(report.HistLowest, report.HistHighest, report.HistSignificantDigits),
+		hdrhistogram.New(stats.HistLowest, stats.HistHighest, stats.HistSignificantDigits),
 	} {
 		_ = h.RecordValue(3)
 		_ = h.RecordValues(12345, 1<<60)

@@ -7,6 +7,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/stats"
 )
 
 // cdfResolution bounds the points of one CDF curve: a point is kept when
@@ -218,16 +219,16 @@ func histCDF(b *report.Benchmark, key string) ([]point, error) {
 	if hs.Unit != "" && hs.Unit != "ns" {
 		return nil, fmt.Errorf("unit %q, want ns", clip(hs.Unit, 20))
 	}
-	h, err := report.DecodeHistogram(sh.Successful)
+	h, err := stats.DecodeHistogram(sh.Successful)
 	if err != nil {
 		return nil, err
 	}
 	// Only goodput's geometry: it bounds the buckets iterated, and the
 	// sample count keeps percentiles below 100% distinct in float64 (the
 	// HDR percentile iterator never ends when they are not).
-	if h.HighestTrackableValue() > report.HistHighest || h.SignificantFigures() > report.HistSignificantDigits || h.TotalCount() > maxHistSamples {
+	if h.HighestTrackableValue() > stats.HistHighest || h.SignificantFigures() > stats.HistSignificantDigits || h.TotalCount() > maxHistSamples {
 		return nil, fmt.Errorf("histogram of %d samples, values up to %d ns, %d digits: not goodput's geometry (up to %d ns, %d digits)",
-			h.TotalCount(), h.HighestTrackableValue(), h.SignificantFigures(), int64(report.HistHighest), report.HistSignificantDigits)
+			h.TotalCount(), h.HighestTrackableValue(), h.SignificantFigures(), int64(stats.HistHighest), stats.HistSignificantDigits)
 	}
 	return cdfFromHistogram(h), nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
 )
 
 // sweepSpec describes a synthetic constant-rate sweep built through the
@@ -40,7 +41,7 @@ func buildSweep(tb testing.TB, sp sweepSpec, keep bool) (*report.Report, []*reco
 	}
 	for k := 0; k < sp.rounds; k++ {
 		rate := 2 * float64(k+1)
-		acc, err := report.NewAccumulator(report.Config{Start: t, SampleSize: 5, Seed: 1,
+		acc, err := accum.NewAccumulator(accum.Config{Start: t, SampleSize: 5, Seed: 1,
 			Constraints: []report.Constraint{{Kind: report.ConstraintMaxDuration, Seconds: sp.seconds}}})
 		if err != nil {
 			tb.Fatal(err)
@@ -98,7 +99,7 @@ func buildSweep(tb testing.TB, sp sweepSpec, keep bool) (*report.Report, []*reco
 			}
 		}
 		end := t + int64(sp.seconds*1e9)
-		b := acc.Finish(report.BenchmarkInfo{RunID: "sweep-" + sp.label, RunIndex: k, Strategy: report.Strategy{Type: report.StrategyConstant, Rate: rate},
+		b := acc.Finish(accum.BenchmarkInfo{RunID: "sweep-" + sp.label, RunIndex: k, Strategy: report.Strategy{Type: report.StrategyConstant, Rate: rate},
 			Start: t, End: max(end, last), StopTime: end, StopReason: "max_duration"})
 		benches = append(benches, b)
 		t = max(end, last) + 2e9

@@ -91,7 +91,7 @@ func (c *csvCols) add(group, field, unit, value string) {
 
 // pyJSON renders JSON the way Python's json.dumps does (", " and ": ").
 func pyJSON(v any) string {
-	b, err := marshalCompact(v)
+	b, err := MarshalCompact(v)
 	if err != nil {
 		return ""
 	}
@@ -224,12 +224,12 @@ func (c *csvCols) benchmark(r *Report, b *Benchmark) {
 			c.add("Scheduler Metrics", f.n, "Sec", pyOpt(f.v))
 		}
 	}
-	meta, _ := marshalCompact(r.Metadata)
+	meta, _ := MarshalCompact(r.Metadata)
 	c.add("Runtime Info", "Metadata", "", string(meta))
 	args := "null"
 	switch {
 	case r.Config != nil:
-		if b, err := marshalCompact(r.Config); err == nil {
+		if b, err := MarshalCompact(r.Config); err == nil {
 			args = string(b)
 		}
 	case len(r.Args) > 0:
@@ -327,7 +327,7 @@ func rawPy(raw json.RawMessage) string {
 }
 
 func compactRaw(raw json.RawMessage) string {
-	b, err := marshalCompact(raw)
+	b, err := MarshalCompact(raw)
 	if err != nil {
 		return strings.TrimSpace(string(raw))
 	}

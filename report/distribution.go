@@ -24,9 +24,9 @@ type Percentiles struct {
 
 // percentileProbs are the probabilities of the Percentiles fields, in
 // field order.
-var percentileProbs = [11]float64{0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999}
+var PercentileProbs = [11]float64{0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999}
 
-func (p *Percentiles) set(i int, v float64) {
+func (p *Percentiles) Set(i int, v float64) {
 	f := Float(v)
 	switch i {
 	case 0:
@@ -85,7 +85,7 @@ func (d *DistributionSummary) Percentile(pct float64) (float64, bool) {
 	if d == nil {
 		return math.NaN(), false
 	}
-	for i, pr := range percentileProbs {
+	for i, pr := range PercentileProbs {
 		if math.Abs(pr*100-pct) > 1e-9 {
 			continue
 		}
@@ -129,31 +129,31 @@ type StatusDistributionSummary struct {
 
 // Status indexes used by tagged samples.
 const (
-	stSuccessful uint8 = iota
-	stErrored
-	stIncomplete
-	numStatus
+	StatusSuccessful uint8 = iota
+	StatusErrored
+	StatusIncomplete
+	NumStatus
 )
 
-func (s *StatusDistributionSummary) get(st uint8) *DistributionSummary {
+func (s *StatusDistributionSummary) ByStatus(st uint8) *DistributionSummary {
 	switch st {
-	case stSuccessful:
+	case StatusSuccessful:
 		return s.Successful
-	case stErrored:
+	case StatusErrored:
 		return s.Errored
-	case stIncomplete:
+	case StatusIncomplete:
 		return s.Incomplete
 	}
 	return s.Total
 }
 
-func (s *StatusDistributionSummary) set(st uint8, d *DistributionSummary) {
+func (s *StatusDistributionSummary) SetStatus(st uint8, d *DistributionSummary) {
 	switch st {
-	case stSuccessful:
+	case StatusSuccessful:
 		s.Successful = d
-	case stErrored:
+	case StatusErrored:
 		s.Errored = d
-	case stIncomplete:
+	case StatusIncomplete:
 		s.Incomplete = d
 	default:
 		s.Total = d

@@ -1,8 +1,10 @@
-package report
+package report_test
 
 import (
 	"bytes"
 	"errors"
+	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/console"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,7 +30,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"benchmarks": "x"}`))
 	f.Add([]byte("\xff\xfe{"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := Decode(bytes.NewReader(data), "fuzz.json")
+		r, err := report.Decode(bytes.NewReader(data), "fuzz.json")
 		if err != nil {
 			msg := err.Error()
 			if strings.ContainsAny(msg, "\r\n") || !strings.HasPrefix(msg, "fuzz.json: ") {
@@ -38,18 +40,18 @@ func FuzzDecode(f *testing.F) {
 		}
 		var buf bytes.Buffer
 		if err := r.WriteJSON(&buf); err != nil {
-			if !errors.Is(err, ErrNotV2) || r.Layout == LayoutGoodput || r.Layout == LayoutV2 || strings.ContainsAny(err.Error(), "\r\n") {
+			if !errors.Is(err, report.ErrNotV2) || r.Layout == report.LayoutGoodput || r.Layout == report.LayoutV2 || strings.ContainsAny(err.Error(), "\r\n") {
 				t.Fatalf("accepted report cannot be written: %v", err)
 			}
-			_ = WriteConsole(&bytes.Buffer{}, r)
-			_ = WriteCSV(&bytes.Buffer{}, r)
+			_ = console.WriteConsole(&bytes.Buffer{}, r)
+			_ = report.WriteCSV(&bytes.Buffer{}, r)
 			return
 		}
-		if _, err := Decode(bytes.NewReader(buf.Bytes()), "again.json"); err != nil {
+		if _, err := report.Decode(bytes.NewReader(buf.Bytes()), "again.json"); err != nil {
 			t.Fatalf("written report cannot be read back: %v\n%s", err, buf.Bytes())
 		}
-		_ = WriteConsole(&bytes.Buffer{}, r)
-		_ = WriteCSV(&bytes.Buffer{}, r)
+		_ = console.WriteConsole(&bytes.Buffer{}, r)
+		_ = report.WriteCSV(&bytes.Buffer{}, r)
 	})
 }
 
@@ -62,14 +64,14 @@ func FuzzParseTransientPhase(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := ParseTransientPhase(s)
+		p, err := report.ParseTransientPhase(s)
 		if err != nil {
 			if strings.ContainsAny(err.Error(), "\r\n") {
 				t.Fatalf("multi-line error: %q", err)
 			}
 			return
 		}
-		q, err := ParseTransientPhase(p.String())
+		q, err := report.ParseTransientPhase(p.String())
 		if err != nil {
 			t.Fatalf("%q -> %s does not parse: %v", s, p.String(), err)
 		}

@@ -168,7 +168,7 @@ func pySpace(compact []byte) []byte {
 
 // marshalCompact encodes v with encoding/json without HTML escaping and
 // without the trailing newline an Encoder adds.
-func marshalCompact(v any) ([]byte, error) {
+func MarshalCompact(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

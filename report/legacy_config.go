@@ -144,7 +144,7 @@ func legacyScenario(bs []*Benchmark) (*Scenario, error) {
 				Count   int     `json:"count"`
 			}
 			if err := json.Unmarshal(raw, &args); err != nil {
-				return nil, fmt.Errorf("constraint %s: %s", k, oneLine(err.Error()))
+				return nil, fmt.Errorf("constraint %s: %s", k, OneLine(err.Error()))
 			}
 			in.Constraints = append(in.Constraints, Constraint{Kind: k, Seconds: args.Seconds, Count: args.Count})
 		}
@@ -214,19 +214,19 @@ func legacyData(ld legacyLoader, in *SpecInput) error {
 		kwargs = ld.DataArgs
 	}
 	ext := strings.ToLower(filepath.Ext(data))
-	w := newObj()
+	w := NewObj()
 	if kind, ok := legacyFileKinds[ext]; ok {
-		w.field("kind", kind)
-		w.field("load_kwargs", kwargs)
-		w.field("path", data)
+		w.Field("kind", kind)
+		w.Field("load_kwargs", kwargs)
+		w.Field("path", data)
 	} else if ext == ".yaml" || ext == ".yml" || ext == ".config" {
 		return fmt.Errorf("request_loader.data is a synthetic data configuration file (%s) whose contents the report does not have", data)
 	} else {
-		w.field("kind", "huggingface")
-		w.field("load_kwargs", kwargs)
-		w.field("source", data)
+		w.Field("kind", "huggingface")
+		w.Field("load_kwargs", kwargs)
+		w.Field("source", data)
 	}
-	raw, err := w.done()
+	raw, err := w.Done()
 	if err != nil {
 		return err
 	}
@@ -246,7 +246,7 @@ func ParseLegacySynthetic(s string) (SyntheticText, error) {
 	if strings.HasPrefix(strings.TrimSpace(s), "{") {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal([]byte(s), &obj); err != nil {
-			return SyntheticText{}, fmt.Errorf("synthetic data %.60q: %s", s, oneLine(err.Error()))
+			return SyntheticText{}, fmt.Errorf("synthetic data %.60q: %s", s, OneLine(err.Error()))
 		}
 		for k, v := range obj {
 			var str string

@@ -197,7 +197,7 @@ func decodeObject(raw json.RawMessage, key string, v any) error {
 		return fmt.Errorf("%s is %s, want an object", key, JSONKind(raw))
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("%s: %s", key, oneLine(err.Error()))
+		return fmt.Errorf("%s: %s", key, OneLine(err.Error()))
 	}
 	return nil
 }

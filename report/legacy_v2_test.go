@@ -66,7 +66,7 @@ func legacyVariant(t *testing.T, edit func(doc map[string]any, b map[string]any)
 
 func compactJSON(t *testing.T, v any) string {
 	t.Helper()
-	b, err := marshalCompact(v)
+	b, err := MarshalCompact(v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,35 +43,35 @@ func optIntJSON(v int) any {
 // type has (only type_, worker_count and max_concurrency for a type it
 // does not know, as read from another tool's report; see Validate).
 func (s Strategy) MarshalJSON() ([]byte, error) {
-	w := newObj()
+	w := NewObj()
 	typ := s.Type
 	if typ == StrategyReplay {
 		typ = "trace"
 	}
-	w.field("type_", typ)
-	w.field("worker_count", optIntJSON(s.WorkerCount))
-	w.field("max_concurrency", optIntJSON(s.MaxConcurrency))
+	w.Field("type_", typ)
+	w.Field("worker_count", optIntJSON(s.WorkerCount))
+	w.Field("max_concurrency", optIntJSON(s.MaxConcurrency))
 	switch typ {
 	case StrategySynchronous:
 	case StrategyConcurrent:
-		w.field("streams", s.Streams)
-		w.field("rampup_duration", Float(s.RampupDuration))
+		w.Field("streams", s.Streams)
+		w.Field("rampup_duration", Float(s.RampupDuration))
 	case StrategyThroughput:
-		w.field("rampup_duration", Float(s.RampupDuration))
+		w.Field("rampup_duration", Float(s.RampupDuration))
 	case StrategyConstant:
-		w.field("rate", Float(s.Rate))
-		w.field("rampup_duration", Float(s.RampupDuration))
+		w.Field("rate", Float(s.Rate))
+		w.Field("rampup_duration", Float(s.RampupDuration))
 	case StrategyPoisson:
-		w.field("rate", Float(s.Rate))
-		w.field("random_seed", s.RandomSeed)
+		w.Field("rate", Float(s.Rate))
+		w.Field("random_seed", s.RandomSeed)
 	case "trace":
 		ts := s.TimeScale
 		if ts == 0 {
 			ts = 1
 		}
-		w.field("time_scale", Float(ts))
+		w.Field("time_scale", Float(ts))
 	}
-	return w.done()
+	return w.Done()
 }
 
 // Validate checks that the strategy is one GuideLLM's report accepts:
@@ -157,8 +157,8 @@ type Constraint struct {
 
 // MarshalJSON writes GuideLLM's constraint args object for the kind.
 func (c Constraint) MarshalJSON() ([]byte, error) {
-	w := newObj()
-	w.field("kind", c.Kind)
+	w := NewObj()
+	w.Field("kind", c.Kind)
 	scope := c.StoppingScope
 	if scope == "" {
 		scope = "current"
@@ -166,36 +166,36 @@ func (c Constraint) MarshalJSON() ([]byte, error) {
 	if scope != "current" && scope != "all" {
 		return nil, fmt.Errorf("constraint %s: stopping_scope must be current or all, got %q", c.Kind, scope)
 	}
-	w.field("stopping_scope", scope)
+	w.Field("stopping_scope", scope)
 	switch c.Kind {
 	case ConstraintMaxDuration:
 		if !(c.Seconds > 0) {
 			return nil, fmt.Errorf("constraint max_duration: seconds must be > 0, got %v", c.Seconds)
 		}
-		w.field("seconds", numJSON(c.Seconds))
+		w.Field("seconds", numJSON(c.Seconds))
 	case ConstraintMaxRequests, ConstraintMaxErrors:
 		if c.Count <= 0 {
 			return nil, fmt.Errorf("constraint %s: count must be > 0, got %d", c.Kind, c.Count)
 		}
-		w.field("count", c.Count)
+		w.Field("count", c.Count)
 	case ConstraintMaxErrorRate, ConstraintMaxGlobalErrorRate:
 		if !(c.Rate > 0 && c.Rate < 1) {
 			return nil, fmt.Errorf("constraint %s: rate must be in (0, 1), got %v", c.Kind, c.Rate)
 		}
-		w.field("rate", Float(c.Rate))
+		w.Field("rate", Float(c.Rate))
 		if c.Kind == ConstraintMaxErrorRate {
 			win := c.Window
 			if win <= 0 {
 				win = 30
 			}
-			w.field("window", win)
+			w.Field("window", win)
 		} else {
-			w.field("minimum", optIntJSON(c.Minimum))
+			w.Field("minimum", optIntJSON(c.Minimum))
 		}
 	default:
 		return nil, fmt.Errorf("constraint: unknown kind %q (want max_duration, max_requests, max_errors, max_error_rate or max_global_error_rate)", c.Kind)
 	}
-	return w.done()
+	return w.Done()
 }
 
 // numJSON writes integral values as JSON integers and others as floats
@@ -214,17 +214,17 @@ type obj struct {
 	n   int
 }
 
-func newObj() *obj {
+func NewObj() *obj {
 	o := &obj{}
 	o.buf.WriteByte('{')
 	return o
 }
 
-func (o *obj) field(k string, v any) {
+func (o *obj) Field(k string, v any) {
 	if o.err != nil {
 		return
 	}
-	b, err := marshalCompact(v)
+	b, err := MarshalCompact(v)
 	if err != nil {
 		o.err = fmt.Errorf("%s: %w", k, err)
 		return
@@ -233,13 +233,13 @@ func (o *obj) field(k string, v any) {
 		o.buf.WriteByte(',')
 	}
 	o.n++
-	kb, _ := marshalCompact(k)
+	kb, _ := MarshalCompact(k)
 	o.buf.Write(kb)
 	o.buf.WriteByte(':')
 	o.buf.Write(b)
 }
 
-func (o *obj) done() ([]byte, error) {
+func (o *obj) Done() ([]byte, error) {
 	if o.err != nil {
 		return nil, o.err
 	}
@@ -380,11 +380,11 @@ func NewSpec(in SpecInput) (Spec, error) {
 		}
 		s.Constraints = append(s.Constraints, b)
 	}
-	tok := newObj()
-	tok.field("kind", "huggingface_auto")
-	tok.field("model", optString(in.Tokenizer))
-	tok.field("load_kwargs", map[string]any{})
-	if s.Tokenizer, err = tok.done(); err != nil {
+	tok := NewObj()
+	tok.Field("kind", "huggingface_auto")
+	tok.Field("model", optString(in.Tokenizer))
+	tok.Field("load_kwargs", map[string]any{})
+	if s.Tokenizer, err = tok.Done(); err != nil {
 		return s, err
 	}
 	if len(in.Data) == 0 && len(in.RawData) == 0 {
@@ -407,35 +407,35 @@ func NewSpec(in SpecInput) (Spec, error) {
 	s.DataPreprocessors = []json.RawMessage{json.RawMessage(`{"kind":"encode_media","audio_kwargs":{},"image_kwargs":{},"video_kwargs":{}}`)}
 	s.DataFinalizer = json.RawMessage(`{"kind":"generative","tool_call_mode":"client"}`)
 	s.DataLoader = json.RawMessage(`{"kind":"pytorch","samples":-1,"shuffle":false,"num_workers":1}`)
-	seed := newObj()
-	seed.field("kind", "static")
-	seed.field("value", in.Seed)
-	if s.Seed, err = seed.done(); err != nil {
+	seed := NewObj()
+	seed.Field("kind", "static")
+	seed.Field("value", in.Seed)
+	if s.Seed, err = seed.Done(); err != nil {
 		return s, err
 	}
 	s.Outputs = []json.RawMessage{}
 	for _, o := range in.Outputs {
-		w := newObj()
+		w := NewObj()
 		switch o.Kind {
 		case "console":
-			w.field("kind", o.Kind)
+			w.Field("kind", o.Kind)
 		case "json", "csv", "yaml", "html":
-			w.field("kind", o.Kind)
-			w.field("path", o.Path)
+			w.Field("kind", o.Kind)
+			w.Field("path", o.Path)
 		default:
 			return s, fmt.Errorf("spec: unknown output kind %q (want json, csv, yaml, html or console)", o.Kind)
 		}
-		b, err := w.done()
+		b, err := w.Done()
 		if err != nil {
 			return s, err
 		}
 		s.Outputs = append(s.Outputs, b)
 	}
-	m := newObj()
-	m.field("kind", "generative")
-	m.field("sample_size", max(in.SampleSize, 0))
-	m.field("prefer_response_metrics", true)
-	if s.Metrics, err = m.done(); err != nil {
+	m := NewObj()
+	m.Field("kind", "generative")
+	m.Field("sample_size", max(in.SampleSize, 0))
+	m.Field("prefer_response_metrics", true)
+	if s.Metrics, err = m.Done(); err != nil {
 		return s, err
 	}
 	return s, nil
@@ -462,77 +462,77 @@ func backendJSON(b Backend) (json.RawMessage, error) {
 	default:
 		return nil, fmt.Errorf("spec: request format %q is not one of GuideLLM's (/v1/chat/completions, /v1/completions, …)", rf)
 	}
-	w := newObj()
-	w.field("kind", "openai_http")
-	w.field("target", b.Target)
-	w.field("model", b.Model)
-	w.field("request_format", rf)
+	w := NewObj()
+	w.Field("kind", "openai_http")
+	w.Field("target", b.Target)
+	w.Field("model", b.Model)
+	w.Field("request_format", rf)
 	if b.APIKeySet {
-		w.field("api_key", "**********")
+		w.Field("api_key", "**********")
 	} else {
-		w.field("api_key", nil)
+		w.Field("api_key", nil)
 	}
-	w.field("api_routes", map[string]string{})
+	w.Field("api_routes", map[string]string{})
 	if b.Timeout != nil {
-		w.field("timeout", Float(*b.Timeout))
+		w.Field("timeout", Float(*b.Timeout))
 	} else {
-		w.field("timeout", nil)
+		w.Field("timeout", nil)
 	}
 	tc := b.TimeoutConnect
 	if tc == 0 {
 		tc = 5
 	}
-	w.field("timeout_connect", Float(tc))
-	w.field("http2", b.HTTP2)
-	w.field("follow_redirects", true)
-	w.field("verify", false)
-	w.field("validate_backend", true)
-	w.field("stream", b.Stream)
+	w.Field("timeout_connect", Float(tc))
+	w.Field("http2", b.HTTP2)
+	w.Field("follow_redirects", true)
+	w.Field("verify", false)
+	w.Field("validate_backend", true)
+	w.Field("stream", b.Stream)
 	if len(b.ExtraBody) > 0 || len(b.ExtraHeaders) > 0 {
-		x := newObj()
-		x.field("method", nil)
-		x.field("stream", nil)
+		x := NewObj()
+		x.Field("method", nil)
+		x.Field("stream", nil)
 		if len(b.ExtraHeaders) > 0 {
 			h := map[string]string{}
 			for _, name := range b.ExtraHeaders {
 				h[name] = "**********"
 			}
-			x.field("headers", h)
+			x.Field("headers", h)
 		} else {
-			x.field("headers", nil)
+			x.Field("headers", nil)
 		}
-		x.field("params", nil)
+		x.Field("params", nil)
 		if len(b.ExtraBody) > 0 {
-			x.field("body", b.ExtraBody)
+			x.Field("body", b.ExtraBody)
 		} else {
-			x.field("body", nil)
+			x.Field("body", nil)
 		}
-		x.field("files", nil)
-		x.field("content", nil)
-		eb, err := x.done()
+		x.Field("files", nil)
+		x.Field("content", nil)
+		eb, err := x.Done()
 		if err != nil {
 			return nil, err
 		}
-		w.field("extras", json.RawMessage(eb))
+		w.Field("extras", json.RawMessage(eb))
 	} else {
-		w.field("extras", nil)
+		w.Field("extras", nil)
 	}
-	w.field("max_tokens", optIntJSON(b.MaxTokens))
-	w.field("server_history", false)
-	w.field("tool_call_missing_behavior", "error_stop")
-	w.field("multiturn_reasoning", false)
-	return w.done()
+	w.Field("max_tokens", optIntJSON(b.MaxTokens))
+	w.Field("server_history", false)
+	w.Field("tool_call_missing_behavior", "error_stop")
+	w.Field("multiturn_reasoning", false)
+	return w.Done()
 }
 
 func profileJSON(p Profile) (json.RawMessage, error) {
-	w := newObj()
-	w.field("kind", p.Kind)
+	w := NewObj()
+	w.Field("kind", p.Kind)
 	if p.RampupDuration < 0 {
 		return nil, fmt.Errorf("profile: rampup_duration must be >= 0")
 	}
-	w.field("rampup_duration", Float(p.RampupDuration))
-	w.field("warmup", p.Warmup)
-	w.field("cooldown", p.Cooldown)
+	w.Field("rampup_duration", Float(p.RampupDuration))
+	w.Field("warmup", p.Warmup)
+	w.Field("cooldown", p.Cooldown)
 	switch p.Kind {
 	case "synchronous":
 	case "concurrent":
@@ -545,12 +545,12 @@ func profileJSON(p Profile) (json.RawMessage, error) {
 			}
 		}
 		if len(p.Streams) == 1 {
-			w.field("streams", p.Streams[0])
+			w.Field("streams", p.Streams[0])
 		} else {
-			w.field("streams", p.Streams)
+			w.Field("streams", p.Streams)
 		}
 	case "throughput":
-		w.field("max_concurrency", optIntJSON(p.MaxConcurrency))
+		w.Field("max_concurrency", optIntJSON(p.MaxConcurrency))
 	case "constant", "poisson":
 		if len(p.Rate) == 0 {
 			return nil, fmt.Errorf("profile %s: rate is required", p.Kind)
@@ -562,8 +562,8 @@ func profileJSON(p Profile) (json.RawMessage, error) {
 			}
 			rates[i] = Float(r)
 		}
-		w.field("rate", rates)
-		w.field("max_concurrency", optIntJSON(p.MaxConcurrency))
+		w.Field("rate", rates)
+		w.Field("max_concurrency", optIntJSON(p.MaxConcurrency))
 	case "sweep":
 		size := p.SweepSize
 		if size == 0 {
@@ -579,9 +579,9 @@ func profileJSON(p Profile) (json.RawMessage, error) {
 		if st != "constant" && st != "poisson" {
 			return nil, fmt.Errorf("profile sweep: strategy_type must be constant or poisson, got %q", st)
 		}
-		w.field("sweep_size", size)
-		w.field("strategy_type", st)
-		w.field("max_concurrency", optIntJSON(p.MaxConcurrency))
+		w.Field("sweep_size", size)
+		w.Field("strategy_type", st)
+		w.Field("max_concurrency", optIntJSON(p.MaxConcurrency))
 	case "replay":
 		ts := p.TimeScale
 		if ts == 0 {
@@ -590,11 +590,11 @@ func profileJSON(p Profile) (json.RawMessage, error) {
 		if !(ts > 0) {
 			return nil, fmt.Errorf("profile replay: time_scale must be > 0")
 		}
-		w.field("time_scale", Float(ts))
+		w.Field("time_scale", Float(ts))
 	default:
 		return nil, fmt.Errorf("profile: unknown kind %q (want synchronous, concurrent, throughput, constant, poisson, sweep or replay)", p.Kind)
 	}
-	return w.done()
+	return w.Done()
 }
 
 func syntheticJSON(d SyntheticText) (json.RawMessage, error) {
@@ -606,46 +606,46 @@ func syntheticJSON(d SyntheticText) (json.RawMessage, error) {
 			return nil, fmt.Errorf("synthetic_text: token counts must be >= 0")
 		}
 	}
-	w := newObj()
-	w.field("kind", "synthetic_text")
-	w.field("load_kwargs", map[string]any{})
-	w.field("prompt_tokens", d.PromptTokens)
-	w.field("prompt_tokens_stdev", optIntJSON(d.PromptTokensStdev))
-	w.field("prompt_tokens_min", optIntJSON(d.PromptTokensMin))
-	w.field("prompt_tokens_max", optIntJSON(d.PromptTokensMax))
-	w.field("output_tokens", optIntJSON(d.OutputTokens))
-	w.field("output_tokens_stdev", optIntJSON(d.OutputTokensStdev))
-	w.field("output_tokens_min", optIntJSON(d.OutputTokensMin))
-	w.field("output_tokens_max", optIntJSON(d.OutputTokensMax))
+	w := NewObj()
+	w.Field("kind", "synthetic_text")
+	w.Field("load_kwargs", map[string]any{})
+	w.Field("prompt_tokens", d.PromptTokens)
+	w.Field("prompt_tokens_stdev", optIntJSON(d.PromptTokensStdev))
+	w.Field("prompt_tokens_min", optIntJSON(d.PromptTokensMin))
+	w.Field("prompt_tokens_max", optIntJSON(d.PromptTokensMax))
+	w.Field("output_tokens", optIntJSON(d.OutputTokens))
+	w.Field("output_tokens_stdev", optIntJSON(d.OutputTokensStdev))
+	w.Field("output_tokens_min", optIntJSON(d.OutputTokensMin))
+	w.Field("output_tokens_max", optIntJSON(d.OutputTokensMax))
 	for _, k := range []string{"delay", "delay_stdev", "delay_min", "delay_max"} {
-		w.field(k, nil)
+		w.Field(k, nil)
 	}
 	turns := d.Turns
 	if turns <= 0 {
 		turns = 1
 	}
-	w.field("turns", turns)
-	w.field("tool_call_turns", []int{})
-	w.field("tools", nil)
+	w.Field("turns", turns)
+	w.Field("tool_call_turns", []int{})
+	w.Field("tools", nil)
 	for _, k := range []string{"tool_response_tokens", "tool_response_tokens_stdev", "tool_response_tokens_min", "tool_response_tokens_max"} {
-		w.field(k, nil)
+		w.Field(k, nil)
 	}
-	w.field("server_tool_call_turns", []int{})
+	w.Field("server_tool_call_turns", []int{})
 	if d.PrefixTokens > 0 {
 		count := d.PrefixCount
 		if count <= 0 {
 			count = 1
 		}
-		w.field("prefix_buckets", []map[string]int{{"bucket_weight": 100, "prefix_count": count, "prefix_tokens": d.PrefixTokens}})
+		w.Field("prefix_buckets", []map[string]int{{"bucket_weight": 100, "prefix_count": count, "prefix_tokens": d.PrefixTokens}})
 	} else {
-		w.field("prefix_buckets", nil)
+		w.Field("prefix_buckets", nil)
 	}
-	return w.done()
+	return w.Done()
 }
 
 // constraintsMap is BenchmarkConfig.constraints: GuideLLM's
 // {kind: args} dictionary.
-func constraintsMap(cs []Constraint) (map[string]json.RawMessage, error) {
+func ConstraintsMap(cs []Constraint) (map[string]json.RawMessage, error) {
 	out := map[string]json.RawMessage{}
 	for _, c := range cs {
 		b, err := c.MarshalJSON()

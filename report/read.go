@@ -33,7 +33,7 @@ func Read(path string) (*Report, error) {
 func Decode(r io.Reader, name string) (*Report, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxReportBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: reading: %s", name, oneLine(err.Error()))
+		return nil, fmt.Errorf("%s: reading: %s", name, OneLine(err.Error()))
 	}
 	if len(data) > maxReportBytes {
 		return nil, fmt.Errorf("%s: larger than %d bytes", name, maxReportBytes)
@@ -45,7 +45,7 @@ func Decode(r io.Reader, name string) (*Report, error) {
 const foreign = "not a goodput or GuideLLM report"
 
 func decodeBytes(data []byte, name string) (*Report, error) {
-	clean, shift := sanitizeNonFinite(data)
+	clean, shift := SanitizeNonFinite(data)
 	fail := func(err error) error { return decodeError(name, clean, shift, err) }
 
 	trimmed := bytes.TrimSpace(clean)
@@ -154,7 +154,7 @@ func decodeError(name string, data []byte, shift func(int64) int64, err error) e
 			return fmt.Errorf("%s: truncated JSON at byte %d", name, shift(int64(len(bytes.TrimRight(data, " \t\r\n")))))
 		}
 		// Offset counts the bytes read, the offending one included.
-		return fmt.Errorf("%s: invalid JSON at byte %d: %s", name, shift(max(se.Offset-1, 0)), oneLine(se.Error()))
+		return fmt.Errorf("%s: invalid JSON at byte %d: %s", name, shift(max(se.Offset-1, 0)), OneLine(se.Error()))
 	case errors.As(err, &te):
 		key := te.Field
 		if key == "" {
@@ -164,11 +164,11 @@ func decodeError(name string, data []byte, shift func(int64) int64, err error) e
 		if te.Offset > 0 {
 			where = fmt.Sprintf(" (byte %d)", shift(te.Offset))
 		}
-		return fmt.Errorf("%s: key %q: expected %s, got %s%s", name, key, typeWord(te.Type), oneLine(te.Value), where)
+		return fmt.Errorf("%s: key %q: expected %s, got %s%s", name, key, typeWord(te.Type), OneLine(te.Value), where)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("%s: truncated JSON at byte %d", name, len(data))
 	}
-	return fmt.Errorf("%s: invalid report: %s", name, oneLine(err.Error()))
+	return fmt.Errorf("%s: invalid report: %s", name, OneLine(err.Error()))
 }
 
 // typeWord describes a Go type in JSON terms.
@@ -196,7 +196,7 @@ func typeWord(t reflect.Type) string {
 	return t.String()
 }
 
-func oneLine(s string) string {
+func OneLine(s string) string {
 	s = strings.ReplaceAll(s, "\r", " ")
 	return strings.ReplaceAll(s, "\n", " ")
 }
@@ -205,7 +205,7 @@ func oneLine(s string) string {
 // Python's json module writes (outside strings) with null, so that they
 // read as absent values. shift maps an offset in the result back to the
 // input.
-func sanitizeNonFinite(data []byte) ([]byte, func(int64) int64) {
+func SanitizeNonFinite(data []byte) ([]byte, func(int64) int64) {
 	if !bytes.Contains(data, []byte("NaN")) && !bytes.Contains(data, []byte("Infinity")) {
 		return data, func(o int64) int64 { return o }
 	}

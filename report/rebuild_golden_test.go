@@ -12,6 +12,9 @@ import (
 
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
+	"github.com/goodput-dev/goodput/report/aiperf"
+	"github.com/goodput-dev/goodput/report/console"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
 )
@@ -54,21 +57,21 @@ func TestRebuildGolden(t *testing.T) {
 		Version: report.ExtrasVersion, RunID: "golden-run", SLO: spec.Report(), Knee: sweep.ListKnee(rounds),
 	}
 
-	var js, csv, console bytes.Buffer
+	var js, csv, con bytes.Buffer
 	if err := rep.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
 	if err := report.WriteCSV(&csv, rep); err != nil {
 		t.Fatal(err)
 	}
-	if err := report.WriteConsole(&console, rep); err != nil {
+	if err := console.WriteConsole(&con, rep); err != nil {
 		t.Fatal(err)
 	}
 	compareGolden(t, filepath.Join(dir, "benchmarks.json"), js.Bytes())
 	compareGolden(t, filepath.Join(dir, "benchmarks.csv"), csv.Bytes())
-	compareGolden(t, filepath.Join(dir, "console.txt"), console.Bytes())
+	compareGolden(t, filepath.Join(dir, "console.txt"), con.Bytes())
 
-	slos, err := report.ParseAIPerfGoodput("time_to_first_token:500 inter_token_latency:50")
+	slos, err := aiperf.ParseAIPerfGoodput("time_to_first_token:500 inter_token_latency:50")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +80,7 @@ func TestRebuildGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, err := report.AIPerfFromJSONL(rep, i, f, "requests.jsonl", report.AIPerfOptions{GoodputVersion: "golden", SLOs: slos})
+		x, err := aiperf.AIPerfFromJSONL(rep, i, f, "requests.jsonl", aiperf.AIPerfOptions{GoodputVersion: "golden", SLOs: slos})
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -102,7 +105,7 @@ func rebuildBenchmark(t *testing.T, index, streams int, recs []*record.Record, s
 	for _, r := range recs {
 		start, end = min(start, r.Intended), max(end, r.End)
 	}
-	acc, err := report.NewAccumulator(report.Config{
+	acc, err := accum.NewAccumulator(accum.Config{
 		Start: start, Seed: uint64(index + 1), SLO: spec,
 		Constraints: []report.Constraint{{Kind: report.ConstraintMaxRequests, Count: len(recs)}},
 	})
@@ -112,12 +115,12 @@ func rebuildBenchmark(t *testing.T, index, streams int, recs []*record.Record, s
 	for _, r := range recs {
 		acc.Add(r)
 	}
-	return acc.Finish(report.BenchmarkInfo{
+	return acc.Finish(accum.BenchmarkInfo{
 		RunID: "golden-run", RunIndex: index,
 		Strategy: report.Strategy{Type: report.StrategyConcurrent, Streams: streams},
 		Start:    start, End: end, StopTime: end, QueuingEnd: end, ProcessingEnd: end,
 		StopReason: report.ConstraintMaxRequests, Workers: streams,
-		Scheduler: report.SchedulerCounts{Created: len(recs), Processed: len(recs), Successful: len(recs)},
+		Scheduler: accum.SchedulerCounts{Created: len(recs), Processed: len(recs), Successful: len(recs)},
 	})
 }
 

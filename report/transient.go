@@ -202,7 +202,7 @@ func (t TransientPhase) MarshalJSON() ([]byte, error) {
 		}
 	}
 	out.Mode = t.mode()
-	return marshalCompact(out)
+	return MarshalCompact(out)
 }
 
 // UnmarshalJSON reads GuideLLM's TransientPhaseConfig, a bare number

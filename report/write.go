@@ -65,7 +65,7 @@ func (r *Report) MarshalJSONBytes() ([]byte, error) {
 	if out.Benchmarks == nil {
 		out.Benchmarks = []*Benchmark{}
 	}
-	b, err := marshalCompact(&out)
+	b, err := MarshalCompact(&out)
 	if err != nil {
 		return nil, fmt.Errorf("encoding report: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/telemetry"
 	"github.com/goodput-dev/goodput/telemetry/promtest"
@@ -89,8 +90,8 @@ func TestIntegrationMockPrometheus(t *testing.T) {
 	cons := loadgen.Constraints{MaxDuration: 17 * time.Second}
 	runner := &sweep.Runner{
 		Engine: engine, Source: dataset.NewSynthetic(spec, 1), Constraints: cons, Observer: obs,
-		Report: report.Config{Warmup: warm, Cooldown: cool, Seed: 1},
-		Info:   report.BenchmarkInfo{RunID: "integration"},
+		Report: accum.Config{Warmup: warm, Cooldown: cool, Seed: 1},
+		Info:   accum.BenchmarkInfo{RunID: "integration"},
 	}
 	rounds, err := runner.Run(ctx, sweep.List{{Kind: loadgen.Concurrent, Streams: 8}})
 	if err != nil {

@@ -2,6 +2,8 @@ package slo
 
 import (
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
+	"github.com/goodput-dev/goodput/report/stats"
 )
 
 // attainmentEpsilon absorbs binary rounding when an attainment is compared
@@ -27,14 +29,14 @@ func (s Spec) thresholdSource(m Metric) (Objective, bool) {
 // Thresholds returns the per-request thresholds: per latency metric, the
 // largest threshold of its percentile, max and per-request items (a mean
 // gives none).
-func (s Spec) Thresholds() report.RequestThresholds {
+func (s Spec) Thresholds() accum.RequestThresholds {
 	get := func(m Metric) float64 {
 		if o, ok := s.thresholdSource(m); ok {
 			return o.Threshold
 		}
 		return 0
 	}
-	return report.RequestThresholds{TTFTMs: get(TTFT), ITLMs: get(ITL), TPOTMs: get(TPOT), LatencyMs: get(E2E)}
+	return accum.RequestThresholds{TTFTMs: get(TTFT), ITLMs: get(ITL), TPOTMs: get(TPOT), LatencyMs: get(E2E)}
 }
 
 // AttainmentFloor is the lowest attainment a benchmark may have and still
@@ -198,7 +200,7 @@ func distribution(m Metric, ex *report.Extras) (*report.DistributionSummary, flo
 }
 
 // Spec is the report's SLO.
-var _ report.SLO = Spec{}
+var _ accum.SLO = Spec{}
 
 // histPercentile reads percentile p of the successful requests' metric
 // m, in milliseconds, from the benchmark's HDR histogram (nanoseconds,
@@ -212,7 +214,7 @@ func histPercentile(m Metric, p float64, ex *report.Extras) (float64, bool) {
 	if sh == nil || sh.Successful == "" {
 		return 0, false
 	}
-	h, err := report.DecodeHistogram(sh.Successful)
+	h, err := stats.DecodeHistogram(sh.Successful)
 	if err != nil || h.TotalCount() == 0 {
 		return 0, false
 	}

@@ -7,6 +7,8 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
+	"github.com/goodput-dev/goodput/report/stats"
 )
 
 func mustParse(t *testing.T, s string) Spec {
@@ -21,14 +23,14 @@ func mustParse(t *testing.T, s string) Spec {
 func TestThresholds(t *testing.T) {
 	tests := []struct {
 		spec string
-		want report.RequestThresholds
+		want accum.RequestThresholds
 	}{
-		{DefaultSpec, report.RequestThresholds{TTFTMs: 500, ITLMs: 50}},
+		{DefaultSpec, accum.RequestThresholds{TTFTMs: 500, ITLMs: 50}},
 		// The loosest threshold of a metric applies; a mean gives none.
-		{"ttft_p50=800ms,ttft_p99=500ms,ttft_mean=100ms", report.RequestThresholds{TTFTMs: 800}},
-		{"tpot_mean=10ms,e2e_max=3s,e2e=2s", report.RequestThresholds{LatencyMs: 3000}},
-		{"itl=20,tpot_p90=30,error_rate=1%", report.RequestThresholds{ITLMs: 20, TPOTMs: 30}},
-		{"error_rate=1%", report.RequestThresholds{}},
+		{"ttft_p50=800ms,ttft_p99=500ms,ttft_mean=100ms", accum.RequestThresholds{TTFTMs: 800}},
+		{"tpot_mean=10ms,e2e_max=3s,e2e=2s", accum.RequestThresholds{LatencyMs: 3000}},
+		{"itl=20,tpot_p90=30,error_rate=1%", accum.RequestThresholds{ITLMs: 20, TPOTMs: 30}},
+		{"error_rate=1%", accum.RequestThresholds{}},
 	}
 	for _, tc := range tests {
 		if got := mustParse(t, tc.spec).Thresholds(); got != tc.want {
@@ -200,13 +202,13 @@ func TestJudgeMissing(t *testing.T) {
 // 0.1%), so 98 ms passes and 96 ms fails; without histograms it is
 // missing.
 func TestJudgeOtherPercentile(t *testing.T) {
-	h := hdrhistogram.New(report.HistLowest, report.HistHighest, report.HistSignificantDigits)
+	h := hdrhistogram.New(stats.HistLowest, stats.HistHighest, stats.HistSignificantDigits)
 	for ms := int64(1); ms <= 100; ms++ {
 		if err := h.RecordValue(ms * 1_000_000); err != nil {
 			t.Fatal(err)
 		}
 	}
-	enc, err := report.EncodeHistogram(h)
+	enc, err := stats.EncodeHistogram(h)
 	if err != nil {
 		t.Fatal(err)
 	}

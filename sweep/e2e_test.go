@@ -11,6 +11,7 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
 	"github.com/goodput-dev/goodput/slo"
 )
 
@@ -84,8 +85,8 @@ func (e e2eRun) run(t *testing.T) []Round {
 	r := &Runner{
 		Engine: loadgen.NewEngine(client), Source: newFixedPrompt(e.workload.PromptTokens, e.workload.OutputTokens),
 		Constraints: loadgen.Constraints{MaxDuration: e.round},
-		Report:      report.Config{Warmup: warm, SampleSize: -1, SLO: spec},
-		Info:        report.BenchmarkInfo{RunID: t.Name()},
+		Report:      accum.Config{Warmup: warm, SampleSize: -1, SLO: spec},
+		Info:        accum.BenchmarkInfo{RunID: t.Name()},
 	}
 	rounds, err := r.Run(ctx, e.planner)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
-	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
 )
 
 // stampedWriter remembers when its first write happened.
@@ -50,7 +50,7 @@ func TestRecordsReachTheFileDuringTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &stampedWriter{}
-	r := &Runner{Engine: loadgen.NewEngine(client), Source: newFixedPrompt(8, 4), Report: report.Config{SampleSize: 5},
+	r := &Runner{Engine: loadgen.NewEngine(client), Source: newFixedPrompt(8, 4), Report: accum.Config{SampleSize: 5},
 		Constraints: loadgen.Constraints{MaxDuration: 3 * time.Second}, Records: record.NewEncoder(w)}
 	rounds, err := r.Run(context.Background(), List{{Kind: loadgen.Constant, Rate: 20}})
 	if err != nil {

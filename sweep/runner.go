@@ -9,6 +9,7 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
 )
 
 // Round is one executed benchmark.
@@ -60,11 +61,11 @@ type Runner struct {
 	// cooldown, sample size, seed, and the SLO each round is judged
 	// against: the knee search needs it); Start and Constraints are filled
 	// in per round.
-	Report report.Config
+	Report accum.Config
 	// Info is the template of every round's report.BenchmarkInfo (run id,
 	// backend, requests, environment); strategy, timings and counters are
 	// filled in per round.
-	Info report.BenchmarkInfo
+	Info accum.BenchmarkInfo
 	// Records, when set, receives every record as a JSON line.
 	Records *record.Encoder
 	// Observer, when set, watches the run.
@@ -145,7 +146,7 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, drain
 	cfg := r.Report
 	cfg.Start = start
 	cfg.Constraints = ReportConstraints(r.Constraints)
-	acc, err := report.NewAccumulator(cfg)
+	acc, err := accum.NewAccumulator(cfg)
 	if err != nil {
 		return Round{}, err
 	}
@@ -213,7 +214,7 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, drain
 	info.Workers = s.Workers()
 	info.QueuingEnd = res.QueuingEnd
 	info.ProcessingEnd = res.End
-	info.Scheduler = report.SchedulerCounts{
+	info.Scheduler = accum.SchedulerCounts{
 		Created: int(res.Created + res.NotSent), Queued: 0, Pending: 0, Processing: 0,
 		Processed:  int(res.Successful + res.Errored + res.Incomplete),
 		Successful: int(res.Successful), Errored: int(res.Errored),

@@ -10,6 +10,7 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
 )
 
 // Multi-pod runs. When one pod cannot generate the load, n pods (an
@@ -414,7 +415,7 @@ func (r *Runner) emptyRound(index int, sr ShardRound, start int64) (Round, error
 	cfg := r.Report
 	cfg.Start = start
 	cfg.Constraints = ReportConstraints(r.Constraints)
-	acc, err := report.NewAccumulator(cfg)
+	acc, err := accum.NewAccumulator(cfg)
 	if err != nil {
 		return Round{}, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
 )
 
 func TestShardShare(t *testing.T) {
@@ -291,8 +292,8 @@ func TestRunShard(t *testing.T) {
 	engine := loadgen.NewEngine(client)
 	engine.SetShard(1)
 	obs := &countObserver{}
-	r := &Runner{Engine: engine, Source: newFixedPrompt(8, 4), Report: report.Config{SampleSize: 5},
-		Info: report.BenchmarkInfo{RunID: "shard-test"}, Records: record.NewEncoder(&buf), Observer: obs}
+	r := &Runner{Engine: engine, Source: newFixedPrompt(8, 4), Report: accum.Config{SampleSize: 5},
+		Info: accum.BenchmarkInfo{RunID: "shard-test"}, Records: record.NewEncoder(&buf), Observer: obs}
 	noise := measureNoise()
 	rounds, err := r.RunShard(context.Background(), plan)
 	if worst := noise(); errors.Is(err, ErrShardLate) && worst > MaxShardLateness/4 {
@@ -412,7 +413,7 @@ func TestRunShardSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	var asked []int
-	r := &Runner{Engine: loadgen.NewEngine(client), Report: report.Config{SampleSize: -1},
+	r := &Runner{Engine: loadgen.NewEngine(client), Report: accum.Config{SampleSize: -1},
 		Sources: func(round int) loadgen.Source { asked = append(asked, round); return newFixedPrompt(4+round, 2) }}
 	noise := measureNoise()
 	rounds, err := r.RunShard(context.Background(), plan)

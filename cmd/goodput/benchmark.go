@@ -19,6 +19,7 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/metadata"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
 	"github.com/goodput-dev/goodput/scorecard"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/tokenize"
@@ -95,8 +96,8 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.outputs, "outputs", "json,csv,jsonl,html,scorecard,console", "comma list of json (GuideLLM v2 report), csv, jsonl (every request), html (a self-contained report.html), scorecard (cost, energy, latency rows), aiperf (AIPerf's profile_export_aiperf.json and .csv per benchmark), console")
 	fs.StringVar(&o.runID, "run-id", "", "run id (default: UTC timestamp plus a short config hash); an existing run id is refused without --force")
 	fs.BoolVar(&o.force, "force", false, "overwrite an existing run directory or output file")
-	fs.IntVar(&o.sampleRequests, "sample-requests", report.DefaultSampleSize, "request records kept per status in the JSON report (all are in the JSON Lines file) (alias --output-sampling)")
-	fs.IntVar(&o.sampleRequests, "output-sampling", report.DefaultSampleSize, "alias of --sample-requests")
+	fs.IntVar(&o.sampleRequests, "sample-requests", accum.DefaultSampleSize, "request records kept per status in the JSON report (all are in the JSON Lines file) (alias --output-sampling)")
+	fs.IntVar(&o.sampleRequests, "output-sampling", accum.DefaultSampleSize, "alias of --sample-requests")
 	fs.IntVar(&o.maxConcurrency, "max-concurrency", 0, fmt.Sprintf("in-flight cap for constant/poisson (default %d)", loadgen.DefaultMaxConcurrency))
 	fs.Float64Var(&o.rampup, "rampup", 0, "seconds over which concurrent streams start / a constant rate ramps up")
 	fs.StringVar(&o.apiKey, "api-key", "", "API key sent as Bearer (default $OPENAI_API_KEY); never logged")

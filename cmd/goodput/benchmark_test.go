@@ -13,6 +13,7 @@ import (
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/aiperf"
 )
 
 // run executes goodput with args and returns its exit code, stdout and
@@ -281,7 +282,7 @@ func TestOutputsAIPerf(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v (stderr: %s)", err, stderr)
 		}
-		x, err := report.ReadAIPerf(f, path)
+		x, err := aiperf.ReadAIPerf(f, path)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
 )
 
 // cmpRun describes a synthetic run: n sequential requests (one after the
@@ -32,7 +33,7 @@ type cmpRun struct {
 func (c cmpRun) write(t *testing.T, dir, name string) string {
 	t.Helper()
 	const t0 = int64(1_700_000_000) * 1e9
-	acc, err := report.NewAccumulator(report.Config{Start: t0, SampleSize: -1, Seed: 1})
+	acc, err := accum.NewAccumulator(accum.Config{Start: t0, SampleSize: -1, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func (c cmpRun) write(t *testing.T, dir, name string) string {
 	if st.Type == "" {
 		st = report.Strategy{Type: report.StrategySynchronous}
 	}
-	b := acc.Finish(report.BenchmarkInfo{RunID: name, Strategy: st, Start: t0, End: at, StopReason: "max_requests"})
+	b := acc.Finish(accum.BenchmarkInfo{RunID: name, Strategy: st, Start: t0, End: at, StopReason: "max_requests"})
 	if c.goodput > 0 {
 		b.Goodput.SLO = &report.SLOResult{Spec: "ttft_p99=500ms,itl_p95=50ms", Pass: true,
 			GoodputOutputTokS: report.Float(c.goodput), ThroughputOutputTokS: report.Float(c.thrTokS)}

@@ -20,6 +20,9 @@ import (
 	"github.com/goodput-dev/goodput/metadata"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
+	"github.com/goodput-dev/goodput/report/aiperf"
+	"github.com/goodput-dev/goodput/report/console"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/tokenize"
 )
@@ -179,9 +182,9 @@ func executeRun(ctx context.Context, e *env, o *benchOptions, p *plan, made *str
 	sloSpec := o.sweep.spec()
 	runner := &sweep.Runner{
 		Engine: engine, Source: data.Source, Sources: data.Round, Constraints: p.cons,
-		Report: report.Config{Warmup: p.warm, Cooldown: p.cool, SampleSize: sampleSize(o.sampleRequests),
+		Report: accum.Config{Warmup: p.warm, Cooldown: p.cool, SampleSize: sampleSize(o.sampleRequests),
 			Seed: uint64(o.seed), SLO: sloSpec},
-		Info:    report.BenchmarkInfo{RunID: runID},
+		Info:    accum.BenchmarkInfo{RunID: runID},
 		Records: enc, Observer: tobs,
 	}
 	var rounds []sweep.Round
@@ -334,13 +337,13 @@ func writeOutputs(e *env, p *plan, files *runFiles, rep *report.Report, jsonl *o
 			return err
 		}
 	}
-	var aiperf []string
+	var aiperfPaths []string
 	if p.outputs["aiperf"] {
 		records := ""
 		if jsonl != nil {
 			records = files.jsonl // exact, AIPerf's way; else approximated from the report
 		}
-		opts := report.AIPerfOptions{GoodputVersion: version, ArtifactDir: files.dir}
+		opts := aiperf.AIPerfOptions{GoodputVersion: version, ArtifactDir: files.dir}
 		if rep.Goodput != nil && rep.Goodput.Metadata != nil {
 			opts.Tokenizer = rep.Goodput.Metadata.Tokenizer
 		}
@@ -348,10 +351,10 @@ func writeOutputs(e *env, p *plan, files *runFiles, rep *report.Report, jsonl *o
 		if err != nil {
 			return err
 		}
-		aiperf = paths
+		aiperfPaths = paths
 	}
 	if p.outputs["console"] {
-		if err := report.WriteConsole(e.stdout, rep); err != nil {
+		if err := console.WriteConsole(e.stdout, rep); err != nil {
 			return err
 		}
 	}
@@ -361,7 +364,7 @@ func writeOutputs(e *env, p *plan, files *runFiles, rep *report.Report, jsonl *o
 			written = append(written, map[string]string{"json": files.json, "csv": files.csv, "jsonl": files.jsonl, "html": files.htmlPath()}[k])
 		}
 	}
-	written = append(written, aiperf...)
+	written = append(written, aiperfPaths...)
 	if len(written) > 0 {
 		fmt.Fprintf(e.stderr, "wrote %s\n", strings.Join(written, ", "))
 	}

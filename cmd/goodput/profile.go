@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/aiperf"
 	"github.com/goodput-dev/goodput/slo"
 )
 
@@ -162,7 +163,7 @@ func runProfile(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	slos, err := report.ParseAIPerfGoodput(strings.Join(po.goodput, " "))
+	slos, err := aiperf.ParseAIPerfGoodput(strings.Join(po.goodput, " "))
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -203,15 +204,15 @@ func runProfile(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("reading back the run's report for the AIPerf export: %w", err)
 	}
-	opts := report.AIPerfOptions{
+	opts := aiperf.AIPerfOptions{
 		GoodputVersion: version, SLOs: slos, CLICommand: profileCommand("goodput profile", args),
 		ArtifactDir: lay.target.dir, Tokenizer: tokName,
 	}
 	switch {
 	case po.useServerTokenCount:
-		opts.TokenCounts = report.AIPerfTokensServer
+		opts.TokenCounts = aiperf.AIPerfTokensServer
 	case tokName != "":
-		opts.TokenCounts = report.AIPerfTokensClient // AIPerf's default: its tokenizer's counts
+		opts.TokenCounts = aiperf.AIPerfTokensClient // AIPerf's default: its tokenizer's counts
 	}
 	paths, _, err := writeAIPerfExports(rep, lay.records, lay.target, opts)
 	if err != nil {
@@ -629,11 +630,11 @@ type aiperfTarget struct {
 // benchmark of rep: from the records file when one is given (exact,
 // AIPerf's way), else approximated from the report (approx is then true).
 // It returns the paths written.
-func writeAIPerfExports(rep *report.Report, records string, t aiperfTarget, opts report.AIPerfOptions) (paths []string, approx bool, err error) {
+func writeAIPerfExports(rep *report.Report, records string, t aiperfTarget, opts aiperf.AIPerfOptions) (paths []string, approx bool, err error) {
 	if len(rep.Benchmarks) == 0 {
 		return nil, false, nil
 	}
-	labels := report.AIPerfLabels(rep)
+	labels := aiperf.AIPerfLabels(rep)
 	for i := range rep.Benchmarks {
 		jsonPath := filepath.Join(t.dir, t.base)
 		if len(rep.Benchmarks) > 1 {
@@ -641,19 +642,19 @@ func writeAIPerfExports(rep *report.Report, records string, t aiperfTarget, opts
 		} else if t.single != "" {
 			jsonPath = t.single
 		}
-		var x *report.AIPerfExport
+		var x *aiperf.AIPerfExport
 		if records != "" {
 			f, err := os.Open(records)
 			if err != nil {
 				return paths, false, aiperfInputError{fmt.Errorf("records file: %w", err)}
 			}
-			x, err = report.AIPerfFromJSONL(rep, i, f, records, opts)
+			x, err = aiperf.AIPerfFromJSONL(rep, i, f, records, opts)
 			f.Close()
 			if err != nil {
 				return paths, false, aiperfInputError{fmt.Errorf("AIPerf export of benchmark %d: %w", i, err)}
 			}
 		} else {
-			if x, err = report.AIPerfFromReport(rep, i, opts); err != nil {
+			if x, err = aiperf.AIPerfFromReport(rep, i, opts); err != nil {
 				return paths, false, aiperfInputError{fmt.Errorf("AIPerf export of benchmark %d: %w", i, err)}
 			}
 			approx = true

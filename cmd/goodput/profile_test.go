@@ -10,23 +10,24 @@ import (
 	"testing"
 
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/aiperf"
 )
 
-func readAIPerf(t *testing.T, path string) *report.AIPerfExport {
+func readAIPerf(t *testing.T, path string) *aiperf.AIPerfExport {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	x, err := report.ReadAIPerf(f, path)
+	x, err := aiperf.ReadAIPerf(f, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return x
 }
 
-func metricAvg(t *testing.T, x *report.AIPerfExport, tag string) float64 {
+func metricAvg(t *testing.T, x *aiperf.AIPerfExport, tag string) float64 {
 	t.Helper()
 	m := x.Metric(tag)
 	if m == nil || m.Avg == nil {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/goodput-dev/goodput/htmlreport"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/aiperf"
+	"github.com/goodput-dev/goodput/report/console"
 )
 
 // `goodput report FILE… [--console] [--csv OUT] [--json OUT] [--aiperf DIR]
@@ -96,7 +98,7 @@ func runReport(_ context.Context, e *env, args []string) error {
 				}
 				fmt.Fprintf(e.stdout, "== %s ==\n", f)
 			}
-			if err := report.WriteConsole(e.stdout, rep); err != nil {
+			if err := console.WriteConsole(e.stdout, rep); err != nil {
 				return err
 			}
 		}
@@ -130,7 +132,7 @@ func runReport(_ context.Context, e *env, args []string) error {
 				records = findRecords(f, rep)
 			}
 			paths, approx, err := writeAIPerfExports(rep, records, aiperfTarget{dir: dir, base: "profile_export_aiperf.json"},
-				report.AIPerfOptions{GoodputVersion: version})
+				aiperf.AIPerfOptions{GoodputVersion: version})
 			var bad aiperfInputError
 			if errors.As(err, &bad) {
 				return usagef("%s", strings.ReplaceAll(bad.Error(), "\n", " "))

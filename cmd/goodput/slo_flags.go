@@ -11,6 +11,7 @@ import (
 
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/console"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
 )
@@ -215,5 +216,5 @@ func printKnee(w io.Writer, k *report.Knee) {
 	if k == nil {
 		return
 	}
-	fmt.Fprint(w, report.KneeSummary(k, nil))
+	fmt.Fprint(w, console.KneeSummary(k, nil))
 }

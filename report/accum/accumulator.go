@@ -1,0 +1,566 @@
+package accum
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/stats"
+)
+
+// Defaults of Config.
+const (
+	DefaultExactCap      = 200_000
+	DefaultTokenEventCap = 500_000
+	DefaultSampleSize    = 20
+	// pendingChunkCap bounds the chunk timestamps buffered for requests
+	// whose place in the window is not known yet (warmup by request count).
+	pendingChunkCap = 4 << 20
+)
+
+// Config configures an Accumulator. It holds what must be known before
+// the first request completes: the warmup/cooldown and the limits they are
+// measured against.
+type Config struct {
+	// Warmup and Cooldown are excluded from the metrics (GuideLLM's
+	// TransientPhaseConfig rules; see TransientPhase).
+	Warmup, Cooldown report.TransientPhase
+	// Constraints are the benchmark's stop conditions; max_duration and
+	// max_requests are the limits fractions and phases refer to. They are
+	// written to the benchmark's config.
+	Constraints []report.Constraint
+	// Start is the scheduler start time (Unix ns). Phases in seconds count
+	// from it; it is required when such a phase applies.
+	Start int64
+	// ExactCap is how many per-request summaries are kept (72 bytes
+	// each); every distribution is exact up to it. Beyond it, distributions
+	// are derived from histograms and time bins and the report says so.
+	// 0 means DefaultExactCap.
+	ExactCap int
+	// TokenEventCap bounds the token events (one per token-bearing chunk,
+	// plus one prompt event per request) of the exact
+	// output_tokens_per_second and tokens_per_second distributions, which
+	// need about 48 bytes per event while they are computed; above it they
+	// are computed from time bins instead. 0 means DefaultTokenEventCap.
+	TokenEventCap int
+	// SampleSize is how many request records per status the report keeps
+	// (uniform reservoir sample over the whole benchmark, warmup and
+	// cooldown included, as GuideLLM does). 0 means DefaultSampleSize; a
+	// negative value keeps none.
+	SampleSize int
+	// Seed seeds the reservoir sampling.
+	Seed uint64
+	// SLO, when set, judges every request against the SLO's per-request
+	// thresholds as it is added, and the benchmark in Finish (Extras.SLO).
+	SLO SLO
+}
+
+func (c Config) limits() (maxRequests int, maxSeconds float64) {
+	for _, k := range c.Constraints {
+		switch k.Kind {
+		case report.ConstraintMaxDuration:
+			maxSeconds = k.Seconds
+		case report.ConstraintMaxRequests:
+			maxRequests = k.Count
+		}
+	}
+	return maxRequests, maxSeconds
+}
+
+// phase is a warmup or cooldown resolved against the limits.
+type phase struct {
+	active  bool
+	secs    *float64
+	reqs    *int
+	maxReqs int
+	maxSecs float64
+}
+
+// Accumulator aggregates the records of one benchmark. Add must be called
+// from a single goroutine; the Accumulator keeps no reference to the
+// records it is given.
+type Accumulator struct {
+	cfg              Config
+	warm, cool       phase
+	exactCap         int
+	tokenEventCap    int
+	sampleSize       int
+	rng              *rand.Rand
+	adds             int64 // Add calls with a valid record (GuideLLM's processed count)
+	invalid          int64
+	notDispatched    int64
+	minStart, maxEnd int64
+
+	warmKnown bool  // the warmup's request transition happened
+	warmAt    int64 // start of the (N+1)-th processed request
+	coolKnown bool
+	coolAt    int64 // end of the request processed when N+1 remained
+
+	sums        sumStore
+	overCap     int64 // valid, classified records beyond ExactCap
+	overOutside int64 // of those, decided outside the window
+	approx      *approxAgg
+
+	hist         [numHist][report.NumStatus]*stats.HistAcc
+	pending      []pendingRec
+	pendingChunk int
+	undecided    int64 // requests beyond ExactCap decided early (pending buffer full)
+
+	reservoir [report.NumStatus][]*sampled
+	seen      [report.NumStatus]int64
+
+	made              [report.NumStatus]int64 // processed requests by outcome (all, not windowed)
+	delaySum, timeSum float64                 // Σ (Dispatched − Intended), Σ (End − Dispatched), seconds
+	delayN, timeN     int64
+
+	classIdx   map[record.ErrorClass]uint8
+	classNames []string
+
+	mm mismatch // server vs client output tokens of in-window requests
+
+	thresholds *RequestThresholds   // Config.SLO's per-request thresholds, nil without an SLO
+	goodOver   report.GoodputCounts // in-window requests beyond ExactCap (online decision)
+
+	result *report.Benchmark // set by Finish
+}
+
+// mismatchValues bounds the distinct server − client differences kept.
+const mismatchValues = 1 << 16
+
+// mismatch counts server vs client output token counts.
+type mismatch struct {
+	compared, equal, server, client int64
+	diffs                           map[int64]int64
+	dropped                         int64 // differences beyond mismatchValues distinct values
+}
+
+func (m *mismatch) add(srv, cli int) {
+	if srv < 0 || cli < 0 {
+		return
+	}
+	m.compared++
+	d := int64(srv) - int64(cli)
+	switch {
+	case d == 0:
+		m.equal++
+	case d > 0:
+		m.server++
+	default:
+		m.client++
+	}
+	if m.diffs == nil {
+		m.diffs = map[int64]int64{}
+	}
+	if _, ok := m.diffs[d]; !ok && len(m.diffs) >= mismatchValues {
+		m.dropped++
+		return
+	}
+	m.diffs[d]++
+}
+
+func (m *mismatch) summary() report.TokenMismatch {
+	tm := report.TokenMismatch{Compared: report.Int(m.compared), Equal: report.Int(m.equal), ServerHigher: report.Int(m.server), ClientHigher: report.Int(m.client)}
+	ss := make([]stats.Sample, 0, len(m.diffs))
+	for d, n := range m.diffs {
+		ss = append(ss, stats.Sample{Value: float64(d), Weight: float64(n)})
+	}
+	d := stats.FromValues(ss)
+	tm.Difference = &d
+	return tm
+}
+
+// Histogram slots.
+const (
+	hTTFT = iota
+	hTTFOT
+	hTTST
+	hTPOT
+	hITL
+	hLatency
+	hLateness
+	hSchedTTFT
+	hSchedLatency
+	hGapNoTok // gaps of requests without per-chunk token counts
+	hGapTok   // gaps of requests with per-chunk token counts
+	hTokNorm  // per-token gaps of requests with per-chunk token counts
+	numHist
+)
+
+type pendingRec struct {
+	s        RequestSummary
+	idx      int // index in sums, -1 when beyond ExactCap
+	times    []int64
+	tokens   []int32
+	srv, cli int
+}
+
+// NewAccumulator returns an Accumulator for one benchmark.
+func NewAccumulator(cfg Config) (*Accumulator, error) {
+	a := &Accumulator{cfg: cfg, exactCap: cfg.ExactCap, tokenEventCap: cfg.TokenEventCap, sampleSize: cfg.SampleSize}
+	if a.exactCap <= 0 {
+		a.exactCap = DefaultExactCap
+	}
+	if a.tokenEventCap <= 0 {
+		a.tokenEventCap = DefaultTokenEventCap
+	}
+	switch {
+	case a.sampleSize == 0:
+		a.sampleSize = DefaultSampleSize
+	case a.sampleSize < 0:
+		a.sampleSize = 0
+	}
+	for _, c := range cfg.Constraints {
+		if _, err := c.MarshalJSON(); err != nil {
+			return nil, err
+		}
+	}
+	maxReqs, maxSecs := cfg.limits()
+	for i, t := range []report.TransientPhase{cfg.Warmup, cfg.Cooldown} {
+		name := [2]string{"warmup", "cooldown"}[i]
+		if t.Percent != nil && (*t.Percent < 0 || *t.Percent >= 1 || math.IsNaN(*t.Percent)) {
+			return nil, fmt.Errorf("%s: percent must be in [0, 1), got %v", name, *t.Percent)
+		}
+		if t.Value != nil && (*t.Value < 0 || math.IsNaN(*t.Value) || math.IsInf(*t.Value, 0)) {
+			return nil, fmt.Errorf("%s: value must be a finite number >= 0, got %v", name, *t.Value)
+		}
+		p := phase{maxReqs: maxReqs, maxSecs: maxSecs}
+		p.secs, p.reqs = t.Limits(maxReqs, maxSecs)
+		p.active = p.secs != nil || p.reqs != nil
+		if p.secs != nil && cfg.Start == 0 {
+			return nil, fmt.Errorf("%s in seconds needs Config.Start (the scheduler start time)", name)
+		}
+		if i == 0 {
+			a.warm = p
+		} else {
+			a.cool = p
+		}
+	}
+	a.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
+	a.classIdx = map[record.ErrorClass]uint8{}
+	a.classNames = []string{""}
+	if cfg.SLO != nil {
+		t := cfg.SLO.Thresholds()
+		a.thresholds = &t
+	}
+	return a, nil
+}
+
+// Add aggregates one completed request. It copies what it needs; r may be
+// reused by the caller as soon as Add returns. Records without a status or
+// without any timestamp are counted as invalid and otherwise ignored.
+func (a *Accumulator) Add(r *record.Record) {
+	if r == nil {
+		return
+	}
+	s, ok := Summarize(r)
+	var st uint8
+	switch r.Status {
+	case record.StatusSuccessful:
+		st = report.StatusSuccessful
+	case record.StatusErrored:
+		st = report.StatusErrored
+	case record.StatusIncomplete:
+		st = report.StatusIncomplete
+	default:
+		ok = false
+	}
+	if !ok {
+		a.invalid++
+		return
+	}
+	s.status = st
+	s.errClass = a.classOf(r.ErrorClass)
+	if a.thresholds != nil {
+		s.flags |= verdictFlags(a.thresholds.judge(&s))
+	}
+	a.adds++
+	a.made[st]++
+	a.transitions(&s)
+	if st == report.StatusIncomplete && !s.dispatched() {
+		// GuideLLM drops requests cancelled before they started.
+		a.notDispatched++
+		return
+	}
+	if a.minStart == 0 || s.start < a.minStart {
+		a.minStart = s.start
+	}
+	if s.end > a.maxEnd {
+		a.maxEnd = s.end
+	}
+	if v, ok := s.LatenessNs(); ok {
+		a.delaySum += float64(v) / 1e9
+		a.delayN++
+	}
+	if v, ok := s.LatencyNs(); ok {
+		a.timeSum += float64(v) / 1e9
+		a.timeN++
+	}
+	a.sample(r, &s)
+
+	over := a.sums.len() >= a.exactCap
+	switch a.decide(&s) {
+	case decIn:
+		s.flags |= flagOnlineIn
+		a.feedHist(&s, r.ChunkTimes, r.ChunkTokens, r.ServerOutputTokens, r.ClientOutputTokens)
+		if over {
+			a.approxAdd(&s)
+			countGood(&a.goodOver, &s)
+		}
+	case decOut:
+		if over {
+			a.overOutside++
+		}
+	case decPending:
+		if a.pendingChunk+len(r.ChunkTimes) > pendingChunkCap {
+			// Decided as outside: Finish checks stored requests against
+			// the final window; beyond ExactCap it can only count them.
+			if over {
+				a.undecided++
+			}
+			break
+		}
+		p := pendingRec{s: s, idx: -1, times: append([]int64(nil), r.ChunkTimes...), srv: r.ServerOutputTokens, cli: r.ClientOutputTokens}
+		if !over {
+			p.idx = a.sums.len()
+		}
+		if len(r.ChunkTokens) == len(r.ChunkTimes) {
+			p.tokens = append([]int32(nil), r.ChunkTokens...)
+		}
+		a.pendingChunk += len(p.times)
+		a.pending = append(a.pending, p)
+	}
+	if over {
+		a.overCap++
+		return
+	}
+	a.sums.append(s)
+}
+
+func (a *Accumulator) classOf(c record.ErrorClass) uint8 {
+	if c == record.ErrNone {
+		return 0
+	}
+	if i, ok := a.classIdx[c]; ok {
+		return i
+	}
+	if len(a.classNames) >= 255 {
+		c = "other"
+		if i, ok := a.classIdx[c]; ok {
+			return i
+		}
+	}
+	i := uint8(len(a.classNames))
+	a.classIdx[c] = i
+	a.classNames = append(a.classNames, string(c))
+	return i
+}
+
+// transitions records the request-count transitions of the warmup and
+// cooldown: GuideLLM ends a warmup of N requests at the start of the
+// (N+1)-th processed request, and starts a cooldown of N requests at the
+// end of the request processed when N+1 of the max-requests limit
+// remained.
+func (a *Accumulator) transitions(s *RequestSummary) {
+	if a.warm.reqs != nil && !a.warmKnown && a.adds == int64(*a.warm.reqs)+1 {
+		a.warmKnown, a.warmAt = true, s.start
+		a.resolvePending(func(p *RequestSummary) bool { return a.decide(p) == decIn })
+	}
+	if a.cool.reqs != nil && !a.coolKnown && a.adds == int64(a.cool.maxReqs-*a.cool.reqs-1) {
+		a.coolKnown, a.coolAt = true, s.end
+	}
+}
+
+type decision uint8
+
+const (
+	decIn decision = iota
+	decOut
+	decPending
+)
+
+// decide says whether a request is in the measurement window as far as it
+// is known now (used for the histograms, which cannot be filtered later).
+func (a *Accumulator) decide(s *RequestSummary) decision {
+	ms, msKnown := a.onlineMeasureStart()
+	if !msKnown {
+		return decPending
+	}
+	if s.end < ms {
+		return decOut
+	}
+	if me, ok := a.onlineMeasureEnd(); ok && s.start > me {
+		return decOut
+	}
+	return decIn
+}
+
+// onlineMeasureStart is the warmup end if it is known now; without a
+// warmup every request passes the start test (known, at minus infinity).
+func (a *Accumulator) onlineMeasureStart() (int64, bool) {
+	w := a.warm
+	if !w.active {
+		return math.MinInt64, true
+	}
+	durAt := int64(0)
+	if w.secs != nil {
+		durAt = a.cfg.Start + SecToNs(*w.secs)
+	}
+	if w.reqs == nil {
+		return durAt, true
+	}
+	if !a.warmKnown {
+		return 0, false
+	}
+	if w.secs != nil {
+		return max(a.warmAt, durAt), true
+	}
+	return a.warmAt, true
+}
+
+// onlineMeasureEnd is the cooldown start if it is known now. Before a
+// request-count cooldown starts, requests are taken to start before it.
+func (a *Accumulator) onlineMeasureEnd() (int64, bool) {
+	c := a.cool
+	if !c.active {
+		return 0, false
+	}
+	durAt := int64(0)
+	if c.secs != nil {
+		durAt = a.cfg.Start + SecToNs(c.maxSecs-*c.secs)
+	}
+	if c.reqs == nil {
+		return durAt, true
+	}
+	if !a.coolKnown {
+		return 0, false
+	}
+	if c.secs != nil {
+		return min(a.coolAt, durAt), true
+	}
+	return a.coolAt, true
+}
+
+func SecToNs(s float64) int64 { return int64(math.Round(s * 1e9)) }
+
+// resolvePending decides the buffered requests once the warmup end is
+// known (or, at Finish, once it is known never to come).
+func (a *Accumulator) resolvePending(in func(*RequestSummary) bool) {
+	for i := range a.pending {
+		p := &a.pending[i]
+		if !in(&p.s) {
+			continue
+		}
+		p.s.flags |= flagOnlineIn
+		a.feedHist(&p.s, p.times, p.tokens, p.srv, p.cli)
+		if p.idx >= 0 {
+			a.sums.at(p.idx).flags |= flagOnlineIn
+		} else {
+			a.approxAdd(&p.s)
+			countGood(&a.goodOver, &p.s)
+		}
+	}
+	a.pending, a.pendingChunk = nil, 0
+}
+
+func (a *Accumulator) histAcc(h int, st uint8) *stats.HistAcc {
+	x := a.hist[h][st]
+	if x == nil {
+		x = stats.NewHistAcc()
+		a.hist[h][st] = x
+	}
+	return x
+}
+
+// feedHist records an in-window request in the histograms and the token
+// mismatch counters.
+func (a *Accumulator) feedHist(s *RequestSummary, times []int64, tokens []int32, srv, cli int) {
+	st := s.status
+	a.mm.add(srv, cli)
+	if v, ok := s.LatencyNs(); ok {
+		a.histAcc(hLatency, st).Record(v, 1)
+	}
+	if v, ok := s.TTFTNs(); ok {
+		a.histAcc(hTTFT, st).Record(v, 1)
+	}
+	if v, ok := s.ttfotNs(); ok {
+		a.histAcc(hTTFOT, st).Record(v, 1)
+	}
+	if v, ok := s.ttstNs(times); ok {
+		a.histAcc(hTTST, st).Record(v, 1)
+	}
+	if v, ok := s.tpotNs(); ok {
+		out, _ := s.outputTokens()
+		a.histAcc(hTPOT, st).Record(int64(math.Round(v)), out)
+	}
+	if v, ok := s.itlNs(); ok {
+		out, _ := s.outputTokens()
+		a.histAcc(hITL, st).Record(int64(math.Round(v)), out-1)
+	}
+	if v, ok := s.LatenessNs(); ok {
+		a.histAcc(hLateness, st).Record(v, 1)
+	}
+	if v, ok := s.schedTTFTNs(); ok {
+		a.histAcc(hSchedTTFT, st).Record(v, 1)
+	}
+	if v, ok := s.schedLatencyNs(); ok {
+		a.histAcc(hSchedLatency, st).Record(v, 1)
+	}
+	if len(times) < 2 {
+		return
+	}
+	if len(tokens) != len(times) {
+		h := a.histAcc(hGapNoTok, st)
+		for i := 1; i < len(times); i++ {
+			h.Record(times[i]-times[i-1], 1)
+		}
+		return
+	}
+	hg, ht := a.histAcc(hGapTok, st), a.histAcc(hTokNorm, st)
+	for i := 1; i < len(times); i++ {
+		g := times[i] - times[i-1]
+		hg.Record(g, 1)
+		if n := int64(tokens[i]); n > 0 {
+			ht.Record((g+n/2)/n, n)
+		}
+	}
+}
+
+// sampled is a request kept for the report's request records.
+type sampled struct {
+	s                                                RequestSummary
+	id                                               uint64
+	errClass                                         record.ErrorClass
+	errMsg, responseID, finishReason, output, reason string
+	firstChunk, sent, headers                        int64
+	cached, reasoningTokens, srv, cli                int
+	source                                           record.TokenSource
+}
+
+// sample keeps r in its status's reservoir (Algorithm R, seeded).
+func (a *Accumulator) sample(r *record.Record, s *RequestSummary) {
+	if a.sampleSize == 0 {
+		return
+	}
+	st := s.status
+	a.seen[st]++
+	slot := -1
+	if len(a.reservoir[st]) < a.sampleSize {
+		slot = len(a.reservoir[st])
+		a.reservoir[st] = append(a.reservoir[st], nil)
+	} else if j := a.rng.Int64N(a.seen[st]); j < int64(a.sampleSize) {
+		slot = int(j)
+	}
+	if slot < 0 {
+		return
+	}
+	a.reservoir[st][slot] = &sampled{
+		s: *s, id: r.ID, errClass: r.ErrorClass, errMsg: r.Error,
+		responseID: r.ResponseID, finishReason: r.FinishReason,
+		output: r.OutputText, reason: r.ReasoningText,
+		firstChunk: r.FirstChunk, sent: r.Sent, headers: r.Headers,
+		cached: r.CachedTokens, reasoningTokens: r.ReasoningTokens, source: r.OutputSource,
+		srv: r.ServerOutputTokens, cli: r.ClientOutputTokens,
+	}
+}

@@ -1,0 +1,232 @@
+package accum
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/console"
+)
+
+func TestRequestThresholdsJudge(t *testing.T) {
+	// R1 of goldenRecords: sent 0, chunks 100..130 (4 tokens), end 140:
+	// TTFT 100, ITL 10, TPOT 130/4 = 32.5, latency 140 ms.
+	ok := goldenRecords[0]
+	oneTok := recSpec{id: 9, status: record.StatusSuccessful, intended: 0, dispatched: 0, chunks: []float64{80}, firstOut: -1,
+		end: 90, prompt: 5, output: 1, source: record.TokensUsage, srv: 1, cli: 1}
+	noStream := recSpec{id: 10, status: record.StatusSuccessful, intended: 0, dispatched: 0, firstOut: -2,
+		end: 300, prompt: 5, output: 20, source: record.TokensUsage, srv: 20, cli: 20}
+	// Cancelled at 350 ms after a first token at 100 ms (sent at 200).
+	cancelled := goldenRecords[3]
+	// Cancelled at 400 ms without any token (sent at 0).
+	cancelledEmpty := recSpec{id: 11, status: record.StatusIncomplete, intended: 0, dispatched: 0, firstOut: -2, end: 400,
+		source: record.TokensUnknown, srv: -1, cli: -1, errClass: record.ErrCancelled}
+	notSent := goldenRecords[4]
+	tests := []struct {
+		name string
+		t    RequestThresholds
+		rec  recSpec
+		want Verdict
+	}{
+		{"within every threshold", RequestThresholds{TTFTMs: 100, ITLMs: 10, TPOTMs: 32.5, LatencyMs: 140}, ok, VerdictGood},
+		{"no thresholds", RequestThresholds{}, ok, VerdictGood},
+		{"ttft over", RequestThresholds{TTFTMs: 99.9}, ok, VerdictBad},
+		{"itl over", RequestThresholds{ITLMs: 9.99}, ok, VerdictBad},
+		{"tpot over (it includes the ttft)", RequestThresholds{TPOTMs: 32.4}, ok, VerdictBad},
+		{"latency over", RequestThresholds{LatencyMs: 139}, ok, VerdictBad},
+		{"errored", RequestThresholds{}, goldenRecords[2], VerdictBad},
+		{"errored within the thresholds", RequestThresholds{LatencyMs: 1e6}, goldenRecords[2], VerdictBad},
+		{"one token has no inter-token gap", RequestThresholds{ITLMs: 1}, oneTok, VerdictGood},
+		{"non-streaming: no ttft to judge", RequestThresholds{TTFTMs: 1000}, noStream, VerdictUndetermined},
+		{"non-streaming: no itl to judge", RequestThresholds{ITLMs: 1000}, noStream, VerdictUndetermined},
+		{"non-streaming: a bad latency is still bad", RequestThresholds{TTFTMs: 1000, LatencyMs: 100}, noStream, VerdictBad},
+		{"non-streaming: latency and tpot", RequestThresholds{TPOTMs: 15, LatencyMs: 300}, noStream, VerdictGood},
+		{"cancelled, nothing broken yet", RequestThresholds{TTFTMs: 100, LatencyMs: 150}, cancelled, VerdictUndetermined},
+		{"cancelled after a late first token", RequestThresholds{TTFTMs: 99}, cancelled, VerdictBad},
+		{"cancelled after the latency threshold", RequestThresholds{LatencyMs: 149}, cancelled, VerdictBad},
+		{"cancelled, itl unknown", RequestThresholds{ITLMs: 1}, cancelled, VerdictUndetermined},
+		{"cancelled without a token past the ttft threshold", RequestThresholds{TTFTMs: 399}, cancelledEmpty, VerdictBad},
+		{"cancelled without a token within the ttft threshold", RequestThresholds{TTFTMs: 400}, cancelledEmpty, VerdictUndetermined},
+		{"never sent", RequestThresholds{TTFTMs: 1, LatencyMs: 1}, notSent, VerdictUndetermined},
+	}
+	r := record.New()
+	for _, tc := range tests {
+		tc.rec.fill(r)
+		if got := tc.t.Judge(r); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	r.Reset()
+	if got := (RequestThresholds{}).Judge(r); got != VerdictUndetermined {
+		t.Errorf("invalid record: %v", got)
+	}
+	if !(RequestThresholds{}).IsZero() || (RequestThresholds{ITLMs: 1}).IsZero() {
+		t.Error("IsZero")
+	}
+}
+
+// fakeSLO judges like a spec "ttft_p99=<ttft>,error_rate=10%": enough to
+// check what the accumulator hands to an SLO and how the outputs show it.
+type fakeSLO struct {
+	t   RequestThresholds
+	got *report.GoodputCounts
+}
+
+func (f fakeSLO) Thresholds() RequestThresholds { return f.t }
+
+func (f fakeSLO) Judge(b *report.Benchmark, c report.GoodputCounts) *report.SLOResult {
+	if f.got != nil {
+		*f.got = c
+	}
+	r := &report.SLOResult{Spec: fmt.Sprintf("ttft_p99=%vms,error_rate=10%%", f.t.TTFTMs), GoodRequests: report.Int(c.Good)}
+	if c.Judged > 0 {
+		r.Attainment = report.Float(float64(c.Good) / float64(c.Judged))
+	}
+	r.GoodputRPS = report.Float(float64(c.Good) / c.WindowSeconds)
+	r.GoodputOutputTokS = report.Float(float64(c.GoodOutputTokens) / c.WindowSeconds)
+	r.ThroughputOutputTokS = report.Float(float64(c.SuccessfulOutputTokens) / c.WindowSeconds)
+	p99 := b.Goodput.Metrics.TimeToFirstTokenMs.Successful.Percentiles.P99
+	er := b.Goodput.Errors.ErrorRate
+	r.Objectives = []report.ObjectiveResult{
+		{Key: "ttft_p99", Metric: "ttft", Percentile: 99, Unit: "ms", Threshold: report.Float(f.t.TTFTMs), Measured: p99, Pass: float64(p99) <= f.t.TTFTMs},
+		{Key: "error_rate", Metric: "error_rate", Unit: "fraction", Threshold: 0.1, Measured: er, Pass: er <= 0.1},
+		{Key: "attainment", Metric: "attainment", Unit: "fraction", Threshold: 0.5, Measured: r.Attainment, Pass: r.Attainment >= 0.5},
+	}
+	r.Pass = r.Objectives[0].Pass && r.Objectives[1].Pass && r.Objectives[2].Pass
+	return r
+}
+
+func TestAccumulatorGoodputCounts(t *testing.T) {
+	// goldenRecords with TTFT ≤ 150 ms and ITL ≤ 15 ms: R1 good (TTFT 100,
+	// ITL 10, 4 tokens), R2 bad (TTFT 200), R3 errored, R4 cancelled with
+	// nothing broken yet (undetermined), R5 never sent (not in the window).
+	// Window [0, 400] ms.
+	var got report.GoodputCounts
+	b := runGolden(t, Config{Start: base, Seed: 1, SLO: fakeSLO{t: RequestThresholds{TTFTMs: 150, ITLMs: 15}, got: &got}},
+		goldenRecords, BenchmarkInfo{RunID: "g", Start: base})
+	want := report.GoodputCounts{InWindow: 4, Judged: 3, Good: 1, GoodOutputTokens: 4, SuccessfulOutputTokens: 9, WindowSeconds: 0.4}
+	if got != want {
+		t.Errorf("counts %+v, want %+v", got, want)
+	}
+	s := b.Goodput.SLO
+	if s == nil || s.GoodRequests != 1 || s.GoodputOutputTokS != 10 || s.ThroughputOutputTokS != 22.5 || s.Pass {
+		t.Errorf("SLO result %+v", s)
+	}
+	// TTFT ≤ 90 ms: R4's first token (100 ms) already broke it.
+	runGolden(t, Config{Start: base, Seed: 1, SLO: fakeSLO{t: RequestThresholds{TTFTMs: 90}, got: &got}},
+		goldenRecords, BenchmarkInfo{RunID: "g", Start: base})
+	if got.Judged != 4 || got.Good != 0 {
+		t.Errorf("ttft 90: %+v", got)
+	}
+	// Without an SLO nothing is judged.
+	if b := runGolden(t, Config{Start: base, Seed: 1}, goldenRecords, BenchmarkInfo{RunID: "g", Start: base}); b.Goodput.SLO != nil {
+		t.Error("SLO result without an SLO")
+	}
+}
+
+func TestAccumulatorGoodputWindow(t *testing.T) {
+	// windowRecords: 10 requests 1 s apart, 500 ms each except request 1
+	// (1200 ms). Warmup 2 s and cooldown 1 s of 10 s leave 9 requests in
+	// [2 s, 9 s] (request 0 ends at 0.5 s). A 1 s latency threshold fails
+	// request 1 only. Beyond an exact cap of 3 the requests are counted by
+	// the online decision, which is exact for phases in seconds.
+	cons := []report.Constraint{{Kind: report.ConstraintMaxDuration, Seconds: 10}}
+	want := report.GoodputCounts{InWindow: 9, Judged: 9, Good: 8, GoodOutputTokens: 24, SuccessfulOutputTokens: 27, WindowSeconds: 7}
+	for _, exactCap := range []int{0, 3} {
+		var got report.GoodputCounts
+		cfg := Config{Start: base, Constraints: cons, Warmup: mustPhase(t, "2"), Cooldown: mustPhase(t, "0.1"), ExactCap: exactCap,
+			SLO: fakeSLO{t: RequestThresholds{LatencyMs: 1000}, got: &got}}
+		b := runGolden(t, cfg, windowRecords(), BenchmarkInfo{RunID: "w", Start: base, StopTime: ms(10000)})
+		w := want
+		w.Approximate = exactCap > 0
+		if got != w {
+			t.Errorf("exact cap %d: counts %+v, want %+v", exactCap, got, w)
+		}
+		reasons := strings.Join(b.Goodput.InexactReasons, "|")
+		if strings.Contains(reasons, "good-request counts") != (exactCap > 0) {
+			t.Errorf("exact cap %d: inexact reasons %q", exactCap, reasons)
+		}
+	}
+}
+
+// sloReport is goldenReport's two benchmarks judged by fakeSLO (TTFT P99
+// ≤ 150 ms, ITL ≤ 15 ms per request), with a knee in the run extras.
+func sloReport(t *testing.T) *report.Report {
+	t.Helper()
+	cons := []report.Constraint{{Kind: report.ConstraintMaxDuration, Seconds: 10}}
+	slo := fakeSLO{t: RequestThresholds{TTFTMs: 150, ITLMs: 15}}
+	b1 := runGolden(t, Config{Start: base, Constraints: cons, Seed: 1, SLO: slo}, goldenRecords, BenchmarkInfo{
+		RunID: "run-1", RunIndex: 0, Strategy: report.Strategy{Type: report.StrategyConcurrent, Streams: 16},
+		Start: base, End: ms(10000), StopTime: ms(10000), StopReason: report.ConstraintMaxDuration})
+	b2 := runGolden(t, Config{Start: base, Constraints: cons, Warmup: mustPhase(t, "2"), Cooldown: mustPhase(t, "1s"), Seed: 2, SLO: slo},
+		windowRecords(), BenchmarkInfo{RunID: "run-1", RunIndex: 1, Strategy: report.Strategy{Type: report.StrategyConcurrent, Streams: 8},
+			Start: base, End: ms(10000), StopTime: ms(10000), StopReason: report.ConstraintMaxDuration})
+	r := report.NewReport("test", nil, b1, b2)
+	k := &report.Knee{Found: true, Mode: "list", Index: 1, Below: -1, Above: 0, Streams: 8, Reason: "The SLO holds up to 8 streams and breaks at 16.",
+		TargetLoadTokS: 100, Replicas: 30}
+	s := b2.Goodput.SLO
+	k.GoodputOutputTokS, k.ThroughputOutputTokS = s.GoodputOutputTokS, s.ThroughputOutputTokS
+	k.Rate = b2.Metrics.RequestsPerSecond.Successful.Mean
+	k.Concurrency = b2.Metrics.RequestConcurrency.Successful.Mean
+	k.TTFTP99Ms = b2.Goodput.Metrics.TimeToFirstTokenMs.Successful.Percentiles.P99
+	k.ITLP95Ms = b2.Goodput.Metrics.InterTokenLatencyMs.Successful.Percentiles.P95
+	r.Goodput = &report.RunExtras{Version: report.ExtrasVersion, RunID: "run-1", SLO: &report.SLOSpec{Spec: s.Spec}, Knee: k}
+	return r
+}
+
+func TestConsoleAndCSVGoldenSLO(t *testing.T) {
+	r := sloReport(t)
+	// Hand check of the second benchmark: 9 requests in a 7 s window, each
+	// with TTFT 100 ms (within 150 ms) but ITL (300 − 100) / 2 = 100 ms
+	// (over 15 ms): every request is bad; 27 output tokens over 7 s.
+	s := r.Benchmarks[1].Goodput.SLO
+	if s.GoodRequests != 0 || s.Attainment != 0 || s.ThroughputOutputTokS != report.Float(27.0/7) {
+		t.Errorf("benchmark 1: %+v", s)
+	}
+	var con, csvb bytes.Buffer
+	if err := console.WriteConsole(&con, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteCSV(&csvb, r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "slo.console.txt", con.Bytes())
+	golden(t, "slo.csv", csvb.Bytes())
+}
+
+// BenchmarkAddSLO is BenchmarkAdd with a per-request SLO judgement: the
+// difference is the cost of judging each request in Add.
+func BenchmarkAddSLO(b *testing.B) {
+	start := int64(1_700_000_000_000_000_000)
+	a, err := NewAccumulator(Config{Start: start, SLO: fakeSLO{t: RequestThresholds{TTFTMs: 500, ITLMs: 50, TPOTMs: 60, LatencyMs: 10_000}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	recs := make([]*record.Record, 1024)
+	for i := range recs {
+		recs[i] = record.New()
+		synthFill(recs[i], start, i, 128)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		a.Add(recs[i%len(recs)])
+	}
+}
+
+func TestSLORoundTrip(t *testing.T) {
+	first := writeJSON(t, sloReport(t))
+	back, err := report.Decode(bytes.NewReader(first), "slo.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := back.Benchmarks[0].Goodput.SLO; s == nil || s.Spec != "ttft_p99=150ms,error_rate=10%" || len(s.Objectives) != 3 || back.Goodput.Knee.Replicas != 30 {
+		t.Fatalf("read back: %+v", s)
+	}
+	if again := writeJSON(t, back); !bytes.Equal(first, again) {
+		t.Error("a report with SLO results written, read and written again differs")
+	}
+}

@@ -1,0 +1,192 @@
+package aiperf
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// aiperfDef describes one AIPerf metric: its tag, display name and
+// display unit, the factors between its base unit (nanoseconds for
+// times, as AIPerf computes them) and the display unit, whether larger
+// values are better (for --goodput thresholds) and, for record metrics,
+// the histogram resolution and offset used beyond the exact cap.
+type aiperfDef struct {
+	tag, header, unit  string
+	toDisplay, toBase  float64 // base→display and display→base factors (AIPerf's convert_to)
+	larger             bool
+	resolution, offset float64
+	slo                bool // accepted by --goodput
+}
+
+// Time unit factors exactly as AIPerf's MetricTimeUnit.convert_to
+// computes them (value · other.per_second / self.per_second).
+const (
+	nsToMsFactor  = 1000.0 / 1_000_000_000
+	msToNsFactor  = 1_000_000_000.0 / 1000
+	nsToSecFactor = 1.0 / 1_000_000_000
+)
+
+// Record metrics (one value per request, or per chunk gap for
+// inter_chunk_latency).
+const (
+	apRequestLatency = iota
+	apTTFT
+	apTTST
+	apTTFO
+	apITL
+	apICL
+	apOTPU
+	apE2E
+	apPrefill
+	apOSL
+	apISL
+	apOutCount
+	apReasoning
+	apOSLDiff
+	apErrorISL
+	apNumRecord
+)
+
+var aiperfRecordDefs = [apNumRecord]aiperfDef{
+	apRequestLatency: {tag: "request_latency", header: "Request Latency", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1, slo: true},
+	apTTFT:           {tag: "time_to_first_token", header: "Time to First Token", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1, slo: true},
+	apTTST:           {tag: "time_to_second_token", header: "Time to Second Token", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1, slo: true},
+	apTTFO:           {tag: "time_to_first_output_token", header: "Time to First Output Token", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1, slo: true},
+	apITL:            {tag: "inter_token_latency", header: "Inter Token Latency", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1, slo: true},
+	apICL:            {tag: "inter_chunk_latency", header: "Inter Chunk Latency", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1},
+	apOTPU:           {tag: "output_token_throughput_per_user", header: "Output Token Throughput Per User", unit: "tokens/sec/user", toDisplay: 1, toBase: 1, larger: true, resolution: 1000, slo: true},
+	apE2E:            {tag: "e2e_output_token_throughput", header: "E2E Output Token Throughput", unit: "tokens/sec/user", toDisplay: 1, toBase: 1, larger: true, resolution: 1000, slo: true},
+	apPrefill:        {tag: "prefill_throughput_per_user", header: "Prefill Throughput Per User", unit: "tokens/sec/user", toDisplay: 1, toBase: 1, larger: true, resolution: 1000, slo: true},
+	apOSL:            {tag: "output_sequence_length", header: "Output Sequence Length", unit: "tokens", toDisplay: 1, toBase: 1, larger: true, resolution: 1, slo: true},
+	apISL:            {tag: "input_sequence_length", header: "Input Sequence Length", unit: "tokens", toDisplay: 1, toBase: 1, resolution: 1, slo: true},
+	apOutCount:       {tag: "output_token_count", header: "Output Token Count", unit: "tokens", toDisplay: 1, toBase: 1, larger: true, resolution: 1, slo: true},
+	apReasoning:      {tag: "reasoning_token_count", header: "Reasoning Token Count", unit: "tokens", toDisplay: 1, toBase: 1, resolution: 1},
+	apOSLDiff:        {tag: "osl_mismatch_diff_pct", header: "OSL Mismatch Diff", unit: "%", toDisplay: 1, toBase: 1, resolution: 1000, offset: 100},
+	apErrorISL:       {tag: "error_isl", header: "Error Input Sequence Length", unit: "tokens", toDisplay: 1, toBase: 1, resolution: 1},
+}
+
+// Derived and aggregate metrics (one value: unit and avg only).
+var aiperfScalarDefs = map[string]aiperfDef{
+	"request_throughput":      {tag: "request_throughput", header: "Request Throughput", unit: "requests/sec"},
+	"request_count":           {tag: "request_count", header: "Request Count", unit: "requests"},
+	"error_request_count":     {tag: "error_request_count", header: "Error Request Count", unit: "requests"},
+	"benchmark_duration":      {tag: "benchmark_duration", header: "Benchmark Duration", unit: "sec"},
+	"total_isl":               {tag: "total_isl", header: "Total Input Sequence Length", unit: "tokens"},
+	"total_osl":               {tag: "total_osl", header: "Total Output Sequence Length", unit: "tokens"},
+	"total_output_tokens":     {tag: "total_output_tokens", header: "Total Output Tokens", unit: "tokens"},
+	"total_reasoning_tokens":  {tag: "total_reasoning_tokens", header: "Total Reasoning Tokens", unit: "tokens"},
+	"output_token_throughput": {tag: "output_token_throughput", header: "Output Token Throughput", unit: "tokens/sec"},
+	"total_token_throughput":  {tag: "total_token_throughput", header: "Total Token Throughput", unit: "tokens/sec"},
+	"total_error_isl":         {tag: "total_error_isl", header: "Total Error Input Sequence Length", unit: "tokens"},
+	"osl_mismatch_count":      {tag: "osl_mismatch_count", header: "OSL Mismatch Count", unit: "requests"},
+	"good_request_count":      {tag: "good_request_count", header: "Good Request Count", unit: "requests"},
+	"goodput":                 {tag: "goodput", header: "Goodput", unit: "requests/sec"},
+}
+
+// scalarMetric builds a derived metric block.
+func scalarMetric(tag string, v float64) AIPerfMetric {
+	d := aiperfScalarDefs[tag] // every tag used is in the table (TestAIPerfScalarTags)
+	return AIPerfMetric{Tag: tag, Header: d.header, Unit: d.unit, Avg: &v}
+}
+
+// recordMetric converts statistics in the base unit into a metric block
+// in the display unit, each statistic multiplied by the conversion factor
+// as AIPerf's to_display_unit does.
+func recordMetric(d *aiperfDef, st aiperfStats) AIPerfMetric {
+	f := func(v float64) *float64 {
+		if d.toDisplay != 1 {
+			v *= d.toDisplay
+		}
+		return &v
+	}
+	m := AIPerfMetric{Tag: d.tag, Header: d.header, Unit: d.unit}
+	m.Avg, m.Min, m.Max, m.Std, m.Sum = f(st.avg), f(st.min), f(st.max), f(st.std), f(st.sum)
+	for i := range m.P {
+		m.P[i] = f(st.pct[i])
+	}
+	n := st.n
+	m.Count = &n
+	return m
+}
+
+// AIPerfSLO is one --goodput threshold: a request is good when its value
+// of the metric Tag is at most Threshold (at least, for metrics where
+// larger is better), in the metric's display unit.
+type AIPerfSLO struct {
+	Tag       string
+	Threshold float64
+}
+
+// String renders the SLO in AIPerf's form, "tag:value".
+func (s AIPerfSLO) String() string {
+	return s.Tag + ":" + strconv.FormatFloat(s.Threshold, 'g', -1, 64)
+}
+
+// aiperfSLOTags lists the metric tags --goodput accepts.
+func aiperfSLOTags() []string {
+	var tags []string
+	for i := range aiperfRecordDefs {
+		if aiperfRecordDefs[i].slo {
+			tags = append(tags, aiperfRecordDefs[i].tag)
+		}
+	}
+	return tags
+}
+
+// ParseAIPerfGoodput parses AIPerf's --goodput value: space-separated
+// "tag:value" pairs in the metrics' display units (milliseconds for
+// latencies, tokens/sec/user for per-user throughputs, tokens for
+// lengths), e.g. "time_to_first_token:500 inter_token_latency:50". An
+// empty value gives no SLO. Errors are one line naming the pair and the
+// accepted form.
+func ParseAIPerfGoodput(s string) ([]AIPerfSLO, error) {
+	var out []AIPerfSLO
+	seen := map[string]bool{}
+	for _, f := range strings.Fields(s) {
+		tag, val, ok := strings.Cut(f, ":")
+		if !ok || tag == "" || val == "" {
+			return nil, fmt.Errorf("--goodput %q: want space-separated metric:value pairs, e.g. \"time_to_first_token:500 inter_token_latency:50\"", clip(f, 60))
+		}
+		if _, ok := aiperfSLODef(tag); !ok {
+			return nil, fmt.Errorf("--goodput %q: unknown metric %q (accepted: %s)", clip(f, 60), clip(tag, 40), strings.Join(aiperfSLOTags(), ", "))
+		}
+		v, err := strconv.ParseFloat(val, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return nil, fmt.Errorf("--goodput %q: value %q is not a number ≥ 0 (in the metric's display unit, e.g. ms)", clip(f, 60), clip(val, 40))
+		}
+		if seen[tag] {
+			return nil, fmt.Errorf("--goodput: metric %q given twice", tag)
+		}
+		seen[tag] = true
+		out = append(out, AIPerfSLO{Tag: tag, Threshold: v})
+	}
+	return out, nil
+}
+
+func aiperfSLODef(tag string) (int, bool) {
+	for i := range aiperfRecordDefs {
+		if aiperfRecordDefs[i].tag == tag && aiperfRecordDefs[i].slo {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// clip shortens s for an error message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// FormatAIPerfGoodput renders SLOs back into --goodput's form.
+func FormatAIPerfGoodput(slos []AIPerfSLO) string {
+	parts := make([]string, len(slos))
+	for i, s := range slos {
+		parts[i] = s.String()
+	}
+	return strings.Join(parts, " ")
+}

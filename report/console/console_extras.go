@@ -1,0 +1,121 @@
+package console
+
+import (
+	"fmt"
+	"github.com/goodput-dev/goodput/report"
+	"strings"
+)
+
+// extrasTable builds the console's table of goodput's own figures, one
+// row per benchmark: scheduled TTFT (from the intended send time, so
+// coordinated omission cannot hide queueing in the client), dispatch
+// lateness, the inter-chunk gaps, the time to the second token and the
+// share of requests whose server and client token counts differ. nil when
+// no benchmark has goodput's extras (a GuideLLM report).
+func extrasTable(r *report.Report) *textTable {
+	has := false
+	for _, bm := range r.Benchmarks {
+		if bm.Goodput != nil {
+			has = true
+			break
+		}
+	}
+	if !has {
+		return nil
+	}
+	t := &textTable{
+		title: "Schedule and streaming, successful requests (ms; lateness over all requests)\n" +
+			"  Sched. TTFT counts from the intended send time (no coordinated omission); lateness = sent − intended;\n" +
+			"  ITL per gap: every inter-chunk gap; TTST: time to second token; token mismatch: server ≠ client count",
+		groups: []tgroup{{"", 2}, {"Sched. TTFT", 2}, {"Lateness", 2}, {"ITL per gap", 2}, {"TTST", 1}, {"Tokens", 1}},
+		heads:  []string{"#", "Strategy", "P50", "P99", "P99", "Max", "P50", "P99", "P50", "Mismatch %"},
+	}
+	for i, bm := range r.Benchmarks {
+		row := []string{fmt.Sprint(i), latencyLabel(bm)}
+		g := bm.Goodput
+		if g == nil {
+			for len(row) < len(t.heads) {
+				row = append(row, "-")
+			}
+			t.rows = append(t.rows, row)
+			continue
+		}
+		x := &g.Metrics
+		succ := func(d *report.StatusDistributionSummary) *report.DistributionSummary {
+			if d == nil {
+				return nil
+			}
+			return d.Successful
+		}
+		var late *report.DistributionSummary
+		if x.DispatchLatenessMs != nil {
+			late = x.DispatchLatenessMs.Total
+		}
+		sched, gap := succ(x.ScheduledTimeToFirstTokenMs), succ(x.ITLPerGapMs)
+		row = append(row,
+			msCell(sched, func(s *report.DistributionSummary) report.Float { return s.Median }),
+			msCell(sched, func(s *report.DistributionSummary) report.Float { return s.Percentiles.P99 }),
+			msCell(late, func(s *report.DistributionSummary) report.Float { return s.Percentiles.P99 }),
+			msCell(late, func(s *report.DistributionSummary) report.Float { return s.Max }),
+			msCell(gap, func(s *report.DistributionSummary) report.Float { return s.Median }),
+			msCell(gap, func(s *report.DistributionSummary) report.Float { return s.Percentiles.P99 }),
+			msCell(succ(x.TimeToSecondTokenMs), func(s *report.DistributionSummary) report.Float { return s.Median }),
+			mismatchCell(g.TokenMismatch))
+		t.rows = append(t.rows, row)
+	}
+	return t
+}
+
+// msCell formats one statistic of a distribution with one decimal; "-"
+// when the distribution is absent or has no samples.
+func msCell(s *report.DistributionSummary, stat func(*report.DistributionSummary) report.Float) string {
+	if s == nil || s.Count == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", float64(stat(s)))
+}
+
+// mismatchCell is the percentage of compared requests whose server and
+// client output token counts differ ("-" when none were compared).
+func mismatchCell(tm report.TokenMismatch) string {
+	if tm.Compared <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", 100*float64(tm.ServerHigher+tm.ClientHigher)/float64(tm.Compared))
+}
+
+// clientSaturated reports whether goodput's client could not keep up
+// during the benchmark (its latency figures are then unreliable).
+func clientSaturated(b *report.Benchmark) bool {
+	return b.Goodput != nil && b.Goodput.Client != nil && b.Goodput.Client.Saturated
+}
+
+// saturationMark follows the strategy label of a benchmark whose client
+// was saturated, in the tables of latency figures.
+const saturationMark = "*"
+
+// latencyLabel is the strategy label of a row of latency figures: marked
+// when the client was saturated.
+func latencyLabel(b *report.Benchmark) string {
+	if clientSaturated(b) {
+		return StrategyLabel(b) + saturationMark
+	}
+	return StrategyLabel(b)
+}
+
+// saturationNotes are the footnotes for the marked rows, one per
+// saturated benchmark.
+func saturationNotes(r *report.Report) []string {
+	var notes []string
+	for i, bm := range r.Benchmarks {
+		if !clientSaturated(bm) {
+			continue
+		}
+		n := fmt.Sprintf("%s benchmark %d (%s): client saturated: latency figures unreliable", saturationMark, i, StrategyLabel(bm))
+		if reason := strings.TrimSpace(report.OneLine(bm.Goodput.Client.Reason)); reason != "" {
+			n += ": " + reason
+		}
+		notes = append(notes, n)
+	}
+	return notes
+}

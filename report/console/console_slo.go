@@ -1,0 +1,172 @@
+package console
+
+import (
+	"fmt"
+	"github.com/goodput-dev/goodput/report"
+	"strconv"
+	"strings"
+)
+
+// sloTable builds the console's SLO table: per benchmark, the verdict,
+// every objective's measured value (a "*" marks a broken or missing one),
+// the attainment and the goodput. nil when no benchmark was judged.
+func sloTable(r *report.Report) *textTable {
+	var first *report.SLOResult
+	var keys []string
+	units := map[string]string{}
+	for _, bm := range r.Benchmarks {
+		if bm.Goodput == nil || bm.Goodput.SLO == nil {
+			continue
+		}
+		s := bm.Goodput.SLO
+		if first == nil {
+			first = s
+		}
+		for _, o := range s.Objectives {
+			if o.Key == "attainment" {
+				continue // shown in the goodput group
+			}
+			if _, ok := units[o.Key]; !ok {
+				keys = append(keys, o.Key)
+				units[o.Key] = o.Unit
+			}
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	title := "SLO " + first.Spec
+	if first.Default {
+		title += " (the default)"
+	}
+	for _, o := range first.Objectives {
+		if o.Key == "attainment" {
+			title += fmt.Sprintf(", attainment ≥ %s%%", strconv.FormatFloat(float64(o.Threshold)*100, 'g', 6, 64))
+		}
+	}
+	title += "; * marks a broken objective"
+	t := &textTable{title: title}
+	t.groups = []tgroup{{"", 2}, {"", 1}}
+	t.heads = []string{"#", "Strategy", "Pass"}
+	if len(keys) > 0 {
+		t.groups = append(t.groups, tgroup{"Objectives", len(keys)})
+		for _, k := range keys {
+			if units[k] == "ms" {
+				t.heads = append(t.heads, k+" ms")
+			} else {
+				t.heads = append(t.heads, k+" %")
+			}
+		}
+	}
+	t.groups = append(t.groups, tgroup{"Goodput (good requests over the window)", 4})
+	t.heads = append(t.heads, "Attain %", "Good req/s", "Good tok/s", "Tput tok/s")
+	for i, bm := range r.Benchmarks {
+		row := []string{fmt.Sprint(i), StrategyLabel(bm)}
+		var s *report.SLOResult
+		if bm.Goodput != nil {
+			s = bm.Goodput.SLO
+		}
+		if s == nil {
+			for len(row) < len(t.heads) {
+				row = append(row, "-")
+			}
+			t.rows = append(t.rows, row)
+			continue
+		}
+		row = append(row, map[bool]string{true: "yes", false: "NO"}[s.Pass])
+		byKey := map[string]report.ObjectiveResult{}
+		for _, o := range s.Objectives {
+			byKey[o.Key] = o
+		}
+		for _, k := range keys {
+			o, ok := byKey[k]
+			if !ok {
+				row = append(row, "-")
+				continue
+			}
+			row = append(row, objectiveCell(o))
+		}
+		att := fmt.Sprintf("%.1f", float64(s.Attainment)*100)
+		if o, ok := byKey["attainment"]; ok {
+			att = objectiveCell(o)
+		}
+		row = append(row, att, fmt.Sprintf("%.2f", float64(s.GoodputRPS)),
+			fmt.Sprintf("%.1f", float64(s.GoodputOutputTokS)), fmt.Sprintf("%.1f", float64(s.ThroughputOutputTokS)))
+		t.rows = append(t.rows, row)
+	}
+	return t
+}
+
+// objectiveCell formats a measured value: ms with one decimal, fractions
+// as percentages with two (attainment one); "*" marks a failure.
+func objectiveCell(o report.ObjectiveResult) string {
+	var v string
+	switch {
+	case o.Missing:
+		v = "-"
+	case o.Unit == "ms":
+		v = fmt.Sprintf("%.1f", float64(o.Measured))
+	case o.Key == "attainment":
+		v = fmt.Sprintf("%.1f", float64(o.Measured)*100)
+	default:
+		v = fmt.Sprintf("%.2f", float64(o.Measured)*100)
+	}
+	if !o.Pass {
+		v += "*"
+	}
+	return v
+}
+
+// KneeSummary describes a knee in a few lines of text: the knee round and
+// its figures, the round above it, the replicas for the target load, and
+// the reason; or why there is no knee. bench, when not nil, names a
+// benchmark by index (the console passes the report's strategy labels).
+func KneeSummary(k *report.Knee, bench func(i int) string) string {
+	if k == nil {
+		return ""
+	}
+	name := func(i report.Int) string {
+		s := fmt.Sprintf("benchmark %d", i)
+		if bench != nil {
+			if l := bench(int(i)); l != "" {
+				s += " (" + l + ")"
+			}
+		}
+		return s
+	}
+	var b strings.Builder
+	mode := k.Mode
+	if mode == "" {
+		mode = "knee"
+	}
+	figures := func() string {
+		return fmt.Sprintf("goodput %.1f tok/s of %.1f tok/s throughput, %.2f req/s, concurrency %.2f, TTFT P99 %.1f ms, ITL P95 %.1f ms",
+			float64(k.GoodputOutputTokS), float64(k.ThroughputOutputTokS), float64(k.Rate), float64(k.Concurrency),
+			float64(k.TTFTP99Ms), float64(k.ITLP95Ms))
+	}
+	if k.Found {
+		fmt.Fprintf(&b, "Knee (%s): %s: %s.\n", mode, name(k.Index), figures())
+		if k.Above >= 0 {
+			fmt.Fprintf(&b, "  The SLO breaks above it at %s.\n", name(k.Above))
+		}
+	} else {
+		fmt.Fprintf(&b, "No knee (%s).\n", mode)
+		if k.Index >= 0 {
+			fmt.Fprintf(&b, "  Highest load that held the SLO (a lower bound of the capacity): %s: %s.\n", name(k.Index), figures())
+		}
+	}
+	if k.Reason != "" {
+		fmt.Fprintf(&b, "  %s\n", k.Reason)
+	}
+	if k.TargetLoadTokS > 0 {
+		switch {
+		case k.Replicas > 0 && k.Found:
+			fmt.Fprintf(&b, "  Replicas for %.1f tok/s: %d (target ÷ goodput at the knee, rounded up).\n", float64(k.TargetLoadTokS), k.Replicas)
+		case k.Replicas > 0:
+			fmt.Fprintf(&b, "  Replicas for %.1f tok/s: at most %d (from the lower bound above).\n", float64(k.TargetLoadTokS), k.Replicas)
+		default:
+			fmt.Fprintf(&b, "  Replicas for %.1f tok/s: unknown (no load held the SLO with a goodput above 0).\n", float64(k.TargetLoadTokS))
+		}
+	}
+	return b.String()
+}
