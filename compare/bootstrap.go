@@ -12,7 +12,7 @@ import (
 
 // dist is the empirical distribution of a histogram: bucket values (the
 // bucket's highest equivalent value clamped to the histogram's min and
-// max, as report.HistogramSummary reads them) and cumulative counts.
+// max, as stats.HistogramSummary reads them) and cumulative counts.
 type dist struct {
 	values []float64 // ascending, in the histogram's unit divided by scale
 	cum    []float64 // cumulative counts

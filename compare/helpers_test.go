@@ -32,7 +32,7 @@ const t0 = int64(1_700_000_000) * 1e9
 
 func (s synth) benchmark(t *testing.T) *report.Benchmark {
 	t.Helper()
-	acc, err := accum.NewAccumulator(accum.Config{Start: t0, SampleSize: -1, Seed: 1})
+	acc, err := accum.New(accum.Config{Start: t0, SampleSize: -1, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

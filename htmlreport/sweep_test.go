@@ -41,7 +41,7 @@ func buildSweep(tb testing.TB, sp sweepSpec, keep bool) (*report.Report, []*reco
 	}
 	for k := 0; k < sp.rounds; k++ {
 		rate := 2 * float64(k+1)
-		acc, err := accum.NewAccumulator(accum.Config{Start: t, SampleSize: 5, Seed: 1,
+		acc, err := accum.New(accum.Config{Start: t, SampleSize: 5, Seed: 1,
 			Constraints: []report.Constraint{{Kind: report.ConstraintMaxDuration, Seconds: sp.seconds}}})
 		if err != nil {
 			tb.Fatal(err)

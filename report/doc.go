@@ -7,15 +7,15 @@
 //
 // One Accumulator per benchmark (one rate, one sweep step):
 //
-//	acc, err := report.NewAccumulator(report.Config{
+//	acc, err := accum.New(accum.Config{
 //		Warmup: warm, Cooldown: cool,            // ParseTransientPhase("30s"), ("10%"), ("100r") …
 //		Constraints: []report.Constraint{{Kind: report.ConstraintMaxDuration, Seconds: 120}},
 //		Start: schedulerStart,                   // Unix ns
 //	})
 //	for each completed request: acc.Add(rec)     // one goroutine; rec may be reused afterwards
-//	b := acc.Finish(report.BenchmarkInfo{…})     // strategy, times, scheduler counters, stop reason
+//	b := acc.Finish(accum.BenchmarkInfo{…})     // strategy, times, scheduler counters, stop reason
 //	rep := report.NewReport(version, scenario, b1, b2, …)
-//	rep.WriteJSON(w); report.WriteCSV(w, rep); report.WriteConsole(w, rep)
+//	rep.WriteJSON(w); report.WriteCSV(w, rep); console.Write(w, rep)
 //
 // Read (and Decode) load goodput's JSON, GuideLLM v2, GuideLLM v0.5–v0.6
 // (metadata.version 1), v0.4 ({args, benchmarks}) and the v0.2–v0.3

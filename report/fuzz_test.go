@@ -3,12 +3,13 @@ package report_test
 import (
 	"bytes"
 	"errors"
-	"github.com/goodput-dev/goodput/report"
-	"github.com/goodput-dev/goodput/report/console"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/console"
 )
 
 // FuzzDecode: the report reader never panics, its errors are one line
@@ -43,14 +44,14 @@ func FuzzDecode(f *testing.F) {
 			if !errors.Is(err, report.ErrNotV2) || r.Layout == report.LayoutGoodput || r.Layout == report.LayoutV2 || strings.ContainsAny(err.Error(), "\r\n") {
 				t.Fatalf("accepted report cannot be written: %v", err)
 			}
-			_ = console.WriteConsole(&bytes.Buffer{}, r)
+			_ = console.Write(&bytes.Buffer{}, r)
 			_ = report.WriteCSV(&bytes.Buffer{}, r)
 			return
 		}
 		if _, err := report.Decode(bytes.NewReader(buf.Bytes()), "again.json"); err != nil {
 			t.Fatalf("written report cannot be read back: %v\n%s", err, buf.Bytes())
 		}
-		_ = console.WriteConsole(&bytes.Buffer{}, r)
+		_ = console.Write(&bytes.Buffer{}, r)
 		_ = report.WriteCSV(&bytes.Buffer{}, r)
 	})
 }

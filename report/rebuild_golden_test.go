@@ -64,14 +64,14 @@ func TestRebuildGolden(t *testing.T) {
 	if err := report.WriteCSV(&csv, rep); err != nil {
 		t.Fatal(err)
 	}
-	if err := console.WriteConsole(&con, rep); err != nil {
+	if err := console.Write(&con, rep); err != nil {
 		t.Fatal(err)
 	}
 	compareGolden(t, filepath.Join(dir, "benchmarks.json"), js.Bytes())
 	compareGolden(t, filepath.Join(dir, "benchmarks.csv"), csv.Bytes())
 	compareGolden(t, filepath.Join(dir, "console.txt"), con.Bytes())
 
-	slos, err := aiperf.ParseAIPerfGoodput("time_to_first_token:500 inter_token_latency:50")
+	slos, err := aiperf.ParseGoodput("time_to_first_token:500 inter_token_latency:50")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestRebuildGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, err := aiperf.AIPerfFromJSONL(rep, i, f, "requests.jsonl", aiperf.AIPerfOptions{GoodputVersion: "golden", SLOs: slos})
+		x, err := aiperf.FromJSONL(rep, i, f, "requests.jsonl", aiperf.Options{GoodputVersion: "golden", SLOs: slos})
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -105,7 +105,7 @@ func rebuildBenchmark(t *testing.T, index, streams int, recs []*record.Record, s
 	for _, r := range recs {
 		start, end = min(start, r.Intended), max(end, r.End)
 	}
-	acc, err := accum.NewAccumulator(accum.Config{
+	acc, err := accum.New(accum.Config{
 		Start: start, Seed: uint64(index + 1), SLO: spec,
 		Constraints: []report.Constraint{{Kind: report.ConstraintMaxRequests, Count: len(recs)}},
 	})

@@ -74,7 +74,7 @@ func (s Spec) AttainmentFloor() (floor float64, explicit bool) {
 
 // Judge judges a finished benchmark: goodput from the counts, every
 // objective from the benchmark's distributions (see the package
-// documentation). It implements report.SLO.
+// documentation). It implements accum.SLO.
 func (s Spec) Judge(b *report.Benchmark, c report.GoodputCounts) *report.SLOResult {
 	r := &report.SLOResult{Spec: s.String(), Default: s.Default, GoodRequests: report.Int(c.Good), Objectives: []report.ObjectiveResult{}}
 	if c.Judged > 0 {

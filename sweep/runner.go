@@ -62,7 +62,7 @@ type Runner struct {
 	// against: the knee search needs it); Start and Constraints are filled
 	// in per round.
 	Report accum.Config
-	// Info is the template of every round's report.BenchmarkInfo (run id,
+	// Info is the template of every round's accum.BenchmarkInfo (run id,
 	// backend, requests, environment); strategy, timings and counters are
 	// filled in per round.
 	Info accum.BenchmarkInfo
@@ -146,7 +146,7 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, drain
 	cfg := r.Report
 	cfg.Start = start
 	cfg.Constraints = ReportConstraints(r.Constraints)
-	acc, err := accum.NewAccumulator(cfg)
+	acc, err := accum.New(cfg)
 	if err != nil {
 		return Round{}, err
 	}

@@ -415,7 +415,7 @@ func (r *Runner) emptyRound(index int, sr ShardRound, start int64) (Round, error
 	cfg := r.Report
 	cfg.Start = start
 	cfg.Constraints = ReportConstraints(r.Constraints)
-	acc, err := accum.NewAccumulator(cfg)
+	acc, err := accum.New(cfg)
 	if err != nil {
 		return Round{}, err
 	}

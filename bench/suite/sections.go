@@ -324,7 +324,7 @@ func (s *suite) memory() error {
 	s.add("memory", fmt.Sprintf("%d requests: RSS at 90%% of the run", n), at(.9), "MB", "", nil)
 	s.add("memory", fmt.Sprintf("%d requests: peak RSS", n), u.maxRSSMB, "MB", "< 150", le(u.maxRSSMB, 150))
 	// The report keeps exact per-request statistics up to
-	// report.DefaultExactCap requests per benchmark (fixed-size histograms
+	// accum.DefaultExactCap requests per benchmark (fixed-size histograms
 	// beyond), so RSS rises over the first 200,000 requests and must then
 	// stay flat: the second half of the run is the test.
 	growth := at(.9) - at(.5)

@@ -282,7 +282,7 @@ func TestOutputsAIPerf(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v (stderr: %s)", err, stderr)
 		}
-		x, err := aiperf.ReadAIPerf(f, path)
+		x, err := aiperf.Read(f, path)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)

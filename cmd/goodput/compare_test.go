@@ -33,7 +33,7 @@ type cmpRun struct {
 func (c cmpRun) write(t *testing.T, dir, name string) string {
 	t.Helper()
 	const t0 = int64(1_700_000_000) * 1e9
-	acc, err := accum.NewAccumulator(accum.Config{Start: t0, SampleSize: -1, Seed: 1})
+	acc, err := accum.New(accum.Config{Start: t0, SampleSize: -1, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -343,7 +343,7 @@ func writeOutputs(e *env, p *plan, files *runFiles, rep *report.Report, jsonl *o
 		if jsonl != nil {
 			records = files.jsonl // exact, AIPerf's way; else approximated from the report
 		}
-		opts := aiperf.AIPerfOptions{GoodputVersion: version, ArtifactDir: files.dir}
+		opts := aiperf.Options{GoodputVersion: version, ArtifactDir: files.dir}
 		if rep.Goodput != nil && rep.Goodput.Metadata != nil {
 			opts.Tokenizer = rep.Goodput.Metadata.Tokenizer
 		}
@@ -354,7 +354,7 @@ func writeOutputs(e *env, p *plan, files *runFiles, rep *report.Report, jsonl *o
 		aiperfPaths = paths
 	}
 	if p.outputs["console"] {
-		if err := console.WriteConsole(e.stdout, rep); err != nil {
+		if err := console.Write(e.stdout, rep); err != nil {
 			return err
 		}
 	}

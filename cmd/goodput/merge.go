@@ -25,7 +25,7 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	out := fs.StringP("output", "o", "", "merged report file, .json (required)")
 	records := fs.StringArray("records", nil, "a shard's request records (JSON Lines), once per shard report in the same order (default: FILE.jsonl beside FILE.json, or requests.jsonl in its run directory)")
 	noRecords := fs.Bool("no-records", false, "merge from the reports' histograms even when the records are available")
-	tol := fs.Duration("tolerance", merge.DefaultMergeTolerance, "how far a shard's first request of a round may be from its scheduled start")
+	tol := fs.Duration("tolerance", merge.DefaultTolerance, "how far a shard's first request of a round may be from its scheduled start")
 	force := fs.Bool("force", false, "overwrite the output file")
 	quiet := fs.Bool("disable-console", false, "print no summary table")
 	if err := parseFlags(fs, args); err != nil {
@@ -59,14 +59,14 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 			return usagef("--output %s is one of the shard reports", *out)
 		}
 	}
-	shards := make([]merge.ShardFile, len(paths))
+	shards := make([]merge.File, len(paths))
 	var lacking []string
 	for i, p := range paths {
 		rep, err := report.Read(p)
 		if err != nil {
 			return usagef("%v", err)
 		}
-		shards[i] = merge.ShardFile{Name: p, Report: rep}
+		shards[i] = merge.File{Name: p, Report: rep}
 		if *noRecords {
 			continue
 		}
@@ -86,15 +86,15 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 		shards[i].RecordsName = rp
 		shards[i].Records = func() (io.ReadCloser, error) { return os.Open(rp) }
 	}
-	opt := merge.MergeOptions{Tolerance: *tol, GoodputVersion: version}
+	opt := merge.Options{Tolerance: *tol, GoodputVersion: version}
 	switch {
 	case *noRecords:
 		opt.NoRecordsReason = "--no-records was given"
 	case len(lacking) > 0:
 		opt.NoRecordsReason = "no request records beside " + strings.Join(lacking, ", ") + " (looked for the same stem with .jsonl and for requests.jsonl in its directory; or give --records)"
 	}
-	rep, err := merge.MergeShards(ctx, shards, opt)
-	var refusal *merge.MergeRefusal
+	rep, err := merge.Shards(ctx, shards, opt)
+	var refusal *merge.Refusal
 	if errors.As(err, &refusal) {
 		return usagef("%s", refusal.Error())
 	}
@@ -109,13 +109,13 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	}
 	mi := rep.Goodput.Merge
 	how := "from the request records (exact)"
-	if mi.Path == merge.MergePathHistograms {
+	if mi.Path == merge.PathHistograms {
 		how = "from the reports' histograms (" + mi.Reason + ")"
 	} else if !mi.Exact {
 		how = "from the request records (see goodput.inexact_reasons)"
 	}
 	if !*quiet {
-		if err := console.WriteConsole(e.stdout, rep); err != nil {
+		if err := console.Write(e.stdout, rep); err != nil {
 			return err
 		}
 	}

@@ -270,7 +270,7 @@ func TestMergeProcesses(t *testing.T) {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
 	mrep := readReport(t, merged)
-	if mi := mrep.Goodput.Merge; mi == nil || mi.Path != merge.MergePathRecords || !mi.Exact || !strings.Contains(stderr, "exact") {
+	if mi := mrep.Goodput.Merge; mi == nil || mi.Path != merge.PathRecords || !mi.Exact || !strings.Contains(stderr, "exact") {
 		t.Fatalf("merge info %+v, stderr %q", mrep.Goodput.Merge, stderr)
 	}
 	m := mrep.Benchmarks[0]
@@ -317,7 +317,7 @@ func TestMergeProcesses(t *testing.T) {
 	}
 	hrep := readReport(t, mergedH)
 	h := hrep.Benchmarks[0]
-	if mi := hrep.Goodput.Merge; mi.Path != merge.MergePathHistograms || mi.Exact || h.Goodput.Exact || !strings.Contains(mi.Reason, "--no-records") {
+	if mi := hrep.Goodput.Merge; mi.Path != merge.PathHistograms || mi.Exact || h.Goodput.Exact || !strings.Contains(mi.Reason, "--no-records") {
 		t.Fatalf("histogram merge info %+v", mi)
 	}
 	if *h.Metrics.RequestTotals != *m.Metrics.RequestTotals || h.Goodput.Requests != m.Goodput.Requests ||
@@ -425,7 +425,7 @@ func TestMergeProcessesRounds(t *testing.T) {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
 	mrep := readReport(t, merged)
-	if len(mrep.Benchmarks) != 2 || mrep.Goodput.Merge.Path != merge.MergePathRecords {
+	if len(mrep.Benchmarks) != 2 || mrep.Goodput.Merge.Path != merge.PathRecords {
 		t.Fatalf("merged %d benchmarks via %s", len(mrep.Benchmarks), mrep.Goodput.Merge.Path)
 	}
 	for k, rate := range []float64{20, 40} {

@@ -163,7 +163,7 @@ func runProfile(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	slos, err := aiperf.ParseAIPerfGoodput(strings.Join(po.goodput, " "))
+	slos, err := aiperf.ParseGoodput(strings.Join(po.goodput, " "))
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -204,15 +204,15 @@ func runProfile(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("reading back the run's report for the AIPerf export: %w", err)
 	}
-	opts := aiperf.AIPerfOptions{
+	opts := aiperf.Options{
 		GoodputVersion: version, SLOs: slos, CLICommand: profileCommand("goodput profile", args),
 		ArtifactDir: lay.target.dir, Tokenizer: tokName,
 	}
 	switch {
 	case po.useServerTokenCount:
-		opts.TokenCounts = aiperf.AIPerfTokensServer
+		opts.TokenCounts = aiperf.TokensServer
 	case tokName != "":
-		opts.TokenCounts = aiperf.AIPerfTokensClient // AIPerf's default: its tokenizer's counts
+		opts.TokenCounts = aiperf.TokensClient // AIPerf's default: its tokenizer's counts
 	}
 	paths, _, err := writeAIPerfExports(rep, lay.records, lay.target, opts)
 	if err != nil {
@@ -620,7 +620,7 @@ func (e aiperfInputError) Unwrap() error { return e.err }
 // aiperfTarget says where the AIPerf exports of one report go: one
 // benchmark writes single (or dir/base) and its CSV beside it; several
 // write dir/<label>/base and its CSV, <label> being AIPerf's variation
-// name (report.AIPerfLabels).
+// name (aiperf.Labels).
 type aiperfTarget struct {
 	dir, base string
 	single    string // "" = dir/base
@@ -630,11 +630,11 @@ type aiperfTarget struct {
 // benchmark of rep: from the records file when one is given (exact,
 // AIPerf's way), else approximated from the report (approx is then true).
 // It returns the paths written.
-func writeAIPerfExports(rep *report.Report, records string, t aiperfTarget, opts aiperf.AIPerfOptions) (paths []string, approx bool, err error) {
+func writeAIPerfExports(rep *report.Report, records string, t aiperfTarget, opts aiperf.Options) (paths []string, approx bool, err error) {
 	if len(rep.Benchmarks) == 0 {
 		return nil, false, nil
 	}
-	labels := aiperf.AIPerfLabels(rep)
+	labels := aiperf.Labels(rep)
 	for i := range rep.Benchmarks {
 		jsonPath := filepath.Join(t.dir, t.base)
 		if len(rep.Benchmarks) > 1 {
@@ -642,19 +642,19 @@ func writeAIPerfExports(rep *report.Report, records string, t aiperfTarget, opts
 		} else if t.single != "" {
 			jsonPath = t.single
 		}
-		var x *aiperf.AIPerfExport
+		var x *aiperf.Export
 		if records != "" {
 			f, err := os.Open(records)
 			if err != nil {
 				return paths, false, aiperfInputError{fmt.Errorf("records file: %w", err)}
 			}
-			x, err = aiperf.AIPerfFromJSONL(rep, i, f, records, opts)
+			x, err = aiperf.FromJSONL(rep, i, f, records, opts)
 			f.Close()
 			if err != nil {
 				return paths, false, aiperfInputError{fmt.Errorf("AIPerf export of benchmark %d: %w", i, err)}
 			}
 		} else {
-			if x, err = aiperf.AIPerfFromReport(rep, i, opts); err != nil {
+			if x, err = aiperf.FromReport(rep, i, opts); err != nil {
 				return paths, false, aiperfInputError{fmt.Errorf("AIPerf export of benchmark %d: %w", i, err)}
 			}
 			approx = true

@@ -13,21 +13,21 @@ import (
 	"github.com/goodput-dev/goodput/report/aiperf"
 )
 
-func readAIPerf(t *testing.T, path string) *aiperf.AIPerfExport {
+func readAIPerf(t *testing.T, path string) *aiperf.Export {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	x, err := aiperf.ReadAIPerf(f, path)
+	x, err := aiperf.Read(f, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return x
 }
 
-func metricAvg(t *testing.T, x *aiperf.AIPerfExport, tag string) float64 {
+func metricAvg(t *testing.T, x *aiperf.Export, tag string) float64 {
 	t.Helper()
 	m := x.Metric(tag)
 	if m == nil || m.Avg == nil {

@@ -98,7 +98,7 @@ func runReport(_ context.Context, e *env, args []string) error {
 				}
 				fmt.Fprintf(e.stdout, "== %s ==\n", f)
 			}
-			if err := console.WriteConsole(e.stdout, rep); err != nil {
+			if err := console.Write(e.stdout, rep); err != nil {
 				return err
 			}
 		}
@@ -132,7 +132,7 @@ func runReport(_ context.Context, e *env, args []string) error {
 				records = findRecords(f, rep)
 			}
 			paths, approx, err := writeAIPerfExports(rep, records, aiperfTarget{dir: dir, base: "profile_export_aiperf.json"},
-				aiperf.AIPerfOptions{GoodputVersion: version})
+				aiperf.Options{GoodputVersion: version})
 			var bad aiperfInputError
 			if errors.As(err, &bad) {
 				return usagef("%s", strings.ReplaceAll(bad.Error(), "\n", " "))

@@ -101,7 +101,7 @@ type Accumulator struct {
 	sums        sumStore
 	overCap     int64 // valid, classified records beyond ExactCap
 	overOutside int64 // of those, decided outside the window
-	approx      *approxAgg
+	binned      *binnedAgg
 
 	hist         [numHist][report.NumStatus]*stats.HistAcc
 	pending      []pendingRec
@@ -196,8 +196,8 @@ type pendingRec struct {
 	srv, cli int
 }
 
-// NewAccumulator returns an Accumulator for one benchmark.
-func NewAccumulator(cfg Config) (*Accumulator, error) {
+// New returns an Accumulator for one benchmark.
+func New(cfg Config) (*Accumulator, error) {
 	a := &Accumulator{cfg: cfg, exactCap: cfg.ExactCap, tokenEventCap: cfg.TokenEventCap, sampleSize: cfg.SampleSize}
 	if a.exactCap <= 0 {
 		a.exactCap = DefaultExactCap
@@ -305,7 +305,7 @@ func (a *Accumulator) Add(r *record.Record) {
 		s.flags |= flagOnlineIn
 		a.feedHist(&s, r.ChunkTimes, r.ChunkTokens, r.ServerOutputTokens, r.ClientOutputTokens)
 		if over {
-			a.approxAdd(&s)
+			a.binnedAdd(&s)
 			countGood(&a.goodOver, &s)
 		}
 	case decOut:
@@ -457,7 +457,7 @@ func (a *Accumulator) resolvePending(in func(*RequestSummary) bool) {
 		if p.idx >= 0 {
 			a.sums.at(p.idx).flags |= flagOnlineIn
 		} else {
-			a.approxAdd(&p.s)
+			a.binnedAdd(&p.s)
 			countGood(&a.goodOver, &p.s)
 		}
 	}

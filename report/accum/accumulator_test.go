@@ -92,7 +92,7 @@ var goldenRecords = []recSpec{
 
 func runGolden(t *testing.T, cfg Config, specs []recSpec, info BenchmarkInfo) *report.Benchmark {
 	t.Helper()
-	a, err := NewAccumulator(cfg)
+	a, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

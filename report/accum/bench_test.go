@@ -106,7 +106,7 @@ func BenchmarkAggregate1M(b *testing.B) {
 		r := record.New()
 		c0 := cpuTime()
 		t0 := time.Now()
-		a, err := NewAccumulator(Config{Start: start, Constraints: []report.Constraint{{Kind: report.ConstraintMaxRequests, Count: n}}})
+		a, err := New(Config{Start: start, Constraints: []report.Constraint{{Kind: report.ConstraintMaxRequests, Count: n}}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -150,7 +150,7 @@ func BenchmarkAggregate1M(b *testing.B) {
 // chunks).
 func BenchmarkAdd(b *testing.B) {
 	start := int64(1_700_000_000_000_000_000)
-	a, err := NewAccumulator(Config{Start: start})
+	a, err := New(Config{Start: start})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,9 +2,10 @@ package accum
 
 import (
 	"encoding/json"
-	"github.com/goodput-dev/goodput/report"
 	"strings"
 	"testing"
+
+	"github.com/goodput-dev/goodput/report"
 )
 
 func TestStrategyJSON(t *testing.T) {
@@ -65,7 +66,7 @@ func TestConstraintJSON(t *testing.T) {
 		if _, err := json.Marshal(bad); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
-		if _, err := NewAccumulator(Config{Constraints: []report.Constraint{bad}}); err == nil {
+		if _, err := New(Config{Constraints: []report.Constraint{bad}}); err == nil {
 			t.Errorf("%+v: NewAccumulator accepted it", bad)
 		}
 	}
@@ -118,18 +119,18 @@ func TestNewAccumulatorValidation(t *testing.T) {
 	// A warmup in seconds counts from the scheduler start, which must be
 	// known.
 	p, _ := report.ParseTransientPhase("30s")
-	if _, err := NewAccumulator(Config{Warmup: p, Constraints: []report.Constraint{{Kind: report.ConstraintMaxDuration, Seconds: 60}}}); err == nil ||
+	if _, err := New(Config{Warmup: p, Constraints: []report.Constraint{{Kind: report.ConstraintMaxDuration, Seconds: 60}}}); err == nil ||
 		!strings.Contains(err.Error(), "Config.Start") {
 		t.Errorf("err = %v", err)
 	}
 	bad := -0.5
-	if _, err := NewAccumulator(Config{Cooldown: report.TransientPhase{Percent: &bad}}); err == nil {
+	if _, err := New(Config{Cooldown: report.TransientPhase{Percent: &bad}}); err == nil {
 		t.Error("negative percent accepted")
 	}
 }
 
 func TestInvalidRecordsAreCounted(t *testing.T) {
-	a, err := NewAccumulator(Config{})
+	a, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,9 +2,10 @@ package accum
 
 import (
 	"fmt"
+	"math"
+
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/stats"
-	"math"
 )
 
 // scratch holds Finish's reusable memory: one sample array as long as the

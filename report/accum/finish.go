@@ -3,12 +3,13 @@ package accum
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/goodput-dev/goodput/report"
-	"github.com/goodput-dev/goodput/report/stats"
 	"hash/fnv"
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/stats"
 )
 
 // BenchmarkInfo is what the load engine knows about a finished benchmark,
@@ -131,15 +132,15 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 		a.errorCounts(in, ex)
 	} else {
 		for _, i := range in {
-			a.approxAdd(a.sums.at(int(i)))
+			a.binnedAdd(a.sums.at(int(i)))
 		}
-		a.ensureApprox(w.ReqStart)
-		m = a.approx.metrics(w, ex)
-		a.approx.extras(ex)
+		a.ensureBinned(w.ReqStart)
+		m = a.binned.metrics(w, ex)
+		a.binned.extras(ex)
 		ex.Metrics = a.histExtras()
 		ex.Exact = false
 		ex.InexactReasons = append(ex.InexactReasons, fmt.Sprintf(
-			"%d requests exceeded the exact cap of %d: percentiles, medians and modes are derived from HDR histograms (3 significant digits) and rate and concurrency distributions from %d time bins", a.overCap, a.exactCap, approxBins))
+			"%d requests exceeded the exact cap of %d: percentiles, medians and modes are derived from HDR histograms (3 significant digits) and rate and concurrency distributions from %d time bins", a.overCap, a.exactCap, binnedTimeBins))
 		outside += a.overOutside
 	}
 	var good report.GoodputCounts

@@ -111,10 +111,10 @@ func TestHDRAccSummary(t *testing.T) {
 	}
 }
 
-// approxRecords is a 400-request open-loop run at 20 req/s: request i is
+// binnedRecords is a 400-request open-loop run at 20 req/s: request i is
 // sent at i·50 ms, has a TTFT of 80 + (i·37 mod 50) ms, then 16 chunks
 // 10 + (i mod 5) ms apart; every 13th fails with HTTP 500.
-func approxRecords(n int) []recSpec {
+func binnedRecords(n int) []recSpec {
 	var out []recSpec
 	for i := 0; i < n; i++ {
 		t0 := float64(i) * 50
@@ -141,7 +141,7 @@ func approxRecords(n int) []recSpec {
 // sums), percentiles within the histograms' 0.1% (plus one sample's
 // spacing).
 func TestBeyondExactCap(t *testing.T) {
-	specs := approxRecords(400)
+	specs := binnedRecords(400)
 	cfg := Config{Start: base, Constraints: []report.Constraint{{Kind: report.ConstraintMaxDuration, Seconds: 20}}}
 	info := BenchmarkInfo{RunID: "x", Start: base, StopTime: ms(20000)}
 	exact := runGolden(t, cfg, specs, info)
@@ -194,7 +194,7 @@ func TestBeyondExactCap(t *testing.T) {
 // TestTokenEventCap: above the token event cap the token rate
 // distributions come from time bins (flagged); their means stay close.
 func TestTokenEventCap(t *testing.T) {
-	specs := approxRecords(200)
+	specs := binnedRecords(200)
 	cfg := Config{Start: base}
 	info := BenchmarkInfo{RunID: "x", Start: base}
 	exact := runGolden(t, cfg, specs, info)
@@ -221,7 +221,7 @@ func TestTokenEventCap(t *testing.T) {
 }
 
 func TestSamplingIsSeededAndBounded(t *testing.T) {
-	specs := approxRecords(300)
+	specs := binnedRecords(300)
 	ids := func(seed uint64) []string {
 		b := runGolden(t, Config{Start: base, Seed: seed, SampleSize: 5}, specs, BenchmarkInfo{RunID: "x", Start: base})
 		var out []string

@@ -543,7 +543,7 @@ func TestConsoleAndCSVGolden(t *testing.T) {
 		r    *report.Report
 	}{{"legacy_v0.3", legacy}, {"goodput", goldenReport(t)}} {
 		var con, csvb bytes.Buffer
-		if err := console.WriteConsole(&con, tc.r); err != nil {
+		if err := console.Write(&con, tc.r); err != nil {
 			t.Fatal(err)
 		}
 		if err := report.WriteCSV(&csvb, tc.r); err != nil {
@@ -645,7 +645,7 @@ var _ = record.New
 // TestEmptyBenchmark: a benchmark without requests still writes a report
 // GuideLLM loads (all distributions zero).
 func TestEmptyBenchmark(t *testing.T) {
-	a, err := NewAccumulator(Config{})
+	a, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,10 @@ package accum
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/goodput-dev/goodput/report"
 	"strings"
 	"testing"
+
+	"github.com/goodput-dev/goodput/report"
 )
 
 // TestTelemetryExtrasJSON: goodput.telemetry is absent without telemetry

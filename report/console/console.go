@@ -2,12 +2,13 @@ package console
 
 import (
 	"fmt"
-	"github.com/goodput-dev/goodput/report"
 	"io"
 	"strings"
+
+	"github.com/goodput-dev/goodput/report"
 )
 
-// WriteConsole writes a summary of every benchmark as aligned text
+// Write writes a summary of every benchmark as aligned text
 // tables, like GuideLLM's console output: requests and throughput, then
 // latency percentiles of the successful requests (TTFT, ITL and TPOT as
 // GuideLLM defines them, and end-to-end latency, all in ms). A goodput
@@ -20,7 +21,7 @@ import (
 // with "*" in the tables of latency figures, and a footnote gives the
 // reason. Missing figures (older GuideLLM reports) are shown as "-". The
 // output depends only on the report.
-func WriteConsole(w io.Writer, r *report.Report) error {
+func Write(w io.Writer, r *report.Report) error {
 	var b strings.Builder
 	t1 := &textTable{
 		title:  "Requests and throughput (request counts in the measurement window; rates are means)",

@@ -24,8 +24,8 @@ func TestLegacyAsV2Console(t *testing.T) {
 		t.Fatal(err)
 	}
 	var c1, c2 bytes.Buffer
-	_ = WriteConsole(&c1, r)
-	_ = WriteConsole(&c2, back)
+	_ = Write(&c1, r)
+	_ = Write(&c2, back)
 	if c1.String() != c2.String() {
 		t.Errorf("console of the converted report differs:\n%s\nwant:\n%s", c2.String(), c1.String())
 	}

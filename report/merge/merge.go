@@ -4,19 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/goodput-dev/goodput/report"
-	"github.com/goodput-dev/goodput/report/accum"
 	"io"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
 )
 
 // Merging shard reports.
 //
-// MergeShards checks that the shard reports form one run (every index
+// Shards checks that the shard reports form one run (every index
 // 0..n-1 exactly once, one configuration hash, the same timetable, every
 // shard on time) and combines them, round by round, into the report of the
 // whole run. With every shard's request records it rebuilds each round
@@ -27,18 +28,18 @@ import (
 // for what is approximate, which the merged benchmarks state in
 // goodput.inexact_reasons).
 
-// DefaultMergeTolerance is how far a shard's first dispatch of a round may
+// DefaultTolerance is how far a shard's first dispatch of a round may
 // be from its scheduled start before the merge refuses it as late.
-const DefaultMergeTolerance = time.Second
+const DefaultTolerance = time.Second
 
 // Merge paths (MergeInfo.Path).
 const (
-	MergePathRecords    = "records"
-	MergePathHistograms = "histograms"
+	PathRecords    = "records"
+	PathHistograms = "histograms"
 )
 
-// ShardFile is one shard report to merge.
-type ShardFile struct {
+// File is one shard report to merge.
+type File struct {
 	Name   string // the report's file name, for messages
 	Report *report.Report
 	// Records opens the shard's JSON Lines request records; nil when they
@@ -47,10 +48,10 @@ type ShardFile struct {
 	RecordsName string
 }
 
-// MergeOptions tunes MergeShards.
-type MergeOptions struct {
+// Options tunes Shards.
+type Options struct {
 	// Tolerance is how far a shard's first dispatch of a round may be from
-	// its scheduled start (0: DefaultMergeTolerance).
+	// its scheduled start (0: DefaultTolerance).
 	Tolerance time.Duration
 	// NoRecordsReason says why records are not used when some shard has
 	// none (stated in the merged report); "" derives one.
@@ -60,15 +61,15 @@ type MergeOptions struct {
 	GoodputVersion string
 }
 
-// MergeRefusal is the error for shard reports that cannot be merged: a
+// Refusal is the error for shard reports that cannot be merged: a
 // missing, duplicate, foreign, incomplete or late shard. Its message is
 // one line naming the file (when there is one) and the problem.
-type MergeRefusal struct {
+type Refusal struct {
 	File    string
 	Problem string
 }
 
-func (e *MergeRefusal) Error() string {
+func (e *Refusal) Error() string {
 	if e.File == "" {
 		return e.Problem
 	}
@@ -76,14 +77,14 @@ func (e *MergeRefusal) Error() string {
 }
 
 func refuse(file, format string, args ...any) error {
-	return &MergeRefusal{File: file, Problem: fmt.Sprintf(format, args...)}
+	return &Refusal{File: file, Problem: fmt.Sprintf(format, args...)}
 }
 
-// ShardRecordID is the id a shard's record takes in a merged run: id +
+// RecordID is the id a shard's record takes in a merged run: id +
 // shard × 10¹² (shard 3's record 17 becomes 3000000000017), so that the
 // shards' ids, which each count from 1, stay distinct. An id already at
 // or beyond 10¹² (an engine that offsets ids itself) is kept.
-func ShardRecordID(shard int, id uint64) uint64 {
+func RecordID(shard int, id uint64) uint64 {
 	const stride = 1_000_000_000_000
 	if shard <= 0 || id >= stride {
 		return id
@@ -93,7 +94,7 @@ func ShardRecordID(shard int, id uint64) uint64 {
 
 // shardSet is a validated set of shards, ordered by index.
 type shardSet struct {
-	files []ShardFile
+	files []File
 	info  *report.ShardInfo // shard 0's identity
 	tol   time.Duration
 	// windows[k] is round k's merged window; rounds[k] the merge's view.
@@ -108,19 +109,19 @@ func (s *shardSet) round(i, k int) (*report.Benchmark, *report.ShardRound) {
 	return b, b.Goodput.Shard
 }
 
-// MergeShards merges the shard reports of one run into its report. A
-// refusal is a *MergeRefusal; other errors concern reading the records,
+// Shards merges the shard reports of one run into its report. A
+// refusal is a *Refusal; other errors concern reading the records,
 // or ctx's end (checked between rounds and every few thousand records).
-func MergeShards(ctx context.Context, shards []ShardFile, opt MergeOptions) (*report.Report, error) {
+func Shards(ctx context.Context, shards []File, opt Options) (*report.Report, error) {
 	if opt.Tolerance <= 0 {
-		opt.Tolerance = DefaultMergeTolerance
+		opt.Tolerance = DefaultTolerance
 	}
 	set, err := checkShards(shards, opt.Tolerance)
 	if err != nil {
 		return nil, err
 	}
 	mi := &report.MergeInfo{
-		Shards: report.Int(set.n()), ConfigHash: set.info.ConfigHash, Path: MergePathHistograms,
+		Shards: report.Int(set.n()), ConfigHash: set.info.ConfigHash, Path: PathHistograms,
 		Window: report.MergeWindowRule, ToleranceSeconds: report.Float(opt.Tolerance.Seconds()), Rounds: set.rounds,
 	}
 	for _, f := range set.files {
@@ -136,7 +137,7 @@ func MergeShards(ctx context.Context, shards []ShardFile, opt MergeOptions) (*re
 	}
 	var benches []*report.Benchmark
 	if useRecords {
-		mi.Path = MergePathRecords
+		mi.Path = PathRecords
 		benches, err = set.mergeRecords(ctx)
 		if err != nil {
 			return nil, err
@@ -188,7 +189,7 @@ func MergeShards(ctx context.Context, shards []ShardFile, opt MergeOptions) (*re
 }
 
 // checkShards validates the shard set and orders it by index.
-func checkShards(shards []ShardFile, tol time.Duration) (*shardSet, error) {
+func checkShards(shards []File, tol time.Duration) (*shardSet, error) {
 	if len(shards) == 0 {
 		return nil, refuse("", "no shard reports given")
 	}
@@ -202,7 +203,7 @@ func checkShards(shards []ShardFile, tol time.Duration) (*shardSet, error) {
 	if ref.Count < 1 {
 		return nil, refuse(shards[0].Name, "shard count %d: want ≥ 1", ref.Count)
 	}
-	byIndex := map[report.Int]*ShardFile{}
+	byIndex := map[report.Int]*File{}
 	for i := range shards {
 		f := &shards[i]
 		id := f.Report.Goodput.Shard

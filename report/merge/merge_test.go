@@ -99,7 +99,7 @@ func mergeScenario(t testing.TB) *report.Scenario {
 
 // shardFixture is a set of synthetic shard reports with their records.
 type shardFixture struct {
-	files []ShardFile
+	files []File
 	recs  [][]*record.Record
 	jsonl [][]byte
 }
@@ -125,7 +125,7 @@ func buildShardSet(t testing.TB, perShards []int) *shardFixture {
 	n := len(perShards)
 	for i, perShard := range perShards {
 		recs := synthShardRecords(i, perShard)
-		acc, err := accum.NewAccumulator(accum.Config{Start: mergeStart, Constraints: mergeCons, SampleSize: 5, Seed: uint64(i)})
+		acc, err := accum.New(accum.Config{Start: mergeStart, Constraints: mergeCons, SampleSize: 5, Seed: uint64(i)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +178,7 @@ func buildShardSet(t testing.TB, perShards []int) *shardFixture {
 			t.Fatal(err)
 		}
 		data := buf.Bytes()
-		fx.files = append(fx.files, ShardFile{Name: name, Report: back, RecordsName: strings.TrimSuffix(name, ".json") + ".jsonl",
+		fx.files = append(fx.files, File{Name: name, Report: back, RecordsName: strings.TrimSuffix(name, ".json") + ".jsonl",
 			Records: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }})
 		fx.recs = append(fx.recs, recs)
 		fx.jsonl = append(fx.jsonl, data)
@@ -192,7 +192,7 @@ func buildShardSet(t testing.TB, perShards []int) *shardFixture {
 func (fx *shardFixture) reference(t *testing.T) *report.Benchmark {
 	t.Helper()
 	n := len(fx.files)
-	acc, err := accum.NewAccumulator(accum.Config{Start: mergeStart, Constraints: mergeCons, SampleSize: 5, Seed: 42, ExactCap: accum.DefaultExactCap})
+	acc, err := accum.New(accum.Config{Start: mergeStart, Constraints: mergeCons, SampleSize: 5, Seed: 42, ExactCap: accum.DefaultExactCap})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,12 +241,12 @@ func benchJSON(t *testing.T, b *report.Benchmark) string {
 // byte for byte, the benchmark one accumulator fed every request writes.
 func TestMergeFromRecordsIsExact(t *testing.T) {
 	fx := buildShards(t, 3, 60)
-	rep, err := MergeShards(context.Background(), fx.files, MergeOptions{})
+	rep, err := Shards(context.Background(), fx.files, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mi := rep.Goodput.Merge
-	if mi.Path != MergePathRecords || !mi.Exact || mi.Shards != 3 || rep.Goodput.RunID != "run-m" || rep.Goodput.Shard != nil {
+	if mi.Path != PathRecords || !mi.Exact || mi.Shards != 3 || rep.Goodput.RunID != "run-m" || rep.Goodput.Shard != nil {
 		t.Fatalf("merge info %+v", mi)
 	}
 	got, want := rep.Benchmarks[0], fx.reference(t)
@@ -282,7 +282,7 @@ func TestMergeEmptyShard(t *testing.T) {
 				files[i].Records = nil
 			}
 		}
-		rep, err := MergeShards(context.Background(), files, MergeOptions{})
+		rep, err := Shards(context.Background(), files, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -303,12 +303,12 @@ func TestMergeFromHistograms(t *testing.T) {
 	for i := range fx.files {
 		fx.files[i].Records = nil
 	}
-	rep, err := MergeShards(context.Background(), fx.files, MergeOptions{NoRecordsReason: "test"})
+	rep, err := Shards(context.Background(), fx.files, Options{NoRecordsReason: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mi := rep.Goodput.Merge
-	if mi.Path != MergePathHistograms || mi.Exact || mi.Reason != "test" {
+	if mi.Path != PathHistograms || mi.Exact || mi.Reason != "test" {
 		t.Fatalf("merge info %+v", mi)
 	}
 	got, want := rep.Benchmarks[0], fx.reference(t)
@@ -495,7 +495,7 @@ func TestMixtureAndSumSummaries(t *testing.T) {
 
 // edit rewrites a shard's report through its JSON (as a user or another
 // run would leave it on disk).
-func edit(t *testing.T, f ShardFile, name string, change func(m map[string]any)) ShardFile {
+func edit(t *testing.T, f File, name string, change func(m map[string]any)) File {
 	t.Helper()
 	raw, err := f.Report.MarshalJSONBytes()
 	if err != nil {
@@ -513,7 +513,7 @@ func edit(t *testing.T, f ShardFile, name string, change func(m map[string]any))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ShardFile{Name: name, Report: r}
+	return File{Name: name, Report: r}
 }
 
 func path(m map[string]any, keys ...string) map[string]any {
@@ -536,41 +536,41 @@ func TestMergeRefusals(t *testing.T) {
 	}
 	cases := []struct {
 		name   string
-		files  []ShardFile
+		files  []File
 		file   string // the file the message must name ("" for none)
 		substr string
 	}{
-		{"missing", []ShardFile{f[0], f[2]}, "", "missing shard 1 of 3"},
-		{"duplicate", []ShardFile{f[0], f[1], f[2], edit(t, f[1], "copy.json", func(map[string]any) {})}, "copy.json", "duplicate shard index 1"},
-		{"another configuration", []ShardFile{f[0], f[1], edit(t, f[2], "other.json", func(m map[string]any) {
+		{"missing", []File{f[0], f[2]}, "", "missing shard 1 of 3"},
+		{"duplicate", []File{f[0], f[1], f[2], edit(t, f[1], "copy.json", func(map[string]any) {})}, "copy.json", "duplicate shard index 1"},
+		{"another configuration", []File{f[0], f[1], edit(t, f[2], "other.json", func(m map[string]any) {
 			path(m, "goodput", "shard")["config_hash"] = "beef"
 		})}, "other.json", "configuration hash beef differs"},
-		{"other count", []ShardFile{f[0], f[1], edit(t, f[2], "four.json", func(m map[string]any) {
+		{"other count", []File{f[0], f[1], edit(t, f[2], "four.json", func(m map[string]any) {
 			path(m, "goodput", "shard")["count"] = 4
 		})}, "four.json", "shard count 4"},
-		{"late", []ShardFile{f[0], edit(t, f[1], "late.json", func(m map[string]any) {
+		{"late", []File{f[0], edit(t, f[1], "late.json", func(m map[string]any) {
 			sm := path(m, "benchmarks", "scheduler_metrics")
 			v, _ := sm["request_start_time"].(json.Number).Float64()
 			sm["request_start_time"] = v + 2
 		}), f[2]}, "late.json", "late shard"},
-		{"windows apart", []ShardFile{f[0], edit(t, f[1], "apart.json", func(m map[string]any) {
+		{"windows apart", []File{f[0], edit(t, f[1], "apart.json", func(m map[string]any) {
 			b := path(m, "benchmarks")
 			st, _ := b["start_time"].(json.Number).Float64()
 			en, _ := b["end_time"].(json.Number).Float64()
 			b["start_time"], b["end_time"] = st+100, en+100
 		}), f[2]}, "apart.json", "does not overlap"},
-		{"not a shard", []ShardFile{f[0], edit(t, f[1], "plain.json", func(m map[string]any) {
+		{"not a shard", []File{f[0], edit(t, f[1], "plain.json", func(m map[string]any) {
 			delete(path(m, "goodput"), "shard")
 		}), f[2]}, "plain.json", "not a shard report"},
-		{"incomplete", []ShardFile{f[0], f[1], edit(t, f[2], "short.json", func(m map[string]any) {
+		{"incomplete", []File{f[0], f[1], edit(t, f[2], "short.json", func(m map[string]any) {
 			m["benchmarks"] = []any{}
 		})}, "short.json", "has 0 benchmarks"},
 		{"none", nil, "", "no shard reports"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := MergeShards(context.Background(), c.files, MergeOptions{})
-			var mr *MergeRefusal
+			_, err := Shards(context.Background(), c.files, Options{})
+			var mr *Refusal
 			if !errors.As(err, &mr) {
 				t.Fatalf("err %v, want a refusal", err)
 			}
@@ -583,7 +583,7 @@ func TestMergeRefusals(t *testing.T) {
 	// Records that belong to another shard are refused.
 	fx2 := buildShards(t, 2, 20)
 	fx2.files[0].Records, fx2.files[1].Records = fx2.files[1].Records, fx2.files[0].Records
-	if _, err := MergeShards(context.Background(), fx2.files, MergeOptions{}); err == nil || !strings.Contains(err.Error(), "shard 1's") {
+	if _, err := Shards(context.Background(), fx2.files, Options{}); err == nil || !strings.Contains(err.Error(), "shard 1's") {
 		t.Fatalf("swapped records: %v", err)
 	}
 }
@@ -623,7 +623,7 @@ func checkGuideLLM(t *testing.T, r *report.Report) {
 }
 
 func TestBenchmarkIDMatchesFinish(t *testing.T) {
-	acc, err := accum.NewAccumulator(accum.Config{})
+	acc, err := accum.New(accum.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -651,13 +651,13 @@ func FuzzMergeShardReport(f *testing.F) {
 			return
 		}
 		for _, records := range []bool{false, true} {
-			files := []ShardFile{fx.files[0], fx.files[1], {Name: "fuzz.json", Report: r}}
+			files := []File{fx.files[0], fx.files[1], {Name: "fuzz.json", Report: r}}
 			if records {
 				files[2].Records = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(fx.jsonl[2])), nil }
 			} else {
 				files[0].Records, files[1].Records = nil, nil
 			}
-			if _, err := MergeShards(context.Background(), files, MergeOptions{}); err != nil && strings.Contains(err.Error(), "\n") {
+			if _, err := Shards(context.Background(), files, Options{}); err != nil && strings.Contains(err.Error(), "\n") {
 				t.Fatalf("multi-line error: %q", err)
 			}
 		}
@@ -681,7 +681,7 @@ func BenchmarkMergeShards(b *testing.B) {
 				}
 			}
 			for b.Loop() {
-				if _, err := MergeShards(context.Background(), files, MergeOptions{}); err != nil {
+				if _, err := Shards(context.Background(), files, Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,8 +1,9 @@
 package stats
 
 import (
-	"github.com/goodput-dev/goodput/report"
 	"math"
+
+	"github.com/goodput-dev/goodput/report"
 )
 
 // denseValues bounds the small non-negative integer values (token counts,

@@ -1,8 +1,9 @@
 package stats
 
 import (
-	"github.com/goodput-dev/goodput/report"
 	"math"
+
+	"github.com/goodput-dev/goodput/report"
 )
 
 // Sample is one weighted observation.

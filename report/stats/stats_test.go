@@ -2,13 +2,14 @@ package stats
 
 import (
 	"encoding/json"
-	"github.com/goodput-dev/goodput/report"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/goodput-dev/goodput/report"
 )
 
 // want is an expected DistributionSummary (percentiles in key order

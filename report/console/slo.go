@@ -2,9 +2,10 @@ package console
 
 import (
 	"fmt"
-	"github.com/goodput-dev/goodput/report"
 	"strconv"
 	"strings"
+
+	"github.com/goodput-dev/goodput/report"
 )
 
 // sloTable builds the console's SLO table: per benchmark, the verdict,

@@ -1,8 +1,9 @@
 package stats
 
 import (
-	"github.com/goodput-dev/goodput/report"
 	"math"
+
+	"github.com/goodput-dev/goodput/report"
 )
 
 // mergeThreshold is GuideLLM's threshold (0.1 ms) below which neighbouring
@@ -53,7 +54,7 @@ func RateDistribution(events []Event, w Window) report.DistributionSummary {
 
 // rateStream computes a rate distribution from events pushed in time
 // order, keeping only O(1) state besides the (rate, duration) pairs.
-type rateStream struct {
+type RateStream struct {
 	win     Window
 	Sink    []Tagged // (rate, duration)
 	has     bool     // a merge group is open
@@ -64,8 +65,8 @@ type rateStream struct {
 	occ     float64 // Σ merged weights
 }
 
-func NewRateStream(w Window, sink []Tagged) *rateStream {
-	r := &rateStream{win: w, Sink: sink[:0]}
+func NewRateStream(w Window, sink []Tagged) *RateStream {
+	r := &RateStream{win: w, Sink: sink[:0]}
 	if w.HasStart && !(w.HasEnd && w.Start > w.End) {
 		// GuideLLM inserts a zero-weight event at the window start (its
 		// end filter drops it again when the window is inverted).
@@ -75,14 +76,14 @@ func NewRateStream(w Window, sink []Tagged) *rateStream {
 }
 
 // push adds an event; events must come in non-decreasing time order.
-func (r *rateStream) Push(t, w float64) {
+func (r *RateStream) Push(t, w float64) {
 	if (r.win.HasStart && t < r.win.Start) || (r.win.HasEnd && t > r.win.End) {
 		return
 	}
 	r.merge(t, w)
 }
 
-func (r *rateStream) merge(t, w float64) {
+func (r *RateStream) merge(t, w float64) {
 	if r.has && t <= r.gt+mergeThreshold {
 		r.gw += w
 		return
@@ -93,7 +94,7 @@ func (r *rateStream) merge(t, w float64) {
 	r.has, r.gt, r.gw = true, t, w
 }
 
-func (r *rateStream) emit(t, w float64) {
+func (r *RateStream) emit(t, w float64) {
 	r.occ += w
 	if r.n == 0 {
 		r.pt, r.pw, r.prevMid, r.n = t, w, t, 1
@@ -108,7 +109,7 @@ func (r *rateStream) emit(t, w float64) {
 
 // finish closes the stream and summarises the rates (the distinct rates
 // are merged in place in the sink).
-func (r *rateStream) Finish() report.DistributionSummary {
+func (r *RateStream) Finish() report.DistributionSummary {
 	if r.win.HasEnd {
 		r.merge(r.win.End, 0)
 	}

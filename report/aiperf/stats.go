@@ -8,9 +8,9 @@ import (
 	"github.com/goodput-dev/goodput/report/stats"
 )
 
-// AIPerfPercentiles are the percentiles AIPerf reports for a record metric
+// Percentiles are the percentiles AIPerf reports for a record metric
 // (keys p1 … p99), in this order.
-var AIPerfPercentiles = [9]int{1, 5, 10, 25, 50, 75, 90, 95, 99}
+var Percentiles = [9]int{1, 5, 10, 25, 50, 75, 90, 95, 99}
 
 // aiperfStats are AIPerf's statistics of one record metric in the
 // metric's base unit (AIPerf computes them there and converts each one to
@@ -72,7 +72,7 @@ func numpyStats(vals []float64) aiperfStats {
 	})
 	st.std = math.Sqrt(sq / float64(n))
 	st.min, st.max = vals[0], vals[n-1]
-	for k, p := range AIPerfPercentiles {
+	for k, p := range Percentiles {
 		st.pct[k] = numpyPercentile(vals, p)
 	}
 	return st
@@ -174,8 +174,8 @@ func (a *aiperfValues) stats() aiperfStats {
 		rank int64
 		val  float64
 	}
-	ranks := make([]need, 0, 2*len(AIPerfPercentiles))
-	for _, p := range AIPerfPercentiles {
+	ranks := make([]need, 0, 2*len(Percentiles))
+	for _, p := range Percentiles {
 		vi := float64(a.n-1) * (float64(p) / 100)
 		lo := int64(math.Floor(vi))
 		ranks = append(ranks, need{rank: lo}, need{rank: min(lo+1, a.n-1)})
@@ -201,7 +201,7 @@ func (a *aiperfValues) stats() aiperfStats {
 	for ; k < len(order); k++ {
 		ranks[order[k]].val = a.max
 	}
-	for i, p := range AIPerfPercentiles {
+	for i, p := range Percentiles {
 		vi := float64(a.n-1) * (float64(p) / 100)
 		t := vi - math.Floor(vi)
 		st.pct[i] = numpyLerp(ranks[2*i].val, ranks[2*i+1].val, t)

@@ -74,7 +74,7 @@ func (s *shardSet) mergeRecords(ctx context.Context) ([]*report.Benchmark, error
 		if err != nil {
 			return nil, err
 		}
-		acc, err := accum.NewAccumulator(cfg)
+		acc, err := accum.New(cfg)
 		if err != nil {
 			return nil, refuse(s.files[0].Name, "benchmark %d: %v", k, err)
 		}
@@ -91,7 +91,7 @@ func (s *shardSet) mergeRecords(ctx context.Context) ([]*report.Benchmark, error
 			if pick == nil {
 				break
 			}
-			pick.head.ID = ShardRecordID(pick.shard, pick.head.ID)
+			pick.head.ID = RecordID(pick.shard, pick.head.ID)
 			acc.Add(pick.head)
 			if pick.count[k]++; pick.count[k]%4096 == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()

@@ -5,30 +5,31 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/goodput-dev/goodput/report"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/goodput-dev/goodput/report"
 )
 
-// maxAIPerfBytes bounds what ReadAIPerf reads (a summary export is a few
+// maxAIPerfBytes bounds what Read reads (a summary export is a few
 // kilobytes; telemetry can make it larger).
-const maxAIPerfBytes = 256 << 20
+const maxBytes = 256 << 20
 
-// ReadAIPerf reads a profile_export_aiperf.json written by AIPerf (any
+// Read reads a profile_export_aiperf.json written by AIPerf (any
 // schema 1.x, and the older layout that nested metrics under "records")
 // or by goodput. Metric blocks are the top-level objects with a "unit";
-// the keys AIPerfExport does not model are kept verbatim in Other. Null
+// the keys Export does not model are kept verbatim in Other. Null
 // statistics (older writers) are absent values; Python's NaN and Infinity
 // read as absent too. Errors are one line naming the input and the key.
-func ReadAIPerf(r io.Reader, name string) (*AIPerfExport, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxAIPerfBytes+1))
+func Read(r io.Reader, name string) (*Export, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading: %s", name, report.OneLine(err.Error()))
 	}
-	if len(data) > maxAIPerfBytes {
-		return nil, fmt.Errorf("%s: larger than %d bytes", name, maxAIPerfBytes)
+	if len(data) > maxBytes {
+		return nil, fmt.Errorf("%s: larger than %d bytes", name, maxBytes)
 	}
 	clean, _ := report.SanitizeNonFinite(data)
 	trimmed := bytes.TrimSpace(clean)
@@ -51,7 +52,7 @@ func ReadAIPerf(r io.Reader, name string) (*AIPerfExport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", name, report.OneLine(err.Error()))
 	}
-	x := &AIPerfExport{}
+	x := &Export{}
 	known := false
 	bad := func(key, want string) error {
 		return fmt.Errorf("%s: key %q: want %s", name, key, want)
@@ -88,7 +89,7 @@ func ReadAIPerf(r io.Reader, name string) (*AIPerfExport, error) {
 				x.WasCancelled = *b
 			}
 		case "error_summary":
-			var es []AIPerfErrorCount
+			var es []ErrorCount
 			if err := json.Unmarshal(v, &es); err != nil {
 				return nil, bad(f.Key, "an array of {error_details, count}")
 			}
@@ -99,13 +100,13 @@ func ReadAIPerf(r io.Reader, name string) (*AIPerfExport, error) {
 			if string(v) == "null" {
 				continue
 			}
-			var ri AIPerfRunInfo
+			var ri RunInfo
 			if err := json.Unmarshal(v, &ri); err != nil {
 				return nil, bad(f.Key, "an object of run_info fields")
 			}
 			x.RunInfo = &ri
-		case AIPerfProvenanceKey:
-			var g AIPerfProvenance
+		case ProvenanceKey:
+			var g Provenance
 			if err := json.Unmarshal(v, &g); err != nil {
 				return nil, bad(f.Key, "goodput's provenance object")
 			}
@@ -136,7 +137,7 @@ func ReadAIPerf(r io.Reader, name string) (*AIPerfExport, error) {
 				known = true
 				continue
 			}
-			x.Other = append(x.Other, AIPerfRawField{Key: f.Key, Value: append(json.RawMessage(nil), v...)})
+			x.Other = append(x.Other, RawField{Key: f.Key, Value: append(json.RawMessage(nil), v...)})
 		}
 	}
 	if !known {
@@ -147,7 +148,7 @@ func ReadAIPerf(r io.Reader, name string) (*AIPerfExport, error) {
 
 // objectFields splits a JSON object into its keys and raw values, in
 // order.
-func objectFields(b []byte) ([]AIPerfRawField, error) {
+func objectFields(b []byte) ([]RawField, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	t, err := dec.Token()
@@ -157,7 +158,7 @@ func objectFields(b []byte) ([]AIPerfRawField, error) {
 	if d, ok := t.(json.Delim); !ok || d != '{' {
 		return nil, errors.New("want an object")
 	}
-	var out []AIPerfRawField
+	var out []RawField
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
@@ -168,22 +169,22 @@ func objectFields(b []byte) ([]AIPerfRawField, error) {
 		if err := dec.Decode(&raw); err != nil {
 			return nil, fmt.Errorf("key %q: %w", k, err)
 		}
-		out = append(out, AIPerfRawField{Key: k, Value: raw})
+		out = append(out, RawField{Key: k, Value: raw})
 	}
 	return out, nil
 }
 
 // parseAIPerfMetric reads a metric block; ok is false when v is not one
 // (not an object with a string "unit").
-func parseAIPerfMetric(key string, v json.RawMessage) (AIPerfMetric, bool, error) {
+func parseAIPerfMetric(key string, v json.RawMessage) (Metric, bool, error) {
 	if len(v) == 0 || v[0] != '{' {
-		return AIPerfMetric{}, false, nil
+		return Metric{}, false, nil
 	}
 	var probe struct {
 		Unit *string `json:"unit"`
 	}
 	if json.Unmarshal(v, &probe) != nil || probe.Unit == nil {
-		return AIPerfMetric{}, false, nil
+		return Metric{}, false, nil
 	}
 	var raw struct {
 		Tag, Header                    *string
@@ -192,9 +193,9 @@ func parseAIPerfMetric(key string, v json.RawMessage) (AIPerfMetric, bool, error
 		P75, P90, P95, P99             json.RawMessage
 	}
 	if err := json.Unmarshal(v, &raw); err != nil {
-		return AIPerfMetric{}, false, errors.New("want a metric block {unit, avg, …}")
+		return Metric{}, false, errors.New("want a metric block {unit, avg, …}")
 	}
-	m := AIPerfMetric{Tag: key, Unit: *probe.Unit}
+	m := Metric{Tag: key, Unit: *probe.Unit}
 	if raw.Tag != nil && *raw.Tag != "" {
 		m.Tag = *raw.Tag
 	}
@@ -225,16 +226,16 @@ func parseAIPerfMetric(key string, v json.RawMessage) (AIPerfMetric, bool, error
 	set(&m.Std, "std", raw.Std)
 	set(&m.Sum, "sum", raw.Sum)
 	for i, b := range []json.RawMessage{raw.P1, raw.P5, raw.P10, raw.P25, raw.P50, raw.P75, raw.P90, raw.P95, raw.P99} {
-		set(&m.P[i], "p"+strconv.Itoa(AIPerfPercentiles[i]), b)
+		set(&m.P[i], "p"+strconv.Itoa(Percentiles[i]), b)
 	}
 	var c *float64
 	set(&c, "count", raw.Count)
 	if err != nil {
-		return AIPerfMetric{}, false, err
+		return Metric{}, false, err
 	}
 	if c != nil {
 		if *c != math.Trunc(*c) || math.Abs(*c) > 1<<53 {
-			return AIPerfMetric{}, false, fmt.Errorf("statistic \"count\": want an integer, got %v", *c)
+			return Metric{}, false, fmt.Errorf("statistic \"count\": want an integer, got %v", *c)
 		}
 		n := int64(*c)
 		m.Count = &n

@@ -26,7 +26,7 @@ func FuzzReadAIPerf(f *testing.F) {
 	f.Add([]byte(`{"schema_version": "1.0", "goodput_export": {"exact": "no"}}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		x, err := ReadAIPerf(bytes.NewReader(data), "fuzz.json")
+		x, err := Read(bytes.NewReader(data), "fuzz.json")
 		if err != nil {
 			if msg := err.Error(); strings.ContainsAny(msg, "\r\n") || !strings.HasPrefix(msg, "fuzz.json: ") {
 				t.Fatalf("error is not one line naming the input: %q", msg)
@@ -37,7 +37,7 @@ func FuzzReadAIPerf(f *testing.F) {
 		if err := x.WriteJSON(&buf); err != nil {
 			return // a value JSON cannot hold (NaN in a kept block) is refused on write
 		}
-		y, err := ReadAIPerf(bytes.NewReader(buf.Bytes()), "again.json")
+		y, err := Read(bytes.NewReader(buf.Bytes()), "again.json")
 		if err != nil {
 			t.Fatalf("written export cannot be read back: %v\n%s", err, buf.Bytes())
 		}
@@ -56,16 +56,16 @@ func FuzzParseAIPerfGoodput(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		slos, err := ParseAIPerfGoodput(s)
+		slos, err := ParseGoodput(s)
 		if err != nil {
 			if strings.ContainsAny(err.Error(), "\r\n") {
 				t.Fatalf("multi-line error %q", err)
 			}
 			return
 		}
-		again, err := ParseAIPerfGoodput(FormatAIPerfGoodput(slos))
+		again, err := ParseGoodput(FormatGoodput(slos))
 		if err != nil || len(again) != len(slos) {
-			t.Fatalf("%q → %q: %v", s, FormatAIPerfGoodput(slos), err)
+			t.Fatalf("%q → %q: %v", s, FormatGoodput(slos), err)
 		}
 		for i := range slos {
 			if again[i] != slos[i] {

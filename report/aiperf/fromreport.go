@@ -9,7 +9,7 @@ import (
 	"github.com/goodput-dev/goodput/report"
 )
 
-// AIPerfFromReport approximates the AIPerf export of rep.Benchmarks[index]
+// FromReport approximates the AIPerf export of rep.Benchmarks[index]
 // from the report alone, for reports whose per-request records are not
 // available (GuideLLM's reports, or a goodput report without its JSON
 // Lines file). It uses goodput's absent-means-absent distributions where
@@ -19,7 +19,7 @@ import (
 // goodput_export.inexact_reasons says what differs from AIPerf's own numbers.
 // Metrics that cannot be derived from distributions (AIPerf's per-request
 // throughputs, time_to_second_token) are left out.
-func AIPerfFromReport(rep *report.Report, index int, opts AIPerfOptions) (*AIPerfExport, error) {
+func FromReport(rep *report.Report, index int, opts Options) (*Export, error) {
 	x, err := aiperfHeader(rep, index, opts, "report")
 	if err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ func AIPerfFromReport(rep *report.Report, index int, opts AIPerfOptions) (*AIPer
 	}
 	if len(opts.SLOs) > 0 {
 		prov.InexactReasons = append(prov.InexactReasons, fmt.Sprintf(
-			"--goodput %q needs per-request records: not evaluated", FormatAIPerfGoodput(opts.SLOs)))
+			"--goodput %q needs per-request records: not evaluated", FormatGoodput(opts.SLOs)))
 	}
 	x.ErrorSummary = approxErrors(b, errored, incomplete)
 	return x, nil
@@ -139,12 +139,12 @@ func AIPerfFromReport(rep *report.Report, index int, opts AIPerfOptions) (*AIPer
 
 // summaryMetric converts a report distribution (in unit·1/scale) into an
 // AIPerf metric block.
-func summaryMetric(def *aiperfDef, d *report.DistributionSummary, scale float64) AIPerfMetric {
+func summaryMetric(def *aiperfDef, d *report.DistributionSummary, scale float64) Metric {
 	f := func(v report.Float) *float64 {
 		x := float64(v) * scale
 		return &x
 	}
-	mt := AIPerfMetric{Tag: def.tag, Header: def.header, Unit: def.unit}
+	mt := Metric{Tag: def.tag, Header: def.header, Unit: def.unit}
 	mt.Avg, mt.Min, mt.Max, mt.Std = f(d.Mean), f(d.Min), f(d.Max), f(d.StdDev)
 	p50 := d.Median
 	if d.Percentiles.P50 != nil {
@@ -163,8 +163,8 @@ func summaryMetric(def *aiperfDef, d *report.DistributionSummary, scale float64)
 // approxErrors builds error_summary from the report's error counts: by
 // class and HTTP status when goodput's extras are there, else one entry
 // per status.
-func approxErrors(b *report.Benchmark, errored, incomplete int64) []AIPerfErrorCount {
-	var out []AIPerfErrorCount
+func approxErrors(b *report.Benchmark, errored, incomplete int64) []ErrorCount {
+	var out []ErrorCount
 	if g := b.Goodput; g != nil && len(g.Errors.ByClass) > 0 {
 		for class, n := range g.Errors.ByClass {
 			c := record.ErrorClass(class)
@@ -172,35 +172,35 @@ func approxErrors(b *report.Benchmark, errored, incomplete int64) []AIPerfErrorC
 				var listed int64
 				for status, k := range g.Errors.ByHTTPStatus {
 					code, err := strconv.Atoi(status)
-					det := AIPerfErrorDetails{Type: aiperfErrorType(c), Message: "HTTP " + status}
+					det := ErrorDetails{Type: aiperfErrorType(c), Message: "HTTP " + status}
 					if err == nil {
 						det.Code = &code
 					}
-					out = append(out, AIPerfErrorCount{Details: det, Count: int64(k)})
+					out = append(out, ErrorCount{Details: det, Count: int64(k)})
 					listed += int64(k)
 				}
 				if rest := int64(n) - listed; rest > 0 {
-					out = append(out, AIPerfErrorCount{Details: AIPerfErrorDetails{Type: aiperfErrorType(c), Message: class}, Count: rest})
+					out = append(out, ErrorCount{Details: ErrorDetails{Type: aiperfErrorType(c), Message: class}, Count: rest})
 				}
 				continue
 			}
-			det := AIPerfErrorDetails{Type: aiperfErrorType(c), Message: class}
+			det := ErrorDetails{Type: aiperfErrorType(c), Message: class}
 			if c == record.ErrCancelled {
 				code := 499
 				det.Code = &code
 			}
-			out = append(out, AIPerfErrorCount{Details: det, Count: int64(n)})
+			out = append(out, ErrorCount{Details: det, Count: int64(n)})
 		}
 	} else {
 		if errored > 0 {
-			out = append(out, AIPerfErrorCount{Details: AIPerfErrorDetails{Type: "Error", Message: "errored"}, Count: errored})
+			out = append(out, ErrorCount{Details: ErrorDetails{Type: "Error", Message: "errored"}, Count: errored})
 		}
 		if incomplete > 0 {
 			code := 499
-			out = append(out, AIPerfErrorCount{Details: AIPerfErrorDetails{Code: &code, Type: aiperfErrorType(record.ErrCancelled), Message: "incomplete"}, Count: incomplete})
+			out = append(out, ErrorCount{Details: ErrorDetails{Code: &code, Type: aiperfErrorType(record.ErrCancelled), Message: "incomplete"}, Count: incomplete})
 		}
 	}
-	slices.SortFunc(out, func(x, y AIPerfErrorCount) int {
+	slices.SortFunc(out, func(x, y ErrorCount) int {
 		if x.Count != y.Count {
 			if x.Count > y.Count {
 				return -1

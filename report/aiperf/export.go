@@ -5,11 +5,12 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/goodput-dev/goodput/report"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/goodput-dev/goodput/report"
 )
 
 // AIPerf's summary export (profile_export_aiperf.json and
@@ -17,18 +18,18 @@ import (
 // way AIPerf writes one per profile run. AIPERF.md documents every metric,
 // its definition and where goodput's numbers can differ from AIPerf's.
 
-// AIPerfSchemaVersion is the profile_export_aiperf.json schema version
+// SchemaVersion is the profile_export_aiperf.json schema version
 // goodput writes: everything up to 1.3 (count and sum per record metric,
 // run_info with benchmark_id, sweep_id and cli_command). 1.4's optional
 // warmup_metrics and 1.5's GPU telemetry names are not written.
-const AIPerfSchemaVersion = "1.3"
+const SchemaVersion = "1.3"
 
-// AIPerfExport is one profile_export_aiperf.json: AIPerf's provenance
-// keys, one AIPerfMetric per metric tag, the error summary, the run's
+// Export is one profile_export_aiperf.json: AIPerf's provenance
+// keys, one Metric per metric tag, the error summary, the run's
 // configuration in AIPerf's shape, and goodput's own provenance under
 // "goodput_export" (AIPerf's readers ignore unknown keys; "goodput" is
 // AIPerf's own metric tag).
-type AIPerfExport struct {
+type Export struct {
 	SchemaVersion string
 	// AIPerfVersion is written as "aiperf_version". goodput writes its own
 	// version there (this file was not written by AIPerf); Goodput.Note
@@ -39,27 +40,27 @@ type AIPerfExport struct {
 	EndTime       string
 	WasCancelled  bool
 	// Metrics in the order they are written.
-	Metrics      []AIPerfMetric
-	ErrorSummary []AIPerfErrorCount
+	Metrics      []Metric
+	ErrorSummary []ErrorCount
 	InputConfig  json.RawMessage // nil: not written
-	RunInfo      *AIPerfRunInfo
-	Goodput      *AIPerfProvenance // nil in files not written by goodput
+	RunInfo      *RunInfo
+	Goodput      *Provenance // nil in files not written by goodput
 	// Other holds the top-level keys a reader found and does not model
 	// (telemetry_data, warmup_metrics, …), verbatim, in file order. They
 	// are written back after the modelled keys.
-	Other []AIPerfRawField
+	Other []RawField
 }
 
-// AIPerfRawField is a top-level key kept verbatim.
-type AIPerfRawField struct {
+// RawField is a top-level key kept verbatim.
+type RawField struct {
 	Key   string
 	Value json.RawMessage
 }
 
-// AIPerfMetric is one metric block: unit and avg always; the
+// Metric is one metric block: unit and avg always; the
 // distribution keys (min, max, p1 … p99, std, count, sum) for record
 // metrics only. A nil field is not written.
-type AIPerfMetric struct {
+type Metric struct {
 	Tag    string
 	Header string // AIPerf's display name (CSV rows): "Request Latency"
 	Unit   string // display unit: ms, sec, tokens, tokens/sec, tokens/sec/user, requests, requests/sec, %
@@ -74,7 +75,7 @@ type AIPerfMetric struct {
 
 // HasDistribution says whether any percentile is set (AIPerf's CSV puts
 // such metrics in its first table).
-func (m *AIPerfMetric) HasDistribution() bool {
+func (m *Metric) HasDistribution() bool {
 	for _, p := range m.P {
 		if p != nil {
 			return true
@@ -83,14 +84,14 @@ func (m *AIPerfMetric) HasDistribution() bool {
 	return false
 }
 
-// AIPerfErrorCount is one entry of error_summary.
-type AIPerfErrorCount struct {
-	Details AIPerfErrorDetails `json:"error_details"`
-	Count   int64              `json:"count"`
+// ErrorCount is one entry of error_summary.
+type ErrorCount struct {
+	Details ErrorDetails `json:"error_details"`
+	Count   int64        `json:"count"`
 }
 
-// AIPerfErrorDetails is AIPerf's ErrorDetails.
-type AIPerfErrorDetails struct {
+// ErrorDetails is AIPerf's ErrorDetails.
+type ErrorDetails struct {
 	Code       *int     `json:"code,omitempty"`
 	Type       string   `json:"type,omitempty"`
 	Message    string   `json:"message"`
@@ -98,8 +99,8 @@ type AIPerfErrorDetails struct {
 	CauseChain []string `json:"cause_chain,omitempty"`
 }
 
-// AIPerfRunInfo is AIPerf's run_info (schema 1.2+).
-type AIPerfRunInfo struct {
+// RunInfo is AIPerf's run_info (schema 1.2+).
+type RunInfo struct {
 	BenchmarkID     string          `json:"benchmark_id"`
 	SweepID         *string         `json:"sweep_id"`
 	RandomSeed      *int64          `json:"random_seed"`
@@ -111,9 +112,9 @@ type AIPerfRunInfo struct {
 	CLICommand      *string         `json:"cli_command"`
 }
 
-// AIPerfProvenance is goodput's own block ("goodput_export") in an AIPerf
+// Provenance is goodput's own block ("goodput_export") in an AIPerf
 // export.
-type AIPerfProvenance struct {
+type Provenance struct {
 	// Version is the goodput version that wrote the file (also written as
 	// aiperf_version).
 	Version string `json:"version"`
@@ -140,14 +141,14 @@ type AIPerfProvenance struct {
 	NotDispatched int64 `json:"not_dispatched"`
 }
 
-// AIPerfProvenanceKey is the top-level key of goodput's block.
-const AIPerfProvenanceKey = "goodput_export"
+// ProvenanceKey is the top-level key of goodput's block.
+const ProvenanceKey = "goodput_export"
 
-// AIPerfNote is written as goodput_export.note.
-const AIPerfNote = "written by goodput in AIPerf's profile_export_aiperf layout; aiperf_version holds goodput's version, not an AIPerf release"
+// Note is written as goodput_export.note.
+const Note = "written by goodput in AIPerf's profile_export_aiperf layout; aiperf_version holds goodput's version, not an AIPerf release"
 
 // Metric returns the metric with the tag, or nil.
-func (x *AIPerfExport) Metric(tag string) *AIPerfMetric {
+func (x *Export) Metric(tag string) *Metric {
 	for i := range x.Metrics {
 		if x.Metrics[i].Tag == tag {
 			return &x.Metrics[i]
@@ -157,7 +158,7 @@ func (x *AIPerfExport) Metric(tag string) *AIPerfMetric {
 }
 
 // MarshalJSONBytes returns what WriteJSON writes.
-func (x *AIPerfExport) MarshalJSONBytes() ([]byte, error) {
+func (x *Export) MarshalJSONBytes() ([]byte, error) {
 	o := report.NewObj()
 	o.Field("schema_version", x.SchemaVersion)
 	o.Field("aiperf_version", x.AIPerfVersion)
@@ -179,7 +180,7 @@ func (x *AIPerfExport) MarshalJSONBytes() ([]byte, error) {
 	}
 	es := x.ErrorSummary
 	if es == nil {
-		es = []AIPerfErrorCount{}
+		es = []ErrorCount{}
 	}
 	o.Field("error_summary", es)
 	if x.InputConfig != nil {
@@ -200,7 +201,7 @@ func (x *AIPerfExport) MarshalJSONBytes() ([]byte, error) {
 		if g.InexactReasons == nil {
 			g.InexactReasons = []string{}
 		}
-		o.Field(AIPerfProvenanceKey, g)
+		o.Field(ProvenanceKey, g)
 	}
 	compact, err := o.Done()
 	if err != nil {
@@ -215,7 +216,7 @@ func (x *AIPerfExport) MarshalJSONBytes() ([]byte, error) {
 
 // WriteJSON writes the export as AIPerf does: indented by two spaces,
 // floats as Python writes them, no trailing newline.
-func (x *AIPerfExport) WriteJSON(w io.Writer) error {
+func (x *Export) WriteJSON(w io.Writer) error {
 	b, err := x.MarshalJSONBytes()
 	if err != nil {
 		return err
@@ -226,7 +227,7 @@ func (x *AIPerfExport) WriteJSON(w io.Writer) error {
 	return nil
 }
 
-func (m *AIPerfMetric) marshal() ([]byte, error) {
+func (m *Metric) marshal() ([]byte, error) {
 	o := report.NewObj()
 	o.Field("unit", m.Unit)
 	opt := func(k string, v *float64) {
@@ -235,7 +236,7 @@ func (m *AIPerfMetric) marshal() ([]byte, error) {
 		}
 	}
 	opt("avg", m.Avg)
-	for i, p := range AIPerfPercentiles {
+	for i, p := range Percentiles {
 		opt("p"+strconv.Itoa(p), m.P[i])
 	}
 	opt("min", m.Min)
@@ -257,8 +258,8 @@ var aiperfCSVStats = []string{"avg", "sum", "min", "max", "p1", "p5", "p10", "p2
 // percentiles, a blank line, then "Metric,Value" with the others; rows
 // sorted by tag, named "Header (unit)" (no unit for count and requests),
 // floats with two decimals, CRLF line ends (Python's csv module).
-func (x *AIPerfExport) WriteCSV(w io.Writer) error {
-	var dist, scalar []*AIPerfMetric
+func (x *Export) WriteCSV(w io.Writer) error {
+	var dist, scalar []*Metric
 	for i := range x.Metrics {
 		m := &x.Metrics[i]
 		if m.HasDistribution() {
@@ -267,7 +268,7 @@ func (x *AIPerfExport) WriteCSV(w io.Writer) error {
 			scalar = append(scalar, m)
 		}
 	}
-	byTag := func(a, b *AIPerfMetric) int { return strings.Compare(a.Tag, b.Tag) }
+	byTag := func(a, b *Metric) int { return strings.Compare(a.Tag, b.Tag) }
 	slices.SortStableFunc(dist, byTag)
 	slices.SortStableFunc(scalar, byTag)
 	cw := csv.NewWriter(w)
@@ -309,7 +310,7 @@ func (x *AIPerfExport) WriteCSV(w io.Writer) error {
 	return nil
 }
 
-func (m *AIPerfMetric) csvName() string {
+func (m *Metric) csvName() string {
 	name := m.Header
 	if name == "" {
 		name = m.Tag
@@ -320,7 +321,7 @@ func (m *AIPerfMetric) csvName() string {
 	return name
 }
 
-func (m *AIPerfMetric) stat(k string) *float64 {
+func (m *Metric) stat(k string) *float64 {
 	switch k {
 	case "avg":
 		return m.Avg
@@ -333,7 +334,7 @@ func (m *AIPerfMetric) stat(k string) *float64 {
 	case "std":
 		return m.Std
 	}
-	for i, p := range AIPerfPercentiles {
+	for i, p := range Percentiles {
 		if k == "p"+strconv.Itoa(p) {
 			return m.P[i]
 		}

@@ -1,23 +1,24 @@
 package accum
 
 import (
-	"github.com/goodput-dev/goodput/report"
-	"github.com/goodput-dev/goodput/report/stats"
 	"math"
 	"strconv"
+
+	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/stats"
 )
 
 const (
-	// approxBins is the number of time bins of the rate and concurrency
+	// binnedTimeBins is the number of time bins of the rate and concurrency
 	// distributions beyond ExactCap (bins double in width as the run
 	// grows).
-	approxBins = 1 << 14
+	binnedTimeBins = 1 << 14
 	// binnedTokenBins is the number of time bins of the token rate
 	// distributions above TokenEventCap.
 	binnedTokenBins = 1 << 16
 )
 
-// Value metrics of the approximate path (integers in the histograms:
+// Value metrics of the binned path (integers in the histograms:
 // nanoseconds, tokens, or per-iteration ratios times 1e6).
 const (
 	aLatency = iota
@@ -33,11 +34,11 @@ const (
 	aIterPerIter
 	aTextIn
 	aTextOut
-	numApprox
+	numBinned
 )
 
-// approxScale divides the recorded integers back into GuideLLM's units.
-var approxScale = [numApprox]float64{
+// binnedScale divides the recorded integers back into GuideLLM's units.
+var binnedScale = [numBinned]float64{
 	aLatency: 1e9, aIters: 1, aPrompt: 1, aOutput: 1, aTotal: 1, aTTFT: 1e6, aTTFOT: 1e6,
 	aTPOT: 1e6, aITL: 1e6, aOutPerIter: 1e6, aIterPerIter: 1e6, aTextIn: 1, aTextOut: 1,
 }
@@ -59,11 +60,11 @@ const (
 	numConcCh
 )
 
-// approxAgg aggregates the requests in the window once there are more
+// binnedAgg aggregates the requests in the window once there are more
 // than ExactCap of them: histograms for the value metrics, time bins for
 // rates and concurrency, plain counters for the rest.
-type approxAgg struct {
-	vals    [numApprox][report.NumStatus]*stats.HistAcc
+type binnedAgg struct {
+	vals    [numBinned][report.NumStatus]*stats.HistAcc
 	bins    binSeries
 	counts  [report.NumStatus]int64
 	textIn  [report.NumStatus]int64 // requests with a text input value
@@ -163,11 +164,11 @@ func (b *binSeries) addInterval(c int, st uint8, t0, t1, w float64) {
 	}
 }
 
-// ensureApprox creates the approximate aggregates; their time bins start
+// ensureBinned creates the binned aggregates; their time bins start
 // at the scheduler start (or just before the first request seen).
-func (a *Accumulator) ensureApprox(first int64) *approxAgg {
-	if a.approx != nil {
-		return a.approx
+func (a *Accumulator) ensureBinned(first int64) *binnedAgg {
+	if a.binned != nil {
+		return a.binned
 	}
 	origin := a.cfg.Start
 	if origin == 0 || (first != 0 && first < origin) {
@@ -176,27 +177,27 @@ func (a *Accumulator) ensureApprox(first int64) *approxAgg {
 	if a.minStart != 0 && a.minStart < origin {
 		origin = a.minStart
 	}
-	x := &approxAgg{bins: newBinSeries(NsToSec(origin), 1e-3, approxBins),
+	x := &binnedAgg{bins: newBinSeries(NsToSec(origin), 1e-3, binnedTimeBins),
 		errClass: map[string]int64{}, errHTTP: map[int]int64{}}
 	for i := range x.vals {
 		for st := range x.vals[i] {
 			x.vals[i][st] = stats.NewHistAcc()
 		}
 	}
-	a.approx = x
+	a.binned = x
 	return x
 }
 
-// approxAdd adds an in-window request to the approximate aggregates.
-func (a *Accumulator) approxAdd(s *RequestSummary) {
-	x := a.ensureApprox(s.start)
+// binnedAdd adds an in-window request to the binned aggregates.
+func (a *Accumulator) binnedAdd(s *RequestSummary) {
+	x := a.ensureBinned(s.start)
 	st := s.status
 	x.counts[st]++
 	rec := func(m int, v float64, ok bool, w int64) {
 		if !ok {
 			v = 0
 		}
-		x.vals[m][st].Record(int64(math.Round(v*approxScale[m])), w)
+		x.vals[m][st].Record(int64(math.Round(v*binnedScale[m])), w)
 	}
 	lat, ok := s.LatencyNs()
 	rec(aLatency, float64(lat)/1e9, ok, 1)
@@ -270,15 +271,15 @@ func (a *Accumulator) approxAdd(s *RequestSummary) {
 	}
 }
 
-// metrics computes GuideLLM's metrics from the approximate aggregates.
-func (x *approxAgg) metrics(w MeasureWindow, ex *report.Extras) report.Metrics {
+// metrics computes GuideLLM's metrics from the binned aggregates.
+func (x *binnedAgg) metrics(w MeasureWindow, ex *report.Extras) report.Metrics {
 	var m report.Metrics
 	m.RequestTotals = &report.StatusCounts{
 		Successful: report.Int(x.counts[report.StatusSuccessful]), Errored: report.Int(x.counts[report.StatusErrored]),
 		Incomplete: report.Int(x.counts[report.StatusIncomplete]),
 		Total:      report.Int(x.counts[report.StatusSuccessful] + x.counts[report.StatusErrored] + x.counts[report.StatusIncomplete]),
 	}
-	v := func(i int) *report.StatusDistributionSummary { return StatusFromAccs(x.vals[i], approxScale[i]) }
+	v := func(i int) *report.StatusDistributionSummary { return StatusFromAccs(x.vals[i], binnedScale[i]) }
 	m.RequestLatency = v(aLatency)
 	m.RequestStreamingIterationsCount = v(aIters)
 	m.PromptTokenCount = v(aPrompt)
@@ -335,8 +336,8 @@ func (x *approxAgg) metrics(w MeasureWindow, ex *report.Extras) report.Metrics {
 	return m
 }
 
-// extras fills the error breakdown of the approximate path.
-func (x *approxAgg) extras(ex *report.Extras) {
+// extras fills the error breakdown of the binned path.
+func (x *binnedAgg) extras(ex *report.Extras) {
 	ex.Errors = report.ErrorCounts{ByClass: map[string]report.Int{}, ByHTTPStatus: map[string]report.Int{}}
 	for k, v := range x.errClass {
 		ex.Errors.ByClass[k] = report.Int(v)

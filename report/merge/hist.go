@@ -141,7 +141,7 @@ func (s *shardSet) mergeHistBenchmark(k int, why string) (*report.Benchmark, err
 	if err != nil {
 		return nil, err
 	}
-	acc, err := accum.NewAccumulator(cfg)
+	acc, err := accum.New(cfg)
 	if err != nil {
 		return nil, refuse(s.files[0].Name, "benchmark %d: %v", k, err)
 	}
@@ -353,7 +353,7 @@ func mergeText(bs []*report.Benchmark, mix, sum func(sds) *report.StatusDistribu
 // drawn from their samples (each shard's sample is uniform over its own
 // requests, so a shard is picked with probability proportional to the
 // requests it has not yet contributed). Ids are made distinct
-// (ShardRecordID) and in_window is re-evaluated against the merged
+// (RecordID) and in_window is re-evaluated against the merged
 // window.
 func (s *shardSet) mergeSamples(bs []*report.Benchmark, cfg accum.Config, ms, me float64, k int) report.RequestsByStatus {
 	size := cfg.SampleSize
@@ -437,12 +437,12 @@ func (s *shardSet) mergeSamples(bs []*report.Benchmark, cfg accum.Config, ms, me
 func shardRequest(r *report.RequestStats, shard int, ms, me float64) *report.RequestStats {
 	c := *r
 	if id, err := strconv.ParseUint(r.RequestID, 10, 64); err == nil {
-		nid := strconv.FormatUint(ShardRecordID(shard, id), 10)
+		nid := strconv.FormatUint(RecordID(shard, id), 10)
 		c.RequestID, c.Info.RequestID = nid, nid
 	}
 	if r.Goodput != nil {
 		g := *r.Goodput
-		g.ID = ShardRecordID(shard, g.ID)
+		g.ID = RecordID(shard, g.ID)
 		if c.RequestStartTime != nil && c.RequestEndTime != nil {
 			g.InWindow = float64(*c.RequestEndTime) >= ms && float64(*c.RequestStartTime) <= me
 		}

@@ -3,31 +3,32 @@ package aiperf
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/goodput-dev/goodput/report"
-	"github.com/goodput-dev/goodput/report/console"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/console"
 )
 
-// Defaults of AIPerfOptions' caps.
+// Defaults of Options' caps.
 const (
-	// DefaultAIPerfExactCap is the number of values of one per-request
+	// DefaultExactCap is the number of values of one per-request
 	// metric kept exactly per benchmark (8 bytes each).
-	DefaultAIPerfExactCap = 1_000_000
-	// DefaultAIPerfChunkExactCap is the number of inter-chunk gaps kept
+	DefaultExactCap = 1_000_000
+	// DefaultChunkExactCap is the number of inter-chunk gaps kept
 	// exactly per benchmark.
-	DefaultAIPerfChunkExactCap = 4_000_000
+	DefaultChunkExactCap = 4_000_000
 )
 
-// AIPerfOptions configure an AIPerf export.
-type AIPerfOptions struct {
+// Options configure an AIPerf export.
+type Options struct {
 	// GoodputVersion is written as aiperf_version and goodput_export.version.
 	GoodputVersion string
 	// SLOs are --goodput thresholds: with any, good_request_count and
 	// goodput are computed per request, AIPerf's way.
-	SLOs []AIPerfSLO
+	SLOs []SLO
 	// ExactCap and ChunkExactCap bound memory: per benchmark, at most
 	// ExactCap values of each per-request metric and ChunkExactCap
 	// inter-chunk gaps are kept for exact statistics; beyond, the metric
@@ -43,44 +44,44 @@ type AIPerfOptions struct {
 	ArtifactDir string
 	Tokenizer   string
 	// TokenCounts chooses whose token counts the sequence lengths use.
-	TokenCounts AIPerfTokenCounts
+	TokenCounts TokenCounts
 }
 
-// AIPerfTokenCounts chooses whose token counts make the input and output
+// TokenCounts chooses whose token counts make the input and output
 // sequence lengths.
-type AIPerfTokenCounts uint8
+type TokenCounts uint8
 
 // Token count choices.
 const (
-	// AIPerfTokensDefault: input lengths from the client's count of the
+	// TokensDefault: input lengths from the client's count of the
 	// prompt it built (AIPerf's count, no chat template) when known,
 	// output lengths from the server's usage when sent (goodput's figures).
-	AIPerfTokensDefault AIPerfTokenCounts = iota
-	// AIPerfTokensClient: both from the client's counts when known
+	TokensDefault TokenCounts = iota
+	// TokensClient: both from the client's counts when known
 	// (AIPerf's default, with its tokenizer).
-	AIPerfTokensClient
-	// AIPerfTokensServer: both from the server's usage when sent
+	TokensClient
+	// TokensServer: both from the server's usage when sent
 	// (AIPerf's --use-server-token-count).
-	AIPerfTokensServer
+	TokensServer
 )
 
-func (o AIPerfOptions) caps() (int, int) {
+func (o Options) caps() (int, int) {
 	c, cc := o.ExactCap, o.ChunkExactCap
 	if c <= 0 {
-		c = DefaultAIPerfExactCap
+		c = DefaultExactCap
 	}
 	if cc <= 0 {
-		cc = DefaultAIPerfChunkExactCap
+		cc = DefaultChunkExactCap
 	}
 	return c, cc
 }
 
-// AIPerfLabels names each benchmark of rep the way AIPerf names sweep
+// Labels names each benchmark of rep the way AIPerf names sweep
 // variations (and their artifact directories): concurrency_N for a
 // concurrent benchmark (synchronous is concurrency_1), request_rate_R for
 // a constant or poisson rate, throughput, replay; benchmark_I when the
 // strategy is unknown. A repeated name gets _2, _3, … in benchmark order.
-func AIPerfLabels(rep *report.Report) []string {
+func Labels(rep *report.Report) []string {
 	out := make([]string, len(rep.Benchmarks))
 	seen := map[string]int{}
 	for i, b := range rep.Benchmarks {
@@ -140,7 +141,7 @@ func isoTime(sec *report.Float) string {
 
 // aiperfHeader fills the parts of an export that come from the report:
 // provenance, times, input_config, run_info and goodput's block.
-func aiperfHeader(rep *report.Report, index int, opts AIPerfOptions, source string) (*AIPerfExport, error) {
+func aiperfHeader(rep *report.Report, index int, opts Options, source string) (*Export, error) {
 	if index < 0 || index >= len(rep.Benchmarks) {
 		return nil, fmt.Errorf("benchmark %d: the report has %d benchmarks", index, len(rep.Benchmarks))
 	}
@@ -148,8 +149,8 @@ func aiperfHeader(rep *report.Report, index int, opts AIPerfOptions, source stri
 	if b == nil {
 		return nil, fmt.Errorf("benchmark %d is null", index)
 	}
-	x := &AIPerfExport{
-		SchemaVersion: AIPerfSchemaVersion,
+	x := &Export{
+		SchemaVersion: SchemaVersion,
 		AIPerfVersion: opts.GoodputVersion,
 		BenchmarkID:   b.Config.ID,
 		StartTime:     isoTime(b.StartTime),
@@ -164,13 +165,13 @@ func aiperfHeader(rep *report.Report, index int, opts AIPerfOptions, source stri
 	if rep.Goodput != nil && rep.Goodput.Interrupted && index == len(rep.Benchmarks)-1 {
 		x.WasCancelled = true
 	}
-	labels := AIPerfLabels(rep)
+	labels := Labels(rep)
 	ic, err := aiperfInputConfig(rep, b, opts)
 	if err != nil {
 		return nil, err
 	}
 	x.InputConfig = ic
-	ri := &AIPerfRunInfo{
+	ri := &RunInfo{
 		BenchmarkID: x.BenchmarkID, RunLabel: fmt.Sprintf("run_%04d", index+1),
 		VariationLabel: "base", VariationIndex: index, VariationValues: json.RawMessage("{}"),
 	}
@@ -193,8 +194,8 @@ func aiperfHeader(rep *report.Report, index int, opts AIPerfOptions, source stri
 		ri.CLICommand = &c
 	}
 	x.RunInfo = ri
-	x.Goodput = &AIPerfProvenance{
-		Version: opts.GoodputVersion, Note: AIPerfNote, Source: source, Exact: true, InexactReasons: []string{},
+	x.Goodput = &Provenance{
+		Version: opts.GoodputVersion, Note: Note, Source: source, Exact: true, InexactReasons: []string{},
 		BenchmarkIndex: index, Strategy: console.StrategyLabel(b), Label: labels[index],
 	}
 	return x, nil
@@ -239,7 +240,7 @@ func specSeed(rep *report.Report) (int64, bool) {
 // aiperfInputConfig renders what the report knows about the run in the
 // shape of AIPerf's input_config (models, endpoint, datasets, phases,
 // artifacts, tokenizer); keys whose value is unknown are left out.
-func aiperfInputConfig(rep *report.Report, b *report.Benchmark, opts AIPerfOptions) (json.RawMessage, error) {
+func aiperfInputConfig(rep *report.Report, b *report.Benchmark, opts Options) (json.RawMessage, error) {
 	var be scenarioBackend
 	var data []scenarioData
 	tokenizer := opts.Tokenizer
@@ -308,7 +309,7 @@ func aiperfInputConfig(rep *report.Report, b *report.Benchmark, opts AIPerfOptio
 		}
 		ep.Field("headers", headers)
 		ep.Field("extra", extra)
-		ep.Field("use_server_token_count", opts.TokenCounts == AIPerfTokensServer)
+		ep.Field("use_server_token_count", opts.TokenCounts == TokensServer)
 		raw, err := ep.Done()
 		if err != nil {
 			return nil, err

@@ -187,7 +187,7 @@ func TestConsoleAndCSVGoldenSLO(t *testing.T) {
 		t.Errorf("benchmark 1: %+v", s)
 	}
 	var con, csvb bytes.Buffer
-	if err := console.WriteConsole(&con, r); err != nil {
+	if err := console.Write(&con, r); err != nil {
 		t.Fatal(err)
 	}
 	if err := report.WriteCSV(&csvb, r); err != nil {
@@ -201,7 +201,7 @@ func TestConsoleAndCSVGoldenSLO(t *testing.T) {
 // difference is the cost of judging each request in Add.
 func BenchmarkAddSLO(b *testing.B) {
 	start := int64(1_700_000_000_000_000_000)
-	a, err := NewAccumulator(Config{Start: start, SLO: fakeSLO{t: RequestThresholds{TTFTMs: 500, ITLMs: 50, TPOTMs: 60, LatencyMs: 10_000}}})
+	a, err := New(Config{Start: start, SLO: fakeSLO{t: RequestThresholds{TTFTMs: 500, ITLMs: 50, TPOTMs: 60, LatencyMs: 10_000}}})
 	if err != nil {
 		b.Fatal(err)
 	}

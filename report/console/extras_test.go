@@ -3,9 +3,10 @@ package console
 import (
 	"bytes"
 	"encoding/csv"
-	"github.com/goodput-dev/goodput/report"
 	"strings"
 	"testing"
+
+	"github.com/goodput-dev/goodput/report"
 )
 
 // extrasReport builds, by hand, a report of three benchmarks: a goodput
@@ -48,7 +49,7 @@ func extrasReport() *report.Report {
 // marks the rows of latency figures and gets a footnote with its reason.
 func TestConsoleExtrasAndSaturation(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteConsole(&b, extrasReport()); err != nil {
+	if err := Write(&b, extrasReport()); err != nil {
 		t.Fatal(err)
 	}
 	// Benchmark 0: scheduled TTFT P50 120.04 → 120.0, P99 480.5; lateness
@@ -131,7 +132,7 @@ func TestCSVClientSaturated(t *testing.T) {
 		t.Errorf("a client that kept up: %q, want False", rows[3][sat])
 	}
 	var con bytes.Buffer
-	if err := WriteConsole(&con, r); err != nil {
+	if err := Write(&con, r); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(con.String(), "saturated") || strings.Contains(con.String(), "2.00/s*") {

@@ -15,16 +15,16 @@ import (
 	"github.com/goodput-dev/goodput/report/accum"
 )
 
-// AIPerfBuilder computes the AIPerf export of one benchmark of a report
+// Builder computes the AIPerf export of one benchmark of a report
 // from its per-request records, AIPerf's way (AIPERF.md): every record
 // metric from every successful request in the benchmark's measurement
 // window, statistics as numpy computes them. Records of other benchmarks
 // are skipped, so a whole records file can be streamed through Add. Memory
-// is bounded by AIPerfOptions' caps; Add keeps no reference to the record.
-type AIPerfBuilder struct {
+// is bounded by Options' caps; Add keeps no reference to the record.
+type Builder struct {
 	rep   *report.Report
 	index int
-	opts  AIPerfOptions
+	opts  Options
 
 	runIndex  int
 	useWindow bool
@@ -53,12 +53,12 @@ type aiperfSLOCheck struct {
 	larger    bool
 }
 
-// NewAIPerfBuilder prepares the export of rep.Benchmarks[index]. The
+// NewBuilder prepares the export of rep.Benchmarks[index]. The
 // records it is fed are matched to the benchmark by record.Benchmark =
 // its config.run_index, and to its measurement window by GuideLLM's
 // overlap rule on the report's measure_start_time/measure_end_time
 // (warmup and cooldown excluded, as AIPerf excludes its warmup phase).
-func NewAIPerfBuilder(rep *report.Report, index int, opts AIPerfOptions) (*AIPerfBuilder, error) {
+func NewBuilder(rep *report.Report, index int, opts Options) (*Builder, error) {
 	if index < 0 || index >= len(rep.Benchmarks) {
 		return nil, fmt.Errorf("benchmark %d: the report has %d benchmarks", index, len(rep.Benchmarks))
 	}
@@ -66,7 +66,7 @@ func NewAIPerfBuilder(rep *report.Report, index int, opts AIPerfOptions) (*AIPer
 	if b == nil {
 		return nil, fmt.Errorf("benchmark %d is null", index)
 	}
-	a := &AIPerfBuilder{rep: rep, index: index, opts: opts, runIndex: int(b.Config.RunIndex), errors: errorTally{counts: map[errorKey]int64{}}}
+	a := &Builder{rep: rep, index: index, opts: opts, runIndex: int(b.Config.RunIndex), errors: errorTally{counts: map[errorKey]int64{}}}
 	capVals, capChunks := opts.caps()
 	for i := range a.vals {
 		d := &aiperfRecordDefs[i]
@@ -101,7 +101,7 @@ func NewAIPerfBuilder(rep *report.Report, index int, opts AIPerfOptions) (*AIPer
 }
 
 // Add feeds one record (of any benchmark).
-func (a *AIPerfBuilder) Add(r *record.Record) {
+func (a *Builder) Add(r *record.Record) {
 	if want, ok := a.samples[r.ID]; ok && r.Benchmark == a.runIndex {
 		end := r.End
 		if end == 0 {
@@ -237,13 +237,13 @@ func (a *AIPerfBuilder) Add(r *record.Record) {
 }
 
 // aiperfOSL is the request's output sequence length, which includes
-// reasoning tokens as AIPerf's does: with AIPerfTokensClient the client
+// reasoning tokens as AIPerf's does: with TokensClient the client
 // tokenizer's count of the streamed text (AIPerf's default), else
 // goodput's output token count (the server's usage, else the client
 // tokenizer, else one per token-bearing chunk: AIPerf's
 // --use-server-token-count). ok is false when the count is unknown.
-func aiperfOSL(r *record.Record, counts AIPerfTokenCounts) (int, bool) {
-	if counts == AIPerfTokensClient && r.ClientOutputTokens >= 0 {
+func aiperfOSL(r *record.Record, counts TokenCounts) (int, bool) {
+	if counts == TokensClient && r.ClientOutputTokens >= 0 {
 		return r.ClientOutputTokens, true
 	}
 	switch r.OutputSource {
@@ -259,9 +259,9 @@ func aiperfOSL(r *record.Record, counts AIPerfTokenCounts) (int, bool) {
 // aiperfISL is the request's input sequence length: the client's count
 // of the prompt text it sent (what AIPerf counts: no chat template), else
 // the server's usage prompt_tokens (which includes the template); with
-// AIPerfTokensServer the server's count first.
-func aiperfISL(r *record.Record, counts AIPerfTokenCounts) (int, bool) {
-	if counts == AIPerfTokensServer && r.ServerPromptTokens >= 0 {
+// TokensServer the server's count first.
+func aiperfISL(r *record.Record, counts TokenCounts) (int, bool) {
+	if counts == TokensServer && r.ServerPromptTokens >= 0 {
 		return r.ServerPromptTokens, true
 	}
 	if r.ClientPromptTokens >= 0 {
@@ -276,7 +276,7 @@ func aiperfISL(r *record.Record, counts AIPerfTokenCounts) (int, bool) {
 // Export computes the AIPerf export. It fails when the report sampled
 // requests of this benchmark that the records never contained (the
 // records belong to another run).
-func (a *AIPerfBuilder) Export() (*AIPerfExport, error) {
+func (a *Builder) Export() (*Export, error) {
 	if n := len(a.samples); n > 0 {
 		return nil, fmt.Errorf("benchmark %d: %d of the report's sampled requests are not in the records (or end at other times): the records file does not belong to this report", a.index, n)
 	}
@@ -366,12 +366,12 @@ func (a *AIPerfBuilder) Export() (*AIPerfExport, error) {
 	return x, nil
 }
 
-// AIPerfFromRecords builds the export of rep.Benchmarks[index] from a
+// FromRecords builds the export of rep.Benchmarks[index] from a
 // stream of records: next fills the record and returns io.EOF at the end
 // (record.Decoder.Decode has that shape). Records of other benchmarks are
 // read and skipped.
-func AIPerfFromRecords(rep *report.Report, index int, next func(*record.Record) error, opts AIPerfOptions) (*AIPerfExport, error) {
-	a, err := NewAIPerfBuilder(rep, index, opts)
+func FromRecords(rep *report.Report, index int, next func(*record.Record) error, opts Options) (*Export, error) {
+	a, err := NewBuilder(rep, index, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -389,13 +389,13 @@ func AIPerfFromRecords(rep *report.Report, index int, next func(*record.Record) 
 	return a.Export()
 }
 
-// AIPerfFromJSONL builds the export of rep.Benchmarks[index] from a
+// FromJSONL builds the export of rep.Benchmarks[index] from a
 // records file in goodput's JSON Lines layout (record.Encoder). Lines of
 // other benchmarks are recognised by their leading "benchmark" key and
 // skipped without decoding, so exporting every benchmark of a run, one
 // pass each, decodes each record once. Errors name the file and line.
-func AIPerfFromJSONL(rep *report.Report, index int, r io.Reader, name string, opts AIPerfOptions) (*AIPerfExport, error) {
-	a, err := NewAIPerfBuilder(rep, index, opts)
+func FromJSONL(rep *report.Report, index int, r io.Reader, name string, opts Options) (*Export, error) {
+	a, err := NewBuilder(rep, index, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -510,17 +510,17 @@ func (t *errorTally) add(r *record.Record) {
 
 // summary lists the groups by count (largest first), then code, type and
 // message.
-func (t *errorTally) summary() []AIPerfErrorCount {
-	out := make([]AIPerfErrorCount, 0, len(t.counts))
+func (t *errorTally) summary() []ErrorCount {
+	out := make([]ErrorCount, 0, len(t.counts))
 	for k, n := range t.counts {
-		d := AIPerfErrorDetails{Type: k.typ, Message: k.message}
+		d := ErrorDetails{Type: k.typ, Message: k.message}
 		if k.code != 0 {
 			c := k.code
 			d.Code = &c
 		}
-		out = append(out, AIPerfErrorCount{Details: d, Count: n})
+		out = append(out, ErrorCount{Details: d, Count: n})
 	}
-	slices.SortFunc(out, func(x, y AIPerfErrorCount) int {
+	slices.SortFunc(out, func(x, y ErrorCount) int {
 		if x.Count != y.Count {
 			if x.Count > y.Count {
 				return -1

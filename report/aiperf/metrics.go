@@ -86,22 +86,22 @@ var aiperfScalarDefs = map[string]aiperfDef{
 }
 
 // scalarMetric builds a derived metric block.
-func scalarMetric(tag string, v float64) AIPerfMetric {
+func scalarMetric(tag string, v float64) Metric {
 	d := aiperfScalarDefs[tag] // every tag used is in the table (TestAIPerfScalarTags)
-	return AIPerfMetric{Tag: tag, Header: d.header, Unit: d.unit, Avg: &v}
+	return Metric{Tag: tag, Header: d.header, Unit: d.unit, Avg: &v}
 }
 
 // recordMetric converts statistics in the base unit into a metric block
 // in the display unit, each statistic multiplied by the conversion factor
 // as AIPerf's to_display_unit does.
-func recordMetric(d *aiperfDef, st aiperfStats) AIPerfMetric {
+func recordMetric(d *aiperfDef, st aiperfStats) Metric {
 	f := func(v float64) *float64 {
 		if d.toDisplay != 1 {
 			v *= d.toDisplay
 		}
 		return &v
 	}
-	m := AIPerfMetric{Tag: d.tag, Header: d.header, Unit: d.unit}
+	m := Metric{Tag: d.tag, Header: d.header, Unit: d.unit}
 	m.Avg, m.Min, m.Max, m.Std, m.Sum = f(st.avg), f(st.min), f(st.max), f(st.std), f(st.sum)
 	for i := range m.P {
 		m.P[i] = f(st.pct[i])
@@ -111,16 +111,16 @@ func recordMetric(d *aiperfDef, st aiperfStats) AIPerfMetric {
 	return m
 }
 
-// AIPerfSLO is one --goodput threshold: a request is good when its value
+// SLO is one --goodput threshold: a request is good when its value
 // of the metric Tag is at most Threshold (at least, for metrics where
 // larger is better), in the metric's display unit.
-type AIPerfSLO struct {
+type SLO struct {
 	Tag       string
 	Threshold float64
 }
 
 // String renders the SLO in AIPerf's form, "tag:value".
-func (s AIPerfSLO) String() string {
+func (s SLO) String() string {
 	return s.Tag + ":" + strconv.FormatFloat(s.Threshold, 'g', -1, 64)
 }
 
@@ -135,14 +135,14 @@ func aiperfSLOTags() []string {
 	return tags
 }
 
-// ParseAIPerfGoodput parses AIPerf's --goodput value: space-separated
+// ParseGoodput parses AIPerf's --goodput value: space-separated
 // "tag:value" pairs in the metrics' display units (milliseconds for
 // latencies, tokens/sec/user for per-user throughputs, tokens for
 // lengths), e.g. "time_to_first_token:500 inter_token_latency:50". An
 // empty value gives no SLO. Errors are one line naming the pair and the
 // accepted form.
-func ParseAIPerfGoodput(s string) ([]AIPerfSLO, error) {
-	var out []AIPerfSLO
+func ParseGoodput(s string) ([]SLO, error) {
+	var out []SLO
 	seen := map[string]bool{}
 	for _, f := range strings.Fields(s) {
 		tag, val, ok := strings.Cut(f, ":")
@@ -160,7 +160,7 @@ func ParseAIPerfGoodput(s string) ([]AIPerfSLO, error) {
 			return nil, fmt.Errorf("--goodput: metric %q given twice", tag)
 		}
 		seen[tag] = true
-		out = append(out, AIPerfSLO{Tag: tag, Threshold: v})
+		out = append(out, SLO{Tag: tag, Threshold: v})
 	}
 	return out, nil
 }
@@ -182,8 +182,8 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// FormatAIPerfGoodput renders SLOs back into --goodput's form.
-func FormatAIPerfGoodput(slos []AIPerfSLO) string {
+// FormatGoodput renders SLOs back into --goodput's form.
+func FormatGoodput(slos []SLO) string {
 	parts := make([]string, len(slos))
 	for i, s := range slos {
 		parts[i] = s.String()

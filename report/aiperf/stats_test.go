@@ -91,7 +91,7 @@ func TestAIPerfValuesBeyondCap(t *testing.T) {
 	}
 	for i := range got.pct {
 		if math.Abs(got.pct[i]-want.pct[i]) > 1e-3*want.pct[i] {
-			t.Errorf("p%d: %v, exact %v", AIPerfPercentiles[i], got.pct[i], want.pct[i])
+			t.Errorf("p%d: %v, exact %v", Percentiles[i], got.pct[i], want.pct[i])
 		}
 	}
 	// Signed values (osl_mismatch_diff_pct) use the offset.
@@ -108,7 +108,7 @@ func TestAIPerfValuesBeyondCap(t *testing.T) {
 // TestAIPerfExportBeyondCapIsMarked: an export whose caps were exceeded
 // says which metrics are approximate.
 func TestAIPerfExportBeyondCapIsMarked(t *testing.T) {
-	x := apGoldenExport(t, AIPerfOptions{ExactCap: 2, ChunkExactCap: 4})
+	x := apGoldenExport(t, Options{ExactCap: 2, ChunkExactCap: 4})
 	g := x.Goodput
 	if g.Exact || len(g.InexactReasons) == 0 || !strings.Contains(strings.Join(g.InexactReasons, ";"), "inter_chunk_latency: 5 values exceeded the exact cap of 4") {
 		t.Fatalf("provenance %+v", g)
@@ -121,7 +121,7 @@ func TestAIPerfExportBeyondCapIsMarked(t *testing.T) {
 // TestAIPerfNoDuplicateKeys: the written JSON has each top-level key once
 // (AIPerf's metric "goodput" and goodput's own block must not collide).
 func TestAIPerfNoDuplicateKeys(t *testing.T) {
-	x := apGoldenExport(t, AIPerfOptions{SLOs: []AIPerfSLO{{"request_latency", 1000}}})
+	x := apGoldenExport(t, Options{SLOs: []SLO{{"request_latency", 1000}}})
 	var buf bytes.Buffer
 	if err := x.WriteJSON(&buf); err != nil {
 		t.Fatal(err)
@@ -137,10 +137,10 @@ func TestAIPerfNoDuplicateKeys(t *testing.T) {
 		}
 		seen[f.Key] = true
 	}
-	if !seen["goodput"] || !seen[AIPerfProvenanceKey] {
+	if !seen["goodput"] || !seen[ProvenanceKey] {
 		t.Fatalf("keys %v", seen)
 	}
-	back, err := ReadAIPerf(&buf, "ours.json")
+	back, err := Read(&buf, "ours.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,16 +158,16 @@ func BenchmarkAIPerfBuilder(b *testing.B) {
 	r := apLongRecord()
 	for _, c := range []struct {
 		name string
-		opts AIPerfOptions
+		opts Options
 		per  int
-	}{{"exact", AIPerfOptions{}, 2000}, {"beyond-cap", AIPerfOptions{ExactCap: 1, ChunkExactCap: 1}, 1 << 30}} {
+	}{{"exact", Options{}, 2000}, {"beyond-cap", Options{ExactCap: 1, ChunkExactCap: 1}, 1 << 30}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
-			var a *AIPerfBuilder
+			var a *Builder
 			for i := 0; i < b.N; i++ {
 				if i%c.per == 0 {
 					var err error
-					if a, err = NewAIPerfBuilder(rep, 0, c.opts); err != nil {
+					if a, err = NewBuilder(rep, 0, c.opts); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -185,7 +185,7 @@ func BenchmarkAIPerfDecodeAndBuild(b *testing.B) {
 	rep := &report.Report{Benchmarks: []*report.Benchmark{{Config: report.BenchmarkConfig{Strategy: report.Strategy{Type: report.StrategyConcurrent, Streams: 8}}}}}
 	r := apLongRecord()
 	line := record.AppendJSON(nil, r)
-	a, err := NewAIPerfBuilder(rep, 0, AIPerfOptions{})
+	a, err := NewBuilder(rep, 0, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func apLongRecord() *record.Record {
 	return apStream(1, 0, chunks, chunks[255]+1, 1024, 256, 256)
 }
 
-// BenchmarkAIPerfJSONLSkip measures how fast AIPerfFromJSONL passes over
+// BenchmarkAIPerfJSONLSkip measures how fast FromJSONL passes over
 // the lines of other benchmarks (one pass per benchmark reads them all).
 func BenchmarkAIPerfJSONLSkip(b *testing.B) {
 	rep := &report.Report{Benchmarks: []*report.Benchmark{{Config: report.BenchmarkConfig{Strategy: report.Strategy{Type: report.StrategyConcurrent, Streams: 8}}}}}
@@ -224,7 +224,7 @@ func BenchmarkAIPerfJSONLSkip(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := AIPerfFromJSONL(rep, 0, bytes.NewReader(file), "x.jsonl", AIPerfOptions{}); err != nil {
+		if _, err := FromJSONL(rep, 0, bytes.NewReader(file), "x.jsonl", Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

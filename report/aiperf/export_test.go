@@ -76,7 +76,7 @@ func apGoldenRecords() []*record.Record {
 // records (concurrent, 2 streams, no warmup).
 func apGoldenReport(t *testing.T) *report.Report {
 	t.Helper()
-	acc, err := accum.NewAccumulator(accum.Config{Start: apT0, Seed: 1})
+	acc, err := accum.New(accum.Config{Start: apT0, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,10 +113,10 @@ func apRecordsSource(recs []*record.Record) func(*record.Record) error {
 	}
 }
 
-func apGoldenExport(t *testing.T, opts AIPerfOptions) *AIPerfExport {
+func apGoldenExport(t *testing.T, opts Options) *Export {
 	t.Helper()
 	opts.GoodputVersion = "test"
-	x, err := AIPerfFromRecords(apGoldenReport(t), 0, apRecordsSource(apGoldenRecords()), opts)
+	x, err := FromRecords(apGoldenReport(t), 0, apRecordsSource(apGoldenRecords()), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 // TestAIPerfGoldenStatistics checks every figure of the golden export
 // against values computed by hand (see apGoldenRecords).
 func TestAIPerfGoldenStatistics(t *testing.T) {
-	x := apGoldenExport(t, AIPerfOptions{SLOs: []AIPerfSLO{{"time_to_first_token", 160}, {"inter_token_latency", 26}}})
+	x := apGoldenExport(t, Options{SLOs: []SLO{{"time_to_first_token", 160}, {"inter_token_latency", 26}}})
 	type dist struct {
 		tag                     string
 		avg, sum, min, max, std float64
@@ -191,7 +191,7 @@ func TestAIPerfGoldenStatistics(t *testing.T) {
 		check("min", m.Min, c.min)
 		check("max", m.Max, c.max)
 		check("std", m.Std, c.std)
-		for i, p := range AIPerfPercentiles {
+		for i, p := range Percentiles {
 			check("p"+strconv.Itoa(p), m.P[i], c.p[i])
 		}
 		if m.Count == nil || *m.Count != c.count {
@@ -240,7 +240,7 @@ func TestAIPerfGoldenStatistics(t *testing.T) {
 	if g == nil || g.Source != "records" || !g.Exact || g.InWindow != 4 || g.OutsideWindow != 0 || g.NotDispatched != 1 || g.Label != "concurrency_2" {
 		t.Errorf("goodput block = %+v", g)
 	}
-	if x.AIPerfVersion != "test" || x.SchemaVersion != AIPerfSchemaVersion || x.StartTime != "2023-11-14T22:13:20.000000" {
+	if x.AIPerfVersion != "test" || x.SchemaVersion != SchemaVersion || x.StartTime != "2023-11-14T22:13:20.000000" {
 		t.Errorf("provenance: %q %q %q", x.AIPerfVersion, x.SchemaVersion, x.StartTime)
 	}
 }
@@ -254,15 +254,15 @@ func deref(p *float64) any {
 
 // TestAIPerfSLOLargerIsBetter: a throughput threshold is a floor.
 func TestAIPerfSLOLargerIsBetter(t *testing.T) {
-	x := apGoldenExport(t, AIPerfOptions{SLOs: []AIPerfSLO{{"output_token_throughput_per_user", 45}}})
+	x := apGoldenExport(t, Options{SLOs: []SLO{{"output_token_throughput_per_user", 45}}})
 	if m := x.Metric("good_request_count"); m == nil || *m.Avg != 1 { // R1 (50 tokens/s); R2 40, R3 33.3
 		t.Fatalf("good_request_count = %+v", m)
 	}
-	x = apGoldenExport(t, AIPerfOptions{SLOs: []AIPerfSLO{{"time_to_second_token", 30}}})
+	x = apGoldenExport(t, Options{SLOs: []SLO{{"time_to_second_token", 30}}})
 	if m := x.Metric("good_request_count"); m == nil || *m.Avg != 2 { // R1 (20 ms) and R3 (30 ms, the bound is inclusive)
 		t.Fatalf("good_request_count = %+v", m)
 	}
-	x = apGoldenExport(t, AIPerfOptions{})
+	x = apGoldenExport(t, Options{})
 	if x.Metric("good_request_count") != nil || x.Metric("goodput") != nil {
 		t.Fatal("goodput metrics without an SLO")
 	}
@@ -270,7 +270,7 @@ func TestAIPerfSLOLargerIsBetter(t *testing.T) {
 
 // TestAIPerfGoldenFiles pins the exact bytes of the golden JSON and CSV.
 func TestAIPerfGoldenFiles(t *testing.T) {
-	x := apGoldenExport(t, AIPerfOptions{SLOs: []AIPerfSLO{{"time_to_first_token", 160}, {"inter_token_latency", 26}},
+	x := apGoldenExport(t, Options{SLOs: []SLO{{"time_to_first_token", 160}, {"inter_token_latency", 26}},
 		CLICommand: "goodput profile -m m --concurrency 2", ArtifactDir: "artifacts/x", Tokenizer: "builtin"})
 	var j, c bytes.Buffer
 	if err := x.WriteJSON(&j); err != nil {
@@ -312,7 +312,7 @@ func TestAIPerfShapeMatchesFixture(t *testing.T) {
 	if err := json.Unmarshal(fix, &fixture); err != nil {
 		t.Fatal(err)
 	}
-	x := apGoldenExport(t, AIPerfOptions{})
+	x := apGoldenExport(t, Options{})
 	var buf bytes.Buffer
 	if err := x.WriteJSON(&buf); err != nil {
 		t.Fatal(err)
@@ -434,7 +434,7 @@ func readFixture(t *testing.T) []byte {
 
 // TestReadAIPerfFixture: the real AIPerf export parses, with its values.
 func TestReadAIPerfFixture(t *testing.T) {
-	x, err := ReadAIPerf(bytes.NewReader(readFixture(t)), "fixture.json")
+	x, err := Read(bytes.NewReader(readFixture(t)), "fixture.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +461,7 @@ func TestReadAIPerfFixture(t *testing.T) {
 	if err := x.WriteJSON(&buf); err != nil {
 		t.Fatal(err)
 	}
-	y, err := ReadAIPerf(&buf, "again.json")
+	y, err := Read(&buf, "again.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -493,7 +493,7 @@ func TestReadAIPerfErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ReadAIPerf(strings.NewReader(c.data), "x.json")
+			_, err := Read(strings.NewReader(c.data), "x.json")
 			if err == nil || !strings.HasPrefix(err.Error(), "x.json: ") || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error %v, want one line naming x.json with %q", err, c.want)
 			}
@@ -501,7 +501,7 @@ func TestReadAIPerfErrors(t *testing.T) {
 	}
 	// The pre-#343 layout: metrics under "records", with tag and header.
 	old := `{"records": {"ttft": {"tag": "ttft", "header": "Time To First Token", "unit": "ms", "avg": 12.5, "p50": 11.0}}}`
-	x, err := ReadAIPerf(strings.NewReader(old), "old.json")
+	x, err := Read(strings.NewReader(old), "old.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,18 +511,18 @@ func TestReadAIPerfErrors(t *testing.T) {
 }
 
 func TestParseAIPerfGoodput(t *testing.T) {
-	got, err := ParseAIPerfGoodput("  time_to_first_token:500   inter_token_latency:50 output_token_throughput_per_user:12.5 ")
+	got, err := ParseGoodput("  time_to_first_token:500   inter_token_latency:50 output_token_throughput_per_user:12.5 ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []AIPerfSLO{{"time_to_first_token", 500}, {"inter_token_latency", 50}, {"output_token_throughput_per_user", 12.5}}
+	want := []SLO{{"time_to_first_token", 500}, {"inter_token_latency", 50}, {"output_token_throughput_per_user", 12.5}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %v", got)
 	}
-	if FormatAIPerfGoodput(got) != "time_to_first_token:500 inter_token_latency:50 output_token_throughput_per_user:12.5" {
-		t.Fatalf("format %q", FormatAIPerfGoodput(got))
+	if FormatGoodput(got) != "time_to_first_token:500 inter_token_latency:50 output_token_throughput_per_user:12.5" {
+		t.Fatalf("format %q", FormatGoodput(got))
 	}
-	if s, err := ParseAIPerfGoodput(""); err != nil || s != nil {
+	if s, err := ParseGoodput(""); err != nil || s != nil {
 		t.Fatalf("empty: %v %v", s, err)
 	}
 	for _, bad := range []struct{ in, want string }{
@@ -535,7 +535,7 @@ func TestParseAIPerfGoodput(t *testing.T) {
 		{"time_to_first_token:1 time_to_first_token:2", "given twice"},
 		{"inter_chunk_latency:5", "unknown metric"},
 	} {
-		_, err := ParseAIPerfGoodput(bad.in)
+		_, err := ParseGoodput(bad.in)
 		if err == nil || !strings.Contains(err.Error(), bad.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: error %v, want %q", bad.in, err, bad.want)
 		}
@@ -546,15 +546,15 @@ func TestParseAIPerfGoodput(t *testing.T) {
 func TestAIPerfRecordsMustMatchReport(t *testing.T) {
 	recs := apGoldenRecords()
 	recs[0].End += 1_000_000 // a sampled request that ends elsewhere
-	_, err := AIPerfFromRecords(apGoldenReport(t), 0, apRecordsSource(recs), AIPerfOptions{})
+	_, err := FromRecords(apGoldenReport(t), 0, apRecordsSource(recs), Options{})
 	if err == nil || !strings.Contains(err.Error(), "does not belong to this report") {
 		t.Fatalf("error %v", err)
 	}
 	bad := func(*record.Record) error { return io.ErrUnexpectedEOF }
-	if _, err := AIPerfFromRecords(apGoldenReport(t), 0, bad, AIPerfOptions{}); err == nil {
+	if _, err := FromRecords(apGoldenReport(t), 0, bad, Options{}); err == nil {
 		t.Fatal("a decoding error must be returned")
 	}
-	if _, err := AIPerfFromRecords(apGoldenReport(t), 3, apRecordsSource(recs), AIPerfOptions{}); err == nil {
+	if _, err := FromRecords(apGoldenReport(t), 3, apRecordsSource(recs), Options{}); err == nil {
 		t.Fatal("an index out of range must fail")
 	}
 }
@@ -566,7 +566,7 @@ func TestAIPerfWindowExcludesWarmup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc, err := accum.NewAccumulator(accum.Config{Start: apT0, Seed: 1, Warmup: warm, Constraints: []report.Constraint{{Kind: report.ConstraintMaxRequests, Count: 4}}})
+	acc, err := accum.New(accum.Config{Start: apT0, Seed: 1, Warmup: warm, Constraints: []report.Constraint{{Kind: report.ConstraintMaxRequests, Count: 4}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -580,7 +580,7 @@ func TestAIPerfWindowExcludesWarmup(t *testing.T) {
 	}
 	b := acc.Finish(accum.BenchmarkInfo{RunID: "w", Strategy: report.Strategy{Type: report.StrategySynchronous}, Start: apT0, StopReason: "max_requests"})
 	rep := report.NewReport("test", nil, b)
-	x, err := AIPerfFromRecords(rep, 0, apRecordsSource(recs), AIPerfOptions{})
+	x, err := FromRecords(rep, 0, apRecordsSource(recs), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -607,7 +607,7 @@ func TestAIPerfLabels(t *testing.T) {
 		{},
 	}}
 	want := []string{"concurrency_4", "request_rate_2.5", "concurrency_4_2", "concurrency_1", "benchmark_4"}
-	if got := AIPerfLabels(rep); !slices.Equal(got, want) {
+	if got := Labels(rep); !slices.Equal(got, want) {
 		t.Fatalf("labels %v, want %v", got, want)
 	}
 }
@@ -615,7 +615,7 @@ func TestAIPerfLabels(t *testing.T) {
 // TestAIPerfScalarTags: every derived tag the builders write is in the
 // catalogue (so its CSV row has AIPerf's name).
 func TestAIPerfScalarTags(t *testing.T) {
-	x := apGoldenExport(t, AIPerfOptions{SLOs: []AIPerfSLO{{"request_latency", 1000}}})
+	x := apGoldenExport(t, Options{SLOs: []SLO{{"request_latency", 1000}}})
 	for _, m := range x.Metrics {
 		if m.Header == "" || m.Unit == "" {
 			t.Errorf("%s: header %q unit %q", m.Tag, m.Header, m.Unit)
@@ -627,7 +627,7 @@ func TestAIPerfScalarTags(t *testing.T) {
 // from the report's distributions and says so.
 func TestAIPerfFromReportApproximates(t *testing.T) {
 	rep := apGoldenReport(t)
-	x, err := AIPerfFromReport(rep, 0, AIPerfOptions{GoodputVersion: "test"})
+	x, err := FromReport(rep, 0, Options{GoodputVersion: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -680,7 +680,7 @@ func TestAIPerfFromLegacyReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range rep.Benchmarks {
-		x, err := AIPerfFromReport(rep, i, AIPerfOptions{GoodputVersion: "test"})
+		x, err := FromReport(rep, i, Options{GoodputVersion: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -688,7 +688,7 @@ func TestAIPerfFromLegacyReport(t *testing.T) {
 		if err := x.WriteJSON(&buf); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ReadAIPerf(&buf, "legacy.json"); err != nil {
+		if _, err := Read(&buf, "legacy.json"); err != nil {
 			t.Fatal(err)
 		}
 		if x.Metric("request_count") == nil {
@@ -710,12 +710,12 @@ func TestAIPerfFromJSONL(t *testing.T) {
 	if err := enc.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	opts := AIPerfOptions{GoodputVersion: "test"}
-	x, err := AIPerfFromJSONL(apGoldenReport(t), 0, bytes.NewReader(file.Bytes()), "requests.jsonl", opts)
+	opts := Options{GoodputVersion: "test"}
+	x, err := FromJSONL(apGoldenReport(t), 0, bytes.NewReader(file.Bytes()), "requests.jsonl", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	y := apGoldenExport(t, AIPerfOptions{})
+	y := apGoldenExport(t, Options{})
 	var a, b bytes.Buffer
 	if err := x.WriteJSON(&a); err != nil {
 		t.Fatal(err)
@@ -727,13 +727,13 @@ func TestAIPerfFromJSONL(t *testing.T) {
 		t.Fatal("the JSON Lines path differs from the record stream")
 	}
 	bad := append(append([]byte{}, file.Bytes()...), []byte("{\"id\":9,\"benchmark\":0,\"status\":\"nope\"}\n")...)
-	_, err = AIPerfFromJSONL(apGoldenReport(t), 0, bytes.NewReader(bad), "requests.jsonl", opts)
+	_, err = FromJSONL(apGoldenReport(t), 0, bytes.NewReader(bad), "requests.jsonl", opts)
 	if err == nil || !strings.HasPrefix(err.Error(), "requests.jsonl:7: ") {
 		t.Fatalf("error %v, want one naming line 7", err)
 	}
 	// A bad line of another benchmark is skipped unread.
 	other := append(append([]byte{}, file.Bytes()...), []byte("{\"id\":9,\"benchmark\":3,\"status\":\"nope\"}\n")...)
-	if _, err := AIPerfFromJSONL(apGoldenReport(t), 0, bytes.NewReader(other), "requests.jsonl", opts); err != nil {
+	if _, err := FromJSONL(apGoldenReport(t), 0, bytes.NewReader(other), "requests.jsonl", opts); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -756,12 +756,12 @@ func TestAIPerfTokenCounts(t *testing.T) {
 	r := apStream(1, 0, []float64{10, 20}, 25, 120, 10, 10)
 	r.ClientPromptTokens, r.ClientOutputTokens = 100, 12
 	for _, c := range []struct {
-		counts   AIPerfTokenCounts
+		counts   TokenCounts
 		isl, osl int
 	}{
-		{AIPerfTokensDefault, 100, 10}, // the prompt goodput built; the server's usage
-		{AIPerfTokensClient, 100, 12},  // AIPerf's default: its tokenizer on both
-		{AIPerfTokensServer, 120, 10},  // --use-server-token-count
+		{TokensDefault, 100, 10}, // the prompt goodput built; the server's usage
+		{TokensClient, 100, 12},  // AIPerf's default: its tokenizer on both
+		{TokensServer, 120, 10},  // --use-server-token-count
 	} {
 		isl, _ := aiperfISL(r, c.counts)
 		osl, _ := aiperfOSL(r, c.counts)
@@ -770,10 +770,10 @@ func TestAIPerfTokenCounts(t *testing.T) {
 		}
 	}
 	u := record.New()
-	if _, ok := aiperfISL(u, AIPerfTokensDefault); ok {
+	if _, ok := aiperfISL(u, TokensDefault); ok {
 		t.Error("an unknown prompt count must be absent")
 	}
-	if _, ok := aiperfOSL(u, AIPerfTokensClient); ok {
+	if _, ok := aiperfOSL(u, TokensClient); ok {
 		t.Error("an unknown output count must be absent")
 	}
 }

@@ -2,8 +2,9 @@ package console
 
 import (
 	"fmt"
-	"github.com/goodput-dev/goodput/report"
 	"strings"
+
+	"github.com/goodput-dev/goodput/report"
 )
 
 // extrasTable builds the console's table of goodput's own figures, one
