@@ -15,7 +15,7 @@ import (
 
 // AIPerf's summary export (profile_export_aiperf.json and
 // profile_export_aiperf.csv, schema 1.x): one export per benchmark, the
-// way AIPerf writes one per profile run. AIPERF.md documents every metric,
+// way AIPerf writes one per profile run. README.md documents every metric,
 // its definition and where goodput's numbers can differ from AIPerf's.
 
 // SchemaVersion is the profile_export_aiperf.json schema version

@@ -16,7 +16,7 @@ import (
 )
 
 // Builder computes the AIPerf export of one benchmark of a report
-// from its per-request records, AIPerf's way (AIPERF.md): every record
+// from its per-request records, AIPerf's way (README.md): every record
 // metric from every successful request in the benchmark's measurement
 // window, statistics as numpy computes them. Records of other benchmarks
 // are skipped, so a whole records file can be streamed through Add. Memory
