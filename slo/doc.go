@@ -52,7 +52,7 @@
 // goodput definition); errored requests are bad; a request cancelled by
 // the client at the end of its benchmark is bad only when what was seen
 // before the cancellation already breaks a threshold, and otherwise
-// undetermined (see accum.RequestThresholds for every rule).
+// undetermined (see RequestThresholds for every rule).
 //
 // Per benchmark, over the requests of its measurement window (GuideLLM's
 // overlap rule): attainment = good / judged requests (undetermined ones

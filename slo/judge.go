@@ -2,7 +2,6 @@ package slo
 
 import (
 	"github.com/goodput-dev/goodput/report"
-	"github.com/goodput-dev/goodput/report/accum"
 	"github.com/goodput-dev/goodput/report/stats"
 )
 
@@ -29,14 +28,14 @@ func (s Spec) thresholdSource(m Metric) (Objective, bool) {
 // Thresholds returns the per-request thresholds: per latency metric, the
 // largest threshold of its percentile, max and per-request items (a mean
 // gives none).
-func (s Spec) Thresholds() accum.RequestThresholds {
+func (s Spec) Thresholds() RequestThresholds {
 	get := func(m Metric) float64 {
 		if o, ok := s.thresholdSource(m); ok {
 			return o.Threshold
 		}
 		return 0
 	}
-	return accum.RequestThresholds{TTFTMs: get(TTFT), ITLMs: get(ITL), TPOTMs: get(TPOT), LatencyMs: get(E2E)}
+	return RequestThresholds{TTFTMs: get(TTFT), ITLMs: get(ITL), TPOTMs: get(TPOT), LatencyMs: get(E2E)}
 }
 
 // AttainmentFloor is the lowest attainment a benchmark may have and still
@@ -198,9 +197,6 @@ func distribution(m Metric, ex *report.Extras) (*report.DistributionSummary, flo
 	}
 	return sd.Successful, scale
 }
-
-// Spec is the report's SLO.
-var _ accum.SLO = Spec{}
 
 // histPercentile reads percentile p of the successful requests' metric
 // m, in milliseconds, from the benchmark's HDR histogram (nanoseconds,

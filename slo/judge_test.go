@@ -7,7 +7,6 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/goodput-dev/goodput/report"
-	"github.com/goodput-dev/goodput/report/accum"
 	"github.com/goodput-dev/goodput/report/stats"
 )
 
@@ -23,14 +22,14 @@ func mustParse(t *testing.T, s string) Spec {
 func TestThresholds(t *testing.T) {
 	tests := []struct {
 		spec string
-		want accum.RequestThresholds
+		want RequestThresholds
 	}{
-		{DefaultSpec, accum.RequestThresholds{TTFTMs: 500, ITLMs: 50}},
+		{DefaultSpec, RequestThresholds{TTFTMs: 500, ITLMs: 50}},
 		// The loosest threshold of a metric applies; a mean gives none.
-		{"ttft_p50=800ms,ttft_p99=500ms,ttft_mean=100ms", accum.RequestThresholds{TTFTMs: 800}},
-		{"tpot_mean=10ms,e2e_max=3s,e2e=2s", accum.RequestThresholds{LatencyMs: 3000}},
-		{"itl=20,tpot_p90=30,error_rate=1%", accum.RequestThresholds{ITLMs: 20, TPOTMs: 30}},
-		{"error_rate=1%", accum.RequestThresholds{}},
+		{"ttft_p50=800ms,ttft_p99=500ms,ttft_mean=100ms", RequestThresholds{TTFTMs: 800}},
+		{"tpot_mean=10ms,e2e_max=3s,e2e=2s", RequestThresholds{LatencyMs: 3000}},
+		{"itl=20,tpot_p90=30,error_rate=1%", RequestThresholds{ITLMs: 20, TPOTMs: 30}},
+		{"error_rate=1%", RequestThresholds{}},
 	}
 	for _, tc := range tests {
 		if got := mustParse(t, tc.spec).Thresholds(); got != tc.want {

@@ -8,6 +8,7 @@ import (
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/stats"
+	"github.com/goodput-dev/goodput/slo"
 )
 
 // Defaults of Config.
@@ -120,8 +121,8 @@ type Accumulator struct {
 
 	mm mismatch // server vs client output tokens of in-window requests
 
-	thresholds *RequestThresholds   // Config.SLO's per-request thresholds, nil without an SLO
-	goodOver   report.GoodputCounts // in-window requests beyond ExactCap (online decision)
+	thresholds *slo.RequestThresholds // Config.SLO's per-request thresholds, nil without an SLO
+	goodOver   report.GoodputCounts   // in-window requests beyond ExactCap (online decision)
 
 	result *report.Benchmark // set by Finish
 }
@@ -273,7 +274,7 @@ func (a *Accumulator) Add(r *record.Record) {
 	s.status = st
 	s.errClass = a.classOf(r.ErrorClass)
 	if a.thresholds != nil {
-		s.flags |= verdictFlags(a.thresholds.judge(&s))
+		s.flags |= verdictFlags(judge(a.thresholds, &s))
 	}
 	a.adds++
 	a.made[st]++

@@ -9,6 +9,7 @@ import (
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/console"
+	"github.com/goodput-dev/goodput/slo"
 )
 
 func TestRequestThresholdsJudge(t *testing.T) {
@@ -27,43 +28,43 @@ func TestRequestThresholdsJudge(t *testing.T) {
 	notSent := goldenRecords[4]
 	tests := []struct {
 		name string
-		t    RequestThresholds
+		t    slo.RequestThresholds
 		rec  recSpec
-		want Verdict
+		want slo.Verdict
 	}{
-		{"within every threshold", RequestThresholds{TTFTMs: 100, ITLMs: 10, TPOTMs: 32.5, LatencyMs: 140}, ok, VerdictGood},
-		{"no thresholds", RequestThresholds{}, ok, VerdictGood},
-		{"ttft over", RequestThresholds{TTFTMs: 99.9}, ok, VerdictBad},
-		{"itl over", RequestThresholds{ITLMs: 9.99}, ok, VerdictBad},
-		{"tpot over (it includes the ttft)", RequestThresholds{TPOTMs: 32.4}, ok, VerdictBad},
-		{"latency over", RequestThresholds{LatencyMs: 139}, ok, VerdictBad},
-		{"errored", RequestThresholds{}, goldenRecords[2], VerdictBad},
-		{"errored within the thresholds", RequestThresholds{LatencyMs: 1e6}, goldenRecords[2], VerdictBad},
-		{"one token has no inter-token gap", RequestThresholds{ITLMs: 1}, oneTok, VerdictGood},
-		{"non-streaming: no ttft to judge", RequestThresholds{TTFTMs: 1000}, noStream, VerdictUndetermined},
-		{"non-streaming: no itl to judge", RequestThresholds{ITLMs: 1000}, noStream, VerdictUndetermined},
-		{"non-streaming: a bad latency is still bad", RequestThresholds{TTFTMs: 1000, LatencyMs: 100}, noStream, VerdictBad},
-		{"non-streaming: latency and tpot", RequestThresholds{TPOTMs: 15, LatencyMs: 300}, noStream, VerdictGood},
-		{"cancelled, nothing broken yet", RequestThresholds{TTFTMs: 100, LatencyMs: 150}, cancelled, VerdictUndetermined},
-		{"cancelled after a late first token", RequestThresholds{TTFTMs: 99}, cancelled, VerdictBad},
-		{"cancelled after the latency threshold", RequestThresholds{LatencyMs: 149}, cancelled, VerdictBad},
-		{"cancelled, itl unknown", RequestThresholds{ITLMs: 1}, cancelled, VerdictUndetermined},
-		{"cancelled without a token past the ttft threshold", RequestThresholds{TTFTMs: 399}, cancelledEmpty, VerdictBad},
-		{"cancelled without a token within the ttft threshold", RequestThresholds{TTFTMs: 400}, cancelledEmpty, VerdictUndetermined},
-		{"never sent", RequestThresholds{TTFTMs: 1, LatencyMs: 1}, notSent, VerdictUndetermined},
+		{"within every threshold", slo.RequestThresholds{TTFTMs: 100, ITLMs: 10, TPOTMs: 32.5, LatencyMs: 140}, ok, slo.VerdictGood},
+		{"no thresholds", slo.RequestThresholds{}, ok, slo.VerdictGood},
+		{"ttft over", slo.RequestThresholds{TTFTMs: 99.9}, ok, slo.VerdictBad},
+		{"itl over", slo.RequestThresholds{ITLMs: 9.99}, ok, slo.VerdictBad},
+		{"tpot over (it includes the ttft)", slo.RequestThresholds{TPOTMs: 32.4}, ok, slo.VerdictBad},
+		{"latency over", slo.RequestThresholds{LatencyMs: 139}, ok, slo.VerdictBad},
+		{"errored", slo.RequestThresholds{}, goldenRecords[2], slo.VerdictBad},
+		{"errored within the thresholds", slo.RequestThresholds{LatencyMs: 1e6}, goldenRecords[2], slo.VerdictBad},
+		{"one token has no inter-token gap", slo.RequestThresholds{ITLMs: 1}, oneTok, slo.VerdictGood},
+		{"non-streaming: no ttft to judge", slo.RequestThresholds{TTFTMs: 1000}, noStream, slo.VerdictUndetermined},
+		{"non-streaming: no itl to judge", slo.RequestThresholds{ITLMs: 1000}, noStream, slo.VerdictUndetermined},
+		{"non-streaming: a bad latency is still bad", slo.RequestThresholds{TTFTMs: 1000, LatencyMs: 100}, noStream, slo.VerdictBad},
+		{"non-streaming: latency and tpot", slo.RequestThresholds{TPOTMs: 15, LatencyMs: 300}, noStream, slo.VerdictGood},
+		{"cancelled, nothing broken yet", slo.RequestThresholds{TTFTMs: 100, LatencyMs: 150}, cancelled, slo.VerdictUndetermined},
+		{"cancelled after a late first token", slo.RequestThresholds{TTFTMs: 99}, cancelled, slo.VerdictBad},
+		{"cancelled after the latency threshold", slo.RequestThresholds{LatencyMs: 149}, cancelled, slo.VerdictBad},
+		{"cancelled, itl unknown", slo.RequestThresholds{ITLMs: 1}, cancelled, slo.VerdictUndetermined},
+		{"cancelled without a token past the ttft threshold", slo.RequestThresholds{TTFTMs: 399}, cancelledEmpty, slo.VerdictBad},
+		{"cancelled without a token within the ttft threshold", slo.RequestThresholds{TTFTMs: 400}, cancelledEmpty, slo.VerdictUndetermined},
+		{"never sent", slo.RequestThresholds{TTFTMs: 1, LatencyMs: 1}, notSent, slo.VerdictUndetermined},
 	}
 	r := record.New()
 	for _, tc := range tests {
 		tc.rec.fill(r)
-		if got := tc.t.Judge(r); got != tc.want {
+		if got := judgeRecord(tc.t, r); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
 	r.Reset()
-	if got := (RequestThresholds{}).Judge(r); got != VerdictUndetermined {
+	if got := judgeRecord(slo.RequestThresholds{}, r); got != slo.VerdictUndetermined {
 		t.Errorf("invalid record: %v", got)
 	}
-	if !(RequestThresholds{}).IsZero() || (RequestThresholds{ITLMs: 1}).IsZero() {
+	if !(slo.RequestThresholds{}).IsZero() || (slo.RequestThresholds{ITLMs: 1}).IsZero() {
 		t.Error("IsZero")
 	}
 }
@@ -71,11 +72,11 @@ func TestRequestThresholdsJudge(t *testing.T) {
 // fakeSLO judges like a spec "ttft_p99=<ttft>,error_rate=10%": enough to
 // check what the accumulator hands to an SLO and how the outputs show it.
 type fakeSLO struct {
-	t   RequestThresholds
+	t   slo.RequestThresholds
 	got *report.GoodputCounts
 }
 
-func (f fakeSLO) Thresholds() RequestThresholds { return f.t }
+func (f fakeSLO) Thresholds() slo.RequestThresholds { return f.t }
 
 func (f fakeSLO) Judge(b *report.Benchmark, c report.GoodputCounts) *report.SLOResult {
 	if f.got != nil {
@@ -105,7 +106,7 @@ func TestAccumulatorGoodputCounts(t *testing.T) {
 	// nothing broken yet (undetermined), R5 never sent (not in the window).
 	// Window [0, 400] ms.
 	var got report.GoodputCounts
-	b := runGolden(t, Config{Start: base, Seed: 1, SLO: fakeSLO{t: RequestThresholds{TTFTMs: 150, ITLMs: 15}, got: &got}},
+	b := runGolden(t, Config{Start: base, Seed: 1, SLO: fakeSLO{t: slo.RequestThresholds{TTFTMs: 150, ITLMs: 15}, got: &got}},
 		goldenRecords, BenchmarkInfo{RunID: "g", Start: base})
 	want := report.GoodputCounts{InWindow: 4, Judged: 3, Good: 1, GoodOutputTokens: 4, SuccessfulOutputTokens: 9, WindowSeconds: 0.4}
 	if got != want {
@@ -116,7 +117,7 @@ func TestAccumulatorGoodputCounts(t *testing.T) {
 		t.Errorf("SLO result %+v", s)
 	}
 	// TTFT ≤ 90 ms: R4's first token (100 ms) already broke it.
-	runGolden(t, Config{Start: base, Seed: 1, SLO: fakeSLO{t: RequestThresholds{TTFTMs: 90}, got: &got}},
+	runGolden(t, Config{Start: base, Seed: 1, SLO: fakeSLO{t: slo.RequestThresholds{TTFTMs: 90}, got: &got}},
 		goldenRecords, BenchmarkInfo{RunID: "g", Start: base})
 	if got.Judged != 4 || got.Good != 0 {
 		t.Errorf("ttft 90: %+v", got)
@@ -138,7 +139,7 @@ func TestAccumulatorGoodputWindow(t *testing.T) {
 	for _, exactCap := range []int{0, 3} {
 		var got report.GoodputCounts
 		cfg := Config{Start: base, Constraints: cons, Warmup: mustPhase(t, "2"), Cooldown: mustPhase(t, "0.1"), ExactCap: exactCap,
-			SLO: fakeSLO{t: RequestThresholds{LatencyMs: 1000}, got: &got}}
+			SLO: fakeSLO{t: slo.RequestThresholds{LatencyMs: 1000}, got: &got}}
 		b := runGolden(t, cfg, windowRecords(), BenchmarkInfo{RunID: "w", Start: base, StopTime: ms(10000)})
 		w := want
 		w.Approximate = exactCap > 0
@@ -157,7 +158,7 @@ func TestAccumulatorGoodputWindow(t *testing.T) {
 func sloReport(t *testing.T) *report.Report {
 	t.Helper()
 	cons := []report.Constraint{{Kind: report.ConstraintMaxDuration, Seconds: 10}}
-	slo := fakeSLO{t: RequestThresholds{TTFTMs: 150, ITLMs: 15}}
+	slo := fakeSLO{t: slo.RequestThresholds{TTFTMs: 150, ITLMs: 15}}
 	b1 := runGolden(t, Config{Start: base, Constraints: cons, Seed: 1, SLO: slo}, goldenRecords, BenchmarkInfo{
 		RunID: "run-1", RunIndex: 0, Strategy: report.Strategy{Type: report.StrategyConcurrent, Streams: 16},
 		Start: base, End: ms(10000), StopTime: ms(10000), StopReason: report.ConstraintMaxDuration})
@@ -201,7 +202,7 @@ func TestConsoleAndCSVGoldenSLO(t *testing.T) {
 // difference is the cost of judging each request in Add.
 func BenchmarkAddSLO(b *testing.B) {
 	start := int64(1_700_000_000_000_000_000)
-	a, err := New(Config{Start: start, SLO: fakeSLO{t: RequestThresholds{TTFTMs: 500, ITLMs: 50, TPOTMs: 60, LatencyMs: 10_000}}})
+	a, err := New(Config{Start: start, SLO: fakeSLO{t: slo.RequestThresholds{TTFTMs: 500, ITLMs: 50, TPOTMs: 60, LatencyMs: 10_000}}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -229,4 +230,24 @@ func TestSLORoundTrip(t *testing.T) {
 	if again := writeJSON(t, back); !bytes.Equal(first, again) {
 		t.Error("a report with SLO results written, read and written again differs")
 	}
+}
+
+// judgeRecord classifies one record as Add does; an invalid record (no
+// status or no timestamp) is undetermined.
+func judgeRecord(t slo.RequestThresholds, r *record.Record) slo.Verdict {
+	s, ok := Summarize(r)
+	if !ok {
+		return slo.VerdictUndetermined
+	}
+	switch r.Status {
+	case record.StatusSuccessful:
+		s.status = report.StatusSuccessful
+	case record.StatusErrored:
+		s.status = report.StatusErrored
+	case record.StatusIncomplete:
+		s.status = report.StatusIncomplete
+	default:
+		return slo.VerdictUndetermined
+	}
+	return judge(&t, &s)
 }
