@@ -656,3 +656,28 @@ func ConstraintsMap(cs []Constraint) (map[string]json.RawMessage, error) {
 	}
 	return out, nil
 }
+
+// Label names the strategy with its rate or streams, as the console
+// prints it: "constant 10.00/s", "concurrent 8", "throughput".
+func (s Strategy) Label() string {
+	switch s.Type {
+	case StrategyConstant, StrategyPoisson:
+		return fmt.Sprintf("%s %.2f/s", s.Type, s.Rate)
+	case StrategyConcurrent:
+		return fmt.Sprintf("concurrent %d", s.Streams)
+	case StrategyThroughput:
+		if s.MaxConcurrency > 0 {
+			return fmt.Sprintf("throughput max %d", s.MaxConcurrency)
+		}
+		return "throughput"
+	case StrategyReplay:
+		ts := s.TimeScale
+		if ts == 0 {
+			ts = 1
+		}
+		return fmt.Sprintf("replay x%.2f", ts)
+	case "":
+		return "-"
+	}
+	return s.Type
+}

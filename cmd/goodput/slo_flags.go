@@ -11,7 +11,6 @@ import (
 
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/report"
-	"github.com/goodput-dev/goodput/report/console"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
 )
@@ -216,5 +215,5 @@ func printKnee(w io.Writer, k *report.Knee) {
 	if k == nil {
 		return
 	}
-	fmt.Fprint(w, console.KneeSummary(k, nil))
+	fmt.Fprint(w, slo.KneeSummary(k, nil))
 }

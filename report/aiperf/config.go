@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/report"
-	"github.com/goodput-dev/goodput/report/console"
 )
 
 // Defaults of Options' caps.
@@ -196,7 +195,7 @@ func aiperfHeader(rep *report.Report, index int, opts Options, source string) (*
 	x.RunInfo = ri
 	x.Goodput = &Provenance{
 		Version: opts.GoodputVersion, Note: Note, Source: source, Exact: true, InexactReasons: []string{},
-		BenchmarkIndex: index, Strategy: console.StrategyLabel(b), Label: labels[index],
+		BenchmarkIndex: index, Strategy: b.Config.Strategy.Label(), Label: labels[index],
 	}
 	return x, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/texttable"
 	"github.com/goodput-dev/goodput/report"
 )
 
@@ -13,7 +14,7 @@ import (
 // lateness, the inter-chunk gaps, the time to the second token and the
 // share of requests whose server and client token counts differ. nil when
 // no benchmark has goodput's extras (a GuideLLM report).
-func extrasTable(r *report.Report) *textTable {
+func extrasTable(r *report.Report) *texttable.Table {
 	has := false
 	for _, bm := range r.Benchmarks {
 		if bm.Goodput != nil {
@@ -24,21 +25,21 @@ func extrasTable(r *report.Report) *textTable {
 	if !has {
 		return nil
 	}
-	t := &textTable{
-		title: "Schedule and streaming, successful requests (ms; lateness over all requests)\n" +
+	t := &texttable.Table{
+		Title: "Schedule and streaming, successful requests (ms; lateness over all requests)\n" +
 			"  Sched. TTFT counts from the intended send time (no coordinated omission); lateness = sent − intended;\n" +
 			"  ITL per gap: every inter-chunk gap; TTST: time to second token; token mismatch: server ≠ client count",
-		groups: []tgroup{{"", 2}, {"Sched. TTFT", 2}, {"Lateness", 2}, {"ITL per gap", 2}, {"TTST", 1}, {"Tokens", 1}},
-		heads:  []string{"#", "Strategy", "P50", "P99", "P99", "Max", "P50", "P99", "P50", "Mismatch %"},
+		Groups: []texttable.Group{{Name: "", Span: 2}, {Name: "Sched. TTFT", Span: 2}, {Name: "Lateness", Span: 2}, {Name: "ITL per gap", Span: 2}, {Name: "TTST", Span: 1}, {Name: "Tokens", Span: 1}},
+		Heads:  []string{"#", "Strategy", "P50", "P99", "P99", "Max", "P50", "P99", "P50", "Mismatch %"},
 	}
 	for i, bm := range r.Benchmarks {
 		row := []string{fmt.Sprint(i), latencyLabel(bm)}
 		g := bm.Goodput
 		if g == nil {
-			for len(row) < len(t.heads) {
+			for len(row) < len(t.Heads) {
 				row = append(row, "-")
 			}
-			t.rows = append(t.rows, row)
+			t.Rows = append(t.Rows, row)
 			continue
 		}
 		x := &g.Metrics
@@ -62,7 +63,7 @@ func extrasTable(r *report.Report) *textTable {
 			msCell(gap, func(s *report.DistributionSummary) report.Float { return s.Percentiles.P99 }),
 			msCell(succ(x.TimeToSecondTokenMs), func(s *report.DistributionSummary) report.Float { return s.Median }),
 			mismatchCell(g.TokenMismatch))
-		t.rows = append(t.rows, row)
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
@@ -99,9 +100,9 @@ const saturationMark = "*"
 // when the client was saturated.
 func latencyLabel(b *report.Benchmark) string {
 	if clientSaturated(b) {
-		return StrategyLabel(b) + saturationMark
+		return b.Config.Strategy.Label() + saturationMark
 	}
-	return StrategyLabel(b)
+	return b.Config.Strategy.Label()
 }
 
 // saturationNotes are the footnotes for the marked rows, one per
@@ -112,7 +113,7 @@ func saturationNotes(r *report.Report) []string {
 		if !clientSaturated(bm) {
 			continue
 		}
-		n := fmt.Sprintf("%s benchmark %d (%s): client saturated: latency figures unreliable", saturationMark, i, StrategyLabel(bm))
+		n := fmt.Sprintf("%s benchmark %d (%s): client saturated: latency figures unreliable", saturationMark, i, bm.Config.Strategy.Label())
 		if reason := strings.TrimSpace(report.OneLine(bm.Goodput.Client.Reason)); reason != "" {
 			n += ": " + reason
 		}

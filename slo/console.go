@@ -1,17 +1,18 @@
-package console
+package slo
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/texttable"
 	"github.com/goodput-dev/goodput/report"
 )
 
-// sloTable builds the console's SLO table: per benchmark, the verdict,
+// Table builds the console's SLO table: per benchmark, the verdict,
 // every objective's measured value (a "*" marks a broken or missing one),
 // the attainment and the goodput. nil when no benchmark was judged.
-func sloTable(r *report.Report) *textTable {
+func Table(r *report.Report) *texttable.Table {
 	var first *report.SLOResult
 	var keys []string
 	units := map[string]string{}
@@ -46,32 +47,32 @@ func sloTable(r *report.Report) *textTable {
 		}
 	}
 	title += "; * marks a broken objective"
-	t := &textTable{title: title}
-	t.groups = []tgroup{{"", 2}, {"", 1}}
-	t.heads = []string{"#", "Strategy", "Pass"}
+	t := &texttable.Table{Title: title}
+	t.Groups = []texttable.Group{{Name: "", Span: 2}, {Name: "", Span: 1}}
+	t.Heads = []string{"#", "Strategy", "Pass"}
 	if len(keys) > 0 {
-		t.groups = append(t.groups, tgroup{"Objectives", len(keys)})
+		t.Groups = append(t.Groups, texttable.Group{Name: "Objectives", Span: len(keys)})
 		for _, k := range keys {
 			if units[k] == "ms" {
-				t.heads = append(t.heads, k+" ms")
+				t.Heads = append(t.Heads, k+" ms")
 			} else {
-				t.heads = append(t.heads, k+" %")
+				t.Heads = append(t.Heads, k+" %")
 			}
 		}
 	}
-	t.groups = append(t.groups, tgroup{"Goodput (good requests over the window)", 4})
-	t.heads = append(t.heads, "Attain %", "Good req/s", "Good tok/s", "Tput tok/s")
+	t.Groups = append(t.Groups, texttable.Group{Name: "Goodput (good requests over the window)", Span: 4})
+	t.Heads = append(t.Heads, "Attain %", "Good req/s", "Good tok/s", "Tput tok/s")
 	for i, bm := range r.Benchmarks {
-		row := []string{fmt.Sprint(i), StrategyLabel(bm)}
+		row := []string{fmt.Sprint(i), bm.Config.Strategy.Label()}
 		var s *report.SLOResult
 		if bm.Goodput != nil {
 			s = bm.Goodput.SLO
 		}
 		if s == nil {
-			for len(row) < len(t.heads) {
+			for len(row) < len(t.Heads) {
 				row = append(row, "-")
 			}
-			t.rows = append(t.rows, row)
+			t.Rows = append(t.Rows, row)
 			continue
 		}
 		row = append(row, map[bool]string{true: "yes", false: "NO"}[s.Pass])
@@ -93,7 +94,7 @@ func sloTable(r *report.Report) *textTable {
 		}
 		row = append(row, att, fmt.Sprintf("%.2f", float64(s.GoodputRPS)),
 			fmt.Sprintf("%.1f", float64(s.GoodputOutputTokS)), fmt.Sprintf("%.1f", float64(s.ThroughputOutputTokS)))
-		t.rows = append(t.rows, row)
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
