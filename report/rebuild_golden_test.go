@@ -71,7 +71,7 @@ func TestRebuildGolden(t *testing.T) {
 	compareGolden(t, filepath.Join(dir, "benchmarks.csv"), csv.Bytes())
 	compareGolden(t, filepath.Join(dir, "console.txt"), con.Bytes())
 
-	slos, err := aiperf.ParseGoodput("time_to_first_token:500 inter_token_latency:50")
+	slos, err := slo.ParseAIPerfGoodput("time_to_first_token:500 inter_token_latency:50")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -222,32 +222,69 @@ func ParseVLLM(s string) (Spec, error) {
 	})
 }
 
-// ParseAIPerf reads AIPerf's --goodput form: space-separated tag:value
-// pairs in the metric's display unit, tags time_to_first_token,
-// inter_token_latency, request_latency (ms) and
-// output_token_throughput_per_user (tokens/s per user, bounding itl at
-// 1000/value ms). The spec holds per-request thresholds only; when both
-// inter_token_latency and output_token_throughput_per_user are given,
-// the stricter itl bound applies.
+// ParseAIPerf reads AIPerf's --goodput form into goodput's per-request
+// Spec: ParseAIPerfGoodput, then AIPerfSpec.
 func ParseAIPerf(s string) (Spec, error) {
-	return parsePairs(s, "AIPerf --goodput", "time_to_first_token, inter_token_latency, request_latency or output_token_throughput_per_user",
-		func(k string) (Metric, float64, bool) {
-			switch k {
-			case "time_to_first_token":
-				return TTFT, 0, true
-			case "inter_token_latency":
-				return ITL, 0, true
-			case "request_latency":
-				return E2E, 0, true
-			case "output_token_throughput_per_user":
-				return ITL, 1000, true // tokens/s per user → ms per token
-			}
-			return "", 0, false
-		})
+	ts, err := ParseAIPerfGoodput(s)
+	if err != nil {
+		return Spec{}, err
+	}
+	return AIPerfSpec(ts)
+}
+
+// aiperfSpecKeys are the AIPerf tags goodput's Spec has a metric for.
+const aiperfSpecKeys = "time_to_first_token, inter_token_latency, request_latency or output_token_throughput_per_user"
+
+// AIPerfSpec turns AIPerf --goodput pairs into goodput's Spec, per-request
+// thresholds only: time_to_first_token, inter_token_latency and
+// request_latency (ms), and output_token_throughput_per_user (tokens/s per
+// user, bounding itl at 1000/value ms); when both inter_token_latency and
+// output_token_throughput_per_user are given, the stricter itl bound
+// applies. A pair goodput has no metric for is an error naming it.
+func AIPerfSpec(ts []AIPerfThreshold) (Spec, error) {
+	if len(ts) == 0 {
+		return Spec{}, fmt.Errorf("empty AIPerf --goodput: want space-separated key:value pairs with keys %s", aiperfSpecKeys)
+	}
+	var sp Spec
+	byMetric := map[Metric]int{}
+	for _, t := range ts {
+		var m Metric
+		var rate float64 // numerator turning a rate into ms; 0 for a value in ms
+		switch t.Tag {
+		case "time_to_first_token":
+			m = TTFT
+		case "inter_token_latency":
+			m = ITL
+		case "request_latency":
+			m = E2E
+		case "output_token_throughput_per_user":
+			m, rate = ITL, 1000 // tokens/s per user → ms per token
+		default:
+			return Spec{}, fmt.Errorf("AIPerf --goodput pair %q: unknown key %q: want %s", t, t.Tag, aiperfSpecKeys)
+		}
+		if t.Threshold <= 0 {
+			return Spec{}, fmt.Errorf("AIPerf --goodput pair %q: want a number > 0", t)
+		}
+		ms := t.Threshold
+		if rate > 0 {
+			ms = rate / t.Threshold
+		}
+		if ms < minLatencyMs || ms > MaxLatencyMs {
+			return Spec{}, fmt.Errorf("AIPerf --goodput pair %q: the threshold %v ms is out of range (1ns to 24h)", t, ms)
+		}
+		if i, dup := byMetric[m]; dup {
+			sp.Objectives[i].Threshold = min(sp.Objectives[i].Threshold, ms)
+			continue
+		}
+		byMetric[m] = len(sp.Objectives)
+		sp.Objectives = append(sp.Objectives, Objective{Metric: m, Stat: Each, Threshold: ms})
+	}
+	canonical(sp.Objectives)
+	return sp, nil
 }
 
 // parsePairs reads space-separated key:value pairs of per-request
-// thresholds. key maps a key to its metric and, for a rate, the
+// thresholds (vLLM's form). key maps a key to its metric and, for a rate, the
 // numerator turning value into milliseconds (0 for a value in ms).
 func parsePairs(s, form, keys string, key func(string) (Metric, float64, bool)) (Spec, error) {
 	fields := strings.Fields(s)

@@ -186,9 +186,12 @@ func TestParseAIPerf(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ in, want string }{
-		{"ttft:500", `AIPerf --goodput pair "ttft:500": unknown key "ttft": want time_to_first_token, inter_token_latency, request_latency or output_token_throughput_per_user`},
-		{"time_to_first_token:-1", `value "-1": want a number > 0`},
-		{"request_latency:1 request_latency:1", `request_latency is given twice`},
+		{"ttft:500", `--goodput "ttft:500": unknown metric "ttft"`},
+		{"time_to_first_token:-1", `value "-1" is not a number ≥ 0`},
+		{"time_to_first_token:0", `AIPerf --goodput pair "time_to_first_token:0": want a number > 0`},
+		{"request_latency:1 request_latency:1", `metric "request_latency" given twice`},
+		{"time_to_second_token:30", `AIPerf --goodput pair "time_to_second_token:30": unknown key "time_to_second_token": want time_to_first_token, inter_token_latency, request_latency or output_token_throughput_per_user`},
+		{"", "empty AIPerf --goodput"},
 	} {
 		_, err := ParseAIPerf(tc.in)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -163,7 +163,7 @@ func runProfile(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	slos, err := aiperf.ParseGoodput(strings.Join(po.goodput, " "))
+	slos, err := slo.ParseAIPerfGoodput(strings.Join(po.goodput, " "))
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -182,7 +182,7 @@ func runProfile(ctx context.Context, e *env, args []string) error {
 		// (AIPerf's export judges its own, longer list of tags: a tag the
 		// SLO has no metric for only leaves goodput's report on its
 		// default SLO, said so.)
-		if sp, err := slo.ParseAIPerf(strings.Join(po.goodput, " ")); err == nil {
+		if sp, err := slo.AIPerfSpec(slos); err == nil {
 			o.sweep.slo = sp.String()
 		} else {
 			fmt.Fprintf(e.stderr, "note: --goodput: %v; goodput's own report keeps the default SLO (the AIPerf export applies --goodput)\n", oneLineErr(err))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/slo"
 )
 
 // Defaults of Options' caps.
@@ -27,7 +28,7 @@ type Options struct {
 	GoodputVersion string
 	// SLOs are --goodput thresholds: with any, good_request_count and
 	// goodput are computed per request, AIPerf's way.
-	SLOs []SLO
+	SLOs []slo.AIPerfThreshold
 	// ExactCap and ChunkExactCap bound memory: per benchmark, at most
 	// ExactCap values of each per-request metric and ChunkExactCap
 	// inter-chunk gaps are kept for exact statistics; beyond, the metric

@@ -15,6 +15,7 @@ import (
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/accum"
+	"github.com/goodput-dev/goodput/slo"
 )
 
 // apT0 is the start of the AIPerf golden benchmark (Unix ns).
@@ -128,7 +129,7 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 // TestAIPerfGoldenStatistics checks every figure of the golden export
 // against values computed by hand (see apGoldenRecords).
 func TestAIPerfGoldenStatistics(t *testing.T) {
-	x := apGoldenExport(t, Options{SLOs: []SLO{{"time_to_first_token", 160}, {"inter_token_latency", 26}}})
+	x := apGoldenExport(t, Options{SLOs: []slo.AIPerfThreshold{{Tag: "time_to_first_token", Threshold: 160}, {Tag: "inter_token_latency", Threshold: 26}}})
 	type dist struct {
 		tag                     string
 		avg, sum, min, max, std float64
@@ -254,11 +255,11 @@ func deref(p *float64) any {
 
 // TestAIPerfSLOLargerIsBetter: a throughput threshold is a floor.
 func TestAIPerfSLOLargerIsBetter(t *testing.T) {
-	x := apGoldenExport(t, Options{SLOs: []SLO{{"output_token_throughput_per_user", 45}}})
+	x := apGoldenExport(t, Options{SLOs: []slo.AIPerfThreshold{{Tag: "output_token_throughput_per_user", Threshold: 45}}})
 	if m := x.Metric("good_request_count"); m == nil || *m.Avg != 1 { // R1 (50 tokens/s); R2 40, R3 33.3
 		t.Fatalf("good_request_count = %+v", m)
 	}
-	x = apGoldenExport(t, Options{SLOs: []SLO{{"time_to_second_token", 30}}})
+	x = apGoldenExport(t, Options{SLOs: []slo.AIPerfThreshold{{Tag: "time_to_second_token", Threshold: 30}}})
 	if m := x.Metric("good_request_count"); m == nil || *m.Avg != 2 { // R1 (20 ms) and R3 (30 ms, the bound is inclusive)
 		t.Fatalf("good_request_count = %+v", m)
 	}
@@ -270,7 +271,7 @@ func TestAIPerfSLOLargerIsBetter(t *testing.T) {
 
 // TestAIPerfGoldenFiles pins the exact bytes of the golden JSON and CSV.
 func TestAIPerfGoldenFiles(t *testing.T) {
-	x := apGoldenExport(t, Options{SLOs: []SLO{{"time_to_first_token", 160}, {"inter_token_latency", 26}},
+	x := apGoldenExport(t, Options{SLOs: []slo.AIPerfThreshold{{Tag: "time_to_first_token", Threshold: 160}, {Tag: "inter_token_latency", Threshold: 26}},
 		CLICommand: "goodput profile -m m --concurrency 2", ArtifactDir: "artifacts/x", Tokenizer: "builtin"})
 	var j, c bytes.Buffer
 	if err := x.WriteJSON(&j); err != nil {
@@ -510,38 +511,6 @@ func TestReadAIPerfErrors(t *testing.T) {
 	}
 }
 
-func TestParseAIPerfGoodput(t *testing.T) {
-	got, err := ParseGoodput("  time_to_first_token:500   inter_token_latency:50 output_token_throughput_per_user:12.5 ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []SLO{{"time_to_first_token", 500}, {"inter_token_latency", 50}, {"output_token_throughput_per_user", 12.5}}
-	if !slices.Equal(got, want) {
-		t.Fatalf("got %v", got)
-	}
-	if FormatGoodput(got) != "time_to_first_token:500 inter_token_latency:50 output_token_throughput_per_user:12.5" {
-		t.Fatalf("format %q", FormatGoodput(got))
-	}
-	if s, err := ParseGoodput(""); err != nil || s != nil {
-		t.Fatalf("empty: %v %v", s, err)
-	}
-	for _, bad := range []struct{ in, want string }{
-		{"ttft:500", `unknown metric "ttft"`},
-		{"time_to_first_token=500", "want space-separated metric:value pairs"},
-		{"time_to_first_token:", "want space-separated"},
-		{"time_to_first_token:abc", `value "abc" is not a number`},
-		{"time_to_first_token:-1", "not a number ≥ 0"},
-		{"time_to_first_token:NaN", "not a number"},
-		{"time_to_first_token:1 time_to_first_token:2", "given twice"},
-		{"inter_chunk_latency:5", "unknown metric"},
-	} {
-		_, err := ParseGoodput(bad.in)
-		if err == nil || !strings.Contains(err.Error(), bad.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%q: error %v, want %q", bad.in, err, bad.want)
-		}
-	}
-}
-
 // TestAIPerfRecordsMustMatchReport: records of another run are refused.
 func TestAIPerfRecordsMustMatchReport(t *testing.T) {
 	recs := apGoldenRecords()
@@ -615,7 +584,7 @@ func TestAIPerfLabels(t *testing.T) {
 // TestAIPerfScalarTags: every derived tag the builders write is in the
 // catalogue (so its CSV row has AIPerf's name).
 func TestAIPerfScalarTags(t *testing.T) {
-	x := apGoldenExport(t, Options{SLOs: []SLO{{"request_latency", 1000}}})
+	x := apGoldenExport(t, Options{SLOs: []slo.AIPerfThreshold{{Tag: "request_latency", Threshold: 1000}}})
 	for _, m := range x.Metrics {
 		if m.Header == "" || m.Unit == "" {
 			t.Errorf("%s: header %q unit %q", m.Tag, m.Header, m.Unit)
@@ -797,5 +766,19 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the golden file (UPDATE_GOLDEN=1 to accept):\n%s", name, got)
+	}
+}
+
+// TestGoodputTagsHaveMetrics: every tag slo accepts for AIPerf's --goodput
+// is a metric the export can judge, and no other.
+func TestGoodputTagsHaveMetrics(t *testing.T) {
+	var judged []string
+	for i := range aiperfRecordDefs {
+		if aiperfRecordDefs[i].slo {
+			judged = append(judged, aiperfRecordDefs[i].tag)
+		}
+	}
+	if !slices.Equal(judged, slo.AIPerfGoodputTags) {
+		t.Errorf("the export judges %v, --goodput accepts %v", judged, slo.AIPerfGoodputTags)
 	}
 }

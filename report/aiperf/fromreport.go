@@ -7,6 +7,7 @@ import (
 
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/slo"
 )
 
 // FromReport approximates the AIPerf export of rep.Benchmarks[index]
@@ -131,7 +132,7 @@ func FromReport(rep *report.Report, index int, opts Options) (*Export, error) {
 	}
 	if len(opts.SLOs) > 0 {
 		prov.InexactReasons = append(prov.InexactReasons, fmt.Sprintf(
-			"--goodput %q needs per-request records: not evaluated", FormatGoodput(opts.SLOs)))
+			"--goodput %q needs per-request records: not evaluated", slo.FormatAIPerfGoodput(opts.SLOs)))
 	}
 	x.ErrorSummary = approxErrors(b, errored, incomplete)
 	return x, nil

@@ -48,33 +48,6 @@ func FuzzReadAIPerf(f *testing.F) {
 	})
 }
 
-// FuzzParseAIPerfGoodput: the --goodput parser never panics, errors are
-// one line, and what it accepts formats to a value it parses the same.
-func FuzzParseAIPerfGoodput(f *testing.F) {
-	for _, s := range []string{"", "time_to_first_token:500 inter_token_latency:50", "request_latency:1e3",
-		"output_token_throughput_per_user:0.5", "ttft:1", "a:b:c", "time_to_first_token:1e400", " : "} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		slos, err := ParseGoodput(s)
-		if err != nil {
-			if strings.ContainsAny(err.Error(), "\r\n") {
-				t.Fatalf("multi-line error %q", err)
-			}
-			return
-		}
-		again, err := ParseGoodput(FormatGoodput(slos))
-		if err != nil || len(again) != len(slos) {
-			t.Fatalf("%q → %q: %v", s, FormatGoodput(slos), err)
-		}
-		for i := range slos {
-			if again[i] != slos[i] {
-				t.Fatalf("%v became %v", slos[i], again[i])
-			}
-		}
-	})
-}
-
 // FuzzLineBenchmark: the fast benchmark peek agrees with the full decoder
 // whenever it answers.
 func FuzzLineBenchmark(f *testing.F) {

@@ -1,12 +1,5 @@
 package aiperf
 
-import (
-	"fmt"
-	"math"
-	"strconv"
-	"strings"
-)
-
 // aiperfDef describes one AIPerf metric: its tag, display name and
 // display unit, the factors between its base unit (nanoseconds for
 // times, as AIPerf computes them) and the display unit, whether larger
@@ -111,60 +104,7 @@ func recordMetric(d *aiperfDef, st aiperfStats) Metric {
 	return m
 }
 
-// SLO is one --goodput threshold: a request is good when its value
-// of the metric Tag is at most Threshold (at least, for metrics where
-// larger is better), in the metric's display unit.
-type SLO struct {
-	Tag       string
-	Threshold float64
-}
-
-// String renders the SLO in AIPerf's form, "tag:value".
-func (s SLO) String() string {
-	return s.Tag + ":" + strconv.FormatFloat(s.Threshold, 'g', -1, 64)
-}
-
-// aiperfSLOTags lists the metric tags --goodput accepts.
-func aiperfSLOTags() []string {
-	var tags []string
-	for i := range aiperfRecordDefs {
-		if aiperfRecordDefs[i].slo {
-			tags = append(tags, aiperfRecordDefs[i].tag)
-		}
-	}
-	return tags
-}
-
-// ParseGoodput parses AIPerf's --goodput value: space-separated
-// "tag:value" pairs in the metrics' display units (milliseconds for
-// latencies, tokens/sec/user for per-user throughputs, tokens for
-// lengths), e.g. "time_to_first_token:500 inter_token_latency:50". An
-// empty value gives no SLO. Errors are one line naming the pair and the
-// accepted form.
-func ParseGoodput(s string) ([]SLO, error) {
-	var out []SLO
-	seen := map[string]bool{}
-	for _, f := range strings.Fields(s) {
-		tag, val, ok := strings.Cut(f, ":")
-		if !ok || tag == "" || val == "" {
-			return nil, fmt.Errorf("--goodput %q: want space-separated metric:value pairs, e.g. \"time_to_first_token:500 inter_token_latency:50\"", clip(f, 60))
-		}
-		if _, ok := aiperfSLODef(tag); !ok {
-			return nil, fmt.Errorf("--goodput %q: unknown metric %q (accepted: %s)", clip(f, 60), clip(tag, 40), strings.Join(aiperfSLOTags(), ", "))
-		}
-		v, err := strconv.ParseFloat(val, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return nil, fmt.Errorf("--goodput %q: value %q is not a number ≥ 0 (in the metric's display unit, e.g. ms)", clip(f, 60), clip(val, 40))
-		}
-		if seen[tag] {
-			return nil, fmt.Errorf("--goodput: metric %q given twice", tag)
-		}
-		seen[tag] = true
-		out = append(out, SLO{Tag: tag, Threshold: v})
-	}
-	return out, nil
-}
-
+// aiperfSLODef finds the metric a --goodput tag judges.
 func aiperfSLODef(tag string) (int, bool) {
 	for i := range aiperfRecordDefs {
 		if aiperfRecordDefs[i].tag == tag && aiperfRecordDefs[i].slo {
@@ -172,21 +112,4 @@ func aiperfSLODef(tag string) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-// clip shortens s for an error message.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
-// FormatGoodput renders SLOs back into --goodput's form.
-func FormatGoodput(slos []SLO) string {
-	parts := make([]string, len(slos))
-	for i, s := range slos {
-		parts[i] = s.String()
-	}
-	return strings.Join(parts, " ")
 }

@@ -253,3 +253,11 @@ func aiperfDefFor(tag string) (aiperfDef, bool) {
 	d, ok := aiperfScalarDefs[tag]
 	return d, ok
 }
+
+// clip shortens s for an error message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

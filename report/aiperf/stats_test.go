@@ -8,6 +8,7 @@ import (
 
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/slo"
 )
 
 // TestNumpyPercentile checks numpy.percentile's linear method on values
@@ -121,7 +122,7 @@ func TestAIPerfExportBeyondCapIsMarked(t *testing.T) {
 // TestAIPerfNoDuplicateKeys: the written JSON has each top-level key once
 // (AIPerf's metric "goodput" and goodput's own block must not collide).
 func TestAIPerfNoDuplicateKeys(t *testing.T) {
-	x := apGoldenExport(t, Options{SLOs: []SLO{{"request_latency", 1000}}})
+	x := apGoldenExport(t, Options{SLOs: []slo.AIPerfThreshold{{Tag: "request_latency", Threshold: 1000}}})
 	var buf bytes.Buffer
 	if err := x.WriteJSON(&buf); err != nil {
 		t.Fatal(err)
