@@ -13,7 +13,7 @@ import (
 // ShardInfo at the top level ("goodput"."shard": GuideLLM's loader drops
 // the top-level key, which is right: it describes the file, not a
 // benchmark) and ShardRound per benchmark ("benchmarks[i].goodput.shard":
-// kept by GuideLLM's loader, like every goodput key there). MergeShards
+// kept by GuideLLM's loader, like every goodput key there). merge.Shards
 // combines the shard reports into the run's report.
 
 // ShardInfo identifies one shard report of a multi-pod run.

@@ -67,7 +67,7 @@ func TestConstraintJSON(t *testing.T) {
 			t.Errorf("%+v: no error", bad)
 		}
 		if _, err := New(Config{Constraints: []report.Constraint{bad}}); err == nil {
-			t.Errorf("%+v: NewAccumulator accepted it", bad)
+			t.Errorf("%+v: New accepted it", bad)
 		}
 	}
 }
