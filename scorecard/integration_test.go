@@ -190,8 +190,8 @@ func TestIntegrationDifficultMetrics(t *testing.T) {
 	runner := &sweep.Runner{
 		Engine: engine, Source: dataset.NewSynthetic(spec, 1), Observer: obs,
 		Constraints: loadgen.Constraints{MaxDuration: 1500 * time.Millisecond},
-		Report:      report.Config{Seed: 1},
-		Info:        report.BenchmarkInfo{RunID: "difficult"},
+		Report:      accum.Config{Seed: 1},
+		Info:        accum.BenchmarkInfo{RunID: "difficult"},
 	}
 	rounds, err := runner.Run(ctx, sweep.List{{Kind: loadgen.Concurrent, Streams: 4}, {Kind: loadgen.Concurrent, Streams: 4}})
 	if err != nil {

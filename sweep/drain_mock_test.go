@@ -8,6 +8,7 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
 	"github.com/goodput-dev/goodput/telemetry"
 )
 
@@ -44,8 +45,8 @@ func TestDrainNoAbortMock(t *testing.T) {
 		r := &Runner{
 			Engine: loadgen.NewEngine(client), Source: newFixedPrompt(16, 40),
 			Constraints: loadgen.Constraints{MaxDuration: 300 * time.Millisecond},
-			Report:      report.Config{SampleSize: -1},
-			Info:        report.BenchmarkInfo{RunID: t.Name()},
+			Report:      accum.Config{SampleSize: -1},
+			Info:        accum.BenchmarkInfo{RunID: t.Name()},
 			Drain:       &Drain{Gauges: q, Max: maxDrain, Poll: 20 * time.Millisecond},
 		}
 		rounds, err := r.Run(context.Background(), List{{Kind: loadgen.Concurrent, Streams: 4}, {Kind: loadgen.Concurrent, Streams: 4}})

@@ -12,6 +12,7 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
 	"github.com/goodput-dev/goodput/slo"
 )
 
@@ -150,8 +151,8 @@ func TestRunnerDrains(t *testing.T) {
 		r := &Runner{
 			Engine: loadgen.NewEngine(client), Source: newFixedPrompt(16, 4),
 			Constraints: loadgen.Constraints{MaxRequests: 4},
-			Report:      report.Config{SampleSize: -1, SLO: spec},
-			Info:        report.BenchmarkInfo{RunID: t.Name()},
+			Report:      accum.Config{SampleSize: -1, SLO: spec},
+			Info:        accum.BenchmarkInfo{RunID: t.Name()},
 			Drain:       drain,
 		}
 		rounds, err := r.Run(context.Background(), List{
