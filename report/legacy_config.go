@@ -214,7 +214,7 @@ func legacyData(ld legacyLoader, in *SpecInput) error {
 		kwargs = ld.DataArgs
 	}
 	ext := strings.ToLower(filepath.Ext(data))
-	w := NewObj()
+	w := NewOrderedObject()
 	if kind, ok := legacyFileKinds[ext]; ok {
 		w.Field("kind", kind)
 		w.Field("load_kwargs", kwargs)

@@ -43,7 +43,7 @@ func optIntJSON(v int) any {
 // type has (only type_, worker_count and max_concurrency for a type it
 // does not know, as read from another tool's report; see Validate).
 func (s Strategy) MarshalJSON() ([]byte, error) {
-	w := NewObj()
+	w := NewOrderedObject()
 	typ := s.Type
 	if typ == StrategyReplay {
 		typ = "trace"
@@ -157,7 +157,7 @@ type Constraint struct {
 
 // MarshalJSON writes GuideLLM's constraint args object for the kind.
 func (c Constraint) MarshalJSON() ([]byte, error) {
-	w := NewObj()
+	w := NewOrderedObject()
 	w.Field("kind", c.Kind)
 	scope := c.StoppingScope
 	if scope == "" {
@@ -207,20 +207,23 @@ func numJSON(v float64) any {
 	return Float(v)
 }
 
-// obj builds a JSON object with keys in insertion order.
-type obj struct {
+// OrderedObject builds a JSON object with keys in insertion order (the
+// AIPerf export writes its configuration with it).
+type OrderedObject struct {
 	buf bytes.Buffer
 	err error
 	n   int
 }
 
-func NewObj() *obj {
-	o := &obj{}
+// NewOrderedObject starts an empty object.
+func NewOrderedObject() *OrderedObject {
+	o := &OrderedObject{}
 	o.buf.WriteByte('{')
 	return o
 }
 
-func (o *obj) Field(k string, v any) {
+// Field appends key k with value v, marshalled compactly.
+func (o *OrderedObject) Field(k string, v any) {
 	if o.err != nil {
 		return
 	}
@@ -239,7 +242,8 @@ func (o *obj) Field(k string, v any) {
 	o.buf.Write(b)
 }
 
-func (o *obj) Done() ([]byte, error) {
+// Done closes the object and returns it, or the first marshalling error.
+func (o *OrderedObject) Done() ([]byte, error) {
 	if o.err != nil {
 		return nil, o.err
 	}
@@ -380,7 +384,7 @@ func NewSpec(in SpecInput) (Spec, error) {
 		}
 		s.Constraints = append(s.Constraints, b)
 	}
-	tok := NewObj()
+	tok := NewOrderedObject()
 	tok.Field("kind", "huggingface_auto")
 	tok.Field("model", optString(in.Tokenizer))
 	tok.Field("load_kwargs", map[string]any{})
@@ -407,7 +411,7 @@ func NewSpec(in SpecInput) (Spec, error) {
 	s.DataPreprocessors = []json.RawMessage{json.RawMessage(`{"kind":"encode_media","audio_kwargs":{},"image_kwargs":{},"video_kwargs":{}}`)}
 	s.DataFinalizer = json.RawMessage(`{"kind":"generative","tool_call_mode":"client"}`)
 	s.DataLoader = json.RawMessage(`{"kind":"pytorch","samples":-1,"shuffle":false,"num_workers":1}`)
-	seed := NewObj()
+	seed := NewOrderedObject()
 	seed.Field("kind", "static")
 	seed.Field("value", in.Seed)
 	if s.Seed, err = seed.Done(); err != nil {
@@ -415,7 +419,7 @@ func NewSpec(in SpecInput) (Spec, error) {
 	}
 	s.Outputs = []json.RawMessage{}
 	for _, o := range in.Outputs {
-		w := NewObj()
+		w := NewOrderedObject()
 		switch o.Kind {
 		case "console":
 			w.Field("kind", o.Kind)
@@ -431,7 +435,7 @@ func NewSpec(in SpecInput) (Spec, error) {
 		}
 		s.Outputs = append(s.Outputs, b)
 	}
-	m := NewObj()
+	m := NewOrderedObject()
 	m.Field("kind", "generative")
 	m.Field("sample_size", max(in.SampleSize, 0))
 	m.Field("prefer_response_metrics", true)
@@ -462,7 +466,7 @@ func backendJSON(b Backend) (json.RawMessage, error) {
 	default:
 		return nil, fmt.Errorf("spec: request format %q is not one of GuideLLM's (/v1/chat/completions, /v1/completions, …)", rf)
 	}
-	w := NewObj()
+	w := NewOrderedObject()
 	w.Field("kind", "openai_http")
 	w.Field("target", b.Target)
 	w.Field("model", b.Model)
@@ -489,7 +493,7 @@ func backendJSON(b Backend) (json.RawMessage, error) {
 	w.Field("validate_backend", true)
 	w.Field("stream", b.Stream)
 	if len(b.ExtraBody) > 0 || len(b.ExtraHeaders) > 0 {
-		x := NewObj()
+		x := NewOrderedObject()
 		x.Field("method", nil)
 		x.Field("stream", nil)
 		if len(b.ExtraHeaders) > 0 {
@@ -525,7 +529,7 @@ func backendJSON(b Backend) (json.RawMessage, error) {
 }
 
 func profileJSON(p Profile) (json.RawMessage, error) {
-	w := NewObj()
+	w := NewOrderedObject()
 	w.Field("kind", p.Kind)
 	if p.RampupDuration < 0 {
 		return nil, fmt.Errorf("profile: rampup_duration must be >= 0")
@@ -606,7 +610,7 @@ func syntheticJSON(d SyntheticText) (json.RawMessage, error) {
 			return nil, fmt.Errorf("synthetic_text: token counts must be >= 0")
 		}
 	}
-	w := NewObj()
+	w := NewOrderedObject()
 	w.Field("kind", "synthetic_text")
 	w.Field("load_kwargs", map[string]any{})
 	w.Field("prompt_tokens", d.PromptTokens)

@@ -113,7 +113,7 @@ func aiperfLabel(b *report.Benchmark, i int) string {
 // aiperfVariation returns AIPerf's variation_values for a benchmark.
 func aiperfVariation(b *report.Benchmark) json.RawMessage {
 	s := b.Config.Strategy
-	o := report.NewObj()
+	o := report.NewOrderedObject()
 	switch s.Type {
 	case report.StrategyConcurrent:
 		o.Field("phases.profiling.concurrency", s.Streams)
@@ -264,9 +264,9 @@ func aiperfInputConfig(rep *report.Report, b *report.Benchmark, opts Options) (j
 			}
 		}
 	}
-	top := report.NewObj()
+	top := report.NewOrderedObject()
 	if be.Model != "" {
-		m := report.NewObj()
+		m := report.NewOrderedObject()
 		m.Field("strategy", "round_robin")
 		m.Field("items", []map[string]string{{"name": be.Model}})
 		raw, err := m.Done()
@@ -276,7 +276,7 @@ func aiperfInputConfig(rep *report.Report, b *report.Benchmark, opts Options) (j
 		top.Field("models", json.RawMessage(raw))
 	}
 	if be.Target != "" {
-		ep := report.NewObj()
+		ep := report.NewOrderedObject()
 		rf := be.RequestFormat
 		if rf == "" {
 			rf = "/v1/chat/completions"
@@ -318,7 +318,7 @@ func aiperfInputConfig(rep *report.Report, b *report.Benchmark, opts Options) (j
 	}
 	if len(data) > 0 && data[0].Kind == "synthetic_text" && data[0].PromptTokens != nil {
 		d := data[0]
-		prompts := report.NewObj()
+		prompts := report.NewOrderedObject()
 		dist := func(mean, sd *float64) map[string]report.Float {
 			m := map[string]report.Float{"mean": report.Float(*mean), "stddev": 0}
 			if sd != nil {
@@ -334,7 +334,7 @@ func aiperfInputConfig(rep *report.Report, b *report.Benchmark, opts Options) (j
 		if err != nil {
 			return nil, err
 		}
-		ds := report.NewObj()
+		ds := report.NewOrderedObject()
 		ds.Field("name", "main")
 		ds.Field("type", "synthetic")
 		ds.Field("prompts", json.RawMessage(praw))
@@ -398,7 +398,7 @@ func aiperfPhases(b *report.Benchmark) ([]json.RawMessage, error) {
 	}
 	warmReq := 0
 	if ws, wr := b.Config.Warmup.Limits(maxReq, maxSec); ws != nil || wr != nil {
-		w := report.NewObj()
+		w := report.NewOrderedObject()
 		w.Field("name", "warmup")
 		w.Field("type", phaseType)
 		w.Field("exclude_from_results", true)
@@ -415,7 +415,7 @@ func aiperfPhases(b *report.Benchmark) ([]json.RawMessage, error) {
 		}
 		out = append(out, raw)
 	}
-	p := report.NewObj()
+	p := report.NewOrderedObject()
 	p.Field("name", "profiling")
 	p.Field("type", phaseType)
 	p.Field("exclude_from_results", false)

@@ -159,7 +159,7 @@ func (x *Export) Metric(tag string) *Metric {
 
 // MarshalJSONBytes returns what WriteJSON writes.
 func (x *Export) MarshalJSONBytes() ([]byte, error) {
-	o := report.NewObj()
+	o := report.NewOrderedObject()
 	o.Field("schema_version", x.SchemaVersion)
 	o.Field("aiperf_version", x.AIPerfVersion)
 	o.Field("benchmark_id", x.BenchmarkID)
@@ -228,7 +228,7 @@ func (x *Export) WriteJSON(w io.Writer) error {
 }
 
 func (m *Metric) marshal() ([]byte, error) {
-	o := report.NewObj()
+	o := report.NewOrderedObject()
 	o.Field("unit", m.Unit)
 	opt := func(k string, v *float64) {
 		if v != nil {
