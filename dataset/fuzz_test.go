@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// oneLine fails when err spans several lines.
+// OneLine fails when err spans several lines.
 func oneLine(t *testing.T, err error) {
 	t.Helper()
 	if err != nil && strings.ContainsAny(err.Error(), "\n\r") {

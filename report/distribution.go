@@ -22,7 +22,7 @@ type Percentiles struct {
 	P999 Float  `json:"p999"`
 }
 
-// percentileProbs are the probabilities of the Percentiles fields, in
+// PercentileProbs are the probabilities of the Percentiles fields, in
 // field order.
 var PercentileProbs = [11]float64{0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999}
 

@@ -166,7 +166,7 @@ func pySpace(compact []byte) []byte {
 	return out
 }
 
-// marshalCompact encodes v with encoding/json without HTML escaping and
+// MarshalCompact encodes v with encoding/json without HTML escaping and
 // without the trailing newline an Encoder adds.
 func MarshalCompact(v any) ([]byte, error) {
 	var buf bytes.Buffer

@@ -647,7 +647,7 @@ func syntheticJSON(d SyntheticText) (json.RawMessage, error) {
 	return w.Done()
 }
 
-// constraintsMap is BenchmarkConfig.constraints: GuideLLM's
+// ConstraintsMap is BenchmarkConfig.constraints: GuideLLM's
 // {kind: args} dictionary.
 func ConstraintsMap(cs []Constraint) (map[string]json.RawMessage, error) {
 	out := map[string]json.RawMessage{}

@@ -201,7 +201,7 @@ func OneLine(s string) string {
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
-// sanitizeNonFinite replaces the NaN, Infinity and -Infinity tokens
+// SanitizeNonFinite replaces the NaN, Infinity and -Infinity tokens
 // Python's json module writes (outside strings) with null, so that they
 // read as absent values. shift maps an offset in the result back to the
 // input.

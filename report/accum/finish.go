@@ -51,7 +51,7 @@ type SchedulerCounts struct {
 	Created, Queued, Pending, Processing, Processed, Successful, Errored, Cancelled int
 }
 
-// measureWindow is the final measurement window (Unix ns).
+// MeasureWindow is the final measurement window (Unix ns).
 type MeasureWindow struct {
 	ReqStart, ReqEnd int64 // GuideLLM request_start_time, request_end_time
 	Start, End       int64 // measure_start_time, measure_end_time
@@ -218,7 +218,7 @@ func (a *Accumulator) histExtras() report.ExtraMetrics {
 	}
 }
 
-// statusFromAccs summarises per-status histogram accumulators and their
+// StatusFromAccs summarises per-status histogram accumulators and their
 // merge.
 func StatusFromAccs(accs [report.NumStatus]*stats.HistAcc, scale float64) *report.StatusDistributionSummary {
 	out := &report.StatusDistributionSummary{}
@@ -315,7 +315,7 @@ func (a *Accumulator) errorCounts(in []int32, ex *report.Extras) {
 	}
 }
 
-// benchConfig builds GuideLLM's BenchmarkConfig.
+// BenchConfig builds GuideLLM's BenchmarkConfig.
 func (a *Accumulator) BenchConfig(info BenchmarkInfo) report.BenchmarkConfig {
 	id := info.ID
 	if id == "" {
@@ -357,7 +357,7 @@ func optSec(ns int64) *report.Float {
 	return report.FloatPtr(NsToSec(ns))
 }
 
-// schedulerState builds GuideLLM's SchedulerState from the engine's
+// SchedulerState builds GuideLLM's SchedulerState from the engine's
 // counters.
 func (a *Accumulator) SchedulerState(info BenchmarkInfo, w MeasureWindow) *report.SchedulerState {
 	c := info.Scheduler
@@ -416,7 +416,7 @@ func (a *Accumulator) SchedulerState(info BenchmarkInfo, w MeasureWindow) *repor
 	}
 }
 
-// schedulerMetrics builds GuideLLM's SchedulerMetrics. Scheduler stages
+// SchedulerMetrics builds GuideLLM's SchedulerMetrics. Scheduler stages
 // goodput does not have (queueing, resolve and finalize delays) are -1.0,
 // GuideLLM's value for "no data"; like GuideLLM, an average of exactly 0
 // is also written as -1.0.
@@ -486,7 +486,7 @@ func (a *Accumulator) requestRecords(info BenchmarkInfo, w MeasureWindow) report
 	return out
 }
 
-// addSchedulerAverages adds a shard's scheduler averages (targeted-start
+// AddSchedulerAverages adds a shard's scheduler averages (targeted-start
 // delay and request time), weighted by its processed requests, to those of
 // a merged benchmark.
 func (a *Accumulator) AddSchedulerAverages(b *report.Benchmark) {

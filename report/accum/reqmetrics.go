@@ -4,7 +4,7 @@ import (
 	"github.com/goodput-dev/goodput/record"
 )
 
-// reqSum is the compact per-request summary the Accumulator keeps (up to
+// RequestSummary is the compact per-request summary the Accumulator keeps (up to
 // Config.ExactCap of them, 72 bytes each): enough to recompute every
 // GuideLLM metric and goodput's per-request extras exactly. Times are Unix nanoseconds,
 // zero meaning "did not happen"; token counts are -1 when unknown.
@@ -42,7 +42,7 @@ func clampInt32(v int) int32 {
 	return int32(v)
 }
 
-// summarize builds the compact summary of r. ok is false for a record
+// Summarize builds the compact summary of r. ok is false for a record
 // without any timestamp.
 func Summarize(r *record.Record) (s RequestSummary, ok bool) {
 	switch {

@@ -26,7 +26,7 @@ func NewHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(HistLowest, HistHighest, HistSignificantDigits)
 }
 
-// hdrAcc is an HDR histogram plus exact running moments (weight, sum and
+// HistAcc is an HDR histogram plus exact running moments (weight, sum and
 // sum of squares shifted by the first value, min, max), so that the
 // summary's mean, variance, min, max and count are exact and only the
 // percentiles and mode come from the histogram buckets.

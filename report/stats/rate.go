@@ -52,7 +52,7 @@ func RateDistribution(events []Event, w Window) report.DistributionSummary {
 	return r.Finish()
 }
 
-// rateStream computes a rate distribution from events pushed in time
+// RateStream computes a rate distribution from events pushed in time
 // order, keeping only O(1) state besides the (rate, duration) pairs.
 type RateStream struct {
 	win     Window
@@ -153,7 +153,7 @@ func ConcurrencyDistribution(iv []Interval, w Window) report.DistributionSummary
 	return c.Finish(kept)
 }
 
-// concStream computes a concurrency distribution from level changes
+// ConcStream computes a concurrency distribution from level changes
 // pushed in time order. Levels that are small non-negative integers (the
 // usual case: request or token counts) are accumulated in a dense array;
 // others are kept as (level, duration) pairs.

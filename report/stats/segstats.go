@@ -11,7 +11,7 @@ import (
 // instead of sorting.
 const denseValues = 1 << 20
 
-// valueSet collects the status-tagged weighted samples of one
+// ValueSet collects the status-tagged weighted samples of one
 // distribution with bounded memory: small non-negative integers are
 // counted in dense per-status arrays, other values are appended to list
 // (backed by the Finish scratch buffer) and sorted per status.
@@ -47,7 +47,7 @@ func (vs *ValueSet) Add(v, w float64, st uint8) {
 	vs.list = append(vs.list, Tagged{Value: v, Weight: w, Status: st})
 }
 
-// statusLists are, per status, value-sorted sample lists to be merged.
+// StatusLists are, per status, value-sorted sample lists to be merged.
 type StatusLists [report.NumStatus][][]Tagged
 
 // lists partitions and sorts the collected samples: per status, the
@@ -164,7 +164,7 @@ func (it *uniqIter) next() (v, w float64, ok bool) {
 // four streaming passes (no copy of the distinct values): their number,
 // the total weight, the percentiles, mode and mean, and the variance. The
 // sums follow numpy's pairwise order over the distinct values, like
-// summaryFromUnique.
+// SummaryFromUnique.
 func summarizeLists(lists [][]Tagged, count int64) report.DistributionSummary {
 	it := newUniqIter(lists)
 	n := 0
@@ -266,7 +266,7 @@ func pairwisePull(n int, pull func() float64) float64 {
 	}
 }
 
-// statusSummaryLists computes a StatusDistributionSummary from per-status
+// StatusSummaryLists computes a StatusDistributionSummary from per-status
 // sorted lists: each status alone and all together (only the members
 // selected by want; index numStatus is the total).
 func StatusSummaryLists(ls StatusLists, want ...[report.NumStatus + 1]bool) *report.StatusDistributionSummary {

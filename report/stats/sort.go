@@ -12,7 +12,7 @@ func sortKey(v float64) uint64 {
 	return b | 1<<63
 }
 
-// sortSamples sorts ss by value in place: an MSD radix sort on the
+// SortSamples sorts ss by value in place: an MSD radix sort on the
 // order-preserving bits of the values (American flag sort, 8-bit digits),
 // with insertion sort for small buckets. It needs no extra memory beyond a
 // few KB of stack, which keeps Finish's memory bounded.

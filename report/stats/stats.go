@@ -11,7 +11,7 @@ type Sample struct {
 	Value, Weight float64
 }
 
-// zeroSummary is GuideLLM's summary of an empty distribution: every field
+// ZeroSummary is GuideLLM's summary of an empty distribution: every field
 // zero, with the given count.
 func ZeroSummary(count int64) report.DistributionSummary {
 	var d report.DistributionSummary
@@ -45,7 +45,7 @@ func FromValues(samples []Sample) report.DistributionSummary {
 	return summarizeAll(ss, make([]Tagged, 0, len(ss)))
 }
 
-// tsample is a sample tagged with the status class of its request, used
+// Tagged is a sample tagged with the status class of its request, used
 // to compute all four members of a StatusDistributionSummary from one
 // sort. Rate and concurrency code also uses it for (time, weight) events.
 type Tagged struct {
@@ -66,10 +66,10 @@ func summarizeAll(ss []Tagged, buf []Tagged) report.DistributionSummary {
 	return SummaryFromUnique(uniq, int64(math.RoundToEven(count)))
 }
 
-// allStatus selects every sample in uniqueInto.
+// AllStatus selects every sample in UniqueInto.
 const AllStatus uint8 = 255
 
-// uniqueInto merges equal values of a value-sorted slice (only samples of
+// UniqueInto merges equal values of a value-sorted slice (only samples of
 // status st, or all when st is allStatus), summing their weights in input
 // order, drops values whose merged weight is not positive, and appends the
 // result to buf.
@@ -90,7 +90,7 @@ func UniqueInto(ss []Tagged, st uint8, buf []Tagged) []Tagged {
 	return buf
 }
 
-// summaryFromUnique is GuideLLM's from_pdf over sorted distinct values and
+// SummaryFromUnique is GuideLLM's from_pdf over sorted distinct values and
 // their positive weights (uniq[i].v, uniq[i].w); count is the observation
 // count to report. uniq's weights are overwritten with probabilities.
 func SummaryFromUnique(uniq []Tagged, count int64) report.DistributionSummary {
@@ -144,13 +144,13 @@ func SummaryFromUnique(uniq []Tagged, count int64) report.DistributionSummary {
 	return d
 }
 
-// pairwiseSum adds a the way numpy's sum does for a contiguous float64
+// PairwiseSum adds a the way numpy's sum does for a contiguous float64
 // array (see pairwiseFn).
 func PairwiseSum(a []float64) float64 {
 	return PairwiseFn(len(a), func(i int) float64 { return a[i] })
 }
 
-// pairwiseFn adds f(0) … f(n-1) the way numpy's pairwise sum does for a
+// PairwiseFn adds f(0) … f(n-1) the way numpy's pairwise sum does for a
 // contiguous float64 array (blocks of up to 128 summed with eight
 // accumulators, larger ranges split in halves at a multiple of 8), so sums
 // and means agree with GuideLLM's bit for bit when the inputs do.
