@@ -229,6 +229,21 @@ func traceParams(kind string, ps params) (traceArgs, error) {
 	return ta, nil
 }
 
+// OpenSynthetic opens synthetic data from a spec built in code (Open
+// reads one from a --data value), checked as Open checks it.
+func OpenSynthetic(spec Spec, opts Options) (*Dataset, error) {
+	if opts.Samples < 0 {
+		return nil, fmt.Errorf("samples=%d: want a count ≥ 0", opts.Samples)
+	}
+	if opts.Trace {
+		return nil, fmt.Errorf("replay needs a trace file (timestamp, input_length, output_length), not synthetic data")
+	}
+	if err := spec.validate(); err != nil {
+		return nil, err
+	}
+	return openSynthetic(spec, opts)
+}
+
 func openSynthetic(spec Spec, opts Options) (*Dataset, error) {
 	if opts.Shuffle {
 		return nil, fmt.Errorf("shuffle applies to data files, not to synthetic data")

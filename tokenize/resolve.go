@@ -17,6 +17,9 @@ type ResolveOptions struct {
 	// Getenv looks up HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME and HOME.
 	// Nil means os.Getenv.
 	Getenv func(key string) string
+	// Flag is the flag errors start with; "" means --processor
+	// (goodput profile's is --tokenizer).
+	Flag string
 }
 
 // hubIDPattern is the shape of a Hugging Face repository id: "name" or "org/name".
@@ -39,8 +42,12 @@ func Resolve(spec string, opts ResolveOptions) (*Tokenizer, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	flag := opts.Flag
+	if flag == "" {
+		flag = "--processor"
+	}
 	if spec == "" {
-		return nil, errors.New("--processor: empty value (expected a tokenizer.json path, a directory holding one, a built-in encoding or a Hugging Face model id)")
+		return nil, errors.New(flag + ": empty value (expected a tokenizer.json path, a directory holding one, a built-in encoding or a Hugging Face model id)")
 	}
 
 	// 1. A file or directory.
@@ -50,11 +57,11 @@ func Resolve(spec string, opts ResolveOptions) (*Tokenizer, error) {
 		}
 		p := filepath.Join(spec, "tokenizer.json")
 		if _, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("--processor %s: directory has no tokenizer.json (%v)", spec, err)
+			return nil, fmt.Errorf("%s %s: directory has no tokenizer.json (%v)", flag, spec, err)
 		}
 		return Load(p)
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("--processor %s: %w", spec, err)
+		return nil, fmt.Errorf("%s %s: %w", flag, spec, err)
 	}
 
 	// 2. A built-in encoding.
@@ -64,8 +71,8 @@ func Resolve(spec string, opts ResolveOptions) (*Tokenizer, error) {
 
 	// 3. A hub id, from the local cache only.
 	if !hubIDPattern.MatchString(spec) || strings.Contains(spec, "..") {
-		return nil, fmt.Errorf("--processor %s: no such file or directory, and not a built-in encoding (%s) or a Hugging Face model id",
-			spec, strings.Join(BuiltinNames(), ", "))
+		return nil, fmt.Errorf("%s %s: no such file or directory, and not a built-in encoding (%s) or a Hugging Face model id",
+			flag, spec, strings.Join(BuiltinNames(), ", "))
 	}
 	roots := hubCacheRoots(getenv)
 	repoDir := "models--" + strings.ReplaceAll(spec, "/", "--")
@@ -74,7 +81,7 @@ func Resolve(spec string, opts ResolveOptions) (*Tokenizer, error) {
 		dir := filepath.Join(root, repoDir)
 		path, where, err := snapshotTokenizer(dir)
 		if err != nil {
-			return nil, fmt.Errorf("--processor %s: %w", spec, err)
+			return nil, fmt.Errorf("%s %s: %w", flag, spec, err)
 		}
 		if path == "" {
 			looked = append(looked, where)
@@ -82,17 +89,17 @@ func Resolve(spec string, opts ResolveOptions) (*Tokenizer, error) {
 		}
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("--processor %s: reading %s: %w", spec, path, err)
+			return nil, fmt.Errorf("%s %s: reading %s: %w", flag, spec, path, err)
 		}
 		return Parse(data, spec)
 	}
 	if len(looked) == 0 {
 		looked = append(looked, "no cache directory: HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME and HOME are all unset")
 	}
-	return nil, fmt.Errorf("--processor %s: not a file, not a built-in encoding, and not in the local Hugging Face cache (looked in %s; nothing is downloaded). "+
+	return nil, fmt.Errorf("%s %s: not a file, not a built-in encoding, and not in the local Hugging Face cache (looked in %s; nothing is downloaded). "+
 		"On a machine with network access run `huggingface-cli download %s tokenizer.json` (gated models need `huggingface-cli login` first), "+
 		"then copy the file here and pass --processor /path/to/tokenizer.json, or copy the cache and set HF_HUB_CACHE",
-		spec, strings.Join(looked, ", "), spec)
+		flag, spec, strings.Join(looked, ", "), spec)
 }
 
 // hubCacheRoots returns the hub cache directories to search, in order, without

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/goodput-dev/goodput/run"
 	"github.com/goodput-dev/goodput/scorecard"
 )
 
@@ -51,7 +52,7 @@ func runAggregate(ctx context.Context, e *env, args []string) error {
 	verdicts := scorecard.Frontier(entries, judge)
 	table := e.stderr
 	if *out != "" {
-		if err := writeFileAtomic(*out, func(w io.Writer) error { return scorecard.WriteCSV(w, entries, verdicts) }); err != nil {
+		if err := run.WriteFileAtomic(*out, func(w io.Writer) error { return scorecard.WriteCSV(w, entries, verdicts) }); err != nil {
 			return err
 		}
 		table = e.stdout

@@ -15,7 +15,7 @@ const articleDir = "../../scorecard/testdata/article"
 // give the frontier {C, D}; C dominates B and A (D dominates A too), E
 // breaks the SLO on both objectives.
 func TestAggregateArticle(t *testing.T) {
-	code, out, errOut := run(t, "aggregate", "--slo", "ttft_p99=500ms,itl_p95=50ms", articleDir)
+	code, out, errOut := runGoodput(t, "aggregate", "--slo", "ttft_p99=500ms,itl_p95=50ms", articleDir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -57,7 +57,7 @@ func TestAggregateArticle(t *testing.T) {
 
 func TestAggregateOutputFile(t *testing.T) {
 	dst := filepath.Join(t.TempDir(), "scorecard-aggregate.csv")
-	code, out, errOut := run(t, "aggregate", "-o", dst, articleDir)
+	code, out, errOut := runGoodput(t, "aggregate", "-o", dst, articleDir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -88,7 +88,7 @@ func TestAggregateErrors(t *testing.T) {
 		{[]string{"aggregate", "no/such/dir"}, exitFailure, "no/such/dir"},
 		{[]string{"aggregate", t.TempDir()}, exitFailure, "no scorecard-*.json or report found"},
 	} {
-		code, _, errOut := run(t, tc.args...)
+		code, _, errOut := runGoodput(t, tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d %q, want %d and %q", tc.args, code, errOut, tc.code, tc.want)
 		}
@@ -100,7 +100,7 @@ func TestAggregateErrors(t *testing.T) {
 func TestAggregateReportWithoutScorecard(t *testing.T) {
 	target := startTestMock(t, nil)
 	results := t.TempDir()
-	code, _, errOut := run(t, "benchmark", "--target", target, "--rate-type", "concurrent", "--rate", "2",
+	code, _, errOut := runGoodput(t, "benchmark", "--target", target, "--rate-type", "concurrent", "--rate", "2",
 		"--data", "prompt_tokens=8,output_tokens=4", "--max-requests", "10", "--output-dir", results, "--run-id", "plain",
 		"--outputs", "json", "--disable-progress")
 	if code != 0 {
@@ -110,7 +110,7 @@ func TestAggregateReportWithoutScorecard(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(results, "plain", "notes.json"), []byte(`{"x": 1}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := run(t, "aggregate", "--no-table", results)
+	code, out, errOut := runGoodput(t, "aggregate", "--no-table", results)
 	if code != 0 {
 		t.Fatalf("aggregate exit %d: %s", code, errOut)
 	}

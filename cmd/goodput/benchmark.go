@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,8 +22,11 @@ import (
 	"github.com/goodput-dev/goodput/metadata"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/accum"
+	"github.com/goodput-dev/goodput/run"
 	"github.com/goodput-dev/goodput/scorecard"
+	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
+	"github.com/goodput-dev/goodput/telemetry"
 	"github.com/goodput-dev/goodput/tokenize"
 )
 
@@ -135,25 +140,104 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	}
 }
 
-// plan is a validated benchmark invocation.
+// plan is a validated invocation of goodput benchmark or goodput profile:
+// the run's typed configuration in the making (runConfig finishes it).
 type plan struct {
 	client      loadgen.ClientConfig
 	planner     sweep.Planner
 	profile     report.Profile
+	search      *sweep.KneeSearch // a knee search, for the final profile
 	cons        loadgen.Constraints
-	data        *dataset.Dataset // opened without a tokenizer, to validate it
+	data        *dataset.Dataset // opened with dataOpts, to validate it
+	dataValue   string           // --data
+	synthetic   *dataset.Spec    // goodput profile's synthetic prompts
+	dataOpts    dataset.Options
 	replay      bool
 	tokExplicit *tokenize.Tokenizer // --processor, resolved
 	metaLabels  []metadata.Label
 	warm        report.TransientPhase
 	cool        report.TransientPhase
+	warmText    string // the warmup as given, for the run metadata
 	labels      map[string]string
 	outputs     map[string]bool
 	extraBody   map[string]any
 	skipReady   bool // --backend-args validate_backend:false
 	telemetry   scorecard.Config
-	shard       *shardSpec       // --shard-index/--shard-count/--start-at
-	shardPlan   *sweep.ShardPlan // set when the run is one shard of several
+	slo         slo.Spec
+	seed        int64
+	samples     int     // --sample-requests
+	targetLoad  float64 // --target-load-tok-s
+	meta        metadataOptions
+	files       run.Outputs // where the outputs go (Kinds and Key set by runConfig)
+	progress    run.Progress
+	key         experimentKey
+	getenv      func(string) string
+	shard       *shardSpec // --shard-index/--shard-count/--start-at
+	// goodput profile: the benchmark's telemetry and shard defaults,
+	// applied after the profile's own checks.
+	telDefaults   scorecardOptions
+	shardDefaults shardOptions
+	shardPlan     *sweep.ShardPlan // set when the run is one shard of several
+}
+
+// runConfig is the run's configuration.
+func (p *plan) runConfig() *run.Config {
+	out := p.files
+	out.Kinds, out.Key = p.outputs, p.key.config
+	return &run.Config{
+		Client: p.client, SkipReady: p.skipReady, ExtraBody: p.extraBody,
+		Data: run.Data{Value: p.dataValue, Synthetic: p.synthetic, Options: p.dataOpts, Opened: p.data, Getenv: p.getenv},
+		Plan: run.Plan{
+			Planner: p.planner, Profile: p.profile, Search: p.search, Constraints: p.cons, Warmup: p.warm, Cooldown: p.cool,
+			Seed: p.seed, SampleRequests: p.samples, TargetLoadTokS: p.targetLoad,
+			Shard: run.Shard{Plan: p.shardPlan, Shard: p.shard.shard, StartAt: p.shard.startAt, Notes: p.shard.notes,
+				Hash: func(model string) string { return p.shard.configHash(p.key, model) }},
+		},
+		SLO: p.slo, Telemetry: p.telemetry, Outputs: out,
+		Metadata: run.Metadata{Labels: p.metaLabels, ScenarioLabels: p.labels, Strict: p.meta.strict,
+			ProbeTimeout: p.meta.probeTimeout, Warmup: p.warmText},
+		Progress: p.progress,
+		Build:    run.Build{Version: version, Commit: commit},
+	}
+}
+
+// experimentKey is the part of an invocation that defines the experiment
+// (not where its files go), as the user spelled it: hashed into the
+// default run id and, with the settings every shard must share, into a
+// shard's configuration hash.
+type experimentKey struct {
+	target, requestType, rateType, rate, data, processor, slo, kneeAxis string
+	maxSeconds                                                          float64
+	maxRequests                                                         int
+	warmup, cooldown                                                    string
+	seed                                                                int64
+
+	maxErrors                            int
+	maxErrorRate                         float64
+	maxConcurrency                       int
+	rampup                               float64
+	noStream, noStreamUsage, noIgnoreEOS bool
+	rxTimestamps, maxTokensField         string
+	extraBody                            string
+	requestTimeout                       time.Duration
+}
+
+// config is the key of the default run id.
+func (k experimentKey) config(model string) string {
+	return strings.Join([]string{k.target, model, k.requestType, k.rateType, k.rate, k.data, k.processor, k.slo, k.kneeAxis,
+		fmt.Sprint(k.maxSeconds, k.maxRequests, k.warmup, k.cooldown, k.seed)}, "|")
+}
+
+// experimentKey is the flags' experiment key.
+func (o *benchOptions) experimentKey() experimentKey {
+	return experimentKey{
+		target: o.target, requestType: o.requestType, rateType: o.rateType, rate: o.rate, data: o.data, processor: o.processor,
+		slo: o.sweep.slo, kneeAxis: o.sweep.kneeAxis, maxSeconds: o.maxSeconds, maxRequests: o.maxRequests,
+		warmup: o.warmup, cooldown: o.cooldown, seed: o.seed,
+		maxErrors: o.maxErrors, maxErrorRate: o.maxErrorRate, maxConcurrency: o.maxConcurrency, rampup: o.rampup,
+		noStream: o.noStream, noStreamUsage: o.noStreamUsage, noIgnoreEOS: o.noIgnoreEOS, rxTimestamps: o.rxTimestamps,
+		maxTokensField: o.maxTokensField, extraBody: o.extraBody, requestTimeout: o.requestTimeout,
+	}
 }
 
 func runBenchmark(ctx context.Context, e *env, args []string) error {
@@ -185,12 +269,12 @@ func runBenchmark(ctx context.Context, e *env, args []string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	return execute(ctx, e, &o, p)
+	_, err = run.Run(ctx, p.runConfig(), run.Env{Stdout: e.stdout, Stderr: e.stderr, Getenv: e.getenv})
+	return err
 }
 
 // validateAll checks every flag, the SLO, telemetry and shard flags
-// included, and builds the plan. fs tells which flags were given; it is
-// nil for commands that translate other flags (goodput profile).
+// included, and builds the plan. fs tells which flags were given.
 func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 	if err := o.sweep.validate(fs, o.rateType); err != nil {
 		return nil, err
@@ -215,16 +299,27 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 	if p.shard, err = o.shard.resolve(getenv, time.Now()); err != nil {
 		return nil, err
 	}
+	p.key, p.slo, p.search, p.targetLoad = o.experimentKey(), o.sweep.spec(), o.sweep.search, o.sweep.targetLoadTokS
+	if err := p.shardRun(o.rateType); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// shardRun splits the plan into this shard's rounds when the run is one
+// shard of several.
+func (p *plan) shardRun(rateType string) error {
+	var err error
 	if p.shard.sharded {
-		if p.shardPlan, err = p.shard.plan(o, p); err != nil {
-			return nil, err
+		if p.shardPlan, err = p.shard.plan(rateType, p); err != nil {
+			return err
 		}
 		if c := p.telemetry; len(c.DCGMURLs) > 0 || c.NVML || c.PrometheusURL != "" || c.OpenCostURL != "" || c.GPUCostPerHour > 0 || c.CostPerHour > 0 {
-			return nil, usagef("energy and cost flags measure the whole deployment: give them to a single-pod run, not to one shard of %d", p.shard.shard.Count)
+			return usagef("energy and cost flags measure the whole deployment: give them to a single-pod run, not to one shard of %d", p.shard.shard.Count)
 		}
 		delete(p.outputs, "scorecard") // a shard's own tokens are only its share
 	}
-	return p, nil
+	return nil
 }
 
 // validate checks the benchmark's own flags and builds the plan. Errors are usage errors
@@ -268,7 +363,8 @@ func (o *benchOptions) validate() (*plan, error) {
 	case o.dataSamples < 0:
 		return nil, usagef("--data-samples %d: want a count ≥ 1 (0 or -1: all)", o.dataSamples)
 	}
-	if p.data, err = dataset.Open(o.data, o.dataOptions(p.tokExplicit, p.replay)); err != nil {
+	p.dataValue, p.dataOpts, p.getenv = o.data, o.dataOptions(p.tokExplicit, p.replay), o.getenv
+	if p.data, err = dataset.Open(o.data, p.dataOpts); err != nil {
 		return nil, usagef("--data: %s", oneLineErr(err))
 	}
 	if o.maxSeconds < 0 || math.IsNaN(o.maxSeconds) || math.IsInf(o.maxSeconds, 0) {
@@ -336,7 +432,7 @@ func (o *benchOptions) validate() (*plan, error) {
 	if o.disableConsole {
 		delete(p.outputs, "console")
 	}
-	if err := checkOutputPath(o.outputPath); err != nil {
+	if err := run.CheckOutputPath(o.outputPath); err != nil {
 		return nil, err
 	}
 	if o.rxTimestamps != "kernel" && o.rxTimestamps != "user" {
@@ -348,9 +444,12 @@ func (o *benchOptions) validate() (*plan, error) {
 	if o.progressInterval <= 0 {
 		return nil, usagef("--progress-interval %v: want a positive duration", o.progressInterval)
 	}
-	if o.runID != "" && !validRunID(o.runID) {
+	if o.runID != "" && !run.ValidRunID(o.runID) {
 		return nil, usagef("--run-id %q: use letters, digits, '.', '_' and '-' only", o.runID)
 	}
+	p.files = run.Outputs{Path: o.outputPath, Dir: o.outputDir, RunID: o.runID, Force: o.force}
+	p.progress = run.Progress{Disable: o.disableProgress, LogFormat: o.logFormat, Interval: o.progressInterval}
+	p.seed, p.samples, p.warmText, p.meta = o.seed, o.sampleRequests, o.warmup, o.meta
 	p.client = loadgen.ClientConfig{
 		Target: o.target, Endpoint: ep, Model: o.model, APIKey: o.apiKey, ExtraBody: o.extraBody,
 		NoStream: o.noStream, NoStreamUsage: o.noStreamUsage, NoIgnoreEOS: o.noIgnoreEOS,
@@ -593,17 +692,6 @@ func negIfZero(d time.Duration) time.Duration {
 	return d
 }
 
-func validRunID(s string) bool {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return s != "" && s != "." && s != ".."
-}
-
-var errNoBenchmarks = errors.New("no benchmark ran")
-
 // dataOptions are the dataset options of the flags, with tokenizer tok.
 func (o *benchOptions) dataOptions(tok *tokenize.Tokenizer, replay bool) dataset.Options {
 	return dataset.Options{
@@ -627,3 +715,582 @@ func (v *samplerValue) Set(s string) error {
 
 // oneLineErr flattens an error to one line.
 func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+
+// sweepOptions are the flags of the SLO, GuideLLM's sweep profile and the
+// knee search (--rate-type sweep and knee) of goodput benchmark.
+type sweepOptions struct {
+	slo            string
+	targetLoadTokS float64
+	kneeAxis       string
+	kneeTolerance  float64
+	kneeMaxRounds  int
+	kneeFactor     float64
+	kneeMaxRate    float64
+	sweepStrategy  string
+	stoppingScope  string
+
+	parsed *slo.Spec         // set by validate
+	search *sweep.KneeSearch // the knee search planner() built, for finalProfile
+}
+
+// kneeOnlyFlags are the flags only --rate-type knee uses.
+var kneeOnlyFlags = [...]string{"knee-axis", "knee-tolerance", "knee-max-rounds", "knee-factor", "knee-max-rate"}
+
+// addSweepFlags registers the flags.
+func addSweepFlags(fs *pflag.FlagSet, o *sweepOptions) {
+	fs.StringVar(&o.slo, "slo", "", "service-level objective every benchmark is judged against, e.g. ttft_p99=500ms,itl_p95=50ms,error_rate=0.5% (the default: interactive chat); keys ttft, itl, tpot, e2e with _p50…_p99.9, _mean, _max, or alone for a per-request threshold; error_rate, attainment")
+	fs.Float64Var(&o.targetLoadTokS, "target-load-tok-s", 0, "output tokens/s to serve: the knee's report gives the replicas needed, ceil(target ÷ goodput at the knee)")
+	fs.StringVar(&o.kneeAxis, "knee-axis", string(sweep.AxisConcurrency), "what --rate-type knee varies: concurrency (closed loop, the default) or rate (open loop, --sweep-strategy)")
+	fs.Float64Var(&o.kneeTolerance, "knee-tolerance", sweep.DefaultKneeTolerance, "knee search: stop bisecting when the bracket is within this fraction of the passing load")
+	fs.IntVar(&o.kneeMaxRounds, "knee-max-rounds", sweep.DefaultKneeMaxRounds, "knee search: at most this many rounds")
+	fs.Float64Var(&o.kneeFactor, "knee-factor", sweep.DefaultKneeFactor, "knee search: the ramp multiplies the load by this factor")
+	fs.Float64Var(&o.kneeMaxRate, "knee-max-rate", sweep.DefaultKneeMaxRate, "knee search on the rate axis: the highest request rate tried (req/s)")
+	fs.StringVar(&o.sweepStrategy, "sweep-strategy", string(loadgen.Constant), "open-loop rounds of --rate-type sweep and of a rate knee search: constant or poisson")
+	fs.StringVar(&o.stoppingScope, "stopping-scope", "current", "what a --max-errors or --max-error-rate stop ends: current (that benchmark) or all (the remaining rounds too; GuideLLM's stopping_scope)")
+}
+
+// validate checks the flags that apply to every run and parses the SLO
+// (the default when --slo is not given). fs says which flags were set:
+// the knee flags are refused with another rate type.
+func (o *sweepOptions) validate(fs *pflag.FlagSet, rateType string) error {
+	if strings.TrimSpace(o.slo) == "" {
+		d := slo.Default()
+		o.parsed = &d
+	} else {
+		s, err := slo.Parse(o.slo)
+		if err != nil {
+			return usagef("--slo: %v", err)
+		}
+		o.parsed = &s
+	}
+	if o.targetLoadTokS < 0 || math.IsNaN(o.targetLoadTokS) || math.IsInf(o.targetLoadTokS, 0) {
+		return usagef("--target-load-tok-s %v: want output tokens per second > 0", o.targetLoadTokS)
+	}
+	if o.stoppingScope != "current" && o.stoppingScope != "all" {
+		return usagef("--stopping-scope %q: want current or all", o.stoppingScope)
+	}
+	if o.sweepStrategy != string(loadgen.Constant) && o.sweepStrategy != string(loadgen.Poisson) {
+		return usagef("--sweep-strategy %q: want constant or poisson", o.sweepStrategy)
+	}
+	if fs != nil && rateType != "knee" {
+		for _, name := range kneeOnlyFlags {
+			if fs.Changed(name) {
+				return usagef("--%s is only used with --rate-type knee", name)
+			}
+		}
+	}
+	if fs != nil && fs.Changed("sweep-strategy") && rateType != "sweep" && !(rateType == "knee" && o.kneeAxis == string(sweep.AxisRate)) {
+		return usagef("--sweep-strategy is only used with --rate-type sweep or --rate-type knee --knee-axis rate")
+	}
+	return nil
+}
+
+// spec is the SLO every round is judged against (validate parses it; the
+// default before that).
+func (o *sweepOptions) spec() slo.Spec {
+	if o.parsed == nil {
+		return slo.Default()
+	}
+	return *o.parsed
+}
+
+// plannerBase are the benchmark flags the sweep and knee planners share.
+type plannerBase struct {
+	maxConcurrency   int // --max-concurrency (0: the planner's default)
+	rampup           time.Duration
+	seed             uint64
+	warmup, cooldown report.TransientPhase
+}
+
+// isSweepRateType reports whether planner handles a --rate-type.
+func isSweepRateType(rateType string) bool { return rateType == "sweep" || rateType == "knee" }
+
+// planner builds the planner and the report profile of --rate-type sweep
+// (GuideLLM's sweep: --rate is the number of rounds, default 10) or knee
+// (a knee search: --rate, optional, is the first load: streams or req/s).
+// The planner applies --stopping-scope. Errors are usage errors naming the
+// flag.
+func (o *sweepOptions) planner(rateType string, rates []float64, base plannerBase) (sweep.Planner, report.Profile, error) {
+	var p sweep.Planner
+	var prof report.Profile
+	switch rateType {
+	case "sweep":
+		g := sweep.GuideLLMSweep{Kind: loadgen.Kind(o.sweepStrategy), MaxConcurrency: base.maxConcurrency, Rampup: base.rampup, Seed: base.seed}
+		switch len(rates) {
+		case 0:
+		case 1:
+			if rates[0] < 2 || rates[0] != math.Trunc(rates[0]) || rates[0] > 1000 {
+				return nil, prof, usagef("--rate %v: with --rate-type sweep it is the number of rounds, a whole number from 2 to 1000 (default %d)", rates[0], sweep.DefaultSweepSize)
+			}
+			g.Size = int(rates[0])
+		default:
+			return nil, prof, usagef("--rate-type sweep takes one --rate: the number of rounds (default %d)", sweep.DefaultSweepSize)
+		}
+		if err := g.Validate(); err != nil {
+			return nil, prof, usagef("--rate-type sweep: %v", err)
+		}
+		p, prof = g, g.Profile()
+	case "knee":
+		k, err := o.kneeSearch(rates, base)
+		if err != nil {
+			return nil, prof, err
+		}
+		o.search = &k
+		p, prof = k, k.Profile(nil)
+	default:
+		return nil, prof, usagef("--rate-type %q is not a sweep: want sweep or knee", rateType)
+	}
+	prof.Warmup, prof.Cooldown = base.warmup, base.cooldown
+	return o.stopOn(p), prof, nil
+}
+
+// stopOn applies --stopping-scope all to any planner (a rate or stream
+// list too): a round ended by --max-errors or --max-error-rate skips the
+// remaining rounds, GuideLLM's stopping_scope=all.
+func (o *sweepOptions) stopOn(p sweep.Planner) sweep.Planner {
+	if o.stoppingScope != "all" {
+		return p
+	}
+	return sweep.StopOn(p, loadgen.StopMaxErrors, loadgen.StopMaxErrorRate)
+}
+
+// kneeSearch validates the knee flags.
+func (o *sweepOptions) kneeSearch(rates []float64, base plannerBase) (sweep.KneeSearch, error) {
+	k := sweep.KneeSearch{
+		Axis: sweep.Axis(o.kneeAxis), Factor: o.kneeFactor, Tolerance: o.kneeTolerance, MaxRounds: o.kneeMaxRounds,
+		MaxConcurrency: base.maxConcurrency, MaxRate: o.kneeMaxRate, Kind: loadgen.Kind(o.sweepStrategy),
+		Seed: base.seed, Rampup: base.rampup,
+	}
+	switch {
+	case k.Axis != sweep.AxisConcurrency && k.Axis != sweep.AxisRate:
+		return k, usagef("--knee-axis %q: want concurrency or rate", o.kneeAxis)
+	case !(o.kneeTolerance > 0 && o.kneeTolerance < 1):
+		return k, usagef("--knee-tolerance %v: want a fraction 0 < x < 1, e.g. 0.05", o.kneeTolerance)
+	case o.kneeMaxRounds < 1:
+		return k, usagef("--knee-max-rounds %d: want at least 1", o.kneeMaxRounds)
+	case !(o.kneeFactor > 1) || math.IsInf(o.kneeFactor, 0):
+		return k, usagef("--knee-factor %v: want a number > 1, e.g. 2", o.kneeFactor)
+	case !(o.kneeMaxRate > 0) || math.IsInf(o.kneeMaxRate, 0):
+		return k, usagef("--knee-max-rate %v: want req/s > 0", o.kneeMaxRate)
+	}
+	switch len(rates) {
+	case 0:
+	case 1:
+		k.Start = rates[0]
+		if k.Axis == sweep.AxisConcurrency && (k.Start < 1 || k.Start != math.Trunc(k.Start)) {
+			return k, usagef("--rate %v: with --rate-type knee it is the first concurrency, a whole number ≥ 1 (default 1)", rates[0])
+		}
+		if k.Start <= 0 {
+			return k, usagef("--rate %v: with --rate-type knee --knee-axis rate it is the first rate in req/s, > 0 (default 1)", rates[0])
+		}
+	default:
+		return k, usagef("--rate-type knee takes at most one --rate: the first load (default 1)")
+	}
+	if err := k.Validate(); err != nil {
+		return k, usagef("--rate-type knee: %v (see --rate, --max-concurrency and --knee-max-rate)", err)
+	}
+	return k, nil
+}
+
+// Multi-pod flags of goodput benchmark. An Indexed Job runs the same
+// command line in n pods; Kubernetes gives each its index in
+// $JOB_COMPLETION_INDEX, the manifest gives all of them the shard count
+// ($GOODPUT_SHARD_COUNT: Kubernetes has no downward-API field for a Job's
+// completions) and the shared start, and every pod generates its share of
+// every round from that instant on. "goodput merge" combines the shard
+// reports. The environment applies only to a run given a shard count:
+// Kubernetes sets $JOB_COMPLETION_INDEX in the pod's init containers too
+// (a warmup step is no shard).
+
+// Environment variables read by the shard flags.
+const (
+	envShardIndex = "JOB_COMPLETION_INDEX" // set by Kubernetes in the pods of an Indexed Job
+	envShardCount = "GOODPUT_SHARD_COUNT"  // set by the Job manifest to spec.completions
+	envStartAt    = "GOODPUT_START_AT"     // optional: the shared start, instead of --start-at
+)
+
+// defaultRoundGap is the pause between the rounds of a sharded run.
+const defaultRoundGap = 5 * time.Second
+
+// maxStartAhead bounds how far in the future --start-at may be (a typo
+// guard: a Job waiting days for its start is almost certainly a mistake).
+const maxStartAhead = 24 * time.Hour
+
+// shardOptions are the raw shard flags.
+type shardOptions struct {
+	index, count int
+	startAt      string
+	gap          time.Duration
+}
+
+// shardFlags registers --shard-index, --shard-count, --start-at and
+// --round-gap.
+func shardFlags(o *shardOptions, fs *pflag.FlagSet) {
+	fs.IntVar(&o.index, "shard-index", -1, "this pod's shard, 0-based (default $"+envShardIndex+", set in an Indexed Job's pods, when a shard count is given)")
+	fs.IntVar(&o.count, "shard-count", 0, "number of pods sharing the load: each runs its share of every round (default $"+envShardCount+")")
+	fs.StringVar(&o.startAt, "start-at", "", "wall-clock instant every shard starts at: RFC 3339 (2026-06-16T12:00:00Z) or Unix seconds (default $"+envStartAt+" when a shard count is given)")
+	fs.DurationVar(&o.gap, "round-gap", defaultRoundGap, "pause between the rounds of a sharded run: round k starts at --start-at + k × (--max-seconds + gap)")
+}
+
+// shardSpec is the resolved shard setting of a benchmark.
+type shardSpec struct {
+	shard   sweep.Shard
+	sharded bool  // a shard count was given: the report carries a shard identity
+	startAt int64 // shared start (Unix ns), 0 for none
+	gap     time.Duration
+	// notes name the environment defaults that were set but not applied
+	// (one line each, for the run's log): $JOB_COMPLETION_INDEX and
+	// $GOODPUT_START_AT in a run that is not sharded.
+	notes []string
+}
+
+// resolve applies the environment defaults and checks the shard flags.
+// Errors are usage errors naming the flag.
+//
+// A run is sharded when it has a shard count: --shard-count, else
+// $GOODPUT_SHARD_COUNT. Only then do $JOB_COMPLETION_INDEX (the default of
+// --shard-index) and $GOODPUT_START_AT (the default of --start-at) apply.
+// Kubernetes sets $JOB_COMPLETION_INDEX in every container of an Indexed
+// Job's pods, init containers included, and a ConfigMap given with envFrom
+// reaches them all: a warmup step in the same pod is no shard and must
+// neither take the index nor wait for the shards' start. Those variables
+// are then ignored, with a note. The flags are the user's explicit word:
+// --shard-index without a shard count is an error, and --start-at alone
+// makes a single run wait for that instant.
+func (o *shardOptions) resolve(getenv func(string) string, now time.Time) (*shardSpec, error) {
+	s := &shardSpec{gap: o.gap}
+	if o.index < -1 {
+		return nil, usagef("--shard-index %d: want a shard index ≥ 0", o.index)
+	}
+	if o.count < 0 {
+		return nil, usagef("--shard-count %d: want a number of shards ≥ 1", o.count)
+	}
+	count, countFrom := o.count, "--shard-count"
+	if count == 0 {
+		if v := getenv(envShardCount); v != "" {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 1 {
+				return nil, usagef("$%s %q: want a number of shards ≥ 1", envShardCount, v)
+			}
+			count, countFrom = n, "$"+envShardCount
+		}
+	}
+	s.sharded = count >= 1
+	index, indexFrom := o.index, "--shard-index"
+	if v := getenv(envShardIndex); index == -1 && v != "" {
+		if !s.sharded {
+			s.notes = append(s.notes, fmt.Sprintf("$%s=%q ignored: no shard count (--shard-count or $%s), so this run is not a shard", envShardIndex, v, envShardCount))
+		} else {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 0 {
+				return nil, usagef("$%s %q: want a shard index ≥ 0", envShardIndex, v)
+			}
+			index, indexFrom = n, "$"+envShardIndex
+		}
+	}
+	switch {
+	case index >= 0 && !s.sharded:
+		return nil, usagef("--shard-index %d needs the shard count: give --shard-count or set $%s (the Job's completions)", index, envShardCount)
+	case count > 1 && index < 0:
+		return nil, usagef("%s %d needs this pod's index: give --shard-index or run as an Indexed Job ($%s)", countFrom, count, envShardIndex)
+	case s.sharded:
+		if index >= count {
+			return nil, usagef("shard index %d (from %s) is outside 0..%d for %s %d", index, indexFrom, count-1, countFrom, count)
+		}
+		s.shard = sweep.Shard{Index: max(index, 0), Count: count}
+	}
+	if o.gap < 0 {
+		return nil, usagef("--round-gap %v: want a duration ≥ 0", o.gap)
+	}
+	at, from := o.startAt, "--start-at"
+	if v := getenv(envStartAt); at == "" && v != "" {
+		if s.sharded {
+			at, from = v, "$"+envStartAt
+		} else {
+			s.notes = append(s.notes, fmt.Sprintf("$%s=%q ignored: no shard count (--shard-count or $%s), so this run does not wait for the shards' start (give --start-at to wait)", envStartAt, v, envShardCount))
+		}
+	}
+	if at != "" {
+		ns, err := parseStartAt(at)
+		if err != nil {
+			return nil, usagef("%s %q: %v", from, at, err)
+		}
+		switch d := time.Unix(0, ns).Sub(now); {
+		case d < -sweep.MaxShardLateness:
+			return nil, usagef("%s %s is %v in the past: the pods must be running before the shared start (choose a later instant)", from, at, (-d).Round(time.Second))
+		case d > maxStartAhead:
+			return nil, usagef("%s %s is %v ahead (more than %v): check the instant", from, at, d.Round(time.Second), maxStartAhead)
+		}
+		s.startAt = ns
+	}
+	if s.shard.Count > 1 && s.startAt == 0 {
+		return nil, usagef("%s %d needs --start-at (or $%s): the shards must start together, e.g. --start-at %s", countFrom, count, envStartAt, now.Add(2*time.Minute).UTC().Truncate(time.Minute).Format(time.RFC3339))
+	}
+	return s, nil
+}
+
+// parseStartAt reads an instant as RFC 3339 (with optional fractional
+// seconds) or as Unix seconds (an integer with up to 9 decimals), returning
+// Unix nanoseconds.
+func parseStartAt(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	bad := errors.New("want an RFC 3339 instant (2026-06-16T12:00:00Z) or Unix seconds (1781611200)")
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		if t.Unix() <= 0 || t.Year() >= 2200 {
+			return 0, bad
+		}
+		return t.UnixNano(), nil
+	}
+	whole, frac, hasFrac := strings.Cut(s, ".")
+	if whole == "" || len(whole) > 18 || (hasFrac && (frac == "" || len(frac) > 9)) || !digits(whole) || !digits(frac) {
+		return 0, bad
+	}
+	sec, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil || sec <= 0 {
+		return 0, bad
+	}
+	switch {
+	case sec >= 1e11:
+		return 0, errors.New("looks like milliseconds: give Unix seconds (1781611200) or RFC 3339 (2026-06-16T12:00:00Z)")
+	case sec >= 7e9: // beyond the year 2191: not an instant anyone means
+		return 0, bad
+	}
+	ns := int64(0)
+	if frac != "" {
+		f, _ := strconv.ParseInt((frac + "000000000")[:9], 10, 64)
+		ns = f
+	}
+	return sec*1e9 + ns, nil
+}
+
+func digits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// plan splits a validated benchmark plan into this shard's rounds. It
+// refuses what cannot be sharded: synchronous load, adaptive planners and,
+// for several rounds, a run without --max-seconds.
+func (s *shardSpec) plan(rateType string, p *plan) (*sweep.ShardPlan, error) {
+	list, ok := p.planner.(sweep.List)
+	if !ok {
+		return nil, usagef("--rate-type %s cannot be sharded: an adaptive planner needs every shard's results and the shards cannot coordinate without a server; use a fixed --rate list instead, e.g. --rate-type constant --rate 2,4,8", rateType)
+	}
+	if s.shard.Count > 1 {
+		for _, st := range list {
+			if st.Kind == loadgen.Synchronous {
+				return nil, usagef("--rate-type synchronous cannot be sharded: it sends one request at a time (for N requests at a time across the shards use --rate-type concurrent --rate N)")
+			}
+		}
+	}
+	if len(list) > 1 && p.cons.MaxDuration <= 0 {
+		return nil, usagef("--rate with %d values needs --max-seconds when sharded: round k starts at --start-at + k × (--max-seconds + --round-gap), so every round must be time-bound", len(list))
+	}
+	sp, err := sweep.NewShardPlan(sweep.ShardConfig{
+		Shard: s.shard, Planner: list, Constraints: p.cons, Warmup: p.warm, Cooldown: p.cool,
+		StartAt: s.startAt, Gap: s.gap, Seed: uint64(p.seed),
+	})
+	if err != nil {
+		var flag string
+		switch {
+		case errors.Is(err, sweep.ErrSynchronousShards):
+			flag = "--rate-type synchronous: "
+		case errors.Is(err, sweep.ErrReplayShards), errors.Is(err, sweep.ErrAdaptiveShards):
+			flag = "--rate-type " + rateType + ": "
+		case strings.Contains(err.Error(), "max concurrency"):
+			flag = "--max-concurrency: "
+		case strings.HasPrefix(err.Error(), "warmup"):
+			flag = "--"
+		case strings.HasPrefix(err.Error(), "cooldown"):
+			flag = "--"
+		}
+		return nil, usagef("%s%v", flag, err)
+	}
+	return sp, nil
+}
+
+// configHash hashes everything every shard of one run must share, so that
+// the merge can refuse a shard of another run or configuration: the
+// experiment (configKey), the settings that change the load or the
+// requests, and the shard count, start and gap. The API key, headers and
+// --backend-args (which may hold an API key) are left out.
+func (s *shardSpec) configHash(k experimentKey, model string) string {
+	key := strings.Join([]string{k.config(model),
+		fmt.Sprint(k.maxErrors, k.maxErrorRate, k.maxConcurrency, k.rampup, k.noStream, k.noStreamUsage, k.noIgnoreEOS, k.rxTimestamps),
+		k.maxTokensField, k.extraBody, k.requestTimeout.String(),
+		fmt.Sprint(s.shard.Count, s.startAt, int64(s.gap))}, "|")
+	h := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(h[:8])
+}
+
+// Telemetry and scorecard flags of goodput benchmark: where energy, cost
+// and server metrics come from, measured in the same windows as the load
+// (package scorecard), and the scorecard file written beside the report.
+
+// scorecardOptions are the raw telemetry flags.
+type scorecardOptions struct {
+	dcgmURLs           []string
+	gpuSelector        string
+	nvml               bool
+	prometheus         string
+	prometheusSelector string
+	keplerNamespace    string
+	keplerPod          string
+	keplerContainer    string
+	serverMetrics      string
+	opencost           string
+	opencostNamespace  string
+	opencostLabel      string
+	opencostAggregate  string
+	gpuCostPerHour     float64
+	costPerHour        float64
+	gpus               int
+	currency           string
+	pue                float64
+	gridIntensity      float64
+	optional           bool
+	interval           time.Duration
+	wait               time.Duration
+}
+
+// scorecardFlags registers the telemetry flags.
+func scorecardFlags(o *scorecardOptions, fs *pflag.FlagSet) {
+	fs.StringArrayVar(&o.dcgmURLs, "dcgm-url", nil, "dcgm-exporter /metrics URL scraped directly for GPU energy, e.g. http://gpu-node-07:9400/metrics (repeatable, one per node)")
+	fs.StringVar(&o.gpuSelector, "gpu-selector", "", "GPUs of --dcgm-url/--nvml to count: hostname=H,gpu=N,uuid=U terms, e.g. hostname=gpu-node-07,gpu=0,gpu=1 (default all)")
+	fs.BoolVar(&o.nvml, "nvml", false, "read the local GPUs' energy through NVML (binaries built with -tags nvml only)")
+	fs.StringVar(&o.prometheus, "prometheus", "", "Prometheus server that scrapes dcgm-exporter (and Kepler), e.g. http://prometheus.monitoring:9090")
+	fs.StringVar(&o.prometheusSelector, "prometheus-selector", "", `PromQL label matchers for the DCGM series, e.g. 'Hostname=~"gpu-node-.*"'`)
+	fs.StringVar(&o.keplerNamespace, "kepler-namespace", "", "also read Kepler's energy of this namespace from --prometheus (cross-check)")
+	fs.StringVar(&o.keplerPod, "kepler-pod", "", "also read Kepler's energy of this pod from --prometheus")
+	fs.StringVar(&o.keplerContainer, "kepler-container", "", "also read Kepler's energy of this container from --prometheus")
+	fs.StringVar(&o.serverMetrics, "server-metrics", string(scorecard.ServerMetricsAuto), "inference server /metrics (KV cache, queue, preemptions, server TTFT/ITL): auto (scrape <target>/metrics when it serves vLLM or SGLang metrics), on (required), off, or a URL")
+	fs.StringVar(&o.opencost, "opencost", "", "OpenCost API that prices each window, e.g. http://opencost.opencost:9003")
+	fs.StringVar(&o.opencostNamespace, "opencost-namespace", "", "OpenCost: the namespace to price")
+	fs.StringVar(&o.opencostLabel, "opencost-label", "", "OpenCost: price the allocations with this label, key=value (e.g. app=vllm)")
+	fs.StringVar(&o.opencostAggregate, "opencost-aggregate", "", "OpenCost aggregation (default namespace, or label:<key> with --opencost-label)")
+	fs.Float64Var(&o.gpuCostPerHour, "gpu-cost-per-hour", 0, "price of one GPU-hour, multiplied by --gpus (default: the GPUs the energy source selects)")
+	fs.Float64Var(&o.costPerHour, "cost-per-hour", 0, "the whole deployment's price per hour (instead of --gpu-cost-per-hour)")
+	fs.IntVar(&o.gpus, "gpus", 0, "GPUs priced by --gpu-cost-per-hour")
+	fs.StringVar(&o.currency, "currency", scorecard.DefaultCurrency, "ISO 4217 code of the prices (goodput converts nothing)")
+	fs.Float64Var(&o.pue, "pue", scorecard.DefaultPUE, "data-centre power usage effectiveness for the PUE-adjusted energy and carbon (default 1: GPU energy only)")
+	fs.Float64Var(&o.gridIntensity, "grid-intensity", 0, "grid carbon intensity in gCO2/kWh for the carbon axis (e.g. 40 for France)")
+	fs.BoolVar(&o.optional, "telemetry-optional", false, "run even when a telemetry source is unreachable; it is reported as missing")
+	fs.DurationVar(&o.interval, "telemetry-interval", telemetry.DefaultInterval, "sampling interval of --dcgm-url, --nvml and the server metrics")
+	fs.DurationVar(&o.wait, "telemetry-wait", scorecard.DefaultWait, "longest wait after each window end for a reading past it (dcgm-exporter refreshes every 30 s by default)")
+}
+
+// config turns the flags into the scorecard configuration. Errors are
+// usage errors naming the flag and the accepted form.
+func (o *scorecardOptions) config(fs *pflag.FlagSet) (scorecard.Config, error) {
+	c := scorecard.Config{
+		DCGMURLs: o.dcgmURLs, NVML: o.nvml, PrometheusURL: o.prometheus,
+		OpenCostURL: o.opencost, GPUCostPerHour: o.gpuCostPerHour, CostPerHour: o.costPerHour, GPUs: o.gpus,
+		Currency: o.currency, GridIntensity: o.gridIntensity, Optional: o.optional, Interval: o.interval, Wait: o.wait,
+	}
+	var err error
+	if c.GPUSelector, err = telemetry.ParseGPUSelector(o.gpuSelector); err != nil {
+		return c, usagef("--gpu-selector: %v", err)
+	}
+	if c.PrometheusSelector, err = telemetry.ParseMatchers(o.prometheusSelector); err != nil {
+		return c, usagef("--prometheus-selector: %v", err)
+	}
+	if o.keplerNamespace != "" || o.keplerPod != "" || o.keplerContainer != "" {
+		c.Kepler = &telemetry.KeplerSelector{Namespace: o.keplerNamespace, Pod: o.keplerPod, Container: o.keplerContainer}
+	}
+	switch sm := strings.TrimSpace(o.serverMetrics); strings.ToLower(sm) {
+	case "auto", "":
+		c.ServerMetrics = scorecard.ServerMetricsAuto
+	case "on", "true":
+		c.ServerMetrics = scorecard.ServerMetricsOn
+	case "off", "false":
+		c.ServerMetrics = scorecard.ServerMetricsOff
+	default:
+		if !strings.HasPrefix(sm, "http://") && !strings.HasPrefix(sm, "https://") {
+			return c, usagef("--server-metrics %q: want auto, on, off or an http(s) URL", sm)
+		}
+		c.ServerMetrics, c.ServerMetricsURL = scorecard.ServerMetricsOn, sm
+	}
+	if o.opencost == "" && (o.opencostNamespace != "" || o.opencostLabel != "" || o.opencostAggregate != "") {
+		return c, usagef("--opencost-namespace, --opencost-label and --opencost-aggregate need --opencost URL")
+	}
+	q := telemetry.CostQuery{Aggregate: o.opencostAggregate}
+	if o.opencostLabel != "" {
+		k, v, ok := strings.Cut(o.opencostLabel, "=")
+		if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
+			return c, usagef("--opencost-label %q: want key=value, e.g. app=vllm", o.opencostLabel)
+		}
+		if q.Aggregate == "" {
+			q.Aggregate = "label:" + strings.TrimSpace(k)
+		}
+		q.Keys = []string{strings.TrimSpace(v)}
+		q.Namespace = o.opencostNamespace
+	} else if o.opencostNamespace != "" {
+		if q.Aggregate == "" || q.Aggregate == "namespace" {
+			q.Aggregate, q.Keys = "namespace", []string{o.opencostNamespace}
+		} else {
+			q.Namespace = o.opencostNamespace
+		}
+	}
+	c.OpenCostQuery = q
+	if o.interval <= 0 {
+		return c, usagef("--telemetry-interval %v: want a duration of at least 10ms, e.g. 1s", o.interval)
+	}
+	if fs == nil || fs.Changed("pue") {
+		c.PUE = o.pue
+		if c.PUE == 0 {
+			return c, usagef("--pue 0: want facility energy / IT energy, 1 ≤ PUE ≤ 10 (e.g. 1.4)")
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return c, usagef("%v", err)
+	}
+	return c, nil
+}
+
+// metadataOptions are the run-metadata flags of `goodput benchmark`
+// (--label is the benchmark command's own flag).
+type metadataOptions struct {
+	labelsFile   string
+	strict       bool
+	probeTimeout time.Duration
+}
+
+// metadataFlags registers the run-metadata flags.
+func metadataFlags(o *metadataOptions, fs *pflag.FlagSet) {
+	fs.StringVar(&o.labelsFile, "labels-file", "", `Kubernetes downward-API labels file (lines key="value"); bench/engine, bench/model, bench/hardware, bench/precision, bench/isl, bench/osl, bench/run-id, bench/tokenizer, bench/concurrency fill the run metadata, other keys become labels`)
+	fs.BoolVar(&o.strict, "strict-metadata", false, "fail (exit 2) before any load is sent when a run metadata field cannot be filled")
+	fs.DurationVar(&o.probeTimeout, "metadata-timeout", metadata.DefaultProbeTimeout, "time limit of the server probes for run metadata (GET /version, /v1/models, /metrics, /info, /get_server_info, all at once)")
+}
+
+// metadataLabels validates the labels file and the --label flags and
+// returns them as one list, the file first (a flag overrides the file
+// for the same field). Errors are usage errors naming the flag or the
+// file's line.
+func (o *metadataOptions) metadataLabels(flagLabels []string) ([]metadata.Label, error) {
+	if o.probeTimeout <= 0 {
+		return nil, usagef("--metadata-timeout %v: want a positive duration, e.g. 3s", o.probeTimeout)
+	}
+	var out []metadata.Label
+	if o.labelsFile != "" {
+		l, err := metadata.ReadLabelsFile(o.labelsFile)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		out = append(out, l...)
+	}
+	for _, s := range flagLabels {
+		l, err := metadata.ParseLabelFlag(s)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		out = append(out, l)
+	}
+	if err := metadata.ValidateLabels(out); err != nil {
+		return nil, usagef("%v", err)
+	}
+	return out, nil
+}

@@ -16,9 +16,9 @@ import (
 	"github.com/goodput-dev/goodput/report/aiperf"
 )
 
-// run executes goodput with args and returns its exit code, stdout and
+// runGoodput executes goodput with args and returns its exit code, stdout and
 // stderr.
-func run(t *testing.T, args ...string) (int, string, string) {
+func runGoodput(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := realMain(args, &env{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }})
@@ -87,7 +87,7 @@ func TestBenchmarkInvalidFlagsExitTwo(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, _, stderr := run(t, c.args...)
+			code, _, stderr := runGoodput(t, c.args...)
 			if code != exitUsage {
 				t.Fatalf("exit %d, want %d; stderr %q", code, exitUsage, stderr)
 			}
@@ -101,7 +101,7 @@ func TestBenchmarkInvalidFlagsExitTwo(t *testing.T) {
 func TestUnreachableTargetFailsFastWithURL(t *testing.T) {
 	dir := t.TempDir()
 	start := time.Now()
-	code, _, stderr := run(t, "benchmark", "--target", "http://127.0.0.1:1", "--rate-type", "synchronous",
+	code, _, stderr := runGoodput(t, "benchmark", "--target", "http://127.0.0.1:1", "--rate-type", "synchronous",
 		"--data", "prompt_tokens=8", "--max-seconds", "1", "--output-dir", dir)
 	if code != exitFailure || !strings.Contains(stderr, "127.0.0.1:1") || !strings.Contains(stderr, "refused") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
@@ -117,7 +117,7 @@ func TestUnreachableTargetFailsFastWithURL(t *testing.T) {
 func TestBenchmarkEndToEnd(t *testing.T) {
 	url := startTestMock(t, nil)
 	dir := t.TempDir()
-	code, stdout, stderr := run(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2,4",
+	code, stdout, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2,4",
 		"--data", "prompt_tokens=16,output_tokens=8", "--max-requests", "12", "--output-dir", dir, "--run-id", "r1",
 		"--api-key", "sk-SENTINEL-key", "--label", "env=test")
 	if code != exitOK {
@@ -168,7 +168,7 @@ func TestBenchmarkEndToEnd(t *testing.T) {
 		t.Fatal("console output contains the API key")
 	}
 	// The same run id is refused without --force.
-	code, _, stderr = run(t, "benchmark", "--target", url, "--rate-type", "synchronous",
+	code, _, stderr = runGoodput(t, "benchmark", "--target", url, "--rate-type", "synchronous",
 		"--data", "prompt_tokens=16,output_tokens=8", "--max-requests", "1", "--output-dir", dir, "--run-id", "r1")
 	if code != exitUsage || !strings.Contains(stderr, "already exists") {
 		t.Fatalf("rerun: exit %d, %q", code, stderr)
@@ -213,7 +213,7 @@ func TestInterruptWritesPartialReport(t *testing.T) {
 func TestConsoleOnlyRunWritesNoFiles(t *testing.T) {
 	url := startTestMock(t, nil)
 	dir := filepath.Join(t.TempDir(), "never")
-	code, stdout, stderr := run(t, "benchmark", "--target", url, "--rate-type", "synchronous",
+	code, stdout, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "synchronous",
 		"--data", "prompt_tokens=8,output_tokens=4", "--max-requests", "2", "--outputs", "console", "--output-dir", dir)
 	if code != exitOK || !strings.Contains(stdout, "synchronous") {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -243,7 +243,7 @@ func TestQuietFlags(t *testing.T) {
 			args := append([]string{"benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2",
 				"--data", "prompt_tokens=8,output_tokens=8", "--max-seconds", "0.6", "--output-dir", dir, "--run-id", "r",
 				"--server-metrics", "off", "--progress-interval", "100ms", "--log-format", "json"}, tc.flags...)
-			code, stdout, stderr := run(t, args...)
+			code, stdout, stderr := runGoodput(t, args...)
 			if code != exitOK {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -270,7 +270,7 @@ func TestQuietFlags(t *testing.T) {
 func TestOutputsAIPerf(t *testing.T) {
 	url := startTestMock(t, nil)
 	dir := t.TempDir()
-	code, _, stderr := run(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2,4",
+	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2,4",
 		"--data", "prompt_tokens=8,output_tokens=8", "--max-requests", "10", "--output-dir", dir, "--run-id", "r",
 		"--outputs", "json,jsonl,aiperf", "--server-metrics", "off")
 	if code != exitOK {
@@ -302,7 +302,7 @@ func TestOutputsAIPerf(t *testing.T) {
 func TestLogFormatJSON(t *testing.T) {
 	url := startTestMock(t, nil)
 	dir := t.TempDir()
-	code, _, stderr := run(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2",
+	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2",
 		"--data", "prompt_tokens=8,output_tokens=8", "--max-requests", "6", "--output-dir", dir, "--run-id", "r",
 		"--log-format", "json", "--dcgm-url", url+"/dcgm/metrics", "--gpu-cost-per-hour", "2", "--gpus", "1")
 	if code != exitOK {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/goodput-dev/goodput/compare"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/run"
 )
 
 // limitValue is a threshold flag of `goodput compare` (a pflag.Value).
@@ -109,7 +110,7 @@ func runCompare(_ context.Context, e *env, args []string) error {
 		if out.path == "" {
 			continue
 		}
-		if err := writeFileAtomic(out.path, out.write); err != nil {
+		if err := run.WriteFileAtomic(out.path, out.write); err != nil {
 			return usagef("%s: %v", out.flag, err)
 		}
 	}

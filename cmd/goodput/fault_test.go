@@ -93,7 +93,7 @@ func TestBenchmarkFaults(t *testing.T) {
 			base := leaktest.Snapshot()
 			dir := t.TempDir()
 			start := time.Now()
-			code, stdout, stderr := run(t, faultArgs(srv.url(), dir, tc.args...)...)
+			code, stdout, stderr := runGoodput(t, faultArgs(srv.url(), dir, tc.args...)...)
 			if code != exitOK {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -164,7 +164,7 @@ func TestBenchmarkErrorBurst(t *testing.T) {
 	})
 	base := leaktest.Snapshot()
 	dir := t.TempDir()
-	code, _, stderr := run(t, faultArgs(srv.url(), dir, "--rate-type", "constant", "--rate", "40", "--max-seconds", "0.8")...)
+	code, _, stderr := runGoodput(t, faultArgs(srv.url(), dir, "--rate-type", "constant", "--rate", "40", "--max-seconds", "0.8")...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -245,7 +245,7 @@ func TestBenchmarkServerGoesAway(t *testing.T) {
 				revived <- err
 			}()
 			dir := t.TempDir()
-			code, _, stderr := run(t, faultArgs(srv.url(), dir, "--rate-type", "constant", "--rate", "50", "--max-seconds", "1.5")...)
+			code, _, stderr := runGoodput(t, faultArgs(srv.url(), dir, "--rate-type", "constant", "--rate", "50", "--max-seconds", "1.5")...)
 			if code != exitOK {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}

@@ -236,7 +236,7 @@ var helpFlagRE = regexp.MustCompile(`^\s+(?:-\w, )?--([a-z0-9][a-z0-9-]*)`)
 // commandFlags reads a command's flags from its --help.
 func commandFlags(t *testing.T, cmd string) []string {
 	t.Helper()
-	code, stdout, stderr := run(t, cmd, "--help")
+	code, stdout, stderr := runGoodput(t, cmd, "--help")
 	if code != exitOK {
 		t.Fatalf("%s --help: exit %d: %s", cmd, code, stderr)
 	}
@@ -266,7 +266,7 @@ func flagReport(t *testing.T) string {
 			r.err = err.Error()
 			return
 		}
-		code, _, stderr := run(t, "benchmark", "--target", url, "--rate-type", "synchronous", "--data", "prompt_tokens=8,output_tokens=4",
+		code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "synchronous", "--data", "prompt_tokens=8,output_tokens=4",
 			"--max-requests", "3", "--output-dir", dir, "--run-id", "r", "--outputs", "json,jsonl", "--server-metrics", "off")
 		if code != exitOK {
 			r.err = stderr
@@ -376,7 +376,7 @@ func runBounded(t *testing.T, args []string) (int, string) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		code, _, stderr := run(t, args...)
+		code, _, stderr := runGoodput(t, args...)
 		done <- result{code, stderr}
 	}()
 	select {

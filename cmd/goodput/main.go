@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/goodput-dev/goodput/metadata"
+	"github.com/goodput-dev/goodput/run"
 )
 
 // Set at build time with -ldflags "-X main.version=… -X main.commit=…".
@@ -37,7 +38,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 
 // errInterrupted is returned when a run stopped on SIGINT/SIGTERM after
 // writing its partial report.
-var errInterrupted = errors.New("interrupted")
+var errInterrupted = run.ErrInterrupted
 
 type command struct {
 	name    string
@@ -101,6 +102,7 @@ func realMain(args []string, e *env) int {
 
 func exitCode(w io.Writer, name string, err error) int {
 	var ue usageError
+	var re run.UsageError
 	switch {
 	case err == nil:
 		return exitOK
@@ -111,6 +113,9 @@ func exitCode(w io.Writer, name string, err error) int {
 		return exitInterrupt
 	case errors.As(err, &ue):
 		fmt.Fprintf(w, "goodput %s: %s\n", name, ue.msg)
+		return exitUsage
+	case errors.As(err, &re):
+		fmt.Fprintf(w, "goodput %s: %s\n", name, re.Msg)
 		return exitUsage
 	case errors.Is(err, errGateFailed):
 		return exitFailure

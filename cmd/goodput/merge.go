@@ -12,6 +12,7 @@ import (
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/console"
 	"github.com/goodput-dev/goodput/report/merge"
+	"github.com/goodput-dev/goodput/run"
 )
 
 // runMerge implements "goodput merge SHARD.json… -o RUN.json": the shard
@@ -104,7 +105,7 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(*out, rep.WriteJSON); err != nil {
+	if err := run.WriteFileAtomic(*out, rep.WriteJSON); err != nil {
 		return err
 	}
 	mi := rep.Goodput.Merge

@@ -236,7 +236,7 @@ func TestMergeProcesses(t *testing.T) {
 		"--max-requests", "60", "--outputs", "json,jsonl", "--sample-requests", "5", "--disable-progress"}
 
 	// One process, the whole load.
-	code, _, stderr := run(t, append([]string{"benchmark"}, append(slices.Clone(common), "--output-dir", dir, "--run-id", "single")...)...)
+	code, _, stderr := runGoodput(t, append([]string{"benchmark"}, append(slices.Clone(common), "--output-dir", dir, "--run-id", "single")...)...)
 	if code != exitOK {
 		t.Fatalf("single run: exit %d: %s", code, stderr)
 	}
@@ -265,7 +265,7 @@ func TestMergeProcesses(t *testing.T) {
 
 	// Merge from the records (found beside the reports).
 	merged := filepath.Join(dir, "merged.json")
-	code, _, stderr = run(t, append(append([]string{"merge"}, shards...), "-o", merged, "--disable-console")...)
+	code, _, stderr = runGoodput(t, append(append([]string{"merge"}, shards...), "-o", merged, "--disable-console")...)
 	if code != exitOK {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
@@ -311,7 +311,7 @@ func TestMergeProcesses(t *testing.T) {
 	// histograms' precision (plus, at a percentile's boundary, the next
 	// sample: measured here by the distribution's spread).
 	mergedH := filepath.Join(dir, "merged-hist.json")
-	code, _, stderr = run(t, append(append([]string{"merge"}, shards...), "--no-records", "-o", mergedH, "--disable-console")...)
+	code, _, stderr = runGoodput(t, append(append([]string{"merge"}, shards...), "--no-records", "-o", mergedH, "--disable-console")...)
 	if code != exitOK {
 		t.Fatalf("merge --no-records: exit %d: %s", code, stderr)
 	}
@@ -357,7 +357,7 @@ func TestMergeProcesses(t *testing.T) {
 		{"another configuration", []string{shards[0], shards[1], other}, other + ": configuration hash 0000000000000000 differs"},
 		{"late shard", []string{shards[0], late, shards[2]}, late + ": late shard"},
 	} {
-		code, _, stderr := run(t, append([]string{"merge", "--no-records", "-o", out}, c.args...)...)
+		code, _, stderr := runGoodput(t, append([]string{"merge", "--no-records", "-o", out}, c.args...)...)
 		if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%s: exit %d, stderr %q: want exit 2 and one line containing %q", c.name, code, stderr, c.want)
 		}
@@ -420,7 +420,7 @@ func TestMergeProcessesRounds(t *testing.T) {
 		}
 	}
 	merged := filepath.Join(dir, "merged.json")
-	code, _, stderr := run(t, append(append([]string{"merge"}, shards...), "-o", merged, "--disable-console")...)
+	code, _, stderr := runGoodput(t, append(append([]string{"merge"}, shards...), "-o", merged, "--disable-console")...)
 	if code != exitOK {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
@@ -512,7 +512,7 @@ func TestMergeUsageErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, _, stderr := run(t, c.args...)
+			code, _, stderr := runGoodput(t, c.args...)
 			if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
 				t.Fatalf("exit %d, stderr %q: want exit 2 and one line containing %q", code, stderr, c.want)
 			}

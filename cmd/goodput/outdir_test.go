@@ -30,7 +30,7 @@ func lastLine(s string) string {
 // cause, and that no completion request reached the mock.
 func expectRefusedBeforeLoad(t *testing.T, srv *connServer, wantCode int, want, cause string, args ...string) {
 	t.Helper()
-	code, _, stderr := run(t, args...)
+	code, _, stderr := runGoodput(t, args...)
 	if code != wantCode {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", code, wantCode, stderr)
 	}
@@ -87,7 +87,7 @@ func TestOutputDirFailures(t *testing.T) {
 func TestOutputDirMissingParentIsCreated(t *testing.T) {
 	srv := startMockServer(t, nil)
 	dir := filepath.Join(t.TempDir(), "not", "yet", "there")
-	code, _, stderr := run(t, outdirArgs(srv.url(), "--output-dir", dir, "--outputs", "json,jsonl")...)
+	code, _, stderr := runGoodput(t, outdirArgs(srv.url(), "--output-dir", dir, "--outputs", "json,jsonl")...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -105,7 +105,7 @@ func TestOutputDirMissingParentIsCreated(t *testing.T) {
 func TestFailedStartLeavesNoRunDir(t *testing.T) {
 	srv := startMockServer(t, nil)
 	dir := t.TempDir()
-	code, _, stderr := run(t, outdirArgs(srv.url(), "--output-dir", dir, "--opencost", "http://127.0.0.1:1")...)
+	code, _, stderr := runGoodput(t, outdirArgs(srv.url(), "--output-dir", dir, "--opencost", "http://127.0.0.1:1")...)
 	if code == exitOK || !strings.Contains(lastLine(stderr), "127.0.0.1:1") {
 		t.Fatalf("exit %d, last line %q: want the unreachable OpenCost named", code, lastLine(stderr))
 	}
@@ -115,7 +115,7 @@ func TestFailedStartLeavesNoRunDir(t *testing.T) {
 	if got := srv.mock.Stats().Requests; got != 0 {
 		t.Fatalf("the failed run sent %d requests", got)
 	}
-	if code, _, stderr = run(t, outdirArgs(srv.url(), "--output-dir", dir)...); code != exitOK {
+	if code, _, stderr = runGoodput(t, outdirArgs(srv.url(), "--output-dir", dir)...); code != exitOK {
 		t.Fatalf("retry with the same run id: exit %d: %s", code, stderr)
 	}
 }

@@ -15,9 +15,14 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/goodput-dev/goodput/dataset"
+	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/aiperf"
+	"github.com/goodput-dev/goodput/run"
 	"github.com/goodput-dev/goodput/slo"
+	"github.com/goodput-dev/goodput/sweep"
+	"github.com/goodput-dev/goodput/tokenize"
 )
 
 // `goodput profile` is AIPerf's `aiperf profile` command line mapped onto
@@ -159,7 +164,7 @@ func runProfile(ctx context.Context, e *env, args []string) error {
 	if po.apiKey == "" {
 		po.apiKey = e.getenv("OPENAI_API_KEY")
 	}
-	o, lay, err := po.benchOptions(fs)
+	p, lay, err := po.plan(fs, e.getenv)
 	if err != nil {
 		return err
 	}
@@ -167,33 +172,23 @@ func runProfile(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	o.getenv = e.getenv
-	if po.tokenizer != "" {
-		// The benchmark's --processor: exact synthetic prompt lengths and
-		// client-side token counts. "builtin" is AIPerf's name for
-		// tiktoken's o200k_base.
-		o.processor = po.tokenizer
-		if o.processor == "builtin" {
-			o.processor = "o200k_base"
-		}
-	}
+	p.slo = slo.Default()
 	if len(po.goodput) > 0 {
 		// The same thresholds judge every benchmark in goodput's own report.
 		// (AIPerf's export judges its own, longer list of tags: a tag the
 		// SLO has no metric for only leaves goodput's report on its
 		// default SLO, said so.)
 		if sp, err := slo.AIPerfSpec(slos); err == nil {
-			o.sweep.slo = sp.String()
+			p.slo, p.key.slo = sp, sp.String()
 		} else {
 			fmt.Fprintf(e.stderr, "note: --goodput: %v; goodput's own report keeps the default SLO (the AIPerf export applies --goodput)\n", oneLineErr(err))
 		}
 	}
-	p, err := o.validateAll(nil)
-	if err != nil {
-		return profileFlagError(err)
+	if err := po.finish(p); err != nil {
+		return err
 	}
 	tokName := po.tokenizer
-	runErr := execute(ctx, e, o, p)
+	_, runErr := run.Run(ctx, p.runConfig(), run.Env{Stdout: e.stdout, Stderr: e.stderr, Getenv: e.getenv})
 	if runErr != nil && !errors.Is(runErr, errInterrupted) {
 		return runErr
 	}
@@ -206,7 +201,7 @@ func runProfile(ctx context.Context, e *env, args []string) error {
 	}
 	opts := aiperf.Options{
 		GoodputVersion: version, SLOs: slos, CLICommand: profileCommand("goodput profile", args),
-		ArtifactDir: lay.target.dir, Tokenizer: tokName,
+		ArtifactDir: lay.target.Dir, Tokenizer: tokName,
 	}
 	switch {
 	case po.useServerTokenCount:
@@ -214,7 +209,7 @@ func runProfile(ctx context.Context, e *env, args []string) error {
 	case tokName != "":
 		opts.TokenCounts = aiperf.TokensClient // AIPerf's default: its tokenizer's counts
 	}
-	paths, _, err := writeAIPerfExports(rep, lay.records, lay.target, opts)
+	paths, _, err := run.WriteAIPerf(rep, lay.records, lay.target, opts)
 	if err != nil {
 		return err
 	}
@@ -222,129 +217,154 @@ func runProfile(ctx context.Context, e *env, args []string) error {
 	return runErr
 }
 
-// benchToAIPerfFlags names the AIPerf flag behind a benchmark flag, for
-// the benchmark's validation errors.
-var benchToAIPerfFlags = map[string]string{
-	"--processor": "--tokenizer", "--target": "--url", "--data": "--isl/--osl", "--max-requests": "--request-count",
-	"--max-seconds": "--benchmark-duration", "--extra-body": "--extra-inputs", "--max-concurrency": "--concurrency",
-	"--rate": "--concurrency/--request-rate", "--request-type": "--endpoint-type", "--request-timeout": "--request-timeout-seconds",
-}
-
-// profileFlagError rewrites a usage error of the benchmark's validation
-// that starts with a benchmark flag to name the AIPerf flag instead.
-func profileFlagError(err error) error {
-	var ue usageError
-	if !errors.As(err, &ue) {
-		return err
-	}
-	first, rest, _ := strings.Cut(ue.msg, " ")
-	flag := strings.TrimRight(first, ":")
-	if a, ok := benchToAIPerfFlags[flag]; ok {
-		return usagef("%s%s %s", a, strings.TrimPrefix(first, flag), rest)
-	}
-	return err
-}
-
 // profileLayout says where a profile run writes its files.
 type profileLayout struct {
 	report  string // goodput's report (JSON); its CSV and JSON Lines beside it
 	records string // goodput's JSON Lines records
-	target  aiperfTarget
+	target  run.AIPerfTarget
 }
 
-// benchOptions translates AIPerf's flags into the benchmark command's
-// options (defaults first, from the benchmark's own flag set).
-func (po *profileOptions) benchOptions(fs *pflag.FlagSet) (*benchOptions, *profileLayout, error) {
-	o := &benchOptions{}
-	benchFlags(o, pflag.NewFlagSet("benchmark-defaults", pflag.ContinueOnError))
+// plan checks AIPerf's flags and builds the run's plan from them, with the
+// benchmark command's defaults for what AIPerf has no flag for. Errors
+// name the profile's own flags.
+func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*plan, *profileLayout, error) {
+	d := &benchOptions{}
+	benchFlags(d, pflag.NewFlagSet("benchmark-defaults", pflag.ContinueOnError))
+	p := &plan{labels: map[string]string{}, getenv: getenv, meta: d.meta, samples: d.sampleRequests, seed: d.seed}
+	p.progress = run.Progress{LogFormat: d.logFormat, Interval: d.progressInterval}
+	p.telDefaults, p.shardDefaults = d.tel, d.shard
+	if fs.Changed("random-seed") {
+		p.seed = po.seed
+	}
 	if strings.TrimSpace(po.model) == "" {
 		return nil, nil, usagef("--model is required, e.g. --model Qwen/Qwen3-0.6B")
 	}
 	if strings.Contains(po.model, ",") {
 		return nil, nil, usagef("--model %q: goodput profile benchmarks one model (AIPerf's model lists are not supported)", po.model)
 	}
-	o.model = po.model
-	o.target = po.url
-	if !strings.Contains(o.target, "://") {
-		o.target = "http://" + o.target
+	target := po.url
+	if !strings.Contains(target, "://") {
+		target = "http://" + target
 	}
+	p.client = loadgen.ClientConfig{Target: target, Model: po.model, APIKey: po.apiKey, NoStream: !po.streaming,
+		// AIPerf sends no ignore_eos unless asked (--extra-inputs ignore_eos:true).
+		NoIgnoreEOS: true, ConnectTimeout: d.connectTimeout, StallTimeout: d.stallTimeout, RequestTimeout: d.requestTimeout}
+	p.key = experimentKey{target: target, kneeAxis: d.sweep.kneeAxis, noStream: !po.streaming, noIgnoreEOS: true,
+		rxTimestamps: d.rxTimestamps, requestTimeout: d.requestTimeout}
 	switch po.endpointType {
 	case "chat":
-		o.requestType = "chat_completions"
+		p.client.Endpoint, p.key.requestType = loadgen.EndpointChat, "chat_completions"
 	case "completions":
-		o.requestType = "text_completions"
+		p.client.Endpoint, p.key.requestType = loadgen.EndpointCompletions, "text_completions"
 	default:
 		return nil, nil, usagef("--endpoint-type %q: goodput profile supports chat and completions", po.endpointType)
 	}
-	o.noStream = !po.streaming
-	// AIPerf sends no ignore_eos unless asked (--extra-inputs ignore_eos:true).
-	o.noIgnoreEOS = true
 	if po.legacyMaxTokens {
-		o.maxTokensField = "max_tokens"
+		p.client.MaxTokensField, p.key.maxTokensField = "max_tokens", "max_tokens"
 	}
+	concs, rates, err := po.loads(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := po.dataSpec(fs, p); err != nil {
+		return nil, nil, err
+	}
+	if err := po.limits(fs, p, concs, rates); err != nil {
+		return nil, nil, err
+	}
+	if err := po.request(fs, p); err != nil {
+		return nil, nil, err
+	}
+	lay, err := po.layout(len(rates) > 0, concs, rates)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.files = run.Outputs{Path: lay.report, Dir: d.outputDir, Force: true} // AIPerf overwrites its artifacts
+	p.outputs = map[string]bool{"json": true, "csv": true, "jsonl": true, "console": true}
+	return p, lay, nil
+}
 
-	concs, err := parseProfileConcurrency(po.concurrency)
-	if err != nil {
+// loads reads --concurrency, --request-rate and --request-rate-mode into
+// the plan's rounds: one benchmark per value.
+func (po *profileOptions) loads(p *plan) (concs, rates []float64, err error) {
+	if concs, err = parseProfileConcurrency(po.concurrency); err != nil {
 		return nil, nil, err
 	}
-	rates, err := parseProfileRates(po.requestRate)
-	if err != nil {
+	if rates, err = parseProfileRates(po.requestRate); err != nil {
 		return nil, nil, err
 	}
-	maxConc := 1
 	if po.rateMode != "poisson" && po.rateMode != "constant" {
 		return nil, nil, usagef("--request-rate-mode %q: goodput profile supports poisson and constant", po.rateMode)
 	}
+	var list sweep.List
 	switch {
 	case len(rates) > 0:
-		o.rateType = po.rateMode
-		o.rate = profileJoin(rates)
 		if len(concs) > 1 {
 			return nil, nil, usagef("--concurrency %q: with --request-rate it is the in-flight cap, one value", po.concurrency)
 		}
+		maxConc := 0
 		if len(concs) == 1 {
-			o.maxConcurrency, maxConc = int(concs[0]), int(concs[0])
+			maxConc = int(concs[0])
 		}
+		p.profile = report.Profile{Kind: po.rateMode, MaxConcurrency: maxConc, Rate: rates}
+		for _, r := range rates {
+			list = append(list, loadgen.Strategy{Kind: loadgen.Kind(po.rateMode), Rate: r, MaxConcurrency: maxConc, Seed: uint64(p.seed)})
+		}
+		p.key.rateType, p.key.rate, p.key.maxConcurrency = po.rateMode, formatList(rates), maxConc
 	default:
 		if len(concs) == 0 {
 			concs = []float64{1}
 		}
-		o.rateType, o.rate = "concurrent", profileJoin(concs)
-		maxConc = int(slices.Max(concs))
+		p.profile = report.Profile{Kind: string(loadgen.Concurrent)}
+		for _, c := range concs {
+			list = append(list, loadgen.Strategy{Kind: loadgen.Concurrent, Streams: int(c)})
+			p.profile.Streams = append(p.profile.Streams, int(c))
+		}
+		p.key.rateType, p.key.rate = string(loadgen.Concurrent), formatList(concs)
 	}
+	p.planner = list
+	return concs, rates, nil
+}
 
+// dataSpec reads the sequence lengths into the synthetic data spec.
+func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *plan) error {
 	oslGiven := fs != nil && changedAlias(fs, oslFlags) != ""
 	switch {
 	case po.isl < 1:
-		return nil, nil, usagef("--%s %d: want a token count ≥ 1", usedAlias(fs, islFlags), po.isl)
+		return usagef("--%s %d: want a token count ≥ 1", usedAlias(fs, islFlags), po.isl)
 	case po.islStddev < 0:
-		return nil, nil, usagef("--%s %d: want a token count ≥ 0", usedAlias(fs, islStddevFlags), po.islStddev)
+		return usagef("--%s %d: want a token count ≥ 0", usedAlias(fs, islStddevFlags), po.islStddev)
 	case po.osl < 0 || (oslGiven && po.osl == 0):
-		return nil, nil, usagef("--%s %d: want a token count ≥ 1 (leave it out to let the server decide)", usedAlias(fs, oslFlags), po.osl)
+		return usagef("--%s %d: want a token count ≥ 1 (leave it out to let the server decide)", usedAlias(fs, oslFlags), po.osl)
 	case po.oslStddev < 0:
-		return nil, nil, usagef("--%s %d: want a token count ≥ 0", usedAlias(fs, oslStddevFlags), po.oslStddev)
+		return usagef("--%s %d: want a token count ≥ 0", usedAlias(fs, oslStddevFlags), po.oslStddev)
 	}
 	if po.oslStddev > 0 && po.osl == 0 {
-		return nil, nil, usagef("--osl-stddev needs --osl")
+		return usagef("--osl-stddev needs --osl")
 	}
-	data := []string{"prompt_tokens=" + strconv.Itoa(po.isl)}
-	if po.islStddev > 0 {
-		data = append(data, "prompt_tokens_stdev="+strconv.Itoa(po.islStddev))
-	}
+	spec := &dataset.Spec{Prompt: dataset.Dist{Mean: po.isl, Stdev: po.islStddev}}
 	if po.osl > 0 {
-		data = append(data, "output_tokens="+strconv.Itoa(po.osl))
-		if po.oslStddev > 0 {
-			data = append(data, "output_tokens_stdev="+strconv.Itoa(po.oslStddev))
-		}
+		spec.Output = dataset.Dist{Mean: po.osl, Stdev: po.oslStddev}
 	}
-	o.data = strings.Join(data, ",")
+	p.synthetic, p.key.data = spec, spec.String()
+	return nil
+}
 
+// limits reads the request count, duration, warmup and seed into the
+// plan's constraints.
+func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []float64) error {
 	if po.duration < 0 || math.IsNaN(po.duration) || math.IsInf(po.duration, 0) {
-		return nil, nil, usagef("--benchmark-duration %v: want seconds > 0", po.duration)
+		return usagef("--benchmark-duration %v: want seconds > 0", po.duration)
 	}
-	o.maxSeconds = po.duration
 	if po.requestCount < 0 || po.warmupCount < 0 {
-		return nil, nil, usagef("--request-count and --warmup-request-count must be ≥ 0")
+		return usagef("--request-count and --warmup-request-count must be ≥ 0")
+	}
+	maxConc := 1
+	switch {
+	case len(rates) > 0 && len(concs) == 1:
+		maxConc = int(concs[0])
+	case len(rates) == 0 && len(concs) > 0:
+		maxConc = int(slices.Max(concs))
 	}
 	count := po.requestCount
 	if count == 0 && po.duration == 0 {
@@ -352,54 +372,92 @@ func (po *profileOptions) benchOptions(fs *pflag.FlagSet) (*benchOptions, *profi
 	}
 	if po.warmupCount > 0 {
 		if count == 0 {
-			return nil, nil, usagef("--warmup-request-count needs --request-count: goodput's warmup in requests is measured against the request limit")
+			return usagef("--warmup-request-count needs --request-count: goodput's warmup in requests is measured against the request limit")
 		}
-		o.warmup = strconv.Itoa(po.warmupCount) + "r"
+		n := float64(po.warmupCount)
+		p.warm = report.TransientPhase{Value: &n, Mode: report.PhaseRequests}
+		p.warmText = strconv.Itoa(po.warmupCount) + "r"
+		p.profile.Warmup = p.warm
 	}
+	p.cons = loadgen.Constraints{MaxDuration: time.Duration(po.duration * float64(time.Second))}
 	if count > 0 {
-		o.maxRequests = count + po.warmupCount
+		p.cons.MaxRequests = count + po.warmupCount
 	}
+	p.key.maxSeconds, p.key.maxRequests, p.key.warmup, p.key.seed = po.duration, p.cons.MaxRequests, p.warmText, p.seed
+	return nil
+}
 
-	if fs.Changed("random-seed") {
-		o.seed = po.seed
-	}
+// request reads the request's settings: timeout, display, headers and
+// extra body fields.
+func (po *profileOptions) request(fs *pflag.FlagSet, p *plan) error {
 	if fs.Changed("request-timeout-seconds") {
 		if !(po.requestTimeout > 0) || math.IsInf(po.requestTimeout, 0) {
-			return nil, nil, usagef("--request-timeout-seconds %v: want seconds > 0", po.requestTimeout)
+			return usagef("--request-timeout-seconds %v: want seconds > 0", po.requestTimeout)
 		}
-		o.requestTimeout = time.Duration(po.requestTimeout * float64(time.Second))
+		p.client.RequestTimeout = time.Duration(po.requestTimeout * float64(time.Second))
+		p.key.requestTimeout = p.client.RequestTimeout
 	}
-	switch po.ui {
-	case "dashboard", "simple":
-	case "none":
-		o.disableProgress = true
-	default:
-		return nil, nil, usagef("--ui-type %q: want dashboard, simple or none", po.ui)
+	if po.ui != "dashboard" && po.ui != "simple" && po.ui != "none" {
+		return usagef("--ui-type %q: want dashboard, simple or none", po.ui)
 	}
-	o.apiKey = po.apiKey
+	p.progress.Disable = po.ui == "none"
 	for _, h := range po.headers {
 		hs, err := parseAIPerfHeader(h)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		o.headers = append(o.headers, hs...)
+		if p.client.Headers == nil {
+			p.client.Headers = map[string]string{}
+		}
+		for _, kv := range hs {
+			p.client.Headers[kv[0]] = kv[1]
+		}
 	}
 	if len(po.extraInputs) > 0 {
 		body, err := parseExtraInputs(po.extraInputs)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		o.extraBody = body
+		b, err := json.Marshal(body)
+		if err != nil {
+			return usagef("--extra-inputs: %v", err)
+		}
+		p.extraBody, p.client.ExtraBody, p.key.extraBody = body, string(b), string(b)
 	}
+	return nil
+}
 
-	lay, err := po.layout(len(rates) > 0, concs, rates)
-	if err != nil {
-		return nil, nil, err
+// finish checks what needs the server-independent resources (the target's
+// form, the tokenizer, the data) and splits a sharded run.
+func (po *profileOptions) finish(p *plan) error {
+	if _, err := loadgen.NormalizeTarget(p.client.Target); err != nil {
+		return usagef("--url: %v", err)
 	}
-	o.outputPath = lay.report
-	o.outputs = "json,csv,jsonl,console"
-	o.force = true // AIPerf overwrites its artifacts
-	return o, lay, nil
+	if po.tokenizer != "" {
+		// Exact synthetic prompt lengths and client-side token counts.
+		// "builtin" is AIPerf's name for tiktoken's o200k_base.
+		p.key.processor = po.tokenizer
+		if p.key.processor == "builtin" {
+			p.key.processor = "o200k_base"
+		}
+		tok, err := tokenize.Resolve(p.key.processor, tokenize.ResolveOptions{Getenv: p.getenv, Flag: "--tokenizer"})
+		if err != nil {
+			return usagef("%s", oneLineErr(err))
+		}
+		p.tokExplicit = tok
+	}
+	p.dataOpts = dataset.Options{Tokenizer: p.tokExplicit, Seed: uint64(p.seed), TimeScale: 1}
+	var err error
+	if p.data, err = dataset.OpenSynthetic(*p.synthetic, p.dataOpts); err != nil {
+		return usagef("--isl/--osl: %s", oneLineErr(err))
+	}
+	if p.telemetry, err = p.telDefaults.config(nil); err != nil {
+		return err
+	}
+	if p.shard, err = p.shardDefaults.resolve(p.getenv, time.Now()); err != nil {
+		return err
+	}
+	return p.shardRun(p.key.rateType)
 }
 
 // layout applies --output / --artifact-dir (see the comment at the top).
@@ -417,7 +475,7 @@ func (po *profileOptions) layout(rateMode bool, concs, rates []float64) (*profil
 			stem := strings.TrimSuffix(base, ".json")
 			rep := filepath.Join(dir, stem+".goodput.json")
 			return &profileLayout{report: rep, records: strings.TrimSuffix(rep, ".json") + ".jsonl",
-				target: aiperfTarget{dir: dir, base: base, single: po.output}}, nil
+				target: run.AIPerfTarget{Dir: dir, Base: base, Single: po.output}}, nil
 		}
 		po.artifactDir = po.output
 	}
@@ -428,17 +486,17 @@ func (po *profileOptions) layout(rateMode bool, concs, rates []float64) (*profil
 		case rateMode && len(rates) > 1:
 			load = "request_rate_sweep"
 		case rateMode:
-			load = "request_rate" + profileJoin(rates)
+			load = "request_rate" + formatList(rates)
 		case len(concs) > 1:
 			load = "concurrency_sweep"
 		default:
-			load = "concurrency" + profileJoin(concs)
+			load = "concurrency" + formatList(concs)
 		}
 		dir = filepath.Join("artifacts", aiperfDirName(po.model)+"-openai-"+po.endpointType+"-"+load)
 	}
 	rep := filepath.Join(dir, "goodput.json")
 	return &profileLayout{report: rep, records: filepath.Join(dir, "goodput.jsonl"),
-		target: aiperfTarget{dir: dir, base: "profile_export_aiperf.json"}}, nil
+		target: run.AIPerfTarget{Dir: dir, Base: "profile_export_aiperf.json"}}, nil
 }
 
 // aiperfDirName makes a model name usable in a directory name, as AIPerf
@@ -488,7 +546,9 @@ func parseProfileRates(s string) ([]float64, error) {
 	return out, nil
 }
 
-func profileJoin(vs []float64) string {
+// formatList writes numbers as a comma list, for names (the artifact
+// directory, the run's experiment key).
+func formatList(vs []float64) string {
 	parts := make([]string, len(vs))
 	for i, v := range vs {
 		parts[i] = strconv.FormatFloat(v, 'f', -1, 64)
@@ -497,8 +557,8 @@ func profileJoin(vs []float64) string {
 }
 
 // parseAIPerfHeader reads AIPerf's -H forms: "Name:value" or a JSON
-// object of headers; it returns the benchmark's "Name: value" form.
-func parseAIPerfHeader(h string) ([]string, error) {
+// object of headers; it returns name and value pairs.
+func parseAIPerfHeader(h string) ([][2]string, error) {
 	t := strings.TrimSpace(h)
 	if strings.HasPrefix(t, "{") {
 		var m map[string]string
@@ -510,9 +570,12 @@ func parseAIPerfHeader(h string) ([]string, error) {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
-		out := make([]string, 0, len(keys))
+		out := make([][2]string, 0, len(keys))
 		for _, k := range keys {
-			out = append(out, k+": "+m[k])
+			if strings.TrimSpace(k) == "" {
+				return nil, usagef(`--header: want "Name:value" or a JSON object of strings`)
+			}
+			out = append(out, [2]string{strings.TrimSpace(k), strings.TrimSpace(m[k])})
 		}
 		return out, nil
 	}
@@ -520,20 +583,20 @@ func parseAIPerfHeader(h string) ([]string, error) {
 	if !ok || strings.TrimSpace(k) == "" {
 		return nil, usagef(`--header %q: want "Name:value"`, profileClip(h))
 	}
-	return []string{strings.TrimSpace(k) + ": " + strings.TrimSpace(v)}, nil
+	return [][2]string{{strings.TrimSpace(k), strings.TrimSpace(v)}}, nil
 }
 
 // parseExtraInputs merges AIPerf's --extra-inputs ("key:value" pairs,
 // the value read as JSON when it is valid JSON, else as a string; or
-// JSON objects) into one JSON object.
-func parseExtraInputs(items []string) (string, error) {
+// JSON objects) into one object.
+func parseExtraInputs(items []string) (map[string]any, error) {
 	m := map[string]any{}
 	for _, it := range items {
 		t := strings.TrimSpace(it)
 		if strings.HasPrefix(t, "{") {
 			var obj map[string]any
 			if err := json.Unmarshal([]byte(t), &obj); err != nil {
-				return "", usagef(`--extra-inputs: want "key:value" or a JSON object`)
+				return nil, usagef(`--extra-inputs: want "key:value" or a JSON object`)
 			}
 			for k, v := range obj {
 				m[k] = v
@@ -542,7 +605,7 @@ func parseExtraInputs(items []string) (string, error) {
 		}
 		k, v, ok := strings.Cut(t, ":")
 		if !ok || strings.TrimSpace(k) == "" {
-			return "", usagef(`--extra-inputs %q: want "key:value", e.g. ignore_eos:true`, profileClip(it))
+			return nil, usagef(`--extra-inputs %q: want "key:value", e.g. ignore_eos:true`, profileClip(it))
 		}
 		var val any
 		if err := json.Unmarshal([]byte(v), &val); err != nil {
@@ -550,11 +613,7 @@ func parseExtraInputs(items []string) (string, error) {
 		}
 		m[strings.TrimSpace(k)] = val
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return "", usagef("--extra-inputs: %v", err)
-	}
-	return string(b), nil
+	return m, nil
 }
 
 func profileClip(s string) string {
@@ -608,70 +667,6 @@ func profileShellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// aiperfInputError marks an AIPerf export that failed on its input (a
-// records file that cannot be read or does not belong to the report).
-type aiperfInputError struct{ err error }
-
-func (e aiperfInputError) Error() string { return e.err.Error() }
-func (e aiperfInputError) Unwrap() error { return e.err }
-
-// aiperfTarget says where the AIPerf exports of one report go: one
-// benchmark writes single (or dir/base) and its CSV beside it; several
-// write dir/<label>/base and its CSV, <label> being AIPerf's variation
-// name (aiperf.Labels).
-type aiperfTarget struct {
-	dir, base string
-	single    string // "" = dir/base
-}
-
-// writeAIPerfExports writes one AIPerf export (JSON and CSV) per
-// benchmark of rep: from the records file when one is given (exact,
-// AIPerf's way), else approximated from the report (approx is then true).
-// It returns the paths written.
-func writeAIPerfExports(rep *report.Report, records string, t aiperfTarget, opts aiperf.Options) (paths []string, approx bool, err error) {
-	if len(rep.Benchmarks) == 0 {
-		return nil, false, nil
-	}
-	labels := aiperf.Labels(rep)
-	for i := range rep.Benchmarks {
-		jsonPath := filepath.Join(t.dir, t.base)
-		if len(rep.Benchmarks) > 1 {
-			jsonPath = filepath.Join(t.dir, labels[i], t.base)
-		} else if t.single != "" {
-			jsonPath = t.single
-		}
-		var x *aiperf.Export
-		if records != "" {
-			f, err := os.Open(records)
-			if err != nil {
-				return paths, false, aiperfInputError{fmt.Errorf("records file: %w", err)}
-			}
-			x, err = aiperf.FromJSONL(rep, i, f, records, opts)
-			f.Close()
-			if err != nil {
-				return paths, false, aiperfInputError{fmt.Errorf("AIPerf export of benchmark %d: %w", i, err)}
-			}
-		} else {
-			if x, err = aiperf.FromReport(rep, i, opts); err != nil {
-				return paths, false, aiperfInputError{fmt.Errorf("AIPerf export of benchmark %d: %w", i, err)}
-			}
-			approx = true
-		}
-		if err := os.MkdirAll(filepath.Dir(jsonPath), 0o755); err != nil {
-			return paths, approx, fmt.Errorf("AIPerf export: %w", err)
-		}
-		csvPath := strings.TrimSuffix(jsonPath, filepath.Ext(jsonPath)) + ".csv"
-		if err := writeFileAtomic(jsonPath, x.WriteJSON); err != nil {
-			return paths, approx, err
-		}
-		if err := writeFileAtomic(csvPath, x.WriteCSV); err != nil {
-			return paths, approx, err
-		}
-		paths = append(paths, jsonPath, csvPath)
-	}
-	return paths, approx, nil
 }
 
 var islFlags = []string{"isl", "input-tokens", "input-tokens-mean", "synthetic-input-tokens-mean", "prompt-input-tokens-mean"}

@@ -9,8 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
+	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/aiperf"
+	"github.com/goodput-dev/goodput/sweep"
 )
 
 func readAIPerf(t *testing.T, path string) *aiperf.Export {
@@ -43,7 +47,7 @@ func TestProfileArticleCommand(t *testing.T) {
 	url := startTestMock(t, nil)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "results", "aiperf.json")
-	code, stdout, stderr := run(t, "profile", "--url", url+"/v1", "--model", "goodput-mock", "--concurrency", "2,4",
+	code, stdout, stderr := runGoodput(t, "profile", "--url", url+"/v1", "--model", "goodput-mock", "--concurrency", "2,4",
 		"--input-tokens", "32", "--output-tokens", "8", "--num-requests", "12", "--output", out)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -131,7 +135,7 @@ func TestProfileArticleCommand(t *testing.T) {
 func TestProfileStreamingWarmupGoodput(t *testing.T) {
 	url := startTestMock(t, nil)
 	dir := filepath.Join(t.TempDir(), "art")
-	code, _, stderr := run(t, "profile", "-u", url, "-m", "goodput-mock", "--endpoint-type", "chat", "--streaming",
+	code, _, stderr := runGoodput(t, "profile", "-u", url, "-m", "goodput-mock", "--endpoint-type", "chat", "--streaming",
 		"--concurrency", "1", "--request-count", "5", "--warmup-request-count", "2", "--isl", "24", "--osl", "6",
 		"--goodput", "time_to_first_token:10000 inter_token_latency:10000", "--extra-inputs", "ignore_eos:true",
 		"--extra-inputs", `{"temperature":0}`, "-H", "X-Team:alpha", "--api-key", "sk-SENTINEL-key",
@@ -224,7 +228,7 @@ func TestProfileStreamingWarmupGoodput(t *testing.T) {
 func TestProfileRequestRate(t *testing.T) {
 	url := startTestMock(t, nil)
 	dir := t.TempDir()
-	code, _, stderr := run(t, "profile", "--url", url, "--model", "goodput-mock", "--request-rate", "200,400",
+	code, _, stderr := runGoodput(t, "profile", "--url", url, "--model", "goodput-mock", "--request-rate", "200,400",
 		"--request-rate-mode", "constant", "--concurrency", "8", "--request-count", "6", "--osl", "4", "--isl", "16",
 		"--artifact-dir", dir, "--ui", "none", "--use-server-token-count")
 	if code != exitOK {
@@ -284,7 +288,7 @@ func TestProfileBadFlagsExitTwo(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, _, stderr := run(t, c.args...)
+			code, _, stderr := runGoodput(t, c.args...)
 			if code != exitUsage {
 				t.Fatalf("exit %d, want %d; stderr %q", code, exitUsage, stderr)
 			}
@@ -312,7 +316,7 @@ func TestProfileDefaultLayout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lay.target.dir != c.want || lay.report != filepath.Join(c.want, "goodput.json") || lay.records != filepath.Join(c.want, "goodput.jsonl") {
+		if lay.target.Dir != c.want || lay.report != filepath.Join(c.want, "goodput.json") || lay.records != filepath.Join(c.want, "goodput.jsonl") {
 			t.Errorf("layout %+v, want dir %s", lay, c.want)
 		}
 	}
@@ -321,7 +325,7 @@ func TestProfileDefaultLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lay.target.single != "/r/aiperf.json" || lay.report != "/r/aiperf.goodput.json" || lay.target.base != "aiperf.json" {
+	if lay.target.Single != "/r/aiperf.json" || lay.report != "/r/aiperf.goodput.json" || lay.target.Base != "aiperf.json" {
 		t.Errorf("--output layout %+v", lay)
 	}
 }
@@ -335,15 +339,58 @@ func TestProfileCommandRedaction(t *testing.T) {
 	}
 }
 
-func TestProfileFlagError(t *testing.T) {
-	for in, want := range map[string]string{
-		`--target "x": want an http:// URL`: `--url "x": want an http:// URL`,
-		"--processor foo: not found":        "--tokenizer foo: not found",
-		"--data: prompt_tokens=0":           "--isl/--osl: prompt_tokens=0",
-		"--label x: want key=value":         "--label x: want key=value",
+// A profile flag's error names the profile flag itself.
+func TestProfileErrorsNameProfileFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--url", "ftp://x:1"}, "goodput profile: --url: "},
+		{[]string{"--isl", "0"}, "goodput profile: --isl 0: want a token count ≥ 1"},
+		{[]string{"--concurrency", "0"}, `goodput profile: --concurrency "0": want whole numbers ≥ 1`},
+		{[]string{"--request-timeout-seconds", "0"}, "goodput profile: --request-timeout-seconds 0: want seconds > 0"},
 	} {
-		if got := profileFlagError(usagef("%s", in)).Error(); got != want {
-			t.Errorf("%q → %q, want %q", in, got, want)
+		code, _, stderr := runGoodput(t, append([]string{"profile", "--model", "m", "--artifact-dir", t.TempDir()}, tc.args...)...)
+		if code != exitUsage || !strings.HasPrefix(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// The profile's flags become typed values directly: the same rounds,
+// data, limits and warmup the benchmark's parsers read from its flags.
+func TestProfilePlanIsTyped(t *testing.T) {
+	var po profileOptions
+	fs := pflag.NewFlagSet("profile", pflag.ContinueOnError)
+	profileFlags(&po, fs)
+	if err := fs.Parse([]string{"--model", "m", "--request-rate", "2,4.5", "--request-rate-mode", "constant", "--concurrency", "8",
+		"--isl", "100", "--isl-stddev", "10", "--osl", "20", "--request-count", "30", "--warmup-request-count", "5",
+		"--random-seed", "7", "-H", "X-A: b", "--extra-inputs", "ignore_eos:true", "--artifact-dir", t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := po.plan(fs, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := p.planner.(sweep.List)
+	if len(list) != 2 || list[1].Kind != loadgen.Constant || list[1].Rate != 4.5 || list[1].MaxConcurrency != 8 || list[1].Seed != 7 {
+		t.Errorf("rounds %+v", list)
+	}
+	if p.synthetic.String() != "prompt_tokens=100,prompt_tokens_stdev=10,output_tokens=20,output_tokens_stdev=0" &&
+		p.synthetic.String() != "prompt_tokens=100,prompt_tokens_stdev=10,output_tokens=20" {
+		t.Errorf("data %s", p.synthetic)
+	}
+	warm, err := report.ParseTransientPhase("5r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.warm.String() != warm.String() || p.warm.Mode != warm.Mode || *p.warm.Value != *warm.Value || p.cons.MaxRequests != 35 {
+		t.Errorf("warmup %v, max requests %d", p.warm, p.cons.MaxRequests)
+	}
+	if p.client.Headers["X-A"] != "b" || p.client.ExtraBody != `{"ignore_eos":true}` || p.extraBody["ignore_eos"] != true {
+		t.Errorf("headers %v, body %s", p.client.Headers, p.client.ExtraBody)
+	}
+	if p.key.rate != "2,4.5" || p.key.rateType != "constant" || p.key.warmup != "5r" || p.key.seed != 7 {
+		t.Errorf("key %+v", p.key)
 	}
 }

@@ -185,7 +185,7 @@ func TestShardPlanRefusals(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sp, err := spec.plan(o, p)
+			sp, err := spec.plan(o.rateType, p)
 			if c.want == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -208,7 +208,7 @@ func TestShardPlanRefusals(t *testing.T) {
 	}
 	p.planner = adaptivePlanner{}
 	o.rateType = "sweep"
-	if _, err := spec.plan(o, p); err == nil || !strings.Contains(err.Error(), "--rate-type sweep cannot be sharded") || !strings.Contains(err.Error(), "fixed --rate list") {
+	if _, err := spec.plan(o.rateType, p); err == nil || !strings.Contains(err.Error(), "--rate-type sweep cannot be sharded") || !strings.Contains(err.Error(), "fixed --rate list") {
 		t.Fatalf("adaptive: %v", err)
 	}
 }
@@ -219,41 +219,23 @@ func (adaptivePlanner) Next([]sweep.Round) (loadgen.Strategy, bool, error) {
 	return loadgen.Strategy{}, false, nil
 }
 
-func TestShardOutputsAndIdentity(t *testing.T) {
+func TestShardIdentity(t *testing.T) {
 	s := &shardSpec{shard: sweep.Shard{Index: 2, Count: 4}, sharded: true, startAt: time.Date(2026, 6, 16, 12, 0, 0, 0, time.UTC).UnixNano(), gap: 5 * time.Second}
-	// An explicit report file is the user's name for this shard's report
-	// (an Indexed Job puts $(JOB_COMPLETION_INDEX) in it): written as
-	// given. The run directory names the shard.
-	cases := []struct{ path, wantPath string }{
-		{"/results/r1/shard-2.json", "/results/r1/shard-2.json"},
-		{"/results/run.json", "/results/run.json"},
-		{"/results/", "/results/"},
-		{"", ""},
-	}
-	for _, c := range cases {
-		got, id := s.outputs(c.path, "r1")
-		if got != c.wantPath || id != "r1-shard-2-of-4" {
-			t.Errorf("outputs(%q) = %q, %q", c.path, got, id)
-		}
-	}
 	o := &benchOptions{target: "http://x", rateType: "constant", rate: "4", data: "prompt_tokens=8", maxSeconds: 10, seed: 42, apiKey: "sk-secret"}
-	h := s.configHash(o, "m")
-	if len(h) != 16 || h != s.configHash(o, "m") {
+	h := s.configHash(o.experimentKey(), "m")
+	if len(h) != 16 || h != s.configHash(o.experimentKey(), "m") {
 		t.Fatalf("hash %q is not stable", h)
 	}
 	o2 := *o
 	o2.apiKey, o2.outputDir, o2.runID = "sk-other", "elsewhere", "x"
-	if s.configHash(&o2, "m") != h {
+	if s.configHash(o2.experimentKey(), "m") != h {
 		t.Fatal("the hash depends on the API key or output location")
 	}
 	o2.rate = "5"
 	s2 := *s
 	s2.shard.Index = 0
-	if s.configHash(&o2, "m") == h || s2.configHash(o, "m") != h {
+	if s.configHash(o2.experimentKey(), "m") == h || s2.configHash(o.experimentKey(), "m") != h {
 		t.Fatal("the hash must change with the rate and not with the shard index")
-	}
-	if id := s.runID("", h); id != "20260616T120000-"+h[:6] || s.runID("mine", h) != "mine" {
-		t.Fatalf("run id %q", id)
 	}
 }
 

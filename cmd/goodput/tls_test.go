@@ -98,7 +98,7 @@ func TestTLSVerification(t *testing.T) {
 			dir := t.TempDir()
 			args := append([]string{"benchmark", "--target", srv.URL, "--rate-type", "synchronous", "--max-requests", "3",
 				"--data", "prompt_tokens=8,output_tokens=4", "--output-dir", dir, "--run-id", "r", "--server-metrics", "off"}, tc.args...)
-			code, _, stderr := run(t, args...)
+			code, _, stderr := runGoodput(t, args...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
 			}

@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"crypto/sha256"
@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/goodput-dev/goodput/sweep"
 )
 
 // runFiles says where one run writes its outputs. It is resolved and the
@@ -32,32 +34,51 @@ func defaultRunID(now time.Time, config string) string {
 	return now.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(h[:3])
 }
 
-// resolveRunFiles applies --output-path / --output-dir / --run-id. With
-// --output-path FILE.json, outputs go beside that file with the same stem
-// (GuideLLM's form, for Job command lines); otherwise into
-// <output-dir>/<run-id>/. An existing run is never overwritten without
-// --force.
+// shardRunID is a sharded run's id, the same in every pod: the explicit
+// one when given, else the shared start instant (UTC) and the shard
+// configuration's hash (defaultRunID would use each pod's own clock).
+func shardRunID(explicit string, startAt int64, configHash string) string {
+	if explicit != "" {
+		return explicit
+	}
+	return time.Unix(0, startAt).UTC().Format("20060102T150405") + "-" + configHash[:6]
+}
+
+// shardSuffix names a shard's run directory: "-shard-2-of-4". With
+// --output-path FILE.json the file is the user's name for this shard's
+// report and is written exactly (an Indexed Job names it per pod); without
+// one, the run directory <run-id>-shard-i-of-n keeps shards that share a
+// volume apart.
+func shardSuffix(s sweep.Shard) string {
+	return fmt.Sprintf("-shard-%d-of-%d", s.Index, s.Count)
+}
+
 func outputPathIsDir(p string) bool {
 	st, err := os.Stat(p)
 	return strings.HasSuffix(p, "/") || (err == nil && st.IsDir())
 }
 
-// checkOutputPath checks the form of --output-path: a .json file or a
+// CheckOutputPath checks the form of --output-path: a .json file or a
 // directory ("" when not given).
-func checkOutputPath(p string) error {
+func CheckOutputPath(p string) error {
 	if p == "" || outputPathIsDir(p) || filepath.Ext(p) == ".json" {
 		return nil
 	}
 	return usagef("--output-path %q: want a .json file or a directory", p)
 }
 
+// resolveRunFiles applies --output-path / --output-dir / --run-id. With
+// --output-path FILE.json, outputs go beside that file with the same stem
+// (GuideLLM's form, for Job command lines); otherwise into
+// <output-dir>/<run-id>/. An existing run is never overwritten without
+// --force.
 func resolveRunFiles(outputPath, outputDir, runID string, force bool) (*runFiles, error) {
 	rf := &runFiles{runID: runID, overwriteAll: force}
 	if outputPath != "" {
 		if outputPathIsDir(outputPath) {
 			outputDir = outputPath
 		} else {
-			if err := checkOutputPath(outputPath); err != nil {
+			if err := CheckOutputPath(outputPath); err != nil {
 				return nil, err
 			}
 			ext := filepath.Ext(outputPath)
@@ -117,9 +138,9 @@ func checkWritable(dir string) error {
 	return f.Close()
 }
 
-// writeFileAtomic writes a file through a temporary name and a rename, so
+// WriteFileAtomic writes a file through a temporary name and a rename, so
 // an interrupted write never leaves a half file under the final name.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
+func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)

@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"fmt"
@@ -114,5 +114,3 @@ func (p *logProgress) BenchmarkEnd(index int, round sweep.Round) {
 	}
 	p.log.Info("benchmark finished", fields...)
 }
-
-func zapStr(k, v string) zap.Field { return zap.String(k, v) }

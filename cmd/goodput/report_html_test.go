@@ -55,54 +55,6 @@ func readFile(t *testing.T, path string) string {
 	return string(b)
 }
 
-func TestRunHTMLPath(t *testing.T) {
-	for _, tc := range []struct {
-		rf   runFiles
-		want string
-	}{
-		{runFiles{dir: "/r/20260616T120000-3f2a9c", json: "/r/20260616T120000-3f2a9c/benchmarks.json"}, "/r/20260616T120000-3f2a9c/report.html"},
-		{runFiles{dir: "/results", json: "/results/llama.json"}, "/results/llama.html"},
-		{runFiles{dir: "/r/x"}, "/r/x/report.html"},
-	} {
-		if got := tc.rf.htmlPath(); got != tc.want {
-			t.Errorf("htmlPath(%+v) = %s, want %s", tc.rf, got, tc.want)
-		}
-	}
-}
-
-// --outputs html: the page lands beside the other outputs, drawn from the
-// run's records when it wrote them, and no temporary file is left.
-func TestWriteRunHTML(t *testing.T) {
-	dir := t.TempDir()
-	rf := &runFiles{dir: dir, json: filepath.Join(dir, "benchmarks.json"), jsonl: filepath.Join(dir, "requests.jsonl"), runID: "run-1"}
-	writeTestRecords(t, rf.jsonl)
-	if err := writeRunHTML(rf, oneRoundReport("run-1"), true); err != nil {
-		t.Fatal(err)
-	}
-	page := readFile(t, filepath.Join(dir, "report.html"))
-	if !strings.HasPrefix(page, "<!DOCTYPE html>") || !strings.Contains(page, "Run run-1") {
-		t.Errorf("report.html is not the run's page: %.200q", page)
-	}
-	if !strings.Contains(page, "From 2 per-request records in "+rf.jsonl) {
-		t.Error("requests over time should come from the run's records")
-	}
-	if err := writeRunHTML(rf, oneRoundReport("run-1"), false); err != nil {
-		t.Fatal(err)
-	}
-	if page := readFile(t, filepath.Join(dir, "report.html")); !strings.Contains(page, "No per-request records were given") {
-		t.Error("without --outputs jsonl, requests over time should come from the report")
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if strings.Contains(e.Name(), ".tmp-") {
-			t.Errorf("temporary file left: %s", e.Name())
-		}
-	}
-}
-
 // goodput report FILE… --html OUT: several reports on one page, goodput's
 // named by run id, GuideLLM's by file, records found beside goodput's.
 func TestHTMLOptionsAndWrite(t *testing.T) {

@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"context"
@@ -8,55 +8,39 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
+	"github.com/goodput-dev/goodput/dataset"
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/metadata"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/tokenize"
 )
 
-// metadataOptions are the run-metadata flags of `goodput benchmark`
-// (--label is the benchmark command's own flag).
-type metadataOptions struct {
-	labelsFile   string
-	strict       bool
-	probeTimeout time.Duration
+// probe collects the run metadata before any load: what the run knows,
+// and the server's answers on the run's own HTTP client.
+func (s *state) probe(ctx context.Context) error {
+	m := &s.cfg.Metadata
+	in := metadataInputs(s.cfg, s.data, s.tok, s.runID, s.generated)
+	md, err := collectRunMetadata(ctx, s.stderr, m.Strict, metadataProbe(s.client, s.models, m.ProbeTimeout), in)
+	s.md = md
+	return err
 }
 
-// metadataFlags registers the run-metadata flags.
-func metadataFlags(o *metadataOptions, fs *pflag.FlagSet) {
-	fs.StringVar(&o.labelsFile, "labels-file", "", `Kubernetes downward-API labels file (lines key="value"); bench/engine, bench/model, bench/hardware, bench/precision, bench/isl, bench/osl, bench/run-id, bench/tokenizer, bench/concurrency fill the run metadata, other keys become labels`)
-	fs.BoolVar(&o.strict, "strict-metadata", false, "fail (exit 2) before any load is sent when a run metadata field cannot be filled")
-	fs.DurationVar(&o.probeTimeout, "metadata-timeout", metadata.DefaultProbeTimeout, "time limit of the server probes for run metadata (GET /version, /v1/models, /metrics, /info, /get_server_info, all at once)")
-}
-
-// metadataLabels validates the labels file and the --label flags and
-// returns them as one list, the file first (a flag overrides the file
-// for the same field). Errors are usage errors naming the flag or the
-// file's line.
-func (o *metadataOptions) metadataLabels(flagLabels []string) ([]metadata.Label, error) {
-	if o.probeTimeout <= 0 {
-		return nil, usagef("--metadata-timeout %v: want a positive duration, e.g. 3s", o.probeTimeout)
+// metadataInputs gathers what the run itself knows for its metadata.
+func metadataInputs(cfg *Config, d *dataset.Dataset, tok *tokenize.Tokenizer, runID string, generated bool) metadata.Inputs {
+	desc := d.Description
+	in := metadata.Inputs{
+		Labels: cfg.Metadata.Labels, Data: desc.String(), Warmup: strings.TrimSpace(cfg.Metadata.Warmup),
+		RunID: runID, RunIDGenerated: generated, Version: cfg.Build.Version, Commit: cfg.Build.Commit,
+		ISL: desc.PromptTokens.Mean, OSL: desc.OutputTokens.Mean,
+		SLO: cfg.SLO.String(), SLODefault: cfg.SLO.Default,
 	}
-	var out []metadata.Label
-	if o.labelsFile != "" {
-		l, err := metadata.ReadLabelsFile(o.labelsFile)
-		if err != nil {
-			return nil, usagef("%v", err)
-		}
-		out = append(out, l...)
+	if in.Warmup == "" {
+		in.Warmup = "none"
 	}
-	for _, s := range flagLabels {
-		l, err := metadata.ParseLabelFlag(s)
-		if err != nil {
-			return nil, usagef("%v", err)
-		}
-		out = append(out, l)
+	if tok != nil {
+		in.Tokenizer, in.TokenizerHash = tok.Name(), tok.Hash()
 	}
-	if err := metadata.ValidateLabels(out); err != nil {
-		return nil, usagef("%v", err)
-	}
-	return out, nil
+	return in
 }
 
 // labelsRunID is the run id the labels declare (bench/run-id or run_id),
@@ -74,10 +58,20 @@ func labelsRunID(labels []metadata.Label) (string, error) {
 		return "", nil
 	}
 	id := strings.TrimSpace(decl.Value)
-	if !validRunID(id) {
+	if !ValidRunID(id) {
 		return "", usagef("%s: label %s=%q: a run id uses letters, digits, '.', '_' and '-' only", decl.Source, decl.Key, decl.Value)
 	}
 	return id, nil
+}
+
+// ValidRunID reports whether s can name a run (and its directory).
+func ValidRunID(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return s != "" && s != "." && s != ".."
 }
 
 // metadataProbe builds the probe of the server on the run's own HTTP
@@ -92,20 +86,20 @@ func metadataProbe(c *loadgen.Client, models []loadgen.ModelInfo, timeout time.D
 
 // collectRunMetadata collects the run metadata before any load, prints
 // it to w (the fields, their sources, what is missing and how to fill it)
-// and, under --strict-metadata, fails with a usage error (exit 2) listing
-// the missing fields. The probe's idle connections are closed.
-func collectRunMetadata(ctx context.Context, w io.Writer, o *metadataOptions, p metadata.Probe, in metadata.Inputs) (*report.RunMetadata, error) {
+// and, when strict, fails with a usage error (exit 2) listing the missing
+// fields. The probe's idle connections are closed.
+func collectRunMetadata(ctx context.Context, w io.Writer, strict bool, p metadata.Probe, in metadata.Inputs) (*report.RunMetadata, error) {
 	res, err := metadata.Collect(ctx, p, in)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return nil, errInterrupted
+			return nil, ErrInterrupted
 		}
 		return nil, usagef("run metadata: %v", err)
 	}
 	if err := metadata.WriteText(w, res.Metadata, res.Notes); err != nil {
 		return nil, err
 	}
-	if o.strict {
+	if strict {
 		if err := metadata.Strict(res.Metadata); err != nil {
 			return nil, usagef("%v", err)
 		}

@@ -19,7 +19,7 @@ func benchmarkRun(t *testing.T) string {
 	t.Helper()
 	url := startTestMock(t, nil)
 	dir := t.TempDir()
-	code, _, stderr := run(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2,3",
+	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2,3",
 		"--data", "prompt_tokens=16,output_tokens=8", "--max-requests", "6", "--output-dir", dir, "--run-id", "r1",
 		"--disable-console-outputs")
 	if code != exitOK {
@@ -35,12 +35,12 @@ const legacyFixture = "../../report/testdata/benchmarks_stripped_legacy_v0.3.jso
 func TestReportGoodputJSON(t *testing.T) {
 	runDir := benchmarkRun(t)
 	in := filepath.Join(runDir, "benchmarks.json")
-	code, stdout, stderr := run(t, "report", in)
+	code, stdout, stderr := runGoodput(t, "report", in)
 	if code != exitOK || !strings.Contains(stdout, "concurrent 2") || !strings.Contains(stdout, "Latency, successful requests") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	out := t.TempDir()
-	code, stdout, stderr = run(t, "report", in, "--csv", filepath.Join(out, "x.csv"), "--json", filepath.Join(out, "x.json"),
+	code, stdout, stderr = runGoodput(t, "report", in, "--csv", filepath.Join(out, "x.csv"), "--json", filepath.Join(out, "x.json"),
 		"--aiperf", filepath.Join(out, "aiperf"))
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -98,7 +98,7 @@ func TestReportGuideLLMv2(t *testing.T) {
 		t.Fatalf("layout %s, want GuideLLM v2", rep.Layout)
 	}
 	out := t.TempDir()
-	code, stdout, stderr := run(t, "report", v2, "--console", "--aiperf", out, "--json", filepath.Join(out, "v2.json"))
+	code, stdout, stderr := runGoodput(t, "report", v2, "--console", "--aiperf", out, "--json", filepath.Join(out, "v2.json"))
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -158,7 +158,7 @@ func writeGuideLLMv2(t *testing.T, from, to string) {
 // package's golden console and CSV.
 func TestReportLegacy(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "legacy.csv")
-	code, stdout, stderr := run(t, "report", legacyFixture, "--console", "--csv", out)
+	code, stdout, stderr := runGoodput(t, "report", legacyFixture, "--console", "--csv", out)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -184,7 +184,7 @@ func TestReportLegacy(t *testing.T) {
 func TestReportSeveralFiles(t *testing.T) {
 	runDir := benchmarkRun(t)
 	in := filepath.Join(runDir, "benchmarks.json")
-	code, stdout, stderr := run(t, "report", legacyFixture, in)
+	code, stdout, stderr := runGoodput(t, "report", legacyFixture, in)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -193,7 +193,7 @@ func TestReportSeveralFiles(t *testing.T) {
 		t.Errorf("console:\n%s", stdout)
 	}
 	out := filepath.Join(t.TempDir(), "csvs")
-	code, _, stderr = run(t, "report", legacyFixture, in, "--csv", out, "--aiperf", filepath.Join(out, "aiperf"))
+	code, _, stderr = runGoodput(t, "report", legacyFixture, in, "--csv", out, "--aiperf", filepath.Join(out, "aiperf"))
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -208,7 +208,7 @@ func TestReportSeveralFiles(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr = run(t, "report", legacyFixture, in, "--csv", file)
+	code, _, stderr = runGoodput(t, "report", legacyFixture, in, "--csv", file)
 	if code != exitUsage || !strings.Contains(stderr, "want a directory") {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
@@ -253,7 +253,7 @@ func TestReportBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, _, stderr := run(t, c.args...)
+			code, _, stderr := runGoodput(t, c.args...)
 			if code != exitUsage {
 				t.Fatalf("exit %d, want %d; stderr %q", code, exitUsage, stderr)
 			}
@@ -273,7 +273,7 @@ func TestReportBadInput(t *testing.T) {
 func TestReportRecordsMismatch(t *testing.T) {
 	a, b := benchmarkRun(t), benchmarkRun(t)
 	out := t.TempDir()
-	code, _, stderr := run(t, "report", filepath.Join(a, "benchmarks.json"), "--aiperf", out, "--records", filepath.Join(b, "requests.jsonl"))
+	code, _, stderr := runGoodput(t, "report", filepath.Join(a, "benchmarks.json"), "--aiperf", out, "--records", filepath.Join(b, "requests.jsonl"))
 	if code != exitUsage || !strings.Contains(stderr, "does not belong to this report") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -309,7 +309,7 @@ func guidellmStrictCheck(t *testing.T, path string) string {
 // console) and GuideLLM's loader rules accept.
 func TestReportLegacyJSON(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "v2.json")
-	code, stdout, stderr := run(t, "report", legacyFixture, "--json", out)
+	code, stdout, stderr := runGoodput(t, "report", legacyFixture, "--json", out)
 	if code != exitOK || stdout != "" {
 		t.Fatalf("exit %d, stdout %q: %s", code, stdout, stderr)
 	}
@@ -320,7 +320,7 @@ func TestReportLegacyJSON(t *testing.T) {
 	if rep.Layout != report.LayoutV2 || rep.Config == nil || rep.Benchmarks[0].SchedulerState == nil {
 		t.Errorf("read back as %s, config %v", rep.Layout, rep.Config)
 	}
-	code, stdout, stderr = run(t, "report", out)
+	code, stdout, stderr = runGoodput(t, "report", out)
 	want, err := os.ReadFile("../../report/testdata/golden/legacy_v0.3.console.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -364,14 +364,14 @@ func TestReportJSONRefused(t *testing.T) {
 		{warmFile, warmFile + ": --json: cannot be written as GuideLLM report v2 (GuideLLM v0.2–v0.3 layout): benchmarks[0]: warmup or cooldown set"},
 		{v04File, v04File + ": --json: cannot be written as GuideLLM report v2 (GuideLLM v0.4–v0.6 layout)"},
 	} {
-		code, _, stderr := run(t, "report", legacyFixture, c.file, "--csv", out, "--json", out)
+		code, _, stderr := runGoodput(t, "report", legacyFixture, c.file, "--csv", out, "--json", out)
 		if code != exitUsage || strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 || !strings.Contains(stderr, c.want) {
 			t.Errorf("exit %d, stderr %q: want 2 and one line containing %q", code, stderr, c.want)
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Fatal("a refused --json wrote output")
 		}
-		if code, stdout, stderr := run(t, "report", c.file); code != exitOK || !strings.Contains(stdout, "Latency, successful requests") {
+		if code, stdout, stderr := runGoodput(t, "report", c.file); code != exitOK || !strings.Contains(stdout, "Latency, successful requests") {
 			t.Errorf("console: exit %d: %s", code, stderr)
 		}
 	}
@@ -398,7 +398,7 @@ func TestReportClientSaturated(t *testing.T) {
 		t.Fatal(err)
 	}
 	csvOut := filepath.Join(t.TempDir(), "sat.csv")
-	code, stdout, stderr := run(t, "report", in, "--console", "--csv", csvOut)
+	code, stdout, stderr := runGoodput(t, "report", in, "--console", "--csv", csvOut)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/aiperf"
 	"github.com/goodput-dev/goodput/report/console"
+	"github.com/goodput-dev/goodput/run"
 )
 
 // `goodput report FILE… [--console] [--csv OUT] [--json OUT] [--aiperf DIR]
@@ -107,7 +108,7 @@ func runReport(_ context.Context, e *env, args []string) error {
 			if err != nil {
 				return err
 			}
-			if err := writeFileAtomic(path, func(w io.Writer) error { return report.WriteCSV(w, rep) }); err != nil {
+			if err := run.WriteFileAtomic(path, func(w io.Writer) error { return report.WriteCSV(w, rep) }); err != nil {
 				return err
 			}
 			written = append(written, path)
@@ -117,7 +118,7 @@ func runReport(_ context.Context, e *env, args []string) error {
 			if err != nil {
 				return err
 			}
-			if err := writeFileAtomic(path, rep.WriteJSON); err != nil {
+			if err := run.WriteFileAtomic(path, rep.WriteJSON); err != nil {
 				return err
 			}
 			written = append(written, path)
@@ -131,9 +132,9 @@ func runReport(_ context.Context, e *env, args []string) error {
 			if records == "" {
 				records = findRecords(f, rep)
 			}
-			paths, approx, err := writeAIPerfExports(rep, records, aiperfTarget{dir: dir, base: "profile_export_aiperf.json"},
+			paths, approx, err := run.WriteAIPerf(rep, records, run.AIPerfTarget{Dir: dir, Base: "profile_export_aiperf.json"},
 				aiperf.Options{GoodputVersion: version})
-			var bad aiperfInputError
+			var bad run.AIPerfInputError
 			if errors.As(err, &bad) {
 				return usagef("%s", strings.ReplaceAll(bad.Error(), "\n", " "))
 			}
@@ -148,7 +149,7 @@ func runReport(_ context.Context, e *env, args []string) error {
 		}
 	}
 	for _, out := range reportSetOutputs(&o, files, reps) {
-		if err := writeFileAtomic(out.path, out.write); err != nil {
+		if err := run.WriteFileAtomic(out.path, out.write); err != nil {
 			return err
 		}
 		written = append(written, out.path)
@@ -234,4 +235,38 @@ func recordsHint(path string) string {
 		return "looked for " + stem + " and " + filepath.Join(filepath.Dir(path), "requests.jsonl") + "; name one with --records"
 	}
 	return "looked for " + stem + "; name one with --records"
+}
+
+// writeHTML writes reps as one self-contained HTML page (package
+// htmlreport) to path, through a temporary file and a rename.
+func writeHTML(path string, reps []*report.Report, opts htmlreport.Options) error {
+	return run.WriteFileAtomic(path, func(w io.Writer) error { return htmlreport.Render(w, reps, opts) })
+}
+
+// htmlOptions are the options for `goodput report FILE… --html OUT`: each
+// report named by its run id, or by its file when it has none (GuideLLM
+// reports); and drawn with its per-request records: records (--records,
+// one input only) or those findRecords finds beside the file.
+func htmlOptions(files []string, reps []*report.Report, records string) htmlreport.Options {
+	var opts htmlreport.Options
+	for i, f := range files {
+		name := ""
+		if rep := reps[i]; rep.Goodput == nil || rep.Goodput.RunID == "" {
+			name = filepath.Base(f)
+			if name == "benchmarks.json" {
+				name = filepath.Join(filepath.Base(filepath.Dir(f)), name)
+			}
+		}
+		opts.Names = append(opts.Names, name)
+		rec := records
+		if rec == "" || len(files) > 1 {
+			rec = findRecords(f, reps[i])
+		}
+		var src htmlreport.RecordSource
+		if rec != "" {
+			src = htmlreport.RecordsFile(rec)
+		}
+		opts.Records = append(opts.Records, src)
+	}
+	return opts
 }

@@ -1,0 +1,412 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+	"golang.org/x/term"
+
+	"github.com/goodput-dev/goodput/dataset"
+	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
+	"github.com/goodput-dev/goodput/scorecard"
+	"github.com/goodput-dev/goodput/slo"
+	"github.com/goodput-dev/goodput/sweep"
+	"github.com/goodput-dev/goodput/tokenize"
+)
+
+// state is one run in progress: what each step leaves for the next.
+type state struct {
+	cfg    *Config
+	env    Env
+	stderr io.Writer // env.Stderr, or the logger's lines under --log-format json
+
+	client  *loadgen.Client
+	models  []loadgen.ModelInfo
+	tok     *tokenize.Tokenizer
+	tokNote string
+	data    *dataset.Dataset
+
+	runID, shardHash string
+	generated        bool // the run id is the default one
+	log              *zap.Logger
+	md               *report.RunMetadata
+	files            *runFiles
+	scPath           string // the scorecard file, "" for none
+	made             string // the run directory, when this run created it
+	tel              *scorecard.Telemetry
+	jsonl            *os.File
+	enc              *record.Encoder
+	closers          []func()
+}
+
+// Run executes cfg and writes its outputs; it returns the report. Order
+// matters: everything that can fail (target, model, tokenizer, data,
+// metadata, output directory, telemetry) is checked before any load is
+// sent. A run that fails before it writes anything leaves no empty run
+// directory behind: the same run id must stay usable for the retry.
+func Run(ctx context.Context, cfg *Config, env Env) (*report.Report, error) {
+	if env.Getenv == nil {
+		env.Getenv = os.Getenv
+	}
+	s := &state{cfg: cfg, env: env, stderr: env.Stderr}
+	rep, err := s.run(ctx)
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	if err != nil && s.made != "" {
+		_ = os.Remove(s.made) // only succeeds while the directory is empty
+	}
+	return rep, err
+}
+
+func (s *state) run(ctx context.Context) (*report.Report, error) {
+	for _, step := range []func(context.Context) error{s.connect, s.openData, s.name, s.startLog, s.probe, s.prepareFiles, s.startTelemetry, s.openRecords} {
+		if err := step(ctx); err != nil {
+			return nil, err
+		}
+	}
+	rounds, runErr := s.rounds(ctx)
+	interrupted := errors.Is(runErr, context.Canceled) || ctx.Err() != nil
+	if runErr != nil && !interrupted && !(errors.Is(runErr, sweep.ErrShardLate) && len(rounds) > 0) {
+		return nil, runErr
+	}
+	if len(rounds) == 0 {
+		if interrupted {
+			return nil, ErrInterrupted
+		}
+		return nil, ErrNoBenchmarks
+	}
+	rep, err := s.report(rounds, interrupted)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.write(rep, rounds); err != nil {
+		return rep, err
+	}
+	if interrupted {
+		return rep, ErrInterrupted
+	}
+	return rep, runErr // a late shard's error, after writing the rounds it ran
+}
+
+func (s *state) defer_(f func()) { s.closers = append(s.closers, f) }
+
+// connect makes the client and checks the server is ready (GET
+// /v1/models), which also names the model when none was given.
+func (s *state) connect(ctx context.Context) error {
+	client, err := loadgen.NewClient(s.cfg.Client, loadgen.NewClock())
+	if err != nil {
+		return usagef("%v", err)
+	}
+	s.client = client
+	s.defer_(client.CloseIdle)
+	if !s.cfg.SkipReady {
+		s.models, err = client.Ready(ctx)
+		return err
+	}
+	if client.Model() == "" {
+		return usagef("--model is required when validate_backend is false")
+	}
+	return nil
+}
+
+// openData picks the tokenizer and opens the data once: the data opened
+// while validating serves unless the model's tokenizer or a shard's seed
+// changes the prompts.
+func (s *state) openData(context.Context) error {
+	d := &s.cfg.Data
+	tok, note := d.tokenizer(s.client.Model())
+	s.tok, s.data, s.tokNote = tok, d.Opened, note
+	shard := s.cfg.Plan.Shard.Plan != nil
+	if s.data == nil || tok != d.Options.Tokenizer || shard {
+		opts := d.Options
+		opts.Tokenizer = tok
+		if shard {
+			// Shards must not send the same prompts at the same moment.
+			opts.Seed = s.cfg.Plan.Shard.Shard.Seed(uint64(s.cfg.Plan.Seed))
+		}
+		var err error
+		if s.data, err = d.Open(opts); err != nil {
+			return usagef("--data: %s", OneLine(err))
+		}
+	}
+	if tok != nil && s.cfg.Client.CountTokens == nil {
+		s.client.SetCountTokens(tok.Count)
+	}
+	return nil
+}
+
+// startLog starts the run's logger. With --log-format json every
+// diagnostic line goes through it, so stderr stays JSON Lines; the tables
+// go to stdout.
+func (s *state) startLog(context.Context) error {
+	s.log = newLogger(s.env.Stderr, s.cfg.Progress.LogFormat)
+	s.defer_(func() { _ = s.log.Sync() })
+	if s.cfg.Progress.LogFormat == "json" {
+		s.stderr = &logLines{log: s.log}
+	}
+	if s.tokNote != "" {
+		s.log.Warn(s.tokNote)
+	}
+	for _, n := range s.cfg.Plan.Shard.Notes {
+		s.log.Info(n)
+	}
+	return nil
+}
+
+// name chooses the run id: the explicit one, the labels', a shard run's
+// shared one, else a timestamp and the configuration's hash.
+func (s *state) name(context.Context) error {
+	o := &s.cfg.Outputs
+	s.runID = o.RunID
+	if s.runID == "" {
+		var err error
+		if s.runID, err = labelsRunID(s.cfg.Metadata.Labels); err != nil {
+			return err
+		}
+	}
+	if sh := &s.cfg.Plan.Shard; sh.Plan != nil {
+		// Every pod derives the same run id; each writes its own shard files.
+		s.shardHash = sh.Hash(s.client.Model())
+		s.runID = shardRunID(s.runID, sh.StartAt, s.shardHash)
+	}
+	if s.runID == "" {
+		s.runID, s.generated = defaultRunID(time.Now(), o.Key(s.client.Model())), true
+	}
+	return nil
+}
+
+// prepareFiles resolves the output files and proves the directory
+// writable. A console-only run (a warmup step, say) writes no files and
+// needs no output directory.
+func (s *state) prepareFiles(context.Context) error {
+	o := &s.cfg.Outputs
+	s.files = &runFiles{runID: s.runID}
+	if !o.Kinds["json"] && !o.Kinds["csv"] && !o.Kinds["jsonl"] && !o.Kinds["html"] && !o.Kinds["scorecard"] && !o.Kinds["aiperf"] {
+		return nil
+	}
+	dirID := s.runID
+	if sh := &s.cfg.Plan.Shard; sh.Plan != nil {
+		dirID = s.runID + shardSuffix(sh.Shard)
+	}
+	var err error
+	if s.files, err = resolveRunFiles(o.Path, o.Dir, dirID, o.Force); err != nil {
+		return err
+	}
+	if s.files.created {
+		s.made = s.files.dir
+	}
+	if o.Kinds["scorecard"] {
+		s.scPath, err = scorecardPath(s.files)
+	}
+	return err
+}
+
+// startTelemetry probes every telemetry source and starts sampling.
+func (s *state) startTelemetry(ctx context.Context) error {
+	tel, err := openTelemetry(ctx, s.stderr, s.cfg.Telemetry, s.client.BaseURL())
+	if err != nil {
+		return err
+	}
+	s.tel = tel
+	s.defer_(tel.Close)
+	s.log.Info("run", zap.String("run_id", s.runID), zap.String("target", s.client.PublicURL()), zap.String("model", s.client.Model()),
+		zap.String("data", s.data.Description.String()), zap.String("output", s.files.dir))
+	return nil
+}
+
+// openRecords opens the per-request JSON Lines file.
+func (s *state) openRecords(context.Context) error {
+	if !s.cfg.Outputs.Kinds["jsonl"] {
+		return nil
+	}
+	f, err := os.Create(s.files.jsonl)
+	if err != nil {
+		return fmt.Errorf("records file: %w", err)
+	}
+	s.jsonl, s.enc = f, record.NewEncoder(f)
+	s.defer_(func() { f.Close() })
+	return nil
+}
+
+// rounds runs the load plan's rounds under the progress display and the
+// telemetry windows, and waits for the last windows' readings.
+func (s *state) rounds(ctx context.Context) ([]sweep.Round, error) {
+	p := &s.cfg.Plan
+	engine := loadgen.NewEngine(s.client)
+	if s.env.Getenv("GOMAXPROCS") == "" {
+		// GOMAXPROCS follows the client's own load, unless the user fixed it.
+		engine.AdaptProcs(runtime.GOMAXPROCS(0))
+	}
+	if p.Shard.Plan != nil {
+		engine.SetShard(p.Shard.Shard.Index)
+	}
+	live := newLiveStats(engine, sweep.Planned(p.Planner))
+	obs, closeProgress := s.progress(live)
+	tobs := s.tel.Observer(obs, engine.Clock().Time)
+	runner := &sweep.Runner{
+		Engine: engine, Source: s.data.Source, Sources: s.data.Round, Constraints: p.Constraints,
+		Report: accum.Config{Warmup: p.Warmup, Cooldown: p.Cooldown, SampleSize: sampleSize(p.SampleRequests),
+			Seed: uint64(p.Seed), SLO: s.cfg.SLO},
+		Info:    accum.BenchmarkInfo{RunID: s.runID},
+		Records: s.enc, Observer: tobs,
+	}
+	var rounds []sweep.Round
+	var err error
+	if sp := p.Shard.Plan; sp != nil {
+		runner.Report.Warmup, runner.Report.Cooldown = sp.Warmup, sp.Cooldown
+		rounds, err = runner.RunShard(ctx, sp)
+	} else {
+		runner.StartAt = p.Shard.StartAt // 0 unless --start-at
+		rounds, err = runner.Run(ctx, narratedPlanner{Planner: p.Planner, live: live})
+	}
+	closeProgress()
+	finishTelemetry(ctx, s.stderr, tobs, s.cfg.Telemetry.Wait)
+	return rounds, err
+}
+
+// progress chooses the display: log lines off a terminal, bars on one.
+func (s *state) progress(live *liveStats) (sweep.Observer, func()) {
+	pr := &s.cfg.Progress
+	switch {
+	case !isTerminal(s.env.Stderr):
+		every := pr.Interval
+		if pr.Disable {
+			every = 0 // the start and end of each benchmark only
+		}
+		return newLogProgress(s.log, live, every), func() {}
+	case !pr.Disable:
+		tp := newTermProgress(s.env.Stderr, live)
+		return tp, tp.Close
+	}
+	return nil, func() {}
+}
+
+// report builds the run's report from its rounds.
+func (s *state) report(rounds []sweep.Round, interrupted bool) (*report.Report, error) {
+	benches := make([]*report.Benchmark, len(rounds))
+	for i, r := range rounds {
+		benches[i] = r.Benchmark
+	}
+	scenario, err := s.scenario(finalProfile(&s.cfg.Plan, rounds))
+	if err != nil {
+		return nil, err
+	}
+	rep := report.NewReport(s.cfg.Build.Version, scenario, benches...)
+	finishRunMetadata(s.stderr, s.md, rep.Benchmarks)
+	rep.Goodput = &report.RunExtras{
+		Version: report.ExtrasVersion, RunID: s.runID, Interrupted: interrupted, Metadata: s.md,
+		SLO: s.cfg.SLO.Report(), Knee: sweep.FindKnee(s.cfg.Plan.Planner, rounds, s.cfg.Plan.TargetLoadTokS),
+	}
+	if sp := s.cfg.Plan.Shard.Plan; sp != nil {
+		rep.Goodput.Shard = sp.Info(s.shardHash, s.runID)
+	}
+	return rep, nil
+}
+
+// finalProfile is the report profile once the rounds ran: a knee search
+// is written as GuideLLM's concurrent (or constant/poisson) profile of the
+// loads it ran; other profiles are unchanged.
+func finalProfile(p *Plan, rounds []sweep.Round) report.Profile {
+	if p.Search == nil || len(rounds) == 0 {
+		return p.Profile
+	}
+	prof := p.Search.Profile(rounds)
+	prof.Warmup, prof.Cooldown = p.Profile.Warmup, p.Profile.Cooldown
+	return prof
+}
+
+// write writes the outputs, the scorecard and the closing lines.
+func (s *state) write(rep *report.Report, rounds []sweep.Round) error {
+	kinds := s.cfg.Outputs.Kinds
+	if err := s.writeOutputs(rep); err != nil {
+		return err
+	}
+	if !kinds["console"] {
+		printKnee(s.stderr, rep.Goodput.Knee)
+	}
+	if kinds["scorecard"] || s.tel.Active() {
+		var w io.Writer
+		if kinds["console"] {
+			w = s.env.Stdout
+		}
+		if _, err := WriteScorecard(w, s.scPath, rep); err != nil {
+			return err
+		}
+	}
+	for _, r := range rounds {
+		if r.Result.Client.Saturated {
+			fmt.Fprintf(s.stderr, "WARNING: benchmark %d (%s): the load generator was saturated (%s); its latency figures are unreliable.\n",
+				r.Benchmark.Config.RunIndex, r.Strategy, r.Result.Client.Reason)
+		}
+	}
+	s.logFinished(rep)
+	return nil
+}
+
+func (s *state) logFinished(rep *report.Report) {
+	fields := []zap.Field{zap.String("run_id", s.runID), zap.Int("benchmarks", len(rep.Benchmarks)), zap.Bool("interrupted", rep.Goodput.Interrupted)}
+	if k := rep.Goodput.Knee; k != nil {
+		fields = append(fields, zap.Bool("knee_found", k.Found))
+		if k.Index >= 0 {
+			fields = append(fields, zap.Int("knee_benchmark", int(k.Index)), zap.Float64("knee_goodput_output_tok_s", float64(k.GoodputOutputTokS)))
+		}
+	}
+	if s.files.dir != "" {
+		fields = append(fields, zap.String("output", s.files.dir))
+	}
+	s.log.Info("run finished", fields...)
+}
+
+// printKnee writes the knee summary (the console report's last lines) to
+// w; nothing for a nil knee.
+func printKnee(w io.Writer, k *report.Knee) {
+	if k == nil {
+		return
+	}
+	fmt.Fprint(w, slo.KneeSummary(k, nil))
+}
+
+// logLines is an io.Writer that logs each line written to it (the
+// diagnostics of a --log-format json run).
+type logLines struct {
+	log *zap.Logger
+	buf []byte
+}
+
+func (w *logLines) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		if line := strings.TrimRight(string(w.buf[:i]), " \r"); strings.TrimSpace(line) != "" {
+			w.log.Info(line)
+		}
+		w.buf = w.buf[i+1:]
+	}
+}
+
+func sampleSize(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

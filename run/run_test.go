@@ -1,0 +1,52 @@
+package run
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+
+	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/sweep"
+)
+
+// After a knee search, the profile lists the loads run.
+func TestFinalProfile(t *testing.T) {
+	k := sweep.KneeSearch{Axis: sweep.AxisConcurrency, Start: 4, Factor: 2, Tolerance: 0.05, MaxRounds: 8, MaxConcurrency: 256}
+	prof := k.Profile(nil)
+	rounds := []sweep.Round{{Strategy: loadgen.Strategy{Kind: loadgen.Concurrent, Streams: 4}}, {Strategy: loadgen.Strategy{Kind: loadgen.Concurrent, Streams: 12}}}
+	if fp := finalProfile(&Plan{Search: &k, Profile: prof}, rounds); !slices.Equal(fp.Streams, []int{4, 12}) {
+		t.Errorf("final profile %+v", fp)
+	}
+	list := report.Profile{Kind: "concurrent", Streams: []int{1}}
+	if fp := finalProfile(&Plan{Profile: list}, rounds); !slices.Equal(fp.Streams, []int{1}) {
+		t.Errorf("a list's profile changed: %+v", fp)
+	}
+}
+
+func TestPrintKnee(t *testing.T) {
+	var b bytes.Buffer
+	printKnee(&b, nil)
+	if b.Len() != 0 {
+		t.Errorf("nil knee printed %q", b.String())
+	}
+	k := &report.Knee{Found: true, Mode: sweep.ModeKneeConcurrency, Index: 7, Below: 6, Above: 9, Rate: 12.5, Streams: 24, Concurrency: 23.9,
+		GoodputOutputTokS: 3330, ThroughputOutputTokS: 3400, TTFTP99Ms: 460, ITLP95Ms: 24, TargetLoadTokS: 20000, Replicas: 7,
+		Reason: "The SLO holds at concurrency 24 (benchmark 7) and breaks at concurrency 25 (benchmark 9): bracketed within 4.17%."}
+	printKnee(&b, k)
+	want := "Knee (knee-concurrency): benchmark 7: goodput 3330.0 tok/s of 3400.0 tok/s throughput, 12.50 req/s, concurrency 23.90, TTFT P99 460.0 ms, ITL P95 24.0 ms.\n" +
+		"  The SLO breaks above it at benchmark 9.\n" +
+		"  The SLO holds at concurrency 24 (benchmark 7) and breaks at concurrency 25 (benchmark 9): bracketed within 4.17%.\n" +
+		"  Replicas for 20000.0 tok/s: 7 (target ÷ goodput at the knee, rounded up).\n"
+	if b.String() != want {
+		t.Errorf("printKnee:\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	printKnee(&b, &report.Knee{Mode: sweep.ModeKneeRate, Index: -1, Below: -1, Above: 0, Limit: "",
+		Reason: "The SLO fails at the first load, 1 req/s (benchmark 0): start lower.", TargetLoadTokS: 100})
+	want = "No knee (knee-rate).\n  The SLO fails at the first load, 1 req/s (benchmark 0): start lower.\n" +
+		"  Replicas for 100.0 tok/s: unknown (no load held the SLO with a goodput above 0).\n"
+	if b.String() != want {
+		t.Errorf("printKnee:\n%s\nwant\n%s", b.String(), want)
+	}
+}
