@@ -339,82 +339,106 @@ func (o *benchOptions) validate() (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, step := range []func(*plan) error{o.validateData, o.validateLimits, o.validateOutputs,
+		func(p *plan) error { return o.validateClient(p, ep) }, o.planRates} {
+		if err := step(p); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// validateData checks the data flags and opens the data with the explicit tokenizer.
+func (o *benchOptions) validateData(p *plan) error {
+	var err error
 	if o.data == "" {
-		return nil, usagef("--data is required, e.g. --data prompt_tokens=256,output_tokens=128")
+		return usagef("--data is required, e.g. --data prompt_tokens=256,output_tokens=128")
 	}
 	if o.processorArgs != "" {
-		return nil, usagef("--processor-args: not supported: goodput reads tokenizer.json itself (give --processor PATH)")
+		return usagef("--processor-args: not supported: goodput reads tokenizer.json itself (give --processor PATH)")
 	}
 	if o.dataArgs != "" {
-		return nil, usagef("--data-args: not supported: goodput reads local files only (give --data FILE)")
+		return usagef("--data-args: not supported: goodput reads local files only (give --data FILE)")
 	}
 	if o.timeScale <= 0 || math.IsNaN(o.timeScale) || math.IsInf(o.timeScale, 0) {
-		return nil, usagef("--time-scale %v: want a positive factor, e.g. 0.5", o.timeScale)
+		return usagef("--time-scale %v: want a positive factor, e.g. 0.5", o.timeScale)
 	}
 	p.replay = o.rateType == string(loadgen.Replay)
 	if o.processor != "" {
 		if p.tokExplicit, err = tokenize.Resolve(o.processor, tokenize.ResolveOptions{Getenv: o.getenv}); err != nil {
-			return nil, usagef("%s", oneLineErr(err))
+			return usagef("%s", oneLineErr(err))
 		}
 	}
 	switch {
 	case o.dataSamples == -1: // GuideLLM's "all"
 		o.dataSamples = 0
 	case o.dataSamples < 0:
-		return nil, usagef("--data-samples %d: want a count ≥ 1 (0 or -1: all)", o.dataSamples)
+		return usagef("--data-samples %d: want a count ≥ 1 (0 or -1: all)", o.dataSamples)
 	}
 	p.dataValue, p.dataOpts, p.getenv = o.data, o.dataOptions(p.tokExplicit, p.replay), o.getenv
 	if p.data, err = dataset.Open(o.data, p.dataOpts); err != nil {
-		return nil, usagef("--data: %s", oneLineErr(err))
+		return usagef("--data: %s", oneLineErr(err))
 	}
+	return nil
+}
+
+// validateLimits checks the limits of each benchmark and its warmup and cooldown.
+func (o *benchOptions) validateLimits(p *plan) error {
+	var err error
 	if o.maxSeconds < 0 || math.IsNaN(o.maxSeconds) || math.IsInf(o.maxSeconds, 0) {
-		return nil, usagef("--max-seconds %v: want a positive number of seconds", o.maxSeconds)
+		return usagef("--max-seconds %v: want a positive number of seconds", o.maxSeconds)
 	}
 	if o.maxRequests < 0 || o.maxErrors < 0 {
-		return nil, usagef("--max-requests and --max-errors must be positive counts")
+		return usagef("--max-requests and --max-errors must be positive counts")
 	}
 	if o.maxErrorRate < 0 || o.maxErrorRate >= 1 {
-		return nil, usagef("--max-error-rate %v: want a fraction 0 < x < 1, e.g. 0.05", o.maxErrorRate)
+		return usagef("--max-error-rate %v: want a fraction 0 < x < 1, e.g. 0.05", o.maxErrorRate)
 	}
 	if _, finite := p.data.Source.(interface{ Len() int }); o.maxSeconds == 0 && o.maxRequests == 0 && !finite {
-		return nil, usagef("set --max-seconds or --max-requests (or --data-samples): a benchmark needs an end")
+		return usagef("set --max-seconds or --max-requests (or --data-samples): a benchmark needs an end")
 	}
 	p.cons = loadgen.Constraints{
 		MaxDuration: time.Duration(o.maxSeconds * float64(time.Second)), MaxRequests: o.maxRequests,
 		MaxErrors: o.maxErrors, MaxErrorRate: o.maxErrorRate,
 	}
 	if p.warm, err = report.ParseTransientPhase(o.warmup); err != nil {
-		return nil, usagef("--warmup: %v", err)
+		return usagef("--warmup: %v", err)
 	}
 	if p.cool, err = report.ParseTransientPhase(o.cooldown); err != nil {
-		return nil, usagef("--cooldown: %v", err)
+		return usagef("--cooldown: %v", err)
 	}
 	for _, ph := range []struct {
 		flag, val string
 		t         report.TransientPhase
 	}{{"--warmup", o.warmup, p.warm}, {"--cooldown", o.cooldown, p.cool}} {
 		if s, r := ph.t.Limits(o.maxRequests, o.maxSeconds); !ph.t.IsZero() && s == nil && r == nil {
-			return nil, usagef("%s %s would not apply: a phase in requests needs --max-requests and one in seconds --max-seconds (GuideLLM's rule); give the limit, or the phase in the other unit", ph.flag, ph.val)
+			return usagef("%s %s would not apply: a phase in requests needs --max-requests and one in seconds --max-seconds (GuideLLM's rule); give the limit, or the phase in the other unit", ph.flag, ph.val)
 		}
 	}
 	if o.sampleRequests < 0 {
-		return nil, usagef("--sample-requests %d: want a count ≥ 0", o.sampleRequests)
+		return usagef("--sample-requests %d: want a count ≥ 0", o.sampleRequests)
 	}
 	if o.maxConcurrency < 0 {
-		return nil, usagef("--max-concurrency %d: want a positive count", o.maxConcurrency)
+		return usagef("--max-concurrency %d: want a positive count", o.maxConcurrency)
 	}
 	if o.rampup < 0 || math.IsNaN(o.rampup) {
-		return nil, usagef("--rampup %v: want seconds ≥ 0", o.rampup)
+		return usagef("--rampup %v: want seconds ≥ 0", o.rampup)
 	}
+	return nil
+}
+
+// validateOutputs checks the labels, the outputs and the display.
+func (o *benchOptions) validateOutputs(p *plan) error {
+	var err error
 	for _, l := range o.labels {
 		k, v, ok := strings.Cut(l, "=")
 		if !ok || k == "" {
-			return nil, usagef("--label %q: want key=value", l)
+			return usagef("--label %q: want key=value", l)
 		}
 		p.labels[k] = v
 	}
 	if p.metaLabels, err = o.meta.metadataLabels(o.labels); err != nil {
-		return nil, err
+		return err
 	}
 	for _, out := range strings.Split(o.outputs, ",") {
 		out = strings.TrimSpace(out)
@@ -423,33 +447,38 @@ func (o *benchOptions) validate() (*plan, error) {
 			p.outputs[out] = true
 		case "":
 		default:
-			return nil, usagef("--outputs: unknown output %q (want a comma list of json, csv, jsonl, html, scorecard, aiperf, console)", out)
+			return usagef("--outputs: unknown output %q (want a comma list of json, csv, jsonl, html, scorecard, aiperf, console)", out)
 		}
 	}
 	if len(p.outputs) == 0 {
-		return nil, usagef("--outputs %q: want a comma list of json, csv, jsonl, html, scorecard, aiperf, console", o.outputs)
+		return usagef("--outputs %q: want a comma list of json, csv, jsonl, html, scorecard, aiperf, console", o.outputs)
 	}
 	if o.disableConsole {
 		delete(p.outputs, "console")
 	}
 	if err := run.CheckOutputPath(o.outputPath); err != nil {
-		return nil, err
+		return err
 	}
 	if o.rxTimestamps != "kernel" && o.rxTimestamps != "user" {
-		return nil, usagef("--rx-timestamps %q: want kernel or user", o.rxTimestamps)
+		return usagef("--rx-timestamps %q: want kernel or user", o.rxTimestamps)
 	}
 	if o.logFormat != "console" && o.logFormat != "json" {
-		return nil, usagef("--log-format %q: want console or json", o.logFormat)
+		return usagef("--log-format %q: want console or json", o.logFormat)
 	}
 	if o.progressInterval <= 0 {
-		return nil, usagef("--progress-interval %v: want a positive duration", o.progressInterval)
+		return usagef("--progress-interval %v: want a positive duration", o.progressInterval)
 	}
 	if o.runID != "" && !run.ValidRunID(o.runID) {
-		return nil, usagef("--run-id %q: use letters, digits, '.', '_' and '-' only", o.runID)
+		return usagef("--run-id %q: use letters, digits, '.', '_' and '-' only", o.runID)
 	}
 	p.files = run.Outputs{Path: o.outputPath, Dir: o.outputDir, RunID: o.runID, Force: o.force}
 	p.progress = run.Progress{Disable: o.disableProgress, LogFormat: o.logFormat, Interval: o.progressInterval}
 	p.seed, p.samples, p.warmText, p.meta = o.seed, o.sampleRequests, o.warmup, o.meta
+	return nil
+}
+
+// validateClient builds the client configuration.
+func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 	p.client = loadgen.ClientConfig{
 		Target: o.target, Endpoint: ep, Model: o.model, APIKey: o.apiKey, ExtraBody: o.extraBody,
 		NoStream: o.noStream, NoStreamUsage: o.noStreamUsage, NoIgnoreEOS: o.noIgnoreEOS,
@@ -458,16 +487,16 @@ func (o *benchOptions) validate() (*plan, error) {
 		UserTimestamps: o.rxTimestamps == "user",
 	}
 	if o.connectTimeout <= 0 {
-		return nil, usagef("--connect-timeout %v: want a positive duration", o.connectTimeout)
+		return usagef("--connect-timeout %v: want a positive duration", o.connectTimeout)
 	}
 	if o.stallTimeout < 0 {
-		return nil, usagef("--stall-timeout %v: want a duration ≥ 0 (0 disables)", o.stallTimeout)
+		return usagef("--stall-timeout %v: want a duration ≥ 0 (0 disables)", o.stallTimeout)
 	}
 	if o.requestTimeout < 0 {
-		return nil, usagef("--request-timeout %v: want a duration ≥ 0 (0 disables)", o.requestTimeout)
+		return usagef("--request-timeout %v: want a duration ≥ 0 (0 disables)", o.requestTimeout)
 	}
 	if o.maxTokensField != "" && o.maxTokensField != "max_tokens" && o.maxTokensField != "max_completion_tokens" {
-		return nil, usagef("--max-tokens-field %q: want max_tokens or max_completion_tokens", o.maxTokensField)
+		return usagef("--max-tokens-field %q: want max_tokens or max_completion_tokens", o.maxTokensField)
 	}
 	if len(o.headers) > 0 {
 		p.client.Headers = map[string]string{}
@@ -475,27 +504,24 @@ func (o *benchOptions) validate() (*plan, error) {
 	for _, h := range o.headers {
 		k, v, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(k) == "" {
-			return nil, usagef("--header %q: want 'Name: value'", h)
+			return usagef("--header %q: want 'Name: value'", h)
 		}
 		p.client.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	if o.extraBody != "" {
 		if err := json.Unmarshal([]byte(o.extraBody), &p.extraBody); err != nil {
-			return nil, usagef(`--extra-body: want a JSON object, e.g. '{"temperature":0}'`)
+			return usagef(`--extra-body: want a JSON object, e.g. '{"temperature":0}'`)
 		}
 	}
 	if err := applyBackendArgs(o.backendArgs, p); err != nil {
-		return nil, err
+		return err
 	}
 	if o.caFile != "" {
 		if _, err := os.Stat(o.caFile); err != nil {
-			return nil, usagef("--ca-file: %v", err)
+			return usagef("--ca-file: %v", err)
 		}
 	}
-	if err := o.planRates(p); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return nil
 }
 
 // planRates turns --rate-type and --rate into the list of strategies.
