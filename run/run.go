@@ -100,7 +100,8 @@ func (s *state) run(ctx context.Context) (*report.Report, error) {
 	return rep, runErr // a late shard's error, after writing the rounds it ran
 }
 
-func (s *state) defer_(f func()) { s.closers = append(s.closers, f) }
+// onClose registers f to run when the run ends, last registered first.
+func (s *state) onClose(f func()) { s.closers = append(s.closers, f) }
 
 // connect makes the client and checks the server is ready (GET
 // /v1/models), which also names the model when none was given.
@@ -110,7 +111,7 @@ func (s *state) connect(ctx context.Context) error {
 		return usagef("%v", err)
 	}
 	s.client = client
-	s.defer_(client.CloseIdle)
+	s.onClose(client.CloseIdle)
 	if !s.cfg.SkipReady {
 		s.models, err = client.Ready(ctx)
 		return err
@@ -152,7 +153,7 @@ func (s *state) openData(context.Context) error {
 // go to stdout.
 func (s *state) startLog(context.Context) error {
 	s.log = newLogger(s.env.Stderr, s.cfg.Progress.LogFormat)
-	s.defer_(func() { _ = s.log.Sync() })
+	s.onClose(func() { _ = s.log.Sync() })
 	if s.cfg.Progress.LogFormat == "json" {
 		s.stderr = &logLines{log: s.log}
 	}
@@ -220,7 +221,7 @@ func (s *state) startTelemetry(ctx context.Context) error {
 		return err
 	}
 	s.tel = tel
-	s.defer_(tel.Close)
+	s.onClose(tel.Close)
 	s.log.Info("run", zap.String("run_id", s.runID), zap.String("target", s.client.PublicURL()), zap.String("model", s.client.Model()),
 		zap.String("data", s.data.Description.String()), zap.String("output", s.files.dir))
 	return nil
@@ -236,7 +237,7 @@ func (s *state) openRecords(context.Context) error {
 		return fmt.Errorf("records file: %w", err)
 	}
 	s.jsonl, s.enc = f, record.NewEncoder(f)
-	s.defer_(func() { f.Close() })
+	s.onClose(func() { f.Close() })
 	return nil
 }
 

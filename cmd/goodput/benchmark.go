@@ -739,9 +739,6 @@ func (v *samplerValue) Set(s string) error {
 	return nil
 }
 
-// oneLineErr flattens an error to one line.
-func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
-
 // sweepOptions are the flags of the SLO, GuideLLM's sweep profile and the
 // knee search (--rate-type sweep and knee) of goodput benchmark.
 type sweepOptions struct {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/goodput-dev/goodput/run"
 )
 
 // errHelp is returned when --help was asked for (exit 0).
@@ -35,3 +37,6 @@ func parseFlags(fs *pflag.FlagSet, args []string) error {
 	}
 	return nil
 }
+
+// oneLineErr flattens an error to one line.
+func oneLineErr(err error) string { return run.OneLine(err) }

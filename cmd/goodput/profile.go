@@ -31,9 +31,9 @@ import (
 //	aiperf profile --url http://svc:8000/v1 --model M --concurrency 4,8,16,32 \
 //	  --input-tokens 1024 --output-tokens 256 --num-requests 200 --output /results/aiperf.json
 //
-// runs with only the binary name changed. It translates the flags into
-// the benchmark command's options (one benchmark per --concurrency or
-// --request-rate value), runs them, and writes goodput's report plus one
+// runs with only the binary name changed. It builds the run's
+// configuration from the flags (one benchmark per --concurrency or
+// --request-rate value), runs it, and writes goodput's report plus one
 // AIPerf export (profile_export_aiperf.json and .csv) per benchmark,
 // computed from the per-request records AIPerf's way.
 //
