@@ -342,7 +342,7 @@ func (s *state) write(rep *report.Report, rounds []sweep.Round) error {
 		if kinds["console"] {
 			w = s.env.Stdout
 		}
-		if _, err := WriteScorecard(w, s.scPath, rep); err != nil {
+		if _, err := writeScorecard(w, s.scPath, rep); err != nil {
 			return err
 		}
 	}

@@ -68,10 +68,10 @@ func scorecardPath(files *runFiles) (string, error) {
 	return p, nil
 }
 
-// WriteScorecard builds the scorecard from the finished report, writes it
+// writeScorecard builds the scorecard from the finished report, writes it
 // to path (atomically; nothing when path is "") and prints its summary to
 // w (nothing when w is nil).
-func WriteScorecard(w io.Writer, path string, rep *report.Report) (*scorecard.File, error) {
+func writeScorecard(w io.Writer, path string, rep *report.Report) (*scorecard.File, error) {
 	card, err := scorecard.Build(rep)
 	if err != nil {
 		return nil, err

@@ -55,7 +55,7 @@ func TestScorecardFiles(t *testing.T) {
 	rep := report.NewReport("test", nil, b)
 	rep.Goodput = &report.RunExtras{RunID: "r1"}
 	var out bytes.Buffer
-	if _, err := WriteScorecard(&out, p, rep); err != nil {
+	if _, err := writeScorecard(&out, p, rep); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := scorecard.Read(p); err != nil {
