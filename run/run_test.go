@@ -2,12 +2,21 @@ package run
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/goodput-dev/goodput/dataset"
 	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/scorecard"
+	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
+	"github.com/goodput-dev/goodput/tokenize"
 )
 
 // After a knee search, the profile lists the loads run.
@@ -48,5 +57,63 @@ func TestPrintKnee(t *testing.T) {
 		"  Replicas for 100.0 tok/s: unknown (no load held the SLO with a goodput above 0).\n"
 	if b.String() != want {
 		t.Errorf("printKnee:\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// Run drives a whole run from a typed Config, no flags involved: the
+// rounds of the plan, judged by the SLO, written where Outputs says.
+func TestRunFromConfig(t *testing.T) {
+	cfg := mock.DefaultConfig()
+	cfg.TTFT, cfg.TTFTStdev, cfg.ITL, cfg.ITLStdev = 5*time.Millisecond, 0, time.Millisecond, 0
+	srv, err := mock.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	spec := dataset.Spec{Prompt: dataset.Dist{Mean: 16}, Output: dataset.Dist{Mean: 4}}
+	tok, err := tokenize.Builtin("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := dataset.Options{Tokenizer: tok, Seed: 1, TimeScale: 1}
+	data, err := dataset.OpenSynthetic(spec, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	objective := slo.Default()
+	c := &Config{
+		Client: loadgen.ClientConfig{Target: srv.URL(), Endpoint: loadgen.EndpointChat, ConnectTimeout: time.Second, StallTimeout: -1, RequestTimeout: -1},
+		Data:   Data{Synthetic: &spec, Options: opts, Opened: data},
+		Plan: Plan{
+			Planner:     sweep.List{{Kind: loadgen.Concurrent, Streams: 2}, {Kind: loadgen.Constant, Rate: 50}},
+			Profile:     report.Profile{Kind: "concurrent", Streams: []int{2}},
+			Constraints: loadgen.Constraints{MaxRequests: 6}, Seed: 1,
+		},
+		SLO:       objective,
+		Telemetry: scorecard.Config{ServerMetrics: scorecard.ServerMetricsOff, Interval: time.Second, PUE: 1},
+		Outputs:   Outputs{Dir: dir, RunID: "r1", Kinds: map[string]bool{"json": true, "jsonl": true}, Key: func(string) string { return "k" }},
+		Metadata:  Metadata{ProbeTimeout: time.Second},
+		Progress:  Progress{Disable: true, LogFormat: "console", Interval: time.Second},
+		Build:     Build{Version: "test", Commit: "abc"},
+	}
+	var out, errb bytes.Buffer
+	rep, err := Run(context.Background(), c, Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatalf("%v\nstderr:\n%s", err, errb.String())
+	}
+	if len(rep.Benchmarks) != 2 || rep.Goodput.RunID != "r1" || rep.Goodput.SLO == nil || rep.Goodput.SLO.Spec != objective.String() {
+		t.Fatalf("report: %d benchmarks, extras %+v", len(rep.Benchmarks), rep.Goodput)
+	}
+	for _, f := range []string{"benchmarks.json", "requests.jsonl"} {
+		if _, err := os.Stat(filepath.Join(dir, "r1", f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if out.Len() != 0 {
+		t.Errorf("no console output was asked for, got:\n%s", out.String())
 	}
 }
