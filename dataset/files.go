@@ -76,12 +76,12 @@ func extractRows(t *table, mp mapping) (rows []fileRow, skipped int, err error) 
 			c, ok = t.get(tr, col)
 		}
 		if !ok {
-			return nil, 0, fmt.Errorf("%s:%d: column %q: missing (every record needs a prompt)", t.name, tr.line, col)
+			return nil, 0, fmt.Errorf("%s: column %q: missing (every record needs a prompt)", t.at(tr), col)
 		}
 		if c.isJSON() && isArray(c.raw) {
 			ok, err := fr.conversation(c.raw)
 			if err != nil {
-				return nil, 0, fmt.Errorf("%s:%d: column %q: %v", t.name, tr.line, col, err)
+				return nil, 0, fmt.Errorf("%s: column %q: %v", t.at(tr), col, err)
 			}
 			if !ok {
 				skipped++
@@ -89,16 +89,16 @@ func extractRows(t *table, mp mapping) (rows []fileRow, skipped int, err error) 
 			}
 		} else {
 			if fr.prompt, err = cellString(c); err != nil {
-				return nil, 0, fmt.Errorf("%s:%d: column %q: %v", t.name, tr.line, col, err)
+				return nil, 0, fmt.Errorf("%s: column %q: %v", t.at(tr), col, err)
 			}
 			if strings.TrimSpace(fr.prompt) == "" {
-				return nil, 0, fmt.Errorf("%s:%d: column %q: empty value (every record needs a prompt)", t.name, tr.line, col)
+				return nil, 0, fmt.Errorf("%s: column %q: empty value (every record needs a prompt)", t.at(tr), col)
 			}
 		}
 		if mp.prefix != "" {
 			if c, ok := t.get(tr, mp.prefix); ok {
 				if fr.system, err = cellString(c); err != nil {
-					return nil, 0, fmt.Errorf("%s:%d: column %q: %v", t.name, tr.line, mp.prefix, err)
+					return nil, 0, fmt.Errorf("%s: column %q: %v", t.at(tr), mp.prefix, err)
 				}
 			}
 		}
@@ -111,7 +111,7 @@ func extractRows(t *table, mp mapping) (rows []fileRow, skipped int, err error) 
 			}
 			if c, ok := t.get(tr, n.col); ok {
 				if *n.dst, err = cellInt(c, 1); err != nil {
-					return nil, 0, fmt.Errorf("%s:%d: column %q: %v", t.name, tr.line, n.col, err)
+					return nil, 0, fmt.Errorf("%s: column %q: %v", t.at(tr), n.col, err)
 				}
 			}
 		}

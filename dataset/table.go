@@ -22,6 +22,9 @@ const (
 	formatJSON  = "json"
 	formatCSV   = "csv"
 	formatText  = "txt"
+	// Columnar formats: records are numbered rows, not lines.
+	formatParquet = "parquet"
+	formatArrow   = "arrow"
 )
 
 // maxFileSize bounds what a data file may hold once decompressed.
@@ -38,9 +41,23 @@ type table struct {
 
 // tableRow is one record: a JSON object or a CSV/text record.
 type tableRow struct {
-	line int // 1-based line where the record starts
+	line int    // 1-based line where the record starts (row, for Parquet and Arrow)
+	file string // the shard holding the row, when a directory was read; "" means table.name
 	obj  map[string]json.RawMessage
 	rec  []string
+}
+
+// at names a row for messages: "f.csv:12", or "f.parquet row 12" in a
+// columnar file.
+func (t *table) at(r *tableRow) string {
+	name := t.name
+	if r.file != "" {
+		name = r.file
+	}
+	if t.format == formatParquet || t.format == formatArrow {
+		return fmt.Sprintf("%s row %d", name, r.line)
+	}
+	return fmt.Sprintf("%s:%d", name, r.line)
 }
 
 // cell is one value of a row.
@@ -110,6 +127,10 @@ func readFile(path string) (fileData, error) {
 		fd.format = formatCSV
 	case ".txt", ".text":
 		fd.format = formatText
+	case ".parquet", ".pq":
+		fd.format = formatParquet
+	case ".arrow", ".feather", ".ipc", ".arrows":
+		fd.format = formatArrow
 	}
 	return fd, nil
 }
@@ -150,6 +171,10 @@ func parseTable(name, format string, data []byte) (*table, error) {
 		err = t.parseCSV(data)
 	case formatText:
 		t.parseText(data)
+	case formatParquet:
+		err = t.parseParquet(data)
+	case formatArrow:
+		err = t.parseArrow(data)
 	default:
 		return nil, fmt.Errorf("%s: unknown format %q", name, format)
 	}

@@ -151,10 +151,10 @@ func readTrace(t *table, cols traceColumns, useHash bool, blockSize int) ([]trac
 		}{{cols.Input, &r.in}, {cols.Output, &r.out}} {
 			c, ok := t.get(tr, f.col)
 			if !ok {
-				return nil, fmt.Errorf("%s:%d: %q is missing (want a positive integer)", t.name, tr.line, f.col)
+				return nil, fmt.Errorf("%s: %q is missing (want a positive integer)", t.at(tr), f.col)
 			}
 			if *f.dst, err = cellInt(c, 1); err != nil {
-				return nil, fmt.Errorf("%s:%d: %q must be a positive integer (at most %d), got %s", t.name, tr.line, f.col, maxTokensPerPrompt, cellText(c))
+				return nil, fmt.Errorf("%s: %q must be a positive integer (at most %d), got %s", t.at(tr), f.col, maxTokensPerPrompt, cellText(c))
 			}
 		}
 		if useHash {
@@ -162,8 +162,8 @@ func readTrace(t *table, cols traceColumns, useHash bool, blockSize int) ([]trac
 				return nil, err
 			}
 			if need := (r.in + blockSize - 1) / blockSize; len(r.hashIDs) != need {
-				return nil, fmt.Errorf("%s:%d: %q has %d ids but %s=%d needs %d blocks of %d tokens (hash_id_block_size)",
-					t.name, tr.line, cols.HashIDs, len(r.hashIDs), cols.Input, r.in, need, blockSize)
+				return nil, fmt.Errorf("%s: %q has %d ids but %s=%d needs %d blocks of %d tokens (hash_id_block_size)",
+					t.at(tr), cols.HashIDs, len(r.hashIDs), cols.Input, r.in, need, blockSize)
 			}
 		}
 		rows = append(rows, r)
@@ -190,7 +190,7 @@ func cellText(c cell) string {
 func traceTimestamp(t *table, tr *tableRow, col string) (float64, error) {
 	c, ok := t.get(tr, col)
 	if !ok {
-		return 0, fmt.Errorf("%s:%d: %q is missing (want a number)", t.name, tr.line, col)
+		return 0, fmt.Errorf("%s: %q is missing (want a number)", t.at(tr), col)
 	}
 	s := c.str
 	if c.isJSON() {
@@ -198,7 +198,7 @@ func traceTimestamp(t *table, tr *tableRow, col string) (float64, error) {
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e15 {
-		return 0, fmt.Errorf("%s:%d: %q must be a number, got %s", t.name, tr.line, col, cellText(c))
+		return 0, fmt.Errorf("%s: %q must be a number, got %s", t.at(tr), col, cellText(c))
 	}
 	return v, nil
 }
@@ -206,11 +206,11 @@ func traceTimestamp(t *table, tr *tableRow, col string) (float64, error) {
 func traceHashIDs(t *table, tr *tableRow, col string) ([]uint64, error) {
 	c, ok := t.get(tr, col)
 	if !ok {
-		return nil, fmt.Errorf("%s:%d: %q is missing (want a list of non-negative integers)", t.name, tr.line, col)
+		return nil, fmt.Errorf("%s: %q is missing (want a list of non-negative integers)", t.at(tr), col)
 	}
 	var ids []uint64
 	if !c.isJSON() || json.Unmarshal(c.raw, &ids) != nil {
-		return nil, fmt.Errorf("%s:%d: %q must be a list of non-negative integers, got %s", t.name, tr.line, col, cellText(c))
+		return nil, fmt.Errorf("%s: %q must be a list of non-negative integers, got %s", t.at(tr), col, cellText(c))
 	}
 	return ids, nil
 }
