@@ -52,9 +52,7 @@ func writeParquet[T any](t testing.TB, path string, rows []T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeBytes(t, path, b.Bytes())
 }
 
 // fixtureRecord builds the fixture rows as an Arrow record batch.
@@ -120,9 +118,7 @@ func writeArrow(t testing.TB, path string, stream bool) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeBytes(t, path, b.Bytes())
 }
 
 func TestColumnarFiles(t *testing.T) {
@@ -234,5 +230,16 @@ func TestColumnarErrors(t *testing.T) {
 	_, err = Open(good, Options{Trace: true, ColumnMapper: `{"timestamp_column":"question","prompt_tokens_count_column":"id","output_tokens_count_column":"output_tokens_count"}`})
 	if err == nil || !strings.Contains(err.Error(), `good.parquet row 1: "question" must be a number`) {
 		t.Fatalf("trace error %v", err)
+	}
+}
+
+// writeBytes writes b at path, making its folders.
+func writeBytes(t testing.TB, path string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

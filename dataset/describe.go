@@ -19,12 +19,17 @@ const (
 // Description describes a dataset for run metadata and reports.
 type Description struct {
 	// Kind is GuideLLM's data kind: synthetic_text, json_file (JSON and
-	// JSON Lines), csv_file, text_file, trace_synthetic or mooncake.
+	// JSON Lines), csv_file, text_file, parquet_file, arrow_file,
+	// huggingface (a local dataset directory), trace_synthetic or mooncake.
 	Kind   string `json:"kind"`
 	Path   string `json:"path,omitempty"`
-	Format string `json:"format,omitempty"` // jsonl, json, csv or txt
-	// SHA256 is the hex sha256 of the file as stored (compressed, for .gz).
+	Format string `json:"format,omitempty"` // jsonl, json, csv, txt, parquet or arrow
+	// SHA256 is the hex sha256 of the file as stored (compressed, for .gz);
+	// for a directory, of its data files' "sha256  path" lines, as
+	// sha256sum prints them, in path order.
 	SHA256 string `json:"sha256,omitempty"`
+	// Split is the split of a Hugging Face dataset directory.
+	Split string `json:"split,omitempty"`
 	// Spec is a synthetic spec in canonical key=value form.
 	Spec string `json:"spec,omitempty"`
 	// Requests is the number of requests the source holds; 0 means it

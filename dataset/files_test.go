@@ -262,7 +262,7 @@ func TestFileErrors(t *testing.T) {
 		{"conversation not turns", "x.jsonl", `{"conversations":[1,2]}`, "", `x.jsonl:1: column "conversations": want a list of turns`},
 		{"only skipped conversations", "x.jsonl", `{"conversations":[{"from":"gpt","value":"a"}]}`, "", "x.jsonl: no usable records (1 conversations without a user turn)"},
 		{"empty text", "x.txt", "\n \n", "", "x.txt: no records"},
-		{"unknown type", "x.bin", "hello", "", "unknown file type: name it .jsonl, .json, .csv or .txt"},
+		{"unknown type", "x.bin", "hello", "", "unknown file type: name it .jsonl, .json, .csv, .txt, .parquet or .arrow"},
 		{"not gzip", "x.jsonl.gz", "plain", "", "not gzip data"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -52,8 +52,9 @@ type Dataset struct {
 	Schedule    []time.Duration
 	Description Description
 
-	synth *Synthetic
-	limit int
+	synth   *Synthetic
+	limit   int
+	columns []Column // a file's or directory's columns, for Inspect
 }
 
 // Round returns the source for benchmark r of a sweep. Synthetic prompts get
@@ -122,13 +123,19 @@ func Open(value string, opts Options) (*Dataset, error) {
 		switch {
 		case err == nil && !fi.IsDir():
 			if opts.Trace {
-				return openTrace(v, traceArgs{hash: hashAuto, blockSize: DefaultBlockSize, unit: "ms"}, mapper, opts)
+				return openTrace(v, traceArgs{hash: hashAuto, blockSize: DefaultBlockSize}, mapper, opts)
 			}
 			return openFile(v, "", mapper, opts)
 		case err == nil:
-			return nil, fmt.Errorf("%s is a directory: %s", v, dataForms)
+			return openDirValue(v, hfArgs{}, mapper, opts)
 		case !strings.Contains(v, "="):
 			if errors.Is(err, fs.ErrNotExist) {
+				if hubID.MatchString(v) && formatOf(v) == "" {
+					if snap := hubCache(v); snap != "" {
+						return openDirValue(snap, hfArgs{}, mapper, opts)
+					}
+					return nil, hubError(v)
+				}
 				return nil, fmt.Errorf("%s: no such file, and not a data spec: %s", v, dataForms)
 			}
 			return nil, fmt.Errorf("%s: %v", v, errors.Unwrap(err))
@@ -152,7 +159,7 @@ func Open(value string, opts Options) (*Dataset, error) {
 			return nil, err
 		}
 		return openSynthetic(spec, opts)
-	case kindJSON, kindCSV, kindText:
+	case kindJSON, kindCSV, kindText, kindParquet, kindArrow:
 		if err := ps.check([]string{"kind", "path"}); err != nil {
 			return nil, fmt.Errorf("kind=%s: %v", kind, err)
 		}
@@ -161,17 +168,88 @@ func Open(value string, opts Options) (*Dataset, error) {
 			return nil, fmt.Errorf("kind=%s needs path=FILE", kind)
 		}
 		if opts.Trace {
-			return openTrace(path, traceArgs{hash: hashAuto, blockSize: DefaultBlockSize, unit: "ms"}, mapper, opts)
+			return openTrace(path, traceArgs{hash: hashAuto, blockSize: DefaultBlockSize}, mapper, opts)
 		}
 		return openFile(path, kind, mapper, opts)
-	case kindTrace, kindMooncake:
+	case kindHF, "hf":
+		return openHF(ps, mapper, opts)
+	case kindTrace, kindMooncake, kindWeka:
 		ta, err := traceParams(kind, ps)
 		if err != nil {
 			return nil, err
 		}
 		return openTrace(ta.path, ta, nil, opts)
 	}
-	return nil, fmt.Errorf("kind=%s is not supported (kinds: %s, %s, %s, %s, %s, %s)", kind, kindSynthetic, kindJSON, kindCSV, kindText, kindTrace, kindMooncake)
+	return nil, fmt.Errorf("kind=%s is not supported (kinds: %s)", kind, strings.Join([]string{kindSynthetic, kindJSON, kindCSV, kindText,
+		kindParquet, kindArrow, kindHF, kindTrace, kindMooncake, kindWeka}, ", "))
+}
+
+// openDirValue opens a dataset directory as a data set or, for replay, a
+// trace.
+func openDirValue(dir string, hf hfArgs, mapper ColumnMapper, opts Options) (*Dataset, error) {
+	if !opts.Trace {
+		return openDir(dir, hf, nil, mapper, opts)
+	}
+	ta := traceArgs{hash: hashAuto, blockSize: DefaultBlockSize}
+	if err := ta.applyMapper(mapper, opts); err != nil {
+		return nil, err
+	}
+	return openDir(dir, hf, &ta, nil, opts)
+}
+
+// openHF opens GuideLLM's kind=huggingface,source=…[,split=…][,name=…]
+// [,load_kwargs={"split":…,"name":…}] from a local copy only.
+func openHF(ps params, mapper ColumnMapper, opts Options) (*Dataset, error) {
+	if err := ps.check([]string{"kind", "source", "split", "name", "load_kwargs"}); err != nil {
+		return nil, fmt.Errorf("kind=%s: %v", kindHF, err)
+	}
+	var hf hfArgs
+	source, err := ps.str("source")
+	if err == nil {
+		hf.split, err = ps.str("split")
+	}
+	if err == nil {
+		hf.name, err = ps.str("name")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("kind=%s: %v", kindHF, err)
+	}
+	if source == "" {
+		return nil, fmt.Errorf("kind=%s needs source=DIR (a local dataset directory or file)", kindHF)
+	}
+	if p, ok := ps.get("load_kwargs"); ok {
+		kw, err := parseJSONParams(p.val)
+		if err != nil {
+			return nil, fmt.Errorf(`kind=%s: load_kwargs: want a JSON object such as {"split":"test"}`, kindHF)
+		}
+		if err := kw.check([]string{"split", "name"}); err != nil {
+			return nil, fmt.Errorf("kind=%s: load_kwargs: %v (a local copy takes split and name)", kindHF, err)
+		}
+		for _, f := range []struct {
+			key string
+			dst *string
+		}{{"split", &hf.split}, {"name", &hf.name}} {
+			if v, err := kw.str(f.key); err != nil {
+				return nil, fmt.Errorf("kind=%s: load_kwargs: %v", kindHF, err)
+			} else if v != "" {
+				*f.dst = v
+			}
+		}
+	}
+	path, dir, err := localSource(source)
+	if err != nil {
+		return nil, err
+	}
+	if dir {
+		return openDirValue(path, hf, mapper, opts)
+	}
+	if hf.split != "" || hf.name != "" {
+		return nil, fmt.Errorf("kind=%s: %s is a file: split and name apply to a dataset directory", kindHF, path)
+	}
+	if opts.Trace {
+		return openTrace(path, traceArgs{hash: hashAuto, blockSize: DefaultBlockSize}, mapper, opts)
+	}
+	return openFile(path, "", mapper, opts)
 }
 
 // Hash id handling of a trace.
@@ -184,14 +262,40 @@ const (
 // traceArgs are a trace's settings.
 type traceArgs struct {
 	path      string
+	kind      string // the kind=… given; "" for a plain path
 	cols      traceColumns
 	hash      int
 	blockSize int
-	unit      string
+	unit      string // "" means the layout's (ms, or s for BurstGPT and Azure)
+}
+
+// applyMapper takes the trace columns a --data-column-mapper names and
+// fills in the defaults.
+func (ta *traceArgs) applyMapper(mapper ColumnMapper, opts Options) error {
+	if opts.Shuffle {
+		return fmt.Errorf("shuffle does not apply to a trace: its order is its timestamps")
+	}
+	if mapper != nil {
+		for role, dst := range map[string]*string{roleTimestamp: &ta.cols.Timestamp, rolePromptCount: &ta.cols.Input, roleOutputCount: &ta.cols.Output} {
+			if names := mapper[role]; len(names) > 0 {
+				*dst = names[0]
+			}
+		}
+		for role := range mapper {
+			if role != roleTimestamp && role != rolePromptCount && role != roleOutputCount {
+				return fmt.Errorf("--data-column-mapper: %s does not apply to a trace (roles: %s, %s, %s)", role, roleTimestamp, rolePromptCount, roleOutputCount)
+			}
+		}
+	}
+	ta.cols.setDefaults()
+	return nil
 }
 
 func traceParams(kind string, ps params) (traceArgs, error) {
-	ta := traceArgs{hash: hashNo, blockSize: DefaultBlockSize, unit: "ms"}
+	ta := traceArgs{hash: hashNo, blockSize: DefaultBlockSize, kind: kind}
+	if kind == kindWeka {
+		ta.cols = weka.cols
+	}
 	keys := []string{"kind", "path", "timestamp_column", "prompt_tokens_column", "output_tokens_column", "timestamp_unit"}
 	if kind == kindMooncake {
 		ta.hash = hashYes
@@ -216,7 +320,7 @@ func traceParams(kind string, ps params) (traceArgs, error) {
 	if ta.path == "" {
 		return ta, fmt.Errorf("kind=%s needs path=FILE", kind)
 	}
-	if _, ok := timeUnits[ta.unit]; !ok {
+	if _, ok := timeUnits[ta.unit]; !ok && ta.unit != "" {
 		return ta, fmt.Errorf("kind=%s: timestamp_unit=%s: want s, ms or us", kind, ta.unit)
 	}
 	if p, ok := ps.get("hash_id_block_size"); ok {
@@ -323,6 +427,10 @@ func openFileData(path, kind string, fd fileData, mapper ColumnMapper, opts Opti
 		format = formatCSV
 	case kindText:
 		format = formatText
+	case kindParquet:
+		format = formatParquet
+	case kindArrow:
+		format = formatArrow
 	case kindJSON:
 		if format != formatJSONL {
 			format = sniffFormat(fd.data)
@@ -333,12 +441,39 @@ func openFileData(path, kind string, fd fileData, mapper ColumnMapper, opts Opti
 		}
 	}
 	if format == "" {
-		return nil, fmt.Errorf("%s: unknown file type: name it .jsonl, .json, .csv or .txt, or use kind=json_file|csv_file|text_file,path=…", path)
+		return nil, fmt.Errorf("%s: unknown file type: name it .jsonl, .json, .csv, .txt, .parquet or .arrow, or use kind=json_file|csv_file|text_file|parquet_file|arrow_file,path=…", path)
 	}
 	t, err := parseTable(path, format, fd.data)
 	if err != nil {
 		return nil, err
 	}
+	return tableDataset(t, origin{path: path, format: format, sha256: fd.sha256}, mapper, opts)
+}
+
+// origin is where a table was read from, for its description.
+type origin struct {
+	path, format, sha256 string
+	split                string // a Hugging Face directory's split; "" for a file
+}
+
+// kind is the GuideLLM data kind of the origin.
+func (o origin) kind() string {
+	if o.split != "" {
+		return kindHF
+	}
+	return guideLLMFileKind(o.format)
+}
+
+// guideLLM is the GuideLLM data object of the origin.
+func (o origin) guideLLM() []byte {
+	if o.split != "" {
+		return []byte(`{"kind":"huggingface","source":` + jsonString(o.path) + `,"load_kwargs":{"split":` + jsonString(o.split) + `}}`)
+	}
+	return fileObject(o.kind(), o.path)
+}
+
+// tableDataset builds a file dataset from a table.
+func tableDataset(t *table, src origin, mapper ColumnMapper, opts Options) (*Dataset, error) {
 	mp, err := resolveMapping(t, mapper)
 	if err != nil {
 		return nil, err
@@ -349,9 +484,9 @@ func openFileData(path, kind string, fd fileData, mapper ColumnMapper, opts Opti
 	}
 	rows = selectRows(rows, opts.Shuffle, opts.Seed, opts.Samples)
 	reqs := buildRequests(rows, opts.Tokenizer)
-	desc := Description{Kind: guideLLMFileKind(format), Path: path, Format: format, SHA256: fd.sha256,
+	desc := Description{Kind: src.kind(), Path: src.path, Format: src.format, SHA256: src.sha256, Split: src.split,
 		Requests: len(reqs), Skipped: skipped, Columns: mp.columns(), Seed: opts.Seed, Shuffle: opts.Shuffle, Samples: opts.Samples}
-	desc.GuideLLM = fileObject(desc.Kind, path)
+	desc.GuideLLM = src.guideLLM()
 	desc.setTokenizer(opts.Tokenizer, opts.Tokenizer != nil)
 	if opts.Tokenizer == nil {
 		desc.Counts = countsUnknown
@@ -368,7 +503,7 @@ func openFileData(path, kind string, fd fileData, mapper ColumnMapper, opts Opti
 		}
 	}
 	desc.PromptTokens, desc.OutputTokens = ps.stats(), os.stats()
-	return &Dataset{Source: &List{reqs: reqs}, Description: desc}, nil
+	return &Dataset{Source: &List{reqs: reqs}, Description: desc, columns: t.describeColumns()}, nil
 }
 
 func guideLLMFileKind(format string) string {
@@ -377,6 +512,10 @@ func guideLLMFileKind(format string) string {
 		return kindCSV
 	case formatText:
 		return kindText
+	case formatParquet:
+		return kindParquet
+	case formatArrow:
+		return kindArrow
 	}
 	return kindJSON
 }
@@ -386,23 +525,10 @@ func fileObject(kind, path string) []byte {
 }
 
 func openTrace(path string, ta traceArgs, mapper ColumnMapper, opts Options) (*Dataset, error) {
-	if opts.Shuffle {
-		return nil, fmt.Errorf("shuffle does not apply to a trace: its order is its timestamps")
-	}
 	ta.path = path
-	if mapper != nil {
-		for role, dst := range map[string]*string{roleTimestamp: &ta.cols.Timestamp, rolePromptCount: &ta.cols.Input, roleOutputCount: &ta.cols.Output} {
-			if names := mapper[role]; len(names) > 0 {
-				*dst = names[0]
-			}
-		}
-		for role := range mapper {
-			if role != roleTimestamp && role != rolePromptCount && role != roleOutputCount {
-				return nil, fmt.Errorf("--data-column-mapper: %s does not apply to a trace (roles: %s, %s, %s)", role, roleTimestamp, rolePromptCount, roleOutputCount)
-			}
-		}
+	if err := ta.applyMapper(mapper, opts); err != nil {
+		return nil, err
 	}
-	ta.cols.setDefaults()
 	fd, err := readFile(path)
 	if err != nil {
 		return nil, err
@@ -417,17 +543,33 @@ func openTraceData(path string, ta traceArgs, fd fileData, opts Options) (*Datas
 		format = sniffFormat(fd.data)
 	}
 	if format == "" {
-		return nil, fmt.Errorf("%s: unknown trace file type: want JSON Lines (.jsonl), JSON or CSV", path)
+		return nil, fmt.Errorf("%s: unknown trace file type: want JSON Lines (.jsonl), JSON, CSV, Parquet or Arrow", path)
 	}
 	t, err := parseTable(path, format, fd.data)
 	if err != nil {
 		return nil, err
 	}
+	return traceDataset(t, ta, origin{path: path, format: format, sha256: fd.sha256}, opts)
+}
+
+// traceDataset builds a trace dataset from a table.
+func traceDataset(t *table, ta traceArgs, src origin, opts Options) (*Dataset, error) {
 	useHash := ta.hash == hashYes
 	if ta.hash == hashAuto {
 		_, useHash = t.index[ta.cols.HashIDs]
 	}
-	rows, err := readTrace(t, ta.cols, useHash, ta.blockSize)
+	// A published trace's columns, when the default ones are absent.
+	layout, known := detectLayout(t, ta.cols)
+	if known {
+		ta.cols = layout.cols
+		if ta.unit == "" {
+			ta.unit = layout.unit
+		}
+	}
+	if ta.unit == "" {
+		ta.unit = "ms"
+	}
+	rows, skipped, err := readTrace(t, ta.cols, useHash, ta.blockSize, timeUnits[ta.unit], layout.skipZero)
 	if err != nil {
 		return nil, err
 	}
@@ -444,17 +586,20 @@ func openTraceData(path string, ta traceArgs, fd fileData, opts Options) (*Datas
 	}
 	sched := tr.schedule(timeUnits[ta.unit], scale)
 	kind := kindTrace
-	if useHash {
+	switch {
+	case useHash:
 		kind = kindMooncake
+	case ta.kind == kindWeka:
+		kind = kindWeka
 	}
-	desc := Description{Kind: kind, Path: path, Format: format, SHA256: fd.sha256, Requests: len(rows), Seed: opts.Seed,
+	desc := Description{Kind: kind, Path: src.path, Format: src.format, SHA256: src.sha256, Split: src.split, Requests: len(rows), Skipped: skipped, Seed: opts.Seed,
 		Samples: opts.Samples, TimestampUnit: ta.unit, TimeScale: scale, Span: sched[len(sched)-1],
 		Columns: map[string]string{roleTimestamp: ta.cols.Timestamp, rolePromptCount: ta.cols.Input, roleOutputCount: ta.cols.Output}}
 	if useHash {
 		desc.BlockSize = ta.blockSize
 		desc.Columns["hash_ids_column"] = ta.cols.HashIDs
 	}
-	desc.GuideLLM = traceObject(kind, path, ta, useHash)
+	desc.GuideLLM = traceObject(kind, src.path, ta, useHash)
 	desc.setTokenizer(opts.Tokenizer, tr.exact)
 	var ps, os statsAcc
 	for _, r := range rows {
@@ -462,7 +607,7 @@ func openTraceData(path string, ta traceArgs, fd fileData, opts Options) (*Datas
 		os.add(r.out)
 	}
 	desc.PromptTokens, desc.OutputTokens = ps.stats(), os.stats()
-	return &Dataset{Source: tr, Schedule: sched, Description: desc}, nil
+	return &Dataset{Source: tr, Schedule: sched, Description: desc, columns: t.describeColumns()}, nil
 }
 
 // newTrace prepares the prompt generator for rows and, in exact mode,

@@ -155,6 +155,10 @@ const (
 	kindText      = "text_file"
 	kindTrace     = "trace_synthetic"
 	kindMooncake  = "mooncake"
+	kindParquet   = "parquet_file"
+	kindArrow     = "arrow_file"
+	kindHF        = "huggingface"
+	kindWeka      = "weka"
 )
 
 // shown is the value as an error message shows it: as given when it is

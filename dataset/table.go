@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -118,20 +117,7 @@ func readFile(path string) (fileData, error) {
 		}
 		name = strings.TrimSuffix(name, ".gz")
 	}
-	switch filepath.Ext(name) {
-	case ".jsonl", ".ndjson":
-		fd.format = formatJSONL
-	case ".json":
-		fd.format = formatJSON
-	case ".csv":
-		fd.format = formatCSV
-	case ".txt", ".text":
-		fd.format = formatText
-	case ".parquet", ".pq":
-		fd.format = formatParquet
-	case ".arrow", ".feather", ".ipc", ".arrows":
-		fd.format = formatArrow
-	}
+	fd.format = formatOf(name)
 	return fd, nil
 }
 
@@ -421,4 +407,51 @@ func (t *table) parseText(data []byte) {
 			t.rows = append(t.rows, tableRow{line: i + 1, rec: []string{l}})
 		}
 	}
+}
+
+// Column is a data file's column as Inspect shows it.
+type Column struct {
+	Name string
+	// Type is what the first row holding a value has in it: string,
+	// number, bool, list or object (JSON, Parquet and Arrow files), or text
+	// (CSV and text files).
+	Type string
+}
+
+// describeColumns returns the table's columns with the type of their first
+// value.
+func (t *table) describeColumns() []Column {
+	cols := make([]Column, len(t.columns))
+	for i, c := range t.columns {
+		cols[i].Name = c
+		for j := range t.rows {
+			v, ok := t.get(&t.rows[j], c)
+			if !ok {
+				continue
+			}
+			cols[i].Type = cellType(v)
+			break
+		}
+	}
+	return cols
+}
+
+func cellType(c cell) string {
+	if !c.isJSON() {
+		return "text"
+	}
+	b := bytes.TrimSpace(c.raw)
+	switch {
+	case len(b) == 0:
+		return ""
+	case b[0] == '"':
+		return "string"
+	case b[0] == '[':
+		return "list"
+	case b[0] == '{':
+		return "object"
+	case b[0] == 't' || b[0] == 'f':
+		return "bool"
+	}
+	return "number"
 }

@@ -36,6 +36,56 @@ func (c *traceColumns) setDefaults() {
 	}
 }
 
+// traceLayout is a published trace's documented columns.
+type traceLayout struct {
+	name string
+	cols traceColumns
+	unit string // of numeric timestamps; date-time timestamps are read as such
+	// skipZero leaves out rows with 0 request or response tokens (failed
+	// requests, in BurstGPT), counting them, instead of refusing them.
+	skipZero bool
+}
+
+// traceLayouts are recognised by their columns when a trace has none of the
+// default names and none were given.
+var traceLayouts = []traceLayout{
+	// BurstGPT (github.com/HPMLL/BurstGPT): seconds from the trace's start.
+	{name: "burstgpt", cols: traceColumns{Timestamp: "Timestamp", Input: "Request tokens", Output: "Response tokens"}, unit: "s", skipZero: true},
+	// Azure LLM inference traces 2023 and 2024 (AzurePublicDataset):
+	// date-times, 2023-11-16 18:15:46.6805900 and 2024-05-10 00:00:00.009930+00:00.
+	{name: "azure", cols: traceColumns{Timestamp: "TIMESTAMP", Input: "ContextTokens", Output: "GeneratedTokens"}, unit: "s"},
+	weka,
+}
+
+// weka is GuideLLM's weka trace kind: its default column names. The unit of
+// t is not documented in our notes: ms, as in other traces, unless
+// timestamp_unit says otherwise.
+var weka = traceLayout{name: "weka", cols: traceColumns{Timestamp: "t", Input: "in", Output: "out"}, unit: "ms"}
+
+// detectLayout returns the layout whose columns t has, when t lacks the
+// default trace columns.
+func detectLayout(t *table, cols traceColumns) (traceLayout, bool) {
+	var def traceColumns
+	def.setDefaults()
+	def.HashIDs = cols.HashIDs
+	if cols != def {
+		return traceLayout{}, false
+	}
+	if _, ok := t.index[def.Timestamp]; ok {
+		return traceLayout{}, false
+	}
+	for _, l := range traceLayouts {
+		_, a := t.index[l.cols.Timestamp]
+		_, b := t.index[l.cols.Input]
+		_, c := t.index[l.cols.Output]
+		if a && b && c {
+			l.cols.HashIDs = cols.HashIDs
+			return l, true
+		}
+	}
+	return traceLayout{}, false
+}
+
 // Timestamp units.
 var timeUnits = map[string]time.Duration{"s": time.Second, "ms": time.Millisecond, "us": time.Microsecond}
 
@@ -130,20 +180,21 @@ func (t *Trace) schedule(unit time.Duration, scale float64) []time.Duration {
 }
 
 // readTrace reads the trace rows of a table; hash ids are read when
-// useHash is set (they are then required).
-func readTrace(t *table, cols traceColumns, useHash bool, blockSize int) ([]traceRow, error) {
+// useHash is set (they are then required). Date-time timestamps are read in
+// unit. With skipZero, rows with 0 tokens are left out and counted.
+func readTrace(t *table, cols traceColumns, useHash bool, blockSize int, unit time.Duration, skipZero bool) (rows []traceRow, skipped int, err error) {
 	for _, c := range []string{cols.Timestamp, cols.Input, cols.Output} {
 		if _, ok := t.index[c]; !ok {
-			return nil, fmt.Errorf("%s: no %q column (columns: %s); name the columns with timestamp_column, prompt_tokens_column and output_tokens_column", t.name, c, quoteList(t.columns))
+			return nil, 0, fmt.Errorf("%s: no %q column (columns: %s); name the columns with timestamp_column, prompt_tokens_column and output_tokens_column", t.name, c, quoteList(t.columns))
 		}
 	}
-	rows := make([]traceRow, 0, len(t.rows))
+	rows = make([]traceRow, 0, len(t.rows))
+rowLoop:
 	for i := range t.rows {
 		tr := &t.rows[i]
 		r := traceRow{line: tr.line}
-		var err error
-		if r.ts, err = traceTimestamp(t, tr, cols.Timestamp); err != nil {
-			return nil, err
+		if r.ts, err = traceTimestamp(t, tr, cols.Timestamp, unit); err != nil {
+			return nil, 0, err
 		}
 		for _, f := range []struct {
 			col string
@@ -151,18 +202,24 @@ func readTrace(t *table, cols traceColumns, useHash bool, blockSize int) ([]trac
 		}{{cols.Input, &r.in}, {cols.Output, &r.out}} {
 			c, ok := t.get(tr, f.col)
 			if !ok {
-				return nil, fmt.Errorf("%s: %q is missing (want a positive integer)", t.at(tr), f.col)
+				return nil, 0, fmt.Errorf("%s: %q is missing (want a positive integer)", t.at(tr), f.col)
+			}
+			if skipZero {
+				if n, err := cellInt(c, 0); err == nil && n == 0 {
+					skipped++
+					continue rowLoop
+				}
 			}
 			if *f.dst, err = cellInt(c, 1); err != nil {
-				return nil, fmt.Errorf("%s: %q must be a positive integer (at most %d), got %s", t.at(tr), f.col, maxTokensPerPrompt, cellText(c))
+				return nil, 0, fmt.Errorf("%s: %q must be a positive integer (at most %d), got %s", t.at(tr), f.col, maxTokensPerPrompt, cellText(c))
 			}
 		}
 		if useHash {
 			if r.hashIDs, err = traceHashIDs(t, tr, cols.HashIDs); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			if need := (r.in + blockSize - 1) / blockSize; len(r.hashIDs) != need {
-				return nil, fmt.Errorf("%s: %q has %d ids but %s=%d needs %d blocks of %d tokens (hash_id_block_size)",
+				return nil, 0, fmt.Errorf("%s: %q has %d ids but %s=%d needs %d blocks of %d tokens (hash_id_block_size)",
 					t.at(tr), cols.HashIDs, len(r.hashIDs), cols.Input, r.in, need, blockSize)
 			}
 		}
@@ -177,7 +234,10 @@ func readTrace(t *table, cols traceColumns, useHash bool, blockSize int) ([]trac
 		}
 		return 0
 	})
-	return rows, nil
+	if len(rows) == 0 {
+		return nil, skipped, fmt.Errorf("%s: no usable rows (%d with 0 tokens)", t.name, skipped)
+	}
+	return rows, skipped, nil
 }
 
 func cellText(c cell) string {
@@ -187,7 +247,10 @@ func cellText(c cell) string {
 	return strconv.Quote(c.str)
 }
 
-func traceTimestamp(t *table, tr *tableRow, col string) (float64, error) {
+// traceTimestamp reads a timestamp: a number, or a date-time (Azure's
+// 2023-11-16 18:15:46.6805900, with an optional zone, or RFC 3339) read in
+// unit from the Unix epoch.
+func traceTimestamp(t *table, tr *tableRow, col string, unit time.Duration) (float64, error) {
 	c, ok := t.get(tr, col)
 	if !ok {
 		return 0, fmt.Errorf("%s: %q is missing (want a number)", t.at(tr), col)
@@ -195,13 +258,29 @@ func traceTimestamp(t *table, tr *tableRow, col string) (float64, error) {
 	s := c.str
 	if c.isJSON() {
 		s = string(c.raw)
+		var str string
+		if json.Unmarshal(c.raw, &str) == nil {
+			s = str
+		}
 	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	s = strings.TrimSpace(s)
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		for _, layout := range dateTimeLayouts {
+			if tm, err2 := time.Parse(layout, s); err2 == nil {
+				v, err = float64(tm.UnixNano())/float64(unit), nil
+				break
+			}
+		}
+	}
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e15 {
-		return 0, fmt.Errorf("%s: %q must be a number, got %s", t.at(tr), col, cellText(c))
+		return 0, fmt.Errorf("%s: %q must be a number or a date-time such as 2023-11-16 18:15:46.68, got %s", t.at(tr), col, cellText(c))
 	}
 	return v, nil
 }
+
+// dateTimeLayouts are the date-times a trace timestamp may be.
+var dateTimeLayouts = []string{"2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999", time.RFC3339Nano, "2006-01-02T15:04:05.999999999"}
 
 func traceHashIDs(t *table, tr *tableRow, col string) ([]uint64, error) {
 	c, ok := t.get(tr, col)

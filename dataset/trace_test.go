@@ -139,7 +139,7 @@ func TestTraceErrors(t *testing.T) {
 			`trace.jsonl:3: "input_length" must be a positive integer (at most 4194304), got "-5"`},
 		{"zero output", `{"timestamp": 1, "input_length": 5, "output_length": 0}`, "", Options{Trace: true}, `trace.jsonl:1: "output_length" must be a positive integer`},
 		{"missing input", good + `{"timestamp": 1, "output_length": 5}`, "", Options{Trace: true}, `trace.jsonl:2: "input_length" is missing`},
-		{"bad timestamp", `{"timestamp": "soon", "input_length": 5, "output_length": 5}`, "", Options{Trace: true}, `trace.jsonl:1: "timestamp" must be a number, got "\"soon\""`},
+		{"bad timestamp", `{"timestamp": "soon", "input_length": 5, "output_length": 5}`, "", Options{Trace: true}, `trace.jsonl:1: "timestamp" must be a number or a date-time such as 2023-11-16 18:15:46.68, got "\"soon\""`},
 		{"no column", `{"ts": 0, "input_length": 5, "output_length": 5}`, "", Options{Trace: true}, `trace.jsonl: no "timestamp" column (columns: "ts", "input_length", "output_length")`},
 		{"hash ids count", `{"timestamp": 0, "input_length": 1025, "output_length": 5, "hash_ids": [1, 2]}`, "", Options{Trace: true},
 			`trace.jsonl:1: "hash_ids" has 2 ids but input_length=1025 needs 3 blocks of 512 tokens (hash_id_block_size)`},
