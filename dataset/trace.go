@@ -189,11 +189,12 @@ func readTrace(t *table, cols traceColumns, useHash bool, blockSize int, unit ti
 		}
 	}
 	rows = make([]traceRow, 0, len(t.rows))
+	var epoch time.Time // the first date-time timestamp; later ones count from it
 rowLoop:
 	for i := range t.rows {
 		tr := &t.rows[i]
 		r := traceRow{line: tr.line}
-		if r.ts, err = traceTimestamp(t, tr, cols.Timestamp, unit); err != nil {
+		if r.ts, err = traceTimestamp(t, tr, cols.Timestamp, unit, &epoch); err != nil {
 			return nil, 0, err
 		}
 		for _, f := range []struct {
@@ -249,8 +250,9 @@ func cellText(c cell) string {
 
 // traceTimestamp reads a timestamp: a number, or a date-time (Azure's
 // 2023-11-16 18:15:46.6805900, with an optional zone, or RFC 3339) read in
-// unit from the Unix epoch.
-func traceTimestamp(t *table, tr *tableRow, col string, unit time.Duration) (float64, error) {
+// unit from *epoch, the first date-time (set when zero), so that offsets
+// keep their nanoseconds.
+func traceTimestamp(t *table, tr *tableRow, col string, unit time.Duration, epoch *time.Time) (float64, error) {
 	c, ok := t.get(tr, col)
 	if !ok {
 		return 0, fmt.Errorf("%s: %q is missing (want a number)", t.at(tr), col)
@@ -268,7 +270,10 @@ func traceTimestamp(t *table, tr *tableRow, col string, unit time.Duration) (flo
 	if err != nil {
 		for _, layout := range dateTimeLayouts {
 			if tm, err2 := time.Parse(layout, s); err2 == nil {
-				v, err = float64(tm.UnixNano())/float64(unit), nil
+				if epoch.IsZero() {
+					*epoch = tm
+				}
+				v, err = float64(tm.Sub(*epoch))/float64(unit), nil
 				break
 			}
 		}

@@ -62,6 +62,7 @@ func commands() []command {
 		{name: "profile", summary: "run benchmarks with AIPerf's flags; writes AIPerf's exports too", run: runProfile},
 		{name: "report", summary: "re-render reports (goodput or GuideLLM): console, CSV, JSON, AIPerf exports, HTML", run: runReport},
 		{name: "compare", summary: "compare two reports; exit 1 on a regression beyond thresholds and noise (CI gate)", run: runCompare},
+		{name: "dataset", summary: "inspect a --data source (columns, token lengths, first requests) or convert it to JSON Lines", run: runDataset},
 		{name: "tokenize", summary: "count tokens (and ids) with a model's tokenizer, offline", run: runTokenize},
 		{name: "mock", summary: "serve the built-in mock OpenAI-compatible server", run: runMock},
 		{name: "version", summary: "print the version", run: runVersion},
