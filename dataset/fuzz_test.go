@@ -121,6 +121,77 @@ func FuzzReadText(f *testing.F) {
 	fuzzFile(f, formatText, []string{"one\ntwo\r\n\nthree", "\n\n", "x"})
 }
 
+// fuzzColumnar writes the fuzzer's values as a Parquet file or an Arrow
+// file or stream with the fixture's schema, and reads it back as Open does:
+// the conversion of columnar values to records, the column mapping and
+// conversations. The files are valid: the libraries' own parsers of corrupt
+// bytes are left to their projects (TestColumnarDamage tries truncations).
+func fuzzColumnar(f *testing.F, write func(t testing.TB, rows []pqRow, mode uint8) (string, []byte)) {
+	f.Add("What is Go?", "Be brief.", int64(16), "human", "hi", "", uint8(0))
+	f.Add("", "", int64(0), "gpt", "", `{"text_column":"conversations"}`, uint8(1))
+	f.Add("q", "s", int64(-3), "system", "x", `{"text_column":"system","output_tokens_count_column":"id"}`, uint8(2))
+	f.Fuzz(func(t *testing.T, q, sys string, n int64, from, value, mapper string, mode uint8) {
+		m, err := ParseColumnMapper(mapper)
+		if err != nil {
+			return
+		}
+		rows := []pqRow{
+			{ID: n, Question: q, System: &sys, Output: n, Turns: []pqTurn{{"human", q}, {from, value}}},
+			{ID: 2, Question: value, Output: 1, Turns: []pqTurn{{from, value}}},
+		}
+		name, data := write(t, rows, mode)
+		format := formatOf(name)
+		d, err := openFileData(name, "", fileData{data: data, format: format}, m, Options{})
+		oneLine(t, err)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), name) && !strings.HasPrefix(err.Error(), "--data-column-mapper") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		if n := d.Source.(*List).Len(); n == 0 || n > 2 || d.Description.Format != format {
+			t.Fatalf("%d requests, description %+v", n, d.Description)
+		}
+	})
+}
+
+func FuzzReadParquet(f *testing.F) {
+	fuzzColumnar(f, func(t testing.TB, rows []pqRow, _ uint8) (string, []byte) {
+		return "f.parquet", parquetBytes(t, rows)
+	})
+}
+
+func FuzzReadArrow(f *testing.F) {
+	fuzzColumnar(f, func(t testing.TB, rows []pqRow, mode uint8) (string, []byte) {
+		return "f.arrow", arrowBytesOf(t, rows, mode%2 == 1)
+	})
+}
+
+// FuzzReadPublishedTrace reads BurstGPT- and Azure-shaped CSV traces.
+func FuzzReadPublishedTrace(f *testing.F) {
+	f.Add(string(mustReadF(f, "testdata/burstgpt.csv")))
+	f.Add(string(mustReadF(f, "testdata/azure2023.csv")))
+	f.Add(string(mustReadF(f, "testdata/azure2024.csv")))
+	f.Add("t,in,out\n0,1,1\n")
+	f.Fuzz(func(t *testing.T, data string) {
+		ta := traceArgs{hash: hashAuto, blockSize: DefaultBlockSize}
+		ta.cols.setDefaults()
+		d, err := openTraceData("t.csv", ta, fileData{data: []byte(data), format: formatCSV}, Options{})
+		oneLine(t, err)
+		if err != nil {
+			return
+		}
+		if len(d.Schedule) != d.Description.Requests || d.Schedule[0] != 0 {
+			t.Fatalf("schedule %v for %d requests", d.Schedule, d.Description.Requests)
+		}
+		for i := 1; i < len(d.Schedule); i++ {
+			if d.Schedule[i] < d.Schedule[i-1] {
+				t.Fatalf("schedule not sorted: %v", d.Schedule)
+			}
+		}
+	})
+}
+
 func FuzzReadTrace(f *testing.F) {
 	f.Add(string(mustReadF(f, "testdata/mooncake.jsonl")), int64(0))
 	f.Add(`{"timestamp": 1.5, "input_length": 3, "output_length": 2}`, int64(1))
