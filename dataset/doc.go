@@ -5,10 +5,12 @@
 // Enter with Open, which accepts every form of --data: a synthetic spec with
 // GuideLLM's keys (prompt_tokens=256,output_tokens=128, or the same as a JSON
 // object; ParseSpec), a .jsonl, .json, .csv or .txt file (optionally
-// gzipped), a trace (timestamp, input_length, output_length, Mooncake's
-// hash_ids), or a GuideLLM v0.7 data object (kind=…). Malformed input gets
-// one line naming the key, the file and line, or the column, and the
-// accepted form.
+// gzipped), a Parquet or Arrow file, a local Hugging Face dataset directory,
+// a trace (timestamp, input_length, output_length, Mooncake's hash_ids;
+// BurstGPT and Azure columns), or a GuideLLM v0.7 data object (kind=…).
+// Malformed input gets one line naming the key, the file and line, or the
+// column, and the accepted form. Dataset.Inspect and Dataset.WriteJSONL
+// serve `goodput dataset inspect|convert`.
 //
 //	ds, err := dataset.Open("prompt_tokens=256,output_tokens=128",
 //		dataset.Options{Tokenizer: tok, Seed: 42})

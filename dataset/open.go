@@ -87,17 +87,22 @@ func (l limited) Request(i uint64) (*loadgen.Request, bool) {
 func (l limited) Len() int { return l.n }
 
 // dataForms is the accepted-forms hint of --data errors.
-const dataForms = "want a spec such as prompt_tokens=256,output_tokens=128, a .jsonl, .json, .csv or .txt file, or kind=synthetic_text|json_file|csv_file|text_file|trace_synthetic|mooncake,…"
+const dataForms = "want a spec such as prompt_tokens=256,output_tokens=128, a .jsonl, .json, .csv, .txt, .parquet or .arrow file, a dataset directory, or kind=synthetic_text|json_file|csv_file|text_file|parquet_file|arrow_file|huggingface|trace_synthetic|mooncake|weka,…"
 
 // Open opens a --data value:
 //
 //   - a synthetic spec: prompt_tokens=256,output_tokens=128,… or the JSON
 //     object {"prompt_tokens":256,…} (see ParseSpec);
-//   - a data file path: .jsonl, .json, .csv or .txt (optionally .gz), the
-//     type taken from the extension, or sniffed for JSON; with opts.Trace,
-//     a replay trace;
+//   - a data file path: .jsonl, .json, .csv or .txt (optionally .gz),
+//     .parquet, .arrow or .feather, the type taken from the extension, or
+//     sniffed for JSON; with opts.Trace, a replay trace (BurstGPT and Azure
+//     traces recognised by their columns);
+//   - a local Hugging Face dataset directory (a hub snapshot, save_to_disk,
+//     the datasets cache), or a hub id found in the local hub cache;
 //   - GuideLLM's v0.7 data objects, flat or JSON: kind=synthetic_text,…;
 //     kind=json_file,path=…; kind=csv_file,path=…; kind=text_file,path=…;
+//     kind=parquet_file,path=…; kind=arrow_file,path=…;
+//     kind=huggingface,source=DIR[,split=…][,name=…]; kind=weka,path=…;
 //     kind=trace_synthetic,path=…[,timestamp_column=…,prompt_tokens_column=…,
 //     output_tokens_column=…,timestamp_unit=s|ms|us]; and
 //     kind=mooncake,path=…[,hash_ids_column=…,hash_id_block_size=512].
