@@ -35,7 +35,8 @@ type Description struct {
 	// Requests is the number of requests the source holds; 0 means it
 	// never ends.
 	Requests int `json:"requests"`
-	// Skipped counts conversations without a user turn, left out.
+	// Skipped counts the records left out: conversations without a user
+	// turn, or trace rows with 0 tokens (BurstGPT's failed requests).
 	Skipped int `json:"skipped,omitempty"`
 	// Columns maps roles (text_column, prefix_column, …) to the file's
 	// columns used.

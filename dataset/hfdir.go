@@ -192,8 +192,9 @@ func formatOf(name string) string {
 
 // splitFiles groups files by split: the split names a dataset_info.json or
 // dataset_dict.json lists, else the hub's split words, found as a word of
-// the file's relative path. When no file names a split, all are "train", as
-// on the hub.
+// the file's relative path. When no file names a split, all belong to the
+// one split the metadata lists (a save_to_disk of one split), else to
+// "train", as on the hub.
 func splitFiles(dir string, files []hfFile) map[string][]hfFile {
 	known := map[string]string{}
 	for _, meta := range []string{"dataset_dict.json", "dataset_info.json"} {
@@ -231,7 +232,13 @@ func splitFiles(dir string, files []hfFile) map[string][]hfFile {
 		}
 	}
 	if len(out) == 0 {
-		out["train"] = files
+		name := "train"
+		if len(known) == 1 {
+			for s := range known {
+				name = s
+			}
+		}
+		out[name] = files
 	}
 	return out
 }

@@ -58,6 +58,12 @@ func TestHFDirectories(t *testing.T) {
 	mkfile(t, cache, "cache-0123abcd.arrow", "not read")
 	mkfile(t, cache, "prompts.lock", "")
 
+	// save_to_disk of one split: its name is in dataset_info.json only.
+	single := t.TempDir()
+	mkfile(t, single, "dataset_info.json", `{"splits": {"test": {"name": "test"}}}`)
+	mkfile(t, single, "state.json", `{"_data_files": [{"filename": "data-00000-of-00001.arrow"}]}`)
+	writeArrow(t, filepath.Join(single, "data-00000-of-00001.arrow"), true)
+
 	// A folder of JSON Lines per config, without split words: all train.
 	configs := t.TempDir()
 	mkfile(t, configs, "easy/part1.jsonl", `{"prompt":"e1"}`)
@@ -75,6 +81,7 @@ func TestHFDirectories(t *testing.T) {
 		{"kind=huggingface,source=" + saved + ",split=test", "test", all},
 		{"kind=huggingface,source=" + cache + ",split=train_sft", "train_sft", all},
 		{"kind=huggingface,source=" + configs + ",name=hard", "train", []string{"h1", "h2"}},
+		{single, "test", all},
 	} {
 		d, err := Open(c.value, Options{})
 		if err != nil {
