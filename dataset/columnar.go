@@ -87,8 +87,11 @@ func (t *table) parseArrow(data []byte) (err error) {
 	if bytes.HasPrefix(data, []byte("FEA1")) {
 		return fmt.Errorf("%s: a Feather v1 file: re-save it as Feather v2 (pyarrow.feather.write_feather(table, path))", t.name)
 	}
+	// No message of a well-formed file is larger than the file: the limits
+	// turn a corrupt length into an error instead of a huge allocation.
+	limits := []ipc.Option{ipc.WithMetadataSizeLimit(int64(len(data))), ipc.WithBodySizeLimit(int64(len(data)))}
 	if bytes.HasPrefix(data, arrowFileMagic) {
-		f, err := ipc.NewFileReader(bytes.NewReader(data))
+		f, err := ipc.NewFileReader(bytes.NewReader(data), limits...)
 		if err != nil {
 			return fmt.Errorf("%s: not a readable Arrow file: %s", t.name, oneLineError(err))
 		}
@@ -105,7 +108,7 @@ func (t *table) parseArrow(data []byte) (err error) {
 		}
 		return nil
 	}
-	r, err := ipc.NewReader(bytes.NewReader(data))
+	r, err := ipc.NewReader(bytes.NewReader(data), limits...)
 	if err != nil {
 		return fmt.Errorf("%s: not a readable Arrow file or stream: %s", t.name, oneLineError(err))
 	}
