@@ -78,14 +78,14 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.rateType, "rate-type", "sweep", "synchronous, concurrent, throughput, constant (alias async), poisson, replay, sweep (GuideLLM's, its default) or knee (search for the SLO's knee) (alias --profile)")
 	fs.StringVar(&o.rateType, "profile", "sweep", "alias of --rate-type")
 	fs.StringVar(&o.rate, "rate", "", "comma list: streams for concurrent, req/s for constant/poisson, max concurrency for throughput, rounds for sweep (default 10), the first load for knee")
-	fs.StringVar(&o.data, "data", "", "synthetic spec (prompt_tokens=256,output_tokens=128), a .jsonl/.json/.csv/.txt file, a ShareGPT file, a trace for --rate-type replay, or kind=...; required")
+	fs.StringVar(&o.data, "data", "", "synthetic spec (prompt_tokens=256,output_tokens=128), a .jsonl/.json/.csv/.txt/.parquet/.arrow file, a local Hugging Face dataset directory, a ShareGPT file, a trace for --rate-type replay (BurstGPT, Azure, Mooncake), or kind=...; required")
 	fs.StringVar(&o.processor, "processor", "", "tokenizer: a tokenizer.json path, a directory holding one, a Hugging Face cache id, or o200k_base/cl100k_base (default: the model's, when found locally; never downloaded)")
 	fs.StringVar(&o.processor, "tokenizer", "", "alias of --processor")
 	fs.StringVar(&o.processorArgs, "processor-args", "", "GuideLLM's Hugging Face tokenizer arguments: not supported (goodput reads tokenizer.json itself)")
 	fs.IntVar(&o.dataSamples, "data-samples", 0, "use at most this many requests from the data (0 or -1: all; a synthetic source then never ends)")
 	fs.BoolVar(&o.dataShuffle, "data-shuffle", false, "shuffle the rows of a data file with --random-seed (alias --data-sampler shuffle)")
 	fs.StringVar(&o.columnMapper, "data-column-mapper", "", `map data file columns, e.g. '{"text_column":"question","output_tokens_count_column":"max_len"}'`)
-	fs.StringVar(&o.dataArgs, "data-args", "", "GuideLLM's Hugging Face dataset arguments: not supported (give a local file)")
+	fs.StringVar(&o.dataArgs, "data-args", "", "GuideLLM's Hugging Face dataset arguments: not supported (give --data kind=huggingface,source=DIR,split=NAME)")
 	fs.Float64Var(&o.timeScale, "time-scale", 1, "replay: multiply the trace's time offsets (0.5 replays twice as fast)")
 	fs.Float64Var(&o.maxSeconds, "max-seconds", 0, "stop each benchmark after this many seconds")
 	fs.IntVar(&o.maxRequests, "max-requests", 0, "stop each benchmark after this many requests")
@@ -358,7 +358,7 @@ func (o *benchOptions) validateData(p *plan) error {
 		return usagef("--processor-args: not supported: goodput reads tokenizer.json itself (give --processor PATH)")
 	}
 	if o.dataArgs != "" {
-		return usagef("--data-args: not supported: goodput reads local files only (give --data FILE)")
+		return usagef("--data-args: not supported: goodput reads local copies only (give --data kind=huggingface,source=DIR,split=NAME or --data FILE)")
 	}
 	if o.timeScale <= 0 || math.IsNaN(o.timeScale) || math.IsInf(o.timeScale, 0) {
 		return usagef("--time-scale %v: want a positive factor, e.g. 0.5", o.timeScale)
