@@ -23,6 +23,10 @@ type Usage struct {
 	// ReasoningTokens is usage.completion_tokens_details.reasoning_tokens,
 	// or -1 when absent or null.
 	ReasoningTokens int
+
+	// NoPrompt is true when the usage carried no prompt count (an
+	// Anthropic message_delta): PromptTokens then says nothing.
+	NoPrompt bool
 }
 
 // StreamError is an error reported by the server inside a response body or
@@ -91,6 +95,9 @@ type Chunk struct {
 
 	ID     []byte // "id"
 	Object []byte // "object": "chat.completion.chunk", "text_completion", ...
+	// Type is the event's "type" (Responses and Messages decoders only):
+	// "response.output_text.delta", "content_block_delta", "ping", ...
+	Type []byte
 
 	// NumChoices is len(choices); 0 for a usage-only chunk.
 	NumChoices int
