@@ -192,6 +192,10 @@ func (c *Chunk) HasToken() bool {
 	return len(c.Content) > 0 || len(c.Reasoning) > 0 || len(c.Refusal) > 0 || len(c.ToolArgs) > 0
 }
 
+// Keepalive reports whether the event only keeps the connection open (an
+// Anthropic "ping"), like a comment line.
+func (c *Chunk) Keepalive() bool { return string(c.Type) == "ping" }
+
 // DecodeChunk decodes one stream chunk (the data of one SSE event) into c,
 // which it Resets first; on error c is left Reset. It runs a hand-written scanner that handles the
 // common shapes without allocating and falls back to DecodeChunkFull for

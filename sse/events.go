@@ -31,7 +31,7 @@ var errMalformed = errors.New("sse: malformed JSON")
 // below it.
 var (
 	responsesEventKeys  = [...]string{"type", "delta", "response", "item", "code", "message", "error", "goodput_emit_ns"}
-	responseKeys        = [...]string{"id", "status", "usage", "error", "incomplete_details", "output"}
+	responseKeys        = [...]string{"id", "status", "usage", "error", "incomplete_details", "output", "goodput_emit_ns"}
 	responsesUsageKeys  = [...]string{"input_tokens", "output_tokens", "total_tokens", "input_tokens_details", "output_tokens_details"}
 	messagesEventKeys   = [...]string{"type", "message", "content_block", "delta", "usage", "error", "goodput_emit_ns"}
 	messageKeys         = [...]string{"id", "type", "content", "stop_reason", "usage", "error", "goodput_emit_ns"}
@@ -64,6 +64,7 @@ const (
 	rsError
 	rsIncomplete
 	rsOutput
+	rsEmit
 )
 
 const (
@@ -283,6 +284,9 @@ func (d *fastDec) response(v []rawVal, body bool) error {
 		return err
 	}
 	if body {
+		if c.EmitNS, _, err = d.intAt(v[rsEmit], "goodput_emit_ns"); err != nil {
+			return err
+		}
 		if err := d.outputItems(v[rsOutput]); err != nil {
 			return err
 		}

@@ -602,6 +602,9 @@ func refResponse(v *rv, r refObj, body bool) error {
 		return err
 	}
 	if body {
+		if v.EmitNS, _, err = refInt(r["goodput_emit_ns"], "emit"); err != nil {
+			return err
+		}
 		items, err := refArray(r["output"], "output")
 		if err != nil {
 			return err
