@@ -232,3 +232,21 @@ func TestClientConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// A server without GET /v1/models (404) is ready when --model names the
+// model, with a note; without a model the 404 is an error.
+func TestReadyWithoutModelsList(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	c, err := NewClient(ClientConfig{Target: srv.URL, Model: "m"}, NewClock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if models, err := c.Ready(context.Background()); err != nil || models != nil || c.ReadyNote() != `GET /v1/models answered HTTP 404: model "m" not checked` {
+		t.Fatalf("models %v, err %v, note %q", models, err, c.ReadyNote())
+	}
+	c, _ = NewClient(ClientConfig{Target: srv.URL}, NewClock())
+	if _, err := c.Ready(context.Background()); err == nil || !strings.HasPrefix(err.Error(), "target http://127.0.0.1:") || !strings.Contains(err.Error(), "GET /v1/models returned HTTP 404") || c.ReadyNote() != "" {
+		t.Fatalf("no model: err %v, note %q", err, c.ReadyNote())
+	}
+}

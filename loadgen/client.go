@@ -118,6 +118,7 @@ type Client struct {
 	baseURL   string
 	modelJSON []byte
 	rxHolder  *os.File // keeps the kernel's receive timestamps on (rxstamp.go)
+	readyNote string   // what Ready could not check, "" when it checked all
 }
 
 type extraField struct {
@@ -370,6 +371,9 @@ type ModelInfo struct {
 	MaxModelLen int `json:"max_model_len"`
 }
 
+// noModelsList is the error of a GET /v1/models answered 404.
+type noModelsList struct{ error }
+
 // Models lists the server's models (GET /v1/models).
 func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.ConnectTimeout+20*time.Second)
@@ -393,7 +397,11 @@ func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("target %s: GET /v1/models returned HTTP %d%s", redact.URL(c.baseURL), resp.StatusCode, c.errorBody(resp))
+		err := fmt.Errorf("target %s: GET /v1/models returned HTTP %d%s", redact.URL(c.baseURL), resp.StatusCode, c.errorBody(resp))
+		if resp.StatusCode == http.StatusNotFound {
+			err = noModelsList{err}
+		}
+		return nil, err
 	}
 	var body struct {
 		Data []ModelInfo `json:"data"`
@@ -407,8 +415,17 @@ func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
 // Ready performs the readiness check before a run: the server answers
 // /v1/models, and the configured model is one of them. With no model
 // configured, it picks the first listed (GuideLLM's default) and sets it.
+// A server without /v1/models (HTTP 404: some gateways and custom
+// servers) is ready when a model is configured, unchecked: ReadyNote says
+// so.
 func (c *Client) Ready(ctx context.Context) ([]ModelInfo, error) {
+	c.readyNote = ""
 	models, err := c.Models(ctx)
+	var none noModelsList
+	if errors.As(err, &none) && c.cfg.Model != "" {
+		c.readyNote = fmt.Sprintf("GET /v1/models answered HTTP 404: model %q not checked", c.cfg.Model)
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -428,6 +445,9 @@ func (c *Client) Ready(ctx context.Context) ([]ModelInfo, error) {
 	}
 	return nil, fmt.Errorf("model %q is not served by %s (it serves: %s)", c.cfg.Model, redact.URL(c.baseURL), strings.Join(ids, ", "))
 }
+
+// ReadyNote says what the last Ready could not check ("" when nothing).
+func (c *Client) ReadyNote() string { return c.readyNote }
 
 // rootCause gives the innermost error text of a transport error, e.g.
 // "dial tcp 127.0.0.1:1: connect: connection refused".
