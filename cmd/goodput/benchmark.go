@@ -107,7 +107,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.IntVar(&o.sampleRequests, "output-sampling", accum.DefaultSampleSize, "alias of --sample-requests")
 	fs.IntVar(&o.maxConcurrency, "max-concurrency", 0, fmt.Sprintf("in-flight cap for constant/poisson (default %d)", loadgen.DefaultMaxConcurrency))
 	fs.Float64Var(&o.rampup, "rampup", 0, "seconds over which concurrent streams start / a constant rate ramps up")
-	fs.StringVar(&o.apiKey, "api-key", "", "API key sent as Bearer (default $OPENAI_API_KEY); never logged")
+	fs.StringVar(&o.apiKey, "api-key", "", "API key sent as Bearer, or as x-api-key to messages (default $OPENAI_API_KEY; $ANTHROPIC_API_KEY first for messages); never logged")
 	fs.StringArrayVar(&o.headers, "header", nil, "extra request header 'Name: value' (repeatable)")
 	fs.StringVar(&o.extraBody, "extra-body", "", `JSON object merged into every request body, e.g. '{"temperature":0}'`)
 	fs.StringVar(&o.backendType, "backend-type", "openai_http", "only openai_http is supported (GuideLLM compatibility)")
@@ -257,6 +257,9 @@ func runBenchmark(ctx context.Context, e *env, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q (see 'goodput benchmark --help')", fs.Arg(0))
+	}
+	if ep, err := parseRequestType(o.requestType); o.apiKey == "" && err == nil && ep == loadgen.EndpointMessages {
+		o.apiKey = e.getenv("ANTHROPIC_API_KEY")
 	}
 	if o.apiKey == "" {
 		o.apiKey = e.getenv("OPENAI_API_KEY")
