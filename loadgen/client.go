@@ -17,16 +17,28 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/internal/redact"
+	"github.com/goodput-dev/goodput/sse"
 )
 
-// Endpoint selects the OpenAI API the client talks to.
+// Endpoint selects the API the client talks to (the request body, the
+// stream's events and the headers), named by its default path.
 type Endpoint string
 
 // Endpoints.
 const (
 	EndpointChat        Endpoint = "/v1/chat/completions"
 	EndpointCompletions Endpoint = "/v1/completions"
+	EndpointResponses   Endpoint = "/v1/responses" // OpenAI Responses API
+	EndpointMessages    Endpoint = "/v1/messages"  // Anthropic Messages API
 )
+
+// AnthropicVersion is the anthropic-version header sent to /v1/messages
+// unless Headers set one.
+const AnthropicVersion = "2023-06-01"
+
+// DefaultMessagesMaxTokens is the max_tokens of a Messages request whose
+// output length is not fixed: the API requires the field.
+const DefaultMessagesMaxTokens = 4096
 
 // ClientConfig configures the HTTP client. The zero value of each field is
 // replaced by the default named in its comment, except where noted.
@@ -35,9 +47,15 @@ type ClientConfig struct {
 	// "/" or "/v1" is removed.
 	Target   string
 	Endpoint Endpoint // default EndpointChat
-	Model    string   // required by Do; see ResolveModel
+	// Path overrides the endpoint's path (its default, e.g.
+	// /v1/chat/completions); it is joined to Target, whose own path
+	// prefix is kept.
+	Path  string
+	Model string // required by Do; see ResolveModel
 
-	APIKey    string            // sent as "Authorization: Bearer"; never logged
+	// APIKey is sent as "Authorization: Bearer", or as "x-api-key" to
+	// EndpointMessages; never logged.
+	APIKey    string
 	Headers   map[string]string // extra request headers
 	ExtraBody string            // a JSON object merged into every request body
 
@@ -46,7 +64,8 @@ type ClientConfig struct {
 	NoIgnoreEOS   bool // never send ignore_eos (it is sent when the output length is fixed)
 	// MaxTokensField names the output-limit field: "max_tokens" or
 	// "max_completion_tokens". Default: max_completion_tokens for chat,
-	// max_tokens for completions (as GuideLLM).
+	// max_tokens for completions (as GuideLLM). Responses always send
+	// max_output_tokens and Messages max_tokens.
 	MaxTokensField string
 
 	CAFile   string // extra PEM roots for TLS
@@ -88,6 +107,8 @@ type ClientConfig struct {
 type Client struct {
 	cfg       ClientConfig
 	url       string
+	decode    func([]byte, *sse.Chunk) error // one stream event
+	decodeAll func([]byte, *sse.Chunk) error // a non-streaming body
 	http      *http.Client
 	clock     *Clock
 	extra     []extraField
@@ -97,6 +118,7 @@ type Client struct {
 	baseURL   string
 	modelJSON []byte
 	rxHolder  *os.File // keeps the kernel's receive timestamps on (rxstamp.go)
+	readyNote string   // what Ready could not check, "" when it checked all
 }
 
 type extraField struct {
@@ -109,12 +131,27 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 	if cfg.Endpoint == "" {
 		cfg.Endpoint = EndpointChat
 	}
-	if cfg.Endpoint != EndpointChat && cfg.Endpoint != EndpointCompletions {
-		return nil, fmt.Errorf("endpoint %q: want %s or %s", cfg.Endpoint, EndpointChat, EndpointCompletions)
+	var decode, decodeAll func([]byte, *sse.Chunk) error
+	switch cfg.Endpoint {
+	case EndpointChat, EndpointCompletions:
+		decode, decodeAll = sse.DecodeChunk, sse.DecodeResponse
+	case EndpointResponses:
+		decode, decodeAll = sse.DecodeResponsesEvent, sse.DecodeResponsesBody
+	case EndpointMessages:
+		decode, decodeAll = sse.DecodeMessagesEvent, sse.DecodeMessagesBody
+	default:
+		return nil, fmt.Errorf("endpoint %q: want %s, %s, %s or %s", cfg.Endpoint, EndpointChat, EndpointCompletions, EndpointResponses, EndpointMessages)
 	}
 	base, err := NormalizeTarget(cfg.Target)
 	if err != nil {
 		return nil, err
+	}
+	path := string(cfg.Endpoint)
+	if cfg.Path != "" {
+		if !strings.HasPrefix(cfg.Path, "/") || strings.ContainsAny(cfg.Path, "?# ") {
+			return nil, fmt.Errorf("request path %q: want a path like /v1/chat/completions", cfg.Path)
+		}
+		path = cfg.Path
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
@@ -131,14 +168,21 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 	if cfg.RequestIDPrefix == "" {
 		cfg.RequestIDPrefix = "goodput-"
 	}
-	c := &Client{cfg: cfg, baseURL: base, url: base + string(cfg.Endpoint), clock: clock}
+	c := &Client{cfg: cfg, baseURL: base, url: base + path, clock: clock, decode: decode, decodeAll: decodeAll}
 	switch cfg.MaxTokensField {
 	case "":
+		if cfg.Endpoint == EndpointResponses {
+			c.maxField = "max_output_tokens"
+			break
+		}
 		c.maxField = "max_tokens"
 		if cfg.Endpoint == EndpointChat {
 			c.maxField = "max_completion_tokens"
 		}
 	case "max_tokens", "max_completion_tokens":
+		if cfg.Endpoint == EndpointResponses || cfg.Endpoint == EndpointMessages {
+			return nil, fmt.Errorf("max tokens field %q: only for %s and %s (%s sends its own)", cfg.MaxTokensField, EndpointChat, EndpointCompletions, cfg.Endpoint)
+		}
 		c.maxField = cfg.MaxTokensField
 	default:
 		return nil, fmt.Errorf("max tokens field %q: want max_tokens or max_completion_tokens", cfg.MaxTokensField)
@@ -221,7 +265,15 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 	} else {
 		c.headers.Set("Accept", "text/event-stream")
 	}
-	if cfg.APIKey != "" {
+	switch {
+	case cfg.Endpoint == EndpointMessages:
+		if cfg.APIKey != "" {
+			c.headers.Set("X-Api-Key", cfg.APIKey)
+		}
+		if c.headers.Get("Anthropic-Version") == "" {
+			c.headers.Set("Anthropic-Version", AnthropicVersion)
+		}
+	case cfg.APIKey != "":
 		c.headers.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
 	c.SetModel(cfg.Model)
@@ -243,7 +295,7 @@ func (c *Client) SetCountTokens(f func(string) int) { c.cfg.CountTokens = f }
 func (c *Client) HTTP() *http.Client { return c.http }
 
 // Header returns a copy of the headers sent with every request (including
-// Authorization when an API key is set).
+// Authorization or x-api-key when an API key is set).
 func (c *Client) Header() http.Header { return c.headers.Clone() }
 
 // Secrets returns the strings Redact removes (API key, URL credentials).
@@ -319,6 +371,9 @@ type ModelInfo struct {
 	MaxModelLen int `json:"max_model_len"`
 }
 
+// noModelsList is the error of a GET /v1/models answered 404.
+type noModelsList struct{ error }
+
 // Models lists the server's models (GET /v1/models).
 func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.ConnectTimeout+20*time.Second)
@@ -342,7 +397,11 @@ func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("target %s: GET /v1/models returned HTTP %d%s", redact.URL(c.baseURL), resp.StatusCode, c.errorBody(resp))
+		err := fmt.Errorf("target %s: GET /v1/models returned HTTP %d%s", redact.URL(c.baseURL), resp.StatusCode, c.errorBody(resp))
+		if resp.StatusCode == http.StatusNotFound {
+			err = noModelsList{err}
+		}
+		return nil, err
 	}
 	var body struct {
 		Data []ModelInfo `json:"data"`
@@ -356,8 +415,17 @@ func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
 // Ready performs the readiness check before a run: the server answers
 // /v1/models, and the configured model is one of them. With no model
 // configured, it picks the first listed (GuideLLM's default) and sets it.
+// A server without /v1/models (HTTP 404: some gateways and custom
+// servers) is ready when a model is configured, unchecked: ReadyNote says
+// so.
 func (c *Client) Ready(ctx context.Context) ([]ModelInfo, error) {
+	c.readyNote = ""
 	models, err := c.Models(ctx)
+	var none noModelsList
+	if errors.As(err, &none) && c.cfg.Model != "" {
+		c.readyNote = fmt.Sprintf("GET /v1/models answered HTTP 404: model %q not checked", c.cfg.Model)
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -377,6 +445,9 @@ func (c *Client) Ready(ctx context.Context) ([]ModelInfo, error) {
 	}
 	return nil, fmt.Errorf("model %q is not served by %s (it serves: %s)", c.cfg.Model, redact.URL(c.baseURL), strings.Join(ids, ", "))
 }
+
+// ReadyNote says what the last Ready could not check ("" when nothing).
+func (c *Client) ReadyNote() string { return c.readyNote }
 
 // rootCause gives the innermost error text of a transport error, e.g.
 // "dial tcp 127.0.0.1:1: connect: connection refused".

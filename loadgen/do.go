@@ -216,32 +216,35 @@ func (st *streamState) setFail(class record.ErrorClass, msg string) {
 // event handles one SSE event of the stream.
 func (st *streamState) event(ev *sse.Event) error {
 	rec, ch := st.rec, &st.cn.chunk
-	rec.Iterations++
-	if rec.FirstChunk == 0 {
-		rec.FirstChunk = st.now
-	}
 	if st.done || st.fail != record.ErrNone {
+		st.counted()
 		return nil
 	}
-	if err := sse.DecodeChunk(ev.Data, ch); err != nil {
+	err := st.c.decode(ev.Data, ch)
+	if err == nil && ch.Keepalive() {
+		return nil // like a comment line: no chunk, no progress
+	}
+	st.counted()
+	if err != nil {
 		st.setFail(record.ErrProtocol, "malformed chunk: "+err.Error())
-		return nil
-	}
-	if ch.Done {
-		st.done = true
 		return nil
 	}
 	if ch.Err != nil {
 		st.setFail(record.ErrStreamError, ch.Err.Error())
 		return nil
 	}
+	// [DONE] carries nothing else; a Responses or Messages terminal event
+	// may carry usage and the finish reason.
+	st.done = ch.Done
 	if rec.ResponseID == "" && len(ch.ID) > 0 {
 		rec.ResponseID = string(ch.ID)
 	}
 	hasToken := ch.HasToken()
 	if ch.Usage.Present {
 		st.usage = true
-		rec.ServerPromptTokens = ch.Usage.PromptTokens
+		if !ch.Usage.NoPrompt {
+			rec.ServerPromptTokens = ch.Usage.PromptTokens
+		}
 		rec.ServerOutputTokens = ch.Usage.CompletionTokens
 		if ch.Usage.CachedTokens >= 0 {
 			rec.CachedTokens = ch.Usage.CachedTokens
@@ -289,6 +292,14 @@ func (st *streamState) event(ev *sse.Event) error {
 		}
 	}
 	return nil
+}
+
+// counted counts an event as a chunk.
+func (st *streamState) counted() {
+	st.rec.Iterations++
+	if st.rec.FirstChunk == 0 {
+		st.rec.FirstChunk = st.now
+	}
 }
 
 // finishTokens settles the token counts of a finished or failed stream.
@@ -361,7 +372,7 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, st *streamSt
 	rec.End = max(st.now, rec.Headers)
 	rec.Iterations = 1
 	cn.chunk.Reset()
-	if err := sse.DecodeResponse(cn.text, &cn.chunk); err != nil {
+	if err := c.decodeAll(cn.text, &cn.chunk); err != nil {
 		c.fail(rec, record.ErrProtocol, "malformed response: "+err.Error())
 		return
 	}
@@ -491,9 +502,15 @@ func (c *Client) appendBody(b []byte, req *Request) []byte {
 	b = append(b, `{"model":`...)
 	b = append(b, c.modelJSON...)
 	b = append(b, ',')
-	if c.cfg.Endpoint == EndpointChat {
+	switch c.cfg.Endpoint {
+	case EndpointChat:
 		b = append(b, req.chat()...)
-	} else {
+	case EndpointResponses:
+		b = append(b, `"input":`...)
+		b = append(b, req.responses()...)
+	case EndpointMessages:
+		b = append(b, req.anthropic()...)
+	default:
 		b = append(b, req.prompt()...)
 	}
 	has := func(k string) bool {
@@ -511,15 +528,22 @@ func (c *Client) appendBody(b []byte, req *Request) []byte {
 			b = append(b, `,"stream":true`...)
 		}
 	}
-	if !c.cfg.NoStream && !c.cfg.NoStreamUsage && !has("stream_options") {
+	// Responses and Messages streams carry usage at their end unasked,
+	// and their APIs have no ignore_eos (--extra-body can add one).
+	openai := c.cfg.Endpoint == EndpointChat || c.cfg.Endpoint == EndpointCompletions
+	if openai && !c.cfg.NoStream && !c.cfg.NoStreamUsage && !has("stream_options") {
 		b = append(b, `,"stream_options":{"include_usage":true,"continuous_usage_stats":true}`...)
 	}
-	if req.MaxTokens > 0 && !has(c.maxField) {
+	limit := req.MaxTokens
+	if limit <= 0 && c.cfg.Endpoint == EndpointMessages {
+		limit = DefaultMessagesMaxTokens
+	}
+	if limit > 0 && !has(c.maxField) {
 		b = append(b, ',', '"')
 		b = append(b, c.maxField...)
 		b = append(b, '"', ':')
-		b = strconv.AppendInt(b, int64(req.MaxTokens), 10)
-		if !c.cfg.NoIgnoreEOS && !has("ignore_eos") {
+		b = strconv.AppendInt(b, int64(limit), 10)
+		if openai && req.MaxTokens > 0 && !c.cfg.NoIgnoreEOS && !has("ignore_eos") {
 			b = append(b, `,"ignore_eos":true`...)
 		}
 	}

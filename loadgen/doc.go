@@ -1,5 +1,7 @@
-// Package loadgen is goodput's load engine: a streaming OpenAI-compatible
-// HTTP client that stamps every request phase on a monotonic clock, and a
+// Package loadgen is goodput's load engine: a streaming HTTP client for
+// OpenAI chat and text completions, the OpenAI Responses API and Anthropic
+// Messages (ClientConfig.Endpoint; Path overrides the path) that stamps
+// every request phase on a monotonic clock, and a
 // scheduler that drives it with a load strategy (synchronous, concurrent,
 // throughput, constant, poisson, replay) under stop constraints.
 //

@@ -27,9 +27,10 @@ type Request struct {
 	TargetPromptTokens int
 	MaxTokens          int // output tokens to ask for; -1 sends no limit
 
-	chatOnce, promptOnce sync.Once
-	chatJSON             []byte // `"messages":[...]`
-	promptJSON           []byte // `"prompt":"..."` for /v1/completions
+	chatOnce, promptOnce, anthropicOnce sync.Once
+	chatJSON                            []byte // `"messages":[...]`
+	promptJSON                          []byte // `"prompt":"..."` for /v1/completions
+	anthropicJSON                       []byte // `"system":"...","messages":[...]` for /v1/messages
 }
 
 // NewRequest builds a request from an optional system prefix and a user
@@ -49,26 +50,56 @@ func NewChatRequest(msgs []Message, maxTokens int) *Request {
 
 // chat returns the `"messages":[...]` fragment.
 func (r *Request) chat() []byte {
-	r.chatOnce.Do(func() {
-		n := 16
-		for _, m := range r.Messages {
-			n += len(m.Content) + len(m.Role) + 32
-		}
-		b := make([]byte, 0, n)
-		b = append(b, `"messages":[`...)
-		for i, m := range r.Messages {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"role":`...)
-			b = record.AppendJSONString(b, m.Role)
-			b = append(b, `,"content":`...)
-			b = record.AppendJSONString(b, m.Content)
-			b = append(b, '}')
-		}
-		r.chatJSON = append(b, ']')
-	})
+	r.chatOnce.Do(func() { r.chatJSON = appendMessages(nil, r.Messages) })
 	return r.chatJSON
+}
+
+// responses returns the `[...]` of the Responses API's "input": the
+// chat messages.
+func (r *Request) responses() []byte { return r.chat()[len(`"messages":`):] }
+
+// anthropic returns the Messages API's `"messages":[...]` fragment: the
+// leading system messages become a `"system":"...",` prefix (their
+// contents joined with blank lines), as that API has no system role.
+func (r *Request) anthropic() []byte {
+	r.anthropicOnce.Do(func() {
+		n := 0
+		for n < len(r.Messages) && r.Messages[n].Role == "system" {
+			n++
+		}
+		if n == 0 {
+			r.anthropicJSON = r.chat()
+			return
+		}
+		parts := make([]string, n)
+		for i, m := range r.Messages[:n] {
+			parts[i] = m.Content
+		}
+		b := append([]byte(`"system":`), record.AppendJSONString(nil, strings.Join(parts, "\n\n"))...)
+		r.anthropicJSON = appendMessages(append(b, ','), r.Messages[n:])
+	})
+	return r.anthropicJSON
+}
+
+// appendMessages appends `"messages":[{"role":...,"content":...},...]`.
+func appendMessages(b []byte, msgs []Message) []byte {
+	n := 16
+	for _, m := range msgs {
+		n += len(m.Content) + len(m.Role) + 32
+	}
+	b = append(make([]byte, 0, len(b)+n), b...)
+	b = append(b, `"messages":[`...)
+	for i, m := range msgs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"role":`...)
+		b = record.AppendJSONString(b, m.Role)
+		b = append(b, `,"content":`...)
+		b = record.AppendJSONString(b, m.Content)
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }
 
 // prompt returns the `"prompt":"..."` fragment.

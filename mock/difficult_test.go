@@ -192,7 +192,7 @@ func TestChatTemplateTokens(t *testing.T) {
 		t.Errorf("vllm:prompt_tokens_total = %v, want 7 + 2", got)
 	}
 	// The capacity model prefills what usage bills.
-	req, apiErr := parseRequest([]byte(`{"messages":[{"role":"user","content":"abcdefgh"}]}`), true, &cfg, ApproxTokenCount)
+	req, apiErr := parseRequest([]byte(`{"messages":[{"role":"user","content":"abcdefgh"}]}`), apiChat, &cfg, ApproxTokenCount)
 	if apiErr != nil {
 		t.Fatal(apiErr)
 	}
@@ -201,7 +201,7 @@ func TestChatTemplateTokens(t *testing.T) {
 	}
 	// The template counts against the context length, as in vLLM.
 	cfg.MaxModelLen = 8
-	if _, apiErr := parseRequest([]byte(`{"messages":[{"role":"user","content":"abcdefgh"}],"max_tokens":2}`), true, &cfg, ApproxTokenCount); apiErr == nil || apiErr.status != http.StatusBadRequest {
+	if _, apiErr := parseRequest([]byte(`{"messages":[{"role":"user","content":"abcdefgh"}],"max_tokens":2}`), apiChat, &cfg, ApproxTokenCount); apiErr == nil || apiErr.status != http.StatusBadRequest {
 		t.Errorf("7 prompt + 2 output tokens over a context of 8: %v, want a 400", apiErr)
 	}
 }

@@ -2,7 +2,9 @@
 //
 // It backs `goodput mock`, `make demo`, local load, tests and benchmarks. It
 // serves POST /v1/chat/completions and POST /v1/completions (streaming SSE and
-// non-streaming JSON, in vLLM's shapes), GET /v1/models, GET /health,
+// non-streaming JSON, in vLLM's shapes), POST /v1/responses and
+// POST /v1/messages (OpenAI Responses and Anthropic Messages, as their
+// documentation shows them), GET /v1/models, GET /health,
 // GET /version, GET /metrics (vLLM's metric names, counting what the mock
 // actually did) and GET /dcgm/metrics (a DCGM exporter exposition of
 // simulated GPUs whose energy is known exactly: Server.EnergyJ).

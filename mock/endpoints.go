@@ -54,7 +54,7 @@ func scrapeDraw(seed, j uint64) float64 {
 // does: {"detail":"Not Found"} or {"detail":"Method Not Allowed"}.
 func serveFallback(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
-	case "/v1/chat/completions", "/v1/completions":
+	case "/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/messages":
 		w.Header().Set("Allow", "POST")
 	case "/v1/models", "/health", "/version", "/metrics", "/dcgm/metrics":
 		w.Header().Set("Allow", "GET, HEAD")

@@ -22,7 +22,8 @@ const (
 // renderer renders one request's payloads.
 type renderer struct {
 	head       []byte // `{"id":...,"choices":[` of the stream chunks, without "data: "
-	chat       bool
+	api        apiKind
+	chat       bool // api == apiChat
 	k          uint64
 	idHi, idLo uint64
 	created    int64
@@ -113,6 +114,37 @@ func (r *renderer) appendTail(b []byte, usage bool, completion int, stampNs int6
 	return append(b, "}\n\n"...)
 }
 
+// appendOpening appends what a stream sends with its first step: chat's
+// role chunk, the Responses and Messages opening events; nothing for
+// completions.
+func (r *renderer) appendOpening(b []byte, stampNs int64) []byte {
+	switch r.api {
+	case apiChat:
+		return r.appendRoleChunk(b, stampNs)
+	case apiResponses:
+		return r.appendResponsesOpening(b, stampNs)
+	case apiMessages:
+		return r.appendMessagesOpening(b, stampNs)
+	}
+	return b
+}
+
+// appendClosing appends what a stream sends after its last step: the
+// OpenAI APIs' usage chunk (when asked for) and [DONE], the Responses and
+// Messages closing events.
+func (r *renderer) appendClosing(b []byte, includeUsage bool, stampNs int64) []byte {
+	switch r.api {
+	case apiResponses:
+		return r.appendResponsesClosing(b, stampNs)
+	case apiMessages:
+		return r.appendMessagesClosing(b, stampNs)
+	}
+	if includeUsage {
+		b = r.appendUsageChunk(b, stampNs)
+	}
+	return append(b, sseDone...)
+}
+
 // appendRoleChunk appends the chat stream's first chunk (role, empty content).
 func (r *renderer) appendRoleChunk(b []byte, stampNs int64) []byte {
 	b = append(b, sseData...)
@@ -124,6 +156,12 @@ func (r *renderer) appendRoleChunk(b []byte, stampNs int64) []byte {
 // appendStepChunk appends the chunk of step i; the last step carries the
 // finish reason and stop_reason, as vLLM's final token chunk does.
 func (r *renderer) appendStepChunk(b []byte, i int, steps int, stampNs int64) []byte {
+	switch r.api {
+	case apiResponses:
+		return r.appendResponsesDelta(b, i, stampNs)
+	case apiMessages:
+		return r.appendMessagesDelta(b, i, stampNs)
+	}
 	b = append(b, sseData...)
 	b = append(b, r.head...)
 	if r.chat {
@@ -160,8 +198,12 @@ func (r *renderer) appendUsageChunk(b []byte, stampNs int64) []byte {
 	return r.appendTail(b, false, 0, stampNs)
 }
 
-// appendStreamError appends a vLLM-style mid-stream error payload and [DONE].
-func (r *renderer) appendStreamError(b []byte, stampNs int64) []byte {
+// appendStreamError appends a vLLM-style mid-stream error payload and
+// [DONE], or the Responses or Messages error event, in place of step i.
+func (r *renderer) appendStreamError(b []byte, i int, stampNs int64) []byte {
+	if r.api == apiResponses || r.api == apiMessages {
+		return r.appendEventsStreamError(b, i, stampNs)
+	}
 	b = append(b, sseData...)
 	b = append(b, `{"error":{"message":"goodput mock: injected stream error","type":"InternalServerError","param":null,"code":500}`...)
 	b = r.appendTail(b, false, 0, stampNs)
@@ -170,6 +212,9 @@ func (r *renderer) appendStreamError(b []byte, stampNs int64) []byte {
 
 // appendBody appends the non-streaming response body.
 func (r *renderer) appendBody(b []byte, stampNs int64) []byte {
+	if r.api == apiResponses || r.api == apiMessages {
+		return r.appendEventsBody(b, stampNs)
+	}
 	if r.chat {
 		b = r.appendObjectHead(b, "chat.completion")
 		b = append(b, `{"index":0,"message":{"role":"assistant","content":"`...)

@@ -6,16 +6,32 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 )
 
-// rawRequest is the subset of an OpenAI completion or chat-completion request
-// the mock reads. JSON null is treated as absent, as vLLM does.
+// apiKind is the API a request came in on.
+type apiKind uint8
+
+const (
+	apiCompletions apiKind = iota // POST /v1/completions
+	apiChat                       // POST /v1/chat/completions
+	apiResponses                  // POST /v1/responses (OpenAI Responses)
+	apiMessages                   // POST /v1/messages (Anthropic Messages)
+)
+
+// rawRequest is the subset of an OpenAI completion, chat-completion or
+// Responses request, or an Anthropic Messages request, the mock reads.
+// JSON null is treated as absent, as vLLM does.
 type rawRequest struct {
 	Model               *string         `json:"model"`
 	Messages            []rawMessage    `json:"messages"`
 	Prompt              json.RawMessage `json:"prompt"`
+	Input               json.RawMessage `json:"input"`        // Responses: a string or message items
+	Instructions        *string         `json:"instructions"` // Responses
+	System              json.RawMessage `json:"system"`       // Messages: a string or text blocks
 	MaxTokens           *int64          `json:"max_tokens"`
 	MaxCompletionTokens *int64          `json:"max_completion_tokens"`
+	MaxOutputTokens     *int64          `json:"max_output_tokens"` // Responses
 	IgnoreEOS           *bool           `json:"ignore_eos"`
 	Stream              *bool           `json:"stream"`
 	StreamOptions       *rawStreamOpts  `json:"stream_options"`
@@ -39,7 +55,8 @@ type rawStreamOpts struct {
 
 // request is a validated completion request.
 type request struct {
-	chat            bool
+	api             apiKind
+	chat            bool // api == apiChat
 	stream          bool
 	includeUsage    bool // final usage-only chunk
 	continuousUsage bool // usage on every chunk
@@ -52,8 +69,13 @@ type request struct {
 
 // parseRequest decodes and validates a request body. Chat requests read
 // messages and max_completion_tokens (which wins over max_tokens, as in
-// vLLM); completion requests read prompt and max_tokens only.
-func parseRequest(body []byte, chat bool, cfg *Config, count func(string) int) (request, *apiError) {
+// vLLM); completion requests read prompt and max_tokens only; Responses
+// requests input, instructions and max_output_tokens; Messages requests
+// system, messages and max_tokens (required, as Anthropic's API does).
+// The chat template's tokens are added to the prompts of all but
+// completions.
+func parseRequest(body []byte, api apiKind, cfg *Config, count func(string) int) (request, *apiError) {
+	chat := api == apiChat
 	var raw rawRequest
 	if err := json.Unmarshal(body, &raw); err != nil {
 		var typeErr *json.UnmarshalTypeError
@@ -62,10 +84,25 @@ func parseRequest(body []byte, chat bool, cfg *Config, count func(string) int) (
 		}
 		return request{}, badRequest("", "request body is not a valid JSON object: %v", err)
 	}
-	req := request{chat: chat}
+	req := request{api: api, chat: chat}
 	if raw.Model != nil && *raw.Model != "" && *raw.Model != cfg.Model {
+		switch api {
+		case apiMessages: // Anthropic's form
+			return request{}, &apiError{status: http.StatusNotFound, typ: "not_found_error", message: "model: " + *raw.Model}
+		case apiResponses: // OpenAI's form
+			return request{}, &apiError{status: http.StatusNotFound, typ: "invalid_request_error", code: "model_not_found",
+				message: fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", *raw.Model)}
+		}
 		return request{}, &apiError{status: http.StatusNotFound, typ: "NotFoundError", param: "model",
 			message: fmt.Sprintf("The model `%s` does not exist.", *raw.Model)}
+	}
+	if api == apiResponses || api == apiMessages {
+		if raw.StreamOptions != nil {
+			return request{}, badRequest("stream_options", "stream_options is not a field of this API")
+		}
+		if api == apiMessages && raw.MaxTokens == nil {
+			return request{}, badRequest("max_tokens", "max_tokens: Field required")
+		}
 	}
 	if raw.N != nil && *raw.N != 1 {
 		return request{}, badRequest("n", "n must be 1: the goodput mock returns one choice per request, got n=%d", *raw.N)
@@ -83,10 +120,22 @@ func parseRequest(body []byte, chat bool, cfg *Config, count func(string) int) (
 	req.ignoreEOS = raw.IgnoreEOS != nil && *raw.IgnoreEOS
 
 	var err *apiError
-	if chat {
+	switch api {
+	case apiChat, apiMessages:
 		req.promptTokens, err = countMessages(raw.Messages, count)
+		if err == nil && api == apiMessages {
+			var n int
+			n, err = countContent(raw.System, "system", count)
+			req.promptTokens += n
+		}
 		req.promptTokens += cfg.ChatTemplateTokens
-	} else {
+	case apiResponses:
+		req.promptTokens, err = countInput(raw.Input, count)
+		if raw.Instructions != nil {
+			req.promptTokens += count(*raw.Instructions)
+		}
+		req.promptTokens += cfg.ChatTemplateTokens
+	default:
 		req.promptTokens, err = countPrompt(raw.Prompt, count)
 	}
 	if err != nil {
@@ -94,8 +143,11 @@ func parseRequest(body []byte, chat bool, cfg *Config, count func(string) int) (
 	}
 
 	maxField, maxVal := "max_tokens", raw.MaxTokens
-	if chat && raw.MaxCompletionTokens != nil {
+	switch {
+	case chat && raw.MaxCompletionTokens != nil:
 		maxField, maxVal = "max_completion_tokens", raw.MaxCompletionTokens
+	case api == apiResponses:
+		maxField, maxVal = "max_output_tokens", raw.MaxOutputTokens
 	}
 	if maxVal != nil {
 		if *maxVal < 1 {
@@ -134,36 +186,69 @@ func jsonKind(goKind string) string {
 	return goKind
 }
 
-// countMessages sums the prompt tokens of the chat messages' text content:
-// a string, null, or an array of parts whose "text" fields are counted.
+// countMessages sums the prompt tokens of the chat messages' text content.
 func countMessages(msgs []rawMessage, count func(string) int) (int, *apiError) {
 	if len(msgs) == 0 {
 		return 0, badRequest("messages", "messages must be a non-empty array of {\"role\",\"content\"} objects")
 	}
 	total := 0
 	for i := range msgs {
-		c := bytes.TrimSpace(msgs[i].Content)
-		switch {
-		case len(c) == 0 || bytes.Equal(c, []byte("null")):
-		case c[0] == '"':
-			var s string
-			if err := json.Unmarshal(c, &s); err != nil {
-				return 0, badRequest("messages", "messages[%d].content is not a valid JSON string: %v", i, err)
-			}
-			total += count(s)
-		case c[0] == '[':
-			var parts []rawContentPart
-			if err := json.Unmarshal(c, &parts); err != nil {
-				return 0, badRequest("messages", "messages[%d].content must be a string or an array of {\"type\",\"text\"} parts: %v", i, err)
-			}
-			for _, p := range parts {
-				total += count(p.Text)
-			}
-		default:
-			return 0, badRequest("messages", "messages[%d].content must be a string, null or an array of parts", i)
+		n, err := countContent(msgs[i].Content, "messages["+strconv.Itoa(i)+"].content", count)
+		if err != nil {
+			err.param = "messages"
+			return 0, err
 		}
+		total += n
 	}
 	return total, nil
+}
+
+// countContent counts a message content (field names it): a string, null,
+// or an array of parts whose "text" fields are counted.
+func countContent(c json.RawMessage, field string, count func(string) int) (int, *apiError) {
+	c = bytes.TrimSpace(c)
+	switch {
+	case len(c) == 0 || bytes.Equal(c, []byte("null")):
+	case c[0] == '"':
+		var s string
+		if err := json.Unmarshal(c, &s); err != nil {
+			return 0, badRequest(field, "%s is not a valid JSON string: %v", field, err)
+		}
+		return count(s), nil
+	case c[0] == '[':
+		var parts []rawContentPart
+		if err := json.Unmarshal(c, &parts); err != nil {
+			return 0, badRequest(field, "%s must be a string or an array of {\"type\",\"text\"} parts: %v", field, err)
+		}
+		total := 0
+		for _, p := range parts {
+			total += count(p.Text)
+		}
+		return total, nil
+	default:
+		return 0, badRequest(field, "%s must be a string, null or an array of parts", field)
+	}
+	return 0, nil
+}
+
+// countInput counts a Responses input: a string, or an array of message
+// items whose content is counted as a chat message's.
+func countInput(input json.RawMessage, count func(string) int) (int, *apiError) {
+	in := bytes.TrimSpace(input)
+	if len(in) > 0 && in[0] == '[' {
+		var items []rawMessage
+		if err := json.Unmarshal(in, &items); err != nil {
+			return 0, badRequest("input", "input must be a string or an array of {\"role\",\"content\"} items: %v", err)
+		}
+		if len(items) == 0 {
+			return 0, badRequest("input", "input must not be an empty array")
+		}
+		return countMessages(items, count)
+	}
+	if len(in) == 0 || bytes.Equal(in, []byte("null")) {
+		return 0, badRequest("input", "input is required: a string or an array of message items")
+	}
+	return countContent(in, "input", count)
 }
 
 // countPrompt counts a completion prompt: a string, an array of token ids, or

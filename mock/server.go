@@ -156,8 +156,9 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s.mux = http.NewServeMux()
-	s.mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.serveCompletion(w, r, true) })
-	s.mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { s.serveCompletion(w, r, false) })
+	for path, api := range map[string]apiKind{"/v1/chat/completions": apiChat, "/v1/completions": apiCompletions, "/v1/responses": apiResponses, "/v1/messages": apiMessages} {
+		s.mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) { s.serveCompletion(w, r, api) })
+	}
 	s.mux.HandleFunc("GET /v1/models", s.serveModels)
 	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	s.mux.HandleFunc("GET /version", s.serveVersion)

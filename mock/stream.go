@@ -48,8 +48,10 @@ const (
 	outStreamError                // injected stream error
 )
 
-// serveCompletion serves POST /v1/chat/completions (chat) and /v1/completions.
-func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bool) {
+// serveCompletion serves POST /v1/chat/completions, /v1/completions,
+// /v1/responses and /v1/messages: one latency model, each API's own
+// shapes.
+func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, api apiKind) {
 	arrival := time.Now()
 	st := s.streams.Get().(*stream)
 	defer s.putStream(st)
@@ -58,17 +60,17 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bo
 	st.body = body[:0]
 	if err != nil {
 		s.stats.rejected.Add(1)
-		writeAPIError(w, badRequest("", "reading request body: %v", err))
+		writeError(w, api, badRequest("", "reading request body: %v", err))
 		return
 	}
-	req, apiErr := parseRequest(body, chat, &s.cfg, s.count)
+	req, apiErr := parseRequest(body, api, &s.cfg, s.count)
 	if apiErr != nil {
 		s.stats.rejected.Add(1)
-		writeAPIError(w, apiErr)
+		writeError(w, api, apiErr)
 		return
 	}
 	if !s.enter() {
-		writeAPIError(w, &apiError{status: http.StatusServiceUnavailable, typ: "ServiceUnavailableError", message: "goodput mock: server is shutting down"})
+		writeError(w, api, &apiError{status: http.StatusServiceUnavailable, typ: "ServiceUnavailableError", message: "goodput mock: server is shutting down"})
 		return
 	}
 	defer s.leave()
@@ -82,7 +84,7 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bo
 		if p.httpError == http.StatusTooManyRequests {
 			w.Header()["Retry-After"] = retryAfter
 		}
-		writeAPIError(w, injectedError(p.httpError))
+		writeError(w, api, injectedError(p.httpError))
 		return
 	}
 
@@ -105,7 +107,7 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, chat bo
 	}
 	sched := s.newSchedule(st, &p, arrival)
 	st.r = renderer{
-		chat: chat, k: k, idHi: p.idHi, idLo: p.idLo, created: arrival.Unix(), modelJSON: s.modelJSON,
+		api: api, chat: req.chat, k: k, idHi: p.idHi, idLo: p.idLo, created: arrival.Unix(), modelJSON: s.modelJSON,
 		tpc: s.cfg.TokensPerChunk, tokens: p.tokens, prompt: req.promptTokens, finish: p.finish,
 		stamp: s.cfg.Stamp, contUsage: req.continuousUsage,
 	}
@@ -218,12 +220,12 @@ func (s *Server) run(w http.ResponseWriter, ctx, client context.Context, st *str
 		if emitted == p.streamErrAt {
 			stamp := time.Now().UnixNano()
 			if req.stream {
-				st.buf = st.r.appendStreamError(st.buf[:0], stamp)
+				st.buf = st.r.appendStreamError(st.buf[:0], emitted, stamp)
 				if _, err := w.Write(st.buf); err == nil && flusher != nil {
 					flusher.Flush()
 				}
 			} else {
-				writeAPIError(w, &apiError{status: http.StatusInternalServerError, typ: "InternalServerError", message: "goodput mock: injected stream error"})
+				writeError(w, req.api, &apiError{status: http.StatusInternalServerError, typ: "InternalServerError", message: "goodput mock: injected stream error"})
 			}
 			return outStreamError, generated, gone
 		}
@@ -248,17 +250,14 @@ func (s *Server) run(w http.ResponseWriter, ctx, client context.Context, st *str
 		tokens := min(end*s.cfg.TokensPerChunk, p.tokens) - generated
 		if req.stream {
 			b := st.buf[:0]
-			if emitted == 0 && req.chat {
-				b = st.r.appendRoleChunk(b, ns)
+			if emitted == 0 {
+				b = st.r.appendOpening(b, ns)
 			}
 			for i := emitted; i < end; i++ {
 				b = st.r.appendStepChunk(b, i, p.steps, ns)
 			}
 			if end == p.steps {
-				if req.includeUsage {
-					b = st.r.appendUsageChunk(b, ns)
-				}
-				b = append(b, sseDone...)
+				b = st.r.appendClosing(b, req.includeUsage, ns)
 			}
 			st.buf = b
 			if s.cfg.NoAbort && !gone && client.Err() != nil {

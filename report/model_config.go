@@ -289,7 +289,7 @@ type Spec struct {
 type Backend struct {
 	Target         string
 	Model          string
-	RequestFormat  string   // "/v1/chat/completions" (default) or "/v1/completions"
+	RequestFormat  string   // "/v1/chat/completions" (default), "/v1/completions", "/v1/responses" or "/v1/messages"
 	APIKeySet      bool     // written as "**********"
 	Timeout        *float64 // read timeout, seconds (nil = none)
 	TimeoutConnect float64  // seconds (0 = 5)
@@ -462,9 +462,10 @@ func backendJSON(b Backend) (json.RawMessage, error) {
 	}
 	switch rf {
 	case "/v1/completions", "/v1/chat/completions", "/v1/embeddings", "/v1/responses",
-		"/v1/audio/transcriptions", "/v1/audio/translations", "/pooling":
+		"/v1/audio/transcriptions", "/v1/audio/translations", "/pooling",
+		"/v1/messages": // goodput's own: Anthropic Messages
 	default:
-		return nil, fmt.Errorf("spec: request format %q is not one of GuideLLM's (/v1/chat/completions, /v1/completions, …)", rf)
+		return nil, fmt.Errorf("spec: request format %q is not one of GuideLLM's (/v1/chat/completions, /v1/completions, …) or /v1/messages", rf)
 	}
 	w := NewOrderedObject()
 	w.Field("kind", "openai_http")

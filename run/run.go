@@ -35,7 +35,9 @@ type state struct {
 	models  []loadgen.ModelInfo
 	tok     *tokenize.Tokenizer
 	tokNote string
-	data    *dataset.Dataset
+	// readyNote says what the readiness check could not check.
+	readyNote string
+	data      *dataset.Dataset
 
 	runID, shardHash string
 	generated        bool // the run id is the default one
@@ -114,6 +116,7 @@ func (s *state) connect(ctx context.Context) error {
 	s.onClose(client.CloseIdle)
 	if !s.cfg.SkipReady {
 		s.models, err = client.Ready(ctx)
+		s.readyNote = client.ReadyNote()
 		return err
 	}
 	if client.Model() == "" {
@@ -159,6 +162,9 @@ func (s *state) startLog(context.Context) error {
 	}
 	if s.tokNote != "" {
 		s.log.Warn(s.tokNote)
+	}
+	if s.readyNote != "" {
+		s.log.Warn(s.readyNote)
 	}
 	for _, n := range s.cfg.Plan.Shard.Notes {
 		s.log.Info(n)

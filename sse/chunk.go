@@ -23,6 +23,10 @@ type Usage struct {
 	// ReasoningTokens is usage.completion_tokens_details.reasoning_tokens,
 	// or -1 when absent or null.
 	ReasoningTokens int
+
+	// NoPrompt is true when the usage carried no prompt count (an
+	// Anthropic message_delta): PromptTokens then says nothing.
+	NoPrompt bool
 }
 
 // StreamError is an error reported by the server inside a response body or
@@ -91,6 +95,9 @@ type Chunk struct {
 
 	ID     []byte // "id"
 	Object []byte // "object": "chat.completion.chunk", "text_completion", ...
+	// Type is the event's "type" (Responses and Messages decoders only):
+	// "response.output_text.delta", "content_block_delta", "ping", ...
+	Type []byte
 
 	// NumChoices is len(choices); 0 for a usage-only chunk.
 	NumChoices int
@@ -184,6 +191,10 @@ func (c *Chunk) Reset() {
 func (c *Chunk) HasToken() bool {
 	return len(c.Content) > 0 || len(c.Reasoning) > 0 || len(c.Refusal) > 0 || len(c.ToolArgs) > 0
 }
+
+// Keepalive reports whether the event only keeps the connection open (an
+// Anthropic "ping"), like a comment line.
+func (c *Chunk) Keepalive() bool { return string(c.Type) == "ping" }
 
 // DecodeChunk decodes one stream chunk (the data of one SSE event) into c,
 // which it Resets first; on error c is left Reset. It runs a hand-written scanner that handles the

@@ -14,7 +14,9 @@
 // scanner handles the common shapes without allocating or reflection and
 // falls back to DecodeChunkFull, an encoding/json reference decoder, for
 // anything else and for every error; the tests and fuzzing check that the
-// two agree.
+// two agree. DecodeResponsesEvent and DecodeMessagesEvent (and their Body
+// forms) decode the OpenAI Responses and Anthropic Messages streams into
+// the same Chunk (events.go).
 //
 //	p := sse.NewParser()
 //	var c sse.Chunk

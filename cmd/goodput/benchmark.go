@@ -35,6 +35,7 @@ import (
 // the binary name changed.
 type benchOptions struct {
 	target, model, requestType, rateType, rate, data string
+	requestPath                                      string
 	maxSeconds                                       float64
 	maxRequests, maxErrors                           int
 	maxErrorRate                                     float64
@@ -73,8 +74,9 @@ type benchOptions struct {
 func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.target, "target", "", "server base URL, e.g. http://localhost:8000 (required)")
 	fs.StringVar(&o.model, "model", "", "model name (default: the first id of GET /v1/models)")
-	fs.StringVar(&o.requestType, "request-type", "chat_completions", "chat_completions or text_completions (alias --request-format: /v1/chat/completions or /v1/completions)")
+	fs.StringVar(&o.requestType, "request-type", "chat_completions", "chat_completions, text_completions, responses (OpenAI Responses) or messages (Anthropic Messages) (alias --request-format: /v1/chat/completions, /v1/completions, /v1/responses or /v1/messages)")
 	fs.StringVar(&o.requestType, "request-format", "chat_completions", "alias of --request-type")
+	fs.StringVar(&o.requestPath, "request-path", "", "send the requests to this path under --target, whose own path prefix is kept (default: the request type's, e.g. /v1/chat/completions; GuideLLM's api_routes)")
 	fs.StringVar(&o.rateType, "rate-type", "sweep", "synchronous, concurrent, throughput, constant (alias async), poisson, replay, sweep (GuideLLM's, its default) or knee (search for the SLO's knee) (alias --profile)")
 	fs.StringVar(&o.rateType, "profile", "sweep", "alias of --rate-type")
 	fs.StringVar(&o.rate, "rate", "", "comma list: streams for concurrent, req/s for constant/poisson, max concurrency for throughput, rounds for sweep (default 10), the first load for knee")
@@ -105,7 +107,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.IntVar(&o.sampleRequests, "output-sampling", accum.DefaultSampleSize, "alias of --sample-requests")
 	fs.IntVar(&o.maxConcurrency, "max-concurrency", 0, fmt.Sprintf("in-flight cap for constant/poisson (default %d)", loadgen.DefaultMaxConcurrency))
 	fs.Float64Var(&o.rampup, "rampup", 0, "seconds over which concurrent streams start / a constant rate ramps up")
-	fs.StringVar(&o.apiKey, "api-key", "", "API key sent as Bearer (default $OPENAI_API_KEY); never logged")
+	fs.StringVar(&o.apiKey, "api-key", "", "API key sent as Bearer, or as x-api-key to messages (default $OPENAI_API_KEY; $ANTHROPIC_API_KEY first for messages); never logged")
 	fs.StringArrayVar(&o.headers, "header", nil, "extra request header 'Name: value' (repeatable)")
 	fs.StringVar(&o.extraBody, "extra-body", "", `JSON object merged into every request body, e.g. '{"temperature":0}'`)
 	fs.StringVar(&o.backendType, "backend-type", "openai_http", "only openai_http is supported (GuideLLM compatibility)")
@@ -207,6 +209,7 @@ func (p *plan) runConfig() *run.Config {
 // shard's configuration hash.
 type experimentKey struct {
 	target, requestType, rateType, rate, data, processor, slo, kneeAxis string
+	requestPath                                                         string
 	maxSeconds                                                          float64
 	maxRequests                                                         int
 	warmup, cooldown                                                    string
@@ -222,16 +225,21 @@ type experimentKey struct {
 	requestTimeout                       time.Duration
 }
 
-// config is the key of the default run id.
+// config is the key of the default run id. A request path joins it only
+// when given, so that the keys of runs without one stay as they were.
 func (k experimentKey) config(model string) string {
-	return strings.Join([]string{k.target, model, k.requestType, k.rateType, k.rate, k.data, k.processor, k.slo, k.kneeAxis,
+	key := strings.Join([]string{k.target, model, k.requestType, k.rateType, k.rate, k.data, k.processor, k.slo, k.kneeAxis,
 		fmt.Sprint(k.maxSeconds, k.maxRequests, k.warmup, k.cooldown, k.seed)}, "|")
+	if k.requestPath != "" {
+		key += "|path=" + k.requestPath
+	}
+	return key
 }
 
 // experimentKey is the flags' experiment key.
 func (o *benchOptions) experimentKey() experimentKey {
 	return experimentKey{
-		target: o.target, requestType: o.requestType, rateType: o.rateType, rate: o.rate, data: o.data, processor: o.processor,
+		target: o.target, requestType: o.requestType, requestPath: o.requestPath, rateType: o.rateType, rate: o.rate, data: o.data, processor: o.processor,
 		slo: o.sweep.slo, kneeAxis: o.sweep.kneeAxis, maxSeconds: o.maxSeconds, maxRequests: o.maxRequests,
 		warmup: o.warmup, cooldown: o.cooldown, seed: o.seed,
 		maxErrors: o.maxErrors, maxErrorRate: o.maxErrorRate, maxConcurrency: o.maxConcurrency, rampup: o.rampup,
@@ -249,6 +257,9 @@ func runBenchmark(ctx context.Context, e *env, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q (see 'goodput benchmark --help')", fs.Arg(0))
+	}
+	if ep, err := parseRequestType(o.requestType); o.apiKey == "" && err == nil && ep == loadgen.EndpointMessages {
+		o.apiKey = e.getenv("ANTHROPIC_API_KEY")
 	}
 	if o.apiKey == "" {
 		o.apiKey = e.getenv("OPENAI_API_KEY")
@@ -480,7 +491,7 @@ func (o *benchOptions) validateOutputs(p *plan) error {
 // validateClient builds the client configuration.
 func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 	p.client = loadgen.ClientConfig{
-		Target: o.target, Endpoint: ep, Model: o.model, APIKey: o.apiKey, ExtraBody: o.extraBody,
+		Target: o.target, Endpoint: ep, Path: o.requestPath, Model: o.model, APIKey: o.apiKey, ExtraBody: o.extraBody,
 		NoStream: o.noStream, NoStreamUsage: o.noStreamUsage, NoIgnoreEOS: o.noIgnoreEOS,
 		MaxTokensField: o.maxTokensField, CAFile: o.caFile, Insecure: o.insecure,
 		ConnectTimeout: o.connectTimeout, StallTimeout: negIfZero(o.stallTimeout), RequestTimeout: negIfZero(o.requestTimeout),
@@ -497,6 +508,12 @@ func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 	}
 	if o.maxTokensField != "" && o.maxTokensField != "max_tokens" && o.maxTokensField != "max_completion_tokens" {
 		return usagef("--max-tokens-field %q: want max_tokens or max_completion_tokens", o.maxTokensField)
+	}
+	if o.maxTokensField != "" && (ep == loadgen.EndpointResponses || ep == loadgen.EndpointMessages) {
+		return usagef("--max-tokens-field: only for chat_completions and text_completions (responses sends max_output_tokens, messages max_tokens)")
+	}
+	if o.requestPath != "" && (!strings.HasPrefix(o.requestPath, "/") || strings.ContainsAny(o.requestPath, "?# ")) {
+		return usagef("--request-path %q: want a path like /v1/chat/completions", o.requestPath)
 	}
 	if len(o.headers) > 0 {
 		p.client.Headers = map[string]string{}
@@ -616,8 +633,12 @@ func parseRequestType(s string) (loadgen.Endpoint, error) {
 		return loadgen.EndpointChat, nil
 	case "text_completions", "completions", "/v1/completions":
 		return loadgen.EndpointCompletions, nil
+	case "responses", "/v1/responses":
+		return loadgen.EndpointResponses, nil
+	case "messages", "anthropic_messages", "/v1/messages":
+		return loadgen.EndpointMessages, nil
 	}
-	return "", usagef("--request-type %q: want chat_completions or text_completions", s)
+	return "", usagef("--request-type %q: want chat_completions, text_completions, responses or messages", s)
 }
 
 func parseRates(s string) ([]float64, error) {
@@ -691,6 +712,19 @@ func applyBackendArgs(s string, p *plan) error {
 				return bad("seconds > 0")
 			}
 			p.client.ConnectTimeout = time.Duration(sec * float64(time.Second))
+		case "api_routes":
+			// GuideLLM's paths by request type ("chat_completions":
+			// "v1/chat/completions", ...): the entry of this run's type
+			// sets the path unless --request-path did.
+			var routes map[string]string
+			if json.Unmarshal(v, &routes) != nil {
+				return bad(`an object of paths, e.g. {"chat_completions":"v1/chat/completions"}`)
+			}
+			for name, path := range routes {
+				if ep, err := parseRequestType(name); err == nil && ep == p.client.Endpoint && p.client.Path == "" {
+					p.client.Path = "/" + strings.TrimPrefix(path, "/")
+				}
+			}
 		case "http2", "follow_redirects", "validate_backend":
 			var b bool
 			if json.Unmarshal(v, &b) != nil {
@@ -705,7 +739,7 @@ func applyBackendArgs(s string, p *plan) error {
 				p.skipReady = !b
 			}
 		default:
-			return usagef("--backend-args: unsupported key %q (supported: api_key, headers, extra_body, verify, timeout, timeout_connect, http2, follow_redirects, validate_backend)", k)
+			return usagef("--backend-args: unsupported key %q (supported: api_key, headers, extra_body, verify, timeout, timeout_connect, http2, follow_redirects, validate_backend, api_routes)", k)
 		}
 	}
 	return nil

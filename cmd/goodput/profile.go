@@ -80,7 +80,7 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.StringVarP(&po.url, "url", "u", "localhost:8000", "server URL (AIPerf's form: host:port, http://host:port or …/v1)")
 	fs.StringVarP(&po.model, "model", "m", "", "model name (required; alias --model-names)")
 	fs.StringVar(&po.model, "model-names", "", "alias of --model")
-	fs.StringVar(&po.endpointType, "endpoint-type", "chat", "chat (/v1/chat/completions) or completions (/v1/completions)")
+	fs.StringVar(&po.endpointType, "endpoint-type", "chat", "chat (/v1/chat/completions), completions (/v1/completions), responses (/v1/responses) or messages (Anthropic's /v1/messages)")
 	fs.BoolVar(&po.streaming, "streaming", false, "stream responses (SSE); needed for TTFT, ITL and the other per-token metrics")
 	fs.StringVar(&po.concurrency, "concurrency", "", "concurrent requests; a comma list (4,8,16,32) runs one benchmark each (default 1)")
 	fs.StringVar(&po.requestRate, "request-rate", "", "requests per second, open loop; a comma list runs one benchmark each (--concurrency is then the in-flight cap)")
@@ -160,6 +160,9 @@ func runProfile(ctx context.Context, e *env, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q (see 'goodput profile --help')", fs.Arg(0))
+	}
+	if po.apiKey == "" && po.endpointType == "messages" {
+		po.apiKey = e.getenv("ANTHROPIC_API_KEY")
 	}
 	if po.apiKey == "" {
 		po.apiKey = e.getenv("OPENAI_API_KEY")
@@ -256,8 +259,15 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 		p.client.Endpoint, p.key.requestType = loadgen.EndpointChat, "chat_completions"
 	case "completions":
 		p.client.Endpoint, p.key.requestType = loadgen.EndpointCompletions, "text_completions"
+	case "responses":
+		p.client.Endpoint, p.key.requestType = loadgen.EndpointResponses, "responses"
+	case "messages":
+		p.client.Endpoint, p.key.requestType = loadgen.EndpointMessages, "messages"
 	default:
-		return nil, nil, usagef("--endpoint-type %q: goodput profile supports chat and completions", po.endpointType)
+		return nil, nil, usagef("--endpoint-type %q: goodput profile supports chat, completions, responses and messages", po.endpointType)
+	}
+	if po.legacyMaxTokens && (p.client.Endpoint == loadgen.EndpointResponses || p.client.Endpoint == loadgen.EndpointMessages) {
+		return nil, nil, usagef("--use-legacy-max-tokens: only for --endpoint-type chat and completions")
 	}
 	if po.legacyMaxTokens {
 		p.client.MaxTokensField, p.key.maxTokensField = "max_tokens", "max_tokens"

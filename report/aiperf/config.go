@@ -288,6 +288,10 @@ func aiperfInputConfig(rep *report.Report, b *report.Benchmark, opts Options) (j
 			ep.Field("type", "chat")
 		case "/v1/completions":
 			ep.Field("type", "completions")
+		case "/v1/responses":
+			ep.Field("type", "responses")
+		case "/v1/messages":
+			ep.Field("type", "messages")
 		default:
 			ep.Field("type", rf)
 		}
