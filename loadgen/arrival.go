@@ -1,9 +1,12 @@
 package loadgen
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -248,4 +251,74 @@ func (s Strategy) StreamStart(w, n int) time.Duration {
 		return 0
 	}
 	return time.Duration(r * (fw - from) / (fn - from))
+}
+
+// ParseRateSeries reads a rate series written as comma-separated
+// RATE:DURATION steps, a FROM..TO:DURATION piece moving linearly between
+// two rates, e.g. "2:30s,8:1m,0:10s,8..2:30s" (rates in requests per
+// second, durations as Go durations or bare seconds).
+func ParseRateSeries(spec string) ([]RateSegment, error) {
+	var out []RateSegment
+	for i, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		rates, dur, ok := strings.Cut(item, ":")
+		if !ok {
+			return nil, fmt.Errorf("rate series step %d %q: want RATE:DURATION or FROM..TO:DURATION, e.g. 2:30s,8..2:1m", i+1, item)
+		}
+		from, to, ramp := strings.Cut(rates, "..")
+		if !ramp {
+			to = from
+		}
+		f, err1 := strconv.ParseFloat(strings.TrimSpace(from), 64)
+		t, err2 := strconv.ParseFloat(strings.TrimSpace(to), 64)
+		d, err3 := parseSeconds(strings.TrimSpace(dur))
+		if err1 != nil || err2 != nil || err3 != nil || f < 0 || t < 0 || math.IsInf(f+t, 0) || math.IsNaN(f+t) || d <= 0 {
+			return nil, fmt.Errorf("rate series step %d %q: want RATE:DURATION or FROM..TO:DURATION with rates ≥ 0 and a duration > 0, e.g. 2:30s,8..2:1m", i+1, item)
+		}
+		out = append(out, RateSegment{Duration: d, From: f, To: t})
+	}
+	return out, nil
+}
+
+// parseSeconds reads a Go duration ("1m30s") or a bare number of seconds.
+func parseSeconds(s string) (time.Duration, error) {
+	if d, err := time.ParseDuration(s); err == nil {
+		return d, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a duration", s)
+	}
+	return time.Duration(v * float64(time.Second)), nil
+}
+
+// RatePoint is a rate at an instant: AIPerf's --request-rate-series file
+// lists them ({"points": [{"time_s": 0, "qps": 5}, …]}).
+type RatePoint struct {
+	TimeS float64 `json:"time_s"`
+	QPS   float64 `json:"qps"`
+}
+
+// PiecewiseLinear turns rate points into the series that moves linearly
+// from each point's rate to the next's (AIPerf's piecewise-linear rate);
+// the series ends at the last point.
+func PiecewiseLinear(points []RatePoint) ([]RateSegment, error) {
+	if len(points) < 2 {
+		return nil, fmt.Errorf("rate points: want at least two {time_s, qps} points, got %d", len(points))
+	}
+	out := make([]RateSegment, 0, len(points)-1)
+	for i, p := range points {
+		if p.QPS < 0 || math.IsNaN(p.QPS) || math.IsInf(p.QPS, 0) || math.IsNaN(p.TimeS) || math.IsInf(p.TimeS, 0) || (i == 0 && p.TimeS != 0) {
+			return nil, fmt.Errorf("rate point %d {time_s: %v, qps: %v}: want qps ≥ 0 and times from 0", i+1, p.TimeS, p.QPS)
+		}
+		if i == 0 {
+			continue
+		}
+		prev := points[i-1]
+		if !(p.TimeS > prev.TimeS) {
+			return nil, fmt.Errorf("rate point %d: time_s %v does not follow %v", i+1, p.TimeS, prev.TimeS)
+		}
+		out = append(out, RateSegment{Duration: time.Duration((p.TimeS - prev.TimeS) * float64(time.Second)), From: prev.QPS, To: p.QPS})
+	}
+	return out, nil
 }

@@ -477,3 +477,25 @@ func TestEngineRampsStreams(t *testing.T) {
 		}
 	}
 }
+
+func TestParseRateSeries(t *testing.T) {
+	got, err := ParseRateSeries("2:30s, 8:1m,0:10,8..2:1.5")
+	want := []RateSegment{{30 * time.Second, 2, 2}, {time.Minute, 8, 8}, {10 * time.Second, 0, 0}, {1500 * time.Millisecond, 8, 2}}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("%v (%v), want %v", got, err, want)
+	}
+	for _, bad := range []string{"", "2", "2:0s", "-1:5s", "a:5s", "2:x", "1..:5s", "2:5s,"} {
+		if _, err := ParseRateSeries(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	segs, err := PiecewiseLinear([]RatePoint{{0, 5}, {60, 10}, {90, 10}})
+	if err != nil || !slices.Equal(segs, []RateSegment{{time.Minute, 5, 10}, {30 * time.Second, 10, 10}}) {
+		t.Fatalf("points: %v (%v)", segs, err)
+	}
+	for _, bad := range [][]RatePoint{{{0, 5}}, {{1, 5}, {2, 5}}, {{0, 5}, {0, 6}}, {{0, -1}, {1, 1}}} {
+		if _, err := PiecewiseLinear(bad); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+}
