@@ -70,3 +70,28 @@ func TestShapedShards(t *testing.T) {
 		t.Fatalf("poisson exponential ramp share %+v (%v), want half the rate and half the start", share, err)
 	}
 }
+
+func TestPlannersCarryBurstiness(t *testing.T) {
+	k := KneeSearch{Axis: AxisRate, Kind: loadgen.Poisson, Burstiness: 0.5}.withDefaults()
+	if err := k.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if s := k.strategy(4); s.Burstiness != 0.5 || s.Validate() != nil {
+		t.Fatalf("knee round %+v", s)
+	}
+	for _, bad := range []KneeSearch{
+		{Axis: AxisRate, Kind: loadgen.Constant, Burstiness: 0.5},
+		{Axis: AxisConcurrency, Burstiness: 0.5},
+		{Axis: AxisRate, Kind: loadgen.Poisson, Burstiness: -1},
+	} {
+		if bad.withDefaults().Validate() == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+	if (GuideLLMSweep{Kind: loadgen.Constant, Burstiness: 2}).Validate() == nil {
+		t.Error("a constant sweep took a burstiness")
+	}
+	if err := (GuideLLMSweep{Kind: loadgen.Poisson, Burstiness: 2}).Validate(); err != nil {
+		t.Error(err)
+	}
+}
