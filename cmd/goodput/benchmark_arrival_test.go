@@ -1,11 +1,17 @@
 package main
 
 import (
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/sweep"
 )
 
@@ -86,5 +92,59 @@ func TestArrivalKeyOnlyWhenGiven(t *testing.T) {
 	o, _, _, _ = benchPlan(t, "--target", "http://127.0.0.1:1", "--data", "prompt_tokens=8", "--max-seconds", "5", "--rate-type", "poisson", "--rate", "2", "--burstiness", "0.5")
 	if k := o.experimentKey().config("m"); k == plain || !strings.HasPrefix(k, plain+"|") {
 		t.Errorf("burstiness key %q, plain %q", k, plain)
+	}
+}
+
+// A rate series runs end to end: it ends the benchmark by itself, every
+// request is due on the series' schedule, and the report keeps GuideLLM's
+// reading (constant at the mean rate) with the series in goodput's extras.
+func TestBenchmarkRateSeriesEndToEnd(t *testing.T) {
+	url := startTestMock(t, nil)
+	dir := t.TempDir()
+	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "constant", "--rate-series", "40:0.5s,0:0.25s,20:0.5s",
+		"--data", "prompt_tokens=16,output_tokens=4", "--output-dir", dir, "--run-id", "r", "--outputs", "json,jsonl", "--disable-progress")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, err := report.Read(filepath.Join(dir, "r", "benchmarks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := rep.Benchmarks[0]
+	st := b.Config.Strategy
+	if st.Type != "constant" || math.Abs(st.Rate-30/1.25) > 1e-9 || b.Metrics.RequestTotals.Total != 30 {
+		t.Fatalf("strategy %+v, %v requests: want constant at 24 req/s, 30 requests", st, b.Metrics.RequestTotals.Total)
+	}
+	a := b.Goodput.Arrival
+	if a == nil || a.Process != "constant" || len(a.Series) != 3 || a.Series[1].DurationS != 0.25 || a.Series[2].FromRate != 20 {
+		t.Fatalf("arrival extras %+v", a)
+	}
+	if b.Goodput.StopReason != string(loadgen.StopDataExhausted) {
+		t.Errorf("stop reason %q", b.Goodput.StopReason)
+	}
+	f, err := os.Open(filepath.Join(dir, "r", "requests.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := record.NewDecoder(f, "requests.jsonl")
+	var due []time.Duration
+	for r := record.New(); dec.Decode(r) == nil; {
+		due = append(due, time.Duration(r.Intended))
+	}
+	slices.Sort(due)
+	var per [3]int
+	for _, d := range due {
+		switch off := d - due[0]; {
+		case off < 500*time.Millisecond:
+			per[0]++
+		case off < 750*time.Millisecond:
+			per[1]++
+		default:
+			per[2]++
+		}
+	}
+	if per != [3]int{20, 0, 10} {
+		t.Errorf("requests due per segment %v, want [20 0 10]", per)
 	}
 }
