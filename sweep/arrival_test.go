@@ -95,3 +95,12 @@ func TestPlannersCarryBurstiness(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestShardRoundRecordsTotalArrival(t *testing.T) {
+	series := []loadgen.RateSegment{{Duration: time.Second, From: 30, To: 60}}
+	p := &ShardPlan{Config: ShardConfig{Shard: Shard{1, 3}}, Rounds: []ShardRound{{Total: loadgen.Strategy{Kind: loadgen.Poisson, Series: series}}}}
+	r := p.roundInfo(0, loadgen.Result{})
+	if a := r.TotalArrival; a == nil || len(a.Series) != 1 || a.Series[0].ToRate != 60 {
+		t.Fatalf("total arrival %+v, want the run's series", a)
+	}
+}

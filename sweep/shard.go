@@ -283,7 +283,7 @@ func (p *ShardPlan) roundInfo(k int, res loadgen.Result) *report.ShardRound {
 	return &report.ShardRound{
 		Shard: report.Int(p.Config.Shard.Index), Count: report.Int(p.Config.Shard.Count), Round: report.Int(k),
 		ScheduledStartNs: report.Int(r.Start), ScheduledEndNs: report.Int(r.End), OffsetNs: report.Int(int64(r.Offset)),
-		Total: reportStrategy(r.Total), Empty: r.Empty,
+		Total: reportStrategy(r.Total), TotalArrival: reportArrival(r.Total), Empty: r.Empty,
 		StartNs: report.Int(res.Start), StopNs: report.Int(res.StopTime), EndNs: report.Int(res.End),
 	}
 }
