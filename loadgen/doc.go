@@ -19,7 +19,10 @@
 // Open-loop strategies (constant, poisson, replay) never wait for responses
 // to schedule the next request: every record carries the intended send time
 // next to the actual dispatch time, so latency can also be measured from the
-// schedule (no coordinated omission) and dispatch lateness is visible.
+// schedule (no coordinated omission) and dispatch lateness is visible. A
+// Pacer computes the schedule; arrival.go shapes it: gamma gaps (a
+// burstiness), linear and exponential ramps, a piecewise rate series, and
+// the start times of ramped closed-loop streams (Strategy.StreamStart).
 // Closed-loop streams back off exponentially after consecutive immediate
 // failures (a non-2xx status, a refused connection), so a full server is
 // measured rather than flooded; Result counts the pauses.

@@ -236,7 +236,7 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 	if b.Source == nil {
 		return Result{}, errors.New("benchmark has no request source")
 	}
-	if b.Constraints.MaxDuration == 0 && b.Constraints.MaxRequests == 0 && b.Strategy.Kind != Replay {
+	if b.Constraints.MaxDuration == 0 && b.Constraints.MaxRequests == 0 && !b.Strategy.Finite() {
 		if _, finite := b.Source.(interface{ Len() int }); !finite {
 			return Result{}, errors.New("benchmark would never end: set max seconds or max requests")
 		}
@@ -374,14 +374,13 @@ func (r *run) observeErrorRate(errored bool) {
 // closedLoop runs N streams that each send when their last request ended.
 func (r *run) closedLoop() {
 	n := r.b.Strategy.Workers()
-	rampup := r.b.Strategy.Rampup
 	maxReq := int64(r.b.Constraints.MaxRequests)
 	for w := 0; w < n; w++ {
 		r.wg.Add(1)
 		go func(w int) {
 			defer r.wg.Done()
-			if rampup > 0 && w > 0 {
-				t := time.NewTimer(time.Duration(int64(rampup) * int64(w) / int64(n)))
+			if d := r.b.Strategy.StreamStart(w, n); d > 0 {
+				t := time.NewTimer(d)
 				select {
 				case <-t.C:
 				case <-r.stopCh:

@@ -36,11 +36,27 @@ type Strategy struct {
 	// 0 means DefaultMaxConcurrency. When the cap binds, requests are sent
 	// late and their lateness is recorded.
 	MaxConcurrency int
-	// Seed seeds poisson gaps.
+	// Seed seeds poisson and gamma gaps.
 	Seed uint64
 	// Rampup spreads the start: concurrent and throughput streams start
-	// evenly over it; constant rate ramps linearly from 0 (GuideLLM's rule).
+	// evenly over it; constant and poisson rates ramp linearly from 0
+	// (GuideLLM's rule for constant). RampShape and RampFrom change the
+	// ramp's shape and start (see StreamStart for streams).
 	Rampup time.Duration
+	// RampShape is linear (the default) or exponential.
+	RampShape RampShape
+	// RampFrom is where the ramp starts: a rate in requests per second
+	// (open loop) or a number of streams (closed loop). 0 starts from 0
+	// (linear); an exponential rate ramp needs RampFrom > 0, and an
+	// exponential stream ramp starts from at least 1 stream.
+	RampFrom float64
+	// Burstiness is the gamma shape of poisson gaps (vLLM's --burstiness,
+	// AIPerf's --arrival-smoothness): 1 (or 0, unset) is poisson, below 1
+	// burstier, above 1 smoother. The mean gap stays 1/rate.
+	Burstiness float64
+	// Series is a piecewise rate (constant or poisson, instead of Rate):
+	// its segments in order, after which the schedule ends.
+	Series []RateSegment
 	// Schedule gives replay send times (offsets from the benchmark start,
 	// already time-scaled), in order.
 	Schedule []time.Duration
@@ -55,8 +71,8 @@ func (s Strategy) Validate() error {
 			return fmt.Errorf("%s: streams must be ≥ 1, got %d", s.Kind, s.Streams)
 		}
 	case Constant, Poisson:
-		if !(s.Rate > 0) || math.IsInf(s.Rate, 0) {
-			return fmt.Errorf("%s: rate must be a positive number of requests per second, got %v", s.Kind, s.Rate)
+		if err := s.validateShape(); err != nil {
+			return err
 		}
 	case Replay:
 		if len(s.Schedule) == 0 {
@@ -68,7 +84,64 @@ func (s Strategy) Validate() error {
 	if s.MaxConcurrency < 0 || s.Rampup < 0 {
 		return fmt.Errorf("%s: max concurrency and rampup must not be negative", s.Kind)
 	}
+	switch {
+	case s.Burstiness != 0 && s.Kind != Poisson:
+		return fmt.Errorf("%s: burstiness shapes poisson gaps; use poisson", s.Kind)
+	case len(s.Series) > 0 && s.Kind != Constant && s.Kind != Poisson:
+		return fmt.Errorf("%s: a rate series needs constant or poisson", s.Kind)
+	case s.RampShape != "" && s.RampShape != RampLinear && s.RampShape != RampExponential:
+		return fmt.Errorf("%s: ramp shape %q: want linear or exponential", s.Kind, s.RampShape)
+	case (s.RampShape != "" || s.RampFrom != 0) && (s.Rampup == 0 || s.Kind == Synchronous || s.Kind == Replay):
+		return fmt.Errorf("%s: a ramp shape or start needs a rampup duration and a concurrent, throughput, constant or poisson strategy", s.Kind)
+	case s.RampFrom < 0 || math.IsNaN(s.RampFrom) || math.IsInf(s.RampFrom, 0):
+		return fmt.Errorf("%s: ramp start %v: want a number ≥ 0", s.Kind, s.RampFrom)
+	}
 	return nil
+}
+
+// validateShape checks an open-loop rate: flat, ramped or a series.
+func (s Strategy) validateShape() error {
+	if b := s.Burstiness; b < 0 || math.IsNaN(b) || math.IsInf(b, 0) {
+		return fmt.Errorf("%s: burstiness %v: want a gamma shape > 0 (1 = poisson, < 1 burstier, > 1 smoother)", s.Kind, b)
+	}
+	if len(s.Series) == 0 {
+		if !(s.Rate > 0) || math.IsInf(s.Rate, 0) {
+			return fmt.Errorf("%s: rate must be a positive number of requests per second, got %v", s.Kind, s.Rate)
+		}
+		if s.RampShape == RampExponential && s.Rampup > 0 && !(s.RampFrom > 0) {
+			return fmt.Errorf("%s: an exponential ramp needs a start rate > 0", s.Kind)
+		}
+		return nil
+	}
+	if s.Rate != 0 || s.Rampup != 0 {
+		return fmt.Errorf("%s: a rate series replaces the rate and the rampup; give the ramp as the series' first segment", s.Kind)
+	}
+	var mass float64
+	for i, g := range s.Series {
+		if g.Duration <= 0 || g.From < 0 || g.To < 0 || math.IsNaN(g.From+g.To) || math.IsInf(g.From+g.To, 0) {
+			return fmt.Errorf("%s: rate series segment %d: want a duration > 0 and rates ≥ 0, got %v from %v to %v", s.Kind, i+1, g.Duration, g.From, g.To)
+		}
+		mass += (g.From + g.To) / 2 * g.Duration.Seconds()
+	}
+	if !(mass > 0) {
+		return fmt.Errorf("%s: the rate series sends no request", s.Kind)
+	}
+	return nil
+}
+
+// Finite reports whether the strategy's schedule ends by itself (replay,
+// a rate series).
+func (s Strategy) Finite() bool { return s.Kind == Replay || len(s.Series) > 0 }
+
+// MeanRate is the open-loop rate averaged over the schedule: Rate, or a
+// series' expected requests over its duration.
+func (s Strategy) MeanRate() float64 {
+	if len(s.Series) == 0 {
+		return s.Rate
+	}
+	c := curveOf(s)
+	l := c[len(c)-1]
+	return c.total() / (l.start + l.dur)
 }
 
 // OpenLoop reports whether the strategy schedules sends without waiting for
@@ -96,7 +169,14 @@ func (s Strategy) String() string {
 	case Concurrent, Throughput:
 		return fmt.Sprintf("%s@%d", s.Kind, s.Streams)
 	case Constant, Poisson:
-		return fmt.Sprintf("%s@%.2f", s.Kind, s.Rate)
+		kind := string(s.Kind)
+		if s.Burstiness != 0 && s.Burstiness != 1 {
+			kind = fmt.Sprintf("gamma(%g)", s.Burstiness)
+		}
+		if len(s.Series) > 0 {
+			return fmt.Sprintf("%s@series(%d)", kind, len(s.Series))
+		}
+		return fmt.Sprintf("%s@%.2f", kind, s.Rate)
 	}
 	return string(s.Kind)
 }
@@ -113,11 +193,23 @@ func NewPacer(s Strategy) (Pacer, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	shaped := len(s.Series) > 0 || s.RampShape == RampExponential || s.RampFrom != 0
 	switch s.Kind {
 	case Constant:
-		return constantPacer{rate: s.Rate, rampup: s.Rampup.Seconds()}, nil
+		if !shaped {
+			return constantPacer{rate: s.Rate, rampup: s.Rampup.Seconds()}, nil
+		}
+		return &shapedPacer{curve: curveOf(s), flat: s.Rate}, nil
 	case Poisson:
-		return &poissonPacer{rate: s.Rate, rng: rand.New(rand.NewPCG(s.Seed, 0x676f6f64707574))}, nil
+		rng := rand.New(rand.NewPCG(s.Seed, 0x676f6f64707574))
+		if !shaped && s.Rampup == 0 && (s.Burstiness == 0 || s.Burstiness == 1) {
+			return &poissonPacer{rate: s.Rate, rng: rng}, nil
+		}
+		k := s.Burstiness
+		if k == 0 {
+			k = 1
+		}
+		return &shapedPacer{curve: curveOf(s), flat: s.Rate, gaps: &gammaGaps{k: k, rng: rng}}, nil
 	case Replay:
 		return replayPacer(s.Schedule), nil
 	}

@@ -36,6 +36,9 @@ type Extras struct {
 	// Drain is how the runner waited for the server to be idle before
 	// this benchmark (package sweep); nil when it did not wait.
 	Drain *DrainWait `json:"drain,omitempty"`
+	// Arrival is the load's shape where GuideLLM's strategy object cannot
+	// hold it (gamma gaps, shaped ramps, a rate series); nil otherwise.
+	Arrival *Arrival `json:"arrival,omitempty"`
 
 	Telemetry *BenchmarkTelemetry `json:"telemetry,omitempty"` // energy, cost and server metrics over the window (package scorecard)
 }

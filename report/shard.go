@@ -66,6 +66,9 @@ type ShardRound struct {
 	// Total is the whole run's strategy of this round (the benchmark's own
 	// strategy is this shard's share).
 	Total Strategy `json:"total_strategy"`
+	// TotalArrival is Total's shape beyond the strategy object (see
+	// Extras.Arrival); the merged benchmark gets it.
+	TotalArrival *Arrival `json:"total_arrival,omitempty"`
 	// Empty is set when the shard had no share of the round (more shards
 	// than streams or requests): the benchmark is a valid empty one.
 	Empty bool `json:"empty"`

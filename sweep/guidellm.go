@@ -39,6 +39,9 @@ type GuideLLMSweep struct {
 	Rampup time.Duration
 	// Seed seeds poisson rounds.
 	Seed uint64
+	// Burstiness is the gamma shape of poisson rounds' gaps (0 or 1:
+	// poisson; see loadgen.Strategy).
+	Burstiness float64
 }
 
 func (g GuideLLMSweep) size() int {
@@ -76,6 +79,9 @@ func (g GuideLLMSweep) Validate() error {
 	if g.Rampup < 0 {
 		return errors.New("sweep rampup must not be negative")
 	}
+	if b := g.Burstiness; b != 0 && (g.kind() != loadgen.Poisson || !(b > 0) || math.IsInf(b, 0)) {
+		return fmt.Errorf("sweep burstiness %v: want a gamma shape > 0 on poisson rounds", b)
+	}
 	return nil
 }
 
@@ -108,7 +114,11 @@ func (g GuideLLMSweep) Next(done []Round) (loadgen.Strategy, bool, error) {
 	if i >= len(rates) || rates[i] <= 0 {
 		return loadgen.Strategy{}, false, nil
 	}
-	return loadgen.Strategy{Kind: g.kind(), Rate: rates[i], MaxConcurrency: g.maxConcurrency(), Seed: g.Seed}, true, nil
+	s := loadgen.Strategy{Kind: g.kind(), Rate: rates[i], MaxConcurrency: g.maxConcurrency(), Seed: g.Seed}
+	if s.Kind == loadgen.Poisson {
+		s.Burstiness = g.Burstiness
+	}
+	return s, true, nil
 }
 
 // Rates returns the rates of the open-loop rounds from the synchronous and

@@ -101,6 +101,9 @@ type KneeSearch struct {
 	Kind loadgen.Kind
 	// Seed seeds poisson rounds.
 	Seed uint64
+	// Burstiness is the gamma shape of poisson rounds' gaps (0 or 1:
+	// poisson; see loadgen.Strategy).
+	Burstiness float64
 	// Rampup staggers the streams of concurrent rounds, or ramps the rate
 	// of constant rounds.
 	Rampup time.Duration
@@ -174,6 +177,8 @@ func (k KneeSearch) Validate() error {
 		return errors.New("knee wide margins must be factors > 1")
 	case k.Rampup < 0:
 		return errors.New("knee rampup must not be negative")
+	case k.Burstiness != 0 && (k.Axis != AxisRate || k.Kind != loadgen.Poisson || bad(k.Burstiness) || k.Burstiness < 0):
+		return fmt.Errorf("knee burstiness %v: want a gamma shape > 0 on a poisson rate search", k.Burstiness)
 	}
 	if c := k.limitLoad(); k.Start > c {
 		return fmt.Errorf("knee start %v is above the search's limit (%s)", k.Start, k.limitName())
@@ -240,6 +245,9 @@ func (k KneeSearch) Profile(rounds []Round) report.Profile {
 func (k KneeSearch) strategy(load float64) loadgen.Strategy {
 	if k.Axis == AxisRate {
 		s := loadgen.Strategy{Kind: k.Kind, Rate: load, MaxConcurrency: k.MaxConcurrency, Seed: k.Seed}
+		if k.Kind == loadgen.Poisson {
+			s.Burstiness = k.Burstiness
+		}
 		if k.Kind == loadgen.Constant {
 			s.Rampup = k.Rampup
 		}

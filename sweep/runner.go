@@ -237,6 +237,7 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, drain
 		}
 		b.Goodput.Requests.NotSent = report.Int(res.NotSent)
 		b.Goodput.Drain = drain
+		b.Goodput.Arrival = reportArrival(s)
 	}
 	round := Round{Strategy: s, Result: res, Benchmark: b}
 	round.Excluded = drain != nil && drain.Busy && !r.Drain.KeepBusy
@@ -268,9 +269,10 @@ func ReportConstraints(c loadgen.Constraints) []report.Constraint {
 	return out
 }
 
-// reportStrategy describes a strategy in the report's terms.
+// reportStrategy describes a strategy in the report's terms (a rate
+// series at its mean rate; its shape goes to reportArrival).
 func reportStrategy(s loadgen.Strategy) report.Strategy {
-	rs := report.Strategy{Type: string(s.Kind), Rate: s.Rate, WorkerCount: s.Workers(), RampupDuration: s.Rampup.Seconds()}
+	rs := report.Strategy{Type: string(s.Kind), Rate: s.MeanRate(), WorkerCount: s.Workers(), RampupDuration: s.Rampup.Seconds()}
 	switch s.Kind {
 	case loadgen.Concurrent:
 		rs.Streams = s.Streams
@@ -283,6 +285,41 @@ func reportStrategy(s loadgen.Strategy) report.Strategy {
 		rs.RandomSeed = int64(s.Seed)
 	}
 	return rs
+}
+
+// reportArrival records what GuideLLM's strategy object cannot say about
+// the load's shape (report.Arrival): nil for GuideLLM's own shapes.
+func reportArrival(s loadgen.Strategy) *report.Arrival {
+	gamma := s.Burstiness != 0 && s.Burstiness != 1
+	ramp := s.Rampup > 0 && (s.RampShape == loadgen.RampExponential || s.RampFrom != 0 || s.Kind == loadgen.Poisson)
+	if !gamma && !ramp && len(s.Series) == 0 {
+		return nil
+	}
+	a := &report.Arrival{}
+	if s.OpenLoop() {
+		a.Process = string(s.Kind)
+		if gamma {
+			a.Process, a.Burstiness = "gamma", report.Float(s.Burstiness)
+		}
+	}
+	if s.Rampup > 0 {
+		shape := s.RampShape
+		if shape == "" {
+			shape = loadgen.RampLinear
+		}
+		r := &report.Ramp{Shape: string(shape), DurationS: report.Float(s.Rampup.Seconds()), From: report.Float(s.RampFrom), To: report.Float(s.Rate), Unit: "rate"}
+		if !s.OpenLoop() {
+			r.To, r.Unit = report.Float(s.Workers()), "streams"
+			if shape == loadgen.RampExponential {
+				r.From = report.Float(max(s.RampFrom, 1))
+			}
+		}
+		a.Ramp = r
+	}
+	for _, g := range s.Series {
+		a.Series = append(a.Series, report.RateSegment{DurationS: report.Float(g.Duration.Seconds()), FromRate: report.Float(g.From), ToRate: report.Float(g.To)})
+	}
+	return a
 }
 
 // source is round index's request source.

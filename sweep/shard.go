@@ -72,6 +72,10 @@ var (
 	// ErrReplayShards: a trace's send times cannot be split without
 	// changing its schedule.
 	ErrReplayShards = errors.New("a replayed trace cannot be split across shards")
+	// ErrShapeShards: n gamma processes merge into a smoother one than
+	// the target, and a shaped constant schedule has no interleaving
+	// offset; poisson shards of a ramp or series merge exactly.
+	ErrShapeShards = errors.New("gamma arrivals and a constant rate series or shaped ramp cannot be split across shards (poisson ramps and series can)")
 	// ErrAdaptiveShards: planners that choose the next round from the
 	// results (GuideLLM's sweep, the knee search) would need every shard's
 	// results, and shards do not talk to each other.
@@ -86,7 +90,9 @@ var (
 // r (n shards at r/n from the same instant would send in bursts of n);
 // poisson shards get distinct seeds (Seed). An open-loop in-flight cap is
 // split like Share and must leave every shard at least 1. Synchronous and
-// replay strategies cannot be split.
+// replay strategies cannot be split. A ramp's start and a rate series are
+// split like the rate (poisson processes at r(t)/n merge into one at
+// r(t)); gamma arrivals and shaped constant schedules cannot be split.
 func (s Shard) Strategy(total loadgen.Strategy) (share loadgen.Strategy, offset time.Duration, empty bool, err error) {
 	if err := s.Validate(); err != nil {
 		return loadgen.Strategy{}, 0, false, err
@@ -105,9 +111,21 @@ func (s Shard) Strategy(total loadgen.Strategy) (share loadgen.Strategy, offset 
 		return loadgen.Strategy{}, 0, false, ErrReplayShards
 	case loadgen.Concurrent, loadgen.Throughput:
 		share.Streams = s.Share(total.Streams)
+		share.RampFrom = total.RampFrom / float64(s.Count)
 		return share, 0, share.Streams == 0, nil
 	}
+	shaped := len(total.Series) > 0 || total.RampShape == loadgen.RampExponential || total.RampFrom != 0
+	if (total.Burstiness != 0 && total.Burstiness != 1) || (total.Kind == loadgen.Constant && shaped) {
+		return loadgen.Strategy{}, 0, false, ErrShapeShards
+	}
 	share.Rate = total.Rate / float64(s.Count)
+	share.RampFrom = total.RampFrom / float64(s.Count)
+	if len(total.Series) > 0 {
+		share.Series = make([]loadgen.RateSegment, len(total.Series))
+		for i, g := range total.Series {
+			share.Series[i] = loadgen.RateSegment{Duration: g.Duration, From: g.From / float64(s.Count), To: g.To / float64(s.Count)}
+		}
+	}
 	if total.MaxConcurrency > 0 {
 		if total.MaxConcurrency < s.Count {
 			return loadgen.Strategy{}, 0, false, fmt.Errorf("max concurrency %d is less than the shard count %d: every shard needs an in-flight cap of at least 1", total.MaxConcurrency, s.Count)
@@ -265,7 +283,7 @@ func (p *ShardPlan) roundInfo(k int, res loadgen.Result) *report.ShardRound {
 	return &report.ShardRound{
 		Shard: report.Int(p.Config.Shard.Index), Count: report.Int(p.Config.Shard.Count), Round: report.Int(k),
 		ScheduledStartNs: report.Int(r.Start), ScheduledEndNs: report.Int(r.End), OffsetNs: report.Int(int64(r.Offset)),
-		Total: reportStrategy(r.Total), Empty: r.Empty,
+		Total: reportStrategy(r.Total), TotalArrival: reportArrival(r.Total), Empty: r.Empty,
 		StartNs: report.Int(res.Start), StopNs: report.Int(res.StopTime), EndNs: report.Int(res.End),
 	}
 }

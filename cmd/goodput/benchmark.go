@@ -66,6 +66,7 @@ type benchOptions struct {
 	timeScale                                        float64
 	meta                                             metadataOptions
 	sweep                                            sweepOptions
+	arrival                                          arrivalOptions
 	tel                                              scorecardOptions
 	shard                                            shardOptions
 	getenv                                           func(string) string // nil: os.Getenv
@@ -135,6 +136,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.Var(&samplerValue{&o.dataShuffle}, "data-sampler", "GuideLLM's data sampler: shuffle")
 	metadataFlags(&o.meta, fs)
 	addSweepFlags(fs, &o.sweep)
+	addArrivalFlags(fs, &o.arrival)
 	scorecardFlags(&o.tel, fs)
 	shardFlags(&o.shard, fs)
 	for _, alias := range []string{"request-format", "profile", "warmup-percent", "cooldown-percent", "backend", "backend-kwargs", "disable-console-interactive", "disable-console", "tokenizer", "data-sampler", "output-sampling"} {
@@ -214,6 +216,7 @@ type experimentKey struct {
 	maxRequests                                                         int
 	warmup, cooldown                                                    string
 	seed                                                                int64
+	arrival                                                             string // arrivalOptions.key
 
 	maxErrors                            int
 	maxErrorRate                         float64
@@ -228,8 +231,12 @@ type experimentKey struct {
 // config is the key of the default run id. A request path joins it only
 // when given, so that the keys of runs without one stay as they were.
 func (k experimentKey) config(model string) string {
-	key := strings.Join([]string{k.target, model, k.requestType, k.rateType, k.rate, k.data, k.processor, k.slo, k.kneeAxis,
-		fmt.Sprint(k.maxSeconds, k.maxRequests, k.warmup, k.cooldown, k.seed)}, "|")
+	parts := []string{k.target, model, k.requestType, k.rateType, k.rate, k.data, k.processor, k.slo, k.kneeAxis,
+		fmt.Sprint(k.maxSeconds, k.maxRequests, k.warmup, k.cooldown, k.seed)}
+	if k.arrival != "" { // only then: the run ids of other invocations stay as they were
+		parts = append(parts, k.arrival)
+	}
+	key := strings.Join(parts, "|")
 	if k.requestPath != "" {
 		key += "|path=" + k.requestPath
 	}
@@ -241,7 +248,7 @@ func (o *benchOptions) experimentKey() experimentKey {
 	return experimentKey{
 		target: o.target, requestType: o.requestType, requestPath: o.requestPath, rateType: o.rateType, rate: o.rate, data: o.data, processor: o.processor,
 		slo: o.sweep.slo, kneeAxis: o.sweep.kneeAxis, maxSeconds: o.maxSeconds, maxRequests: o.maxRequests,
-		warmup: o.warmup, cooldown: o.cooldown, seed: o.seed,
+		warmup: o.warmup, cooldown: o.cooldown, seed: o.seed, arrival: o.arrival.key(),
 		maxErrors: o.maxErrors, maxErrorRate: o.maxErrorRate, maxConcurrency: o.maxConcurrency, rampup: o.rampup,
 		noStream: o.noStream, noStreamUsage: o.noStreamUsage, noIgnoreEOS: o.noIgnoreEOS, rxTimestamps: o.rxTimestamps,
 		maxTokensField: o.maxTokensField, extraBody: o.extraBody, requestTimeout: o.requestTimeout,
@@ -405,7 +412,7 @@ func (o *benchOptions) validateLimits(p *plan) error {
 	if o.maxErrorRate < 0 || o.maxErrorRate >= 1 {
 		return usagef("--max-error-rate %v: want a fraction 0 < x < 1, e.g. 0.05", o.maxErrorRate)
 	}
-	if _, finite := p.data.Source.(interface{ Len() int }); o.maxSeconds == 0 && o.maxRequests == 0 && !finite {
+	if _, finite := p.data.Source.(interface{ Len() int }); o.maxSeconds == 0 && o.maxRequests == 0 && !finite && o.arrival.rateSeries == "" {
 		return usagef("set --max-seconds or --max-requests (or --data-samples): a benchmark needs an end")
 	}
 	p.cons = loadgen.Constraints{
@@ -435,7 +442,7 @@ func (o *benchOptions) validateLimits(p *plan) error {
 	if o.rampup < 0 || math.IsNaN(o.rampup) {
 		return usagef("--rampup %v: want seconds ≥ 0", o.rampup)
 	}
-	return nil
+	return o.arrival.validate(o)
 }
 
 // validateOutputs checks the labels, the outputs and the display.
@@ -558,7 +565,7 @@ func (o *benchOptions) planRates(p *plan) error {
 	if isSweepRateType(kind) {
 		var err error
 		p.planner, p.profile, err = o.sweep.planner(kind, rates, plannerBase{
-			maxConcurrency: o.maxConcurrency, rampup: rampup, seed: uint64(o.seed), warmup: p.warm, cooldown: p.cool})
+			maxConcurrency: o.maxConcurrency, rampup: rampup, seed: uint64(o.seed), burstiness: o.arrival.gamma(), warmup: p.warm, cooldown: p.cool})
 		return err
 	}
 	p.profile = report.Profile{Kind: kind, MaxConcurrency: o.maxConcurrency, RampupDuration: o.rampup, Warmup: p.warm, Cooldown: p.cool}
@@ -577,7 +584,7 @@ func (o *benchOptions) planRates(p *plan) error {
 			if r < 1 || r != math.Trunc(r) {
 				return usagef("--rate %v: concurrent streams must be whole numbers ≥ 1", r)
 			}
-			list = append(list, loadgen.Strategy{Kind: loadgen.Concurrent, Streams: int(r), Rampup: rampup})
+			list = append(list, o.arrival.apply(loadgen.Strategy{Kind: loadgen.Concurrent, Streams: int(r), Rampup: rampup}, rampup))
 			p.profile.Streams = append(p.profile.Streams, int(r))
 		}
 	case loadgen.Throughput:
@@ -595,8 +602,13 @@ func (o *benchOptions) planRates(p *plan) error {
 			n = loadgen.DefaultMaxConcurrency
 		}
 		p.profile.MaxConcurrency = n
-		list = append(list, loadgen.Strategy{Kind: loadgen.Throughput, Streams: n, Rampup: rampup})
+		list = append(list, o.arrival.apply(loadgen.Strategy{Kind: loadgen.Throughput, Streams: n, Rampup: rampup}, rampup))
 	case loadgen.Constant, loadgen.Poisson:
+		if len(o.arrival.series) > 0 {
+			s := o.arrival.apply(loadgen.Strategy{Kind: loadgen.Kind(kind), Series: o.arrival.series, MaxConcurrency: o.maxConcurrency, Seed: uint64(o.seed)}, 0)
+			list, p.profile.Rate = append(list, s), []float64{s.MeanRate()}
+			break
+		}
 		if len(rates) == 0 {
 			return usagef("--rate-type %s needs --rate in requests per second, e.g. --rate 2,4,8", kind)
 		}
@@ -608,7 +620,7 @@ func (o *benchOptions) planRates(p *plan) error {
 			if kind == "constant" {
 				s.Rampup = rampup
 			}
-			list = append(list, s)
+			list = append(list, o.arrival.apply(s, rampup))
 		}
 		p.profile.Rate = rates
 	case loadgen.Replay:
@@ -622,6 +634,13 @@ func (o *benchOptions) planRates(p *plan) error {
 		list = append(list, loadgen.Strategy{Kind: loadgen.Replay, Schedule: p.data.Schedule, MaxConcurrency: o.maxConcurrency})
 	default:
 		return usagef("--rate-type %q: want synchronous, concurrent, throughput, constant (async), poisson, replay, sweep or knee", o.rateType)
+	}
+	for _, s := range list {
+		if err := s.Validate(); err != nil && len(s.Series) > 0 {
+			return usagef("--rate-series: %v", err)
+		} else if err != nil {
+			return usagef("--rate-type %v", err)
+		}
 	}
 	p.planner = o.sweep.stopOn(list)
 	return nil
@@ -856,6 +875,7 @@ type plannerBase struct {
 	maxConcurrency   int // --max-concurrency (0: the planner's default)
 	rampup           time.Duration
 	seed             uint64
+	burstiness       float64 // gamma shape of poisson rounds (0: poisson)
 	warmup, cooldown report.TransientPhase
 }
 
@@ -872,7 +892,7 @@ func (o *sweepOptions) planner(rateType string, rates []float64, base plannerBas
 	var prof report.Profile
 	switch rateType {
 	case "sweep":
-		g := sweep.GuideLLMSweep{Kind: loadgen.Kind(o.sweepStrategy), MaxConcurrency: base.maxConcurrency, Rampup: base.rampup, Seed: base.seed}
+		g := sweep.GuideLLMSweep{Kind: loadgen.Kind(o.sweepStrategy), MaxConcurrency: base.maxConcurrency, Rampup: base.rampup, Seed: base.seed, Burstiness: base.burstiness}
 		switch len(rates) {
 		case 0:
 		case 1:
@@ -916,7 +936,7 @@ func (o *sweepOptions) kneeSearch(rates []float64, base plannerBase) (sweep.Knee
 	k := sweep.KneeSearch{
 		Axis: sweep.Axis(o.kneeAxis), Factor: o.kneeFactor, Tolerance: o.kneeTolerance, MaxRounds: o.kneeMaxRounds,
 		MaxConcurrency: base.maxConcurrency, MaxRate: o.kneeMaxRate, Kind: loadgen.Kind(o.sweepStrategy),
-		Seed: base.seed, Rampup: base.rampup,
+		Seed: base.seed, Rampup: base.rampup, Burstiness: base.burstiness,
 	}
 	switch {
 	case k.Axis != sweep.AxisConcurrency && k.Axis != sweep.AxisRate:
@@ -947,6 +967,95 @@ func (o *sweepOptions) kneeSearch(rates []float64, base plannerBase) (sweep.Knee
 		return k, usagef("--rate-type knee: %v (see --rate, --max-concurrency and --knee-max-rate)", err)
 	}
 	return k, nil
+}
+
+// arrivalOptions are benchmark's arrival-shape flags, beyond GuideLLM's
+// --rampup (linear, on constant rates and concurrent streams): the ramp's
+// shape and start, gamma gaps on poisson (vLLM's --burstiness) and a
+// piecewise rate series.
+type arrivalOptions struct {
+	rampupShape string
+	rampupFrom  float64
+	burstiness  float64
+	rateSeries  string
+	series      []loadgen.RateSegment // --rate-series, parsed by validate
+}
+
+func addArrivalFlags(fs *pflag.FlagSet, a *arrivalOptions) {
+	fs.StringVar(&a.rampupShape, "rampup-shape", "", "linear (default) or exponential: how --rampup grows the rate or the streams; it also ramps a poisson rate, which GuideLLM's --rampup leaves alone")
+	fs.Float64Var(&a.rampupFrom, "rampup-from", 0, "where --rampup starts: req/s for constant and poisson, streams for concurrent and throughput (default 0; an exponential rate ramp needs > 0)")
+	fs.Float64Var(&a.burstiness, "burstiness", 1, "poisson (and sweep/knee with --sweep-strategy poisson): gamma shape of the gaps, vLLM's --burstiness: 1 poisson, < 1 burstier, > 1 smoother, same mean rate")
+	fs.StringVar(&a.rateSeries, "rate-series", "", "constant or poisson: a piecewise rate instead of --rate, RATE:DURATION steps and FROM..TO:DURATION ramps, e.g. 2:30s,8:1m,8..2:30s; the benchmark ends with it")
+}
+
+// key is the arrival flags as given, "" when none is (run ids and shard
+// hashes of other invocations stay as they were).
+func (a *arrivalOptions) key() string {
+	if a.rampupShape == "" && a.rampupFrom == 0 && a.burstiness == 1 && a.rateSeries == "" {
+		return ""
+	}
+	return fmt.Sprint(a.rampupShape, " ", a.rampupFrom, " ", a.burstiness, " ", a.rateSeries)
+}
+
+// gamma is --burstiness as a strategy's Burstiness (0 when poisson).
+func (a *arrivalOptions) gamma() float64 {
+	if a.burstiness == 1 {
+		return 0
+	}
+	return a.burstiness
+}
+
+// validate checks the arrival flags against the rate type and parses
+// --rate-series.
+func (a *arrivalOptions) validate(o *benchOptions) error {
+	kind := o.rateType
+	rate := kind == "constant" || kind == "async" || kind == "poisson"
+	shaped := a.rampupShape != "" || a.rampupFrom != 0
+	switch {
+	case a.rampupShape != "" && a.rampupShape != string(loadgen.RampLinear) && a.rampupShape != string(loadgen.RampExponential):
+		return usagef("--rampup-shape %q: want linear or exponential", a.rampupShape)
+	case a.rampupFrom < 0 || math.IsNaN(a.rampupFrom) || math.IsInf(a.rampupFrom, 0):
+		return usagef("--rampup-from %v: want a rate (req/s) or a number of streams ≥ 0", a.rampupFrom)
+	case shaped && !(rate || kind == "concurrent" || kind == "throughput"):
+		return usagef("--rampup-shape and --rampup-from apply to --rate-type concurrent, throughput, constant or poisson")
+	case shaped && o.rampup == 0:
+		return usagef("--rampup-shape and --rampup-from shape a ramp: give its length with --rampup SECONDS")
+	case rate && a.rampupShape == string(loadgen.RampExponential) && a.rampupFrom == 0:
+		return usagef("--rampup-shape exponential on a rate needs --rampup-from RATE > 0 (an exponential cannot start from 0)")
+	case !(a.burstiness > 0) || math.IsInf(a.burstiness, 0):
+		return usagef("--burstiness %v: want a gamma shape > 0 (1 poisson, < 1 burstier, > 1 smoother)", a.burstiness)
+	case a.burstiness != 1 && kind != "poisson" && !(isSweepRateType(kind) && o.sweep.sweepStrategy == string(loadgen.Poisson)):
+		return usagef("--burstiness shapes poisson gaps: use --rate-type poisson, or sweep or knee with --sweep-strategy poisson")
+	}
+	if a.rateSeries == "" {
+		return nil
+	}
+	switch {
+	case !rate:
+		return usagef("--rate-series needs --rate-type constant or poisson")
+	case o.rate != "":
+		return usagef("--rate-series replaces --rate: give one of them")
+	case o.rampup != 0:
+		return usagef("--rate-series replaces --rampup: begin the series with a ramp, e.g. 0..8:30s,8:5m")
+	}
+	var err error
+	if a.series, err = loadgen.ParseRateSeries(a.rateSeries); err != nil {
+		return usagef("--rate-series: %v", err)
+	}
+	return nil
+}
+
+// apply sets the arrival flags on one of the plan's strategies: an
+// explicit ramp shape or start turns the ramp on (poisson too), and
+// --burstiness shapes poisson gaps.
+func (a *arrivalOptions) apply(s loadgen.Strategy, rampup time.Duration) loadgen.Strategy {
+	if a.rampupShape != "" || a.rampupFrom != 0 {
+		s.Rampup, s.RampShape, s.RampFrom = rampup, loadgen.RampShape(a.rampupShape), a.rampupFrom
+	}
+	if s.Kind == loadgen.Poisson {
+		s.Burstiness = a.gamma()
+	}
+	return s
 }
 
 // Multi-pod flags of goodput benchmark. An Indexed Job runs the same

@@ -57,6 +57,9 @@ type profileOptions struct {
 	streaming                 bool
 	concurrency, requestRate  string
 	rateMode                  string
+	smoothness                float64
+	rateRamp, concRamp        float64
+	rateSeries                string
 	isl, islStddev            int
 	osl, oslStddev            int
 	requestCount, warmupCount int
@@ -84,8 +87,13 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.BoolVar(&po.streaming, "streaming", false, "stream responses (SSE); needed for TTFT, ITL and the other per-token metrics")
 	fs.StringVar(&po.concurrency, "concurrency", "", "concurrent requests; a comma list (4,8,16,32) runs one benchmark each (default 1)")
 	fs.StringVar(&po.requestRate, "request-rate", "", "requests per second, open loop; a comma list runs one benchmark each (--concurrency is then the in-flight cap)")
-	fs.StringVar(&po.rateMode, "request-rate-mode", "poisson", "arrival pattern of --request-rate: poisson or constant (alias --arrival-pattern)")
+	fs.StringVar(&po.rateMode, "request-rate-mode", "poisson", "arrival pattern of --request-rate: poisson, constant or gamma (alias --arrival-pattern)")
 	fs.StringVar(&po.rateMode, "arrival-pattern", "poisson", "alias of --request-rate-mode")
+	fs.Float64Var(&po.smoothness, "arrival-smoothness", 1, "gamma shape of --arrival-pattern gamma: 1 poisson, < 1 burstier, > 1 smoother (alias --vllm-burstiness)")
+	fs.Float64Var(&po.smoothness, "vllm-burstiness", 1, "alias of --arrival-smoothness")
+	fs.Float64Var(&po.rateRamp, "request-rate-ramp-duration", 0, "seconds over which the request rate ramps linearly up to --request-rate, from AIPerf's start of rate × 0.1 s ÷ duration")
+	fs.Float64Var(&po.concRamp, "concurrency-ramp-duration", 0, "seconds over which --concurrency streams start, one more every duration ÷ concurrency (closed loop)")
+	fs.StringVar(&po.rateSeries, "request-rate-series", "", `JSON file of rate points, {"points":[{"time_s":0,"qps":5},{"time_s":60,"qps":10}]}: the rate moves linearly between them, then holds the last until --benchmark-duration (one benchmark; instead of --request-rate)`)
 	for _, n := range islFlags {
 		fs.IntVar(&po.isl, n, profileDefaultISL, "input sequence length in tokens (mean; aliases --input-tokens, --input-tokens-mean, --synthetic-input-tokens-mean, --prompt-input-tokens-mean)")
 	}
@@ -116,7 +124,7 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.BoolVar(&po.useServerTokenCount, "use-server-token-count", false, "sequence lengths in the AIPerf export from the server's usage counts (default: the client's counts when known)")
 	fs.StringVar(&po.ui, "ui-type", "simple", "progress display: dashboard or simple (progress lines) or none (alias --ui)")
 	fs.StringVar(&po.ui, "ui", "simple", "alias of --ui-type")
-	for _, alias := range []string{"model-names", "arrival-pattern", "input-tokens", "input-tokens-mean", "synthetic-input-tokens-mean",
+	for _, alias := range []string{"model-names", "arrival-pattern", "vllm-burstiness", "input-tokens", "input-tokens-mean", "synthetic-input-tokens-mean",
 		"prompt-input-tokens-mean", "input-tokens-stddev", "synthetic-input-tokens-stddev", "prompt-input-tokens-stddev",
 		"output-tokens", "output-tokens-mean", "prompt-output-tokens-mean", "synthetic-output-tokens-mean", "output-tokens-stddev",
 		"prompt-output-tokens-stddev", "synthetic-output-tokens-stddev", "num-requests", "output-artifact-dir", "ui"} {
@@ -131,11 +139,11 @@ var aiperfUnsupported = []string{
 	"custom-endpoint", "endpoint", "url-strategy", "model-selection-strategy", "transport", "connection-reuse-strategy",
 	"request-content-type", "prefill-concurrency", "benchmark-grace-period", "warmup-duration", "num-warmup-sessions",
 	"warmup-concurrency", "warmup-prefill-concurrency", "warmup-request-rate", "warmup-arrival-pattern", "warmup-grace-period",
-	"concurrency-ramp-duration", "prefill-concurrency-ramp-duration", "request-rate-ramp-duration", "request-cancellation-rate",
+	"prefill-concurrency-ramp-duration", "request-cancellation-rate",
 	"request-cancellation-delay", "user-centric-rate", "num-users", "input-file", "custom-dataset-type", "fixed-schedule",
 	"public-dataset", "seq-dist", "sequence-distribution", "prefix-prompt-pool-size", "num-prefix-prompts", "prefix-prompt-length",
 	"shared-system-prompt-length", "dataset-sampling-strategy", "conversation-num", "num-sessions", "num-dataset-entries",
-	"num-prompts", "conversation-turn-mean", "arrival-smoothness", "vllm-burstiness", "tokenizer-revision",
+	"num-prompts", "conversation-turn-mean", "tokenizer-revision",
 	"tokenizer-trust-remote-code", "profile-export-prefix", "profile-export-file", "export-level", "slice-duration",
 	"export-http-trace", "gpu-telemetry", "no-gpu-telemetry", "server-metrics", "no-server-metrics", "workers-max",
 	"max-workers", "record-processors", "num-profile-runs", "accuracy-benchmark", "config", "batch-size",
@@ -303,11 +311,23 @@ func (po *profileOptions) loads(p *plan) (concs, rates []float64, err error) {
 	if rates, err = parseProfileRates(po.requestRate); err != nil {
 		return nil, nil, err
 	}
-	if po.rateMode != "poisson" && po.rateMode != "constant" {
-		return nil, nil, usagef("--request-rate-mode %q: goodput profile supports poisson and constant", po.rateMode)
+	if po.rateMode != "poisson" && po.rateMode != "constant" && po.rateMode != "gamma" {
+		return nil, nil, usagef("--request-rate-mode %q: goodput profile supports poisson, constant and gamma", po.rateMode)
+	}
+	if err := po.validateArrival(rates, concs); err != nil {
+		return nil, nil, err
 	}
 	var list sweep.List
 	switch {
+	case po.rateSeries != "":
+		s, err := po.seriesStrategy(concs, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		list = sweep.List{s}
+		p.profile = report.Profile{Kind: string(s.Kind), MaxConcurrency: s.MaxConcurrency, Rate: []float64{s.MeanRate()}}
+		rates = []float64{s.MeanRate()}
+		p.key.rateType, p.key.rate, p.key.maxConcurrency = po.rateMode, po.rateSeries, s.MaxConcurrency
 	case len(rates) > 0:
 		if len(concs) > 1 {
 			return nil, nil, usagef("--concurrency %q: with --request-rate it is the in-flight cap, one value", po.concurrency)
@@ -316,24 +336,120 @@ func (po *profileOptions) loads(p *plan) (concs, rates []float64, err error) {
 		if len(concs) == 1 {
 			maxConc = int(concs[0])
 		}
-		p.profile = report.Profile{Kind: po.rateMode, MaxConcurrency: maxConc, Rate: rates}
+		p.profile = report.Profile{Kind: string(po.kind()), MaxConcurrency: maxConc, Rate: rates}
 		for _, r := range rates {
-			list = append(list, loadgen.Strategy{Kind: loadgen.Kind(po.rateMode), Rate: r, MaxConcurrency: maxConc, Seed: uint64(p.seed)})
+			list = append(list, po.shape(loadgen.Strategy{Kind: po.kind(), Rate: r, MaxConcurrency: maxConc, Seed: uint64(p.seed)}))
 		}
 		p.key.rateType, p.key.rate, p.key.maxConcurrency = po.rateMode, formatList(rates), maxConc
 	default:
 		if len(concs) == 0 {
 			concs = []float64{1}
 		}
-		p.profile = report.Profile{Kind: string(loadgen.Concurrent)}
+		p.profile = report.Profile{Kind: string(loadgen.Concurrent), RampupDuration: po.concRamp}
 		for _, c := range concs {
-			list = append(list, loadgen.Strategy{Kind: loadgen.Concurrent, Streams: int(c)})
+			list = append(list, po.shape(loadgen.Strategy{Kind: loadgen.Concurrent, Streams: int(c)}))
 			p.profile.Streams = append(p.profile.Streams, int(c))
 		}
 		p.key.rateType, p.key.rate = string(loadgen.Concurrent), formatList(concs)
 	}
+	for _, s := range list {
+		if err := s.Validate(); err != nil && len(s.Series) > 0 {
+			return nil, nil, usagef("--request-rate-series %s: %v", po.rateSeries, err)
+		} else if err != nil {
+			return nil, nil, usagef("--request-rate-mode %s: %v", po.rateMode, err)
+		}
+	}
+	p.key.arrival = po.arrivalKey()
 	p.planner = list
 	return concs, rates, nil
+}
+
+// validateArrival checks AIPerf's arrival flags: gamma's smoothness, the
+// ramps and the rate series.
+func (po *profileOptions) validateArrival(rates, concs []float64) error {
+	switch {
+	case !(po.smoothness > 0) || math.IsInf(po.smoothness, 0):
+		return usagef("--arrival-smoothness %v: want a gamma shape > 0 (1 poisson, < 1 burstier, > 1 smoother)", po.smoothness)
+	case po.smoothness != 1 && po.rateMode != "gamma":
+		return usagef("--arrival-smoothness %v: needs --arrival-pattern gamma", po.smoothness)
+	case po.rateRamp < 0 || math.IsNaN(po.rateRamp) || math.IsInf(po.rateRamp, 0):
+		return usagef("--request-rate-ramp-duration %v: want seconds > 0", po.rateRamp)
+	case po.rateRamp > 0 && len(rates) == 0:
+		return usagef("--request-rate-ramp-duration needs --request-rate (a series gives its own ramps)")
+	case po.concRamp < 0 || math.IsNaN(po.concRamp) || math.IsInf(po.concRamp, 0):
+		return usagef("--concurrency-ramp-duration %v: want seconds > 0", po.concRamp)
+	case po.concRamp > 0 && (len(rates) > 0 || po.rateSeries != ""):
+		return usagef("--concurrency-ramp-duration ramps closed-loop streams; an open loop's in-flight cap does not ramp (use --request-rate-ramp-duration)")
+	case po.rateSeries != "" && len(rates) > 0:
+		return usagef("--request-rate and --request-rate-series are mutually exclusive")
+	case po.rateSeries != "" && len(concs) > 1:
+		return usagef("--concurrency %v: with --request-rate-series it is the in-flight cap, one value", formatList(concs))
+	}
+	return nil
+}
+
+// kind is the loadgen strategy of --request-rate-mode (gamma is poisson
+// with a burstiness).
+func (po *profileOptions) kind() loadgen.Kind {
+	if po.rateMode == "constant" {
+		return loadgen.Constant
+	}
+	return loadgen.Poisson
+}
+
+// shape applies the smoothness and the ramps to one benchmark's strategy.
+// AIPerf's rate ramp starts at rate × 0.1 s ÷ duration (its update
+// interval over the ramp), its concurrency ramp adds a stream every
+// duration ÷ concurrency: goodput's linear stream ramp.
+func (po *profileOptions) shape(s loadgen.Strategy) loadgen.Strategy {
+	if s.Kind == loadgen.Poisson && po.smoothness != 1 {
+		s.Burstiness = po.smoothness
+	}
+	switch {
+	case s.Kind == loadgen.Concurrent && po.concRamp > 0:
+		s.Rampup = time.Duration(po.concRamp * float64(time.Second))
+	case s.OpenLoop() && po.rateRamp > 0 && len(s.Series) == 0:
+		s.Rampup = time.Duration(po.rateRamp * float64(time.Second))
+		s.RampShape, s.RampFrom = loadgen.RampLinear, s.Rate*min(1, 0.1/po.rateRamp)
+	}
+	return s
+}
+
+// seriesStrategy reads --request-rate-series into one open-loop benchmark:
+// linear between the points, then the last rate held until
+// --benchmark-duration (without one the series ends the benchmark).
+func (po *profileOptions) seriesStrategy(concs []float64, p *plan) (loadgen.Strategy, error) {
+	b, err := os.ReadFile(po.rateSeries)
+	if err != nil {
+		return loadgen.Strategy{}, usagef("--request-rate-series: %v", err)
+	}
+	var file struct {
+		Points []loadgen.RatePoint `json:"points"`
+	}
+	if err := json.Unmarshal(b, &file); err != nil {
+		return loadgen.Strategy{}, usagef(`--request-rate-series %s: %v (want {"points":[{"time_s":0,"qps":5},…]})`, po.rateSeries, err)
+	}
+	series, err := loadgen.PiecewiseLinear(file.Points)
+	if err != nil {
+		return loadgen.Strategy{}, usagef("--request-rate-series %s: %v", po.rateSeries, err)
+	}
+	if last := file.Points[len(file.Points)-1]; po.duration > last.TimeS {
+		series = append(series, loadgen.RateSegment{Duration: time.Duration((po.duration - last.TimeS) * float64(time.Second)), From: last.QPS, To: last.QPS})
+	}
+	s := loadgen.Strategy{Kind: po.kind(), Series: series, Seed: uint64(p.seed)}
+	if len(concs) == 1 {
+		s.MaxConcurrency = int(concs[0])
+	}
+	return po.shape(s), nil
+}
+
+// arrivalKey is the arrival flags for the run id, "" when none is given
+// (the run ids of other invocations stay as they were).
+func (po *profileOptions) arrivalKey() string {
+	if po.smoothness == 1 && po.rateRamp == 0 && po.concRamp == 0 && po.rateSeries == "" {
+		return ""
+	}
+	return fmt.Sprint(po.smoothness, " ", po.rateRamp, " ", po.concRamp, " ", po.rateSeries)
 }
 
 // dataSpec reads the sequence lengths into the synthetic data spec.
@@ -377,8 +493,8 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 		maxConc = int(slices.Max(concs))
 	}
 	count := po.requestCount
-	if count == 0 && po.duration == 0 {
-		count = max(10, 2*maxConc) // AIPerf's default
+	if count == 0 && po.duration == 0 && po.rateSeries == "" {
+		count = max(10, 2*maxConc) // AIPerf's default; a series ends by itself
 	}
 	if po.warmupCount > 0 {
 		if count == 0 {

@@ -438,7 +438,12 @@ func aiperfPhases(b *report.Benchmark) ([]json.RawMessage, error) {
 		if s.Type == report.StrategyPoisson {
 			pattern = "poisson"
 		}
-		p.Field("arrival_pattern", pattern)
+		if g := b.Goodput; g != nil && g.Arrival != nil && g.Arrival.Process == "gamma" {
+			p.Field("arrival_pattern", "gamma")
+			p.Field("arrival_smoothness", g.Arrival.Burstiness)
+		} else {
+			p.Field("arrival_pattern", pattern)
+		}
 	}
 	raw, err := p.Done()
 	if err != nil {

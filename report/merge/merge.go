@@ -481,13 +481,16 @@ func (s *shardSet) benchmarksOf(k int) []*report.Benchmark {
 }
 
 // finishMerged sets what both paths add after the benchmark is built:
-// the client load and the never-sent count of every shard, and the shards'
-// own inexact reasons.
+// the client load and the never-sent count of every shard, the shards'
+// own inexact reasons, and the run's arrival shape.
 func finishMerged(b *report.Benchmark, bs []*report.Benchmark) {
 	if b.Goodput == nil {
 		return
 	}
 	b.Goodput.Client = mergeClient(bs)
+	if sr := bs[0].Goodput.Shard; sr != nil {
+		b.Goodput.Arrival = sr.TotalArrival
+	}
 	var notSent report.Int
 	for i, sb := range bs {
 		notSent += sb.Goodput.Requests.NotSent

@@ -1,0 +1,39 @@
+package report
+
+// Arrival is the shape of a benchmark's load beyond what GuideLLM's
+// strategy object can say (in Extras.Arrival; nil for the shapes GuideLLM
+// has): gamma gaps, a ramp other than GuideLLM's linear one from 0 (or on
+// poisson, whose GuideLLM object has no rampup), a piecewise rate series.
+// The strategy object then holds GuideLLM's nearest reading: gamma is
+// written as poisson, a series as constant or poisson at its mean rate.
+type Arrival struct {
+	// Process is the arrival process of an open-loop schedule: constant,
+	// poisson or gamma; "" for closed-loop streams.
+	Process string `json:"process,omitempty"`
+	// Burstiness is the gamma shape (vLLM's --burstiness, AIPerf's
+	// --arrival-smoothness): 1 is poisson, below 1 burstier.
+	Burstiness Float `json:"burstiness,omitempty"`
+	Ramp       *Ramp `json:"ramp,omitempty"`
+	// Series is a piecewise rate, its segments in order; the schedule
+	// ends after the last.
+	Series []RateSegment `json:"series,omitempty"`
+}
+
+// Ramp is how the load rose to its target.
+type Ramp struct {
+	Shape     string `json:"shape"` // linear or exponential
+	DurationS Float  `json:"duration_s"`
+	// From and To are requests per second (Unit "rate") or streams (Unit
+	// "streams").
+	From Float  `json:"from"`
+	To   Float  `json:"to"`
+	Unit string `json:"unit"`
+}
+
+// RateSegment is one piece of a rate series: the rate moves linearly from
+// FromRate to ToRate requests per second over DurationS.
+type RateSegment struct {
+	DurationS Float `json:"duration_s"`
+	FromRate  Float `json:"from_rate"`
+	ToRate    Float `json:"to_rate"`
+}
