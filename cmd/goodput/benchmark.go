@@ -228,8 +228,9 @@ type experimentKey struct {
 	requestTimeout                       time.Duration
 }
 
-// config is the key of the default run id. A request path joins it only
-// when given, so that the keys of runs without one stay as they were.
+// config is the key of the default run id. An arrival shape and a request
+// path join it only when given, so that the keys of runs without them stay
+// as they were.
 func (k experimentKey) config(model string) string {
 	parts := []string{k.target, model, k.requestType, k.rateType, k.rate, k.data, k.processor, k.slo, k.kneeAxis,
 		fmt.Sprint(k.maxSeconds, k.maxRequests, k.warmup, k.cooldown, k.seed)}
