@@ -398,10 +398,14 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, st *streamSt
 	}
 	cn.text, cn.reason = append(cn.text[:0], text...), append(cn.reason[:0], reason...)
 	c.finishTokens(st)
-	if !st.usage && c.cfg.CountTokens == nil {
-		// Without usage or a tokenizer one body says nothing about its
-		// token count: leave it unknown rather than invent a figure.
-		rec.OutputTokens, rec.OutputSource, rec.ClientOutputTokens = 0, record.TokensUnknown, -1
+	if c.cfg.CountTokens == nil {
+		// Without a tokenizer the client cannot count one body's tokens:
+		// its count is unknown (-1), never 0, so the mismatch report
+		// leaves the request out; without usage either, so is the figure.
+		rec.ClientOutputTokens = -1
+		if !st.usage {
+			rec.OutputTokens, rec.OutputSource = 0, record.TokensUnknown
+		}
 	}
 	if len(text) == 0 && len(reason) == 0 && rec.OutputTokens == 0 {
 		c.fail(rec, record.ErrEmptyResponse, "response carried no output")

@@ -355,17 +355,39 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 	}
 }
 
+// A non-streaming body gives the client nothing to count without a
+// tokenizer: its output count is unknown (-1), not 0, so the mismatch report
+// does not read the server's 8 against a made-up 0. With a tokenizer the
+// client counts the body's text.
 func TestNonStreaming(t *testing.T) {
 	srv := startMock(t, nil)
-	e := newEngine(t, ClientConfig{Target: srv.URL(), NoStream: true})
-	_, recs := collect(t, e, context.Background(), Benchmark{
-		Strategy: Strategy{Kind: Synchronous}, Constraints: Constraints{MaxRequests: 2},
-		Source: fixedSource{NewRequest("", "x", 8)},
-	})
-	for _, r := range recs {
-		if r.Status != record.StatusSuccessful || r.OutputTokens != 8 || r.FirstToken != 0 || len(r.ChunkTimes) != 0 {
-			t.Fatalf("non-streaming record %+v: want 8 tokens from usage and no TTFT", r)
-		}
+	for _, c := range []struct {
+		name      string
+		count     func(string) int
+		wantCount int
+	}{
+		{"no tokenizer", nil, -1},
+		{"tokenizer", func(s string) int { return len(strings.Fields(s)) }, -2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEngine(t, ClientConfig{Target: srv.URL(), NoStream: true, KeepText: true, CountTokens: c.count})
+			_, recs := collect(t, e, context.Background(), Benchmark{
+				Strategy: Strategy{Kind: Synchronous}, Constraints: Constraints{MaxRequests: 2},
+				Source: fixedSource{NewRequest("", "x", 8)},
+			})
+			for _, r := range recs {
+				if r.Status != record.StatusSuccessful || r.OutputTokens != 8 || r.OutputSource != record.TokensUsage || r.ServerOutputTokens != 8 || r.FirstToken != 0 || len(r.ChunkTimes) != 0 {
+					t.Fatalf("non-streaming record %+v: want 8 tokens from usage and no TTFT", r)
+				}
+				want := c.wantCount
+				if want == -2 {
+					want = c.count(r.OutputText)
+				}
+				if r.ClientOutputTokens != want || (c.count != nil && want <= 0) {
+					t.Fatalf("client output tokens %d, want %d", r.ClientOutputTokens, want)
+				}
+			}
+		})
 	}
 }
 
