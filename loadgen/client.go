@@ -96,7 +96,8 @@ type ClientConfig struct {
 	KeepText bool
 	// CountTokens, when set, counts output tokens client-side from the
 	// streamed text (the model's tokenizer); used when the server sends no
-	// usage and kept beside it for the mismatch report.
+	// usage and kept beside it for the mismatch report. Without it the
+	// record's client count is unknown (-1).
 	CountTokens func(string) int
 	// RequestIDPrefix prefixes the X-Request-Id header sent with every
 	// request (default "goodput-").

@@ -315,9 +315,15 @@ func (c *Client) finishTokens(st *streamState) {
 			chunks += int(n)
 		}
 	}
-	client := chunks
-	if c.cfg.CountTokens != nil && (len(st.cn.text) > 0 || len(st.cn.reason) > 0) {
-		client = c.cfg.CountTokens(string(st.cn.text)) + c.cfg.CountTokens(string(st.cn.reason))
+	// The client's own count needs a tokenizer: a count of chunks is the
+	// fallback for OutputTokens, not a token count, so without one the
+	// client's count is unknown (-1), never 0 or the chunks.
+	client := -1
+	if c.cfg.CountTokens != nil {
+		client = 0
+		if len(st.cn.text) > 0 || len(st.cn.reason) > 0 {
+			client = c.cfg.CountTokens(string(st.cn.text)) + c.cfg.CountTokens(string(st.cn.reason))
+		}
 	}
 	rec.ClientOutputTokens = client
 	switch {
@@ -398,14 +404,10 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, st *streamSt
 	}
 	cn.text, cn.reason = append(cn.text[:0], text...), append(cn.reason[:0], reason...)
 	c.finishTokens(st)
-	if c.cfg.CountTokens == nil {
-		// Without a tokenizer the client cannot count one body's tokens:
-		// its count is unknown (-1), never 0, so the mismatch report
-		// leaves the request out; without usage either, so is the figure.
-		rec.ClientOutputTokens = -1
-		if !st.usage {
-			rec.OutputTokens, rec.OutputSource = 0, record.TokensUnknown
-		}
+	if !st.usage && c.cfg.CountTokens == nil {
+		// Without usage or a tokenizer one body says nothing about its
+		// token count: leave it unknown rather than invent a figure.
+		rec.OutputTokens, rec.OutputSource = 0, record.TokensUnknown
 	}
 	if len(text) == 0 && len(reason) == 0 && rec.OutputTokens == 0 {
 		c.fail(rec, record.ErrEmptyResponse, "response carried no output")

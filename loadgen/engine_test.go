@@ -355,32 +355,38 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 	}
 }
 
-// A non-streaming body gives the client nothing to count without a
-// tokenizer: its output count is unknown (-1), not 0, so the mismatch report
-// does not read the server's 8 against a made-up 0. With a tokenizer the
-// client counts the body's text.
-func TestNonStreaming(t *testing.T) {
+// The client's output count is its tokenizer's: without one it is unknown
+// (-1), never 0 (a non-streaming body has no chunks to count) nor the chunk
+// count, so the mismatch report does not read the server's 8 against a
+// made-up figure. With a tokenizer the client counts the text it received.
+func TestClientOutputCount(t *testing.T) {
 	srv := startMock(t, nil)
+	words := func(s string) int { return len(strings.Fields(s)) }
 	for _, c := range []struct {
-		name      string
-		count     func(string) int
-		wantCount int
+		name     string
+		noStream bool
+		count    func(string) int
 	}{
-		{"no tokenizer", nil, -1},
-		{"tokenizer", func(s string) int { return len(strings.Fields(s)) }, -2},
+		{"non-streaming, no tokenizer", true, nil},
+		{"non-streaming, tokenizer", true, words},
+		{"streaming, no tokenizer", false, nil},
+		{"streaming, tokenizer", false, words},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := newEngine(t, ClientConfig{Target: srv.URL(), NoStream: true, KeepText: true, CountTokens: c.count})
+			e := newEngine(t, ClientConfig{Target: srv.URL(), NoStream: c.noStream, KeepText: true, CountTokens: c.count})
 			_, recs := collect(t, e, context.Background(), Benchmark{
 				Strategy: Strategy{Kind: Synchronous}, Constraints: Constraints{MaxRequests: 2},
 				Source: fixedSource{NewRequest("", "x", 8)},
 			})
 			for _, r := range recs {
-				if r.Status != record.StatusSuccessful || r.OutputTokens != 8 || r.OutputSource != record.TokensUsage || r.ServerOutputTokens != 8 || r.FirstToken != 0 || len(r.ChunkTimes) != 0 {
-					t.Fatalf("non-streaming record %+v: want 8 tokens from usage and no TTFT", r)
+				if r.Status != record.StatusSuccessful || r.OutputTokens != 8 || r.OutputSource != record.TokensUsage || r.ServerOutputTokens != 8 {
+					t.Fatalf("record %+v: want 8 tokens from usage", r)
 				}
-				want := c.wantCount
-				if want == -2 {
+				if c.noStream && (r.FirstToken != 0 || len(r.ChunkTimes) != 0) {
+					t.Fatalf("non-streaming record %+v: want no TTFT", r)
+				}
+				want := -1
+				if c.count != nil {
 					want = c.count(r.OutputText)
 				}
 				if r.ClientOutputTokens != want || (c.count != nil && want <= 0) {

@@ -149,7 +149,10 @@ type Record struct {
 
 	// Token counts. PromptTokens and OutputTokens are the figures used in
 	// metrics (server usage first); the Server* and Client* fields keep both
-	// sides for the mismatch report (-1 when that side is unknown).
+	// sides for the mismatch report (-1 when that side is unknown: the
+	// client counts only with a tokenizer, never by chunks).
+	// ClientPromptTokens counts the raw prompt content (Request.Text()),
+	// without the chat template or special tokens the server adds.
 	PromptTokens       int
 	OutputTokens       int
 	ReasoningTokens    int
