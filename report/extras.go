@@ -25,7 +25,18 @@ type Extras struct {
 	Errors        ErrorCounts   `json:"errors"`
 	Metrics       ExtraMetrics  `json:"metrics"`
 	TokenMismatch TokenMismatch `json:"token_mismatch"`
-	Histograms    *Histograms   `json:"histograms"`
+	// PromptTokenMismatch compares the server's prompt token counts
+	// (usage.prompt_tokens) with the client's, like TokenMismatch; nil when
+	// no in-window request had both.
+	PromptTokenMismatch *TokenMismatch `json:"prompt_token_mismatch,omitempty"`
+	// PromptOverhead is what the server adds to the raw prompt (a chat
+	// template's role markers, special tokens), by request type
+	// (chat_completions, text_completions); nil when not measured.
+	PromptOverhead map[string]*PromptOverhead `json:"prompt_overhead,omitempty"`
+	// TokenWarnings are the token counts that disagree by more than the
+	// run's threshold, with their likely cause; nil when none does.
+	TokenWarnings []TokenWarning `json:"token_warnings,omitempty"`
+	Histograms    *Histograms    `json:"histograms"`
 	// Client is the load generator's own load during the benchmark; nil
 	// when not measured (a report read from another tool).
 	Client *ClientLoad `json:"client,omitempty"`
@@ -161,6 +172,40 @@ type TokenMismatch struct {
 	ClientHigher Int `json:"client_higher"`
 	// Difference is server − client tokens per request.
 	Difference *DistributionSummary `json:"difference"`
+}
+
+// PromptOverhead is the server's prompt count minus the client's count of
+// the raw prompt content, per in-window request that has both.
+type PromptOverhead struct {
+	// Applied is the overhead the client took off each exact synthetic
+	// prompt so that the server bills the requested count
+	// (--chat-template-overhead); 0 when none.
+	Applied Int `json:"applied"`
+	// Tokens is the measured overhead per request (its count is the
+	// number of requests measured).
+	Tokens *DistributionSummary `json:"tokens"`
+}
+
+// Token count kinds (TokenWarning.Tokens).
+const (
+	TokensPrompt = "prompt"
+	TokensOutput = "output"
+)
+
+// TokenWarning says that the server's and the client's counts of one kind
+// of tokens disagree by more than the threshold.
+type TokenWarning struct {
+	Tokens string `json:"tokens"` // TokensPrompt or TokensOutput
+	// DifferencePct is Σ|server − client| / Σ server × 100 over the
+	// compared requests, and ThresholdPct the threshold it exceeded.
+	DifferencePct Float `json:"difference_pct"`
+	ThresholdPct  Float `json:"threshold_pct"`
+	// RequestsPct is the share of compared requests whose counts differ.
+	RequestsPct Float `json:"requests_pct"`
+	// Tokenizer is the client's tokenizer ("" when none).
+	Tokenizer string `json:"tokenizer"`
+	// Message says what disagrees and its likely cause, in one line.
+	Message string `json:"message"`
 }
 
 // Histograms are goodput's lossless histograms of the in-window requests,

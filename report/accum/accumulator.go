@@ -56,6 +56,22 @@ type Config struct {
 	// SLO, when set, judges every request against the SLO's per-request
 	// thresholds as it is added, and the benchmark in Finish (Extras.SLO).
 	SLO SLO
+	// RequestType is the benchmark's request type (chat_completions,
+	// text_completions); it keys Extras.PromptOverhead ("unknown" when
+	// empty).
+	RequestType string
+	// PromptOverhead is the chat template overhead the data took off each
+	// prompt (--chat-template-overhead): the client expects the server to
+	// bill its count of the raw prompt plus this. 0 when none.
+	PromptOverhead int
+	// Tokenizer names the client's tokenizer ("" when none), for the
+	// token warnings.
+	Tokenizer string
+	// TokenMismatchWarn is the share of the server's tokens (0.01 = 1 %)
+	// by which the server's and the client's counts may differ before
+	// Finish warns (Extras.TokenWarnings); 0 means
+	// DefaultTokenMismatchWarn, a negative value never warns.
+	TokenMismatchWarn float64
 }
 
 func (c Config) limits() (maxRequests int, maxSeconds float64) {
@@ -119,57 +135,12 @@ type Accumulator struct {
 	classIdx   map[record.ErrorClass]uint8
 	classNames []string
 
-	mm mismatch // server vs client output tokens of in-window requests
+	tok tokenCheck // server vs client token counts of in-window requests
 
 	thresholds *slo.RequestThresholds // Config.SLO's per-request thresholds, nil without an SLO
 	goodOver   report.GoodputCounts   // in-window requests beyond ExactCap (online decision)
 
 	result *report.Benchmark // set by Finish
-}
-
-// mismatchValues bounds the distinct server − client differences kept.
-const mismatchValues = 1 << 16
-
-// mismatch counts server vs client output token counts.
-type mismatch struct {
-	compared, equal, server, client int64
-	diffs                           map[int64]int64
-	dropped                         int64 // differences beyond mismatchValues distinct values
-}
-
-func (m *mismatch) add(srv, cli int) {
-	if srv < 0 || cli < 0 {
-		return
-	}
-	m.compared++
-	d := int64(srv) - int64(cli)
-	switch {
-	case d == 0:
-		m.equal++
-	case d > 0:
-		m.server++
-	default:
-		m.client++
-	}
-	if m.diffs == nil {
-		m.diffs = map[int64]int64{}
-	}
-	if _, ok := m.diffs[d]; !ok && len(m.diffs) >= mismatchValues {
-		m.dropped++
-		return
-	}
-	m.diffs[d]++
-}
-
-func (m *mismatch) summary() report.TokenMismatch {
-	tm := report.TokenMismatch{Compared: report.Int(m.compared), Equal: report.Int(m.equal), ServerHigher: report.Int(m.server), ClientHigher: report.Int(m.client)}
-	ss := make([]stats.Sample, 0, len(m.diffs))
-	for d, n := range m.diffs {
-		ss = append(ss, stats.Sample{Value: float64(d), Weight: float64(n)})
-	}
-	d := stats.FromValues(ss)
-	tm.Difference = &d
-	return tm
 }
 
 // Histogram slots.
@@ -190,11 +161,11 @@ const (
 )
 
 type pendingRec struct {
-	s        RequestSummary
-	idx      int // index in sums, -1 when beyond ExactCap
-	times    []int64
-	tokens   []int32
-	srv, cli int
+	s      RequestSummary
+	idx    int // index in sums, -1 when beyond ExactCap
+	times  []int64
+	tokens []int32
+	counts tokenCounts
 }
 
 // New returns an Accumulator for one benchmark.
@@ -304,7 +275,7 @@ func (a *Accumulator) Add(r *record.Record) {
 	switch a.decide(&s) {
 	case decIn:
 		s.flags |= flagOnlineIn
-		a.feedHist(&s, r.ChunkTimes, r.ChunkTokens, r.ServerOutputTokens, r.ClientOutputTokens)
+		a.feedHist(&s, r.ChunkTimes, r.ChunkTokens, countsOf(r))
 		if over {
 			a.binnedAdd(&s)
 			countGood(&a.goodOver, &s)
@@ -322,7 +293,7 @@ func (a *Accumulator) Add(r *record.Record) {
 			}
 			break
 		}
-		p := pendingRec{s: s, idx: -1, times: append([]int64(nil), r.ChunkTimes...), srv: r.ServerOutputTokens, cli: r.ClientOutputTokens}
+		p := pendingRec{s: s, idx: -1, times: append([]int64(nil), r.ChunkTimes...), counts: countsOf(r)}
 		if !over {
 			p.idx = a.sums.len()
 		}
@@ -454,7 +425,7 @@ func (a *Accumulator) resolvePending(in func(*RequestSummary) bool) {
 			continue
 		}
 		p.s.flags |= flagOnlineIn
-		a.feedHist(&p.s, p.times, p.tokens, p.srv, p.cli)
+		a.feedHist(&p.s, p.times, p.tokens, p.counts)
 		if p.idx >= 0 {
 			a.sums.at(p.idx).flags |= flagOnlineIn
 		} else {
@@ -475,10 +446,10 @@ func (a *Accumulator) histAcc(h int, st uint8) *stats.HistAcc {
 }
 
 // feedHist records an in-window request in the histograms and the token
-// mismatch counters.
-func (a *Accumulator) feedHist(s *RequestSummary, times []int64, tokens []int32, srv, cli int) {
+// count checks.
+func (a *Accumulator) feedHist(s *RequestSummary, times []int64, tokens []int32, tc tokenCounts) {
 	st := s.status
-	a.mm.add(srv, cli)
+	a.tok.add(tc, a.cfg.PromptOverhead)
 	if v, ok := s.LatencyNs(); ok {
 		a.histAcc(hLatency, st).Record(v, 1)
 	}

@@ -174,12 +174,7 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 	if m.RequestTotals != nil {
 		ex.Requests.InWindow = m.RequestTotals.Total
 	}
-	ex.TokenMismatch = a.mm.summary()
-	if a.mm.dropped > 0 {
-		ex.Exact = false
-		ex.InexactReasons = append(ex.InexactReasons, fmt.Sprintf(
-			"token_mismatch.difference leaves out %d requests beyond %d distinct differences", a.mm.dropped, mismatchValues))
-	}
+	a.tokenExtras(ex)
 	ex.Histograms = a.histograms(gaps, toks)
 
 	b := &report.Benchmark{Type: "generative_benchmark", Metrics: m, Goodput: ex}

@@ -183,6 +183,7 @@ func extrasTree() tobj {
 		{"metrics", x},
 		{"token_mismatch", tobj{{"compared", "int"}, {"equal", "int"}, {"server_higher", "int"}, {"client_higher", "int"},
 			{"difference", sdTree()}}},
+		{"prompt_token_mismatch", "tobj?"}, {"prompt_overhead", "tobj?"}, {"token_warnings", "tarr?"},
 		{"histograms", tobj{{"encoding", "str"}, {"unit", "str"}, {"lowest_discernible", "int"}, {"highest_trackable", "int"},
 			{"significant_digits", "int"}, {"clamped", "int"},
 			{"metrics", "map:histograms"}}}}
