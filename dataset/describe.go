@@ -44,14 +44,18 @@ type Description struct {
 	// Counts is "exact" (prompt token counts from the tokenizer: by
 	// construction and proof for synthetic prompts, by counting for files),
 	// "approximate" (synthetic prompts without a tokenizer) or "unknown".
-	Counts        string  `json:"counts"`
-	Tokenizer     string  `json:"tokenizer,omitempty"`
-	TokenizerHash string  `json:"tokenizer_hash,omitempty"`
-	Seed          uint64  `json:"seed"`
-	Shuffle       bool    `json:"shuffle,omitempty"`
-	Samples       int     `json:"samples,omitempty"`
-	TimestampUnit string  `json:"timestamp_unit,omitempty"` // traces: unit of the timestamp column
-	TimeScale     float64 `json:"time_scale,omitempty"`     // traces: factor applied to the offsets
+	Counts string `json:"counts"`
+	// PromptOverhead is the server's prompt overhead exact synthetic
+	// prompts were shortened by, so that the server bills PromptTokens
+	// (their content is that much shorter); 0 when none.
+	PromptOverhead int     `json:"prompt_overhead,omitempty"`
+	Tokenizer      string  `json:"tokenizer,omitempty"`
+	TokenizerHash  string  `json:"tokenizer_hash,omitempty"`
+	Seed           uint64  `json:"seed"`
+	Shuffle        bool    `json:"shuffle,omitempty"`
+	Samples        int     `json:"samples,omitempty"`
+	TimestampUnit  string  `json:"timestamp_unit,omitempty"` // traces: unit of the timestamp column
+	TimeScale      float64 `json:"time_scale,omitempty"`     // traces: factor applied to the offsets
 	// Span is the offset of a trace's last request, time-scaled.
 	Span      time.Duration `json:"span_ns,omitempty"`
 	BlockSize int           `json:"hash_id_block_size,omitempty"` // mooncake traces

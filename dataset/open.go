@@ -38,6 +38,12 @@ type Options struct {
 	// TimeScale multiplies the trace's time offsets (0 means 1): 0.5
 	// replays twice as fast.
 	TimeScale float64
+	// PromptOverhead is what the server adds to each prompt (a chat
+	// template's tokens, see --chat-template-overhead): exact synthetic
+	// prompts are built that much shorter, so that the server bills the
+	// requested count (at least one token of content is kept). Other data,
+	// and synthetic data without a tokenizer, ignore it.
+	PromptOverhead int
 }
 
 // Dataset is an opened --data value.
@@ -364,6 +370,9 @@ func openSynthetic(spec Spec, opts Options) (*Dataset, error) {
 		if err != nil {
 			return nil, err
 		}
+		if s, err = s.WithOverhead(opts.PromptOverhead); err != nil {
+			return nil, err
+		}
 	} else {
 		s = NewSynthetic(spec, opts.Seed)
 	}
@@ -374,6 +383,7 @@ func openSynthetic(spec Spec, opts Options) (*Dataset, error) {
 	desc := Description{Kind: kindSynthetic, Spec: spec.String(), Requests: opts.Samples, Seed: opts.Seed,
 		Samples: opts.Samples, GuideLLM: spec.guideLLM()}
 	desc.setTokenizer(opts.Tokenizer, s.exact)
+	desc.PromptOverhead = s.overhead
 	desc.PromptTokens, desc.OutputTokens = s.stats(statsCount(opts.Samples, spec.Samples))
 	d.Description = desc
 	return d, nil

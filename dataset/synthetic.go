@@ -32,6 +32,7 @@ type Synthetic struct {
 	seed     uint64
 	gen      *textGen
 	exact    bool
+	overhead int          // tokens the server adds to each prompt, taken off the content (exact mode)
 	prefixes []prefixText // distinct prefixes, bucket by bucket
 	buckets  []bucketRef
 	totalW   float64
@@ -221,7 +222,7 @@ func (s *Synthetic) request(round uint32, i uint64) *loadgen.Request {
 		p := s.prefixes[d.prefix]
 		ctx, system, pt = ctxJoin, p.text, p.tokens
 	}
-	prompt := s.gen.text(markerValue(round, i), ctx, d.n, d.off)
+	prompt := s.gen.text(markerValue(round, i), ctx, s.contentTokens(d.n), d.off)
 	r := loadgen.NewRequest(system, prompt, d.out)
 	r.TargetPromptTokens = pt + d.n
 	if s.exact {
@@ -261,8 +262,54 @@ func (s *Synthetic) Check(round uint32, i uint64) error {
 		return nil
 	}
 	r := s.request(round, i)
-	if r.PromptTokens != r.TargetPromptTokens {
-		return fmt.Errorf("tokenizer %s: request %d (round %d) encodes to %d tokens, not %d", s.gen.v.tok.Name(), i, round, r.PromptTokens, r.TargetPromptTokens)
+	want := r.TargetPromptTokens
+	if s.overhead > 0 {
+		var d draw
+		if s.pool != nil {
+			d = s.pool[i%uint64(len(s.pool))]
+		} else {
+			d = s.draw(i)
+		}
+		want -= d.n - s.contentTokens(d.n)
+	}
+	if r.PromptTokens != want {
+		return fmt.Errorf("tokenizer %s: request %d (round %d) encodes to %d tokens, not %d", s.gen.v.tok.Name(), i, round, r.PromptTokens, want)
 	}
 	return nil
 }
+
+// contentTokens is the user prompt's length for a drawn n: n less the
+// server's overhead, keeping at least one token.
+func (s *Synthetic) contentTokens(n int) int {
+	if s.overhead <= 0 {
+		return n
+	}
+	return max(n-s.overhead, 1)
+}
+
+// WithOverhead returns a copy of an exact source whose prompt contents are
+// overhead tokens shorter than requested, so that a server adding overhead
+// tokens to each prompt (a chat template) bills the requested count:
+// TargetPromptTokens stays the requested length and PromptTokens counts the
+// shorter content. A prompt keeps at least one token of content. An
+// approximate source, or an overhead of 0, is returned as it is.
+func (s *Synthetic) WithOverhead(overhead int) (*Synthetic, error) {
+	if overhead < 0 {
+		return nil, fmt.Errorf("prompt overhead %d: want 0 or more tokens", overhead)
+	}
+	if !s.exact || overhead == 0 {
+		return s, nil
+	}
+	c := *s
+	c.overhead = overhead
+	for _, i := range []uint64{0, 1, 2} {
+		if err := c.Check(0, i); err != nil {
+			return nil, err
+		}
+	}
+	return &c, nil
+}
+
+// Overhead is the prompt overhead the source takes off its prompts (0 when
+// none).
+func (s *Synthetic) Overhead() int { return s.overhead }

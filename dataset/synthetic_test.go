@@ -336,3 +336,39 @@ func TestScramble(t *testing.T) {
 		t.Errorf("consecutive values share their first digit %d times in 1000, want about %d", same, 1000/16)
 	}
 }
+
+// With a prompt overhead (a server's chat template) exact prompts are built
+// that much shorter: the requested count stays the target, PromptTokens and
+// a fresh encode count the shorter content, and a prompt shorter than the
+// overhead keeps one token. Approximate sources ignore the overhead.
+func TestExactSyntheticOverhead(t *testing.T) {
+	tok, err := tokenize.Builtin("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Open("prompt_tokens=128,prompt_tokens_min=3,prompt_tokens_max=200,prompt_tokens_stdev=60,output_tokens=16", Options{Tokenizer: tok, Seed: 1, PromptOverhead: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Description.PromptOverhead != 5 || d.Description.PromptTokens.Min < 3 {
+		t.Errorf("description %+v", d.Description)
+	}
+	for i := range uint64(200) {
+		r, _ := d.Source.Request(i)
+		got := tok.Count(r.Text())
+		want := max(r.TargetPromptTokens-5, 1)
+		if got != want || r.PromptTokens != want {
+			t.Fatalf("request %d: target %d, PromptTokens %d, fresh encode %d, want %d", i, r.TargetPromptTokens, r.PromptTokens, got, want)
+		}
+	}
+	if _, err := d.synth.WithOverhead(-1); err == nil {
+		t.Error("a negative overhead was accepted")
+	}
+	a, err := Open("prompt_tokens=128", Options{Seed: 1, PromptOverhead: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := a.Source.Request(0); a.Description.PromptOverhead != 0 || r.TargetPromptTokens != 128 {
+		t.Errorf("approximate source: overhead %d, target %d", a.Description.PromptOverhead, r.TargetPromptTokens)
+	}
+}
