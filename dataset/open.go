@@ -77,6 +77,16 @@ func (d *Dataset) Round(r int) loadgen.Source {
 	return src
 }
 
+// ProbeRequest is a request shaped like the exact synthetic data's first
+// (its system prefix included) with a marker of its own, for probing the
+// server before the run; nil when the data is not exact synthetic prompts.
+func (d *Dataset) ProbeRequest() *loadgen.Request {
+	if d.synth == nil || !d.synth.exact {
+		return nil
+	}
+	return d.synth.request(math.MaxUint32, 0) // a round no benchmark reaches
+}
+
 // limited ends a source after n requests.
 type limited struct {
 	src loadgen.Source

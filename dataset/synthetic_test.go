@@ -371,4 +371,17 @@ func TestExactSyntheticOverhead(t *testing.T) {
 	if r, _ := a.Source.Request(0); a.Description.PromptOverhead != 0 || r.TargetPromptTokens != 128 {
 		t.Errorf("approximate source: overhead %d, target %d", a.Description.PromptOverhead, r.TargetPromptTokens)
 	}
+	// The probe request is shaped like request 0 but is not one a
+	// benchmark sends; approximate data has none.
+	e, err := Open("prompt_tokens=64,prefix_tokens=32", Options{Tokenizer: tok, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, r0 := e.ProbeRequest(), e.synth.request(0, 0)
+	if p == nil || p.PromptTokens != r0.PromptTokens || len(p.Messages) != 2 || p.Text() == r0.Text() || tok.Count(p.Text()) != p.PromptTokens {
+		t.Errorf("probe request %+v, request 0 %+v", p, r0)
+	}
+	if a.ProbeRequest() != nil {
+		t.Error("approximate data has a probe request")
+	}
 }
