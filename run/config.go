@@ -40,7 +40,28 @@ type Config struct {
 	Metadata  Metadata
 	Progress  Progress
 	Build     Build
+	Tokens    Tokens
 }
+
+// Tokens is what the run does about the server's and the client's token
+// counts.
+type Tokens struct {
+	// Overhead is the prompt tokens the server adds to each request (a chat
+	// template's role markers and special tokens): exact synthetic prompts
+	// are built that much shorter, so that the server bills the requested
+	// count. 0: none. With OverheadAuto the run measures it first, with
+	// one probe request shaped like the data's first, and Overhead is
+	// ignored.
+	Overhead     int
+	OverheadAuto bool
+	// MismatchWarn is the share of the server's tokens (0.01 = 1 %) by
+	// which its counts and the client's may differ before the run warns;
+	// 0: accum.DefaultTokenMismatchWarn, negative: never.
+	MismatchWarn float64
+}
+
+// applies reports whether an overhead is to be applied to the prompts.
+func (t Tokens) applies() bool { return t.OverheadAuto || t.Overhead > 0 }
 
 // Data is the run's data: a --data value or a synthetic spec.
 type Data struct {

@@ -37,6 +37,7 @@ type state struct {
 	tokNote string
 	// readyNote says what the readiness check could not check.
 	readyNote string
+	ovNote    string // what --chat-template-overhead measured or applied
 	data      *dataset.Dataset
 
 	runID, shardHash string
@@ -128,18 +129,18 @@ func (s *state) connect(ctx context.Context) error {
 // openData picks the tokenizer and opens the data once: the data opened
 // while validating serves unless the model's tokenizer or a shard's seed
 // changes the prompts.
-func (s *state) openData(context.Context) error {
+func (s *state) openData(ctx context.Context) error {
 	d := &s.cfg.Data
 	tok, note := d.tokenizer(s.client.Model())
 	s.tok, s.data, s.tokNote = tok, d.Opened, note
 	shard := s.cfg.Plan.Shard.Plan != nil
+	opts := d.Options
+	opts.Tokenizer = tok
+	if shard {
+		// Shards must not send the same prompts at the same moment.
+		opts.Seed = s.cfg.Plan.Shard.Shard.Seed(uint64(s.cfg.Plan.Seed))
+	}
 	if s.data == nil || tok != d.Options.Tokenizer || shard {
-		opts := d.Options
-		opts.Tokenizer = tok
-		if shard {
-			// Shards must not send the same prompts at the same moment.
-			opts.Seed = s.cfg.Plan.Shard.Shard.Seed(uint64(s.cfg.Plan.Seed))
-		}
 		var err error
 		if s.data, err = d.Open(opts); err != nil {
 			return usagef("--data: %s", OneLine(err))
@@ -148,6 +149,46 @@ func (s *state) openData(context.Context) error {
 	if tok != nil && s.cfg.Client.CountTokens == nil {
 		s.client.SetCountTokens(tok.Count)
 	}
+	if s.cfg.Tokens.applies() {
+		return s.applyOverhead(ctx, opts)
+	}
+	return nil
+}
+
+// applyOverhead reopens exact synthetic data with the server's prompt
+// overhead taken off every prompt: the given one, or (auto) the one a probe
+// request shaped like the data's first measures. A probe, not the first
+// requests of the run: every request is then built the same way, before
+// the load starts, and the data stays reproducible from the report.
+func (s *state) applyOverhead(ctx context.Context, opts dataset.Options) error {
+	t := s.cfg.Tokens
+	probe := s.data.ProbeRequest()
+	if probe == nil {
+		why := "needs a tokenizer (--processor): without one synthetic prompts are approximate"
+		if s.tok != nil {
+			why = "applies to synthetic data (prompt_tokens=…) only"
+		}
+		return usagef("--chat-template-overhead %s; data %s", why, s.data.Description.String())
+	}
+	ov, how := t.Overhead, "given"
+	if t.OverheadAuto {
+		var err error
+		if ov, err = s.client.PromptOverhead(ctx, probe); err != nil {
+			return fmt.Errorf("--chat-template-overhead auto: %w", err)
+		}
+		how = fmt.Sprintf("measured with one probe request: %d prompt tokens billed for %d counted by %s", ov+probe.PromptTokens, probe.PromptTokens, s.tok.Name())
+	}
+	if ov <= 0 {
+		s.ovNote = fmt.Sprintf("prompt overhead %d (%s): exact prompts are built as requested", ov, how)
+		return nil
+	}
+	opts.PromptOverhead = ov
+	d, err := s.cfg.Data.Open(opts)
+	if err != nil {
+		return usagef("--data with --chat-template-overhead %d: %s", ov, OneLine(err))
+	}
+	s.data = d
+	s.ovNote = fmt.Sprintf("prompt overhead %d tokens (%s): exact prompts are built %d tokens shorter so that the server bills the requested count", ov, how, ov)
 	return nil
 }
 
@@ -165,6 +206,9 @@ func (s *state) startLog(context.Context) error {
 	}
 	if s.readyNote != "" {
 		s.log.Warn(s.readyNote)
+	}
+	if s.ovNote != "" {
+		s.log.Info(s.ovNote)
 	}
 	for _, n := range s.cfg.Plan.Shard.Notes {
 		s.log.Info(n)
@@ -265,7 +309,9 @@ func (s *state) rounds(ctx context.Context) ([]sweep.Round, error) {
 	runner := &sweep.Runner{
 		Engine: engine, Source: s.data.Source, Sources: s.data.Round, Constraints: p.Constraints,
 		Report: accum.Config{Warmup: p.Warmup, Cooldown: p.Cooldown, SampleSize: sampleSize(p.SampleRequests),
-			Seed: uint64(p.Seed), SLO: s.cfg.SLO},
+			Seed: uint64(p.Seed), SLO: s.cfg.SLO,
+			RequestType: requestType(s.client.Config().Endpoint), PromptOverhead: s.data.Description.PromptOverhead,
+			Tokenizer: s.tokName(), TokenMismatchWarn: s.cfg.Tokens.MismatchWarn},
 		Info:    accum.BenchmarkInfo{RunID: s.runID},
 		Records: s.enc, Observer: tobs,
 	}
@@ -352,6 +398,14 @@ func (s *state) write(rep *report.Report, rounds []sweep.Round) error {
 			return err
 		}
 	}
+	for _, b := range rep.Benchmarks {
+		if b.Goodput == nil {
+			continue
+		}
+		for _, w := range b.Goodput.TokenWarnings {
+			fmt.Fprintf(s.stderr, "WARNING: benchmark %d (%s): %s\n", b.Config.RunIndex, b.Config.Strategy.Label(), w.Message)
+		}
+	}
 	for _, r := range rounds {
 		if r.Result.Client.Saturated {
 			fmt.Fprintf(s.stderr, "WARNING: benchmark %d (%s): the load generator was saturated (%s); its latency figures are unreliable.\n",
@@ -416,4 +470,24 @@ func sampleSize(n int) int {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// tokName names the run's tokenizer, "" without one.
+func (s *state) tokName() string {
+	if s.tok == nil {
+		return ""
+	}
+	return s.tok.Name()
+}
+
+// requestType is the report's name of an endpoint's request type
+// (GuideLLM's chat_completions and text_completions).
+func requestType(e loadgen.Endpoint) string {
+	switch e {
+	case loadgen.EndpointChat:
+		return "chat_completions"
+	case loadgen.EndpointCompletions:
+		return "text_completions"
+	}
+	return strings.TrimPrefix(string(e), "/v1/")
 }
