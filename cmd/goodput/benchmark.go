@@ -64,6 +64,7 @@ type benchOptions struct {
 	dataShuffle                                      bool
 	columnMapper, dataArgs, processorArgs            string
 	timeScale                                        float64
+	templateOverhead, mismatchWarn                   string
 	meta                                             metadataOptions
 	sweep                                            sweepOptions
 	arrival                                          arrivalOptions
@@ -134,6 +135,8 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.DurationVar(&o.progressInterval, "progress-interval", 5*time.Second, "interval of progress log lines")
 	fs.StringVar(&o.cpuProfile, "cpu-profile", "", "write a Go CPU profile of goodput itself to this file (to inspect the client's own cost)")
 	fs.Var(&samplerValue{&o.dataShuffle}, "data-sampler", "GuideLLM's data sampler: shuffle")
+	fs.StringVar(&o.templateOverhead, "chat-template-overhead", "", "prompt tokens the server adds to each request (a chat template; a BOS token on completions), taken off exact synthetic prompts so that prompt_tokens=N bills N: auto (measured with one probe request before the load) or a number of tokens; needs a tokenizer")
+	fs.StringVar(&o.mismatchWarn, "token-mismatch-warn", "1%", "warn (stderr and the report) when the server's and the client's prompt or output token counts differ by more than this share of the server's tokens: a percentage (1%), a fraction (0.01) or off")
 	metadataFlags(&o.meta, fs)
 	addSweepFlags(fs, &o.sweep)
 	addArrivalFlags(fs, &o.arrival)
@@ -169,8 +172,9 @@ type plan struct {
 	telemetry   scorecard.Config
 	slo         slo.Spec
 	seed        int64
-	samples     int     // --sample-requests
-	targetLoad  float64 // --target-load-tok-s
+	samples     int        // --sample-requests
+	tokens      run.Tokens // --chat-template-overhead, --token-mismatch-warn
+	targetLoad  float64    // --target-load-tok-s
 	meta        metadataOptions
 	files       run.Outputs // where the outputs go (Kinds and Key set by runConfig)
 	progress    run.Progress
@@ -202,6 +206,7 @@ func (p *plan) runConfig() *run.Config {
 			ProbeTimeout: p.meta.probeTimeout, Warmup: p.warmText},
 		Progress: p.progress,
 		Build:    run.Build{Version: version, Commit: commit},
+		Tokens:   p.tokens,
 	}
 }
 
@@ -358,13 +363,60 @@ func (o *benchOptions) validate() (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, step := range []func(*plan) error{o.validateData, o.validateLimits, o.validateOutputs,
+	for _, step := range []func(*plan) error{o.validateData, o.validateTokens, o.validateLimits, o.validateOutputs,
 		func(p *plan) error { return o.validateClient(p, ep) }, o.planRates} {
 		if err := step(p); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
+}
+
+// validateTokens checks --chat-template-overhead and --token-mismatch-warn
+// (after validateData: the overhead applies to synthetic data only).
+func (o *benchOptions) validateTokens(p *plan) error {
+	switch v := strings.TrimSpace(o.templateOverhead); v {
+	case "", "0":
+	case "auto":
+		p.tokens.OverheadAuto = true
+	default:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return usagef("--chat-template-overhead %q: want auto or a number of tokens ≥ 0", o.templateOverhead)
+		}
+		p.tokens.Overhead = n
+	}
+	if (p.tokens.OverheadAuto || p.tokens.Overhead > 0) && p.data != nil && p.data.Description.Kind != "synthetic_text" {
+		return usagef("--chat-template-overhead: applies to synthetic data (prompt_tokens=…), not to %s", p.data.Description.Kind)
+	}
+	w, err := parseMismatchWarn(o.mismatchWarn)
+	if err != nil {
+		return err
+	}
+	p.tokens.MismatchWarn = w
+	return nil
+}
+
+// parseMismatchWarn reads --token-mismatch-warn: a percentage, a fraction
+// or off (accum.Config.TokenMismatchWarn: negative never warns; 0 warns on
+// any difference).
+func parseMismatchWarn(s string) (float64, error) {
+	v := strings.TrimSpace(s)
+	if v == "off" {
+		return -1, nil
+	}
+	scale := 1.0
+	if strings.HasSuffix(v, "%") {
+		v, scale = strings.TrimSpace(strings.TrimSuffix(v, "%")), 0.01
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || f < 0 || f*scale > 1 {
+		return 0, usagef("--token-mismatch-warn %q: want a percentage (1%%), a fraction from 0 to 1 (0.01) or off", s)
+	}
+	if f == 0 {
+		return math.SmallestNonzeroFloat64, nil // any difference warns
+	}
+	return f * scale, nil
 }
 
 // validateData checks the data flags and opens the data with the explicit tokenizer.

@@ -63,6 +63,8 @@ var invalidFlagValues = map[string][]string{
 	"benchmark --no-stream-usage":         {"=maybe"},
 	"benchmark --no-ignore-eos":           {"=maybe"},
 	"benchmark --max-tokens-field":        {"limit"},
+	"benchmark --chat-template-overhead":  {"x", "-1"},
+	"benchmark --token-mismatch-warn":     {"x", "150%", "-1", "NaN"},
 	"benchmark --ca-file":                 {"/nonexistent/ca.pem", "@notpem"},
 	"benchmark --insecure":                {"=maybe"},
 	"benchmark --connect-timeout":         {"soon", "-1s"},

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/goodput-dev/goodput/mock"
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/tokenize"
+)
+
+// Against a mock whose chat template adds 5 prompt tokens: the prompt
+// mismatch is reported and warned about; --chat-template-overhead auto
+// makes every request bill the requested 128 prompt tokens.
+func TestBenchmarkChatTemplateOverhead(t *testing.T) {
+	tok, err := tokenize.Builtin("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := startTestMock(t, func(c *mock.Config) { c.ChatTemplateTokens, c.PromptTokenCounter = 5, tok.Count })
+	dir := t.TempDir()
+	bench := func(id string, extra ...string) (*report.Benchmark, []*record.Record, string) {
+		args := append([]string{"benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2", "--processor", "o200k_base",
+			"--data", "prompt_tokens=128,output_tokens=8", "--max-requests", "8", "--output-dir", dir, "--run-id", id,
+			"--outputs", "json,jsonl"}, extra...)
+		code, _, stderr := runGoodput(t, args...)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		rep, err := report.Read(filepath.Join(dir, id, "benchmarks.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(filepath.Join(dir, id, "requests.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		var recs []*record.Record
+		dec := record.NewDecoder(f, "requests.jsonl")
+		for r := record.New(); dec.Decode(r) == nil; r = record.New() {
+			recs = append(recs, r)
+		}
+		return rep.Benchmarks[0], recs, stderr
+	}
+
+	b, recs, stderr := bench("plain")
+	pm := b.Goodput.PromptTokenMismatch
+	if pm == nil || pm.Compared != 8 || pm.ServerHigher != 8 || pm.Difference.Mean != 5 {
+		t.Fatalf("prompt mismatch %+v", pm)
+	}
+	if ov := b.Goodput.PromptOverhead["chat_completions"]; ov == nil || ov.Tokens.Mean != 5 {
+		t.Fatalf("overhead %+v", b.Goodput.PromptOverhead)
+	}
+	if !strings.Contains(stderr, "WARNING: benchmark 0 (concurrent 2): prompt tokens:") || !strings.Contains(stderr, "tokenizer o200k_base") ||
+		!strings.Contains(stderr, "5 more prompt tokens on every request: likely the chat template") {
+		t.Errorf("stderr lacks the prompt warning:\n%s", stderr)
+	}
+	for _, r := range recs {
+		if r.ServerPromptTokens != 133 || r.ClientPromptTokens != 128 || r.RequestedPromptTokens != 128 {
+			t.Fatalf("record: server %d client %d requested %d prompt tokens", r.ServerPromptTokens, r.ClientPromptTokens, r.RequestedPromptTokens)
+		}
+	}
+
+	b, recs, stderr = bench("auto", "--chat-template-overhead", "auto")
+	if pm := b.Goodput.PromptTokenMismatch; pm == nil || pm.Equal != 8 || b.Goodput.PromptOverhead["chat_completions"].Applied != 5 {
+		t.Fatalf("auto: prompt mismatch %+v overhead %+v", pm, b.Goodput.PromptOverhead)
+	}
+	if strings.Contains(stderr, "WARNING") {
+		t.Errorf("auto: stderr warns:\n%s", stderr)
+	}
+	for _, r := range recs {
+		if r.ServerPromptTokens != 128 || r.ClientPromptTokens != 123 || r.RequestedPromptTokens != 128 {
+			t.Fatalf("auto: record: server %d client %d requested %d prompt tokens", r.ServerPromptTokens, r.ClientPromptTokens, r.RequestedPromptTokens)
+		}
+	}
+
+	// A file's prompts are not built to a length: the overhead is refused.
+	data := filepath.Join(dir, "prompts.jsonl")
+	if err := os.WriteFile(data, []byte(`{"prompt":"hello"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--data", data, "--chat-template-overhead", "3", "--max-requests", "1")
+	if code != exitUsage || !strings.Contains(stderr, "--chat-template-overhead: applies to synthetic data") {
+		t.Errorf("file data: exit %d: %s", code, stderr)
+	}
+}
+
+// --no-stream without a tokenizer: the client's output count is unknown,
+// so the mismatch column prints "-", not 100 %, and nothing warns.
+func TestBenchmarkNoStreamUnknownMismatch(t *testing.T) {
+	url := startTestMock(t, nil)
+	dir := t.TempDir()
+	code, stdout, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2", "--no-stream",
+		"--data", "prompt_tokens=16,output_tokens=8", "--max-requests", "6", "--output-dir", dir, "--run-id", "ns", "--outputs", "json,jsonl,console")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, err := report.Read(filepath.Join(dir, "ns", "benchmarks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := rep.Benchmarks[0].Goodput; g.TokenMismatch.Compared != 0 || len(g.TokenWarnings) != 0 {
+		t.Errorf("token mismatch %+v, warnings %+v", g.TokenMismatch, g.TokenWarnings)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "ns", "requests.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(raw), `"client_output_tokens":-1`) != 6 {
+		t.Errorf("records do not say the client count is unknown:\n%s", raw)
+	}
+	header := false
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.Contains(l, "Mismatch %") {
+			header = true
+		} else if header && strings.HasPrefix(strings.TrimSpace(l), "0 ") {
+			if !strings.HasSuffix(l, " -") {
+				t.Errorf("mismatch row %q, want -", l)
+			}
+			return
+		}
+	}
+	t.Errorf("no mismatch row in:\n%s", stdout)
+}
