@@ -25,12 +25,26 @@ func extrasTable(r *report.Report) *texttable.Table {
 	if !has {
 		return nil
 	}
+	// The prompt mismatch column appears when some benchmark compared
+	// prompt counts (a report without them prints as before).
+	prompt := false
+	for _, bm := range r.Benchmarks {
+		if bm.Goodput != nil && bm.Goodput.PromptTokenMismatch != nil {
+			prompt = true
+			break
+		}
+	}
 	t := &texttable.Table{
 		Title: "Schedule and streaming, successful requests (ms; lateness over all requests)\n" +
 			"  Sched. TTFT counts from the intended send time (no coordinated omission); lateness = sent − intended;\n" +
 			"  ITL per gap: every inter-chunk gap; TTST: time to second token; token mismatch: server ≠ client count",
 		Groups: []texttable.Group{{Name: "", Span: 2}, {Name: "Sched. TTFT", Span: 2}, {Name: "Lateness", Span: 2}, {Name: "ITL per gap", Span: 2}, {Name: "TTST", Span: 1}, {Name: "Tokens", Span: 1}},
 		Heads:  []string{"#", "Strategy", "P50", "P99", "P99", "Max", "P50", "P99", "P50", "Mismatch %"},
+	}
+	if prompt {
+		t.Title += "\n  Prompt %: requests whose server prompt count ≠ the client's (its raw prompt plus any --chat-template-overhead)"
+		t.Groups[len(t.Groups)-1].Span = 2
+		t.Heads = append(t.Heads, "Prompt %")
 	}
 	for i, bm := range r.Benchmarks {
 		row := []string{fmt.Sprint(i), latencyLabel(bm)}
@@ -63,6 +77,13 @@ func extrasTable(r *report.Report) *texttable.Table {
 			msCell(gap, func(s *report.DistributionSummary) report.Float { return s.Percentiles.P99 }),
 			msCell(succ(x.TimeToSecondTokenMs), func(s *report.DistributionSummary) report.Float { return s.Median }),
 			mismatchCell(g.TokenMismatch))
+		if prompt {
+			var pm report.TokenMismatch
+			if g.PromptTokenMismatch != nil {
+				pm = *g.PromptTokenMismatch
+			}
+			row = append(row, mismatchCell(pm))
+		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t
@@ -78,7 +99,7 @@ func msCell(s *report.DistributionSummary, stat func(*report.DistributionSummary
 }
 
 // mismatchCell is the percentage of compared requests whose server and
-// client output token counts differ ("-" when none were compared).
+// client token counts differ ("-" when none were compared: unknown, not 0).
 func mismatchCell(tm report.TokenMismatch) string {
 	if tm.Compared <= 0 {
 		return "-"

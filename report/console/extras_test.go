@@ -139,3 +139,35 @@ func TestCSVClientSaturated(t *testing.T) {
 		t.Errorf("a client that kept up is marked:\n%s", con.String())
 	}
 }
+
+// The prompt mismatch column appears when a benchmark compared prompt
+// counts: the share that differ, "-" where nothing was compared.
+func TestConsolePromptMismatch(t *testing.T) {
+	r := extrasReport()
+	r.Benchmarks[0].Goodput.PromptTokenMismatch = &report.TokenMismatch{Compared: 4, ServerHigher: 4}
+	var b bytes.Buffer
+	if err := Write(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	in := false
+	for _, l := range strings.Split(b.String(), "\n") {
+		switch {
+		case strings.Contains(l, "Mismatch %"):
+			if !strings.HasSuffix(l, "Mismatch %  Prompt %") {
+				t.Errorf("heads %q", l)
+			}
+			in = true
+		case in && l == "":
+			in = false
+		case in && len(strings.TrimSpace(l)) > 0 && strings.TrimSpace(l)[0] >= '0' && strings.TrimSpace(l)[0] <= '9':
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) != 3 || !strings.HasSuffix(rows[0], "37.5     100.0") || !strings.HasSuffix(rows[1], "-         -") || !strings.HasSuffix(rows[2], "-         -") {
+		t.Errorf("rows:\n%s\nconsole:\n%s", strings.Join(rows, "\n"), b.String())
+	}
+	if !strings.Contains(b.String(), "Prompt %: requests whose server prompt count") {
+		t.Errorf("no note on the prompt column:\n%s", b.String())
+	}
+}
