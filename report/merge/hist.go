@@ -302,6 +302,7 @@ func (s *shardSet) mergeHistBenchmark(k int, why string) (*report.Benchmark, err
 	}
 	d := mixtureSummary(diffs)
 	ex.TokenMismatch.Difference = &d
+	mergePromptTokens(ex, bs)
 
 	for _, b := range bs {
 		acc.AddSchedulerAverages(b)
@@ -449,4 +450,42 @@ func shardRequest(r *report.RequestStats, shard int, ms, me float64) *report.Req
 		c.Goodput = &g
 	}
 	return &c
+}
+
+// mergePromptTokens adds the shards' prompt-token comparisons and mixes
+// their overheads per request type. The shards' token warnings are not
+// carried over: they judge each shard's share alone.
+func mergePromptTokens(ex *report.Extras, bs []*report.Benchmark) {
+	var pm report.TokenMismatch
+	var pdiffs []*report.DistributionSummary
+	ovs := map[string][]*report.DistributionSummary{}
+	applied := map[string]report.Int{}
+	for _, b := range bs {
+		g := b.Goodput
+		if p := g.PromptTokenMismatch; p != nil {
+			pm.Compared += p.Compared
+			pm.Equal += p.Equal
+			pm.ServerHigher += p.ServerHigher
+			pm.ClientHigher += p.ClientHigher
+			pdiffs = append(pdiffs, p.Difference)
+		}
+		for typ, o := range g.PromptOverhead {
+			if o != nil {
+				ovs[typ] = append(ovs[typ], o.Tokens)
+				applied[typ] = o.Applied
+			}
+		}
+	}
+	if len(pdiffs) > 0 {
+		d := mixtureSummary(pdiffs)
+		pm.Difference = &d
+		ex.PromptTokenMismatch = &pm
+	}
+	for typ, ds := range ovs {
+		if ex.PromptOverhead == nil {
+			ex.PromptOverhead = map[string]*report.PromptOverhead{}
+		}
+		d := mixtureSummary(ds)
+		ex.PromptOverhead[typ] = &report.PromptOverhead{Applied: applied[typ], Tokens: &d}
+	}
 }

@@ -376,11 +376,22 @@ func (s *shardSet) mergedConfig(k int) (accum.Config, error) {
 	if b.Config.SampleSize != nil && *b.Config.SampleSize > 0 {
 		sample = int(*b.Config.SampleSize)
 	}
-	return accum.Config{
+	cfg := accum.Config{
 		Warmup: s.info.Warmup, Cooldown: s.info.Cooldown, Constraints: out,
 		Start: int64(sr.ScheduledStartNs), ExactCap: int(b.Goodput.Requests.ExactCap),
 		SampleSize: sample, Seed: uint64(s.info.Seed) ^ uint64(k),
-	}, nil
+	}
+	// The request type and the prompt overhead the shards applied, as
+	// their reports say (a shard that compared no prompt counts says none).
+	for typ, o := range b.Goodput.PromptOverhead {
+		if o != nil {
+			cfg.RequestType, cfg.PromptOverhead = typ, int(o.Applied)
+		}
+	}
+	for _, w := range b.Goodput.TokenWarnings {
+		cfg.Tokenizer = w.Tokenizer
+	}
+	return cfg, nil
 }
 
 // mergedInfo is the BenchmarkInfo of the whole run's round k: the shared

@@ -689,3 +689,35 @@ func BenchmarkMergeShards(b *testing.B) {
 		})
 	}
 }
+
+// The shards' prompt-token comparisons add up and their overheads mix per
+// request type; shards without them leave the keys absent.
+func TestMergePromptTokens(t *testing.T) {
+	point := func(v float64, n report.Int) *report.DistributionSummary {
+		d := stats.ZeroSummary(int64(n))
+		d.Mean, d.Median, d.Mode, d.Min, d.Max, d.TotalSum = report.Float(v), report.Float(v), report.Float(v), report.Float(v), report.Float(v), report.Float(v*float64(n))
+		for k := range report.PercentileProbs {
+			d.Percentiles.Set(k, v)
+		}
+		return &d
+	}
+	shard := func(n report.Int, diff float64) *report.Benchmark {
+		d := point(diff, n)
+		o := point(diff, n)
+		return &report.Benchmark{Goodput: &report.Extras{
+			PromptTokenMismatch: &report.TokenMismatch{Compared: n, ServerHigher: n, Difference: d},
+			PromptOverhead:      map[string]*report.PromptOverhead{"chat_completions": {Applied: 0, Tokens: o}},
+		}}
+	}
+	var ex report.Extras
+	mergePromptTokens(&ex, []*report.Benchmark{shard(3, 5), shard(1, 5)})
+	pm, ov := ex.PromptTokenMismatch, ex.PromptOverhead["chat_completions"]
+	if pm == nil || pm.Compared != 4 || pm.ServerHigher != 4 || pm.Difference.Mean != 5 || ov == nil || ov.Tokens.Count != 4 || ov.Tokens.Mean != 5 {
+		t.Errorf("merged prompt mismatch %+v, overhead %+v", pm, ex.PromptOverhead)
+	}
+	var none report.Extras
+	mergePromptTokens(&none, []*report.Benchmark{{Goodput: &report.Extras{}}})
+	if none.PromptTokenMismatch != nil || none.PromptOverhead != nil {
+		t.Errorf("shards without prompt counts: %+v %+v", none.PromptTokenMismatch, none.PromptOverhead)
+	}
+}
