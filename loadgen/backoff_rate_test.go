@@ -91,9 +91,12 @@ func TestClosedLoopBacksOffFromFullServer(t *testing.T) {
 	}
 	// Every stream resumes within backoffMax of the recovery; the rest of
 	// the run goes at the speed of a zero-latency mock (the last request of
-	// each stream is cancelled at the end).
+	// each stream is cancelled at the end). On a quiet machine that is 20×
+	// the refused rate or more; 3× still tells a resumed stream from one
+	// stuck at the cap under the race detector on a loaded 2-core machine
+	// (measured there: 8×).
 	fast := total - fullFor - backoffMax
-	if n := served.Load(); float64(n)/fast.Seconds() < 10*float64(refused.Load())/fullFor.Seconds() || res.Successful < n-streams {
+	if n := served.Load(); float64(n)/fast.Seconds() < 3*float64(refused.Load())/fullFor.Seconds() || res.Successful < n-streams {
 		t.Fatalf("after recovery %d requests served (%d successful) in about %v, against %d refused in %v: the rate did not come back",
 			n, res.Successful, fast, refused.Load(), fullFor)
 	}
