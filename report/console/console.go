@@ -119,7 +119,7 @@ func Write(w io.Writer, r *report.Report) error {
 }
 
 func meanOf(d *report.StatusDistributionSummary, prec int) string {
-	if d == nil || d.Successful == nil || d.Successful.Count == 0 {
+	if d == nil || d.Successful == nil {
 		return "-"
 	}
 	return fmt.Sprintf("%.*f", prec, float64(d.Successful.Mean))
