@@ -147,7 +147,7 @@ func TestRunDrainsByServerGauges(t *testing.T) {
 				Planner:     sweep.List{{Kind: loadgen.Concurrent, Streams: 4}, {Kind: loadgen.Concurrent, Streams: 4}},
 				Profile:     report.Profile{Kind: "concurrent", Streams: []int{4, 4}},
 				Constraints: loadgen.Constraints{MaxDuration: 300 * time.Millisecond}, Seed: 1,
-				Drain:       &sweep.Drain{Max: maxDrain, Poll: 20 * time.Millisecond},
+				Drain: &sweep.Drain{Max: maxDrain, Poll: 20 * time.Millisecond},
 			},
 			SLO:       slo.Default(),
 			Telemetry: scorecard.Config{ServerMetrics: metrics, Interval: time.Second, PUE: 1},
