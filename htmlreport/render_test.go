@@ -515,3 +515,17 @@ func TestRenderSize(t *testing.T) {
 		t.Errorf("10-round page is %d bytes, want at most 400 KiB", n)
 	}
 }
+
+// An older report filed disconnects after a 200 under status 200: the
+// errors table lists only the statuses that are HTTP errors.
+func TestRenderErrorsByStatusSkips2xx(t *testing.T) {
+	rep := handReport([]float64{1}, []float64{1}, []float64{1}, []float64{1}, []float64{1}, -1)
+	b := rep.Benchmarks[0]
+	b.Metrics.RequestTotals = &report.StatusCounts{Successful: 6, Errored: 4, Total: 10}
+	b.Goodput.Errors = report.ErrorCounts{ErrorRate: 0.4, ByClass: map[string]report.Int{"disconnect": 3, "http_status": 1},
+		ByHTTPStatus: map[string]report.Int{"200": 3, "503": 1}}
+	html := render(t, []*report.Report{rep}, Options{})
+	if !strings.Contains(html, "503 ×1") || strings.Contains(html, "200 ×3") {
+		t.Errorf("HTTP statuses: want 503 ×1 and no 200 ×3 in the errors table")
+	}
+}

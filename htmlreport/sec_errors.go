@@ -69,6 +69,9 @@ func renderErrors(p *page, v *runView) {
 			if g != nil {
 				var parts []string
 				for _, code := range sortedKeys(g.Errors.ByHTTPStatus) {
+					if n, err := strconv.Atoi(code); err == nil && n >= 200 && n < 300 {
+						continue // an older report's disconnects and stalls after a 200: no HTTP error
+					}
 					parts = append(parts, code+" ×"+fmtInt(int64(g.Errors.ByHTTPStatus[code])))
 				}
 				st = strings.Join(parts, ", ")

@@ -91,6 +91,12 @@ type ClientLoad struct {
 	// figures are then unreliable, for the Reason given.
 	Saturated bool   `json:"saturated"`
 	Reason    string `json:"reason"`
+	// Backoffs counts the pauses closed-loop streams took after
+	// consecutive immediate failures (a server refusing every request at
+	// once), and BackoffS their total in seconds over all streams; both
+	// omitted when none.
+	Backoffs Int   `json:"backoffs,omitempty"`
+	BackoffS Float `json:"backoff_s,omitempty"`
 }
 
 // RequestCounts accounts for every record the accumulator saw.

@@ -88,6 +88,11 @@ type Plan struct {
 	SampleRequests   int     // request records kept per status in the JSON report (0: all)
 	TargetLoadTokS   float64 // output tokens/s to serve, for the knee's replicas
 	Shard            Shard
+	// Drain, when set, waits before each round of a run that is not a
+	// shard (its Gap, Max and KeepBusy) until the server has drained what
+	// earlier rounds left: by the queue gauges of the server metrics the
+	// telemetry samples, else by the previous round's longest request.
+	Drain *sweep.Drain
 }
 
 // Shard is one pod's share of a multi-pod run.

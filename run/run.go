@@ -22,6 +22,7 @@ import (
 	"github.com/goodput-dev/goodput/scorecard"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
+	"github.com/goodput-dev/goodput/telemetry"
 	"github.com/goodput-dev/goodput/tokenize"
 )
 
@@ -322,11 +323,29 @@ func (s *state) rounds(ctx context.Context) ([]sweep.Round, error) {
 		rounds, err = runner.RunShard(ctx, sp)
 	} else {
 		runner.StartAt = p.Shard.StartAt // 0 unless --start-at
+		runner.Drain = s.drain()
 		rounds, err = runner.Run(ctx, narratedPlanner{Planner: p.Planner, live: live})
 	}
 	closeProgress()
 	finishTelemetry(ctx, s.stderr, tobs, s.cfg.Telemetry.Wait)
 	return rounds, err
+}
+
+// drain is the plan's wait before each round, reading the server's queue
+// gauges from the server metrics the telemetry samples; nil for none.
+func (s *state) drain() *sweep.Drain {
+	if s.cfg.Plan.Drain == nil {
+		return nil
+	}
+	d := *s.cfg.Plan.Drain
+	if url, hc := s.tel.ServerMetrics(); url != "" && d.Gauges == nil {
+		if q, err := telemetry.NewQueueReader(url, hc); err == nil {
+			d.Gauges = q
+		} else {
+			s.log.Warn("server queue gauges unreadable; rounds wait by the previous round's latency", zap.Error(err))
+		}
+	}
+	return &d
 }
 
 // progress chooses the display: log lines off a terminal, bars on one.
@@ -407,6 +426,9 @@ func (s *state) write(rep *report.Report, rounds []sweep.Round) error {
 		}
 	}
 	for _, r := range rounds {
+		if g := r.Benchmark.Goodput; g != nil && g.Drain.Warning() != "" {
+			fmt.Fprintf(s.stderr, "WARNING: benchmark %d (%s) %s.\n", r.Benchmark.Config.RunIndex, r.Strategy, g.Drain.Warning())
+		}
 		if r.Result.Client.Saturated {
 			fmt.Fprintf(s.stderr, "WARNING: benchmark %d (%s): the load generator was saturated (%s); its latency figures are unreliable.\n",
 				r.Benchmark.Config.RunIndex, r.Strategy, r.Result.Client.Reason)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,5 +116,71 @@ func TestRunFromConfig(t *testing.T) {
 	}
 	if out.Len() != 0 {
 		t.Errorf("no console output was asked for, got:\n%s", out.String())
+	}
+}
+
+// A run whose plan has a Drain reads the queue gauges from the server
+// metrics the telemetry samples: against a mock that works on after its
+// client left, the second round waits by the gauges, and with a bound too
+// short it starts busy, is marked so and is warned about on stderr.
+func TestRunDrainsByServerGauges(t *testing.T) {
+	cfg := mock.DefaultConfig()
+	cfg.NoAbort = true
+	cfg.TTFT, cfg.TTFTStdev, cfg.ITL, cfg.ITLStdev, cfg.OutputTokensStdev = 100*time.Millisecond, 0, 20*time.Millisecond, 0, 0
+	srv, err := mock.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	// 40 tokens at 20 ms after a 100 ms TTFT: 0.9 s per request; a 300 ms
+	// round cuts its requests with about 0.6 s to go.
+	spec := dataset.Spec{Prompt: dataset.Dist{Mean: 16}, Output: dataset.Dist{Mean: 40}}
+	opts := dataset.Options{Seed: 1, TimeScale: 1}
+	run := func(metrics scorecard.ServerMetrics, maxDrain time.Duration) (*report.Report, string) {
+		c := &Config{
+			Client: loadgen.ClientConfig{Target: srv.URL(), Endpoint: loadgen.EndpointChat, ConnectTimeout: time.Second, StallTimeout: -1, RequestTimeout: -1},
+			Data:   Data{Synthetic: &spec, Options: opts},
+			Plan: Plan{
+				Planner:     sweep.List{{Kind: loadgen.Concurrent, Streams: 4}, {Kind: loadgen.Concurrent, Streams: 4}},
+				Profile:     report.Profile{Kind: "concurrent", Streams: []int{4, 4}},
+				Constraints: loadgen.Constraints{MaxDuration: 300 * time.Millisecond}, Seed: 1,
+				Drain: &sweep.Drain{Max: maxDrain, Poll: 20 * time.Millisecond},
+			},
+			SLO:       slo.Default(),
+			Telemetry: scorecard.Config{ServerMetrics: metrics, Interval: time.Second, PUE: 1},
+			Outputs:   Outputs{Kinds: map[string]bool{}, Key: func(string) string { return "k" }},
+			Metadata:  Metadata{ProbeTimeout: time.Second},
+			Progress:  Progress{Disable: true, LogFormat: "console", Interval: time.Second},
+			Build:     Build{Version: "test", Commit: "abc"},
+		}
+		var out, errb bytes.Buffer
+		rep, err := Run(context.Background(), c, Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
+		if err != nil || len(rep.Benchmarks) != 2 {
+			t.Fatalf("%v\nstderr:\n%s", err, errb.String())
+		}
+		return rep, errb.String()
+	}
+	rep, stderr := run(scorecard.ServerMetricsOn, 10*time.Second)
+	w := rep.Benchmarks[1].Goodput.Drain
+	if w == nil || w.Method != report.DrainGauges || w.Busy || w.WaitedS < 0.2 {
+		t.Errorf("drain after a cut round: %+v; want a wait by the gauges of about 0.6 s", w)
+	}
+	if strings.Contains(stderr, "busy server") {
+		t.Errorf("warned of a busy round:\n%s", stderr)
+	}
+	rep, stderr = run(scorecard.ServerMetricsOn, 50*time.Millisecond)
+	w = rep.Benchmarks[1].Goodput.Drain
+	if w == nil || w.Method != report.DrainGauges || !w.Busy || w.Running == nil || *w.Running == 0 {
+		t.Errorf("bounded drain after a cut round: %+v; want busy with requests running", w)
+	}
+	if want := "WARNING: benchmark 1 (concurrent@4) started on a busy server"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	rep, _ = run(scorecard.ServerMetricsOff, 10*time.Second)
+	if w := rep.Benchmarks[1].Goodput.Drain; w == nil || w.Method != report.DrainLatency || w.Busy || w.WaitedS < 0.2 {
+		t.Errorf("drain without server metrics: %+v; want a wait by the previous round's latency", w)
 	}
 }

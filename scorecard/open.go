@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 	"time"
@@ -34,6 +35,7 @@ type Telemetry struct {
 
 	server       *telemetry.ServerSampler
 	serverSource string // the scraped /metrics URL, credentials removed
+	serverURL    string // the scraped /metrics URL as given
 
 	opencost *telemetry.OpenCost
 
@@ -269,7 +271,7 @@ func (t *Telemetry) openServer(ctx context.Context, target string, fail func(str
 		// The server may serve metrics but failed every try of the
 		// probe: keep sampling, so that each benchmark gets what later
 		// scrapes read and its telemetry says what is missing.
-		t.server, t.serverSource = sv, redact.URL(raw)
+		t.server, t.serverSource, t.serverURL = sv, redact.URL(raw), raw
 		t.lines = append(t.lines, fmt.Sprintf("telemetry: server metrics from %s: the probe failed (%v); sampling every %v anyway, each benchmark says what it got", redact.URL(raw), err, t.cfg.Interval))
 		return
 	}
@@ -283,7 +285,7 @@ func (t *Telemetry) openServer(ctx context.Context, target string, fail func(str
 		fail("server metrics "+redact.URL(raw), fmt.Errorf("--server-metrics: %w", err))
 		return
 	}
-	t.server, t.serverSource = sv, redact.URL(raw)
+	t.server, t.serverSource, t.serverURL = sv, redact.URL(raw), raw
 	t.lines = append(t.lines, fmt.Sprintf("telemetry: server metrics from %s, sampled every %v", redact.URL(raw), t.cfg.Interval))
 }
 
@@ -333,6 +335,16 @@ func (t *Telemetry) openCost(ctx context.Context, fail func(string, error)) {
 func (t *Telemetry) Active() bool {
 	return t.gpu != nil || t.prom != nil || t.server != nil || t.opencost != nil ||
 		t.cfg.HasEnergy() || t.cfg.HasCost() || t.cfg.ServerMetrics == ServerMetricsOn
+}
+
+// ServerMetrics is the inference server's /metrics URL the run samples
+// (credentials included) and the HTTP client to read it with; "" when the
+// server's metrics are not sampled.
+func (t *Telemetry) ServerMetrics() (url string, client *http.Client) {
+	if t.server == nil {
+		return "", nil
+	}
+	return t.serverURL, t.cfg.HTTPClient
 }
 
 // Lines describes the sources for the console, one line each.

@@ -69,3 +69,37 @@ func TestDrainNoAbortMock(t *testing.T) {
 		t.Logf("busy start: %s", w.Warning())
 	}
 }
+
+// TestBackoffsInReport: against a mock that refuses every request at once,
+// the closed-loop streams' backoffs reach the round's client-load extras.
+func TestBackoffsInReport(t *testing.T) {
+	cfg := mock.DefaultConfig()
+	cfg.ErrorRate, cfg.ErrorCodes = 1, []int{429}
+	srv, err := mock.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	client, err := loadgen.NewClient(loadgen.ClientConfig{Target: srv.URL()}, loadgen.NewClock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.CloseIdle)
+	r := &Runner{
+		Engine: loadgen.NewEngine(client), Source: newFixedPrompt(8, 4),
+		Constraints: loadgen.Constraints{MaxDuration: 300 * time.Millisecond},
+		Report:      accum.Config{SampleSize: -1},
+		Info:        accum.BenchmarkInfo{RunID: t.Name()},
+	}
+	rounds, err := r.Run(context.Background(), List{{Kind: loadgen.Concurrent, Streams: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rounds[0].Benchmark.Goodput.Client
+	if c == nil || c.Backoffs == 0 || int64(c.Backoffs) != rounds[0].Result.Backoffs || c.BackoffS <= 0 {
+		t.Errorf("client load %+v; want the %d backoffs of the result", c, rounds[0].Result.Backoffs)
+	}
+}

@@ -234,6 +234,7 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, drain
 			ReadLagP50us: report.Float(c.ReadLagP50us), ReadLagP99us: report.Float(c.ReadLagP99us), ReadLagSamples: report.Int(c.ReadLagSamples),
 			ArrivalTimestamps: c.ArrivalTimestamps,
 			Saturated:         c.Saturated, Reason: c.Reason,
+			Backoffs: report.Int(res.Backoffs), BackoffS: report.Float(res.BackoffTime.Seconds()),
 		}
 		b.Goodput.Requests.NotSent = report.Int(res.NotSent)
 		b.Goodput.Drain = drain

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"runtime/pprof"
@@ -70,6 +71,8 @@ type benchOptions struct {
 	arrival                                          arrivalOptions
 	tel                                              scorecardOptions
 	shard                                            shardOptions
+	drain                                            drainOptions
+	failOnErrorRate                                  float64
 	getenv                                           func(string) string // nil: os.Getenv
 }
 
@@ -142,6 +145,8 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	addArrivalFlags(fs, &o.arrival)
 	scorecardFlags(&o.tel, fs)
 	shardFlags(&o.shard, fs)
+	drainFlags(&o.drain, fs)
+	fs.Float64Var(&o.failOnErrorRate, "fail-on-error-rate", 0, fmt.Sprintf("exit %d when a benchmark's error rate (errored ÷ requests in its window) exceeds this fraction, 0 ≤ x ≤ 1 (for CI; 0: any error)", exitErrorRate))
 	for _, alias := range []string{"request-format", "profile", "warmup-percent", "cooldown-percent", "backend", "backend-kwargs", "disable-console-interactive", "disable-console", "tokenizer", "data-sampler", "output-sampling"} {
 		_ = fs.MarkHidden(alias)
 	}
@@ -186,6 +191,9 @@ type plan struct {
 	telDefaults   scorecardOptions
 	shardDefaults shardOptions
 	shardPlan     *sweep.ShardPlan // set when the run is one shard of several
+	drain         *sweep.Drain     // the wait for an idle server before each round (unsharded runs)
+	// maxErrorRate, when not nil, is --fail-on-error-rate.
+	maxErrorRate *float64
 }
 
 // runConfig is the run's configuration.
@@ -197,7 +205,7 @@ func (p *plan) runConfig() *run.Config {
 		Data: run.Data{Value: p.dataValue, Synthetic: p.synthetic, Options: p.dataOpts, Opened: p.data, Getenv: p.getenv},
 		Plan: run.Plan{
 			Planner: p.planner, Profile: p.profile, Search: p.search, Constraints: p.cons, Warmup: p.warm, Cooldown: p.cool,
-			Seed: p.seed, SampleRequests: p.samples, TargetLoadTokS: p.targetLoad,
+			Seed: p.seed, SampleRequests: p.samples, TargetLoadTokS: p.targetLoad, Drain: p.drain,
 			Shard: run.Shard{Plan: p.shardPlan, Shard: p.shard.shard, StartAt: p.shard.startAt, Notes: p.shard.notes,
 				Hash: func(model string) string { return p.shard.configHash(p.key, model) }},
 		},
@@ -293,8 +301,11 @@ func runBenchmark(ctx context.Context, e *env, args []string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	_, err = run.Run(ctx, p.runConfig(), run.Env{Stdout: e.stdout, Stderr: e.stderr, Getenv: e.getenv})
-	return err
+	rep, err := run.Run(ctx, p.runConfig(), run.Env{Stdout: e.stdout, Stderr: e.stderr, Getenv: e.getenv})
+	if err != nil {
+		return err
+	}
+	return checkErrorRate(e.stderr, rep, p.maxErrorRate)
 }
 
 // validateAll checks every flag, the SLO, telemetry and shard flags
@@ -321,6 +332,12 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 		return nil, usagef("--shard-count %d: want a number of shards ≥ 1", o.shard.count)
 	}
 	if p.shard, err = o.shard.resolve(getenv, time.Now()); err != nil {
+		return nil, err
+	}
+	if p.drain, err = o.drain.drain(o.shard.gap, fs != nil && fs.Changed("round-gap")); err != nil {
+		return nil, err
+	}
+	if p.maxErrorRate, err = errorRateGate(fs, "fail-on-error-rate", o.failOnErrorRate); err != nil {
 		return nil, err
 	}
 	p.key, p.slo, p.search, p.targetLoad = o.experimentKey(), o.sweep.spec(), o.sweep.search, o.sweep.targetLoadTokS
@@ -1148,7 +1165,7 @@ func shardFlags(o *shardOptions, fs *pflag.FlagSet) {
 	fs.IntVar(&o.index, "shard-index", -1, "this pod's shard, 0-based (default $"+envShardIndex+", set in an Indexed Job's pods, when a shard count is given)")
 	fs.IntVar(&o.count, "shard-count", 0, "number of pods sharing the load: each runs its share of every round (default $"+envShardCount+")")
 	fs.StringVar(&o.startAt, "start-at", "", "wall-clock instant every shard starts at: RFC 3339 (2026-06-16T12:00:00Z) or Unix seconds (default $"+envStartAt+" when a shard count is given)")
-	fs.DurationVar(&o.gap, "round-gap", defaultRoundGap, "pause between the rounds of a sharded run: round k starts at --start-at + k × (--max-seconds + gap)")
+	fs.DurationVar(&o.gap, "round-gap", defaultRoundGap, "pause between rounds: in a sharded run round k starts at --start-at + k × (--max-seconds + gap); otherwise the least wait before each round for the server to drain (default 0 when not sharded)")
 }
 
 // shardSpec is the resolved shard setting of a benchmark.
@@ -1246,6 +1263,77 @@ func (o *shardOptions) resolve(getenv func(string) string, now time.Time) (*shar
 		return nil, usagef("%s %d needs --start-at (or $%s): the shards must start together, e.g. --start-at %s", countFrom, count, envStartAt, now.Add(2*time.Minute).UTC().Truncate(time.Minute).Format(time.RFC3339))
 	}
 	return s, nil
+}
+
+// drainOptions are the flags of the wait for an idle server before each
+// round (a sharded run keeps its timetable instead).
+type drainOptions struct {
+	maxDrain time.Duration
+	keepBusy bool
+}
+
+// drainFlags registers --max-drain and --judge-busy-rounds.
+func drainFlags(o *drainOptions, fs *pflag.FlagSet) {
+	fs.DurationVar(&o.maxDrain, "max-drain", sweep.DefaultMaxDrain, "before each round wait at most this long for the server to finish what earlier rounds left (its running and waiting gauges from the server metrics, else the previous round's longest request); a round that starts on a busy server is marked and left out of sweep and knee verdicts")
+	fs.BoolVar(&o.keepBusy, "judge-busy-rounds", false, "keep rounds that started on a busy server (--max-drain ran out) in sweep and knee verdicts")
+}
+
+// drain is the runner's wait before each round: gap (--round-gap) is its
+// floor when the user gave it, else there is none.
+func (o *drainOptions) drain(gap time.Duration, gapGiven bool) (*sweep.Drain, error) {
+	if o.maxDrain <= 0 {
+		return nil, usagef("--max-drain %v: want a duration > 0, e.g. 2m", o.maxDrain)
+	}
+	if !gapGiven {
+		gap = 0
+	}
+	return &sweep.Drain{Gap: gap, Max: o.maxDrain, KeepBusy: o.keepBusy}, nil
+}
+
+// errorRate is a benchmark's errored share of the requests in its window
+// (goodput's figure, else GuideLLM's totals); ok=false when unknown.
+func errorRate(b *report.Benchmark) (rate float64, ok bool) {
+	if g := b.Goodput; g != nil {
+		return float64(g.Errors.ErrorRate), true
+	}
+	if t := b.Metrics.RequestTotals; t != nil && t.Total > 0 {
+		return float64(t.Errored) / float64(t.Total), true
+	}
+	return 0, false
+}
+
+// errErrorRate is returned after the run when a benchmark's error rate
+// exceeded --fail-on-error-rate (exit exitErrorRate).
+var errErrorRate = errors.New("error rate above --fail-on-error-rate")
+
+// errorRateGate reads --fail-on-error-rate: nil when not given.
+func errorRateGate(fs *pflag.FlagSet, name string, v float64) (*float64, error) {
+	if fs == nil || !fs.Changed(name) {
+		return nil, nil
+	}
+	if !(v >= 0 && v <= 1) {
+		return nil, usagef("--%s %v: want a fraction 0 ≤ x ≤ 1 (0: fail on any error)", name, v)
+	}
+	return &v, nil
+}
+
+// checkErrorRate returns errErrorRate, after naming each benchmark on w,
+// when a benchmark's error rate exceeds max; nil when max is nil.
+func checkErrorRate(w io.Writer, rep *report.Report, max *float64) error {
+	if max == nil || rep == nil {
+		return nil
+	}
+	failed := false
+	for i, b := range rep.Benchmarks {
+		if rate, ok := errorRate(b); ok && rate > *max {
+			fmt.Fprintf(w, "goodput: benchmark %d (%s): error rate %.1f%% exceeds --fail-on-error-rate %g\n", i, b.Config.Strategy.Label(), 100*rate, *max)
+			failed = true
+		}
+	}
+	if failed {
+		return errErrorRate
+	}
+	return nil
 }
 
 // parseStartAt reads an instant as RFC 3339 (with optional fractional

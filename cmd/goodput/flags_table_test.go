@@ -114,6 +114,9 @@ var invalidFlagValues = map[string][]string{
 	"benchmark --shard-count":             {"x", "0"},
 	"benchmark --start-at":                {"tomorrow"},
 	"benchmark --round-gap":               {"soon", "-1s"},
+	"benchmark --max-drain":               {"soon", "0", "-1s"},
+	"benchmark --judge-busy-rounds":       {"=maybe"},
+	"benchmark --fail-on-error-rate":      {"x", "-0.1", "1.5"},
 
 	// profile (AIPerf's flags)
 	"profile --url":                        {"ftp://x", "http://"},
@@ -143,6 +146,7 @@ var invalidFlagValues = map[string][]string{
 	"profile --use-legacy-max-tokens":      {"=maybe"},
 	"profile --use-server-token-count":     {"=maybe"},
 	"profile --ui-type":                    {"fancy"},
+	"profile --fail-on-error-rate":         {"x", "-0.1", "1.5"},
 
 	// mock
 	"mock --host":                 {"not a host!"},

@@ -26,6 +26,7 @@ const (
 	exitOK        = 0
 	exitFailure   = 1 // the run failed, or a gate (compare) did not pass
 	exitUsage     = 2 // bad flags or input
+	exitErrorRate = 3 // a benchmark's error rate exceeded --fail-on-error-rate
 	exitInterrupt = 130
 )
 
@@ -120,6 +121,8 @@ func exitCode(w io.Writer, name string, err error) int {
 		return exitUsage
 	case errors.Is(err, errGateFailed):
 		return exitFailure
+	case errors.Is(err, errErrorRate):
+		return exitErrorRate
 	}
 	fmt.Fprintf(w, "goodput %s: %v\n", name, err)
 	return exitFailure

@@ -74,6 +74,7 @@ type profileOptions struct {
 	legacyMaxTokens           bool
 	useServerTokenCount       bool
 	ui                        string
+	failOnErrorRate           float64
 }
 
 // profileDefaultISL is AIPerf's default input sequence length.
@@ -124,6 +125,7 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.BoolVar(&po.useServerTokenCount, "use-server-token-count", false, "sequence lengths in the AIPerf export from the server's usage counts (default: the client's counts when known)")
 	fs.StringVar(&po.ui, "ui-type", "simple", "progress display: dashboard or simple (progress lines) or none (alias --ui)")
 	fs.StringVar(&po.ui, "ui", "simple", "alias of --ui-type")
+	fs.Float64Var(&po.failOnErrorRate, "fail-on-error-rate", 0, fmt.Sprintf("goodput's: exit %d when a benchmark's error rate exceeds this fraction, 0 ≤ x ≤ 1 (for CI; 0: any error)", exitErrorRate))
 	for _, alias := range []string{"model-names", "arrival-pattern", "vllm-burstiness", "input-tokens", "input-tokens-mean", "synthetic-input-tokens-mean",
 		"prompt-input-tokens-mean", "input-tokens-stddev", "synthetic-input-tokens-stddev", "prompt-input-tokens-stddev",
 		"output-tokens", "output-tokens-mean", "prompt-output-tokens-mean", "synthetic-output-tokens-mean", "output-tokens-stddev",
@@ -225,7 +227,10 @@ func runProfile(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "wrote %s\n", strings.Join(paths, ", "))
-	return runErr
+	if runErr != nil {
+		return runErr
+	}
+	return checkErrorRate(e.stderr, rep, p.maxErrorRate)
 }
 
 // profileLayout says where a profile run writes its files.
@@ -244,6 +249,12 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 	p := &plan{labels: map[string]string{}, getenv: getenv, meta: d.meta, samples: d.sampleRequests, seed: d.seed}
 	p.progress = run.Progress{LogFormat: d.logFormat, Interval: d.progressInterval}
 	p.telDefaults, p.shardDefaults = d.tel, d.shard
+	// Every round waits for an idle server, as the benchmark's do.
+	p.drain, _ = d.drain.drain(0, false)
+	var err error
+	if p.maxErrorRate, err = errorRateGate(fs, "fail-on-error-rate", po.failOnErrorRate); err != nil {
+		return nil, nil, err
+	}
 	if fs.Changed("random-seed") {
 		p.seed = po.seed
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/stats"
 )
@@ -264,7 +265,7 @@ func (a *Accumulator) binnedAdd(s *RequestSummary) {
 		x.errClass[name]++
 		if st == report.StatusErrored {
 			x.errored++
-			if s.http != 0 {
+			if s.http != 0 && name == string(record.ErrHTTPStatus) {
 				x.errHTTP[int(s.http)]++
 			}
 		}

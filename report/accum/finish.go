@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/stats"
 )
@@ -293,13 +294,15 @@ func (a *Accumulator) errorCounts(in []int32, ex *report.Extras) {
 		if s.status == report.StatusSuccessful {
 			continue
 		}
+		name := a.classNames[s.errClass]
 		if s.status == report.StatusErrored {
 			errored++
-			if s.http != 0 {
+			// Only an HTTP error is filed under its status: a disconnect
+			// or stall after a 200 is not an error of status 200.
+			if s.http != 0 && name == string(record.ErrHTTPStatus) {
 				ex.Errors.ByHTTPStatus[strconv.Itoa(int(s.http))]++
 			}
 		}
-		name := a.classNames[s.errClass]
 		if name == "" {
 			name = "unknown"
 		}

@@ -257,3 +257,30 @@ func equalStrings(a, b []string) bool {
 	}
 	return true
 }
+
+// TestDisconnectNotFiledUnderStatus: a request that got a 200 and then
+// lost its connection (or stalled) is an error of its class, not of HTTP
+// status 200; only http_status errors are counted by status, on the exact
+// path and beyond the exact cap alike.
+func TestDisconnectNotFiledUnderStatus(t *testing.T) {
+	specs := binnedRecords(40)
+	for i := range specs {
+		switch i % 10 {
+		case 1:
+			specs[i].status, specs[i].errClass, specs[i].httpStatus = record.StatusErrored, record.ErrDisconnect, 200
+		case 2:
+			specs[i].status, specs[i].errClass, specs[i].httpStatus = record.StatusErrored, record.ErrStall, 200
+		}
+	}
+	cfg := Config{Start: base, Constraints: []report.Constraint{{Kind: report.ConstraintMaxDuration, Seconds: 20}}}
+	info := BenchmarkInfo{RunID: "x", Start: base, StopTime: ms(20000)}
+	for _, exactCap := range []int{0, 10} {
+		cfg.ExactCap = exactCap
+		e := runGolden(t, cfg, specs, info).Goodput.Errors
+		// binnedRecords makes i%13 == 0 an HTTP 500: 0, 13, 26, 39.
+		if e.ByClass["disconnect"] != 4 || e.ByClass["stall"] != 4 || e.ByClass["http_status"] != 4 ||
+			e.ByHTTPStatus["500"] != 4 || len(e.ByHTTPStatus) != 1 {
+			t.Errorf("exact cap %d: errors %+v; want 4 disconnects and 4 stalls by class only, and 4 × HTTP 500", exactCap, e)
+		}
+	}
+}

@@ -491,7 +491,12 @@ func aiperfErrorType(c record.ErrorClass) string {
 }
 
 func (t *errorTally) add(r *record.Record) {
-	k := errorKey{code: r.HTTPStatus, typ: aiperfErrorType(r.ErrorClass), message: r.Error}
+	k := errorKey{typ: aiperfErrorType(r.ErrorClass), message: r.Error}
+	if r.ErrorClass == record.ErrHTTPStatus {
+		// Only an HTTP error has a code: a disconnect or stall after a
+		// 200 is no error of status 200.
+		k.code = r.HTTPStatus
+	}
 	if r.ErrorClass == record.ErrCancelled || (r.Status == record.StatusIncomplete && r.ErrorClass == record.ErrNone) {
 		k.code, k.typ = 499, aiperfErrorTypes[record.ErrCancelled] // AIPerf's code for a cancelled request
 	}

@@ -20,8 +20,11 @@ import (
 // verdict, the objectives' measured values, the attainment and the
 // goodput; when the run has a knee (the run extras), a summary of it
 // follows. A benchmark whose client was saturated has its label marked
-// with "*" in the tables of latency figures, and a footnote gives the
-// reason. Missing figures (older GuideLLM reports) are shown as "-". The
+// with "*" in the tables of latency figures, one that started on a busy
+// server with "!", and a footnote gives the reason. A table of the wait
+// before each round, the server's own metrics and the client's backoffs
+// follows when the report has them. Missing figures (older GuideLLM
+// reports, a round without a successful request) are shown as "-". The
 // output depends only on the report.
 func Write(w io.Writer, r *report.Report) error {
 	var b strings.Builder
@@ -82,11 +85,18 @@ func Write(w io.Writer, r *report.Report) error {
 			b.WriteString("\n")
 			tx.Render(&b)
 		}
+		if ts := serverTable(r); ts != nil {
+			b.WriteString("\n")
+			ts.Render(&b)
+		}
 		if t3 := slo.Table(r); t3 != nil {
 			b.WriteString("\n")
 			t3.Render(&b)
 		}
 		for _, n := range saturationNotes(r) {
+			b.WriteString(n + "\n")
+		}
+		for _, n := range busyNotes(r) {
 			b.WriteString(n + "\n")
 		}
 		for _, n := range notes {
@@ -116,9 +126,10 @@ func meanOf(d *report.StatusDistributionSummary, prec int) string {
 }
 
 // pcts returns P50 (the median), P95 and P99 of the successful requests,
-// times scale.
+// times scale; "-" when there is none (a round without a successful
+// request has no latency, not a latency of 0).
 func pcts(d *report.StatusDistributionSummary, scale float64) []string {
-	if d == nil || d.Successful == nil {
+	if d == nil || d.Successful == nil || d.Successful.Count == 0 {
 		return []string{"-", "-", "-"}
 	}
 	s := d.Successful

@@ -118,12 +118,17 @@ func clientSaturated(b *report.Benchmark) bool {
 const saturationMark = "*"
 
 // latencyLabel is the strategy label of a row of latency figures: marked
-// when the client was saturated.
+// when the client was saturated, or when the round started on a busy
+// server.
 func latencyLabel(b *report.Benchmark) string {
+	l := b.Config.Strategy.Label()
 	if clientSaturated(b) {
-		return b.Config.Strategy.Label() + saturationMark
+		l += saturationMark
 	}
-	return b.Config.Strategy.Label()
+	if startedBusy(b) {
+		l += busyMark
+	}
+	return l
 }
 
 // saturationNotes are the footnotes for the marked rows, one per

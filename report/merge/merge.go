@@ -465,6 +465,8 @@ func mergeClient(bs []*report.Benchmark) *report.ClientLoad {
 		out.ReadLagP50us = max(out.ReadLagP50us, c.ReadLagP50us)
 		out.ReadLagP99us = max(out.ReadLagP99us, c.ReadLagP99us)
 		out.ReadLagSamples += c.ReadLagSamples
+		out.Backoffs += c.Backoffs
+		out.BackoffS += c.BackoffS
 		switch {
 		case out.ArrivalTimestamps == "":
 			out.ArrivalTimestamps = c.ArrivalTimestamps
