@@ -266,8 +266,8 @@ func (c *comparer) pair(b, cur side, m matched) Pair {
 			continue
 		}
 		r := Row{Metric: s.Key, Title: s.Title, limit: c.limits[s.Key], higher: s.HigherIsBetter}
-		bv, bwhy := b.value(s.Key)
-		cv, cwhy := cur.value(s.Key)
+		bv, bwhy := b.value(s)
+		cv, cwhy := cur.value(s)
 		if s.Key == MetricThroughput {
 			// The SLO's window throughput when both runs have it (the
 			// figure goodput is compared with), else GuideLLM's mean
@@ -294,7 +294,7 @@ func (c *comparer) pair(b, cur side, m matched) Pair {
 			r.Current = ptr(cv)
 		}
 		if r.Baseline != nil && r.Current != nil {
-			if s.hist == "" {
+			if s.hist() == "" {
 				r.NoiseNote = "no distribution to resample: gated on the threshold alone"
 			} else if r.Noise = c.noise(b, cur, s, p.Label); r.Noise == nil {
 				r.NoiseNote = "a run has no goodput histogram for it: gated on the threshold alone"
@@ -337,10 +337,10 @@ func (c *comparer) noise(b, cur side, s MetricSpec, label string) *Noise {
 // requests.
 func histogramOf(sd side, s MetricSpec) (dist, int, bool) {
 	g := sd.b.Goodput
-	if g == nil || g.Histograms == nil || g.Histograms.Metrics[s.hist] == nil || g.Histograms.Metrics[s.hist].Successful == "" {
+	if g == nil || g.Histograms == nil || g.Histograms.Metrics[s.hist()] == nil || g.Histograms.Metrics[s.hist()].Successful == "" {
 		return dist{}, 0, false
 	}
-	h, err := stats.DecodeHistogram(g.Histograms.Metrics[s.hist].Successful)
+	h, err := stats.DecodeHistogram(g.Histograms.Metrics[s.hist()].Successful)
 	if err != nil {
 		return dist{}, 0, false
 	}

@@ -9,6 +9,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/stats"
 )
@@ -52,7 +53,7 @@ func handBench(t *testing.T, streams int, ttft50, ttft99, itl50, itl95, lat99 fl
 	b.Goodput = &report.Extras{
 		SLO: &report.SLOResult{Spec: "ttft_p99=500ms,itl_p95=50ms", GoodputOutputTokS: report.Float(goodput), ThroughputOutputTokS: report.Float(throughput)},
 		Histograms: &report.Histograms{Encoding: stats.HistEncoding, Unit: "ns", Metrics: map[string]*report.StatusHistograms{
-			report.HistTTFT: {Successful: ttftHist}, report.HistITL: {Successful: itlHist}}},
+			metric.TTFT.Hist: {Successful: ttftHist}, metric.ITL.Hist: {Successful: itlHist}}},
 	}
 	return b
 }

@@ -3,17 +3,20 @@ package compare
 import (
 	"fmt"
 
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/report"
 )
 
-// Metric keys: the rows of a benchmark comparison, in table order.
-const (
+// Metric keys: the rows of a benchmark comparison, in table order. A
+// latency row's key is its metric's key and statistic (the request latency
+// is "latency" here, as in the --max-latency-p99-increase flag).
+var (
 	MetricGoodput    = "goodput"
 	MetricThroughput = "throughput"
-	MetricTTFTP50    = "ttft_p50"
-	MetricTTFTP99    = "ttft_p99"
-	MetricITLP50     = "itl_p50"
-	MetricITLP95     = "itl_p95"
+	MetricTTFTP50    = metric.TTFT.Key + "_p50"
+	MetricTTFTP99    = metric.TTFT.Key + "_p99"
+	MetricITLP50     = metric.ITL.Key + "_p50"
+	MetricITLP95     = metric.ITL.Key + "_p95"
 	MetricLatencyP99 = "latency_p99"
 	MetricErrorRate  = "error_rate"
 	// MetricKnee gates the knee's load (the knee section).
@@ -33,12 +36,21 @@ type MetricSpec struct {
 	HigherIsBetter bool
 	// Accept lists the threshold forms it takes.
 	Accept []LimitKind
-	// hist and pct name the histogram and percentile of the noise
-	// estimate ("" for none); perToken says the histogram is
-	// token-weighted (one value per token, resampled per request).
-	hist     string
+	// lat and pct are the latency metric and percentile of a latency row
+	// (nil for the others), read from GuideLLM's field and, for the noise
+	// estimate, from the metric's histogram; perToken says the histogram
+	// is token-weighted (one value per token, resampled per request).
+	lat      *metric.Latency
 	pct      float64
 	perToken bool
+}
+
+// hist is the histogram of the noise estimate, "" for none.
+func (s MetricSpec) hist() string {
+	if s.lat == nil {
+		return ""
+	}
+	return s.lat.Hist
 }
 
 // specs are the metrics, in table order. The knee is last (it is not a
@@ -49,15 +61,15 @@ var specs = []MetricSpec{
 	{Key: MetricThroughput, Title: "Throughput (out tok/s)", Flag: "max-throughput-drop", Default: "5%", HigherIsBetter: true,
 		Accept: []LimitKind{LimitPercent}},
 	{Key: MetricTTFTP50, Title: "TTFT p50 (ms)", Flag: "max-ttft-p50-increase", Default: "off",
-		Accept: []LimitKind{LimitPercent, LimitDuration}, hist: report.HistTTFT, pct: 0.50},
+		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: &metric.TTFT, pct: 0.50},
 	{Key: MetricTTFTP99, Title: "TTFT p99 (ms)", Flag: "max-ttft-p99-increase", Default: "10%",
-		Accept: []LimitKind{LimitPercent, LimitDuration}, hist: report.HistTTFT, pct: 0.99},
+		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: &metric.TTFT, pct: 0.99},
 	{Key: MetricITLP50, Title: "ITL p50 (ms)", Flag: "max-itl-p50-increase", Default: "off",
-		Accept: []LimitKind{LimitPercent, LimitDuration}, hist: report.HistITL, pct: 0.50, perToken: true},
+		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: &metric.ITL, pct: 0.50, perToken: true},
 	{Key: MetricITLP95, Title: "ITL p95 (ms)", Flag: "max-itl-p95-increase", Default: "10%",
-		Accept: []LimitKind{LimitPercent, LimitDuration}, hist: report.HistITL, pct: 0.95, perToken: true},
+		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: &metric.ITL, pct: 0.95, perToken: true},
 	{Key: MetricLatencyP99, Title: "Latency p99 (ms)", Flag: "max-latency-p99-increase", Default: "off",
-		Accept: []LimitKind{LimitPercent, LimitDuration}, hist: report.HistLatency, pct: 0.99},
+		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: &metric.E2E, pct: 0.99},
 	{Key: MetricErrorRate, Title: "Error rate", Flag: "max-error-rate-increase", Default: "0.5pp",
 		Accept: []LimitKind{LimitPoints}},
 	{Key: MetricKnee, Title: "Knee load", Flag: "max-knee-drop", Default: "10%", HigherIsBetter: true,
@@ -98,9 +110,12 @@ type side struct {
 // layout has GuideLLM's metrics; goodput's own keys (goodput, the SLO's
 // window throughput) only goodput reports have. Latencies are GuideLLM's
 // definitions over the successful requests, in ms.
-func (s side) value(key string) (float64, string) {
+func (s side) value(spec MetricSpec) (float64, string) {
 	m := &s.b.Metrics
-	switch key {
+	if l := spec.lat; l != nil {
+		return percentile(m.Latency(*l), spec.pct, l.ToMs(), l.Field)
+	}
+	switch spec.Key {
 	case MetricGoodput:
 		switch {
 		case s.b.Goodput == nil:
@@ -111,16 +126,6 @@ func (s side) value(key string) (float64, string) {
 		return float64(s.b.Goodput.SLO.GoodputOutputTokS), ""
 	case MetricThroughput:
 		return mean(m.OutputTokensPerSecond, "output_tokens_per_second")
-	case MetricTTFTP50:
-		return percentile(m.TimeToFirstTokenMs, 0.50, 1, "time_to_first_token_ms")
-	case MetricTTFTP99:
-		return percentile(m.TimeToFirstTokenMs, 0.99, 1, "time_to_first_token_ms")
-	case MetricITLP50:
-		return percentile(m.InterTokenLatencyMs, 0.50, 1, "inter_token_latency_ms")
-	case MetricITLP95:
-		return percentile(m.InterTokenLatencyMs, 0.95, 1, "inter_token_latency_ms")
-	case MetricLatencyP99:
-		return percentile(m.RequestLatency, 0.99, 1000, "request_latency")
 	case MetricErrorRate:
 		t := m.RequestTotals
 		if t == nil || t.Total <= 0 {

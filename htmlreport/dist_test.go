@@ -7,6 +7,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/stats"
 )
@@ -18,7 +19,7 @@ func histBenchmark(t *testing.T, h *hdrhistogram.Histogram) *report.Benchmark {
 		t.Fatal(err)
 	}
 	return &report.Benchmark{Goodput: &report.Extras{Histograms: &report.Histograms{Unit: "ns",
-		Metrics: map[string]*report.StatusHistograms{report.HistTTFT: {Successful: enc}}}}}
+		Metrics: map[string]*report.StatusHistograms{metric.TTFT.Hist: {Successful: enc}}}}}
 }
 
 // The CDF of a histogram: 0% at the lowest value, then the exact share of
@@ -28,7 +29,7 @@ func TestCDFFromHistogram(t *testing.T) {
 	_ = h.RecordValues(1_000_000, 50)  // 1 ms
 	_ = h.RecordValues(2_000_000, 30)  // 2 ms
 	_ = h.RecordValues(10_000_000, 20) // 10 ms
-	pts, err := histCDF(histBenchmark(t, h), report.HistTTFT)
+	pts, err := histCDF(histBenchmark(t, h), metric.TTFT.Hist)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestHistogramGuard(t *testing.T) {
 	} {
 		_ = h.RecordValue(3)
 		_ = h.RecordValues(12345, 1<<60)
-		_, err := histCDF(histBenchmark(t, h), report.HistTTFT)
+		_, err := histCDF(histBenchmark(t, h), metric.TTFT.Hist)
 		if err == nil || !strings.Contains(err.Error(), "not goodput's geometry") {
 			t.Errorf("error %v, want a geometry refusal", err)
 		}

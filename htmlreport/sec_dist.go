@@ -6,6 +6,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/stats"
 )
@@ -104,12 +105,12 @@ type distMetric struct {
 }
 
 var distMetrics = [...]distMetric{
-	{key: "ttft", title: "Time to first token", hist: report.HistTTFT,
+	{key: "ttft", title: "Time to first token", hist: metric.TTFT.Hist,
 		slo:    func(v *runView) float64 { return v.slo.ttftMs },
 		extras: func(x *report.ExtraMetrics) *report.StatusDistributionSummary { return x.TimeToFirstTokenMs },
 		guide:  func(m *report.Metrics) *report.StatusDistributionSummary { return m.TimeToFirstTokenMs },
 		about:  "one sample per successful request"},
-	{key: "itl", title: "Inter-token latency (per request)", hist: report.HistITL,
+	{key: "itl", title: "Inter-token latency (per request)", hist: metric.ITL.Hist,
 		slo:    func(v *runView) float64 { return v.slo.itlMs },
 		extras: func(x *report.ExtraMetrics) *report.StatusDistributionSummary { return x.InterTokenLatencyMs },
 		guide:  func(m *report.Metrics) *report.StatusDistributionSummary { return m.InterTokenLatencyMs },

@@ -3,8 +3,11 @@ package slo
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/goodput-dev/goodput/metric"
 )
 
 // AIPerfThreshold is one pair of AIPerf's --goodput: a request is good when
@@ -23,10 +26,10 @@ func (t AIPerfThreshold) String() string {
 }
 
 // AIPerfGoodputTags are the metric tags AIPerf's --goodput accepts, in
-// AIPerf's order.
+// AIPerf's order; the AIPerf export (report/aiperf) judges exactly these.
 var AIPerfGoodputTags = []string{
-	"request_latency", "time_to_first_token", "time_to_second_token", "time_to_first_output_token",
-	"inter_token_latency", "output_token_throughput_per_user", "e2e_output_token_throughput",
+	metric.E2E.AIPerf, metric.TTFT.AIPerf, "time_to_second_token", "time_to_first_output_token",
+	metric.ITL.AIPerf, "output_token_throughput_per_user", "e2e_output_token_throughput",
 	"prefill_throughput_per_user", "output_sequence_length", "input_sequence_length", "output_token_count",
 }
 
@@ -44,7 +47,7 @@ func ParseAIPerfGoodput(s string) ([]AIPerfThreshold, error) {
 		if !ok || tag == "" || val == "" {
 			return nil, fmt.Errorf("--goodput %q: want space-separated metric:value pairs, e.g. \"time_to_first_token:500 inter_token_latency:50\"", clip(f, 60))
 		}
-		if !isAIPerfGoodputTag(tag) {
+		if !IsAIPerfGoodputTag(tag) {
 			return nil, fmt.Errorf("--goodput %q: unknown metric %q (accepted: %s)", clip(f, 60), clip(tag, 40), strings.Join(AIPerfGoodputTags, ", "))
 		}
 		v, err := strconv.ParseFloat(val, 64)
@@ -60,14 +63,8 @@ func ParseAIPerfGoodput(s string) ([]AIPerfThreshold, error) {
 	return out, nil
 }
 
-func isAIPerfGoodputTag(tag string) bool {
-	for _, t := range AIPerfGoodputTags {
-		if t == tag {
-			return true
-		}
-	}
-	return false
-}
+// IsAIPerfGoodputTag reports whether AIPerf's --goodput accepts tag.
+func IsAIPerfGoodputTag(tag string) bool { return slices.Contains(AIPerfGoodputTags, tag) }
 
 // FormatAIPerfGoodput renders pairs back into --goodput's form.
 func FormatAIPerfGoodput(ts []AIPerfThreshold) string {

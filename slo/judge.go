@@ -1,6 +1,7 @@
 package slo
 
 import (
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/stats"
 )
@@ -176,26 +177,15 @@ func latencyResult(o Objective, ex *report.Extras) report.ObjectiveResult {
 // distribution returns the successful requests' distribution of a
 // latency metric and the factor turning its unit into milliseconds.
 func distribution(m Metric, ex *report.Extras) (*report.DistributionSummary, float64) {
+	l, _ := metric.ByKey(string(m))
 	if ex == nil {
-		return nil, 1
+		return nil, l.ToMs()
 	}
-	x := &ex.Metrics
-	var sd *report.StatusDistributionSummary
-	scale := 1.0
-	switch m {
-	case TTFT:
-		sd = x.TimeToFirstTokenMs
-	case ITL:
-		sd = x.InterTokenLatencyMs
-	case TPOT:
-		sd = x.TimePerOutputTokenMs
-	case E2E:
-		sd, scale = x.RequestLatency, 1000
-	}
+	sd := ex.Metrics.Latency(l)
 	if sd == nil {
-		return nil, scale
+		return nil, l.ToMs()
 	}
-	return sd.Successful, scale
+	return sd.Successful, l.ToMs()
 }
 
 // histPercentile reads percentile p of the successful requests' metric
@@ -205,8 +195,8 @@ func histPercentile(m Metric, p float64, ex *report.Extras) (float64, bool) {
 	if ex == nil || ex.Histograms == nil {
 		return 0, false
 	}
-	key := map[Metric]string{TTFT: report.HistTTFT, ITL: report.HistITL, TPOT: report.HistTPOT, E2E: report.HistLatency}[m]
-	sh := ex.Histograms.Metrics[key]
+	l, _ := metric.ByKey(string(m))
+	sh := ex.Histograms.Metrics[l.Hist]
 	if sh == nil || sh.Successful == "" {
 		return 0, false
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/stats"
 )
@@ -212,7 +213,7 @@ func TestJudgeOtherPercentile(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := bench(0)
-	b.Goodput.Histograms = &report.Histograms{Metrics: map[string]*report.StatusHistograms{report.HistTTFT: {Successful: enc}}}
+	b.Goodput.Histograms = &report.Histograms{Metrics: map[string]*report.StatusHistograms{metric.TTFT.Hist: {Successful: enc}}}
 	c := report.GoodputCounts{InWindow: 100, Judged: 100, Good: 100, WindowSeconds: 10}
 	for _, tc := range []struct {
 		spec string

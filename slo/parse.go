@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/goodput-dev/goodput/metric"
 )
 
 // specForm is the accepted --slo form, quoted in errors.
@@ -233,7 +235,7 @@ func ParseAIPerf(s string) (Spec, error) {
 }
 
 // aiperfSpecKeys are the AIPerf tags goodput's Spec has a metric for.
-const aiperfSpecKeys = "time_to_first_token, inter_token_latency, request_latency or output_token_throughput_per_user"
+var aiperfSpecKeys = metric.TTFT.AIPerf + ", " + metric.ITL.AIPerf + ", " + metric.E2E.AIPerf + " or output_token_throughput_per_user"
 
 // AIPerfSpec turns AIPerf --goodput pairs into goodput's Spec, per-request
 // thresholds only: time_to_first_token, inter_token_latency and
@@ -251,11 +253,11 @@ func AIPerfSpec(ts []AIPerfThreshold) (Spec, error) {
 		var m Metric
 		var rate float64 // numerator turning a rate into ms; 0 for a value in ms
 		switch t.Tag {
-		case "time_to_first_token":
+		case metric.TTFT.AIPerf:
 			m = TTFT
-		case "inter_token_latency":
+		case metric.ITL.AIPerf:
 			m = ITL
-		case "request_latency":
+		case metric.E2E.AIPerf:
 			m = E2E
 		case "output_token_throughput_per_user":
 			m, rate = ITL, 1000 // tokens/s per user → ms per token

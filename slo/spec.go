@@ -6,24 +6,30 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/report"
 )
 
-// Metric is what an objective bounds.
+// Metric is what an objective bounds: a latency metric's key
+// (metric.Latency.Key) or a fraction.
 type Metric string
 
-// Metrics.
-const (
-	TTFT       Metric = "ttft"       // time to first token (ms)
-	ITL        Metric = "itl"        // GuideLLM's per-request inter-token latency (ms)
-	TPOT       Metric = "tpot"       // GuideLLM's time per output token, TTFT included (ms)
-	E2E        Metric = "e2e"        // request latency (ms)
-	ErrorRate  Metric = "error_rate" // errored / in-window requests (fraction)
-	Attainment Metric = "attainment" // good / judged requests (fraction)
+// Latency metrics (ms), from the metric table.
+var (
+	TTFT = Metric(metric.TTFT.Key) // time to first token
+	ITL  = Metric(metric.ITL.Key)  // GuideLLM's per-request inter-token latency
+	TPOT = Metric(metric.TPOT.Key) // GuideLLM's time per output token, TTFT included
+	E2E  = Metric(metric.E2E.Key)  // request latency
 )
 
-// latency reports whether m is measured in milliseconds.
-func (m Metric) latency() bool { return m == TTFT || m == ITL || m == TPOT || m == E2E }
+// Fraction metrics.
+const (
+	ErrorRate  Metric = "error_rate" // errored / in-window requests
+	Attainment Metric = "attainment" // good / judged requests
+)
+
+// latency reports whether m is a latency metric (in milliseconds).
+func (m Metric) latency() bool { _, ok := metric.ByKey(string(m)); return ok }
 
 // order is the canonical position of a metric.
 func (m Metric) order() int {

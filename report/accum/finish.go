@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/stats"
@@ -271,12 +272,12 @@ func (a *Accumulator) histograms(gaps, toks [report.NumStatus]*stats.HistAcc) *r
 		}
 		hs.Metrics[name] = &sh
 	}
-	add(report.HistTTFT, a.hist[hTTFT])
+	add(metric.TTFT.Hist, a.hist[hTTFT])
 	add(report.HistTTFOT, a.hist[hTTFOT])
 	add(report.HistTTST, a.hist[hTTST])
-	add(report.HistTPOT, a.hist[hTPOT])
-	add(report.HistITL, a.hist[hITL])
-	add(report.HistLatency, a.hist[hLatency])
+	add(metric.TPOT.Hist, a.hist[hTPOT])
+	add(metric.ITL.Hist, a.hist[hITL])
+	add(metric.E2E.Hist, a.hist[hLatency])
 	add(report.HistLateness, a.hist[hLateness])
 	add(report.HistScheduledTTFT, a.hist[hSchedTTFT])
 	add(report.HistScheduledLatency, a.hist[hSchedLatency])

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/stats"
@@ -60,7 +61,7 @@ func TestReportHistogramsMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{report.HistITLPerGap, report.HistTTFT, report.HistLatency, report.HistTPOT} {
+	for _, name := range []string{report.HistITLPerGap, metric.TTFT.Hist, metric.E2E.Hist, metric.TPOT.Hist} {
 		got, err := stats.DecodeHistogram(set.Metrics[name].Successful)
 		if err != nil {
 			t.Fatal(err)
@@ -75,7 +76,7 @@ func TestReportHistogramsMerge(t *testing.T) {
 	if _, err := stats.MergeHistogramSets(&bad); err == nil {
 		t.Error("a set with another geometry must be rejected")
 	}
-	for _, name := range []string{report.HistITLPerGap, report.HistTTFT, report.HistLatency, report.HistTPOT} {
+	for _, name := range []string{report.HistITLPerGap, metric.TTFT.Hist, metric.E2E.Hist, metric.TPOT.Hist} {
 		m, err := stats.MergeHistograms(s1.Goodput.Histograms.Metrics[name].Successful, s2.Goodput.Histograms.Metrics[name].Successful)
 		if err != nil {
 			t.Fatal(err)

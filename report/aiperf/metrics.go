@@ -1,6 +1,12 @@
 package aiperf
 
-// aiperfDef describes one AIPerf metric: its tag, display name and
+import (
+	"github.com/goodput-dev/goodput/metric"
+	"github.com/goodput-dev/goodput/slo"
+)
+
+// aiperfDef describes one AIPerf metric: its tag (from the metric table
+// for the metrics goodput also names), display name and
 // display unit, the factors between its base unit (nanoseconds for
 // times, as AIPerf computes them) and the display unit, whether larger
 // values are better (for --goodput thresholds) and, for record metrics,
@@ -10,7 +16,6 @@ type aiperfDef struct {
 	toDisplay, toBase  float64 // base→display and display→base factors (AIPerf's convert_to)
 	larger             bool
 	resolution, offset float64
-	slo                bool // accepted by --goodput
 }
 
 // Time unit factors exactly as AIPerf's MetricTimeUnit.convert_to
@@ -43,18 +48,18 @@ const (
 )
 
 var aiperfRecordDefs = [apNumRecord]aiperfDef{
-	apRequestLatency: {tag: "request_latency", header: "Request Latency", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1, slo: true},
-	apTTFT:           {tag: "time_to_first_token", header: "Time to First Token", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1, slo: true},
-	apTTST:           {tag: "time_to_second_token", header: "Time to Second Token", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1, slo: true},
-	apTTFO:           {tag: "time_to_first_output_token", header: "Time to First Output Token", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1, slo: true},
-	apITL:            {tag: "inter_token_latency", header: "Inter Token Latency", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1, slo: true},
+	apRequestLatency: {tag: metric.E2E.AIPerf, header: "Request Latency", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1},
+	apTTFT:           {tag: metric.TTFT.AIPerf, header: "Time to First Token", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1},
+	apTTST:           {tag: "time_to_second_token", header: "Time to Second Token", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1},
+	apTTFO:           {tag: "time_to_first_output_token", header: "Time to First Output Token", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1},
+	apITL:            {tag: metric.ITL.AIPerf, header: "Inter Token Latency", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1},
 	apICL:            {tag: "inter_chunk_latency", header: "Inter Chunk Latency", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1},
-	apOTPU:           {tag: "output_token_throughput_per_user", header: "Output Token Throughput Per User", unit: "tokens/sec/user", toDisplay: 1, toBase: 1, larger: true, resolution: 1000, slo: true},
-	apE2E:            {tag: "e2e_output_token_throughput", header: "E2E Output Token Throughput", unit: "tokens/sec/user", toDisplay: 1, toBase: 1, larger: true, resolution: 1000, slo: true},
-	apPrefill:        {tag: "prefill_throughput_per_user", header: "Prefill Throughput Per User", unit: "tokens/sec/user", toDisplay: 1, toBase: 1, larger: true, resolution: 1000, slo: true},
-	apOSL:            {tag: "output_sequence_length", header: "Output Sequence Length", unit: "tokens", toDisplay: 1, toBase: 1, larger: true, resolution: 1, slo: true},
-	apISL:            {tag: "input_sequence_length", header: "Input Sequence Length", unit: "tokens", toDisplay: 1, toBase: 1, resolution: 1, slo: true},
-	apOutCount:       {tag: "output_token_count", header: "Output Token Count", unit: "tokens", toDisplay: 1, toBase: 1, larger: true, resolution: 1, slo: true},
+	apOTPU:           {tag: "output_token_throughput_per_user", header: "Output Token Throughput Per User", unit: "tokens/sec/user", toDisplay: 1, toBase: 1, larger: true, resolution: 1000},
+	apE2E:            {tag: "e2e_output_token_throughput", header: "E2E Output Token Throughput", unit: "tokens/sec/user", toDisplay: 1, toBase: 1, larger: true, resolution: 1000},
+	apPrefill:        {tag: "prefill_throughput_per_user", header: "Prefill Throughput Per User", unit: "tokens/sec/user", toDisplay: 1, toBase: 1, larger: true, resolution: 1000},
+	apOSL:            {tag: "output_sequence_length", header: "Output Sequence Length", unit: "tokens", toDisplay: 1, toBase: 1, larger: true, resolution: 1},
+	apISL:            {tag: "input_sequence_length", header: "Input Sequence Length", unit: "tokens", toDisplay: 1, toBase: 1, resolution: 1},
+	apOutCount:       {tag: "output_token_count", header: "Output Token Count", unit: "tokens", toDisplay: 1, toBase: 1, larger: true, resolution: 1},
 	apReasoning:      {tag: "reasoning_token_count", header: "Reasoning Token Count", unit: "tokens", toDisplay: 1, toBase: 1, resolution: 1},
 	apOSLDiff:        {tag: "osl_mismatch_diff_pct", header: "OSL Mismatch Diff", unit: "%", toDisplay: 1, toBase: 1, resolution: 1000, offset: 100},
 	apErrorISL:       {tag: "error_isl", header: "Error Input Sequence Length", unit: "tokens", toDisplay: 1, toBase: 1, resolution: 1},
@@ -104,10 +109,14 @@ func recordMetric(d *aiperfDef, st aiperfStats) Metric {
 	return m
 }
 
-// aiperfSLODef finds the metric a --goodput tag judges.
+// aiperfSLODef finds the metric a --goodput tag judges: the record metric
+// of a tag slo accepts.
 func aiperfSLODef(tag string) (int, bool) {
+	if !slo.IsAIPerfGoodputTag(tag) {
+		return 0, false
+	}
 	for i := range aiperfRecordDefs {
-		if aiperfRecordDefs[i].tag == tag && aiperfRecordDefs[i].slo {
+		if aiperfRecordDefs[i].tag == tag {
 			return i, true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/goodput-dev/goodput/internal/texttable"
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/slo"
 )
@@ -35,8 +36,12 @@ func Write(w io.Writer, r *report.Report) error {
 	}
 	t2 := &texttable.Table{
 		Title:  "Latency, successful requests (ms)",
-		Groups: []texttable.Group{{Name: "", Span: 2}, {Name: "TTFT", Span: 3}, {Name: "ITL", Span: 3}, {Name: "TPOT", Span: 3}, {Name: "Request latency", Span: 3}},
-		Heads:  []string{"#", "Strategy", "P50", "P95", "P99", "P50", "P95", "P99", "P50", "P95", "P99", "P50", "P95", "P99"},
+		Groups: []texttable.Group{{Name: "", Span: 2}},
+		Heads:  []string{"#", "Strategy"},
+	}
+	for _, l := range metric.Latencies {
+		t2.Groups = append(t2.Groups, texttable.Group{Name: l.Label, Span: 3})
+		t2.Heads = append(t2.Heads, "P50", "P95", "P99")
 	}
 	var notes []string
 	for i, bm := range r.Benchmarks {
@@ -64,10 +69,9 @@ func Write(w io.Writer, r *report.Report) error {
 		t1.Rows = append(t1.Rows, row)
 
 		lat := []string{idx, latencyLabel(bm)}
-		lat = append(lat, pcts(m.TimeToFirstTokenMs, 1)...)
-		lat = append(lat, pcts(m.InterTokenLatencyMs, 1)...)
-		lat = append(lat, pcts(m.TimePerOutputTokenMs, 1)...)
-		lat = append(lat, pcts(m.RequestLatency, 1000)...)
+		for _, l := range metric.Latencies {
+			lat = append(lat, pcts(m.Latency(l), l.ToMs())...)
+		}
 		t2.Rows = append(t2.Rows, lat)
 		if g := bm.Goodput; g != nil && !g.Exact {
 			for _, reason := range g.InexactReasons {

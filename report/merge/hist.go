@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/accum"
 	"github.com/goodput-dev/goodput/report/stats"
@@ -193,10 +194,10 @@ func (s *shardSet) mergeHistBenchmark(k int, why string) (*report.Benchmark, err
 		InexactReasons: []string{"merged from shard reports without their request records (" + why + ")", reasonHistValues, reasonMixture, reasonSum, reasonScheduler}}
 	var m report.Metrics
 	var x report.ExtraMetrics
-	m.RequestLatency, x.RequestLatency = histPair(bs, hs, report.HistLatency, 1e9,
+	m.RequestLatency, x.RequestLatency = histPair(bs, hs, metric.E2E.Hist, 1e9,
 		func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Metrics.RequestLatency },
 		func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Goodput.Metrics.RequestLatency })
-	m.TimeToFirstTokenMs, x.TimeToFirstTokenMs = histPair(bs, hs, report.HistTTFT, 1e6,
+	m.TimeToFirstTokenMs, x.TimeToFirstTokenMs = histPair(bs, hs, metric.TTFT.Hist, 1e6,
 		func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Metrics.TimeToFirstTokenMs },
 		func(b *report.Benchmark) *report.StatusDistributionSummary {
 			return b.Goodput.Metrics.TimeToFirstTokenMs
@@ -206,12 +207,12 @@ func (s *shardSet) mergeHistBenchmark(k int, why string) (*report.Benchmark, err
 		func(b *report.Benchmark) *report.StatusDistributionSummary {
 			return b.Goodput.Metrics.TimeToFirstOutputTokenMs
 		})
-	m.TimePerOutputTokenMs, x.TimePerOutputTokenMs = histPair(bs, hs, report.HistTPOT, 1e6,
+	m.TimePerOutputTokenMs, x.TimePerOutputTokenMs = histPair(bs, hs, metric.TPOT.Hist, 1e6,
 		func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Metrics.TimePerOutputTokenMs },
 		func(b *report.Benchmark) *report.StatusDistributionSummary {
 			return b.Goodput.Metrics.TimePerOutputTokenMs
 		})
-	m.InterTokenLatencyMs, x.InterTokenLatencyMs = histPair(bs, hs, report.HistITL, 1e6,
+	m.InterTokenLatencyMs, x.InterTokenLatencyMs = histPair(bs, hs, metric.ITL.Hist, 1e6,
 		func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Metrics.InterTokenLatencyMs },
 		func(b *report.Benchmark) *report.StatusDistributionSummary {
 			return b.Goodput.Metrics.InterTokenLatencyMs
