@@ -5,19 +5,24 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/goodput-dev/goodput/report"
 )
 
-// Kind names a load strategy, with GuideLLM's names.
+// Kind names a load strategy. The names are the report's (GuideLLM's
+// strategy type_, report.Strategy*): declared once there, since report is
+// the lighter package of the two and the engine's kinds are written into
+// it unchanged (sweep's reportStrategy).
 type Kind string
 
 // Strategy kinds.
 const (
-	Synchronous Kind = "synchronous" // one request at a time
-	Concurrent  Kind = "concurrent"  // N streams, each sends when its last finished
-	Throughput  Kind = "throughput"  // as fast as possible up to a max concurrency
-	Constant    Kind = "constant"    // open loop, evenly spaced at a rate
-	Poisson     Kind = "poisson"     // open loop, exponential gaps at a rate (seeded)
-	Replay      Kind = "replay"      // open loop, send times from a trace
+	Synchronous Kind = report.StrategySynchronous // one request at a time
+	Concurrent  Kind = report.StrategyConcurrent  // N streams, each sends when its last finished
+	Throughput  Kind = report.StrategyThroughput  // as fast as possible up to a max concurrency
+	Constant    Kind = report.StrategyConstant    // open loop, evenly spaced at a rate
+	Poisson     Kind = report.StrategyPoisson     // open loop, exponential gaps at a rate (seeded)
+	Replay      Kind = report.StrategyReplay      // open loop, send times from a trace
 )
 
 // DefaultMaxConcurrency caps in-flight requests of open-loop and throughput

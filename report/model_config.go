@@ -7,8 +7,9 @@ import (
 	"math"
 )
 
-// Strategy types (GuideLLM's SchedulingStrategy type_). StrategyReplay is
-// written as GuideLLM's "trace".
+// Strategy types (GuideLLM's SchedulingStrategy type_), declared once
+// here: the load engine's kinds (loadgen.Kind) are these names.
+// StrategyReplay is written as GuideLLM's "trace".
 const (
 	StrategySynchronous = "synchronous"
 	StrategyConcurrent  = "concurrent"
