@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/report"
 )
 
 // StopReason says why a benchmark ended.
@@ -88,7 +89,7 @@ type Result struct {
 
 	StopReason  StopReason
 	Interrupted bool
-	Client      ClientLoad // the client's own load during the benchmark
+	Client      report.ClientLoad // the client's own load during the benchmark
 
 	// Backoffs counts the pauses closed-loop streams took after
 	// consecutive immediate failures (see backoffDelay), and BackoffTime

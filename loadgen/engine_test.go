@@ -13,6 +13,7 @@ import (
 	"github.com/goodput-dev/goodput/internal/ssetest"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/report"
 )
 
 // startMock serves a deterministic mock on loopback for the test.
@@ -172,7 +173,7 @@ func TestMonitorFlagsReadLag(t *testing.T) {
 			if l.Saturated != c.saturate || (c.saturate && !strings.Contains(l.Reason, "read lag")) {
 				t.Fatalf("saturated %v (%s), want %v", l.Saturated, l.Reason, c.saturate)
 			}
-			if l.ReadLagSamples != int64(c.n) || l.ArrivalTimestamps != fmt.Sprintf("kernel for %d of %d responses, else user", c.n, c.n+1) {
+			if l.ReadLagSamples != report.Int(c.n) || l.ArrivalTimestamps != fmt.Sprintf("kernel for %d of %d responses, else user", c.n, c.n+1) {
 				t.Fatalf("read lag samples %d, arrivals %q", l.ReadLagSamples, l.ArrivalTimestamps)
 			}
 			if got := time.Duration(l.ReadLagP99us) * time.Microsecond; got < c.lag*99/100 || got > c.lag*101/100 {

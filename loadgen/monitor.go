@@ -9,42 +9,8 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/report"
 )
-
-// ClientLoad describes the load generator's own state during a benchmark,
-// so a report can say when its latency figures are not to be trusted.
-type ClientLoad struct {
-	CPUSeconds  float64 // user+system CPU of this process during the benchmark
-	WallSeconds float64
-	Cores       float64 // CPUSeconds / WallSeconds
-	MaxProcs    int     // GOMAXPROCS at the start (the ceiling when adapted)
-	// MinProcs is the lowest GOMAXPROCS the governor set during the
-	// benchmark (MaxProcs when it is off or never lowered it), and
-	// ProcsChanges how many times it changed the setting.
-	MinProcs     int
-	ProcsChanges int
-	// SchedLag is how late a 5 ms timer in this process fires: it grows
-	// when the process is CPU-starved, and delays every timestamp taken.
-	SchedLagP50us, SchedLagP99us, SchedLagMaxus float64
-	// DeliveryLag is chunk arrival minus the server's emission stamp (only
-	// against a goodput mock, which stamps chunks): it grows when the
-	// client reads slower than the server writes.
-	DeliveryLagP50us, DeliveryLagP99us float64
-	DeliverySamples                    int64
-	// ReadLag is, per request, the longest the client took to read bytes
-	// after the kernel received them (only with kernel receive
-	// timestamps): P50 and P99 over requests. Arrival times do not
-	// include it, but a client that lags this much sends its next
-	// requests late.
-	ReadLagP50us, ReadLagP99us float64
-	ReadLagSamples             int64
-	// ArrivalTimestamps says how response arrival times were taken:
-	// "kernel" (receive timestamps), "user" (when reads returned), or a
-	// mix with its counts; empty when no response arrived.
-	ArrivalTimestamps string
-	Saturated         bool
-	Reason            string // why Saturated is set
-}
 
 // Saturation thresholds. Measured on an idle 2-core machine, a 5 ms Go
 // timer fires a median of ~60-80 µs late with P99 under ~1 ms; chunk
@@ -144,32 +110,33 @@ func (m *monitor) observe(r *record.Record) {
 	m.mu.Unlock()
 }
 
-func (m *monitor) finish() ClientLoad {
+func (m *monitor) finish() report.ClientLoad {
 	close(m.stopCh)
 	<-m.done
-	l := ClientLoad{
-		CPUSeconds:  m.cpu() - m.cpu0,
-		WallSeconds: float64(m.clock.Now()-m.t0) / 1e9,
-		MaxProcs:    runtime.GOMAXPROCS(0),
+	cpu, wall := m.cpu()-m.cpu0, float64(m.clock.Now()-m.t0)/1e9
+	l := report.ClientLoad{
+		CPUSeconds:  report.Float(cpu),
+		WallSeconds: report.Float(wall),
+		MaxProcs:    report.Int(runtime.GOMAXPROCS(0)),
 	}
 	l.MinProcs = l.MaxProcs
 	if g := m.gov; g != nil {
 		applyProcs(g.ceiling)
-		l.MaxProcs, l.MinProcs, l.ProcsChanges = g.ceiling, g.least, g.changes
+		l.MaxProcs, l.MinProcs, l.ProcsChanges = report.Int(g.ceiling), report.Int(g.least), report.Int(g.changes)
 	}
-	if l.WallSeconds > 0 {
-		l.Cores = l.CPUSeconds / l.WallSeconds
+	if wall > 0 {
+		l.Cores = report.Float(cpu / wall)
 	}
 	if m.lag.TotalCount() > 0 {
-		l.SchedLagP50us = float64(m.lag.ValueAtQuantile(50))
-		l.SchedLagP99us = float64(m.lag.ValueAtQuantile(99))
-		l.SchedLagMaxus = float64(m.lag.Max())
+		l.SchedLagP50us = report.Float(m.lag.ValueAtQuantile(50))
+		l.SchedLagP99us = report.Float(m.lag.ValueAtQuantile(99))
+		l.SchedLagMaxus = report.Float(m.lag.Max())
 	}
 	m.mu.Lock()
 	if n := m.delivery.TotalCount(); n > 0 {
-		l.DeliverySamples = n
-		l.DeliveryLagP50us = float64(m.delivery.ValueAtQuantile(50))
-		l.DeliveryLagP99us = float64(m.delivery.ValueAtQuantile(99))
+		l.DeliverySamples = report.Int(n)
+		l.DeliveryLagP50us = report.Float(m.delivery.ValueAtQuantile(50))
+		l.DeliveryLagP99us = report.Float(m.delivery.ValueAtQuantile(99))
 	}
 	switch {
 	case m.responses == 0:
@@ -181,22 +148,23 @@ func (m *monitor) finish() ClientLoad {
 		l.ArrivalTimestamps = fmt.Sprintf("kernel for %d of %d responses, else user", m.kernel, m.responses)
 	}
 	if n := m.readLag.TotalCount(); n > 0 {
-		l.ReadLagSamples = n
-		l.ReadLagP50us = float64(m.readLag.ValueAtQuantile(50))
-		l.ReadLagP99us = float64(m.readLag.ValueAtQuantile(99))
+		l.ReadLagSamples = report.Int(n)
+		l.ReadLagP50us = report.Float(m.readLag.ValueAtQuantile(50))
+		l.ReadLagP99us = report.Float(m.readLag.ValueAtQuantile(99))
 	}
 	m.mu.Unlock()
+	us := func(d time.Duration) report.Float { return report.Float(d.Microseconds()) }
 	switch {
-	case l.SchedLagP99us > float64(satSchedLagP99.Microseconds()):
+	case l.SchedLagP99us > us(satSchedLagP99):
 		l.Saturated = true
 		l.Reason = fmt.Sprintf("timer lag P99 %.1f ms > %v: the client process is CPU-starved", l.SchedLagP99us/1000, satSchedLagP99)
-	case l.DeliverySamples >= deliveryMinSamp && l.DeliveryLagP99us > float64(satDeliveryP99.Microseconds()):
+	case l.DeliverySamples >= deliveryMinSamp && l.DeliveryLagP99us > us(satDeliveryP99):
 		l.Saturated = true
 		l.Reason = fmt.Sprintf("chunk delivery lag P99 %.1f ms > %v: the client reads slower than the server writes", l.DeliveryLagP99us/1000, satDeliveryP99)
-	case l.ReadLagSamples >= deliveryMinSamp && l.ReadLagP99us > float64(satReadLagP99.Microseconds()):
+	case l.ReadLagSamples >= deliveryMinSamp && l.ReadLagP99us > us(satReadLagP99):
 		l.Saturated = true
 		l.Reason = fmt.Sprintf("read lag P99 %.1f ms > %v: the client reads bytes long after they arrive, and sends its next requests late", l.ReadLagP99us/1000, satReadLagP99)
-	case l.MaxProcs > 0 && l.Cores >= satCPUFraction*float64(l.MaxProcs):
+	case l.MaxProcs > 0 && l.Cores >= satCPUFraction*report.Float(l.MaxProcs):
 		l.Saturated = true
 		l.Reason = fmt.Sprintf("the process used %.2f of %d cores", l.Cores, l.MaxProcs)
 	}

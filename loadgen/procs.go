@@ -18,7 +18,7 @@ import (
 // use rises past 60 % of the Ps it has, it goes straight back to the
 // ceiling at the next interval. Every benchmark starts at the ceiling, so
 // a sudden load never meets a throttled client for longer than one
-// interval, and the client's own load figures (ClientLoad) say how low it
+// interval, and the client's own load figures (Result.Client) say how low it
 // went. Only closed-loop benchmarks are governed: an open-loop schedule's
 // dispatcher must wake at the intended instants, and on fewer Ps it waits
 // behind the goroutines reading responses (Engine.procsFor).

@@ -92,7 +92,7 @@ func TestMonitorWithoutGovernor(t *testing.T) {
 	m.start()
 	time.Sleep(2 * govInterval)
 	l := m.finish()
-	if got := runtime.GOMAXPROCS(0); got != before || l.MaxProcs != before || l.MinProcs != before || l.ProcsChanges != 0 {
+	if got := runtime.GOMAXPROCS(0); got != before || int(l.MaxProcs) != before || int(l.MinProcs) != before || l.ProcsChanges != 0 {
 		t.Fatalf("GOMAXPROCS %d (was %d), load %d/%d/%d", got, before, l.MaxProcs, l.MinProcs, l.ProcsChanges)
 	}
 }

@@ -59,7 +59,8 @@ type Extras struct {
 }
 
 // ClientLoad describes goodput's own process during a benchmark, so that a
-// reader can tell whether the client was fast enough for its figures.
+// reader can tell whether the client was fast enough for its figures. The
+// load engine measures it (loadgen.Result.Client) in this form.
 type ClientLoad struct {
 	CPUSeconds  Float `json:"cpu_seconds"`  // user+system CPU of the process
 	WallSeconds Float `json:"wall_seconds"` // benchmark duration
@@ -71,25 +72,29 @@ type ClientLoad struct {
 	MinProcs     Int `json:"min_procs"`
 	ProcsChanges Int `json:"procs_changes"`
 	// SchedLag is how late a 5 ms timer fired in the process (µs): it
-	// grows when the process is CPU-starved.
+	// grows when the process is CPU-starved, and delays every timestamp
+	// taken.
 	SchedLagP50us Float `json:"sched_lag_p50_us"`
 	SchedLagP99us Float `json:"sched_lag_p99_us"`
 	SchedLagMaxus Float `json:"sched_lag_max_us"`
 	// DeliveryLag is chunk arrival minus the server's emission stamp (µs;
-	// only against a goodput mock, which stamps its chunks).
+	// only against a goodput mock, which stamps its chunks): it grows when
+	// the client reads slower than the server writes.
 	DeliveryLagP50us Float `json:"delivery_lag_p50_us"`
 	DeliveryLagP99us Float `json:"delivery_lag_p99_us"`
 	DeliverySamples  Int   `json:"delivery_samples"`
 	// ReadLag is, per request, the longest the client took to read bytes
 	// after the kernel received them (µs; only with kernel receive
 	// timestamps, which keep it out of the latency figures): P50 and P99
-	// over requests.
+	// over requests. A client that lags this much sends its next requests
+	// late.
 	ReadLagP50us   Float `json:"read_lag_p50_us"`
 	ReadLagP99us   Float `json:"read_lag_p99_us"`
 	ReadLagSamples Int   `json:"read_lag_samples"`
 	// ArrivalTimestamps says how response arrival times were taken:
 	// "kernel" (the kernel's receive timestamps), "user" (when the
-	// client's reads returned) or a mix with its counts.
+	// client's reads returned) or a mix with its counts; empty when no
+	// response arrived.
 	ArrivalTimestamps string `json:"arrival_timestamps"`
 	// Saturated says the client could not keep up; the benchmark's latency
 	// figures are then unreliable, for the Reason given.

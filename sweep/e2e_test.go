@@ -107,7 +107,7 @@ func (e e2eRun) run(t *testing.T) []Round {
 	return rounds
 }
 
-func clientNote(c loadgen.ClientLoad) string {
+func clientNote(c report.ClientLoad) string {
 	return fmt.Sprintf("timer lag P99 %.1f ms, max %.1f ms", c.SchedLagP99us/1000, c.SchedLagMaxus/1000)
 }
 
@@ -208,7 +208,7 @@ func TestKneeMatchesCapacity(t *testing.T) {
 			// at the knee is 40 ms): a miss there is inconclusive.
 			var lag float64
 			for _, r := range rounds {
-				lag = math.Max(lag, r.Result.Client.SchedLagMaxus)
+				lag = math.Max(lag, float64(r.Result.Client.SchedLagMaxus))
 			}
 			if lag > maxSchedLagUs {
 				t.Skipf("knee %v, analytic %v, on an overloaded machine: the client's timers fired up to %.0f ms late (limit %.0f ms), so real-time latencies are not the model's",

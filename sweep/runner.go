@@ -226,16 +226,8 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, drain
 	}
 	if b.Goodput != nil {
 		c := res.Client
-		b.Goodput.Client = &report.ClientLoad{
-			CPUSeconds: report.Float(c.CPUSeconds), WallSeconds: report.Float(c.WallSeconds), Cores: report.Float(c.Cores),
-			MaxProcs: report.Int(c.MaxProcs), MinProcs: report.Int(c.MinProcs), ProcsChanges: report.Int(c.ProcsChanges), SchedLagP50us: report.Float(c.SchedLagP50us), SchedLagP99us: report.Float(c.SchedLagP99us),
-			SchedLagMaxus: report.Float(c.SchedLagMaxus), DeliveryLagP50us: report.Float(c.DeliveryLagP50us),
-			DeliveryLagP99us: report.Float(c.DeliveryLagP99us), DeliverySamples: report.Int(c.DeliverySamples),
-			ReadLagP50us: report.Float(c.ReadLagP50us), ReadLagP99us: report.Float(c.ReadLagP99us), ReadLagSamples: report.Int(c.ReadLagSamples),
-			ArrivalTimestamps: c.ArrivalTimestamps,
-			Saturated:         c.Saturated, Reason: c.Reason,
-			Backoffs: report.Int(res.Backoffs), BackoffS: report.Float(res.BackoffTime.Seconds()),
-		}
+		c.Backoffs, c.BackoffS = report.Int(res.Backoffs), report.Float(res.BackoffTime.Seconds())
+		b.Goodput.Client = &c
 		b.Goodput.Requests.NotSent = report.Int(res.NotSent)
 		b.Goodput.Drain = drain
 		b.Goodput.Arrival = reportArrival(s)
