@@ -105,20 +105,21 @@ type distMetric struct {
 }
 
 var distMetrics = [...]distMetric{
-	{key: "ttft", title: "Time to first token", hist: metric.TTFT.Hist,
-		slo:    func(v *runView) float64 { return v.slo.ttftMs },
-		extras: func(x *report.ExtraMetrics) *report.StatusDistributionSummary { return x.TimeToFirstTokenMs },
-		guide:  func(m *report.Metrics) *report.StatusDistributionSummary { return m.TimeToFirstTokenMs },
-		about:  "one sample per successful request"},
-	{key: "itl", title: "Inter-token latency (per request)", hist: metric.ITL.Hist,
-		slo:    func(v *runView) float64 { return v.slo.itlMs },
-		extras: func(x *report.ExtraMetrics) *report.StatusDistributionSummary { return x.InterTokenLatencyMs },
-		guide:  func(m *report.Metrics) *report.StatusDistributionSummary { return m.InterTokenLatencyMs },
-		about:  "each request's (last token − first token) ÷ (output tokens − 1), weighted by its tokens, as the SLO judges ITL"},
+	latencyDist(metric.TTFT, "Time to first token", func(v *runView) float64 { return v.slo.ttftMs },
+		"one sample per successful request"),
+	latencyDist(metric.ITL, "Inter-token latency (per request)", func(v *runView) float64 { return v.slo.itlMs },
+		"each request's (last token − first token) ÷ (output tokens − 1), weighted by its tokens, as the SLO judges ITL"),
 	{key: "gap", title: "Gap between chunks (every gap)", hist: report.HistITLPerGap,
 		slo:    func(*runView) float64 { return math.NaN() },
 		extras: func(x *report.ExtraMetrics) *report.StatusDistributionSummary { return x.ITLPerGapMs },
 		about:  "every gap between consecutive token-bearing chunks of every successful request: stalls show here, averaged away in the per-request ITL"},
+}
+
+// latencyDist is the row of a latency metric of the metric table.
+func latencyDist(l metric.Latency, title string, slo func(*runView) float64, about string) distMetric {
+	return distMetric{key: l.Key, title: title, hist: l.Hist, slo: slo, about: about,
+		extras: func(x *report.ExtraMetrics) *report.StatusDistributionSummary { return x.Latency(l) },
+		guide:  func(m *report.Metrics) *report.StatusDistributionSummary { return m.Latency(l) }}
 }
 
 // renderDistributions writes a CDF chart per latency metric, one curve per

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/internal/redact"
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/telemetry"
 )
@@ -297,9 +298,9 @@ func serverBlock(w *telemetry.ServerWindow, b *report.Benchmark) *report.ServerT
 		}
 		return nil
 	}
-	s.TTFT = latency(w.TTFT, "time_to_first_token_ms (successful)", pick(func(m *report.ExtraMetrics) *report.StatusDistributionSummary { return m.TimeToFirstTokenMs }), 1)
+	s.TTFT = latency(w.TTFT, metric.TTFT.Field+" (successful)", pick(func(m *report.ExtraMetrics) *report.StatusDistributionSummary { return m.Latency(metric.TTFT) }), metric.TTFT.ToMs())
 	s.ITL = latency(w.ITL, "itl_per_gap_ms (successful; one sample per gap between token chunks)", pick(func(m *report.ExtraMetrics) *report.StatusDistributionSummary { return m.ITLPerGapMs }), 1)
-	s.E2E = latency(w.E2E, "request_latency (successful)", pick(func(m *report.ExtraMetrics) *report.StatusDistributionSummary { return m.RequestLatency }), 1000)
+	s.E2E = latency(w.E2E, metric.E2E.Field+" (successful)", pick(func(m *report.ExtraMetrics) *report.StatusDistributionSummary { return m.Latency(metric.E2E) }), metric.E2E.ToMs())
 	return s
 }
 
