@@ -72,7 +72,7 @@ const (
 // while the SLO held (the load was not really offered: a pass there would
 // be the client's throttling, not the server's), or when MaxRounds rounds
 // ran without a break. A round whose load generator was CPU-starved
-// (loadgen.ClientLoad.Saturated) is still judged, and the knee's reason
+// (loadgen.Result.Client.Saturated) is still judged, and the knee's reason
 // warns that its latencies are inflated by the client. A round that
 // started on a busy server (Round.Excluded) is no evidence: the search
 // measures its load again, within MaxRounds. Every round is a full
