@@ -301,9 +301,9 @@ func (p legacyProfile) toProfile() (Profile, error) {
 		out.MaxConcurrency = int(*p.MaxConcurrency)
 	}
 	switch p.Type {
-	case "synchronous", "throughput":
+	case StrategySynchronous, StrategyThroughput:
 		out.Kind = p.Type
-	case "concurrent":
+	case StrategyConcurrent:
 		out.Kind = p.Type
 		streams, err := numberList(p.Streams, "args.profile.streams")
 		if err != nil {
@@ -317,7 +317,7 @@ func (p legacyProfile) toProfile() (Profile, error) {
 		}
 	case "async":
 		out.Kind = p.StrategyType
-		if out.Kind != "constant" && out.Kind != "poisson" {
+		if out.Kind != StrategyConstant && out.Kind != StrategyPoisson {
 			return out, fmt.Errorf("args.profile.strategy_type is %q, want constant or poisson", p.StrategyType)
 		}
 		rates, err := numberList(p.Rate, "args.profile.rate")

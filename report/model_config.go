@@ -540,8 +540,8 @@ func profileJSON(p Profile) (json.RawMessage, error) {
 	w.Field("warmup", p.Warmup)
 	w.Field("cooldown", p.Cooldown)
 	switch p.Kind {
-	case "synchronous":
-	case "concurrent":
+	case StrategySynchronous:
+	case StrategyConcurrent:
 		if len(p.Streams) == 0 {
 			return nil, fmt.Errorf("profile concurrent: streams are required")
 		}
@@ -555,9 +555,9 @@ func profileJSON(p Profile) (json.RawMessage, error) {
 		} else {
 			w.Field("streams", p.Streams)
 		}
-	case "throughput":
+	case StrategyThroughput:
 		w.Field("max_concurrency", optIntJSON(p.MaxConcurrency))
-	case "constant", "poisson":
+	case StrategyConstant, StrategyPoisson:
 		if len(p.Rate) == 0 {
 			return nil, fmt.Errorf("profile %s: rate is required", p.Kind)
 		}
@@ -580,15 +580,15 @@ func profileJSON(p Profile) (json.RawMessage, error) {
 		}
 		st := p.StrategyType
 		if st == "" {
-			st = "constant"
+			st = StrategyConstant
 		}
-		if st != "constant" && st != "poisson" {
+		if st != StrategyConstant && st != StrategyPoisson {
 			return nil, fmt.Errorf("profile sweep: strategy_type must be constant or poisson, got %q", st)
 		}
 		w.Field("sweep_size", size)
 		w.Field("strategy_type", st)
 		w.Field("max_concurrency", optIntJSON(p.MaxConcurrency))
-	case "replay":
+	case StrategyReplay:
 		ts := p.TimeScale
 		if ts == 0 {
 			ts = 1
