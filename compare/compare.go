@@ -227,8 +227,8 @@ func Compare(baseline, current *report.Report, baseName, curName string, opt Opt
 
 func runInfo(r *report.Report, name string) RunInfo {
 	ri := RunInfo{Name: name, Layout: string(r.Layout)}
-	if r.Goodput != nil {
-		ri.RunID = r.Goodput.RunID
+	if r.Run != nil {
+		ri.RunID = r.Run.RunID
 	}
 	if ri.RunID == "" {
 		for _, b := range r.Benchmarks {
@@ -336,7 +336,7 @@ func (c *comparer) noise(b, cur side, s MetricSpec, label string) *Noise {
 // independent draws, so it is resampled with the number of successful
 // requests.
 func histogramOf(sd side, s MetricSpec) (dist, int, bool) {
-	g := sd.b.Goodput
+	g := sd.b.Extras
 	if g == nil || g.Histograms == nil || g.Histograms.Metrics[s.hist()] == nil || g.Histograms.Metrics[s.hist()].Successful == "" {
 		return dist{}, 0, false
 	}

@@ -144,7 +144,7 @@ func TestNoiseRowsCarryIntervals(t *testing.T) {
 
 func TestThresholdBoundaries(t *testing.T) {
 	mk := func(goodput, errRate float64) *report.Report {
-		b := &report.Benchmark{Goodput: &report.Extras{SLO: &report.SLOResult{Spec: "s", GoodputOutputTokS: report.Float(goodput)}}}
+		b := &report.Benchmark{Extras: &report.Extras{SLO: &report.SLOResult{Spec: "s", GoodputOutputTokS: report.Float(goodput)}}}
 		b.Config.Strategy = report.Strategy{Type: report.StrategySynchronous}
 		errored := report.Int(math.Round(errRate * 1000))
 		b.Metrics.RequestTotals = &report.StatusCounts{Successful: 1000 - errored, Errored: errored, Total: 1000}
@@ -282,10 +282,10 @@ func TestKnee(t *testing.T) {
 			GoodputOutputTokS: report.Float(goodput), TTFTP99Ms: 400, ITLP95Ms: 40, Reason: reason}
 	}
 	run := func(k *report.Knee, slo string, pass bool) *report.Report {
-		b := &report.Benchmark{Goodput: &report.Extras{SLO: &report.SLOResult{Spec: slo, Pass: pass}}}
+		b := &report.Benchmark{Extras: &report.Extras{SLO: &report.SLOResult{Spec: slo, Pass: pass}}}
 		b.Config.Strategy = report.Strategy{Type: report.StrategyConcurrent, Streams: 3}
 		r := reportOf("r", b)
-		r.Goodput.Knee, r.Goodput.SLO = k, &report.SLOSpec{Spec: slo}
+		r.Run.Knee, r.Run.SLO = k, &report.SLOSpec{Spec: slo}
 		return r
 	}
 	const slo = "ttft_p99=500ms"
@@ -338,8 +338,8 @@ func TestMetadataDiffs(t *testing.T) {
 	small := baseSynth()
 	small.n = 50
 	a, b := reportOf("a", small.benchmark(t)), reportOf("b", small.benchmark(t))
-	a.Goodput.Metadata = &report.RunMetadata{Engine: "vllm", EngineVersion: "0.9.1", Precision: "fp16", ISLTokens: 256}
-	b.Goodput.Metadata = &report.RunMetadata{Engine: "vllm", EngineVersion: "0.9.2", Precision: "fp8", PrecisionInferred: true, ISLTokens: 256}
+	a.Run.Metadata = &report.RunMetadata{Engine: "vllm", EngineVersion: "0.9.1", Precision: "fp16", ISLTokens: 256}
+	b.Run.Metadata = &report.RunMetadata{Engine: "vllm", EngineVersion: "0.9.2", Precision: "fp8", PrecisionInferred: true, ISLTokens: 256}
 	res, err := Compare(a, b, "a", "b", Options{})
 	if err != nil {
 		t.Fatal(err)

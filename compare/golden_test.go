@@ -50,7 +50,7 @@ func handBench(t *testing.T, streams int, ttft50, ttft99, itl50, itl95, lat99 fl
 	b.Metrics.RequestLatency = dist(lat99, lat99, lat99)
 	b.Metrics.RequestTotals = &report.StatusCounts{Successful: report.Int(1000 - errored), Errored: report.Int(errored), Total: 1000}
 	b.Metrics.OutputTokensPerSecond = &report.StatusDistributionSummary{Successful: &report.DistributionSummary{Mean: 1}}
-	b.Goodput = &report.Extras{
+	b.Extras = &report.Extras{
 		SLO: &report.SLOResult{Spec: "ttft_p99=500ms,itl_p95=50ms", GoodputOutputTokS: report.Float(goodput), ThroughputOutputTokS: report.Float(throughput)},
 		Histograms: &report.Histograms{Encoding: stats.HistEncoding, Unit: "ns", Metrics: map[string]*report.StatusHistograms{
 			metric.TTFT.Hist: {Successful: ttftHist}, metric.ITL.Hist: {Successful: itlHist}}},
@@ -103,11 +103,11 @@ func goldenReports(t *testing.T) (*report.Report, *report.Report) {
 	cur.Benchmarks = append(cur.Benchmarks,
 		handBench(t, 64, 100, 360, 10, 20, 2.0, 0, 1000, 1100, hist(t, [2]int64{100, 49}, [2]int64{360, 1}), hist(t, [2]int64{10, 25}, [2]int64{20, 25})))
 	slo := &report.SLOSpec{Spec: "ttft_p99=500ms,itl_p95=50ms"}
-	base.Goodput.SLO, cur.Goodput.SLO = slo, slo
-	base.Goodput.Knee = &report.Knee{Found: true, Mode: "sweep", Streams: 32, Rate: 12, GoodputOutputTokS: 1000, TTFTP99Ms: 450, ITLP95Ms: 40}
-	cur.Goodput.Knee = &report.Knee{Found: true, Mode: "sweep", Streams: 32, Rate: 11, GoodputOutputTokS: 940, TTFTP99Ms: 480, ITLP95Ms: 42}
-	base.Goodput.Metadata = &report.RunMetadata{Engine: "vllm", EngineVersion: "0.9.1", Model: "m"}
-	cur.Goodput.Metadata = &report.RunMetadata{Engine: "vllm", EngineVersion: "0.9.2", Model: "m"}
+	base.Run.SLO, cur.Run.SLO = slo, slo
+	base.Run.Knee = &report.Knee{Found: true, Mode: "sweep", Streams: 32, Rate: 12, GoodputOutputTokS: 1000, TTFTP99Ms: 450, ITLP95Ms: 40}
+	cur.Run.Knee = &report.Knee{Found: true, Mode: "sweep", Streams: 32, Rate: 11, GoodputOutputTokS: 940, TTFTP99Ms: 480, ITLP95Ms: 42}
+	base.Run.Metadata = &report.RunMetadata{Engine: "vllm", EngineVersion: "0.9.1", Model: "m"}
+	cur.Run.Metadata = &report.RunMetadata{Engine: "vllm", EngineVersion: "0.9.2", Model: "m"}
 	return base, cur
 }
 

@@ -84,7 +84,7 @@ func (s synth) benchmark(t *testing.T) *report.Benchmark {
 		if slo == "" {
 			slo = "ttft_p99=500ms,itl_p95=50ms"
 		}
-		b.Goodput.SLO = &report.SLOResult{Spec: slo, Pass: true,
+		b.Extras.SLO = &report.SLOResult{Spec: slo, Pass: true,
 			GoodputOutputTokS: report.Float(s.goodput), ThroughputOutputTokS: report.Float(s.throughput)}
 	}
 	return b
@@ -92,7 +92,7 @@ func (s synth) benchmark(t *testing.T) *report.Benchmark {
 
 func reportOf(runID string, benches ...*report.Benchmark) *report.Report {
 	r := report.NewReport("test", nil, benches...)
-	r.Goodput = &report.RunExtras{Version: 1, RunID: runID}
+	r.Run = &report.RunExtras{Version: 1, RunID: runID}
 	return r
 }
 

@@ -22,17 +22,17 @@ const (
 )
 
 func kneeOf(r *report.Report) *report.Knee {
-	if r.Goodput == nil {
+	if r.Run == nil {
 		return nil
 	}
-	return r.Goodput.Knee
+	return r.Run.Knee
 }
 
 func sloOf(r *report.Report) string {
-	if r.Goodput == nil || r.Goodput.SLO == nil {
+	if r.Run == nil || r.Run.SLO == nil {
 		return ""
 	}
-	return r.Goodput.SLO.Spec
+	return r.Run.SLO.Spec
 }
 
 func kneeWords(k *report.Knee) string {
@@ -117,7 +117,7 @@ func noRoundPassed(r *report.Report) bool {
 		return false
 	}
 	for _, b := range r.Benchmarks {
-		if b.Goodput == nil || b.Goodput.SLO == nil || b.Goodput.SLO.Pass {
+		if b.Extras == nil || b.Extras.SLO == nil || b.Extras.SLO.Pass {
 			return false
 		}
 	}

@@ -57,8 +57,8 @@ func metadataDiffs(base, cur *report.Report) []FieldDiff {
 }
 
 func metaOf(r *report.Report) *report.RunMetadata {
-	if r.Goodput == nil {
+	if r.Run == nil {
 		return nil
 	}
-	return r.Goodput.Metadata
+	return r.Run.Metadata
 }

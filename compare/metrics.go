@@ -118,12 +118,12 @@ func (s side) value(spec MetricSpec) (float64, string) {
 	switch spec.Key {
 	case MetricGoodput:
 		switch {
-		case s.b.Goodput == nil:
+		case s.b.Extras == nil:
 			return 0, fmt.Sprintf("a %s report has no goodput", s.rep.Layout)
-		case s.b.Goodput.SLO == nil:
+		case s.b.Extras.SLO == nil:
 			return 0, "no SLO result in the report"
 		}
-		return float64(s.b.Goodput.SLO.GoodputOutputTokS), ""
+		return float64(s.b.Extras.SLO.GoodputOutputTokS), ""
 	case MetricThroughput:
 		return mean(m.OutputTokensPerSecond, "output_tokens_per_second")
 	case MetricErrorRate:
@@ -139,18 +139,18 @@ func (s side) value(spec MetricSpec) (float64, string) {
 // windowThroughput is the SLO's throughput (output tokens of successful
 // requests over the measurement window), when the report has one.
 func (s side) windowThroughput() (float64, bool) {
-	if s.b.Goodput == nil || s.b.Goodput.SLO == nil {
+	if s.b.Extras == nil || s.b.Extras.SLO == nil {
 		return 0, false
 	}
-	return float64(s.b.Goodput.SLO.ThroughputOutputTokS), true
+	return float64(s.b.Extras.SLO.ThroughputOutputTokS), true
 }
 
 // sloSpec is the SLO the benchmark was judged against ("" when none).
 func (s side) sloSpec() string {
-	if s.b.Goodput == nil || s.b.Goodput.SLO == nil {
+	if s.b.Extras == nil || s.b.Extras.SLO == nil {
 		return ""
 	}
-	return s.b.Goodput.SLO.Spec
+	return s.b.Extras.SLO.Spec
 }
 
 func mean(d *report.StatusDistributionSummary, name string) (float64, string) {

@@ -53,13 +53,13 @@ func handReport(loads, thr, good, ttft, itl []float64, knee int) *report.Report 
 			{Key: "ttft_p99", Metric: "ttft", Percentile: 99, Unit: "ms", Threshold: 500, Measured: report.Float(ttft[i]), Pass: ttft[i] <= 500},
 			{Key: "itl_p95", Metric: "itl", Percentile: 95, Unit: "ms", Threshold: 50, Measured: report.Float(itl[i]), Pass: itl[i] <= 50},
 		}
-		b.Goodput = &report.Extras{Version: 1, Exact: true, SLO: res}
+		b.Extras = &report.Extras{Version: 1, Exact: true, SLO: res}
 		bs = append(bs, b)
 	}
 	rep := report.NewReport("test", nil, bs...)
-	rep.Goodput = &report.RunExtras{Version: 1, RunID: "hand", SLO: &report.SLOSpec{Spec: "ttft_p99=500ms,itl_p95=50ms"}}
+	rep.Run = &report.RunExtras{Version: 1, RunID: "hand", SLO: &report.SLOSpec{Spec: "ttft_p99=500ms,itl_p95=50ms"}}
 	if knee >= 0 {
-		rep.Goodput.Knee = &report.Knee{Found: true, Index: report.Int(knee), Below: report.Int(knee - 1), Above: report.Int(knee + 1),
+		rep.Run.Knee = &report.Knee{Found: true, Index: report.Int(knee), Below: report.Int(knee - 1), Above: report.Int(knee + 1),
 			Rate: report.Float(loads[knee]), GoodputOutputTokS: report.Float(good[knee]), ThroughputOutputTokS: report.Float(thr[knee]),
 			TTFTP99Ms: report.Float(ttft[knee]), ITLP95Ms: report.Float(itl[knee])}
 	}

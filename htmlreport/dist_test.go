@@ -18,7 +18,7 @@ func histBenchmark(t *testing.T, h *hdrhistogram.Histogram) *report.Benchmark {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &report.Benchmark{Goodput: &report.Extras{Histograms: &report.Histograms{Unit: "ns",
+	return &report.Benchmark{Extras: &report.Extras{Histograms: &report.Histograms{Unit: "ns",
 		Metrics: map[string]*report.StatusHistograms{metric.TTFT.Hist: {Successful: enc}}}}}
 }
 

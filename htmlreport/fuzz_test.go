@@ -24,7 +24,7 @@ func FuzzRender(f *testing.F) {
 	}
 	f.Add(js.Bytes())
 	hand := handReport([]float64{1, 2}, []float64{10, 20}, []float64{10, 5}, []float64{100, 900}, []float64{10, 60}, 0)
-	hand.Goodput.Metadata = &report.RunMetadata{Model: evil, Labels: map[string]string{"k": evil}}
+	hand.Run.Metadata = &report.RunMetadata{Model: evil, Labels: map[string]string{"k": evil}}
 	js.Reset()
 	if err := hand.WriteJSON(&js); err != nil {
 		f.Fatal(err)

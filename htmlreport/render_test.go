@@ -116,7 +116,7 @@ func sweepOnce(t testing.TB, telemetry bool) (*report.Report, []*record.Record) 
 // Every section a full goodput report supports is there, with each chart.
 func TestRenderSections(t *testing.T) {
 	rep, recs := sweepOnce(t, true)
-	rep.Goodput.Merge = &report.MergeInfo{Shards: 4, Path: "records", Exact: true}
+	rep.Run.Merge = &report.MergeInfo{Shards: 4, Path: "records", Exact: true}
 	path := writeRecords(t, t.TempDir(), recs)
 	page := render(t, []*report.Report{rep}, Options{Records: []RecordSource{RecordsFile(path)}})
 	checkHTML(t, page)
@@ -138,7 +138,7 @@ func TestRenderSections(t *testing.T) {
 		"Goodput at the knee", "Replicas for a target load", "for 10,000 output tok/s", "Knee round", "#5 (sweep)",
 		"SLO: ttft_p99=500ms,itl_p95=50ms,error_rate=0.5%", "Missing audit fields: model_revision, tokenizer_hash",
 		"From 2200 per-request records in " + path, "Curves from goodput&#39;s HDR histograms",
-		"merged from 4 shards, from their records (exact)", "503 ×" + fmtInt(int64(rep.Benchmarks[6].Goodput.Errors.ByHTTPStatus["503"])), "http_status: HTTP 503: server overloaded", "€/1M out tok", "Serving engine", "4×H100-SXM-80GB",
+		"merged from 4 shards, from their records (exact)", "503 ×" + fmtInt(int64(rep.Benchmarks[6].Extras.Errors.ByHTTPStatus["503"])), "http_status: HTTP 503: server overloaded", "€/1M out tok", "Serving engine", "4×H100-SXM-80GB",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
@@ -183,12 +183,12 @@ const evil = `<script>alert(1)</script>" onmouseover="x" '&<img src=//example.co
 // and attributes, and credentials in a target URL are dropped.
 func TestRenderEscapes(t *testing.T) {
 	rep := handReport([]float64{1, 2}, []float64{10, 20}, []float64{10, 5}, []float64{100, 900}, []float64{10, 60}, 0)
-	rep.Goodput.RunID = evil
-	rep.Goodput.SLO.Spec = evil
-	rep.Goodput.Knee.Reason, rep.Goodput.Knee.Mode = evil, evil
-	rep.Goodput.Merge = &report.MergeInfo{Path: evil, Reason: evil}
-	rep.Goodput.Shard = &report.ShardInfo{RunID: evil}
-	rep.Goodput.Metadata = &report.RunMetadata{Engine: evil, EngineVersion: evil, Model: evil, Precision: evil, Hardware: evil, Data: evil,
+	rep.Run.RunID = evil
+	rep.Run.SLO.Spec = evil
+	rep.Run.Knee.Reason, rep.Run.Knee.Mode = evil, evil
+	rep.Run.Merge = &report.MergeInfo{Path: evil, Reason: evil}
+	rep.Run.Shard = &report.ShardInfo{RunID: evil}
+	rep.Run.Metadata = &report.RunMetadata{Engine: evil, EngineVersion: evil, Model: evil, Precision: evil, Hardware: evil, Data: evil,
 		Labels: map[string]string{evil: evil}, Sources: map[string]string{"engine": evil}, Missing: []string{evil}}
 	sc, err := report.NewScenario(report.SpecInput{Backend: report.Backend{Target: "http://user:secretpass@host:8000/" + evil, Model: evil}, Profile: report.Profile{Kind: "constant", Rate: []float64{1}},
 		Data: []report.SyntheticText{{PromptTokens: 1, OutputTokens: 1}}, Labels: map[string]string{evil: evil}})
@@ -198,12 +198,12 @@ func TestRenderEscapes(t *testing.T) {
 	rep.Config = sc
 	for _, b := range rep.Benchmarks {
 		b.Config.Strategy.Type = evil
-		b.Goodput.Errors = report.ErrorCounts{ByClass: map[string]report.Int{evil: 3}, ByHTTPStatus: map[string]report.Int{evil: 3}}
-		b.Goodput.InexactReasons, b.Goodput.Exact = []string{evil}, false
-		b.Goodput.Client = &report.ClientLoad{Saturated: true, Reason: evil}
-		b.Goodput.SLO.Objectives[0].Key, b.Goodput.SLO.Objectives[0].Unit = evil, evil
+		b.Extras.Errors = report.ErrorCounts{ByClass: map[string]report.Int{evil: 3}, ByHTTPStatus: map[string]report.Int{evil: 3}}
+		b.Extras.InexactReasons, b.Extras.Exact = []string{evil}, false
+		b.Extras.Client = &report.ClientLoad{Saturated: true, Reason: evil}
+		b.Extras.SLO.Objectives[0].Key, b.Extras.SLO.Objectives[0].Unit = evil, evil
 		msg := evil
-		b.Requests.Errored = []*report.RequestStats{{Info: report.RequestInfo{Error: &msg}, Goodput: &report.RequestExtras{ErrorClass: evil}}}
+		b.Requests.Errored = []*report.RequestStats{{Info: report.RequestInfo{Error: &msg}, Extras: &report.RequestExtras{ErrorClass: evil}}}
 		b.Metrics.RequestTotals = &report.StatusCounts{Successful: 1, Errored: 3, Total: 4}
 		addTelemetryHand(b, evil)
 	}
@@ -227,7 +227,7 @@ func TestRenderEscapes(t *testing.T) {
 // every string field.
 func addTelemetryHand(b *report.Benchmark, s string) {
 	f := func(v float64) *report.Float { x := report.Float(v); return &x }
-	b.Goodput.Telemetry = &report.BenchmarkTelemetry{
+	b.Extras.Telemetry = &report.BenchmarkTelemetry{
 		Window: report.TelemetryWindow{Start: 100, End: 110, DurationS: 10, Basis: s},
 		Energy: &report.EnergyTelemetry{Source: s, GPUModel: s, EnergyWh: f(1), MeanPowerW: f(300), PeakPowerW: f(350), GPUs: 1, Warnings: []string{s},
 			Derived: &report.EnergyDerived{WhPerOutputToken: f(0.001), Warnings: []string{s}}},
@@ -340,10 +340,10 @@ func TestRenderComparison(t *testing.T) {
 func TestRenderPareto(t *testing.T) {
 	run := func(id string, good, ttft, wh float64) *report.Report {
 		rep := handReport([]float64{1}, []float64{good}, []float64{good}, []float64{ttft}, []float64{20}, 0)
-		rep.Goodput.RunID = id
+		rep.Run.RunID = id
 		f := func(v float64) *report.Float { x := report.Float(v); return &x }
 		// 3.6/h: CPM = 3.6 × 10^6 / (goodput × 3600) = 1000 / goodput.
-		rep.Benchmarks[0].Goodput.Telemetry = &report.BenchmarkTelemetry{
+		rep.Benchmarks[0].Extras.Telemetry = &report.BenchmarkTelemetry{
 			Energy: &report.EnergyTelemetry{Derived: &report.EnergyDerived{WhPerOutputToken: f(wh)}},
 			Cost:   &report.CostTelemetry{Currency: "EUR", CostPerHour: 3.6},
 		}
@@ -522,7 +522,7 @@ func TestRenderErrorsByStatusSkips2xx(t *testing.T) {
 	rep := handReport([]float64{1}, []float64{1}, []float64{1}, []float64{1}, []float64{1}, -1)
 	b := rep.Benchmarks[0]
 	b.Metrics.RequestTotals = &report.StatusCounts{Successful: 6, Errored: 4, Total: 10}
-	b.Goodput.Errors = report.ErrorCounts{ErrorRate: 0.4, ByClass: map[string]report.Int{"disconnect": 3, "http_status": 1},
+	b.Extras.Errors = report.ErrorCounts{ErrorRate: 0.4, ByClass: map[string]report.Int{"disconnect": 3, "http_status": 1},
 		ByHTTPStatus: map[string]report.Int{"200": 3, "503": 1}}
 	html := render(t, []*report.Report{rep}, Options{})
 	if !strings.Contains(html, "503 ×1") || strings.Contains(html, "200 ×3") {

@@ -12,8 +12,8 @@ import (
 // ttftP99 is a round's TTFT P99 (ms): goodput's distribution, else
 // GuideLLM's.
 func ttftP99(r *roundView) float64 {
-	if r.b.Goodput != nil {
-		if d := r.b.Goodput.Metrics.TimeToFirstTokenMs; d != nil && d.Successful != nil {
+	if r.b.Extras != nil {
+		if d := r.b.Extras.Metrics.TimeToFirstTokenMs; d != nil && d.Successful != nil {
 			return float64(d.Successful.Percentiles.P99)
 		}
 	}

@@ -143,8 +143,8 @@ func renderDistributions(p *page, v *runView) {
 				s.pts = pts
 				fromHist++
 			}
-			if s.pts == nil && r.b.Goodput != nil {
-				if d := m.extras(&r.b.Goodput.Metrics); d != nil {
+			if s.pts == nil && r.b.Extras != nil {
+				if d := m.extras(&r.b.Extras.Metrics); d != nil {
 					s.pts, s.kind, s.dots = cdfFromPercentiles(d.Successful), lineSeries, true
 					if s.pts != nil {
 						fromPct++
@@ -210,10 +210,10 @@ func renderDistributions(p *page, v *runView) {
 // histCDF is the CDF of the successful requests' histogram of metric
 // key, nil when the benchmark has none.
 func histCDF(b *report.Benchmark, key string) ([]point, error) {
-	if b.Goodput == nil || b.Goodput.Histograms == nil {
+	if b.Extras == nil || b.Extras.Histograms == nil {
 		return nil, nil
 	}
-	hs := b.Goodput.Histograms
+	hs := b.Extras.Histograms
 	sh := hs.Metrics[key]
 	if sh == nil || sh.Successful == "" {
 		return nil, nil

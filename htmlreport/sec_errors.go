@@ -23,7 +23,7 @@ func renderErrors(p *page, v *runView) {
 	classes := map[string]bool{}
 	anyFail := false
 	for _, r := range v.rounds {
-		if g := r.b.Goodput; g != nil {
+		if g := r.b.Extras; g != nil {
 			for c, n := range g.Errors.ByClass {
 				if n > 0 {
 					classes[c] = true
@@ -50,14 +50,14 @@ func renderErrors(p *page, v *runView) {
 				if rt.Total == 0 {
 					rate = 0
 				}
-				if g := r.b.Goodput; g != nil {
+				if g := r.b.Extras; g != nil {
 					rate = float64(g.Errors.ErrorRate)
 				}
 				row = append(row, numCell(fmtPct(rate)))
 			} else {
 				row = append(row, numCell("–"), numCell("–"), numCell("–"), numCell("–"))
 			}
-			g := r.b.Goodput
+			g := r.b.Extras
 			for _, c := range cls {
 				n := "–"
 				if g != nil {
@@ -127,8 +127,8 @@ func sampledMessages(v *runView) []*errMessage {
 					continue
 				}
 				text := clip(*rs.Info.Error, 2000)
-				if rs.Goodput != nil && rs.Goodput.ErrorClass != "" {
-					text = rs.Goodput.ErrorClass + ": " + text
+				if rs.Extras != nil && rs.Extras.ErrorClass != "" {
+					text = rs.Extras.ErrorClass + ": " + text
 				}
 				m := by[text]
 				if m == nil {

@@ -243,7 +243,7 @@ func renderRounds(p *page, v *runView) {
 			dur = float64(*b.Duration)
 		}
 		errRate := math.NaN()
-		if g := b.Goodput; g != nil {
+		if g := b.Extras; g != nil {
 			errRate = float64(g.Errors.ErrorRate)
 		} else if rt := b.Metrics.RequestTotals; rt != nil && rt.Total > 0 {
 			errRate = float64(rt.Errored) / float64(rt.Total)
@@ -265,7 +265,7 @@ func renderRounds(p *page, v *runView) {
 			slo.title = strings.Join(why, "\n")
 		}
 		client := cell{text: "–"}
-		if g := b.Goodput; g != nil && g.Client != nil {
+		if g := b.Extras; g != nil && g.Client != nil {
 			title := "client CPU " + fmtNum(float64(g.Client.Cores)) + " cores; timer lag P99 " + fmtNum(float64(g.Client.SchedLagP99us)) + " µs"
 			if g.Client.ReadLagSamples > 0 {
 				title += "; read lag P99 " + fmtNum(float64(g.Client.ReadLagP99us)) + " µs"
@@ -279,7 +279,7 @@ func renderRounds(p *page, v *runView) {
 				notes = append(notes, "round "+r.name()+": the load generator was saturated ("+g.Client.Reason+"); its latency figures are unreliable.")
 			}
 		}
-		if g := b.Goodput; g != nil && !g.Exact {
+		if g := b.Extras; g != nil && !g.Exact {
 			for _, reason := range g.InexactReasons {
 				notes = append(notes, "round "+r.name()+" is approximate: "+reason)
 			}

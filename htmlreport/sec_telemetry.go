@@ -18,10 +18,10 @@ func fv(p *report.Float) float64 {
 
 // telemetryOf is a round's telemetry, nil when it has none.
 func telemetryOf(r *roundView) *report.BenchmarkTelemetry {
-	if r.b.Goodput == nil {
+	if r.b.Extras == nil {
 		return nil
 	}
-	return r.b.Goodput.Telemetry
+	return r.b.Extras.Telemetry
 }
 
 // Per-round energy and cost figures (NaN when absent).

@@ -105,7 +105,7 @@ func buildSweep(tb testing.TB, sp sweepSpec, keep bool) (*report.Report, []*reco
 		t = max(end, last) + 2e9
 	}
 	rep := report.NewReport("v0.test", nil, benches...)
-	rep.Goodput = &report.RunExtras{Version: report.ExtrasVersion, RunID: "sweep-" + sp.label,
+	rep.Run = &report.RunExtras{Version: report.ExtrasVersion, RunID: "sweep-" + sp.label,
 		SLO: &report.SLOSpec{Spec: "ttft_p99=500ms,itl_p95=50ms,error_rate=0.5%"},
 		Metadata: &report.RunMetadata{Engine: "vllm", EngineVersion: "0.9.1", Model: "llama-3-70b-" + sp.label, Precision: "fp8",
 			Hardware: "4×H100-SXM-80GB", ISLTokens: 256, OSLTokens: report.Float(sp.chunks), GoodputVersion: "v0.test", RunID: "sweep-" + sp.label,
@@ -116,10 +116,10 @@ func buildSweep(tb testing.TB, sp sweepSpec, keep bool) (*report.Report, []*reco
 	}
 	if sp.kneeAt >= 0 {
 		kb := benches[sp.kneeAt]
-		rep.Goodput.Knee = &report.Knee{Found: true, Mode: "sweep", Index: report.Int(sp.kneeAt), Below: report.Int(sp.kneeAt - 1), Above: report.Int(sp.kneeAt + 1),
-			Rate: report.Float(kb.Config.Strategy.Rate), GoodputOutputTokS: kb.Goodput.SLO.GoodputOutputTokS, ThroughputOutputTokS: kb.Goodput.SLO.ThroughputOutputTokS,
-			TTFTP99Ms: kb.Goodput.Metrics.TimeToFirstTokenMs.Successful.Percentiles.P99, ITLP95Ms: kb.Goodput.Metrics.InterTokenLatencyMs.Successful.Percentiles.P95,
-			TargetLoadTokS: 10000, Replicas: report.Int(math.Ceil(10000 / float64(kb.Goodput.SLO.GoodputOutputTokS))),
+		rep.Run.Knee = &report.Knee{Found: true, Mode: "sweep", Index: report.Int(sp.kneeAt), Below: report.Int(sp.kneeAt - 1), Above: report.Int(sp.kneeAt + 1),
+			Rate: report.Float(kb.Config.Strategy.Rate), GoodputOutputTokS: kb.Extras.SLO.GoodputOutputTokS, ThroughputOutputTokS: kb.Extras.SLO.ThroughputOutputTokS,
+			TTFTP99Ms: kb.Extras.Metrics.TimeToFirstTokenMs.Successful.Percentiles.P99, ITLP95Ms: kb.Extras.Metrics.InterTokenLatencyMs.Successful.Percentiles.P95,
+			TargetLoadTokS: 10000, Replicas: report.Int(math.Ceil(10000 / float64(kb.Extras.SLO.GoodputOutputTokS))),
 			Reason: "the SLO held up to round " + itoa(sp.kneeAt) + " and failed above it"}
 	}
 	if sp.telemetry {
@@ -135,7 +135,7 @@ func itoa(i int) string { return fmtInt(int64(i)) }
 // judge fills a benchmark's SLO verdict by hand from its distributions
 // (what package slo computes; the page only reads it).
 func judge(b *report.Benchmark, ttftMs, itlMs, errRate float64) {
-	x := b.Goodput
+	x := b.Extras
 	ttft := float64(x.Metrics.TimeToFirstTokenMs.Successful.Percentiles.P99)
 	itl := float64(x.Metrics.InterTokenLatencyMs.Successful.Percentiles.P95)
 	er := float64(x.Errors.ErrorRate)
@@ -162,13 +162,13 @@ func addTelemetry(b *report.Benchmark, k int) {
 	mean := 300 + 40*float64(k)
 	out := float64(b.Metrics.OutputTokensPerSecond.Successful.Mean) * dur
 	wh := mean * dur / 3600
-	good := float64(b.Goodput.SLO.GoodputOutputTokS)
+	good := float64(b.Extras.SLO.GoodputOutputTokS)
 	start := float64(*b.SchedulerMetrics.MeasureStartTime)
 	var series []report.PowerPoint
 	for i := 0; i <= 4; i++ { // sampled power around the mean
 		series = append(series, report.PowerPoint{T: report.Float(start + dur*float64(i)/4), W: report.Float(mean + 20*float64(i%2))})
 	}
-	b.Goodput.Telemetry = &report.BenchmarkTelemetry{
+	b.Extras.Telemetry = &report.BenchmarkTelemetry{
 		Window: report.TelemetryWindow{Start: *b.SchedulerMetrics.MeasureStartTime, End: *b.SchedulerMetrics.MeasureEndTime, DurationS: report.Float(dur), Basis: "measurement"},
 		Tokens: report.WindowTokens{Output: report.Float(out), OutputTokS: report.Float(out / dur)},
 		Energy: &report.EnergyTelemetry{Source: "nvml", Method: "counter", EnergyJ: f(wh * 3600), EnergyWh: f(wh), MeanPowerW: f(mean), PeakPowerW: f(mean + 60), PowerSeries: series,

@@ -95,12 +95,12 @@ type sloView struct {
 
 // newRunView extracts the view of report rep.
 func newRunView(idx int, rep *report.Report, name string, rec RecordSource) *runView {
-	v := &runView{idx: idx, id: "r" + strconv.Itoa(idx), rep: rep, extras: rep.Goodput, kneeAt: -1, records: rec}
+	v := &runView{idx: idx, id: "r" + strconv.Itoa(idx), rep: rep, extras: rep.Run, kneeAt: -1, records: rec}
 	for i, b := range rep.Benchmarks {
 		if b == nil {
 			continue
 		}
-		if b.Goodput != nil {
+		if b.Extras != nil {
 			v.hasExtr = true
 		}
 		v.rounds = append(v.rounds, &roundView{i: i, b: b, label: strategyLabel(b)})
@@ -114,8 +114,8 @@ func newRunView(idx int, rep *report.Report, name string, rec RecordSource) *run
 	for _, r := range v.rounds {
 		v.fillRound(r)
 	}
-	if rep.Goodput != nil && rep.Goodput.Knee != nil {
-		v.knee = rep.Goodput.Knee
+	if rep.Run != nil && rep.Run.Knee != nil {
+		v.knee = rep.Run.Knee
 		if v.knee.Found {
 			v.kneeAt = v.roundAt(int64(v.knee.Index))
 		}
@@ -277,7 +277,7 @@ func (v *runView) fillRound(r *roundView) {
 	}
 	r.outTokS = mean(m.OutputTokensPerSecond, false)
 	r.goodput = math.NaN()
-	if g := b.Goodput; g != nil && g.SLO != nil {
+	if g := b.Extras; g != nil && g.SLO != nil {
 		r.slo = g.SLO
 		r.goodput = float64(g.SLO.GoodputOutputTokS)
 		r.outTokS = float64(g.SLO.ThroughputOutputTokS)
@@ -313,10 +313,10 @@ func (v *runView) latency(r *roundView, metric string, p float64, extras, guide 
 }
 
 func extrasDist(b *report.Benchmark, get func(*report.ExtraMetrics) *report.StatusDistributionSummary) *report.StatusDistributionSummary {
-	if b.Goodput == nil {
+	if b.Extras == nil {
 		return nil
 	}
-	return get(&b.Goodput.Metrics)
+	return get(&b.Extras.Metrics)
 }
 
 // mean is a distribution's successful mean (the total's when total is
@@ -364,14 +364,14 @@ func pctOf(d *report.DistributionSummary, p float64) float64 {
 // (thresholds and percentiles) from the first benchmark judged.
 func newSLOView(rep *report.Report) sloView {
 	s := sloView{ttftP: 99, itlP: 95, ttftMs: math.NaN(), itlMs: math.NaN()}
-	if e := rep.Goodput; e != nil && e.SLO != nil {
+	if e := rep.Run; e != nil && e.SLO != nil {
 		s.spec, s.def = e.SLO.Spec, e.SLO.Default
 	}
 	for _, b := range rep.Benchmarks {
-		if b == nil || b.Goodput == nil || b.Goodput.SLO == nil {
+		if b == nil || b.Extras == nil || b.Extras.SLO == nil {
 			continue
 		}
-		res := b.Goodput.SLO
+		res := b.Extras.SLO
 		if s.spec == "" {
 			s.spec, s.def = res.Spec, res.Default
 		}

@@ -16,7 +16,7 @@
 //		Models: models, Model: model}, metadata.Inputs{Labels: labels, ISL: 256, OSL: 128, …})
 //	if strict { if err := metadata.Strict(res.Metadata); err != nil { … exit 2 … } }
 //	notes := metadata.Finish(res.Metadata, rep.Benchmarks) // max concurrency; measured ISL/OSL fallback
-//	rep.Goodput.Metadata = res.Metadata
+//	rep.Run.Metadata = res.Metadata
 //
 // README.md beside this file lists the probed sources, how the model,
 // precision and hardware are chosen, the label keys and their precedence.

@@ -241,7 +241,7 @@ func (c *csvCols) benchmark(r *Report, b *Benchmark) {
 
 // goodput adds goodput's columns (nothing for GuideLLM reports).
 func (c *csvCols) goodput(b *Benchmark) {
-	g := b.Goodput
+	g := b.Extras
 	if g == nil {
 		return
 	}

@@ -13,8 +13,8 @@ type Report struct {
 	Metadata   *Metadata    `json:"metadata"`
 	Config     *Scenario    `json:"config"`
 	Benchmarks []*Benchmark `json:"benchmarks"`
-	// Goodput is goodput's run-level data (nil in GuideLLM reports).
-	Goodput *RunExtras `json:"goodput,omitempty"`
+	// Run is goodput's run-level data (nil in GuideLLM reports).
+	Run *RunExtras `json:"goodput,omitempty"`
 
 	// Layout is the layout the report was read from (LayoutGoodput for a
 	// report built in memory).
@@ -62,7 +62,7 @@ type Benchmark struct {
 	Duration         *Float            `json:"duration"`
 	WarmupDuration   *Float            `json:"warmup_duration"`
 	CooldownDuration *Float            `json:"cooldown_duration"`
-	Goodput          *Extras           `json:"goodput,omitempty"`
+	Extras           *Extras           `json:"goodput,omitempty"`
 
 	// legacy is what a GuideLLM v0.2–v0.3 benchmark had beyond the
 	// model, kept for writing it as report v2 (legacy_v2.go).
@@ -279,7 +279,7 @@ type RequestStats struct {
 	IterTokensPerIteration   *Float `json:"iter_tokens_per_iteration"`
 	OutputTokensPerIteration *Float `json:"output_tokens_per_iteration"`
 
-	Goodput *RequestExtras `json:"goodput,omitempty"`
+	Extras *RequestExtras `json:"goodput,omitempty"`
 }
 
 // RequestInfo is GuideLLM's RequestInfo.

@@ -53,7 +53,7 @@ func TestRebuildGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := report.NewReport("golden", sc, benches...)
-	rep.Goodput = &report.RunExtras{
+	rep.Run = &report.RunExtras{
 		Version: report.ExtrasVersion, RunID: "golden-run", SLO: spec.Report(), Knee: sweep.ListKnee(rounds),
 	}
 

@@ -11,7 +11,7 @@ import (
 // A knee search's progress note narrows with its rounds.
 func TestKneeBracketNarrows(t *testing.T) {
 	round := func(streams int, pass bool) sweep.Round {
-		b := &report.Benchmark{Goodput: &report.Extras{SLO: &report.SLOResult{Pass: pass}}}
+		b := &report.Benchmark{Extras: &report.Extras{SLO: &report.SLOResult{Pass: pass}}}
 		return sweep.Round{Strategy: loadgen.Strategy{Kind: loadgen.Concurrent, Streams: streams}, Benchmark: b}
 	}
 	k := sweep.KneeSearch{}

@@ -72,8 +72,8 @@ func (s *state) writeAIPerf(rep *report.Report) ([]string, error) {
 		records = s.files.jsonl
 	}
 	opts := aiperf.Options{GoodputVersion: s.cfg.Build.Version, ArtifactDir: s.files.dir}
-	if rep.Goodput != nil && rep.Goodput.Metadata != nil {
-		opts.Tokenizer = rep.Goodput.Metadata.Tokenizer
+	if rep.Run != nil && rep.Run.Metadata != nil {
+		opts.Tokenizer = rep.Run.Metadata.Tokenizer
 	}
 	paths, _, err := WriteAIPerf(rep, records, AIPerfTarget{Dir: s.files.dir, Base: "profile_export_aiperf.json"}, opts)
 	return paths, err

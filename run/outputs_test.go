@@ -17,7 +17,7 @@ func oneRoundReport(runID string) *report.Report {
 	b := &report.Benchmark{StartTime: &start, EndTime: &end, Duration: &dur}
 	b.Config.Strategy = report.Strategy{Type: report.StrategyConcurrent, Streams: 4}
 	rep := report.NewReport("test", nil, b)
-	rep.Goodput = &report.RunExtras{Version: report.ExtrasVersion, RunID: runID}
+	rep.Run = &report.RunExtras{Version: report.ExtrasVersion, RunID: runID}
 	return rep
 }
 

@@ -377,12 +377,12 @@ func (s *state) report(rounds []sweep.Round, interrupted bool) (*report.Report, 
 	}
 	rep := report.NewReport(s.cfg.Build.Version, scenario, benches...)
 	finishRunMetadata(s.stderr, s.md, rep.Benchmarks)
-	rep.Goodput = &report.RunExtras{
+	rep.Run = &report.RunExtras{
 		Version: report.ExtrasVersion, RunID: s.runID, Interrupted: interrupted, Metadata: s.md,
 		SLO: s.cfg.SLO.Report(), Knee: sweep.FindKnee(s.cfg.Plan.Planner, rounds, s.cfg.Plan.TargetLoadTokS),
 	}
 	if sp := s.cfg.Plan.Shard.Plan; sp != nil {
-		rep.Goodput.Shard = sp.Info(s.shardHash, s.runID)
+		rep.Run.Shard = sp.Info(s.shardHash, s.runID)
 	}
 	return rep, nil
 }
@@ -406,7 +406,7 @@ func (s *state) write(rep *report.Report, rounds []sweep.Round) error {
 		return err
 	}
 	if !kinds["console"] {
-		printKnee(s.stderr, rep.Goodput.Knee)
+		printKnee(s.stderr, rep.Run.Knee)
 	}
 	if kinds["scorecard"] || s.tel.Active() {
 		var w io.Writer
@@ -418,15 +418,15 @@ func (s *state) write(rep *report.Report, rounds []sweep.Round) error {
 		}
 	}
 	for _, b := range rep.Benchmarks {
-		if b.Goodput == nil {
+		if b.Extras == nil {
 			continue
 		}
-		for _, w := range b.Goodput.TokenWarnings {
+		for _, w := range b.Extras.TokenWarnings {
 			fmt.Fprintf(s.stderr, "WARNING: benchmark %d (%s): %s\n", b.Config.RunIndex, b.Config.Strategy.Label(), w.Message)
 		}
 	}
 	for _, r := range rounds {
-		if g := r.Benchmark.Goodput; g != nil && g.Drain.Warning() != "" {
+		if g := r.Benchmark.Extras; g != nil && g.Drain.Warning() != "" {
 			fmt.Fprintf(s.stderr, "WARNING: benchmark %d (%s) %s.\n", r.Benchmark.Config.RunIndex, r.Strategy, g.Drain.Warning())
 		}
 		if r.Result.Client.Saturated {
@@ -439,8 +439,8 @@ func (s *state) write(rep *report.Report, rounds []sweep.Round) error {
 }
 
 func (s *state) logFinished(rep *report.Report) {
-	fields := []zap.Field{zap.String("run_id", s.runID), zap.Int("benchmarks", len(rep.Benchmarks)), zap.Bool("interrupted", rep.Goodput.Interrupted)}
-	if k := rep.Goodput.Knee; k != nil {
+	fields := []zap.Field{zap.String("run_id", s.runID), zap.Int("benchmarks", len(rep.Benchmarks)), zap.Bool("interrupted", rep.Run.Interrupted)}
+	if k := rep.Run.Knee; k != nil {
 		fields = append(fields, zap.Bool("knee_found", k.Found))
 		if k.Index >= 0 {
 			fields = append(fields, zap.Int("knee_benchmark", int(k.Index)), zap.Float64("knee_goodput_output_tok_s", float64(k.GoodputOutputTokS)))

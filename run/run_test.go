@@ -106,8 +106,8 @@ func TestRunFromConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\nstderr:\n%s", err, errb.String())
 	}
-	if len(rep.Benchmarks) != 2 || rep.Goodput.RunID != "r1" || rep.Goodput.SLO == nil || rep.Goodput.SLO.Spec != objective.String() {
-		t.Fatalf("report: %d benchmarks, extras %+v", len(rep.Benchmarks), rep.Goodput)
+	if len(rep.Benchmarks) != 2 || rep.Run.RunID != "r1" || rep.Run.SLO == nil || rep.Run.SLO.Spec != objective.String() {
+		t.Fatalf("report: %d benchmarks, extras %+v", len(rep.Benchmarks), rep.Run)
 	}
 	for _, f := range []string{"benchmarks.json", "requests.jsonl"} {
 		if _, err := os.Stat(filepath.Join(dir, "r1", f)); err != nil {
@@ -164,7 +164,7 @@ func TestRunDrainsByServerGauges(t *testing.T) {
 		return rep, errb.String()
 	}
 	rep, stderr := run(scorecard.ServerMetricsOn, 10*time.Second)
-	w := rep.Benchmarks[1].Goodput.Drain
+	w := rep.Benchmarks[1].Extras.Drain
 	if w == nil || w.Method != report.DrainGauges || w.Busy || w.WaitedS < 0.2 {
 		t.Errorf("drain after a cut round: %+v; want a wait by the gauges of about 0.6 s", w)
 	}
@@ -172,7 +172,7 @@ func TestRunDrainsByServerGauges(t *testing.T) {
 		t.Errorf("warned of a busy round:\n%s", stderr)
 	}
 	rep, stderr = run(scorecard.ServerMetricsOn, 50*time.Millisecond)
-	w = rep.Benchmarks[1].Goodput.Drain
+	w = rep.Benchmarks[1].Extras.Drain
 	if w == nil || w.Method != report.DrainGauges || !w.Busy || w.Running == nil || *w.Running == 0 {
 		t.Errorf("bounded drain after a cut round: %+v; want busy with requests running", w)
 	}
@@ -180,7 +180,7 @@ func TestRunDrainsByServerGauges(t *testing.T) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
 	rep, _ = run(scorecard.ServerMetricsOff, 10*time.Second)
-	if w := rep.Benchmarks[1].Goodput.Drain; w == nil || w.Method != report.DrainLatency || w.Busy || w.WaitedS < 0.2 {
+	if w := rep.Benchmarks[1].Extras.Drain; w == nil || w.Method != report.DrainLatency || w.Busy || w.WaitedS < 0.2 {
 		t.Errorf("drain without server metrics: %+v; want a wait by the previous round's latency", w)
 	}
 }

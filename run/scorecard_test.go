@@ -50,10 +50,10 @@ func TestScorecardFiles(t *testing.T) {
 	if p0, err := scorecardPath(&runFiles{runID: "r1"}); p0 != "" || err != nil {
 		t.Errorf("console-only run: %q %v", p0, err)
 	}
-	b := &report.Benchmark{Config: report.BenchmarkConfig{RunID: "r1"}, Goodput: &report.Extras{}}
+	b := &report.Benchmark{Config: report.BenchmarkConfig{RunID: "r1"}, Extras: &report.Extras{}}
 	b.Metrics.OutputTokensPerSecond = &report.StatusDistributionSummary{Successful: &report.DistributionSummary{Mean: 100, Count: 1}}
 	rep := report.NewReport("test", nil, b)
-	rep.Goodput = &report.RunExtras{RunID: "r1"}
+	rep.Run = &report.RunExtras{RunID: "r1"}
 	var out bytes.Buffer
 	if _, err := writeScorecard(&out, p, rep); err != nil {
 		t.Fatal(err)

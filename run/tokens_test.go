@@ -77,7 +77,7 @@ func TestChatTemplateOverhead(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, _, stderr := tokenRun(t, tok, false, Tokens{})
-	g := rep.Benchmarks[0].Goodput
+	g := rep.Benchmarks[0].Extras
 	pm, ov := g.PromptTokenMismatch, g.PromptOverhead["chat_completions"]
 	if pm == nil || pm.Compared != 8 || pm.ServerHigher != 8 || pm.Difference.Mean != 5 || ov == nil || ov.Tokens.Mean != 5 || ov.Applied != 0 {
 		t.Fatalf("prompt mismatch %+v, overhead %+v", pm, g.PromptOverhead)
@@ -91,7 +91,7 @@ func TestChatTemplateOverhead(t *testing.T) {
 	}
 	for _, tokens := range []Tokens{{OverheadAuto: true}, {Overhead: 5}} {
 		rep, _, stderr = tokenRun(t, tok, false, tokens)
-		g = rep.Benchmarks[0].Goodput
+		g = rep.Benchmarks[0].Extras
 		pm, ov = g.PromptTokenMismatch, g.PromptOverhead["chat_completions"]
 		if pm == nil || pm.Compared != 8 || pm.Equal != 8 || ov == nil || ov.Tokens.Mean != 5 || ov.Applied != 5 {
 			t.Fatalf("%+v: prompt mismatch %+v, overhead %+v", tokens, pm, ov)
@@ -112,7 +112,7 @@ func TestChatTemplateOverhead(t *testing.T) {
 // so nothing is compared (not a 100 % mismatch) and the console prints "-".
 func TestNoStreamUnknownCounts(t *testing.T) {
 	rep, console, stderr := tokenRun(t, nil, true, Tokens{})
-	g := rep.Benchmarks[0].Goodput
+	g := rep.Benchmarks[0].Extras
 	if g.TokenMismatch.Compared != 0 || g.PromptTokenMismatch != nil || g.PromptOverhead != nil || len(g.TokenWarnings) != 0 {
 		t.Fatalf("output %+v prompt %+v overhead %+v warnings %+v", g.TokenMismatch, g.PromptTokenMismatch, g.PromptOverhead, g.TokenWarnings)
 	}

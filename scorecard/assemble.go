@@ -74,8 +74,8 @@ func zeroIfNaN(v float64) float64 {
 // the benchmark's SLO goodput when it was judged, else the window's
 // throughput (every output token generated inside it).
 func cpmBasis(b *report.Benchmark, throughput float64) (string, float64) {
-	if b != nil && b.Goodput != nil && b.Goodput.SLO != nil {
-		return "goodput", float64(b.Goodput.SLO.GoodputOutputTokS)
+	if b != nil && b.Extras != nil && b.Extras.SLO != nil {
+		return "goodput", float64(b.Extras.SLO.GoodputOutputTokS)
 	}
 	return "throughput", throughput
 }
@@ -286,8 +286,8 @@ func serverBlock(w *telemetry.ServerWindow, b *report.Benchmark) *report.ServerT
 	s.Preemptions, s.PromptTokens, s.GenerationTokens = fptr(w.Preemptions), fptr(w.PromptTokens), fptr(w.GenerationTokens)
 	s.Coverage = fptr(w.Coverage)
 	var em *report.ExtraMetrics
-	if b != nil && b.Goodput != nil {
-		em = &b.Goodput.Metrics
+	if b != nil && b.Extras != nil {
+		em = &b.Extras.Metrics
 	}
 	pick := func(f func(*report.ExtraMetrics) *report.StatusDistributionSummary) *report.DistributionSummary {
 		if em == nil {

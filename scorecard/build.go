@@ -28,8 +28,8 @@ func Build(rep *report.Report) (*File, error) {
 	}
 	runID := ""
 	var run *report.RunExtras
-	if rep.Goodput != nil {
-		run = rep.Goodput
+	if rep.Run != nil {
+		run = rep.Run
 		runID = run.RunID
 	}
 	if runID == "" {
@@ -117,7 +117,7 @@ func roundIndex(b *report.Benchmark, pos int) int {
 
 // pickRunRow chooses the round that stands for the run.
 func pickRunRow(rep *report.Report, rounds []Row) (int, string, string) {
-	if k := kneeOf(rep.Goodput); k != nil && k.Found {
+	if k := kneeOf(rep.Run); k != nil && k.Found {
 		for i, b := range rep.Benchmarks {
 			if int(b.Config.RunIndex) == int(k.Index) {
 				reason := fmt.Sprintf("the knee found by the %s search (round %d)", orDefault(k.Mode, "sweep"), k.Index)
@@ -149,7 +149,7 @@ func pickRunRow(rep *report.Report, rounds []Row) (int, string, string) {
 		}
 	}
 	noKnee := "the run has no knee"
-	if k := kneeOf(rep.Goodput); k != nil && k.Reason != "" {
+	if k := kneeOf(rep.Run); k != nil && k.Reason != "" {
 		noKnee += " (" + k.Reason + ")"
 	}
 	if judged {
@@ -191,10 +191,10 @@ func runMetadata(rep *report.Report) Metadata {
 	if rep.Metadata != nil {
 		m.GoodputVersion = rep.Metadata.GoodputVersion
 	}
-	if rep.Goodput == nil {
+	if rep.Run == nil {
 		return m
 	}
-	if md := rep.Goodput.Metadata; md != nil {
+	if md := rep.Run.Metadata; md != nil {
 		m.Model, m.ModelRevision, m.Engine, m.EngineVersion = md.Model, md.ModelRevision, md.Engine, md.EngineVersion
 		m.Precision, m.Hardware, m.Tokenizer, m.Warmup = md.Precision, md.Hardware, md.Tokenizer, md.Warmup
 		m.PrecisionInferred, m.TokenizerHash = md.PrecisionInferred, md.TokenizerHash
@@ -215,7 +215,7 @@ func runMetadata(rep *report.Report) Metadata {
 			m.Labels = cloneMap(md.Labels)
 		}
 	}
-	if s := rep.Goodput.SLO; s != nil && s.Spec != "" {
+	if s := rep.Run.SLO; s != nil && s.Spec != "" {
 		m.SLO = s.Spec
 		if spec, err := slo.Parse(s.Spec); err == nil {
 			for _, o := range spec.Objectives {
@@ -240,8 +240,8 @@ func roundRow(b *report.Benchmark, base Metadata) Row {
 	r.Metadata.Labels = cloneMap(base.Labels)
 	r.Metadata.Strategy = strategyText(b.Config.Strategy)
 	var tel *report.BenchmarkTelemetry
-	if b.Goodput != nil {
-		tel = b.Goodput.Telemetry
+	if b.Extras != nil {
+		tel = b.Extras.Telemetry
 	}
 	if tel != nil {
 		w := tel.Window
@@ -288,8 +288,8 @@ func strategyText(s report.Strategy) string {
 func performance(b *report.Benchmark, tel *report.BenchmarkTelemetry) *Performance {
 	p := &Performance{SLOFailures: []string{}}
 	var ex *report.Extras
-	if b.Goodput != nil {
-		ex = b.Goodput
+	if b.Extras != nil {
+		ex = b.Extras
 	}
 	// Throughput: output tokens of successful requests per second.
 	switch {

@@ -28,17 +28,17 @@ func benchmark(index int, start time.Time, d time.Duration, goodput float64, pas
 	b := &report.Benchmark{
 		Config:           report.BenchmarkConfig{RunID: "run-1", RunIndex: report.Int(index), Strategy: report.Strategy{Type: "concurrent", Streams: 8 * (index + 1)}},
 		SchedulerMetrics: &report.SchedulerMetrics{MeasureStartTime: rf(s), MeasureEndTime: rf(s + d.Seconds())},
-		Goodput:          &report.Extras{Version: report.ExtrasVersion},
+		Extras:           &report.Extras{Version: report.ExtrasVersion},
 	}
 	if goodput > 0 {
-		b.Goodput.SLO = &report.SLOResult{Spec: "ttft_p99=500ms,itl_p95=50ms", Pass: pass,
+		b.Extras.SLO = &report.SLOResult{Spec: "ttft_p99=500ms,itl_p95=50ms", Pass: pass,
 			GoodputOutputTokS: report.Float(goodput), ThroughputOutputTokS: report.Float(goodput * 1.1),
 			Objectives: []report.ObjectiveResult{
 				{Key: "ttft_p99", Metric: "ttft", Percentile: 99, Unit: "ms", Threshold: 500, Measured: 487, Pass: true},
 				{Key: "itl_p95", Metric: "itl", Percentile: 95, Unit: "ms", Threshold: 50, Measured: 42, Pass: true},
 			}}
 		if !pass {
-			b.Goodput.SLO.Objectives[0].Measured, b.Goodput.SLO.Objectives[0].Pass = 721, false
+			b.Extras.SLO.Objectives[0].Measured, b.Extras.SLO.Objectives[0].Pass = 721, false
 		}
 	}
 	return b
@@ -84,7 +84,7 @@ func TestRowArithmetic(t *testing.T) {
 	for _, withSLO := range []bool{true, false} {
 		tel, rs := articleRound(t, withSLO)
 		bt := tel.assemble(rs)
-		rs.bench.Goodput.Telemetry = bt
+		rs.bench.Extras.Telemetry = bt
 		if withSLO {
 			near(t, "telemetry CPM", fval(bt.Cost.CPM), 25.0/26)
 			if bt.Cost.CPMBasis != "goodput" {
@@ -172,7 +172,7 @@ func TestBuildPicksRunRow(t *testing.T) {
 		{"none passes", []float64{1000, 2000, 2500}, []bool{false, false, false}, nil, 2, "best round (none passes the SLO)", math.NaN(), false},
 	} {
 		rep := report.NewReport("test", nil, mk(tc.gp, tc.pass)...)
-		rep.Goodput = &report.RunExtras{RunID: "run-1", Knee: tc.knee, SLO: &report.SLOSpec{Spec: "ttft_p99=500ms,itl_p95=50ms,error_rate=0.5%"}}
+		rep.Run = &report.RunExtras{RunID: "run-1", Knee: tc.knee, SLO: &report.SLOSpec{Spec: "ttft_p99=500ms,itl_p95=50ms,error_rate=0.5%"}}
 		f, err := Build(rep)
 		if err != nil {
 			t.Fatal(err)
@@ -214,9 +214,9 @@ func TestBuildPicksRunRow(t *testing.T) {
 // TestWriteRead writes a built scorecard and reads it back.
 func TestWriteRead(t *testing.T) {
 	tel, rs := articleRound(t, true)
-	rs.bench.Goodput.Telemetry = tel.assemble(rs)
+	rs.bench.Extras.Telemetry = tel.assemble(rs)
 	rep := report.NewReport("test", nil, rs.bench)
-	rep.Goodput = &report.RunExtras{RunID: "run-1", Metadata: &report.RunMetadata{Model: "m", Labels: map[string]string{"team": "a"}}}
+	rep.Run = &report.RunExtras{RunID: "run-1", Metadata: &report.RunMetadata{Model: "m", Labels: map[string]string{"team": "a"}}}
 	f, err := Build(rep)
 	if err != nil {
 		t.Fatal(err)

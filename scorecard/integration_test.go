@@ -99,7 +99,7 @@ func TestIntegrationMockPrometheus(t *testing.T) {
 	}
 	obs.Finish(ctx)
 	b := rounds[0].Benchmark
-	bt := b.Goodput.Telemetry
+	bt := b.Extras.Telemetry
 	if bt == nil || bt.Energy == nil {
 		t.Fatalf("no energy: %+v", bt)
 	}
@@ -199,7 +199,7 @@ func TestIntegrationDifficultMetrics(t *testing.T) {
 	}
 	obs.Finish(ctx)
 	for i, r := range rounds {
-		bt := r.Benchmark.Goodput.Telemetry
+		bt := r.Benchmark.Extras.Telemetry
 		if bt == nil || bt.Server == nil || bt.Server.TTFT == nil || bt.Server.TTFT.Metric == "" {
 			t.Errorf("round %d: telemetry %+v", i, bt)
 			continue

@@ -154,10 +154,10 @@ func (o *Observer) Finish(ctx context.Context) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, rs := range o.rounds {
-		if rs.bench == nil || rs.bench.Goodput == nil {
+		if rs.bench == nil || rs.bench.Extras == nil {
 			continue
 		}
-		rs.bench.Goodput.Telemetry = o.t.assemble(rs)
+		rs.bench.Extras.Telemetry = o.t.assemble(rs)
 	}
 }
 

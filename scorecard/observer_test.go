@@ -57,12 +57,12 @@ func runWindow(t *testing.T, ctx context.Context, o *Observer, clock *loadgen.Cl
 	b := &report.Benchmark{
 		Config:           report.BenchmarkConfig{RunID: "obs", Strategy: report.Strategy{Type: "concurrent", Streams: 4}},
 		SchedulerMetrics: &report.SchedulerMetrics{MeasureStartTime: rf(s), MeasureEndTime: rf(e)},
-		Goodput:          &report.Extras{Version: report.ExtrasVersion},
+		Extras:           &report.Extras{Version: report.ExtrasVersion},
 	}
 	if goodput > 0 {
-		b.Goodput.SLO = &report.SLOResult{Pass: true, GoodputOutputTokS: report.Float(goodput), ThroughputOutputTokS: report.Float(goodput)}
+		b.Extras.SLO = &report.SLOResult{Pass: true, GoodputOutputTokS: report.Float(goodput), ThroughputOutputTokS: report.Float(goodput)}
 	}
-	b.Goodput.Metrics.TimeToFirstTokenMs = &report.StatusDistributionSummary{Successful: &report.DistributionSummary{
+	b.Extras.Metrics.TimeToFirstTokenMs = &report.StatusDistributionSummary{Successful: &report.DistributionSummary{
 		Count: 2, Percentiles: report.Percentiles{P50: rf(150), P95: 180, P99: 190}}}
 	o.BenchmarkEnd(0, sweep.Round{Result: loadgen.Result{Start: origin, End: origin + int64(total*1e9)}, Benchmark: b})
 	return b
@@ -98,7 +98,7 @@ func TestObserverFakes(t *testing.T) {
 	o := tel.Observer(nil, clock.Time)
 	b := runWindow(t, ctx, o, clock, 0.25, 2.25, 2.5, 5)
 	o.Finish(ctx)
-	bt := b.Goodput.Telemetry
+	bt := b.Extras.Telemetry
 	if bt == nil {
 		t.Fatal("no telemetry written")
 	}
@@ -176,7 +176,7 @@ func TestObserverFakes(t *testing.T) {
 	if string(again) != string(first) {
 		t.Error("report with telemetry: write, read, write gives other bytes")
 	}
-	if back.Benchmarks[0].Goodput.Telemetry == nil || fval(back.Benchmarks[0].Goodput.Telemetry.Energy.EnergyJ) != ej {
+	if back.Benchmarks[0].Extras.Telemetry == nil || fval(back.Benchmarks[0].Extras.Telemetry.Energy.EnergyJ) != ej {
 		t.Error("telemetry lost in the report round trip")
 	}
 }
@@ -285,7 +285,7 @@ func TestOptionalMissingInScorecard(t *testing.T) {
 	o := tel.Observer(nil, clock.Time)
 	b := runWindow(t, context.Background(), o, clock, 0, 0.1, 0.1, 0)
 	o.Finish(context.Background())
-	bt := b.Goodput.Telemetry
+	bt := b.Extras.Telemetry
 	if bt == nil || bt.Energy != nil || bt.Cost == nil || len(bt.Missing) != 1 {
 		t.Fatalf("telemetry %+v", bt)
 	}
@@ -328,8 +328,8 @@ func TestServerMetricsAuto(t *testing.T) {
 	o := tel.Observer(nil, clock.Time)
 	b := runWindow(t, context.Background(), o, clock, 0, 0.05, 0.05, 0)
 	o.Finish(context.Background())
-	if tel.Active() || b.Goodput.Telemetry != nil {
-		t.Errorf("inactive telemetry wrote %+v", b.Goodput.Telemetry)
+	if tel.Active() || b.Extras.Telemetry != nil {
+		t.Errorf("inactive telemetry wrote %+v", b.Extras.Telemetry)
 	}
 }
 
@@ -353,7 +353,7 @@ func TestServerMetricsAutoTransient(t *testing.T) {
 	o := tel.Observer(nil, clock.Time)
 	b := runWindow(t, context.Background(), o, clock, 0, 0.05, 0.05, 0)
 	o.Finish(context.Background())
-	tm := b.Goodput.Telemetry
+	tm := b.Extras.Telemetry
 	if tm == nil {
 		t.Fatal("no telemetry in the benchmark")
 	}

@@ -17,10 +17,10 @@ func Table(r *report.Report) *texttable.Table {
 	var keys []string
 	units := map[string]string{}
 	for _, bm := range r.Benchmarks {
-		if bm.Goodput == nil || bm.Goodput.SLO == nil {
+		if bm.Extras == nil || bm.Extras.SLO == nil {
 			continue
 		}
-		s := bm.Goodput.SLO
+		s := bm.Extras.SLO
 		if first == nil {
 			first = s
 		}
@@ -65,8 +65,8 @@ func Table(r *report.Report) *texttable.Table {
 	for i, bm := range r.Benchmarks {
 		row := []string{fmt.Sprint(i), bm.Config.Strategy.Label()}
 		var s *report.SLOResult
-		if bm.Goodput != nil {
-			s = bm.Goodput.SLO
+		if bm.Extras != nil {
+			s = bm.Extras.SLO
 		}
 		if s == nil {
 			for len(row) < len(t.Heads) {

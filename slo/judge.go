@@ -87,7 +87,7 @@ func (s Spec) Judge(b *report.Benchmark, c report.GoodputCounts) *report.SLOResu
 	}
 	var ex *report.Extras
 	if b != nil {
-		ex = b.Goodput
+		ex = b.Extras
 	}
 	pass := true
 	add := func(o report.ObjectiveResult) {

@@ -78,7 +78,7 @@ func bench(errRate float64) *report.Benchmark {
 	d := 10.0
 	return &report.Benchmark{
 		Duration: (*report.Float)(&d),
-		Goodput: &report.Extras{
+		Extras: &report.Extras{
 			Errors: report.ErrorCounts{ErrorRate: report.Float(errRate)},
 			Metrics: report.ExtraMetrics{
 				TimeToFirstTokenMs:   dist(200, 180, 400, 480, 900),
@@ -175,8 +175,8 @@ func TestJudgeMissing(t *testing.T) {
 	// A non-streaming run has no TTFT or ITL distribution; a GuideLLM
 	// report has no goodput extras at all.
 	b := bench(0)
-	b.Goodput.Metrics.TimeToFirstTokenMs = &report.StatusDistributionSummary{Successful: &report.DistributionSummary{}}
-	b.Goodput.Metrics.InterTokenLatencyMs = nil
+	b.Extras.Metrics.TimeToFirstTokenMs = &report.StatusDistributionSummary{Successful: &report.DistributionSummary{}}
+	b.Extras.Metrics.InterTokenLatencyMs = nil
 	c := report.GoodputCounts{InWindow: 10, Judged: 10, Good: 10, WindowSeconds: 1}
 	r := Default().Judge(b, c)
 	if r.Pass || !r.Objectives[0].Missing || !r.Objectives[1].Missing || r.Objectives[0].Pass {
@@ -213,7 +213,7 @@ func TestJudgeOtherPercentile(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := bench(0)
-	b.Goodput.Histograms = &report.Histograms{Metrics: map[string]*report.StatusHistograms{metric.TTFT.Hist: {Successful: enc}}}
+	b.Extras.Histograms = &report.Histograms{Metrics: map[string]*report.StatusHistograms{metric.TTFT.Hist: {Successful: enc}}}
 	c := report.GoodputCounts{InWindow: 100, Judged: 100, Good: 100, WindowSeconds: 10}
 	for _, tc := range []struct {
 		spec string
@@ -224,7 +224,7 @@ func TestJudgeOtherPercentile(t *testing.T) {
 			t.Errorf("%s: %+v, want 97 ms measured, pass %v", tc.spec, o, tc.pass)
 		}
 	}
-	b.Goodput.Histograms = nil
+	b.Extras.Histograms = nil
 	if o := mustParse(t, "ttft_p97=98ms").Judge(b, c).Objectives[0]; !o.Missing || o.Pass {
 		t.Errorf("no histograms: %+v, want missing", o)
 	}

@@ -179,10 +179,10 @@ func (d *Drain) byLatency(ctx context.Context, w *report.DrainWait, prev *Round,
 // longestLatency is the longest end-to-end latency of a round's requests,
 // 0 when it has none.
 func longestLatency(r *Round) time.Duration {
-	if r == nil || r.Benchmark == nil || r.Benchmark.Goodput == nil {
+	if r == nil || r.Benchmark == nil || r.Benchmark.Extras == nil {
 		return 0
 	}
-	s := r.Benchmark.Goodput.Metrics.RequestLatency
+	s := r.Benchmark.Extras.Metrics.RequestLatency
 	if s == nil {
 		return 0
 	}

@@ -56,12 +56,12 @@ func TestDrainNoAbortMock(t *testing.T) {
 		return rounds
 	}
 	rounds := run(10 * time.Second)
-	w := rounds[1].Benchmark.Goodput.Drain
+	w := rounds[1].Benchmark.Extras.Drain
 	if w == nil || w.Method != report.DrainGauges || w.Busy || *w.Running != 0 || *w.Waiting != 0 || w.WaitedS < 0.2 {
 		t.Errorf("drain after a cut round: %+v; want a wait of about 0.6 s ending on an idle server", w)
 	}
 	rounds = run(50 * time.Millisecond)
-	w = rounds[1].Benchmark.Goodput.Drain
+	w = rounds[1].Benchmark.Extras.Drain
 	if w == nil || !w.Busy || *w.Running == 0 || !rounds[1].Excluded {
 		t.Errorf("bounded drain after a cut round: %+v; want busy with requests running", w)
 	}
@@ -98,7 +98,7 @@ func TestBackoffsInReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := rounds[0].Benchmark.Goodput.Client
+	c := rounds[0].Benchmark.Extras.Client
 	if c == nil || c.Backoffs == 0 || int64(c.Backoffs) != rounds[0].Result.Backoffs || c.BackoffS <= 0 {
 		t.Errorf("client load %+v; want the %d backoffs of the result", c, rounds[0].Result.Backoffs)
 	}

@@ -101,8 +101,8 @@ func TestDrainByGauges(t *testing.T) {
 
 func TestDrainByLatency(t *testing.T) {
 	ctx := context.Background()
-	prev := &Round{Benchmark: &report.Benchmark{Goodput: &report.Extras{}}}
-	prev.Benchmark.Goodput.Metrics.RequestLatency = &report.StatusDistributionSummary{
+	prev := &Round{Benchmark: &report.Benchmark{Extras: &report.Extras{}}}
+	prev.Benchmark.Extras.Metrics.RequestLatency = &report.StatusDistributionSummary{
 		Successful: &report.DistributionSummary{Max: 2, Count: 10},
 		Total:      &report.DistributionSummary{Max: 2.5, Count: 12},
 	}
@@ -169,7 +169,7 @@ func TestRunnerDrains(t *testing.T) {
 	d, _ := newDrain(&busyFor{k: 4}, 0, time.Minute)
 	rounds := run(d)
 	for i, rd := range rounds {
-		w := rd.Benchmark.Goodput.Drain
+		w := rd.Benchmark.Extras.Drain
 		want := 0.0
 		if i == 0 {
 			want = 0.4
@@ -183,7 +183,7 @@ func TestRunnerDrains(t *testing.T) {
 	// marked and left out of the knee.
 	d, _ = newDrain(&busyFor{k: 4}, 0, 200*time.Millisecond)
 	rounds = run(d)
-	if w := rounds[0].Benchmark.Goodput.Drain; w == nil || !w.Busy || !rounds[0].Excluded || rounds[1].Excluded {
+	if w := rounds[0].Benchmark.Extras.Drain; w == nil || !w.Busy || !rounds[0].Excluded || rounds[1].Excluded {
 		t.Fatalf("bounded: drain %+v, excluded %v %v", w, rounds[0].Excluded, rounds[1].Excluded)
 	}
 	kn := ListKnee(rounds)
@@ -194,8 +194,8 @@ func TestRunnerDrains(t *testing.T) {
 	d, _ = newDrain(&busyFor{k: 4}, 0, 200*time.Millisecond)
 	d.KeepBusy = true
 	rounds = run(d)
-	if !rounds[0].Benchmark.Goodput.Drain.Busy || rounds[0].Excluded {
-		t.Errorf("KeepBusy: drain %+v excluded %v", rounds[0].Benchmark.Goodput.Drain, rounds[0].Excluded)
+	if !rounds[0].Benchmark.Extras.Drain.Busy || rounds[0].Excluded {
+		t.Errorf("KeepBusy: drain %+v excluded %v", rounds[0].Benchmark.Extras.Drain, rounds[0].Excluded)
 	}
 }
 

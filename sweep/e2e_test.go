@@ -93,7 +93,7 @@ func (e e2eRun) run(t *testing.T) []Round {
 		t.Fatal(err)
 	}
 	for i, rd := range rounds {
-		s := rd.Benchmark.Goodput.SLO
+		s := rd.Benchmark.Extras.SLO
 		var parts []string
 		for _, o := range s.Objectives {
 			parts = append(parts, fmt.Sprintf("%s=%.4g", o.Key, float64(o.Measured)))

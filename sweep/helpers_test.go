@@ -35,9 +35,9 @@ func fakeRound(t *testing.T, i int, s loadgen.Strategy, o outcome, spec slo.Spec
 	b.Metrics.RequestConcurrency = ds(float64(s.Streams))
 	b.Metrics.RequestConcurrency.Total = &report.DistributionSummary{Max: report.Float(max(o.peak, float64(s.Streams)))}
 	b.Metrics.RequestConcurrency.Total = &report.DistributionSummary{Max: report.Float(max(o.peak, float64(s.Streams)))}
-	b.Goodput = &report.Extras{Errors: report.ErrorCounts{ErrorRate: report.Float(o.errRate)}}
-	b.Goodput.Metrics.TimeToFirstTokenMs = ds(o.ttftP99)
-	b.Goodput.Metrics.InterTokenLatencyMs = ds(o.itlP95)
+	b.Extras = &report.Extras{Errors: report.ErrorCounts{ErrorRate: report.Float(o.errRate)}}
+	b.Extras.Metrics.TimeToFirstTokenMs = ds(o.ttftP99)
+	b.Extras.Metrics.InterTokenLatencyMs = ds(o.itlP95)
 	tok := int64(o.tokS * 10)
 	c := report.GoodputCounts{InWindow: 1000, Judged: 1000, Good: 1000, GoodOutputTokens: tok, SuccessfulOutputTokens: tok, WindowSeconds: 10}
 	// Requests over the thresholds are not good: a coarse stand-in for
@@ -46,7 +46,7 @@ func fakeRound(t *testing.T, i int, s loadgen.Strategy, o outcome, spec slo.Spec
 		c.Good = 500
 		c.GoodOutputTokens = tok / 2
 	}
-	b.Goodput.SLO = spec.Judge(b, c)
+	b.Extras.SLO = spec.Judge(b, c)
 	res := loadgen.Result{NotSent: o.notSent, StopReason: o.stop}
 	if res.StopReason == "" {
 		res.StopReason = loadgen.StopMaxDuration

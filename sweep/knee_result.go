@@ -110,10 +110,10 @@ func findBracket(pts []point) bracket {
 
 // judged returns a round's SLO verdict.
 func judged(r Round, i int) (*report.SLOResult, error) {
-	if r.Benchmark == nil || r.Benchmark.Goodput == nil || r.Benchmark.Goodput.SLO == nil {
+	if r.Benchmark == nil || r.Benchmark.Extras == nil || r.Benchmark.Extras.SLO == nil {
 		return nil, fmt.Errorf("round %d (%s) was not judged against an SLO: set the runner's Report.SLO", i, r.Strategy)
 	}
-	return r.Benchmark.Goodput.SLO, nil
+	return r.Benchmark.Extras.SLO, nil
 }
 
 // newKnee builds a knee from the points and their bracket: Found when a
@@ -218,7 +218,7 @@ func fillKnee(k *report.Knee, r Round) {
 	if c := b.Metrics.RequestConcurrency; c != nil && c.Successful != nil {
 		k.Concurrency = c.Successful.Mean
 	}
-	if g := b.Goodput; g != nil {
+	if g := b.Extras; g != nil {
 		if s := g.SLO; s != nil {
 			k.GoodputOutputTokS, k.ThroughputOutputTokS = s.GoodputOutputTokS, s.ThroughputOutputTokS
 		}

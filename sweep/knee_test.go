@@ -311,7 +311,7 @@ func TestKneeSearchErrors(t *testing.T) {
 	}
 	// A round without an SLO verdict cannot be judged.
 	r := fakeRound(t, 0, loadgen.Strategy{Kind: loadgen.Concurrent, Streams: 1}, steep(loadgen.Strategy{Streams: 1}), slo.Default())
-	r.Benchmark.Goodput.SLO = nil
+	r.Benchmark.Extras.SLO = nil
 	if _, _, err := (KneeSearch{}).Next([]Round{r}); err == nil || !strings.Contains(err.Error(), "round 0 (concurrent@1) was not judged against an SLO") {
 		t.Errorf("unjudged round: %v", err)
 	}

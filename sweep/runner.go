@@ -224,13 +224,13 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, drain
 	if b == nil {
 		return Round{}, errors.New("report: accumulator returned no benchmark")
 	}
-	if b.Goodput != nil {
+	if b.Extras != nil {
 		c := res.Client
 		c.Backoffs, c.BackoffS = report.Int(res.Backoffs), report.Float(res.BackoffTime.Seconds())
-		b.Goodput.Client = &c
-		b.Goodput.Requests.NotSent = report.Int(res.NotSent)
-		b.Goodput.Drain = drain
-		b.Goodput.Arrival = reportArrival(s)
+		b.Extras.Client = &c
+		b.Extras.Requests.NotSent = report.Int(res.NotSent)
+		b.Extras.Drain = drain
+		b.Extras.Arrival = reportArrival(s)
 	}
 	round := Round{Strategy: s, Result: res, Benchmark: b}
 	round.Excluded = drain != nil && drain.Busy && !r.Drain.KeepBusy

@@ -332,8 +332,8 @@ func (r *Runner) RunShard(ctx context.Context, p *ShardPlan) ([]Round, error) {
 		if err != nil {
 			return rounds, err
 		}
-		if round.Benchmark.Goodput != nil {
-			round.Benchmark.Goodput.Shard = p.roundInfo(k, round.Result)
+		if round.Benchmark.Extras != nil {
+			round.Benchmark.Extras.Shard = p.roundInfo(k, round.Result)
 		}
 		rounds = append(rounds, round)
 		if round.Result.Interrupted {

@@ -307,16 +307,16 @@ func TestRunShard(t *testing.T) {
 	}
 	b0, b1 := rounds[0].Benchmark, rounds[1].Benchmark
 	at := start + int64(50*time.Millisecond) // shard 1 of 2 at 20/s: offset 1/20 s
-	if sr := b0.Goodput.Shard; sr == nil || int64(sr.ScheduledStartNs) != start || int64(sr.OffsetNs) != int64(50*time.Millisecond) ||
+	if sr := b0.Extras.Shard; sr == nil || int64(sr.ScheduledStartNs) != start || int64(sr.OffsetNs) != int64(50*time.Millisecond) ||
 		int64(sr.StartNs) != at || sr.Round != 0 || sr.Empty {
-		t.Fatalf("round 0 shard entry %+v", b0.Goodput.Shard)
+		t.Fatalf("round 0 shard entry %+v", b0.Extras.Shard)
 	}
 	if b0.Config.RunIndex != 0 || b1.Config.RunIndex != 1 || b0.Config.ID == b1.Config.ID {
 		t.Fatalf("run indexes %d %d, ids %s %s", b0.Config.RunIndex, b1.Config.RunIndex, b0.Config.ID, b1.Config.ID)
 	}
-	if sr := b1.Goodput.Shard; sr == nil || !sr.Empty || int64(sr.ScheduledStartNs) != start+int64(time.Second) ||
-		b1.Goodput.StopReason != EmptyStopReason || b1.Metrics.RequestTotals.Total != 0 || b1.Config.Strategy.Streams != 1 {
-		t.Fatalf("round 1 %+v, stop %q", b1.Goodput.Shard, b1.Goodput.StopReason)
+	if sr := b1.Extras.Shard; sr == nil || !sr.Empty || int64(sr.ScheduledStartNs) != start+int64(time.Second) ||
+		b1.Extras.StopReason != EmptyStopReason || b1.Metrics.RequestTotals.Total != 0 || b1.Config.Strategy.Streams != 1 {
+		t.Fatalf("round 1 %+v, stop %q", b1.Extras.Shard, b1.Extras.StopReason)
 	}
 	// Records: round 0's only, stamped with the shard, intended exactly at
 	// the shard's timetable: at + j × 100 ms, inside the shared deadline.
@@ -338,11 +338,11 @@ func TestRunShard(t *testing.T) {
 	slices.Sort(intended)
 	// Sends due up to the stop: 5 in the 450 ms to the shared deadline
 	// (more when the engine woke late: its deadline counts from its wake).
-	stop := int64(b0.Goodput.Shard.StopNs)
+	stop := int64(b0.Extras.Shard.StopNs)
 	due := int((stop-at)/int64(100*time.Millisecond)) + 1
 	t.Logf("stop %v after the shared deadline; %d sends due", time.Duration(stop-(start+int64(500*time.Millisecond))), due)
-	if n := len(intended); n < due-1 || n > due || int64(b0.Goodput.Requests.Recorded) != int64(n) || n < 5 {
-		t.Fatalf("%d records (report %d), want the %d due by the stop", n, b0.Goodput.Requests.Recorded, due)
+	if n := len(intended); n < due-1 || n > due || int64(b0.Extras.Requests.Recorded) != int64(n) || n < 5 {
+		t.Fatalf("%d records (report %d), want the %d due by the stop", n, b0.Extras.Requests.Recorded, due)
 	}
 	for j, v := range intended {
 		if want := at + int64(j)*int64(100*time.Millisecond); v != want {

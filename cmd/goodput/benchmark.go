@@ -1293,7 +1293,7 @@ func (o *drainOptions) drain(gap time.Duration, gapGiven bool) (*sweep.Drain, er
 // errorRate is a benchmark's errored share of the requests in its window
 // (goodput's figure, else GuideLLM's totals); ok=false when unknown.
 func errorRate(b *report.Benchmark) (rate float64, ok bool) {
-	if g := b.Goodput; g != nil {
+	if g := b.Extras; g != nil {
 		return float64(g.Errors.ErrorRate), true
 	}
 	if t := b.Metrics.RequestTotals; t != nil && t.Total > 0 {

@@ -115,12 +115,12 @@ func TestBenchmarkRateSeriesEndToEnd(t *testing.T) {
 	if st.Type != "constant" || math.Abs(st.Rate-30/1.25) > 1e-9 || b.Metrics.RequestTotals.Total != 30 {
 		t.Fatalf("strategy %+v, %v requests: want constant at 24 req/s, 30 requests", st, b.Metrics.RequestTotals.Total)
 	}
-	a := b.Goodput.Arrival
+	a := b.Extras.Arrival
 	if a == nil || a.Process != "constant" || len(a.Series) != 3 || a.Series[1].DurationS != 0.25 || a.Series[2].FromRate != 20 {
 		t.Fatalf("arrival extras %+v", a)
 	}
-	if b.Goodput.StopReason != string(loadgen.StopDataExhausted) {
-		t.Errorf("stop reason %q", b.Goodput.StopReason)
+	if b.Extras.StopReason != string(loadgen.StopDataExhausted) {
+		t.Errorf("stop reason %q", b.Extras.StopReason)
 	}
 	f, err := os.Open(filepath.Join(dir, "r", "requests.jsonl"))
 	if err != nil {

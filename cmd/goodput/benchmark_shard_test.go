@@ -314,7 +314,7 @@ func TestShardEnvDefaultsThroughTheCommand(t *testing.T) {
 		if want := []string{"shard-0.json", "shard-0.jsonl"}; !slices.Equal(names, want) {
 			t.Fatalf("%s holds %q, want %q", dir, names, want)
 		}
-		if si := readReport(t, out).Goodput.Shard; si == nil || si.Index != 0 || si.Count != 1 || si.RunID != "run" {
+		if si := readReport(t, out).Run.Shard; si == nil || si.Index != 0 || si.Count != 1 || si.RunID != "run" {
 			t.Fatalf("shard identity %+v", si)
 		}
 	})

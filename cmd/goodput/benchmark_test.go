@@ -202,11 +202,11 @@ func TestInterruptWritesPartialReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Benchmarks) != 1 || rep.Benchmarks[0].Goodput.StopReason != "interrupted" {
+	if len(rep.Benchmarks) != 1 || rep.Benchmarks[0].Extras.StopReason != "interrupted" {
 		t.Fatalf("want one benchmark stopped by the interrupt, got %d", len(rep.Benchmarks))
 	}
-	if rep.Goodput == nil || !rep.Goodput.Interrupted || rep.Goodput.RunID != "int" {
-		t.Fatalf("run extras %+v: want interrupted", rep.Goodput)
+	if rep.Run == nil || !rep.Run.Interrupted || rep.Run.RunID != "int" {
+		t.Fatalf("run extras %+v: want interrupted", rep.Run)
 	}
 }
 

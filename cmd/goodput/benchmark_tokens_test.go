@@ -48,12 +48,12 @@ func TestBenchmarkChatTemplateOverhead(t *testing.T) {
 	}
 
 	b, recs, stderr := bench("plain")
-	pm := b.Goodput.PromptTokenMismatch
+	pm := b.Extras.PromptTokenMismatch
 	if pm == nil || pm.Compared != 8 || pm.ServerHigher != 8 || pm.Difference.Mean != 5 {
 		t.Fatalf("prompt mismatch %+v", pm)
 	}
-	if ov := b.Goodput.PromptOverhead["chat_completions"]; ov == nil || ov.Tokens.Mean != 5 {
-		t.Fatalf("overhead %+v", b.Goodput.PromptOverhead)
+	if ov := b.Extras.PromptOverhead["chat_completions"]; ov == nil || ov.Tokens.Mean != 5 {
+		t.Fatalf("overhead %+v", b.Extras.PromptOverhead)
 	}
 	if !strings.Contains(stderr, "WARNING: benchmark 0 (concurrent 2): prompt tokens:") || !strings.Contains(stderr, "tokenizer o200k_base") ||
 		!strings.Contains(stderr, "5 more prompt tokens on every request: likely the chat template") {
@@ -66,8 +66,8 @@ func TestBenchmarkChatTemplateOverhead(t *testing.T) {
 	}
 
 	b, recs, stderr = bench("auto", "--chat-template-overhead", "auto")
-	if pm := b.Goodput.PromptTokenMismatch; pm == nil || pm.Equal != 8 || b.Goodput.PromptOverhead["chat_completions"].Applied != 5 {
-		t.Fatalf("auto: prompt mismatch %+v overhead %+v", pm, b.Goodput.PromptOverhead)
+	if pm := b.Extras.PromptTokenMismatch; pm == nil || pm.Equal != 8 || b.Extras.PromptOverhead["chat_completions"].Applied != 5 {
+		t.Fatalf("auto: prompt mismatch %+v overhead %+v", pm, b.Extras.PromptOverhead)
 	}
 	if strings.Contains(stderr, "WARNING") {
 		t.Errorf("auto: stderr warns:\n%s", stderr)
@@ -103,7 +103,7 @@ func TestBenchmarkNoStreamUnknownMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := rep.Benchmarks[0].Goodput; g.TokenMismatch.Compared != 0 || len(g.TokenWarnings) != 0 {
+	if g := rep.Benchmarks[0].Extras; g.TokenMismatch.Compared != 0 || len(g.TokenWarnings) != 0 {
 		t.Errorf("token mismatch %+v, warnings %+v", g.TokenMismatch, g.TokenWarnings)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "ns", "requests.jsonl"))

@@ -68,11 +68,11 @@ func (c cmpRun) write(t *testing.T, dir, name string) string {
 	}
 	b := acc.Finish(accum.BenchmarkInfo{RunID: name, Strategy: st, Start: t0, End: at, StopReason: "max_requests"})
 	if c.goodput > 0 {
-		b.Goodput.SLO = &report.SLOResult{Spec: "ttft_p99=500ms,itl_p95=50ms", Pass: true,
+		b.Extras.SLO = &report.SLOResult{Spec: "ttft_p99=500ms,itl_p95=50ms", Pass: true,
 			GoodputOutputTokS: report.Float(c.goodput), ThroughputOutputTokS: report.Float(c.thrTokS)}
 	}
 	rep := report.NewReport("test", nil, b)
-	rep.Goodput = &report.RunExtras{Version: 1, RunID: name}
+	rep.Run = &report.RunExtras{Version: 1, RunID: name}
 	var buf bytes.Buffer
 	if err := rep.WriteJSON(&buf); err != nil {
 		t.Fatal(err)

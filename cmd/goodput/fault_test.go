@@ -105,8 +105,8 @@ func TestBenchmarkFaults(t *testing.T) {
 				t.Fatalf("error classes %v, want %v", out.classes, tc.classes)
 			}
 			b := out.rep.Benchmarks[0]
-			if b.Goodput.StopReason != tc.stop || out.rep.Goodput.Interrupted {
-				t.Fatalf("stop reason %q (interrupted %v), want %q", b.Goodput.StopReason, out.rep.Goodput.Interrupted, tc.stop)
+			if b.Extras.StopReason != tc.stop || out.rep.Run.Interrupted {
+				t.Fatalf("stop reason %q (interrupted %v), want %q", b.Extras.StopReason, out.rep.Run.Interrupted, tc.stop)
 			}
 			for _, r := range out.records {
 				if r.Status == record.StatusErrored && !containsInt(tc.http, r.HTTPStatus) && !(len(tc.http) == 0 && r.HTTPStatus == 0) {
@@ -116,11 +116,11 @@ func TestBenchmarkFaults(t *testing.T) {
 					t.Fatalf("record %d: error %q: want a one-line message", r.ID, r.Error)
 				}
 			}
-			for code, n := range b.Goodput.Errors.ByHTTPStatus {
+			for code, n := range b.Extras.Errors.ByHTTPStatus {
 				var c int
 				fmt.Sscan(code, &c)
 				if !containsInt(tc.http, c) || n == 0 {
-					t.Fatalf("by_http_status %v, want statuses among %v", b.Goodput.Errors.ByHTTPStatus, tc.http)
+					t.Fatalf("by_http_status %v, want statuses among %v", b.Extras.Errors.ByHTTPStatus, tc.http)
 				}
 			}
 			if !strings.Contains(stdout, "Requests and throughput") {
@@ -170,8 +170,8 @@ func TestBenchmarkErrorBurst(t *testing.T) {
 	}
 	out := checkRunOutputs(t, filepath.Join(dir, "r"))
 	b := out.rep.Benchmarks[0]
-	if b.Goodput.StopReason != "max_duration" {
-		t.Fatalf("stop reason %q: the burst must not end the run", b.Goodput.StopReason)
+	if b.Extras.StopReason != "max_duration" {
+		t.Fatalf("stop reason %q: the burst must not end the run", b.Extras.StopReason)
 	}
 	for class := range out.classes {
 		if class != "http_status" && class != "cancelled" {
@@ -179,8 +179,8 @@ func TestBenchmarkErrorBurst(t *testing.T) {
 		}
 	}
 	for _, c := range []string{"429", "500", "503"} {
-		if b.Goodput.Errors.ByHTTPStatus[c] == 0 {
-			t.Fatalf("by_http_status %v: want every status of the burst", b.Goodput.Errors.ByHTTPStatus)
+		if b.Extras.Errors.ByHTTPStatus[c] == 0 {
+			t.Fatalf("by_http_status %v: want every status of the burst", b.Extras.Errors.ByHTTPStatus)
 		}
 	}
 	if b.Metrics.RequestTotals.Successful == 0 {
@@ -250,7 +250,7 @@ func TestBenchmarkServerGoesAway(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			out := checkRunOutputs(t, filepath.Join(dir, "r"))
-			if sr := out.rep.Benchmarks[0].Goodput.StopReason; sr != "max_duration" {
+			if sr := out.rep.Benchmarks[0].Extras.StopReason; sr != "max_duration" {
 				t.Fatalf("stop reason %q: losing the server must not end the run", sr)
 			}
 			for class := range out.classes {

@@ -185,20 +185,20 @@ func checkRunOutputs(t *testing.T, dir string) runOutputs {
 		out.classes[string(r.ErrorClass)]++
 	}
 	for i, b := range out.rep.Benchmarks {
-		if b.Goodput == nil {
+		if b.Extras == nil {
 			t.Fatalf("benchmark %d has no goodput extras", i)
 		}
 		missing := 0
-		for class, n := range b.Goodput.Errors.ByClass {
+		for class, n := range b.Extras.Errors.ByClass {
 			if int(n) > perBench[i][class] {
-				t.Fatalf("benchmark %d: goodput.errors.by_class %v, the records say %v", i, b.Goodput.Errors.ByClass, perBench[i])
+				t.Fatalf("benchmark %d: goodput.errors.by_class %v, the records say %v", i, b.Extras.Errors.ByClass, perBench[i])
 			}
 		}
 		for class, n := range perBench[i] {
-			missing += n - int(b.Goodput.Errors.ByClass[class])
+			missing += n - int(b.Extras.Errors.ByClass[class])
 		}
-		if outside := int(b.Goodput.Requests.OutsideWindow); missing > outside {
-			t.Fatalf("benchmark %d: goodput.errors.by_class %v, the records say %v (%d outside the window)", i, b.Goodput.Errors.ByClass, perBench[i], outside)
+		if outside := int(b.Extras.Requests.OutsideWindow); missing > outside {
+			t.Fatalf("benchmark %d: goodput.errors.by_class %v, the records say %v (%d outside the window)", i, b.Extras.Errors.ByClass, perBench[i], outside)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "benchmarks.csv")); err != nil {

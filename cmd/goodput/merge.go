@@ -108,7 +108,7 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	if err := run.WriteFileAtomic(*out, rep.WriteJSON); err != nil {
 		return err
 	}
-	mi := rep.Goodput.Merge
+	mi := rep.Run.Merge
 	how := "from the request records (exact)"
 	if mi.Path == merge.PathHistograms {
 		how = "from the reports' histograms (" + mi.Reason + ")"

@@ -107,7 +107,7 @@ func checkStartSpread(t *testing.T, recs [][]*record.Record, reps []*report.Repo
 	t.Helper()
 	spread := firstDispatchSpread(t, recs, reps, k)
 	for _, r := range reps {
-		if c := r.Benchmarks[k].Goodput.Client; c != nil {
+		if c := r.Benchmarks[k].Extras.Client; c != nil {
 			noise = max(noise, time.Duration(float64(c.SchedLagMaxus)*1e3))
 		}
 	}
@@ -174,7 +174,7 @@ func firstDispatchSpread(t *testing.T, recs [][]*record.Record, reps []*report.R
 				first = min(first, r.Dispatched)
 			}
 		}
-		sr := reps[i].Benchmarks[k].Goodput.Shard
+		sr := reps[i].Benchmarks[k].Extras.Shard
 		d := first - int64(sr.ScheduledStartNs) - int64(sr.OffsetNs)
 		lo, hi = min(lo, d), max(hi, d)
 	}
@@ -270,8 +270,8 @@ func TestMergeProcesses(t *testing.T) {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
 	mrep := readReport(t, merged)
-	if mi := mrep.Goodput.Merge; mi == nil || mi.Path != merge.PathRecords || !mi.Exact || !strings.Contains(stderr, "exact") {
-		t.Fatalf("merge info %+v, stderr %q", mrep.Goodput.Merge, stderr)
+	if mi := mrep.Run.Merge; mi == nil || mi.Path != merge.PathRecords || !mi.Exact || !strings.Contains(stderr, "exact") {
+		t.Fatalf("merge info %+v, stderr %q", mrep.Run.Merge, stderr)
 	}
 	m := mrep.Benchmarks[0]
 	for _, c := range []struct {
@@ -282,7 +282,7 @@ func TestMergeProcesses(t *testing.T) {
 		{"requests", m.Metrics.RequestTotals.Total, 60},
 		{"output tokens", report.Int(m.Metrics.OutputTokenCount.Successful.TotalSum), report.Int(ref.Metrics.OutputTokenCount.Successful.TotalSum)},
 		{"output token count", m.Metrics.OutputTokenCount.Successful.Count, ref.Metrics.OutputTokenCount.Successful.Count},
-		{"inter-token gaps", m.Goodput.Metrics.ITLPerGapMs.Successful.Count, ref.Goodput.Metrics.ITLPerGapMs.Successful.Count},
+		{"inter-token gaps", m.Extras.Metrics.ITLPerGapMs.Successful.Count, ref.Extras.Metrics.ITLPerGapMs.Successful.Count},
 		{"streams", report.Int(m.Config.Strategy.Streams), 6},
 	} {
 		if c.got != c.want {
@@ -317,10 +317,10 @@ func TestMergeProcesses(t *testing.T) {
 	}
 	hrep := readReport(t, mergedH)
 	h := hrep.Benchmarks[0]
-	if mi := hrep.Goodput.Merge; mi.Path != merge.PathHistograms || mi.Exact || h.Goodput.Exact || !strings.Contains(mi.Reason, "--no-records") {
+	if mi := hrep.Run.Merge; mi.Path != merge.PathHistograms || mi.Exact || h.Extras.Exact || !strings.Contains(mi.Reason, "--no-records") {
 		t.Fatalf("histogram merge info %+v", mi)
 	}
-	if *h.Metrics.RequestTotals != *m.Metrics.RequestTotals || h.Goodput.Requests != m.Goodput.Requests ||
+	if *h.Metrics.RequestTotals != *m.Metrics.RequestTotals || h.Extras.Requests != m.Extras.Requests ||
 		h.Metrics.OutputTokenCount.Successful.TotalSum != m.Metrics.OutputTokenCount.Successful.TotalSum {
 		t.Fatalf("histogram merge counts %+v, records merge %+v", h.Metrics.RequestTotals, m.Metrics.RequestTotals)
 	}
@@ -393,7 +393,7 @@ func TestMergeProcessesRounds(t *testing.T) {
 	}
 	for k, rate := range []float64{20, 40} {
 		checkStartSpread(t, recs, reps, k, noise)
-		sr := reps[0].Benchmarks[k].Goodput.Shard
+		sr := reps[0].Benchmarks[k].Extras.Shard
 		if want := startAt.UnixNano() + int64(k)*int64(2*time.Second); int64(sr.ScheduledStartNs) != want {
 			t.Errorf("round %d scheduled at %d, want start + k × (1 s + 1 s) = %d", k, sr.ScheduledStartNs, want)
 		}
@@ -425,8 +425,8 @@ func TestMergeProcessesRounds(t *testing.T) {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
 	mrep := readReport(t, merged)
-	if len(mrep.Benchmarks) != 2 || mrep.Goodput.Merge.Path != merge.PathRecords {
-		t.Fatalf("merged %d benchmarks via %s", len(mrep.Benchmarks), mrep.Goodput.Merge.Path)
+	if len(mrep.Benchmarks) != 2 || mrep.Run.Merge.Path != merge.PathRecords {
+		t.Fatalf("merged %d benchmarks via %s", len(mrep.Benchmarks), mrep.Run.Merge.Path)
 	}
 	for k, rate := range []float64{20, 40} {
 		// Each shard sent what was due by its stop (a shard that woke late
@@ -436,18 +436,18 @@ func TestMergeProcessesRounds(t *testing.T) {
 		// inside the union of the windows.
 		var sum, recorded report.Int
 		for i, r := range reps {
-			b, sr := r.Benchmarks[k], r.Benchmarks[k].Goodput.Shard
+			b, sr := r.Benchmarks[k], r.Benchmarks[k].Extras.Shard
 			at := int64(sr.ScheduledStartNs + sr.OffsetNs)
 			due := report.Int((int64(sr.StopNs)-at)/int64(time.Duration(2e9/rate))) + 1
 			if n := b.Metrics.RequestTotals.Total; n < due-1 || n > due {
 				t.Errorf("round %d shard %d: %d requests, want the %d due by its stop", k, i, n, due)
 			}
 			sum += b.Metrics.RequestTotals.Total
-			recorded += b.Goodput.Requests.Recorded
+			recorded += b.Extras.Requests.Recorded
 		}
 		b := mrep.Benchmarks[k]
-		if n := b.Metrics.RequestTotals.Total; b.Config.Strategy.Rate != rate || n < sum || n > recorded || b.Goodput.Requests.Recorded != recorded {
-			t.Errorf("round %d: rate %v with %d requests (%d recorded), want %v with the shards' %d..%d", k, b.Config.Strategy.Rate, n, b.Goodput.Requests.Recorded, rate, sum, recorded)
+		if n := b.Metrics.RequestTotals.Total; b.Config.Strategy.Rate != rate || n < sum || n > recorded || b.Extras.Requests.Recorded != recorded {
+			t.Errorf("round %d: rate %v with %d requests (%d recorded), want %v with the shards' %d..%d", k, b.Config.Strategy.Rate, n, b.Extras.Requests.Recorded, rate, sum, recorded)
 		}
 	}
 	guidellmCheck(t, append(slices.Clone(shards), merged)...)

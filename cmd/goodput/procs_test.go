@@ -44,7 +44,7 @@ func TestGOMAXPROCSFollowsLoad(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cl := rep.Benchmarks[0].Goodput.Client
+			cl := rep.Benchmarks[0].Extras.Client
 			if int(cl.MaxProcs) != ceiling {
 				t.Fatalf("max_procs %d, want %d", cl.MaxProcs, ceiling)
 			}

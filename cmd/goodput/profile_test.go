@@ -79,7 +79,7 @@ func TestProfileArticleCommand(t *testing.T) {
 		}
 		// Every request the benchmark sent counts (12; a starved test
 		// machine may fail or cancel one), successful or not.
-		rq := rep.Benchmarks[i].Goodput.Requests
+		rq := rep.Benchmarks[i].Extras.Requests
 		ok, errs := metricAvg(t, x, "request_count"), metricAvg(t, x, "error_request_count")
 		if ok+errs != float64(rq.Recorded-rq.Invalid-rq.NotDispatched) || ok < 10 || ok+errs > 12 {
 			t.Errorf("concurrency %d: request_count %v + error_request_count %v, report recorded %+v", c, ok, errs, rq)

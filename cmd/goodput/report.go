@@ -251,7 +251,7 @@ func htmlOptions(files []string, reps []*report.Report, records string) htmlrepo
 	var opts htmlreport.Options
 	for i, f := range files {
 		name := ""
-		if rep := reps[i]; rep.Goodput == nil || rep.Goodput.RunID == "" {
+		if rep := reps[i]; rep.Run == nil || rep.Run.RunID == "" {
 			name = filepath.Base(f)
 			if name == "benchmarks.json" {
 				name = filepath.Join(filepath.Base(filepath.Dir(f)), name)

@@ -67,7 +67,7 @@ func TestReportGoodputJSON(t *testing.T) {
 		if x.Goodput.Source != "records" || !x.Goodput.Exact || x.Goodput.BenchmarkIndex != i {
 			t.Errorf("%s: %+v", l, x.Goodput)
 		}
-		rq := rep.Benchmarks[i].Goodput.Requests
+		rq := rep.Benchmarks[i].Extras.Requests
 		ok, errs := metricAvg(t, x, "request_count"), metricAvg(t, x, "error_request_count")
 		if ok+errs != float64(rq.Recorded-rq.Invalid-rq.NotDispatched) || ok < 1 {
 			t.Errorf("%s: request_count %v + error_request_count %v, report recorded %+v", l, ok, errs, rq)
@@ -387,8 +387,8 @@ func TestReportClientSaturated(t *testing.T) {
 		t.Fatal(err)
 	}
 	const reason = "timer lag P99 12.0 ms > 5ms: the client process is CPU-starved"
-	rep.Benchmarks[0].Goodput.Client = &report.ClientLoad{Saturated: true, Reason: reason}
-	rep.Benchmarks[1].Goodput.Client = &report.ClientLoad{Saturated: false}
+	rep.Benchmarks[0].Extras.Client = &report.ClientLoad{Saturated: true, Reason: reason}
+	rep.Benchmarks[1].Extras.Client = &report.ClientLoad{Saturated: false}
 	var buf bytes.Buffer
 	if err := rep.WriteJSON(&buf); err != nil {
 		t.Fatal(err)

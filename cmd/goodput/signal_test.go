@@ -228,7 +228,7 @@ func TestSignals(t *testing.T) {
 				}
 				out := checkRunOutputs(t, filepath.Join(dir, ph.runDir))
 				rep := out.rep
-				if rep.Goodput == nil || !rep.Goodput.Interrupted {
+				if rep.Run == nil || !rep.Run.Interrupted {
 					t.Fatal("the partial report is not marked interrupted")
 				}
 				lastWant := ph.last
@@ -240,15 +240,15 @@ func TestSignals(t *testing.T) {
 					t.Fatalf("%d benchmarks in the partial report, want %d", len(rep.Benchmarks), ph.rounds)
 				}
 				last := rep.Benchmarks[len(rep.Benchmarks)-1]
-				if last.Goodput.StopReason != lastWant {
-					t.Fatalf("last benchmark stop reason %q, want %q", last.Goodput.StopReason, lastWant)
+				if last.Extras.StopReason != lastWant {
+					t.Fatalf("last benchmark stop reason %q, want %q", last.Extras.StopReason, lastWant)
 				}
 				for i, b := range rep.Benchmarks[:len(rep.Benchmarks)-1] {
-					if b.Goodput.StopReason == "interrupted" {
+					if b.Extras.StopReason == "interrupted" {
 						t.Fatalf("benchmark %d, finished before the signal, is marked interrupted", i)
 					}
 				}
-				if ph.records && last.Goodput.Requests.Recorded == 0 {
+				if ph.records && last.Extras.Requests.Recorded == 0 {
 					t.Fatal("the interrupted benchmark recorded no request")
 				}
 				for _, r := range out.records {
@@ -334,21 +334,21 @@ func TestSignalWhileWriting(t *testing.T) {
 			code := p.wait(t, 5*time.Second)
 			run := filepath.Join(dir, "r")
 			out := checkRunOutputs(t, run)
-			t.Logf("exited %d in %v after the signal; report interrupted=%v", code, time.Since(signalled).Round(time.Millisecond), out.rep.Goodput.Interrupted)
+			t.Logf("exited %d in %v after the signal; report interrupted=%v", code, time.Since(signalled).Round(time.Millisecond), out.rep.Run.Interrupted)
 			expectCompleteRunDir(t, run, true)
 			switch {
-			case code == exitInterrupt && out.rep.Goodput.Interrupted:
-			case code == exitOK && !out.rep.Goodput.Interrupted:
+			case code == exitInterrupt && out.rep.Run.Interrupted:
+			case code == exitOK && !out.rep.Run.Interrupted:
 			default:
-				t.Fatalf("exit %d but the report says interrupted=%v:\n%s", code, out.rep.Goodput.Interrupted, p.errText())
+				t.Fatalf("exit %d but the report says interrupted=%v:\n%s", code, out.rep.Run.Interrupted, p.errText())
 			}
 			if len(out.rep.Benchmarks) != 2 || len(out.records) != 6000 {
 				t.Fatalf("%d benchmarks, %d records: want the whole run (2, 6000)", len(out.rep.Benchmarks), len(out.records))
 			}
 			for i, b := range out.rep.Benchmarks {
-				if b.Goodput.StopReason != "max_requests" || len(b.Requests.Successful) != 3000 {
+				if b.Extras.StopReason != "max_requests" || len(b.Requests.Successful) != 3000 {
 					t.Fatalf("benchmark %d: stop %q, %d successful requests in the report, want max_requests and all 3000",
-						i, b.Goodput.StopReason, len(b.Requests.Successful))
+						i, b.Extras.StopReason, len(b.Requests.Successful))
 				}
 			}
 		})

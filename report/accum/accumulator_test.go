@@ -139,7 +139,7 @@ func TestGoldenMetrics(t *testing.T) {
 		min: 0, max: 200, count: 4, totalSum: 400, pcts: [11]float64{0, 0, 0, 0, 0, 100, 100, 200, 200, 200, 200}})
 	checkSummary(t, "ttft errored", *m.TimeToFirstTokenMs.Errored, want{count: 1})
 	// goodput's TTFT leaves the errored request out: total 100 100 200.
-	x := b.Goodput.Metrics
+	x := b.Extras.Metrics
 	checkSummary(t, "extra ttft total", *x.TimeToFirstTokenMs.Total, want{mean: 400.0 / 3, median: 100, mode: 100,
 		variance: (2*sq(100-400.0/3) + sq(200-400.0/3)) / 3, min: 100, max: 200, count: 3, totalSum: 400,
 		pcts: [11]float64{100, 100, 100, 100, 100, 100, 200, 200, 200, 200, 200}})
@@ -253,7 +253,7 @@ func TestGoldenMetrics(t *testing.T) {
 	}
 
 	// goodput extras.
-	g := b.Goodput
+	g := b.Extras
 	if !g.Exact || len(g.InexactReasons) != 0 {
 		t.Errorf("exact = %v %v", g.Exact, g.InexactReasons)
 	}
@@ -310,7 +310,7 @@ func TestGoldenRequestRecords(t *testing.T) {
 		t.Errorf("R2 record: %+v", r2)
 	}
 	r3 := r.Errored[0]
-	if r3.TimeToFirstTokenMs != nil || r3.OutputTokens != nil || r3.Goodput.HTTPStatus != 503 || r3.Goodput.ErrorClass != "http_status" ||
+	if r3.TimeToFirstTokenMs != nil || r3.OutputTokens != nil || r3.Extras.HTTPStatus != 503 || r3.Extras.ErrorClass != "http_status" ||
 		*r3.Info.Timings.ResolveEnd != report.Float(sec(400)) {
 		t.Errorf("R3 record: %+v", r3)
 	}

@@ -33,8 +33,8 @@ func TestInvalidRecordsAreCounted(t *testing.T) {
 	a.Add(rec)
 	a.Add(nil)
 	b := a.Finish(BenchmarkInfo{RunID: "x"})
-	if b.Goodput.Requests.Invalid != 1 || b.Goodput.Requests.Recorded != 2 || b.Metrics.RequestTotals.Total != 1 {
-		t.Errorf("requests %+v", b.Goodput.Requests)
+	if b.Extras.Requests.Invalid != 1 || b.Extras.Requests.Recorded != 2 || b.Metrics.RequestTotals.Total != 1 {
+		t.Errorf("requests %+v", b.Extras.Requests)
 	}
 	if again := a.Finish(BenchmarkInfo{RunID: "y"}); again != b {
 		t.Error("a second Finish must return the same benchmark")

@@ -179,7 +179,7 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 	a.tokenExtras(ex)
 	ex.Histograms = a.histograms(gaps, toks)
 
-	b := &report.Benchmark{Type: "generative_benchmark", Metrics: m, Goodput: ex}
+	b := &report.Benchmark{Type: "generative_benchmark", Metrics: m, Extras: ex}
 	b.Config = a.BenchConfig(info)
 	b.SchedulerState = a.SchedulerState(info, w)
 	b.SchedulerMetrics = a.SchedulerMetrics(info, w)

@@ -57,7 +57,7 @@ func TestReportHistogramsMerge(t *testing.T) {
 	one := runGolden(t, Config{Start: base}, specs, BenchmarkInfo{RunID: "x", Start: base})
 	s1 := runGolden(t, Config{Start: base}, specs[:5], BenchmarkInfo{RunID: "x", Start: base})
 	s2 := runGolden(t, Config{Start: base}, specs[5:], BenchmarkInfo{RunID: "x", Start: base})
-	set, err := stats.MergeHistogramSets(s1.Goodput.Histograms, s2.Goodput.Histograms)
+	set, err := stats.MergeHistogramSets(s1.Extras.Histograms, s2.Extras.Histograms)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,22 +66,22 @@ func TestReportHistogramsMerge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := stats.DecodeHistogram(one.Goodput.Histograms.Metrics[name].Successful)
+		want, _ := stats.DecodeHistogram(one.Extras.Histograms.Metrics[name].Successful)
 		if !got.Equals(want) {
 			t.Errorf("%s: merged set differs from the single-run histogram", name)
 		}
 	}
-	bad := *s1.Goodput.Histograms
+	bad := *s1.Extras.Histograms
 	bad.SignificantDigits = 2
 	if _, err := stats.MergeHistogramSets(&bad); err == nil {
 		t.Error("a set with another geometry must be rejected")
 	}
 	for _, name := range []string{report.HistITLPerGap, metric.TTFT.Hist, metric.E2E.Hist, metric.TPOT.Hist} {
-		m, err := stats.MergeHistograms(s1.Goodput.Histograms.Metrics[name].Successful, s2.Goodput.Histograms.Metrics[name].Successful)
+		m, err := stats.MergeHistograms(s1.Extras.Histograms.Metrics[name].Successful, s2.Extras.Histograms.Metrics[name].Successful)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := stats.DecodeHistogram(one.Goodput.Histograms.Metrics[name].Successful)
+		want, err := stats.DecodeHistogram(one.Extras.Histograms.Metrics[name].Successful)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,8 +148,8 @@ func TestBeyondExactCap(t *testing.T) {
 	exact := runGolden(t, cfg, specs, info)
 	cfg.ExactCap = 100
 	approx := runGolden(t, cfg, specs, info)
-	if approx.Goodput.Exact || len(approx.Goodput.InexactReasons) == 0 || exact.Goodput.Exact != true {
-		t.Fatalf("exact flags: approx %v %v, exact %v", approx.Goodput.Exact, approx.Goodput.InexactReasons, exact.Goodput.Exact)
+	if approx.Extras.Exact || len(approx.Extras.InexactReasons) == 0 || exact.Extras.Exact != true {
+		t.Fatalf("exact flags: approx %v %v, exact %v", approx.Extras.Exact, approx.Extras.InexactReasons, exact.Extras.Exact)
 	}
 	rel := func(name string, g, e, tol float64) {
 		t.Helper()
@@ -166,7 +166,7 @@ func TestBeyondExactCap(t *testing.T) {
 		{"tpot", approx.Metrics.TimePerOutputTokenMs, exact.Metrics.TimePerOutputTokenMs},
 		{"itl", approx.Metrics.InterTokenLatencyMs, exact.Metrics.InterTokenLatencyMs},
 		{"prompt", approx.Metrics.PromptTokenCount, exact.Metrics.PromptTokenCount},
-		{"extra ttft", approx.Goodput.Metrics.TimeToFirstTokenMs, exact.Goodput.Metrics.TimeToFirstTokenMs},
+		{"extra ttft", approx.Extras.Metrics.TimeToFirstTokenMs, exact.Extras.Metrics.TimeToFirstTokenMs},
 	}
 	for _, p := range pairs {
 		for _, st := range []struct {
@@ -186,9 +186,9 @@ func TestBeyondExactCap(t *testing.T) {
 	rel("concurrency mean", float64(approx.Metrics.RequestConcurrency.Total.Mean), float64(exact.Metrics.RequestConcurrency.Total.Mean), 0.01)
 	rel("output tps mean", float64(approx.Metrics.OutputTokensPerSecond.Total.Mean), float64(exact.Metrics.OutputTokensPerSecond.Total.Mean), 0.01)
 	if approx.Metrics.RequestTotals.Total != exact.Metrics.RequestTotals.Total ||
-		approx.Goodput.Errors.ByHTTPStatus["500"] != exact.Goodput.Errors.ByHTTPStatus["500"] ||
-		approx.Goodput.TokenMismatch.ClientHigher != exact.Goodput.TokenMismatch.ClientHigher {
-		t.Errorf("counts differ: %+v vs %+v", approx.Goodput.Errors, exact.Goodput.Errors)
+		approx.Extras.Errors.ByHTTPStatus["500"] != exact.Extras.Errors.ByHTTPStatus["500"] ||
+		approx.Extras.TokenMismatch.ClientHigher != exact.Extras.TokenMismatch.ClientHigher {
+		t.Errorf("counts differ: %+v vs %+v", approx.Extras.Errors, exact.Extras.Errors)
 	}
 }
 
@@ -201,8 +201,8 @@ func TestTokenEventCap(t *testing.T) {
 	exact := runGolden(t, cfg, specs, info)
 	cfg.TokenEventCap = 1000 // 200 requests × 16 events
 	binned := runGolden(t, cfg, specs, info)
-	if binned.Goodput.Exact || exact.Goodput.Exact != true {
-		t.Fatalf("exact flags %v %v", binned.Goodput.Exact, exact.Goodput.Exact)
+	if binned.Extras.Exact || exact.Extras.Exact != true {
+		t.Fatalf("exact flags %v %v", binned.Extras.Exact, exact.Extras.Exact)
 	}
 	for _, p := range []struct {
 		n    string
@@ -277,7 +277,7 @@ func TestDisconnectNotFiledUnderStatus(t *testing.T) {
 	info := BenchmarkInfo{RunID: "x", Start: base, StopTime: ms(20000)}
 	for _, exactCap := range []int{0, 10} {
 		cfg.ExactCap = exactCap
-		e := runGolden(t, cfg, specs, info).Goodput.Errors
+		e := runGolden(t, cfg, specs, info).Extras.Errors
 		// binnedRecords makes i%13 == 0 an HTTP 500: 0, 13, 26, 39.
 		if e.ByClass["disconnect"] != 4 || e.ByClass["stall"] != 4 || e.ByClass["http_status"] != 4 ||
 			e.ByHTTPStatus["500"] != 4 || len(e.ByHTTPStatus) != 1 {

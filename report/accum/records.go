@@ -125,6 +125,6 @@ func (r *sampled) stats(info BenchmarkInfo, w MeasureWindow) *report.RequestStat
 	if r.errClass == record.ErrNone {
 		x.ErrorClass = ""
 	}
-	rs.Goodput = x
+	rs.Extras = x
 	return rs
 }

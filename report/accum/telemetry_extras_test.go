@@ -20,7 +20,7 @@ func TestTelemetryExtrasJSON(t *testing.T) {
 		t.Fatal("a report without telemetry has a telemetry key")
 	}
 	f := func(v float64) *report.Float { x := report.Float(v); return &x }
-	r.Benchmarks[0].Goodput.Telemetry = &report.BenchmarkTelemetry{
+	r.Benchmarks[0].Extras.Telemetry = &report.BenchmarkTelemetry{
 		Window: report.TelemetryWindow{Start: 1781604000, End: 1781604100, DurationS: 100, Basis: "measurement"},
 		Tokens: report.WindowTokens{Output: 312000, Prompt: 1228800, Requests: 1200, Successful: 1199, OutputTokS: 3120},
 		Energy: &report.EnergyTelemetry{Source: "dcgm-exporter http://n:9400/metrics", Method: "counter", EnergyJ: f(492400), EnergyWh: f(136.8),

@@ -25,7 +25,7 @@ func tokenRun(t *testing.T, cfg Config, n int, srvP, cliP, srvO, cliO int) *repo
 		tokenRec.ServerPromptTokens, tokenRec.ClientPromptTokens = srvP, cliP
 		a.Add(tokenRec)
 	}
-	return a.Finish(BenchmarkInfo{Start: base, End: ms(float64(10 * n)), StopTime: ms(float64(10 * n))}).Goodput
+	return a.Finish(BenchmarkInfo{Start: base, End: ms(float64(10 * n)), StopTime: ms(float64(10 * n))}).Extras
 }
 
 var tokenRec = record.New()

@@ -89,8 +89,8 @@ func (f fakeSLO) Judge(b *report.Benchmark, c report.GoodputCounts) *report.SLOR
 	r.GoodputRPS = report.Float(float64(c.Good) / c.WindowSeconds)
 	r.GoodputOutputTokS = report.Float(float64(c.GoodOutputTokens) / c.WindowSeconds)
 	r.ThroughputOutputTokS = report.Float(float64(c.SuccessfulOutputTokens) / c.WindowSeconds)
-	p99 := b.Goodput.Metrics.TimeToFirstTokenMs.Successful.Percentiles.P99
-	er := b.Goodput.Errors.ErrorRate
+	p99 := b.Extras.Metrics.TimeToFirstTokenMs.Successful.Percentiles.P99
+	er := b.Extras.Errors.ErrorRate
 	r.Objectives = []report.ObjectiveResult{
 		{Key: "ttft_p99", Metric: "ttft", Percentile: 99, Unit: "ms", Threshold: report.Float(f.t.TTFTMs), Measured: p99, Pass: float64(p99) <= f.t.TTFTMs},
 		{Key: "error_rate", Metric: "error_rate", Unit: "fraction", Threshold: 0.1, Measured: er, Pass: er <= 0.1},
@@ -112,7 +112,7 @@ func TestAccumulatorGoodputCounts(t *testing.T) {
 	if got != want {
 		t.Errorf("counts %+v, want %+v", got, want)
 	}
-	s := b.Goodput.SLO
+	s := b.Extras.SLO
 	if s == nil || s.GoodRequests != 1 || s.GoodputOutputTokS != 10 || s.ThroughputOutputTokS != 22.5 || s.Pass {
 		t.Errorf("SLO result %+v", s)
 	}
@@ -123,7 +123,7 @@ func TestAccumulatorGoodputCounts(t *testing.T) {
 		t.Errorf("ttft 90: %+v", got)
 	}
 	// Without an SLO nothing is judged.
-	if b := runGolden(t, Config{Start: base, Seed: 1}, goldenRecords, BenchmarkInfo{RunID: "g", Start: base}); b.Goodput.SLO != nil {
+	if b := runGolden(t, Config{Start: base, Seed: 1}, goldenRecords, BenchmarkInfo{RunID: "g", Start: base}); b.Extras.SLO != nil {
 		t.Error("SLO result without an SLO")
 	}
 }
@@ -146,7 +146,7 @@ func TestAccumulatorGoodputWindow(t *testing.T) {
 		if got != w {
 			t.Errorf("exact cap %d: counts %+v, want %+v", exactCap, got, w)
 		}
-		reasons := strings.Join(b.Goodput.InexactReasons, "|")
+		reasons := strings.Join(b.Extras.InexactReasons, "|")
 		if strings.Contains(reasons, "good-request counts") != (exactCap > 0) {
 			t.Errorf("exact cap %d: inexact reasons %q", exactCap, reasons)
 		}
@@ -168,13 +168,13 @@ func sloReport(t *testing.T) *report.Report {
 	r := report.NewReport("test", nil, b1, b2)
 	k := &report.Knee{Found: true, Mode: "list", Index: 1, Below: -1, Above: 0, Streams: 8, Reason: "The SLO holds up to 8 streams and breaks at 16.",
 		TargetLoadTokS: 100, Replicas: 30}
-	s := b2.Goodput.SLO
+	s := b2.Extras.SLO
 	k.GoodputOutputTokS, k.ThroughputOutputTokS = s.GoodputOutputTokS, s.ThroughputOutputTokS
 	k.Rate = b2.Metrics.RequestsPerSecond.Successful.Mean
 	k.Concurrency = b2.Metrics.RequestConcurrency.Successful.Mean
-	k.TTFTP99Ms = b2.Goodput.Metrics.TimeToFirstTokenMs.Successful.Percentiles.P99
-	k.ITLP95Ms = b2.Goodput.Metrics.InterTokenLatencyMs.Successful.Percentiles.P95
-	r.Goodput = &report.RunExtras{Version: report.ExtrasVersion, RunID: "run-1", SLO: &report.SLOSpec{Spec: s.Spec}, Knee: k}
+	k.TTFTP99Ms = b2.Extras.Metrics.TimeToFirstTokenMs.Successful.Percentiles.P99
+	k.ITLP95Ms = b2.Extras.Metrics.InterTokenLatencyMs.Successful.Percentiles.P95
+	r.Run = &report.RunExtras{Version: report.ExtrasVersion, RunID: "run-1", SLO: &report.SLOSpec{Spec: s.Spec}, Knee: k}
 	return r
 }
 
@@ -183,7 +183,7 @@ func TestConsoleAndCSVGoldenSLO(t *testing.T) {
 	// Hand check of the second benchmark: 9 requests in a 7 s window, each
 	// with TTFT 100 ms (within 150 ms) but ITL (300 − 100) / 2 = 100 ms
 	// (over 15 ms): every request is bad; 27 output tokens over 7 s.
-	s := r.Benchmarks[1].Goodput.SLO
+	s := r.Benchmarks[1].Extras.SLO
 	if s.GoodRequests != 0 || s.Attainment != 0 || s.ThroughputOutputTokS != report.Float(27.0/7) {
 		t.Errorf("benchmark 1: %+v", s)
 	}
@@ -224,7 +224,7 @@ func TestSLORoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := back.Benchmarks[0].Goodput.SLO; s == nil || s.Spec != "ttft_p99=150ms,error_rate=10%" || len(s.Objectives) != 3 || back.Goodput.Knee.Replicas != 30 {
+	if s := back.Benchmarks[0].Extras.SLO; s == nil || s.Spec != "ttft_p99=150ms,error_rate=10%" || len(s.Objectives) != 3 || back.Run.Knee.Replicas != 30 {
 		t.Fatalf("read back: %+v", s)
 	}
 	if again := writeJSON(t, back); !bytes.Equal(first, again) {

@@ -72,7 +72,7 @@ func TestWindowByDuration(t *testing.T) {
 	if got := b.Metrics.RequestLatency.Successful; math.Abs(float64(got.Mean)-(1.2+8*.5)/9) > 1e-12 {
 		t.Errorf("latency mean %v", got.Mean)
 	}
-	g := b.Goodput
+	g := b.Extras
 	if g.Requests.OutsideWindow != 1 || g.Requests.OnlineMismatch != 0 || !g.Exact {
 		t.Errorf("goodput requests %+v exact %v %v", g.Requests, g.Exact, g.InexactReasons)
 	}
@@ -102,7 +102,7 @@ func TestWindowByRequests(t *testing.T) {
 	if got := b.Metrics.RequestTotals.Total; got != 5 {
 		t.Errorf("in-window requests = %d, want 5", got)
 	}
-	g := b.Goodput
+	g := b.Extras
 	// Requests 0 and 1 completed before the warmup end was known; they
 	// were buffered and decided when request 2 completed.
 	if g.Requests.OnlineMismatch != 0 || !g.Exact || g.Requests.OutsideWindow != 5 {
@@ -128,7 +128,7 @@ func TestWindowRequestsNeverReached(t *testing.T) {
 	if got := b.Metrics.RequestTotals.Total; got != 10 || *b.WarmupDuration != 0 {
 		t.Errorf("in-window %d warmup %v, want 10 and 0", got, *b.WarmupDuration)
 	}
-	if got := b.Goodput.Metrics.ITLPerGapMs.Successful.Count; got != 20 {
+	if got := b.Extras.Metrics.ITLPerGapMs.Successful.Count; got != 20 {
 		t.Errorf("per-gap ITL count %d, want 20", got)
 	}
 }

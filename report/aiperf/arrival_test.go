@@ -18,7 +18,7 @@ func TestAIPerfPhaseArrivalPattern(t *testing.T) {
 		{nil, `"arrival_pattern":"poisson"}`},
 		{&report.Arrival{Process: "gamma", Burstiness: 0.5}, `"arrival_pattern":"gamma","arrival_smoothness":0.5}`},
 	} {
-		b.Goodput = &report.Extras{Arrival: c.arrival}
+		b.Extras = &report.Extras{Arrival: c.arrival}
 		phases, err := aiperfPhases(b)
 		if err != nil || len(phases) != 1 || !strings.HasSuffix(string(phases[0]), c.want) {
 			t.Errorf("%+v: %s (%v), want it to end with %s", c.arrival, phases, err, c.want)

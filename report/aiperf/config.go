@@ -159,10 +159,10 @@ func aiperfHeader(rep *report.Report, index int, opts Options, source string) (*
 	if x.BenchmarkID == "" {
 		x.BenchmarkID = "benchmark-" + strconv.Itoa(index)
 	}
-	if g := b.Goodput; g != nil && g.StopReason == "interrupted" {
+	if g := b.Extras; g != nil && g.StopReason == "interrupted" {
 		x.WasCancelled = true
 	}
-	if rep.Goodput != nil && rep.Goodput.Interrupted && index == len(rep.Benchmarks)-1 {
+	if rep.Run != nil && rep.Run.Interrupted && index == len(rep.Benchmarks)-1 {
 		x.WasCancelled = true
 	}
 	labels := Labels(rep)
@@ -179,8 +179,8 @@ func aiperfHeader(rep *report.Report, index int, opts Options, source string) (*
 		ri.VariationLabel = labels[index]
 		ri.VariationValues = aiperfVariation(b)
 		id := b.Config.RunID
-		if rep.Goodput != nil && rep.Goodput.RunID != "" {
-			id = rep.Goodput.RunID
+		if rep.Run != nil && rep.Run.RunID != "" {
+			id = rep.Run.RunID
 		}
 		if id != "" {
 			ri.SweepID = &id
@@ -438,7 +438,7 @@ func aiperfPhases(b *report.Benchmark) ([]json.RawMessage, error) {
 		if s.Type == report.StrategyPoisson {
 			pattern = "poisson"
 		}
-		if g := b.Goodput; g != nil && g.Arrival != nil && g.Arrival.Process == "gamma" {
+		if g := b.Extras; g != nil && g.Arrival != nil && g.Arrival.Process == "gamma" {
 			p.Field("arrival_pattern", "gamma")
 			p.Field("arrival_smoothness", g.Arrival.Burstiness)
 		} else {

@@ -553,8 +553,8 @@ func TestAIPerfWindowExcludesWarmup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := x.Goodput; g.InWindow != int64(b.Goodput.Requests.InWindow) || g.OutsideWindow != 1 || !g.Exact {
-		t.Fatalf("window: %+v (report in window %d)", g, b.Goodput.Requests.InWindow)
+	if g := x.Goodput; g.InWindow != int64(b.Extras.Requests.InWindow) || g.OutsideWindow != 1 || !g.Exact {
+		t.Fatalf("window: %+v (report in window %d)", g, b.Extras.Requests.InWindow)
 	}
 	if m := x.Metric("request_count"); *m.Avg != 3 {
 		t.Fatalf("request_count %v", *m.Avg)

@@ -33,8 +33,8 @@ func FromReport(rep *report.Report, index int, opts Options) (*Export, error) {
 		"request_latency ends at the end of the response (AIPerf: at the last content chunk)")
 	m := &b.Metrics
 	var ex *report.ExtraMetrics
-	if b.Goodput != nil {
-		ex = &b.Goodput.Metrics
+	if b.Extras != nil {
+		ex = &b.Extras.Metrics
 	}
 	succOf := func(d *report.StatusDistributionSummary) *report.DistributionSummary {
 		if d == nil {
@@ -56,8 +56,8 @@ func FromReport(rep *report.Report, index int, opts Options) (*Export, error) {
 		succ, errored, incomplete = int64(t.Successful), int64(t.Errored), int64(t.Incomplete)
 	}
 	prov.InWindow = succ + errored + incomplete
-	if b.Goodput != nil {
-		prov.OutsideWindow = int64(b.Goodput.Requests.OutsideWindow)
+	if b.Extras != nil {
+		prov.OutsideWindow = int64(b.Extras.Requests.OutsideWindow)
 	}
 	addDist := func(def int, d *report.DistributionSummary, scale float64, isTime bool, count *int64) {
 		if d == nil || d.Count == 0 {
@@ -123,8 +123,8 @@ func FromReport(rep *report.Report, index int, opts Options) (*Export, error) {
 			sc("total_token_throughput", (totISL+totOSL)/dur)
 		}
 	}
-	if b.Goodput != nil && b.Goodput.SLO != nil {
-		s := b.Goodput.SLO
+	if b.Extras != nil && b.Extras.SLO != nil {
+		s := b.Extras.SLO
 		sc("good_request_count", float64(s.GoodRequests))
 		sc("goodput", float64(s.GoodputRPS))
 		prov.InexactReasons = append(prov.InexactReasons, fmt.Sprintf(
@@ -166,7 +166,7 @@ func summaryMetric(def *aiperfDef, d *report.DistributionSummary, scale float64)
 // per status.
 func approxErrors(b *report.Benchmark, errored, incomplete int64) []ErrorCount {
 	var out []ErrorCount
-	if g := b.Goodput; g != nil && len(g.Errors.ByClass) > 0 {
+	if g := b.Extras; g != nil && len(g.Errors.ByClass) > 0 {
 		for class, n := range g.Errors.ByClass {
 			c := record.ErrorClass(class)
 			if c == record.ErrHTTPStatus && len(g.Errors.ByHTTPStatus) > 0 {

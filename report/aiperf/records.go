@@ -92,8 +92,8 @@ func NewBuilder(rep *report.Report, index int, opts Options) (*Builder, error) {
 	a.samples = map[uint64]float64{}
 	for _, list := range [][]*report.RequestStats{b.Requests.Successful, b.Requests.Errored, b.Requests.Incomplete} {
 		for _, r := range list {
-			if r != nil && r.Goodput != nil && r.RequestEndTime != nil {
-				a.samples[r.Goodput.ID] = float64(*r.RequestEndTime)
+			if r != nil && r.Extras != nil && r.RequestEndTime != nil {
+				a.samples[r.Extras.ID] = float64(*r.RequestEndTime)
 			}
 		}
 	}
@@ -288,7 +288,7 @@ func (a *Builder) Export() (*Export, error) {
 	prov.InWindow = a.ok + a.errs
 	prov.OutsideWindow = a.outside
 	prov.NotDispatched = a.notDispatched
-	if ex := a.rep.Benchmarks[a.index].Goodput; ex != nil {
+	if ex := a.rep.Benchmarks[a.index].Extras; ex != nil {
 		rq := ex.Requests
 		switch {
 		case a.useWindow && int64(rq.InWindow) != prov.InWindow:

@@ -73,7 +73,7 @@ func Write(w io.Writer, r *report.Report) error {
 			lat = append(lat, pcts(m.Latency(l), l.ToMs())...)
 		}
 		t2.Rows = append(t2.Rows, lat)
-		if g := bm.Goodput; g != nil && !g.Exact {
+		if g := bm.Extras; g != nil && !g.Exact {
 			for _, reason := range g.InexactReasons {
 				notes = append(notes, fmt.Sprintf("benchmark %d: %s", i, reason))
 			}
@@ -107,8 +107,8 @@ func Write(w io.Writer, r *report.Report) error {
 			b.WriteString("Approximate: " + n + "\n")
 		}
 	}
-	if r.Goodput != nil && r.Goodput.Knee != nil {
-		b.WriteString("\n" + slo.KneeSummary(r.Goodput.Knee, func(i int) string {
+	if r.Run != nil && r.Run.Knee != nil {
+		b.WriteString("\n" + slo.KneeSummary(r.Run.Knee, func(i int) string {
 			if i < 0 || i >= len(r.Benchmarks) {
 				return ""
 			}

@@ -17,7 +17,7 @@ import (
 func extrasTable(r *report.Report) *texttable.Table {
 	has := false
 	for _, bm := range r.Benchmarks {
-		if bm.Goodput != nil {
+		if bm.Extras != nil {
 			has = true
 			break
 		}
@@ -29,7 +29,7 @@ func extrasTable(r *report.Report) *texttable.Table {
 	// prompt counts (a report without them prints as before).
 	prompt := false
 	for _, bm := range r.Benchmarks {
-		if bm.Goodput != nil && bm.Goodput.PromptTokenMismatch != nil {
+		if bm.Extras != nil && bm.Extras.PromptTokenMismatch != nil {
 			prompt = true
 			break
 		}
@@ -48,7 +48,7 @@ func extrasTable(r *report.Report) *texttable.Table {
 	}
 	for i, bm := range r.Benchmarks {
 		row := []string{fmt.Sprint(i), latencyLabel(bm)}
-		g := bm.Goodput
+		g := bm.Extras
 		if g == nil {
 			for len(row) < len(t.Heads) {
 				row = append(row, "-")
@@ -110,7 +110,7 @@ func mismatchCell(tm report.TokenMismatch) string {
 // clientSaturated reports whether goodput's client could not keep up
 // during the benchmark (its latency figures are then unreliable).
 func clientSaturated(b *report.Benchmark) bool {
-	return b.Goodput != nil && b.Goodput.Client != nil && b.Goodput.Client.Saturated
+	return b.Extras != nil && b.Extras.Client != nil && b.Extras.Client.Saturated
 }
 
 // saturationMark follows the strategy label of a benchmark whose client
@@ -140,7 +140,7 @@ func saturationNotes(r *report.Report) []string {
 			continue
 		}
 		n := fmt.Sprintf("%s benchmark %d (%s): client saturated: latency figures unreliable", saturationMark, i, bm.Config.Strategy.Label())
-		if reason := strings.TrimSpace(report.OneLine(bm.Goodput.Client.Reason)); reason != "" {
+		if reason := strings.TrimSpace(report.OneLine(bm.Extras.Client.Reason)); reason != "" {
 			n += ": " + reason
 		}
 		notes = append(notes, n)

@@ -25,7 +25,7 @@ func extrasReport() *report.Report {
 	lateness := &report.StatusDistributionSummary{Successful: sum(1, 2, 2, 5), Errored: sum(9, 9, 9, 1), Incomplete: &report.DistributionSummary{},
 		// All requests: the lateness of errored requests counts too.
 		Total: sum(1.04, 3.26, 12, 6)}
-	b0 := &report.Benchmark{Config: report.BenchmarkConfig{Strategy: report.Strategy{Type: report.StrategyConstant, Rate: 2}}, Goodput: &report.Extras{
+	b0 := &report.Benchmark{Config: report.BenchmarkConfig{Strategy: report.Strategy{Type: report.StrategyConstant, Rate: 2}}, Extras: &report.Extras{
 		Metrics: report.ExtraMetrics{
 			ScheduledTimeToFirstTokenMs: succ(sum(120.04, 480.5, 510, 5)),
 			DispatchLatenessMs:          lateness,
@@ -37,7 +37,7 @@ func extrasReport() *report.Report {
 		Client:        &report.ClientLoad{Saturated: true, Reason: "timer lag P99 12.0 ms > 5ms: the client process is CPU-starved"},
 	}}
 	empty := succ(&report.DistributionSummary{})
-	b1 := &report.Benchmark{Config: report.BenchmarkConfig{Strategy: report.Strategy{Type: report.StrategyConcurrent, Streams: 4}}, Goodput: &report.Extras{
+	b1 := &report.Benchmark{Config: report.BenchmarkConfig{Strategy: report.Strategy{Type: report.StrategyConcurrent, Streams: 4}}, Extras: &report.Extras{
 		Metrics: report.ExtraMetrics{ScheduledTimeToFirstTokenMs: empty, DispatchLatenessMs: empty, ITLPerGapMs: empty},
 	}}
 	b2 := &report.Benchmark{Config: report.BenchmarkConfig{Strategy: report.Strategy{Type: report.StrategySynchronous}}}
@@ -123,7 +123,7 @@ func TestCSVClientSaturated(t *testing.T) {
 			t.Errorf("benchmark %d: saturated %q, reason %q; want %q, %q", i, row[sat], row[reason], w[0], w[1])
 		}
 	}
-	r.Benchmarks[0].Goodput.Client = &report.ClientLoad{Saturated: false}
+	r.Benchmarks[0].Extras.Client = &report.ClientLoad{Saturated: false}
 	b.Reset()
 	if err := report.WriteCSV(&b, r); err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func TestCSVClientSaturated(t *testing.T) {
 // counts: the share that differ, "-" where nothing was compared.
 func TestConsolePromptMismatch(t *testing.T) {
 	r := extrasReport()
-	r.Benchmarks[0].Goodput.PromptTokenMismatch = &report.TokenMismatch{Compared: 4, ServerHigher: 4}
+	r.Benchmarks[0].Extras.PromptTokenMismatch = &report.TokenMismatch{Compared: 4, ServerHigher: 4}
 	var b bytes.Buffer
 	if err := Write(&b, r); err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 func serverTable(r *report.Report) *texttable.Table {
 	var drain, server, backoff bool
 	for _, bm := range r.Benchmarks {
-		g := bm.Goodput
+		g := bm.Extras
 		if g == nil {
 			continue
 		}
@@ -48,7 +48,7 @@ func serverTable(r *report.Report) *texttable.Table {
 	}
 	for i, bm := range r.Benchmarks {
 		row := []string{fmt.Sprint(i), latencyLabel(bm)}
-		g := bm.Goodput
+		g := bm.Extras
 		if drain {
 			if g == nil || g.Drain == nil {
 				row = append(row, "-", "-", "-")
@@ -86,10 +86,10 @@ func serverTable(r *report.Report) *texttable.Table {
 
 // serverOf is a benchmark's server telemetry, nil when it has none.
 func serverOf(bm *report.Benchmark) *report.ServerTelemetry {
-	if bm.Goodput == nil || bm.Goodput.Telemetry == nil {
+	if bm.Extras == nil || bm.Extras.Telemetry == nil {
 		return nil
 	}
-	return bm.Goodput.Telemetry.Server
+	return bm.Extras.Telemetry.Server
 }
 
 // num formats v × scale with prec decimals, "-" when absent.
@@ -112,7 +112,7 @@ func queueCell(running, waiting *report.Float) string {
 // startedBusy reports whether a benchmark's round started on a busy
 // server (the wait's bound ran out): its figures are contaminated.
 func startedBusy(b *report.Benchmark) bool {
-	return b.Goodput != nil && b.Goodput.Drain != nil && b.Goodput.Drain.Busy
+	return b.Extras != nil && b.Extras.Drain != nil && b.Extras.Drain.Busy
 }
 
 // busyMark follows the strategy label of a benchmark that started on a
@@ -124,7 +124,7 @@ func busyNotes(r *report.Report) []string {
 	var notes []string
 	for i, bm := range r.Benchmarks {
 		if startedBusy(bm) {
-			notes = append(notes, fmt.Sprintf("%s benchmark %d (%s) %s", busyMark, i, bm.Config.Strategy.Label(), bm.Goodput.Drain.Warning()))
+			notes = append(notes, fmt.Sprintf("%s benchmark %d (%s) %s", busyMark, i, bm.Config.Strategy.Label(), bm.Extras.Drain.Warning()))
 		}
 	}
 	return notes

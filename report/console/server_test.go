@@ -21,7 +21,7 @@ func serverReport() *report.Report {
 	}
 	b0 := &report.Benchmark{Config: report.BenchmarkConfig{Strategy: report.Strategy{Type: report.StrategyConcurrent, Streams: 8}},
 		Metrics: report.Metrics{TimeToFirstTokenMs: sum(110, 150, 180, 40)},
-		Goodput: &report.Extras{
+		Extras: &report.Extras{
 			Drain: &report.DrainWait{WaitedS: 0.5, Method: report.DrainGauges, Running: f(0), Waiting: f(0)},
 			Telemetry: &report.BenchmarkTelemetry{Server: &report.ServerTelemetry{
 				RequestsWaitingMean: f(0.25), RequestsWaitingMax: f(3), RequestsRunningMean: f(7.5), RequestsRunningMax: f(8),
@@ -32,12 +32,12 @@ func serverReport() *report.Report {
 		}}
 	b1 := &report.Benchmark{Config: report.BenchmarkConfig{Strategy: report.Strategy{Type: report.StrategyConstant, Rate: 2}},
 		Metrics: report.Metrics{TimeToFirstTokenMs: sum(0, 0, 0, 0)},
-		Goodput: &report.Extras{
+		Extras: &report.Extras{
 			Drain:  &report.DrainWait{WaitedS: 1, Method: report.DrainGauges, Running: f(8), Waiting: f(480), Busy: true},
 			Client: &report.ClientLoad{Backoffs: 64, BackoffS: 2.5},
 		}}
 	b2 := &report.Benchmark{Config: report.BenchmarkConfig{Strategy: report.Strategy{Type: report.StrategyConstant, Rate: 1}},
-		Goodput: &report.Extras{Drain: &report.DrainWait{WaitedS: 0.25, Method: report.DrainLatency}}}
+		Extras: &report.Extras{Drain: &report.DrainWait{WaitedS: 0.25, Method: report.DrainLatency}}}
 	return &report.Report{Benchmarks: []*report.Benchmark{b0, b1, b2}, Layout: report.LayoutGoodput}
 }
 

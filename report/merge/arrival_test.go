@@ -12,16 +12,16 @@ func TestMergedArrivalIsTheRuns(t *testing.T) {
 	total := &report.Arrival{Process: "poisson", Series: []report.RateSegment{{DurationS: 10, FromRate: 30, ToRate: 60}}}
 	share := &report.Arrival{Process: "poisson", Series: []report.RateSegment{{DurationS: 10, FromRate: 10, ToRate: 20}}}
 	shard := func(a *report.Arrival) *report.Benchmark {
-		return &report.Benchmark{Goodput: &report.Extras{Arrival: share, Shard: &report.ShardRound{Count: 3, TotalArrival: a}}}
+		return &report.Benchmark{Extras: &report.Extras{Arrival: share, Shard: &report.ShardRound{Count: 3, TotalArrival: a}}}
 	}
-	b := &report.Benchmark{Goodput: &report.Extras{}}
+	b := &report.Benchmark{Extras: &report.Extras{}}
 	finishMerged(b, []*report.Benchmark{shard(total), shard(total), shard(total)})
-	if b.Goodput.Arrival != total {
-		t.Fatalf("merged arrival %+v, want the run's %+v", b.Goodput.Arrival, total)
+	if b.Extras.Arrival != total {
+		t.Fatalf("merged arrival %+v, want the run's %+v", b.Extras.Arrival, total)
 	}
-	b = &report.Benchmark{Goodput: &report.Extras{}}
+	b = &report.Benchmark{Extras: &report.Extras{}}
 	finishMerged(b, []*report.Benchmark{shard(nil)})
-	if b.Goodput.Arrival != nil {
-		t.Fatalf("merged arrival %+v, want none", b.Goodput.Arrival)
+	if b.Extras.Arrival != nil {
+		t.Fatalf("merged arrival %+v, want none", b.Extras.Arrival)
 	}
 }

@@ -183,7 +183,7 @@ func (s *shardSet) mergeHistBenchmark(k int, why string) (*report.Benchmark, err
 
 	sets := make([]*report.Histograms, len(bs))
 	for i, b := range bs {
-		sets[i] = b.Goodput.Histograms
+		sets[i] = b.Extras.Histograms
 	}
 	merged, hs, err := mergeDecoded(sets)
 	if err != nil {
@@ -196,44 +196,44 @@ func (s *shardSet) mergeHistBenchmark(k int, why string) (*report.Benchmark, err
 	var x report.ExtraMetrics
 	m.RequestLatency, x.RequestLatency = histPair(bs, hs, metric.E2E.Hist, 1e9,
 		func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Metrics.RequestLatency },
-		func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Goodput.Metrics.RequestLatency })
+		func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Extras.Metrics.RequestLatency })
 	m.TimeToFirstTokenMs, x.TimeToFirstTokenMs = histPair(bs, hs, metric.TTFT.Hist, 1e6,
 		func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Metrics.TimeToFirstTokenMs },
 		func(b *report.Benchmark) *report.StatusDistributionSummary {
-			return b.Goodput.Metrics.TimeToFirstTokenMs
+			return b.Extras.Metrics.TimeToFirstTokenMs
 		})
 	m.TimeToFirstOutputTokenMs, x.TimeToFirstOutputTokenMs = histPair(bs, hs, report.HistTTFOT, 1e6,
 		func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Metrics.TimeToFirstOutputTokenMs },
 		func(b *report.Benchmark) *report.StatusDistributionSummary {
-			return b.Goodput.Metrics.TimeToFirstOutputTokenMs
+			return b.Extras.Metrics.TimeToFirstOutputTokenMs
 		})
 	m.TimePerOutputTokenMs, x.TimePerOutputTokenMs = histPair(bs, hs, metric.TPOT.Hist, 1e6,
 		func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Metrics.TimePerOutputTokenMs },
 		func(b *report.Benchmark) *report.StatusDistributionSummary {
-			return b.Goodput.Metrics.TimePerOutputTokenMs
+			return b.Extras.Metrics.TimePerOutputTokenMs
 		})
 	m.InterTokenLatencyMs, x.InterTokenLatencyMs = histPair(bs, hs, metric.ITL.Hist, 1e6,
 		func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Metrics.InterTokenLatencyMs },
 		func(b *report.Benchmark) *report.StatusDistributionSummary {
-			return b.Goodput.Metrics.InterTokenLatencyMs
+			return b.Extras.Metrics.InterTokenLatencyMs
 		})
 	only := func(key string, scale float64, f sds) *report.StatusDistributionSummary {
 		_, p := histPair(bs, hs, key, scale, nil, f)
 		return p
 	}
 	x.TimeToSecondTokenMs = only(report.HistTTST, 1e6, func(b *report.Benchmark) *report.StatusDistributionSummary {
-		return b.Goodput.Metrics.TimeToSecondTokenMs
+		return b.Extras.Metrics.TimeToSecondTokenMs
 	})
-	x.ITLPerGapMs = only(report.HistITLPerGap, 1e6, func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Goodput.Metrics.ITLPerGapMs })
-	x.ITLPerTokenMs = only(report.HistITLPerToken, 1e6, func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Goodput.Metrics.ITLPerTokenMs })
+	x.ITLPerGapMs = only(report.HistITLPerGap, 1e6, func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Extras.Metrics.ITLPerGapMs })
+	x.ITLPerTokenMs = only(report.HistITLPerToken, 1e6, func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Extras.Metrics.ITLPerTokenMs })
 	x.DispatchLatenessMs = only(report.HistLateness, 1e6, func(b *report.Benchmark) *report.StatusDistributionSummary {
-		return b.Goodput.Metrics.DispatchLatenessMs
+		return b.Extras.Metrics.DispatchLatenessMs
 	})
 	x.ScheduledTimeToFirstTokenMs = only(report.HistScheduledTTFT, 1e6, func(b *report.Benchmark) *report.StatusDistributionSummary {
-		return b.Goodput.Metrics.ScheduledTimeToFirstTokenMs
+		return b.Extras.Metrics.ScheduledTimeToFirstTokenMs
 	})
 	x.ScheduledRequestLatency = only(report.HistScheduledLatency, 1e9, func(b *report.Benchmark) *report.StatusDistributionSummary {
-		return b.Goodput.Metrics.ScheduledRequestLatency
+		return b.Extras.Metrics.ScheduledRequestLatency
 	})
 	ex.Metrics = x
 
@@ -273,11 +273,11 @@ func (s *shardSet) mergeHistBenchmark(k int, why string) (*report.Benchmark, err
 	}
 	m.RequestTotals = totals
 
-	ex.Requests = report.RequestCounts{ExactCap: bs[0].Goodput.Requests.ExactCap}
+	ex.Requests = report.RequestCounts{ExactCap: bs[0].Extras.Requests.ExactCap}
 	ex.Errors = report.ErrorCounts{ByClass: map[string]report.Int{}, ByHTTPStatus: map[string]report.Int{}}
 	var diffs []*report.DistributionSummary
 	for _, b := range bs {
-		g := b.Goodput
+		g := b.Extras
 		r := &ex.Requests
 		r.Recorded += g.Requests.Recorded
 		r.Invalid += g.Requests.Invalid
@@ -308,7 +308,7 @@ func (s *shardSet) mergeHistBenchmark(k int, why string) (*report.Benchmark, err
 	for _, b := range bs {
 		acc.AddSchedulerAverages(b)
 	}
-	out := &report.Benchmark{Type: "generative_benchmark", Metrics: m, Goodput: ex}
+	out := &report.Benchmark{Type: "generative_benchmark", Metrics: m, Extras: ex}
 	out.Config = acc.BenchConfig(info)
 	out.SchedulerState = acc.SchedulerState(info, w)
 	out.SchedulerMetrics = acc.SchedulerMetrics(info, w)
@@ -375,7 +375,7 @@ func (s *shardSet) mergeSamples(bs []*report.Benchmark, cfg accum.Config, ms, me
 			case report.StatusErrored:
 				pools[i], pop[i] = slices.Clone(b.Requests.Errored), int64(ss.ErroredRequests)
 			default:
-				g := b.Goodput.Requests
+				g := b.Extras.Requests
 				pools[i], pop[i] = slices.Clone(b.Requests.Incomplete), int64(ss.CancelledRequests-g.NotSent-g.NotDispatched)
 			}
 			pop[i] = max(pop[i], int64(len(pools[i])))
@@ -442,13 +442,13 @@ func shardRequest(r *report.RequestStats, shard int, ms, me float64) *report.Req
 		nid := strconv.FormatUint(RecordID(shard, id), 10)
 		c.RequestID, c.Info.RequestID = nid, nid
 	}
-	if r.Goodput != nil {
-		g := *r.Goodput
+	if r.Extras != nil {
+		g := *r.Extras
 		g.ID = RecordID(shard, g.ID)
 		if c.RequestStartTime != nil && c.RequestEndTime != nil {
 			g.InWindow = float64(*c.RequestEndTime) >= ms && float64(*c.RequestStartTime) <= me
 		}
-		c.Goodput = &g
+		c.Extras = &g
 	}
 	return &c
 }
@@ -462,7 +462,7 @@ func mergePromptTokens(ex *report.Extras, bs []*report.Benchmark) {
 	ovs := map[string][]*report.DistributionSummary{}
 	applied := map[string]report.Int{}
 	for _, b := range bs {
-		g := b.Goodput
+		g := b.Extras
 		if p := g.PromptTokenMismatch; p != nil {
 			pm.Compared += p.Compared
 			pm.Equal += p.Equal

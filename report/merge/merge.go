@@ -106,7 +106,7 @@ func (s *shardSet) n() int { return len(s.files) }
 // round returns shard i's benchmark k and its timetable entry.
 func (s *shardSet) round(i, k int) (*report.Benchmark, *report.ShardRound) {
 	b := s.files[i].Report.Benchmarks[k]
-	return b, b.Goodput.Shard
+	return b, b.Extras.Shard
 }
 
 // Shards merges the shard reports of one run into its report. A
@@ -160,7 +160,7 @@ func Shards(ctx context.Context, shards []File, opt Options) (*report.Report, er
 	}
 	mi.Exact = true
 	for _, b := range benches {
-		if b.Goodput != nil && !b.Goodput.Exact {
+		if b.Extras != nil && !b.Extras.Exact {
 			mi.Exact = false
 		}
 	}
@@ -173,18 +173,18 @@ func Shards(ctx context.Context, shards []File, opt Options) (*report.Report, er
 		}
 		out.Metadata = &m
 	}
-	rx := *ref.Goodput
+	rx := *ref.Run
 	rx.RunID = set.info.RunID
 	rx.Shard, rx.Merge, rx.Knee = nil, mi, nil
 	for _, f := range set.files {
-		rx.Interrupted = rx.Interrupted || f.Report.Goodput.Interrupted
+		rx.Interrupted = rx.Interrupted || f.Report.Run.Interrupted
 	}
 	if rx.Metadata != nil {
 		md := *rx.Metadata
 		md.RunID = set.info.RunID
 		rx.Metadata = &md
 	}
-	out.Goodput = &rx
+	out.Run = &rx
 	return out, nil
 }
 
@@ -195,18 +195,18 @@ func checkShards(shards []File, tol time.Duration) (*shardSet, error) {
 	}
 	for _, f := range shards {
 		r := f.Report
-		if r == nil || r.Goodput == nil || r.Goodput.Shard == nil {
+		if r == nil || r.Run == nil || r.Run.Shard == nil {
 			return nil, refuse(f.Name, "not a shard report: it has no goodput.shard identity (shards are written by goodput benchmark with --shard-count)")
 		}
 	}
-	ref := shards[0].Report.Goodput.Shard
+	ref := shards[0].Report.Run.Shard
 	if ref.Count < 1 {
 		return nil, refuse(shards[0].Name, "shard count %d: want ≥ 1", ref.Count)
 	}
 	byIndex := map[report.Int]*File{}
 	for i := range shards {
 		f := &shards[i]
-		id := f.Report.Goodput.Shard
+		id := f.Report.Run.Shard
 		switch {
 		case id.ConfigHash != ref.ConfigHash:
 			return nil, refuse(f.Name, "configuration hash %s differs from %s in %s: a shard of another run or configuration", id.ConfigHash, ref.ConfigHash, shards[0].Name)
@@ -254,10 +254,10 @@ func checkShards(shards []File, tol time.Duration) (*shardSet, error) {
 			return nil, refuse(f.Name, "has %d benchmarks, its identity says %d rounds (an interrupted or incomplete shard)", len(bs), rounds)
 		}
 		for k, b := range bs {
-			if b.Goodput == nil || b.Goodput.Shard == nil || int(b.Goodput.Shard.Round) != k {
+			if b.Extras == nil || b.Extras.Shard == nil || int(b.Extras.Shard.Round) != k {
 				return nil, refuse(f.Name, "benchmark %d has no goodput.shard entry for round %d", k, k)
 			}
-			if b.Goodput.Histograms == nil {
+			if b.Extras.Histograms == nil {
 				return nil, refuse(f.Name, "benchmark %d has no goodput.histograms", k)
 			}
 			if b.SchedulerState == nil || b.SchedulerMetrics == nil || b.StartTime == nil || b.EndTime == nil {
@@ -277,7 +277,7 @@ func checkShards(shards []File, tol time.Duration) (*shardSet, error) {
 
 // active reports whether shard benchmark b sent anything.
 func active(b *report.Benchmark) bool {
-	return !b.Goodput.Shard.Empty && b.Goodput.Requests.Recorded > 0 && b.SchedulerMetrics.RequestStartTime != nil
+	return !b.Extras.Shard.Empty && b.Extras.Requests.Recorded > 0 && b.SchedulerMetrics.RequestStartTime != nil
 }
 
 // checkRound checks round k's timetable and timeliness across shards and
@@ -296,7 +296,7 @@ func (s *shardSet) checkRound(k int) (report.MergeRound, error) {
 			return mr, refuse(f.Name, "round %d is scheduled %s..%s, shard 0 (%s) has %s..%s", k,
 				fmtNs(sr.ScheduledStartNs), fmtNs(sr.ScheduledEndNs), s.files[0].Name, fmtNs(r0.ScheduledStartNs), fmtNs(r0.ScheduledEndNs))
 		}
-		ms := report.MergeRoundShard{Shard: report.Int(i), StopReason: b.Goodput.StopReason, Client: b.Goodput.Client}
+		ms := report.MergeRoundShard{Shard: report.Int(i), StopReason: b.Extras.StopReason, Client: b.Extras.Client}
 		if b.Metrics.RequestTotals != nil {
 			ms.Requests = b.Metrics.RequestTotals.Total
 		}
@@ -378,17 +378,17 @@ func (s *shardSet) mergedConfig(k int) (accum.Config, error) {
 	}
 	cfg := accum.Config{
 		Warmup: s.info.Warmup, Cooldown: s.info.Cooldown, Constraints: out,
-		Start: int64(sr.ScheduledStartNs), ExactCap: int(b.Goodput.Requests.ExactCap),
+		Start: int64(sr.ScheduledStartNs), ExactCap: int(b.Extras.Requests.ExactCap),
 		SampleSize: sample, Seed: uint64(s.info.Seed) ^ uint64(k),
 	}
 	// The request type and the prompt overhead the shards applied, as
 	// their reports say (a shard that compared no prompt counts says none).
-	for typ, o := range b.Goodput.PromptOverhead {
+	for typ, o := range b.Extras.PromptOverhead {
 		if o != nil {
 			cfg.RequestType, cfg.PromptOverhead = typ, int(o.Applied)
 		}
 	}
-	for _, w := range b.Goodput.TokenWarnings {
+	for _, w := range b.Extras.TokenWarnings {
 		cfg.Tokenizer = w.Tokenizer
 	}
 	return cfg, nil
@@ -427,12 +427,12 @@ func (s *shardSet) mergedInfo(k int) accum.BenchmarkInfo {
 		if int64(sr.EndNs) > lastEnd {
 			lastEnd = int64(sr.EndNs)
 			info.End, info.ProcessingEnd = lastEnd, lastEnd
-			info.StopReason = b.Goodput.StopReason
+			info.StopReason = b.Extras.StopReason
 		}
 	}
 	if lastEnd < 0 { // every shard was empty
 		info.End, info.ProcessingEnd = info.Start, info.Start
-		info.StopReason = b0.Goodput.StopReason
+		info.StopReason = b0.Extras.StopReason
 	}
 	return info
 }
@@ -443,7 +443,7 @@ func mergeClient(bs []*report.Benchmark) *report.ClientLoad {
 	var out *report.ClientLoad
 	var reasons []string
 	for i, b := range bs {
-		c := b.Goodput.Client
+		c := b.Extras.Client
 		if c == nil {
 			continue
 		}
@@ -497,23 +497,23 @@ func (s *shardSet) benchmarksOf(k int) []*report.Benchmark {
 // the client load and the never-sent count of every shard, the shards'
 // own inexact reasons, and the run's arrival shape.
 func finishMerged(b *report.Benchmark, bs []*report.Benchmark) {
-	if b.Goodput == nil {
+	if b.Extras == nil {
 		return
 	}
-	b.Goodput.Client = mergeClient(bs)
-	if sr := bs[0].Goodput.Shard; sr != nil {
-		b.Goodput.Arrival = sr.TotalArrival
+	b.Extras.Client = mergeClient(bs)
+	if sr := bs[0].Extras.Shard; sr != nil {
+		b.Extras.Arrival = sr.TotalArrival
 	}
 	var notSent report.Int
 	for i, sb := range bs {
-		notSent += sb.Goodput.Requests.NotSent
-		for _, r := range sb.Goodput.InexactReasons {
-			b.Goodput.InexactReasons = append(b.Goodput.InexactReasons, fmt.Sprintf("shard %d: %s", i, r))
+		notSent += sb.Extras.Requests.NotSent
+		for _, r := range sb.Extras.InexactReasons {
+			b.Extras.InexactReasons = append(b.Extras.InexactReasons, fmt.Sprintf("shard %d: %s", i, r))
 		}
 	}
-	b.Goodput.Requests.NotSent = notSent
-	if len(b.Goodput.InexactReasons) > 0 {
-		b.Goodput.Exact = false
+	b.Extras.Requests.NotSent = notSent
+	if len(b.Extras.InexactReasons) > 0 {
+		b.Extras.Exact = false
 	}
 }
 

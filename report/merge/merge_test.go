@@ -161,11 +161,11 @@ func buildShardSet(t testing.TB, perShards []int) *shardFixture {
 				Start: mergeStart, End: mergeStart, ProcessingEnd: mergeStart, StopReason: "no_shard_share", Workers: 1}
 		}
 		b := acc.Finish(info)
-		b.Goodput.Shard = &report.ShardRound{Shard: report.Int(i), Count: report.Int(n), ScheduledStartNs: report.Int(mergeStart), ScheduledEndNs: report.Int(mergeStart + 2e9),
+		b.Extras.Shard = &report.ShardRound{Shard: report.Int(i), Count: report.Int(n), ScheduledStartNs: report.Int(mergeStart), ScheduledEndNs: report.Int(mergeStart + 2e9),
 			Total: report.Strategy{Type: report.StrategyConcurrent, Streams: 2 * n, WorkerCount: 2 * n}, Empty: empty,
 			StartNs: report.Int(mergeStart), StopNs: report.Int(info.StopTime), EndNs: report.Int(info.End)}
 		rep := report.NewReport("test", mergeScenario(t), b)
-		rep.Goodput = &report.RunExtras{Version: report.ExtrasVersion, RunID: "run-m", Shard: &report.ShardInfo{
+		rep.Run = &report.RunExtras{Version: report.ExtrasVersion, RunID: "run-m", Shard: &report.ShardInfo{
 			Index: report.Int(i), Count: report.Int(n), ConfigHash: "cafe", RunID: "run-m", StartAt: "1970-01-01T00:16:40Z", StartAtNs: report.Int(mergeStart),
 			RoundSeconds: 2, Rounds: 1, Seed: 42}}
 		raw, err := rep.MarshalJSONBytes()
@@ -245,16 +245,16 @@ func TestMergeFromRecordsIsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mi := rep.Goodput.Merge
-	if mi.Path != PathRecords || !mi.Exact || mi.Shards != 3 || rep.Goodput.RunID != "run-m" || rep.Goodput.Shard != nil {
+	mi := rep.Run.Merge
+	if mi.Path != PathRecords || !mi.Exact || mi.Shards != 3 || rep.Run.RunID != "run-m" || rep.Run.Shard != nil {
 		t.Fatalf("merge info %+v", mi)
 	}
 	got, want := rep.Benchmarks[0], fx.reference(t)
 	if g, w := benchJSON(t, got), benchJSON(t, want); g != w {
 		t.Fatalf("merged benchmark differs from the single-accumulator one:\n got %.600s\nwant %.600s", g, w)
 	}
-	if got.Metrics.RequestTotals.Total != 180 || !got.Goodput.Exact {
-		t.Fatalf("totals %+v exact %v", got.Metrics.RequestTotals, got.Goodput.Exact)
+	if got.Metrics.RequestTotals.Total != 180 || !got.Extras.Exact {
+		t.Fatalf("totals %+v exact %v", got.Metrics.RequestTotals, got.Extras.Exact)
 	}
 	// Sampled ids are distinct across shards.
 	seen := map[string]bool{}
@@ -271,7 +271,7 @@ func TestMergeFromRecordsIsExact(t *testing.T) {
 // than streams) is a valid empty shard, and both merge paths take it.
 func TestMergeEmptyShard(t *testing.T) {
 	fx := buildShardSet(t, []int{30, 30, 0})
-	if b := fx.files[2].Report.Benchmarks[0]; b.Metrics.RequestTotals.Total != 0 || !b.Goodput.Shard.Empty {
+	if b := fx.files[2].Report.Benchmarks[0]; b.Metrics.RequestTotals.Total != 0 || !b.Extras.Shard.Empty {
 		t.Fatalf("empty shard %+v", b.Metrics.RequestTotals)
 	}
 	checkGuideLLM(t, fx.files[2].Report)
@@ -287,8 +287,8 @@ func TestMergeEmptyShard(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := rep.Benchmarks[0]
-		if b.Metrics.RequestTotals.Total != 60 || b.Goodput.StopReason != report.ConstraintMaxDuration || len(rep.Goodput.Merge.Rounds[0].Shards) != 3 {
-			t.Fatalf("records %v: totals %+v, stop %q", records, b.Metrics.RequestTotals, b.Goodput.StopReason)
+		if b.Metrics.RequestTotals.Total != 60 || b.Extras.StopReason != report.ConstraintMaxDuration || len(rep.Run.Merge.Rounds[0].Shards) != 3 {
+			t.Fatalf("records %v: totals %+v, stop %q", records, b.Metrics.RequestTotals, b.Extras.StopReason)
 		}
 		checkGuideLLM(t, rep)
 	}
@@ -307,20 +307,20 @@ func TestMergeFromHistograms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mi := rep.Goodput.Merge
+	mi := rep.Run.Merge
 	if mi.Path != PathHistograms || mi.Exact || mi.Reason != "test" {
 		t.Fatalf("merge info %+v", mi)
 	}
 	got, want := rep.Benchmarks[0], fx.reference(t)
-	if got.Goodput.Exact || len(got.Goodput.InexactReasons) < 4 {
-		t.Fatalf("exact %v, reasons %q", got.Goodput.Exact, got.Goodput.InexactReasons)
+	if got.Extras.Exact || len(got.Extras.InexactReasons) < 4 {
+		t.Fatalf("exact %v, reasons %q", got.Extras.Exact, got.Extras.InexactReasons)
 	}
-	if *got.Metrics.RequestTotals != *want.Metrics.RequestTotals || got.Goodput.Requests != want.Goodput.Requests ||
-		!mapsEqual(got.Goodput.Errors.ByClass, want.Goodput.Errors.ByClass) || got.Goodput.Errors.ErrorRate != want.Goodput.Errors.ErrorRate {
-		t.Fatalf("counts: got %+v %+v, want %+v %+v", got.Metrics.RequestTotals, got.Goodput.Requests, want.Metrics.RequestTotals, want.Goodput.Requests)
+	if *got.Metrics.RequestTotals != *want.Metrics.RequestTotals || got.Extras.Requests != want.Extras.Requests ||
+		!mapsEqual(got.Extras.Errors.ByClass, want.Extras.Errors.ByClass) || got.Extras.Errors.ErrorRate != want.Extras.Errors.ErrorRate {
+		t.Fatalf("counts: got %+v %+v, want %+v %+v", got.Metrics.RequestTotals, got.Extras.Requests, want.Metrics.RequestTotals, want.Extras.Requests)
 	}
-	if got.Goodput.TokenMismatch.Compared != want.Goodput.TokenMismatch.Compared || got.Goodput.TokenMismatch.Equal != want.Goodput.TokenMismatch.Equal {
-		t.Fatalf("token mismatch %+v, want %+v", got.Goodput.TokenMismatch, want.Goodput.TokenMismatch)
+	if got.Extras.TokenMismatch.Compared != want.Extras.TokenMismatch.Compared || got.Extras.TokenMismatch.Equal != want.Extras.TokenMismatch.Equal {
+		t.Fatalf("token mismatch %+v, want %+v", got.Extras.TokenMismatch, want.Extras.TokenMismatch)
 	}
 	// Each histogram-backed distribution equals, percentile for percentile,
 	// the one a single histogram fed every in-window sample gives, and its
@@ -339,10 +339,10 @@ func TestMergeFromHistograms(t *testing.T) {
 	}{
 		{"time_to_first_token_ms", got.Metrics.TimeToFirstTokenMs, want.Metrics.TimeToFirstTokenMs, singleHist(all, ttft, true, 1e6)},
 		{"request_latency", got.Metrics.RequestLatency, want.Metrics.RequestLatency, singleHist(all, lat, true, 1e9)},
-		{"goodput time_to_first_token_ms", got.Goodput.Metrics.TimeToFirstTokenMs, want.Goodput.Metrics.TimeToFirstTokenMs, singleHist(all, ttft, false, 1e6)},
-		{"goodput dispatch_lateness_ms", got.Goodput.Metrics.DispatchLatenessMs, want.Goodput.Metrics.DispatchLatenessMs, singleHist(all, late, false, 1e6)},
-		{"goodput itl_per_gap_ms", got.Goodput.Metrics.ITLPerGapMs, want.Goodput.Metrics.ITLPerGapMs, want.Goodput.Metrics.ITLPerGapMs},
-		{"goodput time_to_second_token_ms", got.Goodput.Metrics.TimeToSecondTokenMs, want.Goodput.Metrics.TimeToSecondTokenMs, want.Goodput.Metrics.TimeToSecondTokenMs},
+		{"goodput time_to_first_token_ms", got.Extras.Metrics.TimeToFirstTokenMs, want.Extras.Metrics.TimeToFirstTokenMs, singleHist(all, ttft, false, 1e6)},
+		{"goodput dispatch_lateness_ms", got.Extras.Metrics.DispatchLatenessMs, want.Extras.Metrics.DispatchLatenessMs, singleHist(all, late, false, 1e6)},
+		{"goodput itl_per_gap_ms", got.Extras.Metrics.ITLPerGapMs, want.Extras.Metrics.ITLPerGapMs, want.Extras.Metrics.ITLPerGapMs},
+		{"goodput time_to_second_token_ms", got.Extras.Metrics.TimeToSecondTokenMs, want.Extras.Metrics.TimeToSecondTokenMs, want.Extras.Metrics.TimeToSecondTokenMs},
 		{"inter_token_latency_ms", got.Metrics.InterTokenLatencyMs, want.Metrics.InterTokenLatencyMs, nil},
 		{"time_per_output_token_ms", got.Metrics.TimePerOutputTokenMs, want.Metrics.TimePerOutputTokenMs, nil},
 	}
@@ -704,7 +704,7 @@ func TestMergePromptTokens(t *testing.T) {
 	shard := func(n report.Int, diff float64) *report.Benchmark {
 		d := point(diff, n)
 		o := point(diff, n)
-		return &report.Benchmark{Goodput: &report.Extras{
+		return &report.Benchmark{Extras: &report.Extras{
 			PromptTokenMismatch: &report.TokenMismatch{Compared: n, ServerHigher: n, Difference: d},
 			PromptOverhead:      map[string]*report.PromptOverhead{"chat_completions": {Applied: 0, Tokens: o}},
 		}}
@@ -716,7 +716,7 @@ func TestMergePromptTokens(t *testing.T) {
 		t.Errorf("merged prompt mismatch %+v, overhead %+v", pm, ex.PromptOverhead)
 	}
 	var none report.Extras
-	mergePromptTokens(&none, []*report.Benchmark{{Goodput: &report.Extras{}}})
+	mergePromptTokens(&none, []*report.Benchmark{{Extras: &report.Extras{}}})
 	if none.PromptTokenMismatch != nil || none.PromptOverhead != nil {
 		t.Errorf("shards without prompt counts: %+v %+v", none.PromptTokenMismatch, none.PromptOverhead)
 	}

@@ -102,7 +102,7 @@ func (s *shardSet) mergeRecords(ctx context.Context) ([]*report.Benchmark, error
 		}
 		bs := s.benchmarksOf(k)
 		for i, st := range streams {
-			if want := int64(bs[i].Goodput.Requests.Recorded); st.count[k] != want {
+			if want := int64(bs[i].Extras.Requests.Recorded); st.count[k] != want {
 				return nil, refuse(st.name, "has %d records of round %d, %s counted %d: the records do not belong to this report", st.count[k], k, s.files[i].Name, want)
 			}
 		}
