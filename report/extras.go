@@ -247,6 +247,18 @@ type StatusHistograms struct {
 	Incomplete string `json:"incomplete"`
 }
 
+// Set stores the encoded histogram of status st (StatusSuccessful, …).
+func (h *StatusHistograms) Set(st uint8, enc string) {
+	switch st {
+	case StatusSuccessful:
+		h.Successful = enc
+	case StatusErrored:
+		h.Errored = enc
+	default:
+		h.Incomplete = enc
+	}
+}
+
 // Histogram metric keys in Histograms.Metrics, besides the latency
 // metrics' own (metric.Latency.Hist).
 const (

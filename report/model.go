@@ -250,6 +250,18 @@ type RequestsByStatus struct {
 	Total      json.RawMessage `json:"total"`
 }
 
+// Set stores the sampled requests of status st (StatusSuccessful, …).
+func (r *RequestsByStatus) Set(st uint8, list []*RequestStats) {
+	switch st {
+	case StatusSuccessful:
+		r.Successful = list
+	case StatusErrored:
+		r.Errored = list
+	default:
+		r.Incomplete = list
+	}
+}
+
 // RequestStats is GuideLLM's GenerativeRequestStats (one request), with
 // goodput's per-request extras under "goodput".
 type RequestStats struct {

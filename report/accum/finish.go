@@ -261,14 +261,7 @@ func (a *Accumulator) histograms(gaps, toks [report.NumStatus]*stats.HistAcc) *r
 			if err != nil {
 				continue // cannot happen for an in-memory histogram
 			}
-			switch st {
-			case report.StatusSuccessful:
-				sh.Successful = enc
-			case report.StatusErrored:
-				sh.Errored = enc
-			default:
-				sh.Incomplete = enc
-			}
+			sh.Set(st, enc)
 		}
 		hs.Metrics[name] = &sh
 	}
@@ -473,14 +466,7 @@ func (a *Accumulator) requestRecords(info BenchmarkInfo, w MeasureWindow) report
 		for _, r := range rs {
 			list = append(list, r.stats(info, w))
 		}
-		switch st {
-		case report.StatusSuccessful:
-			out.Successful = list
-		case report.StatusErrored:
-			out.Errored = list
-		default:
-			out.Incomplete = list
-		}
+		out.Set(st, list)
 	}
 	return out
 }

@@ -115,14 +115,7 @@ func mergeDecoded(sets []*report.Histograms) (*report.Histograms, map[string][re
 			if err != nil {
 				return nil, nil, err
 			}
-			switch st {
-			case report.StatusSuccessful:
-				sh.Successful = enc
-			case report.StatusErrored:
-				sh.Errored = enc
-			default:
-				sh.Incomplete = enc
-			}
+			sh.Set(st, enc)
 			total.Merge(e[st])
 		}
 		e[report.NumStatus] = total
@@ -422,14 +415,7 @@ func (s *shardSet) mergeSamples(bs []*report.Benchmark, cfg accum.Config, ms, me
 		if picked == nil {
 			picked = []*report.RequestStats{}
 		}
-		switch st {
-		case report.StatusSuccessful:
-			out.Successful = picked
-		case report.StatusErrored:
-			out.Errored = picked
-		default:
-			out.Incomplete = picked
-		}
+		out.Set(st, picked)
 	}
 	return out
 }
