@@ -99,7 +99,7 @@ func TestChatTemplateOverhead(t *testing.T) {
 		if billed := rep.Benchmarks[0].Metrics.PromptTokenCount.Successful; billed.Mean != 128 || billed.Min != 128 || billed.Max != 128 {
 			t.Errorf("%+v: billed prompt tokens %+v, want 128", tokens, billed)
 		}
-		if len(g.TokenWarnings) != 0 || strings.Contains(stderr, "WARNING") {
+		if len(g.TokenWarnings) != 0 || strings.Contains(stderr, "tokens: the server's usage") { // not any WARNING: a loaded machine may add the saturation one
 			t.Errorf("%+v: warnings %+v\nstderr:\n%s", tokens, g.TokenWarnings, stderr)
 		}
 		if tokens.OverheadAuto && !strings.Contains(stderr, "prompt overhead 5 tokens (measured with one probe request: 133 prompt tokens billed for 128 counted by o200k_base)") {

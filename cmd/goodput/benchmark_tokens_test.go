@@ -69,7 +69,9 @@ func TestBenchmarkChatTemplateOverhead(t *testing.T) {
 	if pm := b.Extras.PromptTokenMismatch; pm == nil || pm.Equal != 8 || b.Extras.PromptOverhead["chat_completions"].Applied != 5 {
 		t.Fatalf("auto: prompt mismatch %+v overhead %+v", pm, b.Extras.PromptOverhead)
 	}
-	if strings.Contains(stderr, "WARNING") {
+	// Only the token warnings count: a loaded CI machine may add the
+	// client-saturation one.
+	if strings.Contains(stderr, "tokens: the server's usage") {
 		t.Errorf("auto: stderr warns:\n%s", stderr)
 	}
 	for _, r := range recs {
