@@ -94,8 +94,11 @@ const (
 	// created: the warmup (a testRound of load after the process starts,
 	// the server checks and the metadata probes) must end before it on a
 	// loaded 2-core machine, as a real warmup must end before the real
-	// start a few minutes after the apply.
-	startLead = 5 * time.Second
+	// start a few minutes after the apply. Four pods' warmups run at once
+	// here and took up to 2.3 s each (their final telemetry scrape waits up
+	// to the 1 s interval), so 5 s was too close under the race build's
+	// load.
+	startLead = 10 * time.Second
 	// containerTimeout bounds one container: a container that waits for
 	// something is reported, not left hanging.
 	containerTimeout = 60 * time.Second
