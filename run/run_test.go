@@ -126,7 +126,7 @@ func TestRunFromConfig(t *testing.T) {
 func TestRunDrainsByServerGauges(t *testing.T) {
 	cfg := mock.DefaultConfig()
 	cfg.NoAbort = true
-	cfg.TTFT, cfg.TTFTStdev, cfg.ITL, cfg.ITLStdev, cfg.OutputTokensStdev = 100*time.Millisecond, 0, 20*time.Millisecond, 0, 0
+	cfg.TTFT, cfg.TTFTStdev, cfg.ITL, cfg.ITLStdev, cfg.OutputTokensStdev = 100*time.Millisecond, 0, 50*time.Millisecond, 0, 0
 	srv, err := mock.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -135,8 +135,10 @@ func TestRunDrainsByServerGauges(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
-	// 40 tokens at 20 ms after a 100 ms TTFT: 0.9 s per request; a 300 ms
-	// round cuts its requests with about 0.6 s to go.
+	// 40 tokens at 50 ms after a 100 ms TTFT: 2.1 s per request; a 300 ms
+	// round cuts its requests with about 1.8 s to go, of which the end of
+	// the round (its last telemetry scrape waits up to the 1 s interval)
+	// takes some before the drain starts.
 	spec := dataset.Spec{Prompt: dataset.Dist{Mean: 16}, Output: dataset.Dist{Mean: 40}}
 	opts := dataset.Options{Seed: 1, TimeScale: 1}
 	run := func(metrics scorecard.ServerMetrics, maxDrain time.Duration) (*report.Report, string) {
@@ -166,7 +168,7 @@ func TestRunDrainsByServerGauges(t *testing.T) {
 	rep, stderr := run(scorecard.ServerMetricsOn, 10*time.Second)
 	w := rep.Benchmarks[1].Extras.Drain
 	if w == nil || w.Method != report.DrainGauges || w.Busy || w.WaitedS < 0.2 {
-		t.Errorf("drain after a cut round: %+v; want a wait by the gauges of about 0.6 s", w)
+		t.Errorf("drain after a cut round: %+v; want a wait by the gauges of about 1.5 s", w)
 	}
 	if strings.Contains(stderr, "busy server") {
 		t.Errorf("warned of a busy round:\n%s", stderr)
