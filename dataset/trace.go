@@ -273,7 +273,11 @@ func traceTimestamp(t *table, tr *tableRow, col string, unit time.Duration, epoc
 				if epoch.IsZero() {
 					*epoch = tm
 				}
-				v, err = float64(tm.Sub(*epoch))/float64(unit), nil
+				d := tm.Sub(*epoch) // saturates beyond ±292 years
+				if d == math.MaxInt64 || d == math.MinInt64 || d > math.MaxInt64/2 || d < math.MinInt64/2 {
+					return 0, fmt.Errorf("%s: %q: %s is more than 146 years from the first row's time", t.at(tr), col, s)
+				}
+				v, err = float64(d)/float64(unit), nil
 				break
 			}
 		}
