@@ -11,4 +11,10 @@
 // metric, EncodeHistogram/DecodeHistogram store one in a report,
 // MergeHistograms and MergeHistogramSets combine runs and shards, and
 // HistogramSummary turns one back into a DistributionSummary.
+//
+// ci.go holds the confidence intervals: MeanCI (Student's t),
+// PercentileCI/PercentileCIHist (distribution-free, order statistics by the
+// exact binomial; a side too few observations cannot bound is infinite),
+// ProportionCI (Clopper–Pearson) and the one-sided confidences decisions
+// use (PercentileConfidence, ProportionConfidence).
 package stats
