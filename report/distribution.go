@@ -116,6 +116,75 @@ type DistributionSummary struct {
 	TotalSum    Float           `json:"total_sum"`
 	Percentiles Percentiles     `json:"percentiles"`
 	PDF         json.RawMessage `json:"pdf"`
+	// MeanCI and PercentileCIs are the confidence intervals of the mean
+	// (Student's t) and of each percentile (distribution-free, order
+	// statistics), GuideLLM's newest fields; nil in a report that has none
+	// (an older one, another tool's, a rate or concurrency distribution).
+	MeanCI        *ConfidenceInterval `json:"mean_ci,omitempty"`
+	PercentileCIs *PercentileCIs      `json:"percentile_cis,omitempty"`
+}
+
+// ConfidenceInterval is an interval at a confidence (0..1). A bound the
+// sample cannot give at that confidence is null: p99 of 20 requests has
+// no upper bound at 95 %.
+type ConfidenceInterval struct {
+	Lower      *Float `json:"lower"`
+	Upper      *Float `json:"upper"`
+	Confidence Float  `json:"confidence"`
+}
+
+// Bounded reports whether both bounds are known.
+func (c *ConfidenceInterval) Bounded() bool { return c != nil && c.Lower != nil && c.Upper != nil }
+
+// NewConfidenceInterval builds one from bounds, an infinite or NaN bound
+// becoming null.
+func NewConfidenceInterval(lower, upper, confidence float64) *ConfidenceInterval {
+	ci := &ConfidenceInterval{Confidence: Float(confidence)}
+	if !math.IsInf(lower, 0) && !math.IsNaN(lower) {
+		f := Float(lower)
+		ci.Lower = &f
+	}
+	if !math.IsInf(upper, 0) && !math.IsNaN(upper) {
+		f := Float(upper)
+		ci.Upper = &f
+	}
+	return ci
+}
+
+// PercentileCIs are the intervals of the Percentiles, under the same keys.
+type PercentileCIs struct {
+	P001 *ConfidenceInterval `json:"p001"`
+	P01  *ConfidenceInterval `json:"p01"`
+	P05  *ConfidenceInterval `json:"p05"`
+	P10  *ConfidenceInterval `json:"p10"`
+	P25  *ConfidenceInterval `json:"p25"`
+	P50  *ConfidenceInterval `json:"p50"`
+	P75  *ConfidenceInterval `json:"p75"`
+	P90  *ConfidenceInterval `json:"p90"`
+	P95  *ConfidenceInterval `json:"p95"`
+	P99  *ConfidenceInterval `json:"p99"`
+	P999 *ConfidenceInterval `json:"p999"`
+}
+
+func (p *PercentileCIs) slot(i int) **ConfidenceInterval {
+	return [...]**ConfidenceInterval{&p.P001, &p.P01, &p.P05, &p.P10, &p.P25, &p.P50, &p.P75, &p.P90, &p.P95, &p.P99, &p.P999}[i]
+}
+
+// Set stores the interval of PercentileProbs[i].
+func (p *PercentileCIs) Set(i int, ci *ConfidenceInterval) { *p.slot(i) = ci }
+
+// PercentileCI returns the interval of percentile pct (in percent, like
+// Percentile); nil when the report has none.
+func (d *DistributionSummary) PercentileCI(pct float64) *ConfidenceInterval {
+	if d == nil || d.PercentileCIs == nil {
+		return nil
+	}
+	for i, pr := range PercentileProbs {
+		if math.Abs(pr*100-pct) <= 1e-9 {
+			return *d.PercentileCIs.slot(i)
+		}
+	}
+	return nil
 }
 
 // StatusDistributionSummary is GuideLLM's per-status breakdown of a

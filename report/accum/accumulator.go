@@ -72,6 +72,22 @@ type Config struct {
 	// Finish warns (Extras.TokenWarnings); 0 means
 	// DefaultTokenMismatchWarn, a negative value never warns.
 	TokenMismatchWarn float64
+	// Confidence is the confidence (0..1) of every distribution's mean
+	// and percentile intervals (--confidence); 0 means
+	// stats.DefaultConfidence, a negative value computes none.
+	Confidence float64
+}
+
+// confidence is the intervals' confidence, 0 for none.
+func (a *Accumulator) confidence() float64 {
+	switch c := a.cfg.Confidence; {
+	case c == 0:
+		return stats.DefaultConfidence
+	case c < 0 || c >= 1:
+		return 0
+	default:
+		return c
+	}
 }
 
 func (c Config) limits() (maxRequests int, maxSeconds float64) {

@@ -76,6 +76,7 @@ type binnedAgg struct {
 	errored      int64
 	intervals    [report.NumStatus]int64
 	textRequests [report.NumStatus]int64
+	confidence   float64 // of the distributions' intervals
 }
 
 // binSeries holds weights per time bin (Unix seconds) for several
@@ -179,7 +180,7 @@ func (a *Accumulator) ensureBinned(first int64) *binnedAgg {
 		origin = a.minStart
 	}
 	x := &binnedAgg{bins: newBinSeries(NsToSec(origin), 1e-3, binnedTimeBins),
-		errClass: map[string]int64{}, errHTTP: map[int]int64{}}
+		errClass: map[string]int64{}, errHTTP: map[int]int64{}, confidence: a.confidence()}
 	for i := range x.vals {
 		for st := range x.vals[i] {
 			x.vals[i][st] = stats.NewHistAcc()
@@ -280,7 +281,7 @@ func (x *binnedAgg) metrics(w MeasureWindow, ex *report.Extras) report.Metrics {
 		Incomplete: report.Int(x.counts[report.StatusIncomplete]),
 		Total:      report.Int(x.counts[report.StatusSuccessful] + x.counts[report.StatusErrored] + x.counts[report.StatusIncomplete]),
 	}
-	v := func(i int) *report.StatusDistributionSummary { return StatusFromAccs(x.vals[i], binnedScale[i]) }
+	v := func(i int) *report.StatusDistributionSummary { return StatusFromAccs(x.vals[i], binnedScale[i], x.confidence) }
 	m.RequestLatency = v(aLatency)
 	m.RequestStreamingIterationsCount = v(aIters)
 	m.PromptTokenCount = v(aPrompt)
@@ -321,7 +322,7 @@ func (x *binnedAgg) metrics(w MeasureWindow, ex *report.Extras) report.Metrics {
 			pooled[st].Merge(x.vals[aTextIn][st])
 			pooled[st].Merge(x.vals[aTextOut][st])
 		}
-		ms.Total = StatusFromAccs(pooled, 1)
+		ms.Total = StatusFromAccs(pooled, 1, x.confidence)
 		ms.TotalPerSecond = x.bins.rateSDS(-2, 0, 0, false)
 		var twice [report.NumStatus]int64
 		for st := range twice {

@@ -81,7 +81,7 @@ func (e *exact) pair(f sampleFn, zeroW func(s *RequestSummary) float64) (guidell
 		}
 	}
 	ls := vs.Lists()
-	present = stats.StatusSummaryLists(ls, [report.NumStatus + 1]bool{true, true, true, true})
+	present = stats.StatusSummaryListsCI(ls, e.a.confidence(), [report.NumStatus + 1]bool{true, true, true, true})
 	// GuideLLM's figure differs only for the statuses (and the total) with
 	// requests that lack the value.
 	var redo [report.NumStatus + 1]bool
@@ -91,7 +91,7 @@ func (e *exact) pair(f sampleFn, zeroW func(s *RequestSummary) float64) (guidell
 			redo[st], redo[report.NumStatus] = true, true
 		}
 	}
-	guidellm = stats.StatusSummaryLists(ls, redo)
+	guidellm = stats.StatusSummaryListsCI(ls, e.a.confidence(), redo)
 	for st := uint8(0); st <= report.NumStatus; st++ {
 		if !redo[st] {
 			d := *present.ByStatus(st)
@@ -110,7 +110,7 @@ func (e *exact) single(f sampleFn) *report.StatusDistributionSummary {
 			vs.Add(v, w, s.status)
 		}
 	}
-	return stats.StatusSummaryLists(vs.Lists())
+	return stats.StatusSummaryListsCI(vs.Lists(), e.a.confidence())
 }
 
 func unit(*RequestSummary) float64 { return 1 }
@@ -165,7 +165,7 @@ func (e *exact) metrics(ex *report.Extras) (report.Metrics, report.ExtraMetrics)
 	m.TimeToFirstOutputTokenMs, x.TimeToFirstOutputTokenMs = e.pair(nsValue((*RequestSummary).ttfotNs, 1e6), unit)
 	m.TimePerOutputTokenMs, x.TimePerOutputTokenMs = e.pair(tpotSample, outWeight)
 	m.InterTokenLatencyMs, x.InterTokenLatencyMs = e.pair(itlSample, itlWeight)
-	x.TimeToSecondTokenMs = StatusFromAccs(e.a.hist[hTTST], 1e6)
+	x.TimeToSecondTokenMs = StatusFromAccs(e.a.hist[hTTST], 1e6, e.a.confidence())
 	x.DispatchLatenessMs = e.single(nsValue((*RequestSummary).LatenessNs, 1e6))
 	x.ScheduledTimeToFirstTokenMs = e.single(nsValue((*RequestSummary).schedTTFTNs, 1e6))
 	x.ScheduledRequestLatency = e.single(nsValue((*RequestSummary).schedLatencyNs, 1e9))
@@ -234,7 +234,7 @@ func (e *exact) perIteration(withFirst bool) *report.StatusDistributionSummary {
 			vs.Add(tpi, float64(s.tokIters-1), s.status)
 		}
 	}
-	return stats.StatusSummaryLists(vs.Lists())
+	return stats.StatusSummaryListsCI(vs.Lists(), e.a.confidence())
 }
 
 // Event times and weights of the per-request rate and concurrency
@@ -413,14 +413,14 @@ func (e *exact) textTokens() (*report.StatusDistributionSummary, *report.Metrics
 		ms.Input = ins
 	}
 	if hasOut {
-		ms.Output = stats.StatusSummaryLists(outLists)
+		ms.Output = stats.StatusSummaryListsCI(outLists, e.a.confidence())
 	}
 	if hasIn && hasOut {
 		var pooled stats.StatusLists
 		for st := range pooled {
 			pooled[st] = append(append([][]stats.Tagged{}, inLists[st]...), outLists[st]...)
 		}
-		ms.Total = stats.StatusSummaryLists(pooled)
+		ms.Total = stats.StatusSummaryListsCI(pooled, e.a.confidence())
 	}
 	if hasIn {
 		ms.InputPerSecond = e.rates(e.byEnd, hasText, endTime, promptWeight, stats.Window{})

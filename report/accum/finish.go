@@ -162,8 +162,8 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 	a.sums = sumStore{}
 	gaps := a.mergedHist(hGapNoTok, hGapTok)
 	toks := a.mergedHist(hGapNoTok, hTokNorm)
-	ex.Metrics.ITLPerGapMs = StatusFromAccs(gaps, 1e6)
-	ex.Metrics.ITLPerTokenMs = StatusFromAccs(toks, 1e6)
+	ex.Metrics.ITLPerGapMs = StatusFromAccs(gaps, 1e6, a.confidence())
+	ex.Metrics.ITLPerTokenMs = StatusFromAccs(toks, 1e6, a.confidence())
 	if mismatch > 0 || a.undecided > 0 {
 		ex.Exact = false
 		ex.InexactReasons = append(ex.InexactReasons, fmt.Sprintf(
@@ -200,7 +200,7 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 // histExtras derives the extras from the histograms (beyond ExactCap).
 func (a *Accumulator) histExtras() report.ExtraMetrics {
 	h := func(slot int, scale float64) *report.StatusDistributionSummary {
-		return StatusFromAccs(a.hist[slot], scale)
+		return StatusFromAccs(a.hist[slot], scale, a.confidence())
 	}
 	return report.ExtraMetrics{
 		RequestLatency:              h(hLatency, 1e9),
@@ -217,15 +217,15 @@ func (a *Accumulator) histExtras() report.ExtraMetrics {
 
 // StatusFromAccs summarises per-status histogram accumulators and their
 // merge.
-func StatusFromAccs(accs [report.NumStatus]*stats.HistAcc, scale float64) *report.StatusDistributionSummary {
+func StatusFromAccs(accs [report.NumStatus]*stats.HistAcc, scale, confidence float64) *report.StatusDistributionSummary {
 	out := &report.StatusDistributionSummary{}
 	total := stats.NewHistAcc()
 	for st := uint8(0); st < report.NumStatus; st++ {
-		d := accs[st].Summary(scale)
+		d := accs[st].SummaryCI(scale, confidence)
 		out.SetStatus(st, &d)
 		total.Merge(accs[st])
 	}
-	d := total.Summary(scale)
+	d := total.SummaryCI(scale, confidence)
 	out.Total = &d
 	return out
 }

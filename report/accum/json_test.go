@@ -98,7 +98,8 @@ func sdTree() tobj {
 		p = append(p, kv{k, "float"})
 	}
 	return tobj{{"mean", "float"}, {"median", "float"}, {"mode", "float"}, {"variance", "float"}, {"std_dev", "float"},
-		{"min", "float"}, {"max", "float"}, {"count", "int"}, {"total_sum", "float"}, {"percentiles", p}, {"pdf", "null"}}
+		{"min", "float"}, {"max", "float"}, {"count", "int"}, {"total_sum", "float"}, {"percentiles", p}, {"pdf", "null"},
+		{"mean_ci", "tobj?"}, {"percentile_cis", "tobj?"}}
 }
 
 func sdsTree() tobj {

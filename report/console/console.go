@@ -3,6 +3,7 @@ package console
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/goodput-dev/goodput/internal/texttable"
@@ -35,7 +36,7 @@ func Write(w io.Writer, r *report.Report) error {
 		Heads:  []string{"#", "Strategy", "Succ", "Err", "Inc", "Err %", "Req/s", "Out tok/s", "Tot tok/s", "Concur.", "Duration s"},
 	}
 	t2 := &texttable.Table{
-		Title:  "Latency, successful requests (ms)",
+		Title:  latencyTitle(r),
 		Groups: []texttable.Group{{Name: "", Span: 2}},
 		Heads:  []string{"#", "Strategy"},
 	}
@@ -122,6 +123,20 @@ func Write(w io.Writer, r *report.Report) error {
 	return nil
 }
 
+// latencyTitle says what the latency table's brackets are when the
+// report has intervals.
+func latencyTitle(r *report.Report) string {
+	for _, bm := range r.Benchmarks {
+		if d := bm.Metrics.TimeToFirstTokenMs; d != nil && d.Successful != nil && d.Successful.PercentileCIs != nil {
+			if ci := d.Successful.PercentileCIs.P50; ci != nil {
+				return fmt.Sprintf("Latency, successful requests (ms; [%s%% confidence interval]; ≥ x: too few requests to bound it from above)",
+					strconv.FormatFloat(float64(ci.Confidence)*100, 'g', 4, 64))
+			}
+		}
+	}
+	return "Latency, successful requests (ms)"
+}
+
 func meanOf(d *report.StatusDistributionSummary, prec int) string {
 	if d == nil || d.Successful == nil {
 		return "-"
@@ -130,13 +145,43 @@ func meanOf(d *report.StatusDistributionSummary, prec int) string {
 }
 
 // pcts returns P50 (the median), P95 and P99 of the successful requests,
-// times scale; "-" when there is none (a round without a successful
+// times scale, each with its confidence interval when the report has one
+// (pctCell); "-" when there is none (a round without a successful
 // request has no latency, not a latency of 0).
 func pcts(d *report.StatusDistributionSummary, scale float64) []string {
 	if d == nil || d.Successful == nil || d.Successful.Count == 0 {
 		return []string{"-", "-", "-"}
 	}
 	s := d.Successful
-	f := func(v report.Float) string { return fmt.Sprintf("%.1f", float64(v)*scale) }
-	return []string{f(s.Median), f(s.Percentiles.P95), f(s.Percentiles.P99)}
+	return []string{pctCell(s, 50, scale), pctCell(s, 95, scale), pctCell(s, 99, scale)}
+}
+
+// pctCell is percentile pct of s times scale with its interval,
+// "455.0 [388.1, 612.4]". A percentile the sample cannot bound on one side
+// is not printed as a number: "≥ 388.1" gives the bound it has. Without an interval (an older report) it is the value.
+func pctCell(s *report.DistributionSummary, pct, scale float64) string {
+	v, ok := s.Percentile(pct)
+	if !ok {
+		return "-"
+	}
+	ci := s.PercentileCI(pct)
+	if ci == nil {
+		return fmt.Sprintf("%.1f", v*scale)
+	}
+	return CIText(v*scale, ci, scale, 1)
+}
+
+// CIText writes a value with its interval (bounds times scale, prec
+// decimals): "455.0 [388.1, 612.4]"; with only one bound known,
+// "≥ 388.1" or "≤ 12.0", and with neither "too few".
+func CIText(v float64, ci *report.ConfidenceInterval, scale float64, prec int) string {
+	switch {
+	case ci.Bounded():
+		return fmt.Sprintf("%.*f [%.*f, %.*f]", prec, v, prec, float64(*ci.Lower)*scale, prec, float64(*ci.Upper)*scale)
+	case ci.Lower != nil:
+		return fmt.Sprintf("≥ %.*f", prec, float64(*ci.Lower)*scale)
+	case ci.Upper != nil:
+		return fmt.Sprintf("≤ %.*f", prec, float64(*ci.Upper)*scale)
+	}
+	return "too few"
 }

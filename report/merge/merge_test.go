@@ -397,7 +397,7 @@ func singleHist(recs []*record.Record, f func(*accum.RequestSummary) (int64, boo
 			accs[st].Record(0, 1)
 		}
 	}
-	return accum.StatusFromAccs(accs, scale)
+	return accum.StatusFromAccs(accs, scale, 0)
 }
 
 func closeRel(a, b, rel float64) bool {

@@ -37,6 +37,7 @@ type HistAcc struct {
 	sum, sq  float64 // Σ w·(v−shift), Σ w·(v−shift)²
 	Min, Max int64
 	Clamped  int64 // values outside [0, HistHighest] recorded at the edge
+	Squares  float64 // Σ weights², for the effective sample size of the intervals
 	off      int64 // added to values before they enter the histogram (for signed values)
 }
 
@@ -63,6 +64,7 @@ func (a *HistAcc) Record(v, w int64) {
 	d := float64(v) - a.shift
 	fw := float64(w)
 	a.Total += fw
+	a.Squares += fw * fw
 	a.sum += fw * d
 	a.sq += fw * d * d
 	hv := v + a.off
@@ -90,6 +92,7 @@ func (a *HistAcc) Merge(b *HistAcc) {
 	sum := b.sum + b.Total*delta
 	sq := b.sq + 2*delta*b.sum + b.Total*delta*delta
 	a.Total += b.Total
+	a.Squares += b.Squares
 	a.sum += sum
 	a.sq += sq
 	a.Min = min(a.Min, b.Min)
@@ -186,6 +189,56 @@ func MergeHistograms(encoded ...string) (*hdrhistogram.Histogram, error) {
 		}
 	}
 	return out, nil
+}
+
+// SummaryCI is Summary with the mean's and the percentiles' confidence
+// intervals (at confidence; none when it is 0). The sample size is the
+// effective number of observations (Σw)²/Σw² (the count for unit
+// weights); a percentile bound of rank r is the first bucket whose
+// cumulative share reaches r/n, a lower bound its lowest equivalent value
+// and an upper bound its highest (so the histogram widens an interval by
+// at most its precision, never narrows it).
+func (a *HistAcc) SummaryCI(scale, confidence float64) report.DistributionSummary {
+	d := a.Summary(scale)
+	if confidence <= 0 || a == nil || a.Total == 0 || a.Squares <= 0 {
+		return d
+	}
+	n := int64(math.Round(a.Total * a.Total / a.Squares))
+	if n < 1 {
+		return d
+	}
+	m := MeanCI(float64(d.Mean), float64(d.StdDev), n, confidence)
+	d.MeanCI = report.NewConfidenceInterval(m.Lower, m.Upper, confidence)
+	bars := a.Hist.Distribution()
+	total := float64(a.Hist.TotalCount())
+	at := func(r int64, low bool) float64 {
+		cum := 0.0
+		for _, b := range bars {
+			cum += float64(b.Count)
+			if b.Count > 0 && cum*float64(n) >= float64(r)*total-1e-9*total {
+				v := b.To
+				if low {
+					v = b.From
+				}
+				v -= a.off
+				return float64(min(max(v, a.Min), a.Max)) / scale
+			}
+		}
+		return float64(a.Max) / scale
+	}
+	d.PercentileCIs = &report.PercentileCIs{}
+	for i, p := range report.PercentileProbs {
+		lo, hi := OrderStatRanks(n, p, confidence)
+		l, u := math.Inf(-1), math.Inf(1)
+		if lo >= 1 {
+			l = at(lo, true)
+		}
+		if hi <= n {
+			u = at(hi, false)
+		}
+		d.PercentileCIs.Set(i, report.NewConfidenceInterval(l, u, confidence))
+	}
+	return d
 }
 
 // HistogramSummary re-derives a DistributionSummary from a histogram

@@ -165,7 +165,7 @@ func (it *uniqIter) next() (v, w float64, ok bool) {
 // the total weight, the percentiles, mode and mean, and the variance. The
 // sums follow numpy's pairwise order over the distinct values, like
 // SummaryFromUnique.
-func summarizeLists(lists [][]Tagged, count int64) report.DistributionSummary {
+func summarizeLists(lists [][]Tagged, count int64, neff, confidence float64) report.DistributionSummary {
 	it := newUniqIter(lists)
 	n := 0
 	for {
@@ -230,7 +230,64 @@ func summarizeLists(lists [][]Tagged, count int64) report.DistributionSummary {
 	d.Max = report.Float(last)
 	d.Count = report.Int(count)
 	d.TotalSum = report.Float(mean * float64(count))
+	if confidence > 0 && !uniform {
+		addIntervals(&d, it, prob, neff, confidence)
+	}
 	return d
+}
+
+// addIntervals sets d's mean and percentile intervals. The sample size is
+// the effective number of observations of the weighted sample,
+// neff = (Σw)²/Σw² (the count itself for unit weights, where every bound
+// is an exact order statistic); a bound of rank r is the first value whose
+// cumulative probability reaches r/neff.
+func addIntervals(d *report.DistributionSummary, it *uniqIter, prob func(float64) float64, neff, confidence float64) {
+	n := int64(math.Round(neff))
+	if n < 1 {
+		return
+	}
+	m := MeanCI(float64(d.Mean), float64(d.StdDev), n, confidence)
+	d.MeanCI = report.NewConfidenceInterval(m.Lower, m.Upper, confidence)
+	const k = len(report.PercentileProbs)
+	var lo, hi [k]int64
+	var lv, hv [k]float64
+	for i, p := range report.PercentileProbs {
+		lo[i], hi[i] = OrderStatRanks(n, p, confidence)
+		lv[i], hv[i] = math.Inf(-1), math.Inf(1)
+	}
+	// Ranks grow with p, so one pass finds every bound.
+	const eps = 1e-9
+	li, hj := 0, 0
+	for li < k && lo[li] < 1 {
+		li++
+	}
+	cum := 0.0
+	it.reset()
+	for {
+		v, w, ok := it.next()
+		if !ok {
+			break
+		}
+		cum += prob(w)
+		for li < k && cum*float64(n) >= float64(lo[li])-eps {
+			lv[li] = v
+			li++
+		}
+		for hj < k && hi[hj] <= n && cum*float64(n) >= float64(hi[hj])-eps {
+			hv[hj] = v
+			hj++
+		}
+	}
+	d.PercentileCIs = &report.PercentileCIs{}
+	for i := range k {
+		if lo[i] >= 1 && math.IsInf(lv[i], -1) { // rounding left the last rank above the total
+			lv[i] = float64(d.Max)
+		}
+		if hi[i] <= n && math.IsInf(hv[i], 1) {
+			hv[i] = float64(d.Max)
+		}
+		d.PercentileCIs.Set(i, report.NewConfidenceInterval(lv[i], hv[i], confidence))
+	}
 }
 
 // pairwisePull is pairwiseRange over n values pulled in order.
@@ -270,31 +327,45 @@ func pairwisePull(n int, pull func() float64) float64 {
 // sorted lists: each status alone and all together (only the members
 // selected by want; index numStatus is the total).
 func StatusSummaryLists(ls StatusLists, want ...[report.NumStatus + 1]bool) *report.StatusDistributionSummary {
+	return StatusSummaryListsCI(ls, 0, want...)
+}
+
+// StatusSummaryListsCI is StatusSummaryLists with the mean's and the
+// percentiles' confidence intervals at confidence (none when it is 0).
+func StatusSummaryListsCI(ls StatusLists, confidence float64, want ...[report.NumStatus + 1]bool) *report.StatusDistributionSummary {
 	sel := [report.NumStatus + 1]bool{true, true, true, true}
 	if len(want) > 0 {
 		sel = want[0]
 	}
-	var counts [report.NumStatus + 1]float64
+	var counts, squares [report.NumStatus + 1]float64
 	var all [][]Tagged
 	for st := uint8(0); st < report.NumStatus; st++ {
 		for _, l := range ls[st] {
 			for i := range l {
 				counts[st] += l[i].Weight
+				squares[st] += l[i].Weight * l[i].Weight
 			}
 			all = append(all, l)
 		}
 	}
 	// GuideLLM's total concatenates successful, incomplete, errored.
 	counts[report.NumStatus] = counts[report.StatusSuccessful] + counts[report.StatusIncomplete] + counts[report.StatusErrored]
+	squares[report.NumStatus] = squares[report.StatusSuccessful] + squares[report.StatusIncomplete] + squares[report.StatusErrored]
+	neff := func(st uint8) float64 {
+		if squares[st] <= 0 {
+			return 0
+		}
+		return counts[st] * counts[st] / squares[st]
+	}
 	out := &report.StatusDistributionSummary{}
 	for st := uint8(0); st < report.NumStatus; st++ {
 		if sel[st] {
-			d := summarizeLists(ls[st], int64(math.RoundToEven(counts[st])))
+			d := summarizeLists(ls[st], int64(math.RoundToEven(counts[st])), neff(st), confidence)
 			out.SetStatus(st, &d)
 		}
 	}
 	if sel[report.NumStatus] {
-		d := summarizeLists(all, int64(math.RoundToEven(counts[report.NumStatus])))
+		d := summarizeLists(all, int64(math.RoundToEven(counts[report.NumStatus])), neff(report.NumStatus), confidence)
 		out.Total = &d
 	}
 	return out
