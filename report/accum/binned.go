@@ -281,7 +281,9 @@ func (x *binnedAgg) metrics(w MeasureWindow, ex *report.Extras) report.Metrics {
 		Incomplete: report.Int(x.counts[report.StatusIncomplete]),
 		Total:      report.Int(x.counts[report.StatusSuccessful] + x.counts[report.StatusErrored] + x.counts[report.StatusIncomplete]),
 	}
-	v := func(i int) *report.StatusDistributionSummary { return StatusFromAccs(x.vals[i], binnedScale[i], x.confidence) }
+	v := func(i int) *report.StatusDistributionSummary {
+		return StatusFromAccs(x.vals[i], binnedScale[i], x.confidence)
+	}
 	m.RequestLatency = v(aLatency)
 	m.RequestStreamingIterationsCount = v(aIters)
 	m.PromptTokenCount = v(aPrompt)

@@ -36,9 +36,9 @@ type HistAcc struct {
 	shift    float64 // first value, subtracted before summing (precision)
 	sum, sq  float64 // Σ w·(v−shift), Σ w·(v−shift)²
 	Min, Max int64
-	Clamped  int64 // values outside [0, HistHighest] recorded at the edge
+	Clamped  int64   // values outside [0, HistHighest] recorded at the edge
 	Squares  float64 // Σ weights², for the effective sample size of the intervals
-	off      int64 // added to values before they enter the histogram (for signed values)
+	off      int64   // added to values before they enter the histogram (for signed values)
 }
 
 func NewHistAcc() *HistAcc { return &HistAcc{Hist: NewHistogram()} }
