@@ -93,6 +93,9 @@ type Plan struct {
 	// earlier rounds left: by the queue gauges of the server metrics the
 	// telemetry samples, else by the previous round's longest request.
 	Drain *sweep.Drain
+	// Confidence is the confidence (0..1) of the report's intervals and of
+	// the decisions taken on them (0: stats.DefaultConfidence).
+	Confidence float64
 }
 
 // Shard is one pod's share of a multi-pod run.

@@ -23,6 +23,7 @@ import (
 	"github.com/goodput-dev/goodput/metadata"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/accum"
+	"github.com/goodput-dev/goodput/report/stats"
 	"github.com/goodput-dev/goodput/run"
 	"github.com/goodput-dev/goodput/scorecard"
 	"github.com/goodput-dev/goodput/slo"
@@ -45,6 +46,7 @@ type benchOptions struct {
 	outputPath, outputDir, outputs, runID            string
 	force                                            bool
 	sampleRequests                                   int
+	confidence                                       float64 // --confidence
 	maxConcurrency                                   int
 	rampup                                           float64
 	apiKey                                           string
@@ -110,6 +112,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.BoolVar(&o.force, "force", false, "overwrite an existing run directory or output file")
 	fs.IntVar(&o.sampleRequests, "sample-requests", accum.DefaultSampleSize, "request records kept per status in the JSON report (all are in the JSON Lines file) (alias --output-sampling)")
 	fs.IntVar(&o.sampleRequests, "output-sampling", accum.DefaultSampleSize, "alias of --sample-requests")
+	fs.Float64Var(&o.confidence, "confidence", stats.DefaultConfidence, "confidence of every interval the report gives (means, percentiles) and of the knee search's and the SLO's decisions, in (0, 1)")
 	fs.IntVar(&o.maxConcurrency, "max-concurrency", 0, fmt.Sprintf("in-flight cap for constant/poisson (default %d)", loadgen.DefaultMaxConcurrency))
 	fs.Float64Var(&o.rampup, "rampup", 0, "seconds over which concurrent streams start / a constant rate ramps up")
 	fs.StringVar(&o.apiKey, "api-key", "", "API key sent as Bearer, or as x-api-key to messages (default $OPENAI_API_KEY; $ANTHROPIC_API_KEY first for messages); never logged")
@@ -178,6 +181,7 @@ type plan struct {
 	slo         slo.Spec
 	seed        int64
 	samples     int        // --sample-requests
+	confidence  float64    // --confidence
 	tokens      run.Tokens // --chat-template-overhead, --token-mismatch-warn
 	targetLoad  float64    // --target-load-tok-s
 	meta        metadataOptions
@@ -205,7 +209,7 @@ func (p *plan) runConfig() *run.Config {
 		Data: run.Data{Value: p.dataValue, Synthetic: p.synthetic, Options: p.dataOpts, Opened: p.data, Getenv: p.getenv},
 		Plan: run.Plan{
 			Planner: p.planner, Profile: p.profile, Search: p.search, Constraints: p.cons, Warmup: p.warm, Cooldown: p.cool,
-			Seed: p.seed, SampleRequests: p.samples, TargetLoadTokS: p.targetLoad, Drain: p.drain,
+			Seed: p.seed, SampleRequests: p.samples, TargetLoadTokS: p.targetLoad, Drain: p.drain, Confidence: p.confidence,
 			Shard: run.Shard{Plan: p.shardPlan, Shard: p.shard.shard, StartAt: p.shard.startAt, Notes: p.shard.notes,
 				Hash: func(model string) string { return p.shard.configHash(p.key, model) }},
 		},
@@ -562,6 +566,10 @@ func (o *benchOptions) validateOutputs(p *plan) error {
 	p.files = run.Outputs{Path: o.outputPath, Dir: o.outputDir, RunID: o.runID, Force: o.force}
 	p.progress = run.Progress{Disable: o.disableProgress, LogFormat: o.logFormat, Interval: o.progressInterval}
 	p.seed, p.samples, p.warmText, p.meta = o.seed, o.sampleRequests, o.warmup, o.meta
+	if !(o.confidence > 0 && o.confidence < 1) {
+		return usagef("--confidence %v: want a confidence between 0 and 1, e.g. 0.95", o.confidence)
+	}
+	p.confidence = o.confidence
 	return nil
 }
 
