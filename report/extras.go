@@ -54,6 +54,13 @@ type Extras struct {
 	// Arrival is the load's shape where GuideLLM's strategy object cannot
 	// hold it (gamma gaps, shaped ramps, a rate series); nil otherwise.
 	Arrival *Arrival `json:"arrival,omitempty"`
+	// Censored is the censoring-aware view of the requests still in
+	// flight when the benchmark ended (censored.go); nil beyond the exact
+	// cap or in a report without it.
+	Censored *Censored `json:"censored,omitempty"`
+	// WindowThroughput is throughput counted exactly over the measurement
+	// window (censored.go); nil where Censored is.
+	WindowThroughput *WindowThroughput `json:"window_throughput,omitempty"`
 
 	Telemetry *BenchmarkTelemetry `json:"telemetry,omitempty"` // energy, cost and server metrics over the window (package scorecard)
 }

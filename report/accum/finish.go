@@ -132,6 +132,7 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 		e := a.newExact(in, w)
 		m, ex.Metrics = e.metrics(ex)
 		a.errorCounts(in, ex)
+		ex.Censored, ex.WindowThroughput = e.censored(), e.windowThroughput()
 	} else {
 		for _, i := range in {
 			a.binnedAdd(a.sums.at(int(i)))

@@ -187,7 +187,19 @@ func extrasTree() tobj {
 		{"prompt_token_mismatch", "tobj?"}, {"prompt_overhead", "tobj?"}, {"token_warnings", "tarr?"},
 		{"histograms", tobj{{"encoding", "str"}, {"unit", "str"}, {"lowest_discernible", "int"}, {"highest_trackable", "int"},
 			{"significant_digits", "int"}, {"clamped", "int"},
-			{"metrics", "map:histograms"}}}}
+			{"metrics", "map:histograms"}}},
+		{"censored", tobj{{"confidence", "float"}, {"time_to_first_token_ms", censoredTree()}, {"request_latency", censoredTree()}}},
+		{"window_throughput", tobj{{"output_tokens_per_second", "float"}, {"requests_per_second", "float"},
+			{"completed", "int"}, {"in_flight_done", "float"}, {"window_seconds", "float"}}}}
+}
+
+func censoredTree() tobj {
+	p, ci := tobj{}, tobj{}
+	for _, k := range report.PercentileKeys {
+		p = append(p, kv{k, "float|null"})
+		ci = append(ci, kv{k, tobj{{"lower", "float|null"}, {"upper", "float|null"}, {"confidence", "float"}}})
+	}
+	return tobj{{"events", "int"}, {"censored", "int"}, {"max_observed", "float"}, {"percentiles", p}, {"percentile_cis", ci}}
 }
 
 func benchmarkTree() tobj {
