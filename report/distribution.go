@@ -170,6 +170,9 @@ func (p *PercentileCIs) slot(i int) **ConfidenceInterval {
 	return [...]**ConfidenceInterval{&p.P001, &p.P01, &p.P05, &p.P10, &p.P25, &p.P50, &p.P75, &p.P90, &p.P95, &p.P99, &p.P999}[i]
 }
 
+// At is the interval of PercentileProbs[i].
+func (p *PercentileCIs) At(i int) *ConfidenceInterval { return *p.slot(i) }
+
 // Set stores the interval of PercentileProbs[i].
 func (p *PercentileCIs) Set(i int, ci *ConfidenceInterval) { *p.slot(i) = ci }
 

@@ -49,7 +49,21 @@ type SLOResult struct {
 	// ThroughputOutputTokS is the output token rate of all successful
 	// requests over the same window, for goodput = throughput comparisons.
 	ThroughputOutputTokS Float `json:"throughput_output_tokens_per_second"`
+	// Decision is the verdict at the run's confidence: holds (every
+	// objective holds at it), breaks (some objective breaks at it) or
+	// indeterminate (the data cannot tell, though Pass gives the point
+	// estimate's side); Confidence is how sure: the least holding
+	// confidence, else the greatest breaking one. Empty in older reports.
+	Decision   string `json:"decision,omitempty"`
+	Confidence Float  `json:"confidence,omitempty"`
 }
+
+// Decisions of an SLO or one of its objectives at a confidence.
+const (
+	DecisionHolds         = "holds"
+	DecisionBreaks        = "breaks"
+	DecisionIndeterminate = "indeterminate"
+)
 
 // ObjectiveResult is one objective of an SLO on one benchmark.
 type ObjectiveResult struct {
@@ -63,6 +77,19 @@ type ObjectiveResult struct {
 	// successful request with a token): the objective then fails.
 	Missing bool `json:"missing"`
 	Pass    bool `json:"pass"`
+	// Censored says Measured is censoring-aware (Kaplan–Meier over the
+	// requests cut off at the end too; goodput.censored), and AtLeast that
+	// the estimate never reached the percentile: Measured is then only a
+	// lower bound (the longest time seen).
+	Censored bool `json:"censored,omitempty"`
+	AtLeast  bool `json:"at_least,omitempty"`
+	// Decision (holds, breaks, indeterminate) and Confidence are the
+	// objective's verdict at the run's confidence and how sure it is of
+	// the side Pass is on (exact binomial for a percentile, error rate or
+	// attainment; Student's t for a mean; the percentile's interval when
+	// censored). Empty for a maximum.
+	Decision   string `json:"decision,omitempty"`
+	Confidence Float  `json:"confidence,omitempty"`
 }
 
 // Knee is the highest load whose goodput still equals its throughput under
@@ -145,4 +172,7 @@ type GoodputCounts struct {
 	// requests beyond it were placed in or out of the window by the
 	// online decision (see Extras.InexactReasons), not the final window.
 	Approximate bool
+	// Confidence is the confidence the verdict's decisions are taken at
+	// (0: stats' default).
+	Confidence float64
 }

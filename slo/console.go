@@ -2,6 +2,7 @@ package slo
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -47,9 +48,23 @@ func Table(r *report.Report) *texttable.Table {
 		}
 	}
 	title += "; * marks a broken objective"
+	decided := false
+	for _, bm := range r.Benchmarks {
+		if bm.Extras != nil && bm.Extras.SLO != nil && bm.Extras.SLO.Decision != "" {
+			decided = true
+		}
+	}
+	if decided {
+		title += "\n  Decision: the verdict at the run's confidence and how sure it is (holds, breaks, or undecided: the data cannot tell);" +
+			"\n  ≥: a censoring-aware percentile the requests cut off at the end keep unknown, only bounded below"
+	}
 	t := &texttable.Table{Title: title}
 	t.Groups = []texttable.Group{{Name: "", Span: 2}, {Name: "", Span: 1}}
 	t.Heads = []string{"#", "Strategy", "Pass"}
+	if decided {
+		t.Groups[1].Span = 2
+		t.Heads = append(t.Heads, "Decision")
+	}
 	if len(keys) > 0 {
 		t.Groups = append(t.Groups, texttable.Group{Name: "Objectives", Span: len(keys)})
 		for _, k := range keys {
@@ -76,6 +91,9 @@ func Table(r *report.Report) *texttable.Table {
 			continue
 		}
 		row = append(row, map[bool]string{true: "yes", false: "NO"}[s.Pass])
+		if decided {
+			row = append(row, DecisionText(s.Decision, float64(s.Confidence)))
+		}
 		byKey := map[string]report.ObjectiveResult{}
 		for _, o := range s.Objectives {
 			byKey[o.Key] = o
@@ -106,6 +124,8 @@ func objectiveCell(o report.ObjectiveResult) string {
 	switch {
 	case o.Missing:
 		v = "-"
+	case o.Unit == "ms" && o.AtLeast:
+		v = fmt.Sprintf("≥ %.1f", float64(o.Measured))
 	case o.Unit == "ms":
 		v = fmt.Sprintf("%.1f", float64(o.Measured))
 	case o.Key == "attainment":
@@ -117,6 +137,16 @@ func objectiveCell(o report.ObjectiveResult) string {
 		v += "*"
 	}
 	return v
+}
+
+// DecisionText writes a decision with its confidence: "holds 99.2%",
+// "breaks 100%", "undecided 61%"; "-" when there is none.
+func DecisionText(d string, conf float64) string {
+	word := map[string]string{report.DecisionHolds: "holds", report.DecisionBreaks: "breaks", report.DecisionIndeterminate: "undecided"}[d]
+	if word == "" {
+		return "-"
+	}
+	return word + " " + strconv.FormatFloat(math.Floor(conf*1000)/10, 'f', -1, 64) + "%"
 }
 
 // KneeSummary describes a knee in a few lines of text: the knee round and

@@ -1,6 +1,8 @@
 package slo
 
 import (
+	"math"
+
 	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/stats"
@@ -89,6 +91,10 @@ func (s Spec) Judge(b *report.Benchmark, c report.GoodputCounts) *report.SLOResu
 	if b != nil {
 		ex = b.Extras
 	}
+	conf := c.Confidence
+	if conf <= 0 || conf >= 1 {
+		conf = stats.DefaultConfidence
+	}
 	pass := true
 	add := func(o report.ObjectiveResult) {
 		r.Objectives = append(r.Objectives, o)
@@ -100,7 +106,7 @@ func (s Spec) Judge(b *report.Benchmark, c report.GoodputCounts) *report.SLOResu
 			if o.Stat == Each {
 				continue // judged through the attainment
 			}
-			add(latencyResult(o, ex))
+			add(latencyResult(o, ex, conf))
 		case o.Metric == ErrorRate:
 			res := report.ObjectiveResult{Key: o.Key(), Metric: string(o.Metric), Unit: "fraction", Threshold: report.Float(o.Threshold)}
 			if ex == nil || c.InWindow == 0 {
@@ -108,6 +114,9 @@ func (s Spec) Judge(b *report.Benchmark, c report.GoodputCounts) *report.SLOResu
 			} else {
 				res.Measured = ex.Errors.ErrorRate
 				res.Pass = float64(res.Measured) <= o.Threshold
+				errs := int64(math.Round(float64(res.Measured) * float64(c.InWindow)))
+				h, b := stats.ProportionConfidence(c.InWindow-errs, c.InWindow, 1-o.Threshold)
+				decide(&res, h, b, conf)
 			}
 			add(res)
 		}
@@ -123,11 +132,71 @@ func (s Spec) Judge(b *report.Benchmark, c report.GoodputCounts) *report.SLOResu
 		} else {
 			res.Measured = r.Attainment
 			res.Pass = float64(r.Attainment) >= floor-attainmentEpsilon
+			h, b := stats.ProportionConfidence(c.Good, c.Judged, floor-attainmentEpsilon)
+			decide(&res, h, b, conf)
 		}
 		add(res)
 	}
 	r.Pass = pass
+	r.Decision, r.Confidence = overall(r.Objectives)
 	return r
+}
+
+// decide sets an objective's decision at confidence conf from how sure
+// the data makes "it holds" (h) and "it breaks" (b).
+func decide(res *report.ObjectiveResult, h, b, conf float64) {
+	switch {
+	case h >= conf:
+		res.Decision = report.DecisionHolds
+	case b >= conf:
+		res.Decision = report.DecisionBreaks
+	default:
+		res.Decision = report.DecisionIndeterminate
+	}
+	if res.Pass {
+		res.Confidence = report.Float(h)
+	} else {
+		res.Confidence = report.Float(b)
+	}
+}
+
+// overall is the SLO's decision: breaks when an objective breaks (with
+// the greatest such confidence), holds when every decided objective holds
+// (with the least confidence), else indeterminate (with the confidence of
+// the point estimate's side). A missing value breaks; a maximum has no
+// decision of its own and follows its point estimate.
+func overall(objs []report.ObjectiveResult) (string, report.Float) {
+	breaks, holds := report.Float(-1), report.Float(2)
+	undecided := false
+	for _, o := range objs {
+		switch {
+		case o.Missing || (o.Decision == "" && !o.Pass):
+			breaks = max(breaks, 1)
+		case o.Decision == "":
+		case o.Decision == report.DecisionBreaks:
+			breaks = max(breaks, o.Confidence)
+		case o.Decision == report.DecisionHolds:
+			holds = min(holds, o.Confidence)
+		default:
+			undecided = true
+			if o.Pass {
+				holds = min(holds, o.Confidence)
+			} else {
+				breaks = max(breaks, o.Confidence)
+			}
+		}
+	}
+	switch {
+	case breaks >= 0 && !undecided:
+		return report.DecisionBreaks, breaks
+	case undecided && breaks >= 0:
+		return report.DecisionIndeterminate, breaks
+	case undecided:
+		return report.DecisionIndeterminate, holds
+	case holds <= 1:
+		return report.DecisionHolds, holds
+	}
+	return report.DecisionHolds, 1
 }
 
 // roundFraction rounds a derived fraction to 12 decimals (1 − 0.065 is
@@ -138,14 +207,22 @@ func roundFraction(f float64) float64 {
 }
 
 // latencyResult judges one latency objective on the extras' distribution
-// of the successful requests.
-func latencyResult(o Objective, ex *report.Extras) report.ObjectiveResult {
+// of the successful requests; a TTFT or end-to-end percentile of a
+// benchmark that cut requests off at its end is judged on the
+// censoring-aware estimate (goodput.censored) instead, so that the
+// requests that waited longest are not deleted from the tail.
+func latencyResult(o Objective, ex *report.Extras, conf float64) report.ObjectiveResult {
 	res := report.ObjectiveResult{Key: o.Key(), Metric: string(o.Metric), Unit: "ms", Threshold: report.Float(o.Threshold)}
 	switch o.Stat {
 	case Percentile:
 		res.Percentile = report.Float(o.Percentile)
 	case Max:
 		res.Percentile = 100
+	}
+	if o.Stat == Percentile {
+		if cd, scale := censoredDistribution(o.Metric, ex); cd != nil && cd.Censored > 0 {
+			return censoredResult(res, o, cd, scale)
+		}
 	}
 	d, scale := distribution(o.Metric, ex)
 	if d == nil || d.Count <= 0 {
@@ -171,7 +248,98 @@ func latencyResult(o Objective, ex *report.Extras) report.ObjectiveResult {
 	}
 	res.Measured = report.Float(float64(v) * scale)
 	res.Pass = float64(res.Measured) <= o.Threshold
+	switch o.Stat {
+	case Mean:
+		n := int64(d.Count)
+		if d.MeanCI == nil { // a weighted distribution's effective size is not known here
+			break
+		}
+		h, b := stats.MeanConfidence(float64(d.Mean)*scale, float64(d.StdDev)*scale, n, o.Threshold)
+		decide(&res, h, b, conf)
+	case Percentile:
+		if n, k, ok := histAtMost(o.Metric, o.Threshold, ex); ok {
+			h, b := stats.PercentileConfidence(n, k, o.Percentile/100)
+			decide(&res, h, b, conf)
+		}
+	}
 	return res
+}
+
+// censoredResult judges a percentile objective on a Kaplan–Meier
+// estimate: decided when the percentile's interval lies on one side of
+// the threshold (each side then at confidence (1 + c)/2 at least, c the
+// interval's), indeterminate otherwise.
+func censoredResult(res report.ObjectiveResult, o Objective, cd *report.CensoredDistribution, scale float64) report.ObjectiveResult {
+	res.Censored = true
+	v, ok := cd.Percentile(o.Percentile)
+	if !ok {
+		res.AtLeast = true
+		v = float64(cd.MaxObserved)
+	}
+	res.Measured = report.Float(v * scale)
+	res.Pass = ok && float64(res.Measured) <= o.Threshold
+	var ci *report.ConfidenceInterval
+	for i, p := range report.PercentileProbs {
+		if math.Abs(p*100-o.Percentile) <= 1e-9 && cd.PercentileCIs != nil {
+			ci = cd.PercentileCIs.At(i)
+		}
+	}
+	if ci == nil {
+		return res
+	}
+	side := (1 + float64(ci.Confidence)) / 2
+	switch {
+	case ci.Upper != nil && float64(*ci.Upper)*scale <= o.Threshold:
+		res.Decision, res.Confidence = report.DecisionHolds, report.Float(side)
+	case ci.Lower != nil && float64(*ci.Lower)*scale > o.Threshold:
+		res.Decision, res.Confidence = report.DecisionBreaks, report.Float(side)
+	case res.AtLeast && v*scale > o.Threshold:
+		res.Decision, res.Confidence = report.DecisionBreaks, report.Float(side)
+	default:
+		res.Decision, res.Confidence = report.DecisionIndeterminate, 0.5
+	}
+	return res
+}
+
+// censoredDistribution returns the censoring-aware estimate of TTFT or
+// end-to-end latency and the factor to milliseconds; nil for other
+// metrics or without one.
+func censoredDistribution(m Metric, ex *report.Extras) (*report.CensoredDistribution, float64) {
+	if ex == nil || ex.Censored == nil {
+		return nil, 1
+	}
+	switch m {
+	case TTFT:
+		return ex.Censored.TimeToFirstTokenMs, 1
+	case E2E:
+		return ex.Censored.RequestLatency, 1000
+	}
+	return nil, 1
+}
+
+// histAtMost counts the successful requests whose metric m is at most
+// thresholdMs, from the benchmark's HDR histogram (within its 0.1 %), and
+// their number.
+func histAtMost(m Metric, thresholdMs float64, ex *report.Extras) (n, k int64, ok bool) {
+	if ex == nil || ex.Histograms == nil {
+		return 0, 0, false
+	}
+	l, _ := metric.ByKey(string(m))
+	sh := ex.Histograms.Metrics[l.Hist]
+	if sh == nil || sh.Successful == "" {
+		return 0, 0, false
+	}
+	h, err := stats.DecodeHistogram(sh.Successful)
+	if err != nil || h.TotalCount() == 0 {
+		return 0, 0, false
+	}
+	limit := int64(thresholdMs * 1e6)
+	for _, b := range h.Distribution() {
+		if b.Count > 0 && b.To <= limit {
+			k += b.Count
+		}
+	}
+	return h.TotalCount(), k, true
 }
 
 // distribution returns the successful requests' distribution of a

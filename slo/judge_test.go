@@ -164,6 +164,7 @@ func TestJudgeObjectives(t *testing.T) {
 			if math.Abs(float64(o.Measured-w.Measured)) < 1e-9 {
 				o.Measured = w.Measured
 			}
+			o.Decision, o.Confidence = "", 0 // TestJudgeDecisions
 			if o != w {
 				t.Errorf("%s: objective %d\n  %+v\nwant\n  %+v", tc.spec, i, o, w)
 			}
@@ -227,5 +228,28 @@ func TestJudgeOtherPercentile(t *testing.T) {
 	b.Extras.Histograms = nil
 	if o := mustParse(t, "ttft_p97=98ms").Judge(b, c).Objectives[0]; !o.Missing || o.Pass {
 		t.Errorf("no histograms: %+v, want missing", o)
+	}
+}
+
+// TestJudgeDecisions: an attainment decides at the run's confidence by the
+// exact binomial, and a benchmark whose attainment straddles the floor is
+// indeterminate, not passed.
+func TestJudgeDecisions(t *testing.T) {
+	spec := mustParse(t, "ttft=500ms,attainment=90%")
+	for _, tc := range []struct {
+		good, judged int64
+		want         string
+		pass         bool
+	}{
+		{100, 100, report.DecisionHolds, true},       // P(Bin(100, .9) ≤ 99) = 0.99997
+		{19, 20, report.DecisionIndeterminate, true}, // 95 % of 20: P(Bin(20, .9) ≤ 18) = 0.61
+		{60, 100, report.DecisionBreaks, false},
+	} {
+		r := spec.Judge(nil, report.GoodputCounts{InWindow: tc.judged, Judged: tc.judged, Good: tc.good, Confidence: 0.95})
+		o := r.Objectives[0]
+		if o.Decision != tc.want || r.Decision != tc.want || r.Pass != tc.pass {
+			t.Errorf("%d of %d: objective %s (%.4f), benchmark %s, pass %v; want %s, pass %v",
+				tc.good, tc.judged, o.Decision, float64(o.Confidence), r.Decision, r.Pass, tc.want, tc.pass)
+		}
 	}
 }

@@ -192,6 +192,7 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 	b.Requests = a.requestRecords(info, w)
 	if a.thresholds != nil {
 		good.WindowSeconds = float64(w.End-w.Start) / 1e9
+		good.Confidence = a.confidence()
 		ex.SLO = a.cfg.SLO.Judge(b, good)
 	}
 	a.result = b

@@ -108,7 +108,7 @@ func TestAccumulatorGoodputCounts(t *testing.T) {
 	var got report.GoodputCounts
 	b := runGolden(t, Config{Start: base, Seed: 1, SLO: fakeSLO{t: slo.RequestThresholds{TTFTMs: 150, ITLMs: 15}, got: &got}},
 		goldenRecords, BenchmarkInfo{RunID: "g", Start: base})
-	want := report.GoodputCounts{InWindow: 4, Judged: 3, Good: 1, GoodOutputTokens: 4, SuccessfulOutputTokens: 9, WindowSeconds: 0.4}
+	want := report.GoodputCounts{InWindow: 4, Judged: 3, Good: 1, GoodOutputTokens: 4, SuccessfulOutputTokens: 9, WindowSeconds: 0.4, Confidence: 0.95}
 	if got != want {
 		t.Errorf("counts %+v, want %+v", got, want)
 	}
@@ -135,7 +135,7 @@ func TestAccumulatorGoodputWindow(t *testing.T) {
 	// request 1 only. Beyond an exact cap of 3 the requests are counted by
 	// the online decision, which is exact for phases in seconds.
 	cons := []report.Constraint{{Kind: report.ConstraintMaxDuration, Seconds: 10}}
-	want := report.GoodputCounts{InWindow: 9, Judged: 9, Good: 8, GoodOutputTokens: 24, SuccessfulOutputTokens: 27, WindowSeconds: 7}
+	want := report.GoodputCounts{InWindow: 9, Judged: 9, Good: 8, GoodOutputTokens: 24, SuccessfulOutputTokens: 27, WindowSeconds: 7, Confidence: 0.95}
 	for _, exactCap := range []int{0, 3} {
 		var got report.GoodputCounts
 		cfg := Config{Start: base, Constraints: cons, Warmup: mustPhase(t, "2"), Cooldown: mustPhase(t, "0.1"), ExactCap: exactCap,

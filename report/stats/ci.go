@@ -330,3 +330,34 @@ func betaCF(a, b, x float64) float64 {
 	}
 	return h
 }
+
+// TCDF is P(T ≤ t) for Student's t distribution with df degrees of
+// freedom.
+func TCDF(t, df float64) float64 {
+	if math.IsNaN(t) {
+		return math.NaN()
+	}
+	tail := 0.5 * RegIncBeta(df/2, 0.5, df/(df+t*t))
+	if t > 0 {
+		return 1 - tail
+	}
+	return tail
+}
+
+// MeanConfidence is how sure a sample (mean, population stdev, n) makes
+// the claims "the true mean is at most t" (holds) and "above t" (breaks):
+// one-sided Student's t confidences, summing to 1. n < 2 gives 0, 0.
+func MeanConfidence(mean, stdev float64, n int64, t float64) (holds, breaks float64) {
+	if n < 2 {
+		return 0, 0
+	}
+	s := stdev * math.Sqrt(float64(n)/float64(n-1))
+	if s == 0 {
+		if mean <= t {
+			return 1, 0
+		}
+		return 0, 1
+	}
+	h := TCDF((t-mean)/(s/math.Sqrt(float64(n))), float64(n-1))
+	return h, 1 - h
+}

@@ -221,3 +221,17 @@ func TestCoverageBySimulation(t *testing.T) {
 		}
 	}
 }
+
+func TestTCDFInvertsTQuantile(t *testing.T) {
+	for _, df := range []float64{1, 4, 23, 500} {
+		for _, q := range []float64{0.025, 0.3, 0.9, 0.995} {
+			if got := TCDF(TQuantile(q, df), df); math.Abs(got-q) > 1e-9 {
+				t.Errorf("TCDF(TQuantile(%g, %g)) = %g", q, df, got)
+			}
+		}
+	}
+	h, b := MeanConfidence(10, 2, 25, 10)
+	if math.Abs(h-0.5) > 1e-12 || math.Abs(b-0.5) > 1e-12 {
+		t.Errorf("a mean on its threshold: holds %g breaks %g, want 0.5 each", h, b)
+	}
+}
