@@ -29,6 +29,10 @@ const (
 // MaxDuration and MaxRequests (or a finite source) must end it.
 type Constraints struct {
 	MaxDuration time.Duration // stop scheduling and cancel in-flight requests
+	// Drain, with MaxDuration, lets the requests in flight at MaxDuration
+	// finish for up to this long instead of cancelling them at once
+	// (--drain): only those still running after it are cancelled.
+	Drain time.Duration
 	MaxRequests int           // stop creating at N; in-flight requests finish
 	MaxErrors   int           // stop everything at N errored requests
 	// MaxErrorRate stops everything when the share of errored requests in
@@ -42,6 +46,8 @@ func (c Constraints) Validate() error {
 	switch {
 	case c.MaxDuration < 0:
 		return errors.New("max seconds must not be negative")
+	case c.Drain < 0:
+		return errors.New("drain must not be negative")
 	case c.MaxRequests < 0:
 		return errors.New("max requests must not be negative")
 	case c.MaxErrors < 0:
@@ -264,8 +270,13 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 	if d := b.Constraints.MaxDuration; d > 0 {
 		// The deadline counts from the scheduled start, so shards that
 		// share a StartAt also share their end, however late one woke.
-		t := time.AfterFunc(max(0, e.clock.Until(start+int64(d))), func() { r.stop(StopMaxDuration, true) })
+		drain := b.Constraints.Drain
+		t := time.AfterFunc(max(0, e.clock.Until(start+int64(d))), func() { r.stop(StopMaxDuration, drain <= 0) })
 		defer t.Stop()
+		if drain > 0 {
+			t2 := time.AfterFunc(max(0, e.clock.Until(start+int64(d+drain))), func() { r.stop(StopMaxDuration, true) })
+			defer t2.Stop()
+		}
 	}
 	watchDone := make(chan struct{})
 	go func() {

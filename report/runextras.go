@@ -125,6 +125,15 @@ type Knee struct {
 	// Limit names the client-side limit that ended the search without a
 	// knee (max concurrency, max rate, time budget), "" otherwise.
 	Limit string `json:"limit"`
+	// HoldsConfidence is how sure the knee round holds the SLO and
+	// BreaksConfidence how sure the round above breaks it (their SLO
+	// decisions, at the run's confidence). Indeterminate says one side or
+	// both could not be decided at that confidence: the search then names
+	// no knee (Found is false) but keeps the bracket (Index, Above). All
+	// omitted in older reports.
+	HoldsConfidence  Float `json:"holds_confidence,omitempty"`
+	BreaksConfidence Float `json:"breaks_confidence,omitempty"`
+	Indeterminate    bool  `json:"indeterminate,omitempty"`
 }
 
 // RunMetadata holds the twelve fields that make a run auditable, plus free

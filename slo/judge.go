@@ -160,18 +160,19 @@ func decide(res *report.ObjectiveResult, h, b, conf float64) {
 	}
 }
 
-// overall is the SLO's decision: breaks when an objective breaks (with
-// the greatest such confidence), holds when every decided objective holds
-// (with the least confidence), else indeterminate (with the confidence of
-// the point estimate's side). A missing value breaks; a maximum has no
-// decision of its own and follows its point estimate.
+// overall is the SLO's decision: breaks when an objective breaks at the
+// confidence (with the greatest such confidence; a missing value breaks
+// for sure), else indeterminate when an objective is undecided (with the
+// confidence of the point estimate's side), else holds (with the least
+// confidence). A maximum has no decision of its own and follows its point
+// estimate.
 func overall(objs []report.ObjectiveResult) (string, report.Float) {
-	breaks, holds := report.Float(-1), report.Float(2)
+	breaks, holds, lean := report.Float(-1), report.Float(2), report.Float(-1)
 	undecided := false
 	for _, o := range objs {
 		switch {
 		case o.Missing || (o.Decision == "" && !o.Pass):
-			breaks = max(breaks, 1)
+			breaks = 1
 		case o.Decision == "":
 		case o.Decision == report.DecisionBreaks:
 			breaks = max(breaks, o.Confidence)
@@ -182,15 +183,15 @@ func overall(objs []report.ObjectiveResult) (string, report.Float) {
 			if o.Pass {
 				holds = min(holds, o.Confidence)
 			} else {
-				breaks = max(breaks, o.Confidence)
+				lean = max(lean, o.Confidence)
 			}
 		}
 	}
 	switch {
-	case breaks >= 0 && !undecided:
+	case breaks >= 0:
 		return report.DecisionBreaks, breaks
-	case undecided && breaks >= 0:
-		return report.DecisionIndeterminate, breaks
+	case undecided && lean >= 0:
+		return report.DecisionIndeterminate, lean
 	case undecided:
 		return report.DecisionIndeterminate, holds
 	case holds <= 1:

@@ -267,7 +267,7 @@ func (k KneeSearch) points(rounds []Round) ([]point, error) {
 		if err != nil {
 			return nil, err
 		}
-		p := point{idx: i, pass: s.Pass, wide: k.wide(s)}
+		p := point{idx: i, pass: s.Pass, wide: k.wide(s), decision: s.Decision, conf: s.Confidence}
 		if k.Axis == AxisRate {
 			p.load = r.Strategy.Rate
 		} else {
@@ -392,8 +392,9 @@ func (k KneeSearch) decide(all []point) decision {
 		}
 		if hi-lo <= k.Tolerance*lo || k.Axis == AxisConcurrency && hi-lo <= 1 {
 			d.stop = true
-			d.reason = fmt.Sprintf("The SLO holds at %s (benchmark %d) and breaks at %s (benchmark %d): bracketed within %.3g%%.",
-				k.label(lo), pts[b.lo].idx, k.label(hi), pts[b.hi].idx, 100*(hi-lo)/lo)
+			hs, bs := sides(pts[b.lo], pts[b.hi])
+			d.reason = fmt.Sprintf("The SLO holds at %s (benchmark %d)%s and breaks at %s (benchmark %d)%s: bracketed within %.3g%%.",
+				k.label(lo), pts[b.lo].idx, hs, k.label(hi), pts[b.hi].idx, bs, 100*(hi-lo)/lo)
 			return d
 		}
 		mid := (lo + hi) / 2
@@ -472,6 +473,9 @@ func (k KneeSearch) Knee(rounds []Round) *report.Knee {
 	kn := newKnee(k.mode(), rounds, d.pts, d.bracket, k.label)
 	kn.Limit = d.limit
 	reason := d.reason
+	if kn.Indeterminate {
+		reason = kn.Reason
+	}
 	if !d.stop && len(rounds) >= k.MaxRounds {
 		reason = fmt.Sprintf("The search stopped at its limit of %d rounds before it converged, %d of them left out.", k.MaxRounds, len(rounds)-len(pts))
 		if d.found {

@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/goodput-dev/goodput/loadgen"
@@ -72,6 +73,20 @@ type point struct {
 	// saturated: the load generator was CPU-starved during the round,
 	// which inflates the latencies it measured.
 	saturated bool
+	// decision and conf are the round's SLO decision at the run's
+	// confidence and how sure it is ("" and 0 in older reports).
+	decision string
+	conf     report.Float
+}
+
+// sides says how sure the knee's two rounds are, for the search's
+// reason: " with 97.1 % confidence", " with 99 %", or "" without
+// decisions.
+func sides(lo, hi point) (string, string) {
+	if lo.decision == "" || hi.decision == "" {
+		return "", ""
+	}
+	return " with " + pct(lo.conf) + " confidence", " with " + pct(hi.conf)
 }
 
 // bracket is the knee's place among the points: lo is the highest passing
@@ -132,7 +147,17 @@ func newKnee(mode string, rounds []Round, pts []point, b bracket, label func(flo
 		k.Above = report.Int(pts[b.hi].idx)
 	}
 	k.Found = b.lo >= 0 && b.hi >= 0
+	if k.Found {
+		decideKnee(k, rounds[pts[b.lo].idx], rounds[pts[b.hi].idx])
+	}
 	switch {
+	case k.Indeterminate:
+		k.Reason = fmt.Sprintf("The knee is indeterminate: %s (benchmark %d) %s and %s (benchmark %d) %s, short of the confidence asked; run longer rounds (--max-seconds, --max-requests) to decide.",
+			label(pts[b.lo].load), pts[b.lo].idx, sideText("holds", k.HoldsConfidence, rounds[pts[b.lo].idx]),
+			label(pts[b.hi].load), pts[b.hi].idx, sideText("breaks", k.BreaksConfidence, rounds[pts[b.hi].idx]))
+	case k.Found && k.HoldsConfidence > 0:
+		k.Reason = fmt.Sprintf("The SLO holds up to %s (benchmark %d) with %s confidence and breaks at %s (benchmark %d) with %s.",
+			label(pts[b.lo].load), pts[b.lo].idx, pct(k.HoldsConfidence), label(pts[b.hi].load), pts[b.hi].idx, pct(k.BreaksConfidence))
 	case k.Found:
 		k.Reason = fmt.Sprintf("The SLO holds up to %s (benchmark %d) and breaks at %s (benchmark %d).",
 			label(pts[b.lo].load), pts[b.lo].idx, label(pts[b.hi].load), pts[b.hi].idx)
@@ -142,6 +167,35 @@ func newKnee(mode string, rounds []Round, pts []point, b bracket, label func(flo
 		k.Reason = "No round measured a load to judge."
 	}
 	return k
+}
+
+// decideKnee sets the knee's confidences from the SLO decisions of the
+// knee round (lo) and the round above (hi), and marks the knee
+// indeterminate (not found) when either side is not decided at the run's
+// confidence. Rounds without decisions (older reports) leave it as is.
+func decideKnee(k *report.Knee, lo, hi Round) {
+	sl, sh := lo.Benchmark.Extras.SLO, hi.Benchmark.Extras.SLO
+	if sl.Decision == "" || sh.Decision == "" {
+		return
+	}
+	k.HoldsConfidence, k.BreaksConfidence = sl.Confidence, sh.Confidence
+	if sl.Decision != report.DecisionHolds || sh.Decision != report.DecisionBreaks {
+		k.Indeterminate, k.Found = true, false
+	}
+}
+
+// sideText says how sure a round is of its side: "holds with 97.1 %
+// confidence", or "only 61 % sure it holds" when undecided.
+func sideText(side string, conf report.Float, r Round) string {
+	if d := r.Benchmark.Extras.SLO.Decision; d == report.DecisionHolds || d == report.DecisionBreaks {
+		return fmt.Sprintf("%s with %s confidence", d, pct(conf))
+	}
+	return fmt.Sprintf("%s with only %s confidence", side, pct(conf))
+}
+
+// pct writes a confidence as a percentage rounded down to 0.1.
+func pct(c report.Float) string {
+	return strconv.FormatFloat(math.Floor(float64(c)*1000)/10, 'f', -1, 64) + " %"
 }
 
 // noiseNote names the failing rounds at or below the knee's load.

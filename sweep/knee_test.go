@@ -40,7 +40,7 @@ func TestKneeSearchConcurrency(t *testing.T) {
 	if kn.GoodputOutputTokS != 4200 || kn.ThroughputOutputTokS != 4200 || kn.Replicas != 3 || kn.TargetLoadTokS != 10000 {
 		t.Errorf("goodput %+v", kn)
 	}
-	if !strings.Contains(kn.Reason, "holds at concurrency 42 (benchmark 10) and breaks at concurrency 44 (benchmark 9)") {
+	if !strings.Contains(kn.Reason, "holds at concurrency 42 (benchmark 10) with 99.3 % confidence and breaks at concurrency 44 (benchmark 9) with 100 %") {
 		t.Errorf("reason %q", kn.Reason)
 	}
 	if rounds[0].Strategy.Kind != loadgen.Concurrent {

@@ -46,7 +46,8 @@ type benchOptions struct {
 	outputPath, outputDir, outputs, runID            string
 	force                                            bool
 	sampleRequests                                   int
-	confidence                                       float64 // --confidence
+	confidence                                       float64       // --confidence
+	drainEnd                                         time.Duration // --drain
 	maxConcurrency                                   int
 	rampup                                           float64
 	apiKey                                           string
@@ -112,6 +113,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.BoolVar(&o.force, "force", false, "overwrite an existing run directory or output file")
 	fs.IntVar(&o.sampleRequests, "sample-requests", accum.DefaultSampleSize, "request records kept per status in the JSON report (all are in the JSON Lines file) (alias --output-sampling)")
 	fs.IntVar(&o.sampleRequests, "output-sampling", accum.DefaultSampleSize, "alias of --sample-requests")
+	fs.DurationVar(&o.drainEnd, "drain", 0, "at --max-seconds, stop sending and let the requests in flight finish for up to this long (e.g. 30s) instead of cancelling them; their latencies then enter the figures (default 0: cancel them, and the report treats them as censored)")
 	fs.Float64Var(&o.confidence, "confidence", stats.DefaultConfidence, "confidence of every interval the report gives (means, percentiles) and of the knee search's and the SLO's decisions, in (0, 1)")
 	fs.IntVar(&o.maxConcurrency, "max-concurrency", 0, fmt.Sprintf("in-flight cap for constant/poisson (default %d)", loadgen.DefaultMaxConcurrency))
 	fs.Float64Var(&o.rampup, "rampup", 0, "seconds over which concurrent streams start / a constant rate ramps up")
@@ -491,7 +493,10 @@ func (o *benchOptions) validateLimits(p *plan) error {
 	}
 	p.cons = loadgen.Constraints{
 		MaxDuration: time.Duration(o.maxSeconds * float64(time.Second)), MaxRequests: o.maxRequests,
-		MaxErrors: o.maxErrors, MaxErrorRate: o.maxErrorRate,
+		MaxErrors: o.maxErrors, MaxErrorRate: o.maxErrorRate, Drain: o.drainEnd,
+	}
+	if o.drainEnd < 0 || (o.drainEnd > 0 && o.maxSeconds == 0) {
+		return usagef("--drain %v: want a duration ≥ 0 with --max-seconds (how long requests in flight at the end may finish)", o.drainEnd)
 	}
 	if p.warm, err = report.ParseTransientPhase(o.warmup); err != nil {
 		return usagef("--warmup: %v", err)
