@@ -278,6 +278,7 @@ func (c *csvCols) goodput(b *Benchmark) {
 	c.add("Goodput Token Mismatch", "Equal", "", strconv.FormatInt(int64(tm.Equal), 10))
 	c.add("Goodput Token Mismatch", "Server Higher", "", strconv.FormatInt(int64(tm.ServerHigher), 10))
 	c.add("Goodput Token Mismatch", "Client Higher", "", strconv.FormatInt(int64(tm.ClientHigher), 10))
+	c.censored(g)
 	c.slo(g.SLO)
 }
 
@@ -295,6 +296,10 @@ func (c *csvCols) slo(s *SLOResult) {
 	c.add("Goodput SLO", "Goodput", "Requests/Sec", pyFloat(float64(s.GoodputRPS)))
 	c.add("Goodput SLO", "Goodput", "Output Tokens/Sec", pyFloat(float64(s.GoodputOutputTokS)))
 	c.add("Goodput SLO", "Throughput", "Output Tokens/Sec", pyFloat(float64(s.ThroughputOutputTokS)))
+	if s.Decision != "" {
+		c.add("Goodput SLO", "Decision", "", s.Decision)
+		c.add("Goodput SLO", "Decision Confidence", "", pyFloat(float64(s.Confidence)))
+	}
 	for _, o := range s.Objectives {
 		field := o.Key + " " + o.Unit
 		c.add("Goodput SLO Objective", field, "Threshold", pyFloat(float64(o.Threshold)))
@@ -390,5 +395,62 @@ func (c *csvCols) stats(d *StatusDistributionSummary, group, units string) {
 			parts[i] = pyFloat(float64(v))
 		}
 		c.add(group, field, "Percentiles", "["+strings.Join(parts, ", ")+"]")
+		if strings.HasPrefix(group, "Goodput") && s.MeanCI != nil {
+			c.add(group, field, "Mean CI", ciCell(s.MeanCI))
+			if s.PercentileCIs != nil {
+				c.add(group, field, "P50 CI", ciCell(s.PercentileCIs.P50))
+				c.add(group, field, "P95 CI", ciCell(s.PercentileCIs.P95))
+				c.add(group, field, "P99 CI", ciCell(s.PercentileCIs.P99))
+			}
+		}
+	}
+}
+
+// ciCell writes an interval as "[lower, upper]", None for a bound the
+// sample cannot give (empty without an interval).
+func ciCell(ci *ConfidenceInterval) string {
+	if ci == nil {
+		return ""
+	}
+	b := func(f *Float) string {
+		if f == nil {
+			return "None"
+		}
+		return pyFloat(float64(*f))
+	}
+	return "[" + b(ci.Lower) + ", " + b(ci.Upper) + "]"
+}
+
+// censored adds the censoring-aware percentiles and the window-exact
+// throughput (nothing without them).
+func (c *csvCols) censored(g *Extras) {
+	if x := g.Censored; x != nil {
+		for _, m := range []struct {
+			name, unit string
+			d          *CensoredDistribution
+		}{{"Time to First Token", "ms", x.TimeToFirstTokenMs}, {"Request Latency", "Sec", x.RequestLatency}} {
+			if m.d == nil {
+				continue
+			}
+			field := m.name + " " + m.unit
+			c.add("Goodput Censoring-Aware", field, "Censored", strconv.FormatInt(int64(m.d.Censored), 10))
+			for _, pct := range []float64{50, 95, 99} {
+				v := "None"
+				if f, ok := m.d.Percentile(pct); ok {
+					v = pyFloat(f)
+				}
+				name := fmt.Sprintf("P%g", pct)
+				c.add("Goodput Censoring-Aware", field, name, v)
+				for i, p := range PercentileProbs {
+					if p*100 == pct && m.d.PercentileCIs != nil {
+						c.add("Goodput Censoring-Aware", field, name+" CI", ciCell(m.d.PercentileCIs.At(i)))
+					}
+				}
+			}
+		}
+	}
+	if w := g.WindowThroughput; w != nil {
+		c.add("Goodput Window Throughput", "Output Tokens", "Per Sec", pyFloat(float64(w.OutputTokensPerSecond)))
+		c.add("Goodput Window Throughput", "Requests", "Per Sec", pyFloat(float64(w.RequestsPerSecond)))
 	}
 }
