@@ -25,6 +25,11 @@ type point struct {
 	hollow bool
 	// label is written beside a scatter marker.
 	label string
+	// bar draws an error bar from lo to hi (the confidence interval of
+	// y); an infinite end (a bound the sample cannot give) runs to the
+	// plot's edge.
+	bar    bool
+	lo, hi float64
 }
 
 // series is one named set of points.
@@ -167,6 +172,9 @@ func (c *chart) layout() *layout {
 			if usable(p.x) && usable(p.y) && (!c.x.log || p.x > 0) && (!c.y.log || p.y > 0) {
 				xs, ys = append(xs, p.x), append(ys, p.y)
 				l.hasData = true
+				if p.bar {
+					ys = keep(keep(ys, p.lo, c.y.log), p.hi, c.y.log)
+				}
 			}
 		}
 	}
@@ -425,6 +433,25 @@ func (c *chart) seriesSVG(b *strings.Builder, l *layout, i int) {
 				r = 3.5
 			}
 			r = math.Min(r, 40)
+			if p.bar {
+				y0, ok0 := l.y.px(p.lo)
+				if !ok0 {
+					y0 = l.bottom
+				}
+				y1, ok1 := l.y.px(p.hi)
+				if !ok1 {
+					y1 = l.top
+				}
+				y0, y1 = math.Min(math.Max(y0, l.top), l.bottom), math.Min(math.Max(y1, l.top), l.bottom)
+				b.WriteString(`<path class="ci" d="M` + f(x) + " " + f(y0) + "V" + f(y1))
+				if ok0 {
+					b.WriteString("M" + f(x-4) + " " + f(y0) + "h8")
+				}
+				if ok1 {
+					b.WriteString("M" + f(x-4) + " " + f(y1) + "h8")
+				}
+				b.WriteString(`" fill="none" stroke="` + col + `" stroke-width="1.5"/>`)
+			}
 			b.WriteString(`<circle cx="` + f(x) + `" cy="` + f(y) + `" r="` + f(r) + `"`)
 			if p.hollow {
 				b.WriteString(` fill="#ffffff" stroke="` + col + `" stroke-width="2"`)

@@ -35,6 +35,33 @@ func roundSeries(v *runView, name string, color int, fig func(*roundView) float6
 	return s
 }
 
+// withBars adds each round's interval of fig (ci) to a round series as
+// error bars, and to the tooltips.
+func withBars(s series, v *runView, ci func(*roundView) (lo, hi float64)) series {
+	byLoad := map[float64][2]float64{}
+	for _, r := range v.rounds {
+		lo, hi := ci(r)
+		if !math.IsNaN(lo) && !math.IsNaN(hi) {
+			byLoad[r.load] = [2]float64{lo, hi}
+		}
+	}
+	for i := range s.pts {
+		if b, ok := byLoad[s.pts[i].x]; ok {
+			s.pts[i].bar, s.pts[i].lo, s.pts[i].hi = true, b[0], b[1]
+			s.pts[i].tip += " [" + bound(b[0]) + ", " + bound(b[1]) + "]"
+		}
+	}
+	return s
+}
+
+// bound writes an interval bound, "?" for one the sample cannot give.
+func bound(v float64) string {
+	if math.IsInf(v, 0) {
+		return "?"
+	}
+	return fmtNum(v)
+}
+
 // wantLog says whether positive values spread enough to need a log axis.
 func wantLog(ss ...series) bool {
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -100,13 +127,16 @@ func renderLoadCurve(p *page, v *runView) {
 		pct, thr          float64
 		fig               func(*roundView) float64
 		src               func(*roundView) source
+		ci                func(*roundView) (float64, float64)
 		color             int
 	}{
-		{"ttft", "TTFT", "ttft", v.slo.ttftP, v.slo.ttftMs, func(r *roundView) float64 { return r.ttft }, func(r *roundView) source { return r.ttftSrc }, 1},
-		{"itl", "ITL", "itl", v.slo.itlP, v.slo.itlMs, func(r *roundView) float64 { return r.itl }, func(r *roundView) source { return r.itlSrc }, 4},
+		{"ttft", "TTFT", "ttft", v.slo.ttftP, v.slo.ttftMs, func(r *roundView) float64 { return r.ttft }, func(r *roundView) source { return r.ttftSrc },
+			func(r *roundView) (float64, float64) { return r.ttftCI[0], r.ttftCI[1] }, 1},
+		{"itl", "ITL", "itl", v.slo.itlP, v.slo.itlMs, func(r *roundView) float64 { return r.itl }, func(r *roundView) source { return r.itlSrc },
+			func(r *roundView) (float64, float64) { return r.itlCI[0], r.itlCI[1] }, 4},
 	} {
 		label := m.name + " " + pctName(m.pct)
-		s := roundSeries(v, label, m.color, m.fig, "ms")
+		s := withBars(roundSeries(v, label, m.color, m.fig, "ms"), v, m.ci)
 		c := &chart{id: v.id + "-load-" + m.key, title: label + " against " + strings.ToLower(v.load.label),
 			x: axis{label: v.load.label, zero: true}, y: axis{label: label + " (ms)", zero: true}, series: []series{s}}
 		if !math.IsNaN(m.thr) {
@@ -133,6 +163,12 @@ func renderLoadCurve(p *page, v *runView) {
 		capt += "."
 		if !math.IsNaN(m.thr) {
 			capt += " The dashed red line is the SLO threshold."
+		}
+		for _, pt := range s.pts {
+			if pt.bar {
+				capt += " Bars are the percentile's confidence interval; one that runs to the edge has no bound on that side (too few requests)."
+				break
+			}
 		}
 		if m.key == "itl" {
 			capt += " ITL is GuideLLM's per-request inter-token latency, (last token − first token) ÷ (output tokens − 1), weighted by tokens."

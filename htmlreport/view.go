@@ -57,6 +57,9 @@ type roundView struct {
 	itl     float64 // ms, at sloView.itlP
 	ttftSrc source
 	itlSrc  source
+	// ttftCI and itlCI are the intervals of ttft and itl (NaN: none; an
+	// infinite bound: the sample cannot give it).
+	ttftCI, itlCI [2]float64
 	slo     *report.SLOResult
 }
 
@@ -286,6 +289,46 @@ func (v *runView) fillRound(r *roundView) {
 		extrasDist(b, func(x *report.ExtraMetrics) *report.StatusDistributionSummary { return x.TimeToFirstTokenMs }), m.TimeToFirstTokenMs)
 	r.itl, r.itlSrc = v.latency(r, "itl", v.slo.itlP,
 		extrasDist(b, func(x *report.ExtraMetrics) *report.StatusDistributionSummary { return x.InterTokenLatencyMs }), m.InterTokenLatencyMs)
+	r.ttftCI = latencyCI(r, "ttft", v.slo.ttftP, extrasDist(b, func(x *report.ExtraMetrics) *report.StatusDistributionSummary { return x.TimeToFirstTokenMs }))
+	r.itlCI = latencyCI(r, "itl", v.slo.itlP, extrasDist(b, func(x *report.ExtraMetrics) *report.StatusDistributionSummary { return x.InterTokenLatencyMs }))
+}
+
+// latencyCI is the interval of the figure latency chose: the censoring-
+// aware estimate's when the SLO verdict judged on it, else goodput's
+// distribution's; NaN when the report has none.
+func latencyCI(r *roundView, metric string, p float64, extras *report.StatusDistributionSummary) [2]float64 {
+	none := [2]float64{math.NaN(), math.NaN()}
+	var ci *report.ConfidenceInterval
+	if r.slo != nil && metric == "ttft" && r.b.Extras != nil && r.b.Extras.Censored != nil {
+		for _, o := range r.slo.Objectives {
+			if o.Metric == metric && samePct(float64(o.Percentile), p) && o.Censored {
+				if cd := r.b.Extras.Censored.TimeToFirstTokenMs; cd != nil && cd.PercentileCIs != nil {
+					for i, pr := range report.PercentileProbs {
+						if samePct(pr*100, p) {
+							ci = cd.PercentileCIs.At(i)
+						}
+					}
+				}
+				if ci == nil {
+					return none
+				}
+			}
+		}
+	}
+	if ci == nil && extras != nil {
+		ci = extras.Successful.PercentileCI(p)
+	}
+	if ci == nil {
+		return none
+	}
+	out := [2]float64{math.Inf(-1), math.Inf(1)}
+	if ci.Lower != nil {
+		out[0] = float64(*ci.Lower)
+	}
+	if ci.Upper != nil {
+		out[1] = float64(*ci.Upper)
+	}
+	return out
 }
 
 // latency is a round's percentile p of a metric: the SLO verdict's
