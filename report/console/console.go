@@ -90,6 +90,10 @@ func Write(w io.Writer, r *report.Report) error {
 			b.WriteString("\n")
 			tx.Render(&b)
 		}
+		if tc := censoredTable(r); tc != nil {
+			b.WriteString("\n")
+			tc.Render(&b)
+		}
 		if ts := serverTable(r); ts != nil {
 			b.WriteString("\n")
 			ts.Render(&b)
