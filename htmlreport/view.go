@@ -60,7 +60,7 @@ type roundView struct {
 	// ttftCI and itlCI are the intervals of ttft and itl (NaN: none; an
 	// infinite bound: the sample cannot give it).
 	ttftCI, itlCI [2]float64
-	slo     *report.SLOResult
+	slo           *report.SLOResult
 }
 
 // source says where a latency figure came from.

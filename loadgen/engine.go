@@ -32,9 +32,9 @@ type Constraints struct {
 	// Drain, with MaxDuration, lets the requests in flight at MaxDuration
 	// finish for up to this long instead of cancelling them at once
 	// (--drain): only those still running after it are cancelled.
-	Drain time.Duration
-	MaxRequests int           // stop creating at N; in-flight requests finish
-	MaxErrors   int           // stop everything at N errored requests
+	Drain       time.Duration
+	MaxRequests int // stop creating at N; in-flight requests finish
+	MaxErrors   int // stop everything at N errored requests
 	// MaxErrorRate stops everything when the share of errored requests in
 	// the last ErrorRateWindow processed ones (default 30) reaches it.
 	MaxErrorRate    float64
