@@ -16,5 +16,7 @@
 // PercentileCI/PercentileCIHist (distribution-free, order statistics by the
 // exact binomial; a side too few observations cannot bound is infinite),
 // ProportionCI (Clopper–Pearson) and the one-sided confidences decisions
-// use (PercentileConfidence, ProportionConfidence).
+// use (PercentileConfidence, ProportionConfidence, MeanConfidence);
+// survival.go the Kaplan–Meier estimate of right-censored times
+// (KaplanMeier: quantiles, their intervals, attainment).
 package stats
