@@ -41,6 +41,8 @@ var invalidFlagValues = map[string][]string{
 	"benchmark --max-requests":            {"x", "-1"},
 	"benchmark --max-errors":              {"x", "-1"},
 	"benchmark --max-error-rate":          {"x", "1.5", "-0.1"},
+	"benchmark --confidence":              {"x", "1.5", "0", "NaN"},
+	"benchmark --drain":                   {"x", "-1s"},
 	"benchmark --warmup":                  {"soon", "-3", "10r"},
 	"benchmark --cooldown":                {"soon", "-3", "5r"},
 	"benchmark --random-seed":             {"x"},
