@@ -62,6 +62,11 @@ const (
 //     width is within Tolerance of the passing load, or, for concurrency,
 //     the two loads are adjacent. The knee is the highest passing load,
 //     and the failing load just above it is always a measured round.
+//  4. Decide at the run's confidence: a side of the bracket whose SLO
+//     decision is indeterminate is measured again with twice, then four
+//     times the round (Extend, Scale); the knee is named with each side's
+//     confidence, or is indeterminate (not found) when a side stays
+//     undecided.
 //
 // When the first round fails, the search steps down (÷ Factor; for
 // concurrency at least one stream less) up to three times, looking for a
@@ -110,7 +115,17 @@ type KneeSearch struct {
 	// WideLatency and WideErrors set the wide margin (defaults
 	// DefaultWideLatency and DefaultWideErrors).
 	WideLatency, WideErrors float64
+	// Extend is how many times a load on either side of the bracketed
+	// knee whose SLO decision is indeterminate at the run's confidence is
+	// measured again, each time with twice the round's duration and
+	// requests (Scale), the later round replacing the earlier (default
+	// DefaultKneeExtend; negative: never). A side still undecided after
+	// that leaves the knee indeterminate.
+	Extend int
 }
+
+// DefaultKneeExtend is KneeSearch.Extend's default.
+const DefaultKneeExtend = 2
 
 // withDefaults fills the zero fields.
 func (k KneeSearch) withDefaults() KneeSearch {
@@ -144,7 +159,22 @@ func (k KneeSearch) withDefaults() KneeSearch {
 	if k.WideErrors == 0 {
 		k.WideErrors = DefaultWideErrors
 	}
+	if k.Extend == 0 {
+		k.Extend = DefaultKneeExtend
+	}
 	return k
+}
+
+// Scale implements RoundScaler: a round that measures a load again (an
+// extension) runs 2^k times as long, k the earlier rounds at that load.
+func (k KneeSearch) Scale(done []Round, s loadgen.Strategy) float64 {
+	n := 0
+	for _, r := range done {
+		if !r.Excluded && r.Strategy.Streams == s.Streams && r.Strategy.Rate == s.Rate {
+			n++
+		}
+	}
+	return math.Pow(2, float64(n))
 }
 
 // Validate checks the settings (after defaults).
@@ -278,6 +308,14 @@ func (k KneeSearch) points(rounds []Round) ([]point, error) {
 			p.limit = fmt.Sprintf("the in-flight cap of %d requests was reached at %s (benchmark %d; %d due requests left unsent at its end): requests waited for the client, so the rate was not really offered and the SLO held only because the client throttled it",
 				r.Strategy.Workers(), k.label(p.load), i, r.Result.NotSent)
 		}
+		p.tries = 1
+		for j := range pts { // a later round at a load (an extension) replaces the earlier
+			if pts[j].load == p.load {
+				p.tries += pts[j].tries
+				pts = append(pts[:j], pts[j+1:]...)
+				break
+			}
+		}
 		pts = append(pts, p)
 	}
 	return pts, nil
@@ -316,6 +354,7 @@ func (k KneeSearch) wide(s *report.SLOResult) bool {
 // why it stopped.
 type decision struct {
 	next    float64
+	extend  bool // next measures a load of the bracket again (KneeSearch.Extend)
 	stop    bool
 	found   bool   // a knee is bracketed
 	reason  string // why the search stopped
@@ -391,6 +430,10 @@ func (k KneeSearch) decide(all []point) decision {
 			break
 		}
 		if hi-lo <= k.Tolerance*lo || k.Axis == AxisConcurrency && hi-lo <= 1 {
+			if ext, ok := k.extension(pts[b.lo], pts[b.hi]); ok {
+				d.next, d.extend = ext, true
+				break
+			}
 			d.stop = true
 			hs, bs := sides(pts[b.lo], pts[b.hi])
 			d.reason = fmt.Sprintf("The SLO holds at %s (benchmark %d)%s and breaks at %s (benchmark %d)%s: bracketed within %.3g%%.",
@@ -405,7 +448,7 @@ func (k KneeSearch) decide(all []point) decision {
 	}
 	measured := false
 	for _, p := range all {
-		measured = measured || p.load == d.next
+		measured = measured || p.load == d.next && !d.extend
 	}
 	if len(all) >= k.MaxRounds || measured {
 		d.stop = true
@@ -420,6 +463,22 @@ func (k KneeSearch) decide(all []point) decision {
 		}
 	}
 	return d
+}
+
+// extension is the load of the bracket's side to measure again: the
+// holding side when its decision is indeterminate, else the breaking
+// side; false when both are decided (or carry no decisions), or the side
+// was already extended Extend times.
+func (k KneeSearch) extension(lo, hi point) (float64, bool) {
+	if k.Extend < 0 {
+		return 0, false
+	}
+	for _, p := range []point{lo, hi} {
+		if p.decision == report.DecisionIndeterminate && p.tries <= k.Extend {
+			return p.load, true
+		}
+	}
+	return 0, false
 }
 
 // maxDownSteps bounds the steps below Start when nothing passes.

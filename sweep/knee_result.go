@@ -77,6 +77,7 @@ type point struct {
 	// confidence and how sure it is ("" and 0 in older reports).
 	decision string
 	conf     report.Float
+	tries    int // rounds measured at this load (extensions included)
 }
 
 // sides says how sure the knee's two rounds are, for the search's

@@ -113,7 +113,14 @@ func (r *Runner) Run(ctx context.Context, p Planner) ([]Round, error) {
 			}
 			drain = &w
 		}
-		round, err := r.round(ctx, i, s, drain)
+		cons := r.Constraints
+		if sc, ok := p.(RoundScaler); ok {
+			if f := sc.Scale(rounds, s); f > 1 {
+				cons.MaxDuration = time.Duration(float64(cons.MaxDuration) * f)
+				cons.MaxRequests = int(float64(cons.MaxRequests) * f)
+			}
+		}
+		round, err := r.round(ctx, i, s, cons, drain)
 		if err != nil {
 			return rounds, err
 		}
@@ -127,6 +134,14 @@ func (r *Runner) Run(ctx context.Context, p Planner) ([]Round, error) {
 	}
 }
 
+// RoundScaler is a planner that lengthens some rounds: the runner
+// multiplies the next round's MaxDuration and MaxRequests by Scale (a
+// factor > 1; 1 leaves them). The knee search uses it to measure an
+// undecided load again with more requests.
+type RoundScaler interface {
+	Scale(done []Round, next loadgen.Strategy) float64
+}
+
 // RecordsFlushEvery is how often the request records written during a
 // benchmark are flushed to the file.
 const RecordsFlushEvery = time.Second
@@ -137,7 +152,7 @@ type recordsFlusher interface{ FlushRecords() }
 
 // round runs one benchmark and finishes it into a report benchmark; drain,
 // when not nil, is the wait before it.
-func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, drain *report.DrainWait) (Round, error) {
+func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, cons loadgen.Constraints, drain *report.DrainWait) (Round, error) {
 	clock := r.Engine.Clock()
 	start := r.StartAt
 	if index > 0 || start == 0 {
@@ -145,7 +160,7 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, drain
 	}
 	cfg := r.Report
 	cfg.Start = start
-	cfg.Constraints = ReportConstraints(r.Constraints)
+	cfg.Constraints = ReportConstraints(cons)
 	acc, err := accum.New(cfg)
 	if err != nil {
 		return Round{}, err
@@ -153,7 +168,7 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, drain
 	out := make(chan *record.Record, 4096)
 	collected := make(chan error, 1)
 	if r.Observer != nil {
-		r.Observer.BenchmarkStart(index, s, r.Constraints, start)
+		r.Observer.BenchmarkStart(index, s, cons, start)
 	}
 	go func() {
 		var werr error
@@ -197,7 +212,7 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, drain
 		collected <- werr
 	}()
 	res, runErr := r.Engine.Run(ctx, loadgen.Benchmark{
-		Index: index, Strategy: s, Constraints: r.Constraints, Source: r.source(index), StartAt: start,
+		Index: index, Strategy: s, Constraints: cons, Source: r.source(index), StartAt: start,
 	}, out)
 	close(out)
 	if werr := <-collected; werr != nil {

@@ -360,7 +360,7 @@ func (r *Runner) scheduledRound(ctx context.Context, index int, s loadgen.Strate
 	if sub.Info.ID == "" {
 		sub.Info.ID = report.BenchmarkID(r.Info.RunID, index)
 	}
-	round, err := sub.round(ctx, 0, s, nil)
+	round, err := sub.round(ctx, 0, s, sub.Constraints, nil)
 	if ix.err == nil && r.Records != nil {
 		ix.err = r.Records.Flush()
 	}
