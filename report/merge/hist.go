@@ -54,6 +54,9 @@ func histPair(bs []*report.Benchmark, hs map[string][report.NumStatus + 1]*hdrhi
 			bars = h[st].Distribution()
 		}
 		d := barsSummary(mom, bars, 0, c)
+		if unitWeighted[key] {
+			mergedIntervals(&d, h[st], scale, prs)
+		}
 		p.SetStatus(st, &d)
 		if gl != nil {
 			gm := momentSummary(gls)
@@ -63,6 +66,34 @@ func histPair(bs []*report.Benchmark, hs map[string][report.NumStatus + 1]*hdrhi
 		}
 	}
 	return g, p
+}
+
+// unitWeighted are the histogram keys whose samples are one per request,
+// so that the merged histogram's count is the sample size of intervals.
+var unitWeighted = map[string]bool{metric.E2E.Hist: true, metric.TTFT.Hist: true, report.HistTTFOT: true}
+
+// mergedIntervals gives a merged distribution the shards' kind of
+// intervals (at their confidence; none when they have none): Student's t
+// for the mean, order statistics of the merged histogram for the
+// percentiles.
+func mergedIntervals(d *report.DistributionSummary, h *hdrhistogram.Histogram, scale float64, shards []*report.DistributionSummary) {
+	conf := 0.0
+	for _, s := range shards {
+		if s != nil && s.MeanCI != nil {
+			conf = float64(s.MeanCI.Confidence)
+			break
+		}
+	}
+	if conf <= 0 || h == nil || d.Count <= 0 || h.TotalCount() != int64(d.Count) {
+		return
+	}
+	m := stats.MeanCI(float64(d.Mean), float64(d.StdDev), int64(d.Count), conf)
+	d.MeanCI = report.NewConfidenceInterval(m.Lower, m.Upper, conf)
+	d.PercentileCIs = &report.PercentileCIs{}
+	for i, pr := range report.PercentileProbs {
+		ci := stats.PercentileCIHist(h, scale, pr, conf)
+		d.PercentileCIs.Set(i, report.NewConfidenceInterval(ci.Lower, ci.Upper, conf))
+	}
 }
 
 // mergeDecoded merges the shards' histogram sets metric by metric and

@@ -322,6 +322,22 @@ func TestMergeFromHistograms(t *testing.T) {
 	if got.Extras.TokenMismatch.Compared != want.Extras.TokenMismatch.Compared || got.Extras.TokenMismatch.Equal != want.Extras.TokenMismatch.Equal {
 		t.Fatalf("token mismatch %+v, want %+v", got.Extras.TokenMismatch, want.Extras.TokenMismatch)
 	}
+	// Per-request latencies keep intervals, from the merged histogram: the
+	// exact ones widened by at most its precision, never narrowed.
+	for _, pair := range [][2]*report.DistributionSummary{
+		{got.Extras.Metrics.TimeToFirstTokenMs.Successful, want.Extras.Metrics.TimeToFirstTokenMs.Successful},
+		{got.Extras.Metrics.RequestLatency.Successful, want.Extras.Metrics.RequestLatency.Successful},
+	} {
+		g, w := pair[0].PercentileCIs, pair[1].PercentileCIs
+		if g == nil || pair[0].MeanCI == nil || w == nil {
+			t.Fatalf("merged intervals missing: %+v", pair[0])
+		}
+		gl, wl := g.P50.Lower, w.P50.Lower
+		gu, wu := g.P50.Upper, w.P50.Upper
+		if gl == nil || gu == nil || *gl > *wl || *gu < *wu || float64(*gl) < float64(*wl)*0.998 || float64(*gu) > float64(*wu)*1.002 {
+			t.Errorf("merged p50 interval %+v, exact %+v", g.P50, w.P50)
+		}
+	}
 	// Each histogram-backed distribution equals, percentile for percentile,
 	// the one a single histogram fed every in-window sample gives, and its
 	// moments equal the exact ones.
