@@ -391,6 +391,14 @@ func (s *shardSet) mergedConfig(k int) (accum.Config, error) {
 	for _, w := range b.Extras.TokenWarnings {
 		cfg.Tokenizer = w.Tokenizer
 	}
+	// The shards' interval confidence; none when they carry no intervals
+	// (an older goodput's shards).
+	cfg.Confidence = -1
+	if d := b.Metrics.RequestLatency; d != nil && d.Total != nil && d.Total.MeanCI != nil {
+		cfg.Confidence = float64(d.Total.MeanCI.Confidence)
+	} else if b.Extras.Censored != nil {
+		cfg.Confidence = float64(b.Extras.Censored.Confidence)
+	}
 	return cfg, nil
 }
 
