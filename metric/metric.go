@@ -5,7 +5,8 @@
 // export and the console read their names from here; it imports nothing of
 // goodput's.
 //
-// Every row is a latency: lower is better.
+// Every Latency row is a latency: lower is better. Quality rows are the
+// streaming-quality figures measured against token deadlines.
 package metric
 
 // Latency is one latency metric's names and unit.
@@ -36,15 +37,43 @@ var (
 // Latencies are the metrics in canonical order.
 var Latencies = [...]Latency{TTFT, ITL, TPOT, E2E}
 
-// ByKey finds a metric by its goodput key.
+// Stall is a request's longest stall: the largest gap between two
+// consecutive token-bearing chunks. It is not in Latencies: the report
+// measures it only when asked (its extras' "streaming"), from which its
+// Field is read.
+var Stall = Latency{Key: "stall", Label: "Longest stall", Field: "longest_stall_ms", Unit: "ms"}
+
+// ByKey finds a metric by its goodput key (Stall included).
 func ByKey(key string) (Latency, bool) {
 	for _, l := range Latencies {
 		if l.Key == key {
 			return l, true
 		}
 	}
+	if key == Stall.Key {
+		return Stall, true
+	}
 	return Latency{}, false
 }
+
+// Quality is a per-request streaming-quality metric that is not a
+// latency, measured with token deadlines (Etalon's).
+type Quality struct {
+	Key   string // goodput's key in SLO specs
+	Label string // the console's title
+	Field string // its distribution in the report's extras' "streaming"
+	// HigherBetter says the SLO bounds it from below.
+	HigherBetter bool
+}
+
+// The streaming-quality metrics.
+var (
+	// Fluidity is Etalon's fluidity index: the share of a request's token
+	// deadlines it met (1 − missed ÷ deadlines).
+	Fluidity = Quality{Key: "fluidity", Label: "Fluidity index", Field: "fluidity_index", HigherBetter: true}
+	// DeadlineMisses is the number of token deadlines a request missed.
+	DeadlineMisses = Quality{Key: "deadline_misses", Label: "Deadline misses", Field: "deadline_misses"}
+)
 
 // ToMs is the factor turning a value of Field into milliseconds.
 func (l Latency) ToMs() float64 {

@@ -61,6 +61,15 @@ type Extras struct {
 	// WindowThroughput is throughput counted exactly over the measurement
 	// window (censored.go); nil where Censored is.
 	WindowThroughput *WindowThroughput `json:"window_throughput,omitempty"`
+	// Streaming is the streams' quality (longest stall, token deadline
+	// misses, Etalon's fluidity index); nil unless asked for.
+	Streaming *StreamingQuality `json:"streaming,omitempty"`
+	// Slices are the window cut into equal time slices (AIPerf's
+	// timeslices); nil unless asked for.
+	Slices *TimeSlices `json:"timeslices,omitempty"`
+	// Percentiles are the latency metrics at a chosen percentile list;
+	// nil unless asked for.
+	Percentiles *PercentileTable `json:"percentiles,omitempty"`
 
 	Telemetry *BenchmarkTelemetry `json:"telemetry,omitempty"` // energy, cost and server metrics over the window (package scorecard)
 }

@@ -117,8 +117,9 @@ func Table(r *report.Report) *texttable.Table {
 	return t
 }
 
-// objectiveCell formats a measured value: ms with one decimal, fractions
-// as percentages with two (attainment one); "*" marks a failure.
+// objectiveCell formats a measured value: ms with one decimal, counts
+// with two, fractions as percentages with two (attainment one); "*" marks
+// a failure.
 func objectiveCell(o report.ObjectiveResult) string {
 	var v string
 	switch {
@@ -128,6 +129,8 @@ func objectiveCell(o report.ObjectiveResult) string {
 		v = fmt.Sprintf("≥ %.1f", float64(o.Measured))
 	case o.Unit == "ms":
 		v = fmt.Sprintf("%.1f", float64(o.Measured))
+	case o.Unit == "count":
+		v = fmt.Sprintf("%.2f", float64(o.Measured))
 	case o.Key == "attainment":
 		v = fmt.Sprintf("%.1f", float64(o.Measured)*100)
 	default:

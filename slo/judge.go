@@ -38,7 +38,48 @@ func (s Spec) Thresholds() RequestThresholds {
 		}
 		return 0
 	}
-	return RequestThresholds{TTFTMs: get(TTFT), ITLMs: get(ITL), TPOTMs: get(TPOT), LatencyMs: get(E2E)}
+	t := RequestThresholds{TTFTMs: get(TTFT), ITLMs: get(ITL), TPOTMs: get(TPOT), LatencyMs: get(E2E), StallMs: get(Stall)}
+	for _, o := range s.Objectives {
+		if o.Stat == Mean {
+			continue
+		}
+		switch o.Metric {
+		case Fluidity: // the lowest floor
+			if t.MinFluidity == 0 || o.Threshold < t.MinFluidity {
+				t.MinFluidity = o.Threshold
+			}
+		case DeadlineMisses: // the highest bound
+			if !t.HasMaxMissed || o.Threshold > t.MaxMissed {
+				t.MaxMissed, t.HasMaxMissed = o.Threshold, true
+			}
+		}
+	}
+	return t
+}
+
+// qualityAllowance is the share of requests a fluidity or deadline_misses
+// objective lets break its per-request bound: p/100 of a fluidity
+// percentile (its lower tail), 1 − p/100 of a deadline_misses one; 0 for
+// the others. The loosest objective of the metric gives the bound.
+func (s Spec) qualityAllowance(m Metric) (allowance float64, found bool) {
+	t := s.Thresholds()
+	for _, o := range s.Objectives {
+		if o.Metric != m || o.Stat == Mean {
+			continue
+		}
+		if (m == Fluidity && o.Threshold != t.MinFluidity) || (m == DeadlineMisses && o.Threshold != t.MaxMissed) {
+			continue
+		}
+		found = true
+		if o.Stat == Percentile {
+			a := 1 - o.Percentile/100
+			if m == Fluidity {
+				a = o.Percentile / 100
+			}
+			allowance = max(allowance, a)
+		}
+	}
+	return allowance, found
 }
 
 // AttainmentFloor is the lowest attainment a benchmark may have and still
@@ -58,7 +99,13 @@ func (s Spec) AttainmentFloor() (floor float64, explicit bool) {
 			allowance += o.Threshold
 		}
 	}
-	for _, m := range []Metric{TTFT, ITL, TPOT, E2E} {
+	for _, m := range []Metric{Fluidity, DeadlineMisses} {
+		if a, ok := s.qualityAllowance(m); ok {
+			thresholds = true
+			allowance += a
+		}
+	}
+	for _, m := range []Metric{TTFT, ITL, TPOT, E2E, Stall} {
 		o, ok := s.thresholdSource(m)
 		if !ok {
 			continue
@@ -107,6 +154,11 @@ func (s Spec) Judge(b *report.Benchmark, c report.GoodputCounts) *report.SLOResu
 				continue // judged through the attainment
 			}
 			add(latencyResult(o, ex, conf))
+		case o.Metric.quality():
+			if o.Stat == Each {
+				continue // judged through the attainment
+			}
+			add(qualityResult(o, ex))
 		case o.Metric == ErrorRate:
 			res := report.ObjectiveResult{Key: o.Key(), Metric: string(o.Metric), Unit: "fraction", Threshold: report.Float(o.Threshold)}
 			if ex == nil || c.InWindow == 0 {
@@ -343,12 +395,65 @@ func histAtMost(m Metric, thresholdMs float64, ex *report.Extras) (n, k int64, o
 	return h.TotalCount(), k, true
 }
 
+// qualityResult judges a fluidity or deadline_misses objective on the
+// extras' streaming-quality distribution.
+func qualityResult(o Objective, ex *report.Extras) report.ObjectiveResult {
+	res := report.ObjectiveResult{Key: o.Key(), Metric: string(o.Metric), Unit: "count", Threshold: report.Float(o.Threshold)}
+	var d *report.DistributionSummary
+	if ex != nil && ex.Streaming != nil {
+		d = ex.Streaming.DeadlineMisses
+		if o.Metric == Fluidity {
+			d = ex.Streaming.FluidityIndex
+		}
+	}
+	if o.Metric == Fluidity {
+		res.Unit = "fraction"
+	}
+	switch o.Stat {
+	case Percentile:
+		res.Percentile = report.Float(o.Percentile)
+	case Max:
+		res.Percentile = 100
+	}
+	if d == nil || d.Count <= 0 {
+		res.Missing = true
+		return res
+	}
+	switch o.Stat {
+	case Mean:
+		res.Measured = d.Mean
+	case Min:
+		res.Measured = d.Min
+	case Max:
+		res.Measured = d.Max
+	default:
+		p, ok := d.Percentile(o.Percentile)
+		if !ok {
+			res.Missing = true
+			return res
+		}
+		res.Measured = report.Float(p)
+	}
+	if o.Metric == Fluidity {
+		res.Pass = float64(res.Measured) >= o.Threshold-attainmentEpsilon
+	} else {
+		res.Pass = float64(res.Measured) <= o.Threshold
+	}
+	return res
+}
+
 // distribution returns the successful requests' distribution of a
 // latency metric and the factor turning its unit into milliseconds.
 func distribution(m Metric, ex *report.Extras) (*report.DistributionSummary, float64) {
 	l, _ := metric.ByKey(string(m))
 	if ex == nil {
 		return nil, l.ToMs()
+	}
+	if m == Stall {
+		if ex.Streaming == nil {
+			return nil, l.ToMs()
+		}
+		return ex.Streaming.LongestStallMs, l.ToMs()
 	}
 	sd := ex.Metrics.Latency(l)
 	if sd == nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/metric"
+	"github.com/goodput-dev/goodput/report"
 )
 
 // specForm is the accepted --slo form, quoted in errors.
@@ -18,7 +19,7 @@ const specForm = "key=value items separated by commas, e.g. " + DefaultSpec
 const statForm = "a percentile p<x> with 0 < x < 100 (p50, p95, p99, p99.9, p97, …), mean or max"
 
 // keyForm lists the accepted keys, quoted in errors.
-const keyForm = "ttft, itl, tpot or e2e with an optional _<statistic> (" + statForm + "), error_rate or attainment"
+const keyForm = "ttft, itl, tpot, e2e or stall with an optional _<statistic> (" + statForm + "), fluidity (_min, _mean, _p<x>), deadline_misses (_mean, _max, _p<x>), error_rate or attainment"
 
 // Parse reads a spec in goodput's syntax (see the package documentation).
 // Errors name the bad item and the accepted form.
@@ -70,6 +71,11 @@ func parseItem(k, v string) (Objective, error) {
 		}
 		return Objective{Metric: Attainment, Threshold: f}, nil
 	}
+	for _, q := range []Metric{Fluidity, DeadlineMisses} {
+		if rest, ok := strings.CutPrefix(k, string(q)); ok && (rest == "" || rest[0] == '_') {
+			return parseQuality(q, k, strings.TrimPrefix(rest, "_"), v)
+		}
+	}
 	name, stat, hasStat := strings.Cut(k, "_")
 	m, ok := metricName(name)
 	if !ok {
@@ -80,6 +86,9 @@ func parseItem(k, v string) (Objective, error) {
 		var err error
 		if o.Stat, o.Percentile, err = parseStat(stat); err != nil {
 			return Objective{}, fmt.Errorf("key %q: %w", k, err)
+		}
+		if m == Stall && o.Stat == Percentile && !reportPercentile(o.Percentile) {
+			return Objective{}, fmt.Errorf("key %q: stall has the report's percentiles only: want p0.1, p1, p5, p10, p25, p50, p75, p90, p95, p99 or p99.9", k)
 		}
 	}
 	ms, err := parseMs(v)
@@ -101,6 +110,8 @@ func metricName(s string) (Metric, bool) {
 		return TPOT, true
 	case "e2e", "e2el", "latency":
 		return E2E, true
+	case "stall":
+		return Stall, true
 	}
 	return "", false
 }
@@ -138,6 +149,62 @@ func parseStat(s string) (Stat, float64, error) {
 		return Percentile, p, nil
 	}
 	return 0, 0, fmt.Errorf("percentile %q is not available: want %s", s, statForm)
+}
+
+// parseQuality reads a fluidity or deadline_misses item: key k, its
+// statistic stat ("" for a per-request bound) and value v. Their
+// percentiles are the report's own (p0.1 … p99.9), read from the
+// streaming-quality distributions.
+func parseQuality(m Metric, k, stat, v string) (Objective, error) {
+	o := Objective{Metric: m, Stat: Each}
+	switch stat {
+	case "":
+	case "mean", "avg":
+		o.Stat = Mean
+	case "min":
+		o.Stat = Min
+	case "max":
+		o.Stat = Max
+	default:
+		st, p, err := parseStat(stat)
+		if err != nil || st != Percentile || !reportPercentile(p) {
+			return Objective{}, fmt.Errorf("key %q: unknown statistic %q: want _min, _mean, _max or a report percentile (p0.1, p1, p5, p10, p25, p50, p75, p90, p95, p99, p99.9)", k, stat)
+		}
+		o.Stat, o.Percentile = st, p
+	}
+	if m == Fluidity {
+		if o.Stat == Max {
+			return Objective{}, fmt.Errorf("key %q: fluidity is bounded from below: want fluidity, fluidity_min, fluidity_mean or fluidity_p<x>", k)
+		}
+		f, err := parseFraction(v)
+		if err != nil {
+			return Objective{}, fmt.Errorf("fluidity %w", err)
+		}
+		if f == 0 {
+			return Objective{}, errors.New("fluidity 0 judges nothing: want a floor > 0, e.g. 0.9")
+		}
+		o.Threshold = f
+		return o, nil
+	}
+	if o.Stat == Min {
+		return Objective{}, fmt.Errorf("key %q: deadline_misses is bounded from above: want deadline_misses, _mean, _max or _p<x>", k)
+	}
+	n, ok := finite(v)
+	if !ok || n < 0 {
+		return Objective{}, fmt.Errorf("value %q: want a number of missed token deadlines >= 0", v)
+	}
+	o.Threshold = n
+	return o, nil
+}
+
+// reportPercentile reports whether p is one of the report's percentiles.
+func reportPercentile(p float64) bool {
+	for _, q := range report.PercentileProbs {
+		if math.Abs(q*100-p) < 1e-9 {
+			return true
+		}
+	}
+	return false
 }
 
 // finite parses a finite float.

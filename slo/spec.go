@@ -22,6 +22,14 @@ var (
 	E2E  = Metric(metric.E2E.Key)  // request latency
 )
 
+// Streaming-quality metrics: Stall is a latency (ms); Fluidity (a share,
+// bounded from below) and DeadlineMisses (a count) need token deadlines.
+var (
+	Stall          = Metric(metric.Stall.Key)
+	Fluidity       = Metric(metric.Fluidity.Key)
+	DeadlineMisses = Metric(metric.DeadlineMisses.Key)
+)
+
 // Fraction metrics.
 const (
 	ErrorRate  Metric = "error_rate" // errored / in-window requests
@@ -33,10 +41,35 @@ func (m Metric) latency() bool { _, ok := metric.ByKey(string(m)); return ok }
 
 // order is the canonical position of a metric.
 func (m Metric) order() int {
-	return slices.Index([]Metric{TTFT, ITL, TPOT, E2E, ErrorRate, Attainment}, m)
+	return slices.Index([]Metric{TTFT, ITL, TPOT, E2E, Stall, Fluidity, DeadlineMisses, ErrorRate, Attainment}, m)
 }
 
-// Stat is the statistic of a latency objective.
+// quality reports whether m is a streaming-quality metric that is not a
+// latency (fluidity, deadline_misses).
+func (m Metric) quality() bool { return m == Fluidity || m == DeadlineMisses }
+
+// Streaming reports whether the spec needs the streams' quality measured.
+func (s Spec) Streaming() bool {
+	for _, o := range s.Objectives {
+		if o.Metric == Stall || o.Metric.quality() {
+			return true
+		}
+	}
+	return false
+}
+
+// NeedsDeadlines reports whether the spec needs token deadlines (an
+// objective on fluidity or deadline_misses).
+func (s Spec) NeedsDeadlines() bool {
+	for _, o := range s.Objectives {
+		if o.Metric.quality() {
+			return true
+		}
+	}
+	return false
+}
+
+// Stat is the statistic of a latency or streaming-quality objective.
 type Stat uint8
 
 // Statistics, in canonical order.
@@ -45,6 +78,7 @@ const (
 	Mean                   // mean over successful requests
 	Percentile             // Objective.Percentile over successful requests
 	Max                    // largest value
+	Min                    // smallest value (fluidity)
 )
 
 // MaxLatencyMs bounds latency thresholds (24 h, the report histograms'
@@ -60,14 +94,15 @@ type Objective struct {
 	// Stat and Percentile apply to latency metrics.
 	Stat       Stat
 	Percentile float64
-	// Threshold is in milliseconds for latency metrics and a fraction
-	// (0..1) for error_rate and attainment.
+	// Threshold is in milliseconds for latency metrics (stall included),
+	// a fraction (0..1) for error_rate, attainment and fluidity (a floor),
+	// and a count for deadline_misses.
 	Threshold float64
 }
 
 // Key is the objective's key, e.g. ttft_p99, e2e_mean, itl, error_rate.
 func (o Objective) Key() string {
-	if !o.Metric.latency() {
+	if !o.Metric.latency() && !o.Metric.quality() {
 		return string(o.Metric)
 	}
 	switch o.Stat {
@@ -75,6 +110,8 @@ func (o Objective) Key() string {
 		return string(o.Metric) + "_mean"
 	case Max:
 		return string(o.Metric) + "_max"
+	case Min:
+		return string(o.Metric) + "_min"
 	case Percentile:
 		return string(o.Metric) + "_p" + strconv.FormatFloat(o.Percentile, 'f', -1, 64)
 	}
@@ -85,6 +122,9 @@ func (o Objective) Key() string {
 func (o Objective) String() string {
 	if o.Metric.latency() {
 		return o.Key() + "=" + strconv.FormatFloat(o.Threshold, 'f', -1, 64) + "ms"
+	}
+	if o.Metric.quality() {
+		return o.Key() + "=" + strconv.FormatFloat(o.Threshold, 'f', -1, 64)
 	}
 	return o.Key() + "=" + formatPercent(o.Threshold)
 }

@@ -28,13 +28,32 @@ import "github.com/goodput-dev/goodput/report"
 // token, the TTFT threshold; its first token came later than the TTFT
 // threshold), and undetermined otherwise. Undetermined requests are left
 // out of the attainment's numerator and denominator.
+//
+// The streaming-quality thresholds need the stream measured (Request's
+// stall and deadline fields):
+//
+//   - StallMs: the longest gap between consecutive token-bearing chunks
+//     (a request with fewer than two meets it).
+//   - MinFluidity: Etalon's fluidity index, 1 − missed ÷ deadlines, at
+//     least this (a request without deadlines is undetermined).
+//   - MaxMissed (when HasMaxMissed): missed token deadlines, at most this.
+//
+// A cancelled request is bad when its stalls or missed deadlines so far
+// already break StallMs or MaxMissed.
 type RequestThresholds struct {
 	TTFTMs, ITLMs, TPOTMs, LatencyMs float64
+	StallMs, MinFluidity, MaxMissed  float64
+	HasMaxMissed                     bool
 }
 
 // IsZero reports whether no threshold is set.
 func (t RequestThresholds) IsZero() bool {
-	return !(t.TTFTMs > 0 || t.ITLMs > 0 || t.TPOTMs > 0 || t.LatencyMs > 0)
+	return !(t.TTFTMs > 0 || t.ITLMs > 0 || t.TPOTMs > 0 || t.LatencyMs > 0) && !t.Streaming()
+}
+
+// Streaming reports whether a streaming-quality threshold is set.
+func (t RequestThresholds) Streaming() bool {
+	return t.StallMs > 0 || t.MinFluidity > 0 || t.HasMaxMissed
 }
 
 // Verdict is a request judged against RequestThresholds.
@@ -77,6 +96,41 @@ type Request struct {
 	HasOutputTokens bool
 	// FirstToken is set when the request's first token arrived.
 	FirstToken bool
+	// StallNs is the longest gap between token-bearing chunks (HasStall:
+	// two chunks or more); Missed and Deadlines its token deadlines
+	// (Deadlines 0: none judged). Set only when the stream is measured.
+	StallNs           int64
+	HasStall          bool
+	Missed, Deadlines int64
+}
+
+// judgeStream applies the streaming-quality thresholds to a request that
+// is not already bad: bad, else v, or undetermined where a value is
+// missing.
+func (t *RequestThresholds) judgeStream(r *Request, v Verdict, censored bool) Verdict {
+	if t.StallMs > 0 && r.HasStall && exceeds(float64(r.StallNs), t.StallMs) {
+		return VerdictBad
+	}
+	if t.HasMaxMissed && float64(r.Missed) > t.MaxMissed {
+		return VerdictBad
+	}
+	if censored {
+		return v
+	}
+	if t.MinFluidity > 0 {
+		if r.Deadlines == 0 {
+			v = VerdictUndetermined
+		} else if 1-float64(r.Missed)/float64(r.Deadlines) < t.MinFluidity-1e-12 {
+			return VerdictBad
+		}
+	}
+	if t.StallMs > 0 && !r.HasStall && !r.FirstToken {
+		v = VerdictUndetermined
+	}
+	if t.HasMaxMissed && r.Deadlines == 0 {
+		v = VerdictUndetermined
+	}
+	return v
 }
 
 // exceeds reports whether a duration in ns is over a threshold in ms.
@@ -137,6 +191,9 @@ func (t *RequestThresholds) Judge(r *Request) Verdict {
 			return VerdictBad
 		}
 	}
+	if t.Streaming() {
+		return t.judgeStream(r, v, false)
+	}
 	return v
 }
 
@@ -156,6 +213,9 @@ func (t *RequestThresholds) judgeCensored(r *Request) Verdict {
 		}
 	} else if exceeds(float64(elapsed), t.TTFTMs) {
 		return VerdictBad
+	}
+	if t.Streaming() {
+		return t.judgeStream(r, VerdictUndetermined, true)
 	}
 	return VerdictUndetermined
 }

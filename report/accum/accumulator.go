@@ -76,6 +76,16 @@ type Config struct {
 	// and percentile intervals (--confidence); 0 means
 	// stats.DefaultConfidence, a negative value computes none.
 	Confidence float64
+	// Streaming, when set, measures the streams' quality
+	// (Extras.Streaming); an SLO on stalls, deadline misses or fluidity
+	// sets it when nil.
+	Streaming *StreamingConfig
+	// SliceNs > 0 cuts the window into slices of that many nanoseconds
+	// (Extras.Slices; exact requests only).
+	SliceNs int64
+	// Percentiles, when set, is the percentile list of Extras.Percentiles
+	// and of the slices (each in (0, 100)).
+	Percentiles []float64
 }
 
 // confidence is the intervals' confidence, 0 for none.
@@ -154,6 +164,7 @@ type Accumulator struct {
 	tok tokenCheck // server vs client token counts of in-window requests
 
 	thresholds *slo.RequestThresholds // Config.SLO's per-request thresholds, nil without an SLO
+	stream     *streamAgg             // nil unless Config.Streaming (or the SLO) asks for it
 	goodOver   report.GoodputCounts   // in-window requests beyond ExactCap (online decision)
 
 	result *report.Benchmark // set by Finish
@@ -231,6 +242,12 @@ func New(cfg Config) (*Accumulator, error) {
 	if cfg.SLO != nil {
 		t := cfg.SLO.Thresholds()
 		a.thresholds = &t
+		if cfg.Streaming == nil && t.Streaming() {
+			a.cfg.Streaming = &StreamingConfig{}
+		}
+	}
+	if c := a.cfg.Streaming; c != nil {
+		a.stream = &streamAgg{cfg: *c, cap: a.exactCap}
 	}
 	return a, nil
 }
@@ -261,7 +278,12 @@ func (a *Accumulator) Add(r *record.Record) {
 	s.status = st
 	s.errClass = a.classOf(r.ErrorClass)
 	if a.thresholds != nil {
-		s.flags |= verdictFlags(judge(a.thresholds, &s))
+		var sq *Stream
+		if a.stream != nil {
+			q := a.measure(&s, r.ChunkTimes, r.ChunkTokens)
+			sq = &q
+		}
+		s.flags |= verdictFlags(judge(a.thresholds, &s, sq))
 	}
 	a.adds++
 	a.made[st]++
@@ -452,6 +474,16 @@ func (a *Accumulator) resolvePending(in func(*RequestSummary) bool) {
 	a.pending, a.pendingChunk = nil, 0
 }
 
+// measure is a request's streaming quality under Config.Streaming.
+func (a *Accumulator) measure(s *RequestSummary, times []int64, tokens []int32) Stream {
+	start := int64(0)
+	if s.dispatched() {
+		start = s.start
+	}
+	c := a.stream.cfg
+	return MeasureStream(start, times, tokens, c.TTFTDeadlineNs, c.TBTDeadlineNs)
+}
+
 func (a *Accumulator) histAcc(h int, st uint8) *stats.HistAcc {
 	x := a.hist[h][st]
 	if x == nil {
@@ -494,6 +526,9 @@ func (a *Accumulator) feedHist(s *RequestSummary, times []int64, tokens []int32,
 	}
 	if v, ok := s.schedLatencyNs(); ok {
 		a.histAcc(hSchedLatency, st).Record(v, 1)
+	}
+	if a.stream != nil && st == report.StatusSuccessful {
+		a.stream.add(a.measure(s, times, tokens))
 	}
 	if len(times) < 2 {
 		return

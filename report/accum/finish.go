@@ -158,6 +158,13 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 				"the SLO's good-request counts place the requests beyond the exact cap in or out of the measurement window by the histograms' online decision")
 		}
 	}
+	if a.cfg.SliceNs > 0 {
+		if a.overCap == 0 {
+			ex.Slices = a.timeSlices(in, w, a.cfg.SliceNs, a.cfg.Percentiles)
+		} else {
+			ex.InexactReasons = append(ex.InexactReasons, "time slices need every request's summary: left out beyond the exact cap")
+		}
+	}
 	// The per-request summaries are no longer needed: free them before
 	// the histograms are merged and encoded.
 	a.sums = sumStore{}
@@ -179,6 +186,16 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 	}
 	a.tokenExtras(ex)
 	ex.Histograms = a.histograms(gaps, toks)
+	if a.stream != nil {
+		ex.Streaming = a.stream.quality()
+		if ex.Streaming.Kept < ex.Streaming.Requests {
+			ex.Exact = false
+			ex.InexactReasons = append(ex.InexactReasons, "the streaming-quality distributions hold the first requests up to the exact cap")
+		}
+	}
+	if len(a.cfg.Percentiles) > 0 {
+		ex.Percentiles = a.percentileTable(a.cfg.Percentiles)
+	}
 
 	b := &report.Benchmark{Type: "generative_benchmark", Metrics: m, Extras: ex}
 	b.Config = a.BenchConfig(info)

@@ -25,8 +25,12 @@ var _ SLO = slo.Spec{}
 
 // judge classifies a request summary against the SLO's per-request
 // thresholds.
-func judge(t *slo.RequestThresholds, s *RequestSummary) slo.Verdict {
+func judge(t *slo.RequestThresholds, s *RequestSummary, q *Stream) slo.Verdict {
 	r := slo.Request{Status: s.status, FirstToken: s.first != 0}
+	if q != nil {
+		r.StallNs, r.HasStall = q.StallNs, q.HasStall
+		r.Missed, r.Deadlines = q.Missed, q.Deadlines
+	}
 	r.TTFTNs, r.HasTTFT = s.TTFTNs()
 	r.ITLNs, r.HasITL = s.itlNs()
 	r.TPOTNs, r.HasTPOT = s.tpotNs()

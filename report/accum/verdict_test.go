@@ -249,5 +249,5 @@ func judgeRecord(t slo.RequestThresholds, r *record.Record) slo.Verdict {
 	default:
 		return slo.VerdictUndetermined
 	}
-	return judge(&t, &s)
+	return judge(&t, &s, nil)
 }
