@@ -21,6 +21,7 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/metadata"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/accum"
 	"github.com/goodput-dev/goodput/scorecard"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
@@ -41,6 +42,20 @@ type Config struct {
 	Progress  Progress
 	Build     Build
 	Tokens    Tokens
+	Metrics   Metrics
+}
+
+// Metrics is what the report measures beyond its defaults; the zero value
+// adds nothing.
+type Metrics struct {
+	// Streaming, when set, measures each request's longest stall and,
+	// with a TBT deadline, its token deadlines and fluidity index.
+	Streaming *accum.StreamingConfig
+	// SliceDuration > 0 cuts each benchmark's window into time slices.
+	SliceDuration time.Duration
+	// Percentiles is the percentile list of the extras' table and the
+	// console's (nil: none).
+	Percentiles []float64
 }
 
 // Tokens is what the run does about the server's and the client's token

@@ -312,7 +312,8 @@ func (s *state) rounds(ctx context.Context) ([]sweep.Round, error) {
 		Report: accum.Config{Warmup: p.Warmup, Cooldown: p.Cooldown, SampleSize: sampleSize(p.SampleRequests),
 			Seed: uint64(p.Seed), SLO: s.cfg.SLO,
 			RequestType: requestType(s.client.Config().Endpoint), PromptOverhead: s.data.Description.PromptOverhead,
-			Tokenizer: s.tokName(), TokenMismatchWarn: s.cfg.Tokens.MismatchWarn, Confidence: p.Confidence},
+			Tokenizer: s.tokName(), TokenMismatchWarn: s.cfg.Tokens.MismatchWarn, Confidence: p.Confidence,
+			Streaming: s.cfg.Metrics.Streaming, SliceNs: int64(s.cfg.Metrics.SliceDuration), Percentiles: s.cfg.Metrics.Percentiles},
 		Info:    accum.BenchmarkInfo{RunID: s.runID},
 		Records: s.enc, Observer: tobs,
 	}

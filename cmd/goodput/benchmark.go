@@ -75,6 +75,7 @@ type benchOptions struct {
 	tel                                              scorecardOptions
 	shard                                            shardOptions
 	drain                                            drainOptions
+	quality                                          qualityOptions
 	failOnErrorRate                                  float64
 	getenv                                           func(string) string // nil: os.Getenv
 }
@@ -151,6 +152,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	scorecardFlags(&o.tel, fs)
 	shardFlags(&o.shard, fs)
 	drainFlags(&o.drain, fs)
+	addQualityFlags(fs, &o.quality)
 	fs.Float64Var(&o.failOnErrorRate, "fail-on-error-rate", 0, fmt.Sprintf("exit %d when a benchmark's error rate (errored ÷ requests in its window) exceeds this fraction, 0 ≤ x ≤ 1 (for CI; 0: any error)", exitErrorRate))
 	for _, alias := range []string{"request-format", "profile", "warmup-percent", "cooldown-percent", "backend", "backend-kwargs", "disable-console-interactive", "disable-console", "tokenizer", "data-sampler", "output-sampling"} {
 		_ = fs.MarkHidden(alias)
@@ -200,6 +202,7 @@ type plan struct {
 	drain         *sweep.Drain     // the wait for an idle server before each round (unsharded runs)
 	// maxErrorRate, when not nil, is --fail-on-error-rate.
 	maxErrorRate *float64
+	metrics      run.Metrics // --tbt-deadline, --ttft-deadline, --slice-duration, --percentiles
 }
 
 // runConfig is the run's configuration.
@@ -221,6 +224,7 @@ func (p *plan) runConfig() *run.Config {
 		Progress: p.progress,
 		Build:    run.Build{Version: version, Commit: commit},
 		Tokens:   p.tokens,
+		Metrics:  p.metrics,
 	}
 }
 
@@ -347,6 +351,9 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 		return nil, err
 	}
 	p.key, p.slo, p.search, p.targetLoad = o.experimentKey(), o.sweep.spec(), o.sweep.search, o.sweep.targetLoadTokS
+	if p.metrics, err = o.quality.metrics(p.slo); err != nil {
+		return nil, err
+	}
 	if err := p.shardRun(o.rateType); err != nil {
 		return nil, err
 	}
@@ -1613,4 +1620,80 @@ func (o *metadataOptions) metadataLabels(flagLabels []string) ([]metadata.Label,
 		return nil, usagef("%v", err)
 	}
 	return out, nil
+}
+
+// qualityOptions are the report's optional measurements: Etalon's token
+// deadlines (--tbt-deadline, --ttft-deadline), AIPerf's time slices
+// (--slice-duration) and a percentile list (--percentiles).
+type qualityOptions struct {
+	tbtDeadline, ttftDeadline, sliceDuration, percentiles string
+}
+
+func addQualityFlags(fs *pflag.FlagSet, q *qualityOptions) {
+	fs.StringVar(&q.tbtDeadline, "tbt-deadline", "", "Etalon's token deadline (e.g. 50ms, or seconds): each token is due this long after the one before plus the slack earlier tokens saved; reports each request's deadline misses and fluidity index and its longest stall (extras \"streaming\"; needed by the SLO keys fluidity and deadline_misses)")
+	fs.StringVar(&q.ttftDeadline, "ttft-deadline", "", "Etalon's first-token deadline after dispatch with --tbt-deadline (default: the first token is not judged)")
+	fs.StringVar(&q.sliceDuration, "slice-duration", "", "AIPerf's time slices: cut each benchmark's window into slices this long (e.g. 10s, or seconds) with their throughput and latency percentiles (extras \"timeslices\")")
+	fs.StringVar(&q.percentiles, "percentiles", "", "comma list of percentiles (0 < p < 100) of every latency metric for the console and the extras' \"percentiles\", e.g. 50,90,99,99.9; GuideLLM's fixed percentile fields stay")
+}
+
+// metrics validates the flags into the run's measurements; spec is the
+// SLO, whose streaming keys need the streams measured.
+func (q *qualityOptions) metrics(spec slo.Spec) (run.Metrics, error) {
+	var m run.Metrics
+	tbt, err := qualityDuration("--tbt-deadline", q.tbtDeadline)
+	if err != nil {
+		return m, err
+	}
+	ttft, err := qualityDuration("--ttft-deadline", q.ttftDeadline)
+	if err != nil {
+		return m, err
+	}
+	if ttft > 0 && tbt == 0 {
+		return m, usagef("--ttft-deadline %s needs --tbt-deadline (the deadline of each later token)", q.ttftDeadline)
+	}
+	if spec.NeedsDeadlines() && tbt == 0 {
+		return m, usagef("--slo %s: fluidity and deadline_misses need token deadlines: give --tbt-deadline, e.g. 50ms", spec)
+	}
+	if tbt > 0 || spec.Streaming() {
+		m.Streaming = &accum.StreamingConfig{TTFTDeadlineNs: int64(ttft), TBTDeadlineNs: int64(tbt), FluidityFloor: spec.Thresholds().MinFluidity}
+	}
+	if m.SliceDuration, err = qualityDuration("--slice-duration", q.sliceDuration); err != nil {
+		return m, err
+	}
+	if q.percentiles != "" {
+		for _, f := range strings.Split(q.percentiles, ",") {
+			p, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil || !(p > 0 && p < 100) {
+				return m, usagef("--percentiles %s: %q is not a percentile: want numbers between 0 and 100 separated by commas, e.g. 50,90,99,99.9", q.percentiles, f)
+			}
+			i := 0
+			for i < len(m.Percentiles) && m.Percentiles[i] < p {
+				i++
+			}
+			if i == len(m.Percentiles) || m.Percentiles[i] != p { // kept sorted, once each
+				m.Percentiles = append(m.Percentiles[:i], append([]float64{p}, m.Percentiles[i:]...)...)
+			}
+		}
+	}
+	return m, nil
+}
+
+// qualityDuration reads a positive duration flag: a Go duration or a
+// number of seconds ("" is 0).
+func qualityDuration(flag, v string) (time.Duration, error) {
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(v, 64)
+		if ferr != nil || math.IsNaN(f) || math.IsInf(f, 0) || f > 1e6 {
+			return 0, usagef("%s %s: want a duration such as 50ms or 10s, or a number of seconds", flag, v)
+		}
+		d = time.Duration(f * 1e9)
+	}
+	if d <= 0 {
+		return 0, usagef("%s %s: want a duration > 0", flag, v)
+	}
+	return d, nil
 }

@@ -17,7 +17,9 @@ import (
 // latency percentiles of the successful requests (TTFT, ITL and TPOT as
 // GuideLLM defines them, and end-to-end latency, all in ms). A goodput
 // report adds a table of goodput's own figures (scheduled TTFT, dispatch
-// lateness, ITL per gap, time to second token, token count mismatches).
+// lateness, ITL per gap, time to second token, token count mismatches),
+// and, when asked for, the latencies at a percentile list and the
+// streams' quality (longest stall, Etalon's fluidity index).
 // When the benchmarks were judged against an SLO, a table gives each
 // verdict, the objectives' measured values, the attainment and the
 // goodput; when the run has a knee (the run extras), a summary of it
@@ -93,6 +95,12 @@ func Write(w io.Writer, r *report.Report) error {
 		if tc := censoredTable(r); tc != nil {
 			b.WriteString("\n")
 			tc.Render(&b)
+		}
+		for _, tq := range []*texttable.Table{percentileTable(r), streamingTable(r)} {
+			if tq != nil {
+				b.WriteString("\n")
+				tq.Render(&b)
+			}
 		}
 		if ts := serverTable(r); ts != nil {
 			b.WriteString("\n")

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/mock"
+	"github.com/goodput-dev/goodput/report"
+)
+
+// Against a mock streaming a chunk every 3 ms: a 20 ms token deadline is
+// always met, a 1 ms one missed three times a gap; the SLO's fluidity
+// floor, time slices and the percentile list reach the report and the
+// console.
+func TestBenchmarkStreamingQuality(t *testing.T) {
+	url := startTestMock(t, func(c *mock.Config) { c.ITL = 3 * time.Millisecond })
+	dir := t.TempDir()
+	bench := func(id string, extra ...string) (*report.Benchmark, string) {
+		args := append([]string{"benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2",
+			"--data", "prompt_tokens=16,output_tokens=8", "--max-requests", "10", "--output-dir", dir, "--run-id", id,
+			"--outputs", "json,console", "--disable-progress"}, extra...)
+		code, stdout, stderr := runGoodput(t, args...)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		rep, err := report.Read(filepath.Join(dir, id, "benchmarks.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Benchmarks[0], stdout
+	}
+	b, out := bench("smooth", "--tbt-deadline", "20ms", "--ttft-deadline", "1s", "--slo", "fluidity=0.99,stall_max=500ms",
+		"--slice-duration", "0.05", "--percentiles", "99.9,50")
+	q := b.Extras.Streaming
+	if q == nil || q.FluidityIndex == nil || q.Requests != 10 {
+		t.Fatalf("streaming extras: %+v", q)
+	}
+	if q.FluidityIndex.Min != 1 || q.DeadlineMisses.Max != 0 || q.AboveFloor != 1 || q.FluidityFloor != 0.99 {
+		t.Errorf("a smooth stream missed deadlines: fluidity %+v, misses %+v, above floor %v", q.FluidityIndex, q.DeadlineMisses, q.AboveFloor)
+	}
+	if s := q.LongestStallMs; s.Min < 2 || s.Max > 100 {
+		t.Errorf("longest stalls %v..%v ms, want about 3", s.Min, s.Max)
+	}
+	if slo := b.Extras.SLO; slo == nil || !slo.Pass || slo.GoodRequests != 10 {
+		t.Errorf("SLO verdict: %+v", slo)
+	}
+	if sl := b.Extras.Slices; sl == nil || len(sl.Slices) == 0 || sl.DurationS != 0.05 {
+		t.Errorf("time slices: %+v", sl)
+	} else {
+		n := report.Int(0)
+		for _, s := range sl.Slices {
+			n += s.Successful
+		}
+		if n != 10 {
+			t.Errorf("slices hold %d successful requests, want 10", n)
+		}
+	}
+	if p := b.Extras.Percentiles; p == nil || len(p.Percentiles) != 2 || p.Percentiles[0] != 50 || p.Metrics["time_to_first_token_ms"]["p99.9"] <= 0 {
+		t.Errorf("percentile table: %+v", p)
+	}
+	for _, want := range []string{"Latency percentiles", "P99.9", "Streaming quality", "Fluidity index"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("console lacks %q:\n%s", want, out)
+		}
+	}
+
+	b, _ = bench("choppy", "--tbt-deadline", "1ms", "--slo", "fluidity=0.9")
+	q = b.Extras.Streaming
+	if q == nil || q.FluidityIndex == nil || q.FluidityIndex.Max > 0.5 || q.DeadlineMisses.Min < 7 {
+		t.Fatalf("a 3 ms stream against a 1 ms deadline: %+v %+v", q.FluidityIndex, q.DeadlineMisses)
+	}
+	if slo := b.Extras.SLO; slo == nil || slo.Pass || slo.GoodRequests != 0 {
+		t.Errorf("SLO verdict: %+v", slo)
+	}
+
+	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "synchronous", "--data", "prompt_tokens=8",
+		"--max-requests", "1", "--slo", "fluidity=0.9", "--output-dir", dir)
+	if code != exitUsage || !strings.Contains(stderr, "--tbt-deadline") {
+		t.Errorf("fluidity without deadlines: exit %d, %s", code, stderr)
+	}
+}
