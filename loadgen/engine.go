@@ -23,6 +23,8 @@ const (
 	StopMaxErrorRate  StopReason = "max_error_rate"
 	StopDataExhausted StopReason = "requests_exhausted"
 	StopInterrupted   StopReason = "interrupted"
+	// StopOverSaturation: GuideLLM's over_saturation constraint fired.
+	StopOverSaturation StopReason = "over_saturation"
 )
 
 // Constraints end a benchmark. Zero values mean "no limit"; at least one of
@@ -39,6 +41,10 @@ type Constraints struct {
 	// the last ErrorRateWindow processed ones (default 30) reaches it.
 	MaxErrorRate    float64
 	ErrorRateWindow int
+	// OverSaturation, when set, watches for an over-saturated server
+	// (GuideLLM's over_saturation): stops the benchmark, or only records
+	// it (Result.Saturation) in monitor mode.
+	OverSaturation *OverSaturation
 }
 
 // Validate checks ranges.
@@ -56,6 +62,9 @@ func (c Constraints) Validate() error {
 		return fmt.Errorf("max error rate %v: want a fraction in [0, 1), e.g. 0.05", c.MaxErrorRate)
 	case c.ErrorRateWindow < 0:
 		return errors.New("error rate window must not be negative")
+	}
+	if c.OverSaturation != nil {
+		return c.OverSaturation.Validate()
 	}
 	return nil
 }
@@ -103,6 +112,9 @@ type Result struct {
 	// backing off is a second of offered load not sent.
 	Backoffs    int64
 	BackoffTime time.Duration
+	// Saturation is the over-saturation detector's final state; nil
+	// without the constraint.
+	Saturation *SaturationState
 }
 
 // Engine runs benchmarks with one client. Records are handed to the out
@@ -227,6 +239,9 @@ type run struct {
 	winErr int
 
 	mon *monitor
+
+	sat   *saturationDetector // nil without Constraints.OverSaturation
+	start int64               // when scheduling began (the detector's time origin)
 }
 
 // Run executes one benchmark and blocks until every request it started has
@@ -265,6 +280,10 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 	start := e.clock.Now()
 	if b.StartAt != 0 {
 		start = b.StartAt
+	}
+	r.start = start
+	if o := b.Constraints.OverSaturation; o != nil {
+		r.sat = newSaturationDetector(*o)
 	}
 	r.mon.start()
 	if d := b.Constraints.MaxDuration; d > 0 {
@@ -305,6 +324,9 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 		res.StopTime = res.End
 	}
 	res.Client = r.mon.finish()
+	if r.sat != nil {
+		res.Saturation = r.sat.state()
+	}
 	return res, nil
 }
 
@@ -340,10 +362,16 @@ func (r *run) stopped() bool {
 // execute sends one request and hands its record on. It reports whether
 // the request failed immediately (see immediateFailure).
 func (r *run) execute(req *Request, rec *record.Record, cn *conn) (immediate bool) {
-	r.e.inflight.Add(1)
+	n := r.e.inflight.Add(1)
 	r.e.sent.Add(1)
+	if r.sat != nil {
+		r.saturated(r.sat.observeStart(float64(r.e.clock.Now()-r.start)/1e9, float64(n)))
+	}
 	r.e.client.Do(r.ctx, req, rec, cn)
 	r.e.inflight.Add(-1)
+	if r.sat != nil && rec.FirstToken != 0 && rec.Dispatched != 0 {
+		r.saturated(r.sat.observeTTFT(float64(rec.FirstToken-r.start)/1e9, float64(rec.FirstToken-rec.Dispatched)/1e9))
+	}
 	switch rec.Status {
 	case record.StatusSuccessful:
 		r.ok.Add(1)
@@ -361,6 +389,14 @@ func (r *run) execute(req *Request, rec *record.Record, cn *conn) (immediate boo
 	immediate = immediateFailure(rec)
 	r.out <- rec // rec belongs to the consumer from here on
 	return immediate
+}
+
+// saturated stops the benchmark on an over-saturation alert, unless the
+// constraint only monitors.
+func (r *run) saturated(alert bool) {
+	if alert && !r.b.Constraints.OverSaturation.Monitor {
+		r.stop(StopOverSaturation, true)
+	}
 }
 
 func (r *run) observeErrorRate(errored bool) {
