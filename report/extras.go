@@ -70,6 +70,9 @@ type Extras struct {
 	// Percentiles are the latency metrics at a chosen percentile list;
 	// nil unless asked for.
 	Percentiles *PercentileTable `json:"percentiles,omitempty"`
+	// OverSaturation is GuideLLM's over_saturation constraint's final
+	// state; nil without the constraint.
+	OverSaturation *OverSaturation `json:"over_saturation,omitempty"`
 
 	Telemetry *BenchmarkTelemetry `json:"telemetry,omitempty"` // energy, cost and server metrics over the window (package scorecard)
 }

@@ -69,3 +69,23 @@ type PercentileTable struct {
 func PercentileKey(p float64) string {
 	return "p" + strconv.FormatFloat(p, 'f', -1, 64)
 }
+
+// OverSaturation is the over_saturation constraint's detector at the end
+// of a benchmark, in GuideLLM's metadata keys: the last slopes (per
+// second; TTFT in seconds) with their relative margins of error and
+// window sizes, null before a slope was first estimated.
+type OverSaturation struct {
+	Mode     string `json:"mode"`     // stop or monitor
+	Settings string `json:"settings"` // every setting, key=value
+	// IsOverSaturated says it was detected during the benchmark, first at
+	// DetectedAtS seconds after the start.
+	IsOverSaturated    bool   `json:"is_over_saturated"`
+	DetectedAtS        *Float `json:"detected_at_s"`
+	TTFTSlope          *Float `json:"ttft_slope"`
+	TTFTSlopeMOE       *Float `json:"ttft_slope_moe"`
+	TTFTN              Int    `json:"ttft_n"`
+	TTFTViolations     Int    `json:"ttft_violations"`
+	ConcurrentSlope    *Float `json:"concurrent_slope"`
+	ConcurrentSlopeMOE *Float `json:"concurrent_slope_moe"`
+	ConcurrentN        Int    `json:"concurrent_n"`
+}

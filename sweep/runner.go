@@ -246,6 +246,15 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, cons 
 		b.Extras.Requests.NotSent = report.Int(res.NotSent)
 		b.Extras.Drain = drain
 		b.Extras.Arrival = reportArrival(s)
+		if o := reportSaturation(res.Saturation, r.Constraints.OverSaturation); o != nil {
+			b.Extras.OverSaturation = o
+			if b.SchedulerState != nil {
+				if b.SchedulerState.SchedulerConstraints == nil {
+					b.SchedulerState.SchedulerConstraints = map[string]report.SchedulerUpdateAction{}
+				}
+				b.SchedulerState.SchedulerConstraints["over_saturation"] = saturationAction(o)
+			}
+		}
 	}
 	round := Round{Strategy: s, Result: res, Benchmark: b}
 	round.Excluded = drain != nil && drain.Busy && !r.Drain.KeepBusy

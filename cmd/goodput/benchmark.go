@@ -354,6 +354,9 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 	if p.metrics, err = o.quality.metrics(p.slo); err != nil {
 		return nil, err
 	}
+	if p.cons.OverSaturation, err = o.quality.overSaturation(); err != nil {
+		return nil, err
+	}
 	if err := p.shardRun(o.rateType); err != nil {
 		return nil, err
 	}
@@ -1627,12 +1630,14 @@ func (o *metadataOptions) metadataLabels(flagLabels []string) ([]metadata.Label,
 // (--slice-duration) and a percentile list (--percentiles).
 type qualityOptions struct {
 	tbtDeadline, ttftDeadline, sliceDuration, percentiles string
+	overSat                                               string
 }
 
 func addQualityFlags(fs *pflag.FlagSet, q *qualityOptions) {
 	fs.StringVar(&q.tbtDeadline, "tbt-deadline", "", "Etalon's token deadline (e.g. 50ms, or seconds): each token is due this long after the one before plus the slack earlier tokens saved; reports each request's deadline misses and fluidity index and its longest stall (extras \"streaming\"; needed by the SLO keys fluidity and deadline_misses)")
 	fs.StringVar(&q.ttftDeadline, "ttft-deadline", "", "Etalon's first-token deadline after dispatch with --tbt-deadline (default: the first token is not judged)")
 	fs.StringVar(&q.sliceDuration, "slice-duration", "", "AIPerf's time slices: cut each benchmark's window into slices this long (e.g. 10s, or seconds) with their throughput and latency percentiles (extras \"timeslices\")")
+	fs.StringVar(&q.overSat, "over-saturation", "", "GuideLLM's over_saturation constraint: stop a benchmark once the concurrency and the TTFT both rise significantly (a queue that grows): true for GuideLLM's defaults, or its keys, e.g. mode=monitor,min_seconds=10 (mode stop or monitor, min_seconds, max_window_seconds, moe_threshold, minimum_ttft, maximum_window_ratio, minimum_window_size, confidence)")
 	fs.StringVar(&q.percentiles, "percentiles", "", "comma list of percentiles (0 < p < 100) of every latency metric for the console and the extras' \"percentiles\", e.g. 50,90,99,99.9; GuideLLM's fixed percentile fields stay")
 }
 
@@ -1696,4 +1701,16 @@ func qualityDuration(flag, v string) (time.Duration, error) {
 		return 0, usagef("%s %s: want a duration > 0", flag, v)
 	}
 	return d, nil
+}
+
+// overSaturation is --over-saturation, nil when not given.
+func (q *qualityOptions) overSaturation() (*loadgen.OverSaturation, error) {
+	if q.overSat == "" || q.overSat == "false" {
+		return nil, nil
+	}
+	o, err := loadgen.ParseOverSaturation(q.overSat)
+	if err != nil {
+		return nil, usagef("--over-saturation %s: %v", q.overSat, err)
+	}
+	return &o, nil
 }

@@ -75,6 +75,16 @@ func TestBenchmarkStreamingQuality(t *testing.T) {
 		t.Errorf("SLO verdict: %+v", slo)
 	}
 
+	// over_saturation in monitor mode: its state reaches the extras and
+	// GuideLLM's scheduler state.
+	b, _ = bench("monitored", "--over-saturation", "mode=monitor,min_seconds=0")
+	if o := b.Extras.OverSaturation; o == nil || o.Mode != "monitor" || o.IsOverSaturated || o.ConcurrentN == 0 {
+		t.Errorf("over_saturation extras: %+v", o)
+	}
+	if a, ok := b.SchedulerState.SchedulerConstraints["over_saturation"]; !ok || a.RequestQueuing != "continue" || a.Metadata["is_over_saturated"] == nil {
+		t.Errorf("scheduler state: %+v", b.SchedulerState.SchedulerConstraints)
+	}
+
 	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "synchronous", "--data", "prompt_tokens=8",
 		"--max-requests", "1", "--slo", "fluidity=0.9", "--output-dir", dir)
 	if code != exitUsage || !strings.Contains(stderr, "--tbt-deadline") {

@@ -394,7 +394,7 @@ func (a *Accumulator) SchedulerState(info BenchmarkInfo, w MeasureWindow) *repor
 		switch info.StopReason {
 		case report.ConstraintMaxRequests, "requests_exhausted":
 			act.RequestProcessing = "continue"
-		case report.ConstraintMaxErrors, report.ConstraintMaxErrorRate, report.ConstraintMaxGlobalErrorRate:
+		case report.ConstraintMaxErrors, report.ConstraintMaxErrorRate, report.ConstraintMaxGlobalErrorRate, "over_saturation":
 			act.RequestProcessing = "stop_all"
 		}
 		actions[info.StopReason] = act
