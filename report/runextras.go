@@ -14,6 +14,10 @@ type RunExtras struct {
 	SLO *SLOSpec `json:"slo,omitempty"`
 	// Knee is the result of a sweep or knee search (nil for plain runs).
 	Knee *Knee `json:"knee,omitempty"`
+	// ThroughputKnee is GuideLLM's knee detection beside it: where the
+	// output token throughput stops rising with concurrency (nil unless
+	// asked for).
+	ThroughputKnee *ThroughputKnee `json:"throughput_knee,omitempty"`
 	// Metadata is what makes the run auditable (the twelve fields).
 	Metadata *RunMetadata `json:"metadata,omitempty"`
 	// Shard identifies a shard report of a multi-pod run (shard.go).
@@ -184,4 +188,46 @@ type GoodputCounts struct {
 	// Confidence is the confidence the verdict's decisions are taken at
 	// (0: stats' default).
 	Confidence float64
+}
+
+// ThroughputKnee is GuideLLM's knee detection (--knee-detection) of a
+// concurrent profile: a two-segment regression of successful output
+// tokens/s on concurrency, fitted on the initial rounds (Initial), then,
+// when adaptive, on those and the grid of concurrencies run around the
+// knee (AdaptivePlan, Final). Final is Initial when not adaptive.
+type ThroughputKnee struct {
+	Initial      *KneeFit `json:"initial"`
+	AdaptivePlan []Int    `json:"adaptive_plan"`
+	Final        *KneeFit `json:"final"`
+}
+
+// KneeFit is one fit. Found says the two segments explain the curve
+// (rising slope > 0, tail slope ≤ 25 % of it, squared error at least
+// halved against one line, throughput at the breakpoint ≥ 85 % of the
+// peak); Reason says why not. Slopes are of the normalised curve (both
+// axes divided by their maximum).
+type KneeFit struct {
+	Found  bool   `json:"found"`
+	Reason string `json:"reason"`
+	// KneeConcurrency is where the two lines meet (the breakpoint when
+	// they meet outside its neighbours); SaturationConcurrency the first
+	// measured concurrency at or above it; BreakpointConcurrency the
+	// measured point the segments split at.
+	KneeConcurrency       *Float `json:"knee_concurrency"`
+	SaturationConcurrency *Float `json:"saturation_concurrency"`
+	BreakpointConcurrency *Float `json:"breakpoint_concurrency"`
+	RisingSlope           Float  `json:"rising_slope"`
+	TailSlope             Float  `json:"tail_slope"`
+	// ErrorReduction is 1 − two segments' squared error ÷ one line's.
+	ErrorReduction       Float       `json:"error_reduction"`
+	PeakOutputTokS       Float       `json:"peak_output_tokens_per_second"`
+	BreakpointOutputTokS Float       `json:"breakpoint_output_tokens_per_second"`
+	Points               []KneePoint `json:"points"`
+}
+
+// KneePoint is one measured concurrency: its successful output tokens/s
+// (the mean over its rounds when run more than once).
+type KneePoint struct {
+	Concurrency Float `json:"concurrency"`
+	OutputTokS  Float `json:"output_tokens_per_second"`
 }

@@ -56,6 +56,10 @@ type Metrics struct {
 	// Percentiles is the percentile list of the extras' table and the
 	// console's (nil: none).
 	Percentiles []float64
+	// KneeDetection, when set, fits the throughput knee of a concurrent
+	// profile (the run extras' throughput_knee); an adaptive one also
+	// needs Plan.Planner to be a sweep.KneePlanner.
+	KneeDetection *sweep.KneeDetection
 }
 
 // Tokens is what the run does about the server's and the client's token

@@ -357,6 +357,9 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 	if p.cons.OverSaturation, err = o.quality.overSaturation(); err != nil {
 		return nil, err
 	}
+	if err := o.quality.kneeDetection(o.rateType, p); err != nil {
+		return nil, err
+	}
 	if err := p.shardRun(o.rateType); err != nil {
 		return nil, err
 	}
@@ -1630,7 +1633,7 @@ func (o *metadataOptions) metadataLabels(flagLabels []string) ([]metadata.Label,
 // (--slice-duration) and a percentile list (--percentiles).
 type qualityOptions struct {
 	tbtDeadline, ttftDeadline, sliceDuration, percentiles string
-	overSat                                               string
+	overSat, knee                                         string
 }
 
 func addQualityFlags(fs *pflag.FlagSet, q *qualityOptions) {
@@ -1638,6 +1641,7 @@ func addQualityFlags(fs *pflag.FlagSet, q *qualityOptions) {
 	fs.StringVar(&q.ttftDeadline, "ttft-deadline", "", "Etalon's first-token deadline after dispatch with --tbt-deadline (default: the first token is not judged)")
 	fs.StringVar(&q.sliceDuration, "slice-duration", "", "AIPerf's time slices: cut each benchmark's window into slices this long (e.g. 10s, or seconds) with their throughput and latency percentiles (extras \"timeslices\")")
 	fs.StringVar(&q.overSat, "over-saturation", "", "GuideLLM's over_saturation constraint: stop a benchmark once the concurrency and the TTFT both rise significantly (a queue that grows): true for GuideLLM's defaults, or its keys, e.g. mode=monitor,min_seconds=10 (mode stop or monitor, min_seconds, max_window_seconds, moe_threshold, minimum_ttft, maximum_window_ratio, minimum_window_size, confidence)")
+	fs.StringVar(&q.knee, "knee-detection", "", "GuideLLM's knee detection on --rate-type concurrent: fit where output tok/s stops rising with concurrency (two-segment regression), reported beside the SLO knee; true, or enabled=true[,adaptive=true,points_each_side=5,max_step=5] (adaptive: then run a grid of concurrencies around the knee and fit again)")
 	fs.StringVar(&q.percentiles, "percentiles", "", "comma list of percentiles (0 < p < 100) of every latency metric for the console and the extras' \"percentiles\", e.g. 50,90,99,99.9; GuideLLM's fixed percentile fields stay")
 }
 
@@ -1713,4 +1717,24 @@ func (q *qualityOptions) overSaturation() (*loadgen.OverSaturation, error) {
 		return nil, usagef("--over-saturation %s: %v", q.overSat, err)
 	}
 	return &o, nil
+}
+
+// kneeDetection applies --knee-detection to the plan: the fit's settings
+// for the report and, when adaptive, the planner that runs the grid.
+func (q *qualityOptions) kneeDetection(rateType string, p *plan) error {
+	kd, err := sweep.ParseKneeDetection(q.knee)
+	if err != nil {
+		return usagef("--knee-detection %s: %v", q.knee, err)
+	}
+	if kd == nil {
+		return nil
+	}
+	if rateType != string(loadgen.Concurrent) {
+		return usagef("--knee-detection needs --rate-type concurrent with at least 5 stream counts in --rate (GuideLLM's rule), got --rate-type %s", rateType)
+	}
+	p.metrics.KneeDetection = kd
+	if kd.Adaptive {
+		p.planner = &sweep.KneePlanner{Inner: p.planner, Detection: *kd}
+	}
+	return nil
 }

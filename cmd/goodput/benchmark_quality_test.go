@@ -91,3 +91,32 @@ func TestBenchmarkStreamingQuality(t *testing.T) {
 		t.Errorf("fluidity without deadlines: exit %d, %s", code, stderr)
 	}
 }
+
+// --knee-detection on a concurrent profile reaches the run extras and the
+// console; it needs --rate-type concurrent.
+func TestBenchmarkKneeDetection(t *testing.T) {
+	url := startTestMock(t, nil)
+	dir := t.TempDir()
+	code, stdout, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "1,2,3,4,5",
+		"--data", "prompt_tokens=8,output_tokens=4", "--max-requests", "10", "--output-dir", dir, "--run-id", "knee",
+		"--outputs", "json,console", "--disable-progress", "--knee-detection", "enabled=true,adaptive=false")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, err := report.Read(filepath.Join(dir, "knee", "benchmarks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := rep.Run.ThroughputKnee
+	if tk == nil || tk.Final == nil || len(tk.Final.Points) != 5 || len(tk.AdaptivePlan) != 0 || tk.Initial != tk.Final && tk.Initial.Found != tk.Final.Found {
+		t.Fatalf("throughput knee: %+v", tk)
+	}
+	if !strings.Contains(stdout, "Throughput knee (GuideLLM's knee detection)") {
+		t.Errorf("console lacks the throughput knee:\n%s", stdout)
+	}
+	code, _, stderr = runGoodput(t, "benchmark", "--target", url, "--rate-type", "constant", "--rate", "1,2,3,4,5",
+		"--data", "prompt_tokens=8", "--max-seconds", "1", "--knee-detection", "true", "--output-dir", dir)
+	if code != exitUsage || !strings.Contains(stderr, "--knee-detection needs --rate-type concurrent") {
+		t.Errorf("constant rate: exit %d, %s", code, stderr)
+	}
+}

@@ -62,6 +62,7 @@ var invalidFlagValues = map[string][]string{
 	"benchmark --slice-duration":          {"x", "0", "NaN"},
 	"benchmark --percentiles":             {"x", "0", "100", "50,,99"},
 	"benchmark --over-saturation":         {"mode=halt", "min_seconds=-1", "speed=3"},
+	"benchmark --knee-detection":          {"enabled=maybe", "max_step=0", "speed=1"},
 	"benchmark --header":                  {"NoColon", "{bad"},
 	"benchmark --extra-body":              {"[1]", "{bad"},
 	"benchmark --backend-type":            {"vllm_python"},

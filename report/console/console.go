@@ -128,6 +128,11 @@ func Write(w io.Writer, r *report.Report) error {
 			return r.Benchmarks[i].Config.Strategy.Label()
 		}))
 	}
+	if r.Run != nil {
+		if line := throughputKneeSummary(r.Run.ThroughputKnee); line != "" {
+			b.WriteString("\n" + line)
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	if err != nil {
 		return fmt.Errorf("writing console summary: %w", err)

@@ -135,3 +135,23 @@ func distCells(d *report.DistributionSummary, format string, kind int) []string 
 	}
 	return []string{f(p50), f(d.Percentiles.P99), f(d.Max)}
 }
+
+// throughputKneeSummary is a line on GuideLLM's knee detection (the run
+// extras' throughput_knee): where output tok/s saturates, or why no knee
+// was fitted; "" without it.
+func throughputKneeSummary(t *report.ThroughputKnee) string {
+	if t == nil || t.Final == nil {
+		return ""
+	}
+	f := t.Final
+	refined := ""
+	if len(t.AdaptivePlan) > 0 {
+		refined = fmt.Sprintf(", refined with %d more concurrency levels", len(t.AdaptivePlan))
+	}
+	if !f.Found {
+		return fmt.Sprintf("Throughput knee (GuideLLM's knee detection%s): none: %s.\n", refined, f.Reason)
+	}
+	return fmt.Sprintf("Throughput knee (GuideLLM's knee detection%s): output tok/s saturates at concurrency %g (knee %.1f, breakpoint %g at %.0f tok/s, peak %.0f tok/s).\n",
+		refined, float64(*f.SaturationConcurrency), float64(*f.KneeConcurrency), float64(*f.BreakpointConcurrency),
+		float64(f.BreakpointOutputTokS), float64(f.PeakOutputTokS))
+}
