@@ -27,6 +27,16 @@ const (
 	StopOverSaturation StopReason = "over_saturation"
 )
 
+// A Watcher is a stop condition computed outside the engine (sweep's
+// target_moe): it sees every request of one benchmark as it resolves and
+// may end the benchmark (scheduling stops; in-flight requests finish).
+// Observe is called from the requests' goroutines, concurrently.
+type Watcher interface {
+	Observe(r *record.Record) (stop bool)
+	// Reason is the benchmark's stop reason when Observe stopped it.
+	Reason() StopReason
+}
+
 // Constraints end a benchmark. Zero values mean "no limit"; at least one of
 // MaxDuration and MaxRequests (or a finite source) must end it.
 type Constraints struct {
@@ -45,6 +55,9 @@ type Constraints struct {
 	// (GuideLLM's over_saturation): stops the benchmark, or only records
 	// it (Result.Saturation) in monitor mode.
 	OverSaturation *OverSaturation
+	// Watcher, when set, watches this benchmark only (a fresh one per
+	// benchmark).
+	Watcher Watcher
 }
 
 // Validate checks ranges.
@@ -371,6 +384,9 @@ func (r *run) execute(req *Request, rec *record.Record, cn *conn) (immediate boo
 	r.e.inflight.Add(-1)
 	if r.sat != nil && rec.FirstToken != 0 && rec.Dispatched != 0 {
 		r.saturated(r.sat.observeTTFT(float64(rec.FirstToken-r.start)/1e9, float64(rec.FirstToken-rec.Dispatched)/1e9))
+	}
+	if w := r.b.Constraints.Watcher; w != nil && w.Observe(rec) {
+		r.stop(w.Reason(), false)
 	}
 	switch rec.Status {
 	case record.StatusSuccessful:

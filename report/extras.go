@@ -73,6 +73,9 @@ type Extras struct {
 	// OverSaturation is GuideLLM's over_saturation constraint's final
 	// state; nil without the constraint.
 	OverSaturation *OverSaturation `json:"over_saturation,omitempty"`
+	// TargetMOE is GuideLLM's target_moe constraint's final state; nil
+	// without the constraint.
+	TargetMOE *TargetMOE `json:"target_moe,omitempty"`
 
 	Telemetry *BenchmarkTelemetry `json:"telemetry,omitempty"` // energy, cost and server metrics over the window (package scorecard)
 }

@@ -89,3 +89,23 @@ type OverSaturation struct {
 	ConcurrentSlopeMOE *Float `json:"concurrent_slope_moe"`
 	ConcurrentN        Int    `json:"concurrent_n"`
 }
+
+// TargetMOE is the target_moe constraint at the end of a benchmark, in
+// GuideLLM's keys: whether the statistic reached the relative margin, on
+// how many successful requests, the estimate and its interval (null where
+// the sample cannot bound it), the margin, and the samples and seconds
+// it would still need.
+type TargetMOE struct {
+	Metric              string `json:"metric"`
+	Statistic           string `json:"statistic"`
+	MOE                 Float  `json:"moe"`
+	Confidence          Float  `json:"confidence"`
+	Reached             bool   `json:"target_moe_reached"`
+	Samples             Int    `json:"samples"`
+	Estimate            *Float `json:"estimate"`
+	Lower               *Float `json:"lower"`
+	Upper               *Float `json:"upper"`
+	RelativeMOE         *Float `json:"relative_moe"`
+	RequiredSamples     Int    `json:"required_samples"`
+	EstimatedRemainingS *Float `json:"estimated_remaining_seconds"`
+}

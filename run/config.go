@@ -107,6 +107,9 @@ type Plan struct {
 	SampleRequests   int     // request records kept per status in the JSON report (0: all)
 	TargetLoadTokS   float64 // output tokens/s to serve, for the knee's replicas
 	Shard            Shard
+	// TargetMOE, when set, stops each round once its statistic is known
+	// to the margin asked (GuideLLM's target_moe).
+	TargetMOE *sweep.TargetMOE
 	// Drain, when set, waits before each round of a run that is not a
 	// shard (its Gap, Max and KeepBusy) until the server has drained what
 	// earlier rounds left: by the queue gauges of the server metrics the

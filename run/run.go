@@ -308,7 +308,7 @@ func (s *state) rounds(ctx context.Context) ([]sweep.Round, error) {
 	obs, closeProgress := s.progress(live)
 	tobs := s.tel.Observer(obs, engine.Clock().Time)
 	runner := &sweep.Runner{
-		Engine: engine, Source: s.data.Source, Sources: s.data.Round, Constraints: p.Constraints,
+		Engine: engine, Source: s.data.Source, Sources: s.data.Round, Constraints: p.Constraints, TargetMOE: p.TargetMOE,
 		Report: accum.Config{Warmup: p.Warmup, Cooldown: p.Cooldown, SampleSize: sampleSize(p.SampleRequests),
 			Seed: uint64(p.Seed), SLO: s.cfg.SLO,
 			RequestType: requestType(s.client.Config().Endpoint), PromptOverhead: s.data.Description.PromptOverhead,

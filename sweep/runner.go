@@ -57,6 +57,8 @@ type Runner struct {
 	// the server's prefix cache would answer): see dataset.Dataset.Round.
 	Sources     func(round int) loadgen.Source
 	Constraints loadgen.Constraints
+	// TargetMOE, when set, watches every round (GuideLLM's target_moe).
+	TargetMOE *TargetMOE
 	// Report is the accumulator configuration of every round (warmup,
 	// cooldown, sample size, seed, and the SLO each round is judged
 	// against: the knee search needs it); Start and Constraints are filled
@@ -211,6 +213,11 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, cons 
 		}
 		collected <- werr
 	}()
+	var moe *moeWatcher
+	if r.TargetMOE != nil {
+		moe = r.TargetMOE.watcher()
+		cons.Watcher = moe
+	}
 	res, runErr := r.Engine.Run(ctx, loadgen.Benchmark{
 		Index: index, Strategy: s, Constraints: cons, Source: r.source(index), StartAt: start,
 	}, out)
@@ -246,13 +253,22 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, cons 
 		b.Extras.Requests.NotSent = report.Int(res.NotSent)
 		b.Extras.Drain = drain
 		b.Extras.Arrival = reportArrival(s)
-		if o := reportSaturation(res.Saturation, r.Constraints.OverSaturation); o != nil {
+		if o := reportSaturation(res.Saturation, cons.OverSaturation); o != nil {
 			b.Extras.OverSaturation = o
 			if b.SchedulerState != nil {
 				if b.SchedulerState.SchedulerConstraints == nil {
 					b.SchedulerState.SchedulerConstraints = map[string]report.SchedulerUpdateAction{}
 				}
 				b.SchedulerState.SchedulerConstraints["over_saturation"] = saturationAction(o)
+			}
+		}
+		if moe != nil {
+			b.Extras.TargetMOE = moe.result()
+			if b.SchedulerState != nil {
+				if b.SchedulerState.EndProcessingConstraints == nil {
+					b.SchedulerState.EndProcessingConstraints = map[string]report.SchedulerUpdateAction{}
+				}
+				b.SchedulerState.EndProcessingConstraints["target_moe"] = moeAction(b.Extras.TargetMOE, r.TargetMOE.ScopeAll)
 			}
 		}
 	}

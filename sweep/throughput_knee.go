@@ -280,6 +280,9 @@ func ThroughputKnee(d *KneeDetection, p Planner, rounds []Round) *report.Through
 	}
 	initial := len(rounds)
 	plan := []report.Int{}
+	if s, ok := p.(stopOn); ok {
+		p = s.p
+	}
 	if kp, ok := p.(*KneePlanner); ok && kp.planned {
 		initial = min(kp.initial, len(rounds))
 		for _, c := range kp.grid {

@@ -202,7 +202,8 @@ type plan struct {
 	drain         *sweep.Drain     // the wait for an idle server before each round (unsharded runs)
 	// maxErrorRate, when not nil, is --fail-on-error-rate.
 	maxErrorRate *float64
-	metrics      run.Metrics // --tbt-deadline, --ttft-deadline, --slice-duration, --percentiles
+	metrics      run.Metrics      // --tbt-deadline, --ttft-deadline, --slice-duration, --percentiles, --knee-detection
+	targetMOE    *sweep.TargetMOE // --target-moe
 }
 
 // runConfig is the run's configuration.
@@ -214,7 +215,7 @@ func (p *plan) runConfig() *run.Config {
 		Data: run.Data{Value: p.dataValue, Synthetic: p.synthetic, Options: p.dataOpts, Opened: p.data, Getenv: p.getenv},
 		Plan: run.Plan{
 			Planner: p.planner, Profile: p.profile, Search: p.search, Constraints: p.cons, Warmup: p.warm, Cooldown: p.cool,
-			Seed: p.seed, SampleRequests: p.samples, TargetLoadTokS: p.targetLoad, Drain: p.drain, Confidence: p.confidence,
+			Seed: p.seed, SampleRequests: p.samples, TargetLoadTokS: p.targetLoad, Drain: p.drain, TargetMOE: p.targetMOE, Confidence: p.confidence,
 			Shard: run.Shard{Plan: p.shardPlan, Shard: p.shard.shard, StartAt: p.shard.startAt, Notes: p.shard.notes,
 				Hash: func(model string) string { return p.shard.configHash(p.key, model) }},
 		},
@@ -358,6 +359,9 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 		return nil, err
 	}
 	if err := o.quality.kneeDetection(o.rateType, p); err != nil {
+		return nil, err
+	}
+	if p.targetMOE, err = o.quality.targetMOEOf(p); err != nil {
 		return nil, err
 	}
 	if err := p.shardRun(o.rateType); err != nil {
@@ -1633,7 +1637,7 @@ func (o *metadataOptions) metadataLabels(flagLabels []string) ([]metadata.Label,
 // (--slice-duration) and a percentile list (--percentiles).
 type qualityOptions struct {
 	tbtDeadline, ttftDeadline, sliceDuration, percentiles string
-	overSat, knee                                         string
+	overSat, knee, targetMOE                              string
 }
 
 func addQualityFlags(fs *pflag.FlagSet, q *qualityOptions) {
@@ -1642,6 +1646,7 @@ func addQualityFlags(fs *pflag.FlagSet, q *qualityOptions) {
 	fs.StringVar(&q.sliceDuration, "slice-duration", "", "AIPerf's time slices: cut each benchmark's window into slices this long (e.g. 10s, or seconds) with their throughput and latency percentiles (extras \"timeslices\")")
 	fs.StringVar(&q.overSat, "over-saturation", "", "GuideLLM's over_saturation constraint: stop a benchmark once the concurrency and the TTFT both rise significantly (a queue that grows): true for GuideLLM's defaults, or its keys, e.g. mode=monitor,min_seconds=10 (mode stop or monitor, min_seconds, max_window_seconds, moe_threshold, minimum_ttft, maximum_window_ratio, minimum_window_size, confidence)")
 	fs.StringVar(&q.knee, "knee-detection", "", "GuideLLM's knee detection on --rate-type concurrent: fit where output tok/s stops rising with concurrency (two-segment regression), reported beside the SLO knee; true, or enabled=true[,adaptive=true,points_each_side=5,max_step=5] (adaptive: then run a grid of concurrencies around the knee and fit again)")
+	fs.StringVar(&q.targetMOE, "target-moe", "", "GuideLLM's target_moe constraint: end each benchmark once a statistic is known to a relative margin of error, e.g. metric=time_to_first_token_ms,statistic=p95,moe=0.05 (keys metric time_to_first_token_ms|request_latency, statistic mean|p25…p999, moe, confidence, min_samples, check_interval, stopping_scope current|all)")
 	fs.StringVar(&q.percentiles, "percentiles", "", "comma list of percentiles (0 < p < 100) of every latency metric for the console and the extras' \"percentiles\", e.g. 50,90,99,99.9; GuideLLM's fixed percentile fields stay")
 }
 
@@ -1737,4 +1742,20 @@ func (q *qualityOptions) kneeDetection(rateType string, p *plan) error {
 		p.planner = &sweep.KneePlanner{Inner: p.planner, Detection: *kd}
 	}
 	return nil
+}
+
+// targetMOEOf is --target-moe, nil when not given; with stopping_scope=all
+// a round it ends also ends the run.
+func (q *qualityOptions) targetMOEOf(p *plan) (*sweep.TargetMOE, error) {
+	if q.targetMOE == "" {
+		return nil, nil
+	}
+	t, err := sweep.ParseTargetMOE(q.targetMOE)
+	if err != nil {
+		return nil, usagef("--target-moe %s: %v", q.targetMOE, err)
+	}
+	if t.ScopeAll {
+		p.planner = sweep.StopOn(p.planner, sweep.StopTargetMOE)
+	}
+	return t, nil
 }

@@ -122,3 +122,28 @@ func TestBenchmarkKneeDetection(t *testing.T) {
 		t.Errorf("constant rate: exit %d, %s", code, stderr)
 	}
 }
+
+// --target-moe ends a benchmark once the TTFT mean is known to the margin
+// (the mock's TTFT hardly varies), long before --max-requests.
+func TestBenchmarkTargetMOE(t *testing.T) {
+	url := startTestMock(t, nil)
+	dir := t.TempDir()
+	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2",
+		"--data", "prompt_tokens=8,output_tokens=4", "--max-requests", "2000", "--output-dir", dir, "--run-id", "moe",
+		"--outputs", "json", "--disable-progress", "--target-moe", "metric=time_to_first_token_ms,statistic=mean,moe=0.5,min_samples=10,check_interval=5")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, err := report.Read(filepath.Join(dir, "moe", "benchmarks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := rep.Benchmarks[0]
+	m := b.Extras.TargetMOE
+	if b.Extras.StopReason != "target_moe" || m == nil || !m.Reached || m.Samples < 10 || m.Samples > 200 {
+		t.Fatalf("stop %q, target_moe %+v", b.Extras.StopReason, m)
+	}
+	if a, ok := b.SchedulerState.EndProcessingConstraints["target_moe"]; !ok || string(a.Metadata["target_moe_reached"]) != "true" {
+		t.Errorf("end_processing_constraints: %+v", b.SchedulerState.EndProcessingConstraints)
+	}
+}

@@ -63,6 +63,7 @@ var invalidFlagValues = map[string][]string{
 	"benchmark --percentiles":             {"x", "0", "100", "50,,99"},
 	"benchmark --over-saturation":         {"mode=halt", "min_seconds=-1", "speed=3"},
 	"benchmark --knee-detection":          {"enabled=maybe", "max_step=0", "speed=1"},
+	"benchmark --target-moe":              {"metric=itl", "statistic=p97", "moe=2", "min_samples=0", "x"},
 	"benchmark --header":                  {"NoColon", "{bad"},
 	"benchmark --extra-body":              {"[1]", "{bad"},
 	"benchmark --backend-type":            {"vllm_python"},
