@@ -18,6 +18,9 @@ type RunExtras struct {
 	// output token throughput stops rising with concurrency (nil unless
 	// asked for).
 	ThroughputKnee *ThroughputKnee `json:"throughput_knee,omitempty"`
+	// Trials is the spread of the figures across repeated runs of the
+	// plan (--num-runs); nil for a single run.
+	Trials *Trials `json:"trials,omitempty"`
 	// Metadata is what makes the run auditable (the twelve fields).
 	Metadata *RunMetadata `json:"metadata,omitempty"`
 	// Shard identifies a shard report of a multi-pod run (shard.go).
@@ -230,4 +233,44 @@ type KneeFit struct {
 type KneePoint struct {
 	Concurrency Float `json:"concurrency"`
 	OutputTokS  Float `json:"output_tokens_per_second"`
+}
+
+// Trials summarises a plan run several times (AIPerf's multi-run
+// confidence): for each load (strategy) run more than once, each key
+// figure's values across the runs, their mean, sample standard deviation,
+// coefficient of variation, standard error and Student's t interval of the
+// mean. A figure whose coefficient of variation exceeds
+// VariationThreshold is flagged: its runs disagree more than the
+// threshold allows, and one run's figure is not to be trusted alone.
+type Trials struct {
+	Runs               Int          `json:"runs"`
+	Confidence         Float        `json:"confidence"`
+	VariationThreshold Float        `json:"variation_threshold"`
+	Points             []TrialPoint `json:"points"`
+	// Flagged lists "<strategy>: <metric>" of every flagged figure.
+	Flagged []string `json:"flagged"`
+}
+
+// TrialPoint is one load's figures across runs; Benchmarks are the
+// indices of its rounds, in run order.
+type TrialPoint struct {
+	Strategy   string        `json:"strategy"`
+	Benchmarks []Int         `json:"benchmarks"`
+	Metrics    []TrialMetric `json:"metrics"`
+}
+
+// TrialMetric is one figure across runs, in AIPerf's aggregate names
+// (mean, std, cv, se, ci_low, ci_high, t_critical); the interval bounds
+// are null with fewer than two values.
+type TrialMetric struct {
+	Metric    string  `json:"metric"` // GuideLLM's field and statistic, e.g. time_to_first_token_ms_p99
+	Values    []Float `json:"values"`
+	Mean      Float   `json:"mean"`
+	Std       Float   `json:"std"`
+	CV        Float   `json:"cv"`
+	SE        Float   `json:"se"`
+	CILow     *Float  `json:"ci_low"`
+	CIHigh    *Float  `json:"ci_high"`
+	TCritical Float   `json:"t_critical"`
+	Exceeds   bool    `json:"exceeds_threshold"`
 }

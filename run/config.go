@@ -60,6 +60,12 @@ type Metrics struct {
 	// profile (the run extras' throughput_knee); an adaptive one also
 	// needs Plan.Planner to be a sweep.KneePlanner.
 	KneeDetection *sweep.KneeDetection
+	// NumRuns > 1 says Plan.Planner plays the plan that many times
+	// (sweep.Repeat): the run extras then give each figure's spread across
+	// the runs, flagging those whose coefficient of variation exceeds
+	// RunVariation.
+	NumRuns      int
+	RunVariation float64
 }
 
 // Tokens is what the run does about the server's and the client's token

@@ -382,6 +382,7 @@ func (s *state) report(rounds []sweep.Round, interrupted bool) (*report.Report, 
 		Version: report.ExtrasVersion, RunID: s.runID, Interrupted: interrupted, Metadata: s.md,
 		SLO: s.cfg.SLO.Report(), Knee: sweep.FindKnee(s.cfg.Plan.Planner, rounds, s.cfg.Plan.TargetLoadTokS),
 		ThroughputKnee: sweep.ThroughputKnee(s.cfg.Metrics.KneeDetection, s.cfg.Plan.Planner, rounds),
+		Trials:         sweep.Trials(s.cfg.Metrics.NumRuns, rounds, s.cfg.Plan.Confidence, s.cfg.Metrics.RunVariation),
 	}
 	if sp := s.cfg.Plan.Shard.Plan; sp != nil {
 		rep.Run.Shard = sp.Info(s.shardHash, s.runID)

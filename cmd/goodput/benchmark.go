@@ -364,6 +364,9 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 	if p.targetMOE, err = o.quality.targetMOEOf(p); err != nil {
 		return nil, err
 	}
+	if err := o.quality.repeat(p); err != nil {
+		return nil, err
+	}
 	if err := p.shardRun(o.rateType); err != nil {
 		return nil, err
 	}
@@ -1638,6 +1641,8 @@ func (o *metadataOptions) metadataLabels(flagLabels []string) ([]metadata.Label,
 type qualityOptions struct {
 	tbtDeadline, ttftDeadline, sliceDuration, percentiles string
 	overSat, knee, targetMOE                              string
+	numRuns                                               int
+	runVariation                                          float64
 }
 
 func addQualityFlags(fs *pflag.FlagSet, q *qualityOptions) {
@@ -1647,6 +1652,8 @@ func addQualityFlags(fs *pflag.FlagSet, q *qualityOptions) {
 	fs.StringVar(&q.overSat, "over-saturation", "", "GuideLLM's over_saturation constraint: stop a benchmark once the concurrency and the TTFT both rise significantly (a queue that grows): true for GuideLLM's defaults, or its keys, e.g. mode=monitor,min_seconds=10 (mode stop or monitor, min_seconds, max_window_seconds, moe_threshold, minimum_ttft, maximum_window_ratio, minimum_window_size, confidence)")
 	fs.StringVar(&q.knee, "knee-detection", "", "GuideLLM's knee detection on --rate-type concurrent: fit where output tok/s stops rising with concurrency (two-segment regression), reported beside the SLO knee; true, or enabled=true[,adaptive=true,points_each_side=5,max_step=5] (adaptive: then run a grid of concurrencies around the knee and fit again)")
 	fs.StringVar(&q.targetMOE, "target-moe", "", "GuideLLM's target_moe constraint: end each benchmark once a statistic is known to a relative margin of error, e.g. metric=time_to_first_token_ms,statistic=p95,moe=0.05 (keys metric time_to_first_token_ms|request_latency, statistic mean|p25…p999, moe, confidence, min_samples, check_interval, stopping_scope current|all)")
+	fs.IntVar(&q.numRuns, "num-runs", 1, "run the whole plan this many times (AIPerf's --num-profile-runs) and report each figure's spread across the runs with a t interval (run extras \"trials\")")
+	fs.Float64Var(&q.runVariation, "run-variation-threshold", sweep.DefaultRunVariation, "with --num-runs: flag a figure whose coefficient of variation across runs exceeds this fraction")
 	fs.StringVar(&q.percentiles, "percentiles", "", "comma list of percentiles (0 < p < 100) of every latency metric for the console and the extras' \"percentiles\", e.g. 50,90,99,99.9; GuideLLM's fixed percentile fields stay")
 }
 
@@ -1758,4 +1765,23 @@ func (q *qualityOptions) targetMOEOf(p *plan) (*sweep.TargetMOE, error) {
 		p.planner = sweep.StopOn(p.planner, sweep.StopTargetMOE)
 	}
 	return t, nil
+}
+
+// repeat applies --num-runs and --run-variation-threshold to the plan.
+func (q *qualityOptions) repeat(p *plan) error {
+	if q.numRuns < 1 || q.numRuns > 100 {
+		return usagef("--num-runs %d: want a number of runs from 1 to 100", q.numRuns)
+	}
+	if !(q.runVariation > 0) || math.IsInf(q.runVariation, 0) {
+		return usagef("--run-variation-threshold %v: want a coefficient of variation > 0, e.g. 0.1", q.runVariation)
+	}
+	if q.numRuns == 1 {
+		return nil
+	}
+	if p.shard != nil && p.shard.sharded {
+		return usagef("--num-runs %d cannot be sharded: repeat the sharded run instead", q.numRuns)
+	}
+	p.metrics.NumRuns, p.metrics.RunVariation = q.numRuns, q.runVariation
+	p.planner = sweep.Repeat(p.planner, q.numRuns)
+	return nil
 }

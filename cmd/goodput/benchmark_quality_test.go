@@ -147,3 +147,40 @@ func TestBenchmarkTargetMOE(t *testing.T) {
 		t.Errorf("end_processing_constraints: %+v", b.SchedulerState.EndProcessingConstraints)
 	}
 }
+
+// --num-runs repeats the plan: each load's figures across the runs, with
+// the ones varying more than the threshold flagged.
+func TestBenchmarkNumRuns(t *testing.T) {
+	url := startTestMock(t, nil)
+	dir := t.TempDir()
+	code, stdout, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "1,2",
+		"--data", "prompt_tokens=8,output_tokens=4", "--max-requests", "6", "--output-dir", dir, "--run-id", "runs",
+		"--outputs", "json,console", "--disable-progress", "--num-runs", "3", "--run-variation-threshold", "1e-9")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, err := report.Read(filepath.Join(dir, "runs", "benchmarks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := rep.Run.Trials
+	if len(rep.Benchmarks) != 6 || tr == nil || tr.Runs != 3 || len(tr.Points) != 2 {
+		t.Fatalf("%d benchmarks, trials %+v", len(rep.Benchmarks), tr)
+	}
+	for _, p := range tr.Points {
+		if len(p.Benchmarks) != 3 || len(p.Metrics) < 5 {
+			t.Errorf("point %s: benchmarks %v, %d metrics", p.Strategy, p.Benchmarks, len(p.Metrics))
+		}
+		for _, m := range p.Metrics {
+			if len(m.Values) != 3 || m.CILow == nil || float64(*m.CILow) > float64(m.Mean) || float64(*m.CIHigh) < float64(m.Mean) {
+				t.Errorf("%s %s: %+v", p.Strategy, m.Metric, m)
+			}
+		}
+	}
+	if len(tr.Flagged) == 0 {
+		t.Error("a threshold of 1e-9 flags nothing")
+	}
+	if !strings.Contains(stdout, "Run-to-run variation over 3 runs") {
+		t.Errorf("console lacks the variation table:\n%s", stdout)
+	}
+}

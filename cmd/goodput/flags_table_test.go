@@ -64,6 +64,8 @@ var invalidFlagValues = map[string][]string{
 	"benchmark --over-saturation":         {"mode=halt", "min_seconds=-1", "speed=3"},
 	"benchmark --knee-detection":          {"enabled=maybe", "max_step=0", "speed=1"},
 	"benchmark --target-moe":              {"metric=itl", "statistic=p97", "moe=2", "min_samples=0", "x"},
+	"benchmark --num-runs":                {"x", "0", "101"},
+	"benchmark --run-variation-threshold": {"x", "0", "-1", "NaN"},
 	"benchmark --header":                  {"NoColon", "{bad"},
 	"benchmark --extra-body":              {"[1]", "{bad"},
 	"benchmark --backend-type":            {"vllm_python"},

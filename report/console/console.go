@@ -132,6 +132,10 @@ func Write(w io.Writer, r *report.Report) error {
 		if line := throughputKneeSummary(r.Run.ThroughputKnee); line != "" {
 			b.WriteString("\n" + line)
 		}
+		if t := trialsTable(r.Run.Trials); t != nil {
+			b.WriteString("\n")
+			t.Render(&b)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	if err != nil {

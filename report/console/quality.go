@@ -155,3 +155,51 @@ func throughputKneeSummary(t *report.ThroughputKnee) string {
 		refined, float64(*f.SaturationConcurrency), float64(*f.KneeConcurrency), float64(*f.BreakpointConcurrency),
 		float64(f.BreakpointOutputTokS), float64(f.PeakOutputTokS))
 }
+
+// trialsTable gives the spread across repeated runs (--num-runs): per
+// load, a few key figures as mean ± the interval's half-width and the
+// coefficient of variation, "!" marking one above the threshold; nil for
+// a single run.
+func trialsTable(t *report.Trials) *texttable.Table {
+	if t == nil || len(t.Points) == 0 {
+		return nil
+	}
+	figs := []struct{ key, label string }{
+		{"output_tokens_per_second_mean", "Out tok/s"},
+		{"time_to_first_token_ms_p99", "TTFT P99 ms"},
+		{"inter_token_latency_ms_mean", "ITL mean ms"},
+		{"request_latency_p99", "Latency P99 s"},
+	}
+	tab := &texttable.Table{
+		Title: fmt.Sprintf("Run-to-run variation over %d runs (mean ± %g%% interval half-width, coefficient of variation; ! above %g%%)",
+			int(t.Runs), 100*float64(t.Confidence), 100*float64(t.VariationThreshold)),
+		Groups: []texttable.Group{{Name: "", Span: 2}},
+		Heads:  []string{"Strategy", "Runs"},
+	}
+	for _, f := range figs {
+		tab.Groups = append(tab.Groups, texttable.Group{Name: f.label, Span: 2})
+		tab.Heads = append(tab.Heads, "Mean ± CI", "CV %")
+	}
+	for _, p := range t.Points {
+		row := []string{p.Strategy, fmt.Sprint(len(p.Benchmarks))}
+		for _, f := range figs {
+			cell, cv := "-", "-"
+			for _, m := range p.Metrics {
+				if m.Metric != f.key {
+					continue
+				}
+				cell = fmt.Sprintf("%.4g", float64(m.Mean))
+				if m.CIHigh != nil {
+					cell += fmt.Sprintf(" ± %.2g", float64(*m.CIHigh)-float64(m.Mean))
+				}
+				cv = fmt.Sprintf("%.1f", 100*float64(m.CV))
+				if m.Exceeds {
+					cv += "!"
+				}
+			}
+			row = append(row, cell, cv)
+		}
+		tab.Rows = append(tab.Rows, row)
+	}
+	return tab
+}
