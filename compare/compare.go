@@ -194,6 +194,9 @@ func Compare(baseline, current *report.Report, baseName, curName string, opt Opt
 	for _, i := range uc {
 		res.UnmatchedCurrent = append(res.UnmatchedCurrent, fmt.Sprintf("#%d %s", i, describe(current.Benchmarks[i])))
 	}
+	if c.trials {
+		res.Notes = append(res.Notes, "loads run several times on both sides (--num-runs) compare the runs' means of goodput, throughput, TTFT p99 and latency p99, significant when their t intervals across runs do not overlap")
+	}
 	res.Knee = c.knee(baseline, current)
 	if len(res.Pairs) == 0 && res.Knee == nil {
 		return nil, fmt.Errorf("%w: baseline has %s; current has %s (benchmarks match by strategy and rate or streams; runs with a knee compare knees)",
@@ -256,6 +259,7 @@ type comparer struct {
 	opt    Options
 	limits map[string]Limit
 	res    *Result
+	trials bool // a row used the runs' spread (--num-runs on both sides)
 }
 
 // pair builds the rows of one matched pair.
@@ -293,7 +297,14 @@ func (c *comparer) pair(b, cur side, m matched) Pair {
 		if cwhy == "" {
 			r.Current = ptr(cv)
 		}
-		if r.Baseline != nil && r.Current != nil {
+		usedWindow := s.Key == MetricThroughput && r.Baseline != nil && r.Current != nil && func() bool {
+			_, okb := b.windowThroughput()
+			_, okc := cur.windowThroughput()
+			return okb && okc
+		}()
+		if r.Baseline != nil && r.Current != nil && !usedWindow && trialRow(&r, s, b, cur, m.b, m.c) {
+			c.trials = true
+		} else if r.Baseline != nil && r.Current != nil {
 			if s.hist() == "" {
 				r.NoiseNote = "no distribution to resample: gated on the threshold alone"
 			} else if r.Noise = c.noise(b, cur, s, p.Label); r.Noise == nil {
