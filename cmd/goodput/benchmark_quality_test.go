@@ -184,3 +184,28 @@ func TestBenchmarkNumRuns(t *testing.T) {
 		t.Errorf("console lacks the variation table:\n%s", stdout)
 	}
 }
+
+// A mock that pauses every stream for 80 ms (before its first token in
+// some: a step drawn at random): the longest stall shows it,
+// and an SLO on it fails where TTFT and mean ITL hardly notice.
+func TestBenchmarkStallSLO(t *testing.T) {
+	url := startTestMock(t, func(c *mock.Config) { c.StallRate, c.StallDuration = 1, 80*time.Millisecond })
+	dir := t.TempDir()
+	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2",
+		"--data", "prompt_tokens=8,output_tokens=16", "--max-requests", "6", "--output-dir", dir, "--run-id", "stall",
+		"--outputs", "json", "--disable-progress", "--slo", "ttft_p99=1s,stall_max=50ms")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, err := report.Read(filepath.Join(dir, "stall", "benchmarks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := rep.Benchmarks[0].Extras
+	if ex.Streaming == nil || ex.Streaming.LongestStallMs.Max < 75 || ex.Streaming.FluidityIndex != nil {
+		t.Fatalf("streaming: %+v, stalls %+v", ex.Streaming, ex.Streaming.LongestStallMs)
+	}
+	if ex.SLO == nil || ex.SLO.Pass {
+		t.Errorf("stall_max=50ms passed: %+v", ex.SLO)
+	}
+}
