@@ -399,6 +399,19 @@ func (s *shardSet) mergedConfig(k int) (accum.Config, error) {
 	} else if b.Extras.Censored != nil {
 		cfg.Confidence = float64(b.Extras.Censored.Confidence)
 	}
+	// The measurements the shards were asked for.
+	if q := b.Extras.Streaming; q != nil {
+		cfg.Streaming = &accum.StreamingConfig{TTFTDeadlineNs: int64(math.Round(float64(q.TTFTDeadlineMs) * 1e6)),
+			TBTDeadlineNs: int64(math.Round(float64(q.TBTDeadlineMs) * 1e6)), FluidityFloor: float64(q.FluidityFloor)}
+	}
+	if sl := b.Extras.Slices; sl != nil {
+		cfg.SliceNs = int64(math.Round(float64(sl.DurationS) * 1e9))
+	}
+	if pt := b.Extras.Percentiles; pt != nil {
+		for _, p := range pt.Percentiles {
+			cfg.Percentiles = append(cfg.Percentiles, float64(p))
+		}
+	}
 	return cfg, nil
 }
 
