@@ -376,6 +376,11 @@ func objectiveFailure(o report.ObjectiveResult) string {
 	switch o.Unit {
 	case "ms":
 		return fmt.Sprintf("%s %s > %s ms", name, formatNum(float64(o.Measured)), formatNum(float64(o.Threshold)))
+	case "count": // deadline_misses
+		return fmt.Sprintf("%s %s > %s", name, formatNum(float64(o.Measured)), formatNum(float64(o.Threshold)))
+	}
+	if o.Metric == "fluidity" { // a floor
+		return fmt.Sprintf("%s %s < %s", name, formatNum(float64(o.Measured)), formatNum(float64(o.Threshold)))
 	}
 	if o.Key == "attainment" {
 		return fmt.Sprintf("%s %s < %s", name, pct(float64(o.Measured)), pct(float64(o.Threshold)))
@@ -392,6 +397,12 @@ func objectiveName(key string) string {
 		return "error rate"
 	case "attainment":
 		return "attainment"
+	}
+	if rest, ok := strings.CutPrefix(key, "deadline_misses"); ok {
+		if st := strings.TrimPrefix(rest, "_"); st != "" {
+			return "deadline misses " + strings.ToUpper(st[:1]) + st[1:]
+		}
+		return "deadline misses"
 	}
 	m, s, ok := strings.Cut(key, "_")
 	if !ok {
