@@ -178,13 +178,21 @@ func renderMetadata(p *page, v *runView) {
 // objectiveThreshold formats an objective's threshold with its unit.
 func objectiveThreshold(o report.ObjectiveResult) string {
 	op := "≤ "
-	if o.Metric == "attainment" {
+	if o.Metric == "attainment" || o.Metric == "fluidity" { // floors
 		op = "≥ "
 	}
 	if o.Unit == "fraction" {
 		return op + fmtPct(float64(o.Threshold))
 	}
-	return op + fmtNum(float64(o.Threshold)) + " " + o.Unit
+	return op + fmtNum(float64(o.Threshold)) + unitSuffix(o.Unit)
+}
+
+// unitSuffix is " ms" for a latency; a count (deadline misses) has none.
+func unitSuffix(unit string) string {
+	if unit == "count" || unit == "" {
+		return ""
+	}
+	return " " + unit
 }
 
 // objectiveMeasured formats an objective's measured value.
@@ -195,7 +203,7 @@ func objectiveMeasured(o report.ObjectiveResult) string {
 	if o.Unit == "fraction" {
 		return fmtPct(float64(o.Measured))
 	}
-	return fmtNum(float64(o.Measured)) + " " + o.Unit
+	return fmtNum(float64(o.Measured)) + unitSuffix(o.Unit)
 }
 
 // dataSummary describes the scenario's data (synthetic token counts).
