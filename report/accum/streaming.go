@@ -121,8 +121,8 @@ func (g *streamAgg) add(s Stream) {
 			g.aboveFlrN++
 		}
 	}
-	if len(g.stall)+len(g.fluid) >= 2*g.cap {
-		return
+	if g.n > int64(g.cap) {
+		return // the distributions hold the first cap requests
 	}
 	if s.HasStall {
 		g.stall = append(g.stall, stats.Sample{Value: float64(s.StallNs) / 1e6, Weight: 1})
@@ -134,7 +134,7 @@ func (g *streamAgg) add(s Stream) {
 }
 
 // kept is how many requests the distributions hold.
-func (g *streamAgg) kept() int64 { return int64(max(len(g.stall), len(g.fluid))) }
+func (g *streamAgg) kept() int64 { return min(g.n, int64(g.cap)) }
 
 func (g *streamAgg) quality() *report.StreamingQuality {
 	q := &report.StreamingQuality{

@@ -107,3 +107,20 @@ func TestAccumulatorStreaming(t *testing.T) {
 		t.Error("streaming, slices or percentiles without being asked for")
 	}
 }
+
+func TestStreamingBeyondExactCap(t *testing.T) {
+	const ms = int64(1e6)
+	a, err := New(Config{ExactCap: 3, Streaming: &StreamingConfig{TBTDeadlineNs: 50 * ms}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := int64(1_700_000_000) * 1e9
+	for i := range 5 {
+		a.Add(streamRecord(uint64(i+1), base+int64(i)*100*ms, 50*ms, 100*ms))
+	}
+	ex := a.Finish(BenchmarkInfo{}).Extras
+	q := ex.Streaming
+	if q.Requests != 5 || q.Kept != 3 || q.LongestStallMs.Count != 3 || ex.Exact {
+		t.Errorf("requests %d, kept %d, stall count %v, exact %v", q.Requests, q.Kept, q.LongestStallMs.Count, ex.Exact)
+	}
+}
