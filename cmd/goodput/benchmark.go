@@ -1769,19 +1769,26 @@ func (q *qualityOptions) targetMOEOf(p *plan) (*sweep.TargetMOE, error) {
 
 // repeat applies --num-runs and --run-variation-threshold to the plan.
 func (q *qualityOptions) repeat(p *plan) error {
-	if q.numRuns < 1 || q.numRuns > 100 {
-		return usagef("--num-runs %d: want a number of runs from 1 to 100", q.numRuns)
+	return repeatPlan(p, "--num-runs", q.numRuns, "--run-variation-threshold", q.runVariation)
+}
+
+// repeatPlan plays the plan runs times and sets the variation threshold
+// (also for goodput profile's --num-profile-runs); the flags name the
+// values in errors.
+func repeatPlan(p *plan, runsFlag string, runs int, thresholdFlag string, threshold float64) error {
+	if runs < 1 || runs > 100 {
+		return usagef("%s %d: want a number of runs from 1 to 100", runsFlag, runs)
 	}
-	if !(q.runVariation > 0) || math.IsInf(q.runVariation, 0) {
-		return usagef("--run-variation-threshold %v: want a coefficient of variation > 0, e.g. 0.1", q.runVariation)
+	if !(threshold > 0) || math.IsInf(threshold, 0) {
+		return usagef("%s %v: want a coefficient of variation > 0, e.g. 0.1", thresholdFlag, threshold)
 	}
-	if q.numRuns == 1 {
+	if runs == 1 {
 		return nil
 	}
 	if p.shard != nil && p.shard.sharded {
-		return usagef("--num-runs %d cannot be sharded: repeat the sharded run instead", q.numRuns)
+		return usagef("%s %d cannot be sharded: repeat the sharded run instead", runsFlag, runs)
 	}
-	p.metrics.NumRuns, p.metrics.RunVariation = q.numRuns, q.runVariation
-	p.planner = sweep.Repeat(p.planner, q.numRuns)
+	p.metrics.NumRuns, p.metrics.RunVariation = runs, threshold
+	p.planner = sweep.Repeat(p.planner, runs)
 	return nil
 }
