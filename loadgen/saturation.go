@@ -35,6 +35,9 @@ type OverSaturation struct {
 	MinWindowSize int
 	// Confidence is the t interval's confidence.
 	Confidence float64
+	// ScopeAll (stopping_scope=all) also skips the remaining rounds once
+	// a round stopped on it (the planner's concern: sweep.StopOn).
+	ScopeAll bool
 }
 
 // DefaultOverSaturation is GuideLLM's default configuration.
@@ -44,7 +47,7 @@ func DefaultOverSaturation() OverSaturation {
 }
 
 // overSaturationForm is the accepted form, quoted in errors.
-const overSaturationForm = "comma-separated key=value items: mode=stop|enforce|monitor, min_seconds, max_window_seconds, moe_threshold, minimum_ttft, maximum_window_ratio, minimum_window_size, confidence (GuideLLM's keys), e.g. mode=monitor,min_seconds=10"
+const overSaturationForm = "comma-separated key=value items: mode=stop|enforce|monitor, min_seconds, max_window_seconds, moe_threshold, minimum_ttft, maximum_window_ratio, minimum_window_size, confidence, stopping_scope=current|all (GuideLLM's keys), e.g. mode=monitor,min_seconds=10"
 
 // ParseOverSaturation reads GuideLLM's over_saturation arguments: "" or
 // "true" for the defaults, else key=value items (a kind=over_saturation
@@ -73,6 +76,13 @@ func ParseOverSaturation(s string) (OverSaturation, error) {
 			continue
 		}
 		if k == "kind" && v == "over_saturation" {
+			continue
+		}
+		if k == "stopping_scope" {
+			if v != "current" && v != "all" {
+				return o, fmt.Errorf("over_saturation stopping_scope=%q: want current or all", v)
+			}
+			o.ScopeAll = v == "all"
 			continue
 		}
 		f, err := strconv.ParseFloat(v, 64)
@@ -127,10 +137,14 @@ func (o OverSaturation) String() string {
 		mode = "monitor"
 	}
 	g := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+	scope := ""
+	if o.ScopeAll {
+		scope = ",stopping_scope=all"
+	}
 	return "mode=" + mode + ",min_seconds=" + g(o.MinSeconds) + ",max_window_seconds=" + g(o.MaxWindowSeconds) +
 		",moe_threshold=" + g(o.MOEThreshold) + ",minimum_ttft=" + g(o.MinimumTTFT) +
 		",maximum_window_ratio=" + g(o.MaxWindowRatio) + ",minimum_window_size=" + strconv.Itoa(o.MinWindowSize) +
-		",confidence=" + g(o.Confidence)
+		",confidence=" + g(o.Confidence) + scope
 }
 
 // SaturationState is the detector's state at the end of a benchmark, in

@@ -78,12 +78,12 @@ func TestApproxTPPF(t *testing.T) {
 }
 
 func TestParseOverSaturation(t *testing.T) {
-	o, err := ParseOverSaturation("kind=over_saturation, mode=monitor,min_seconds=10,confidence=0.9,minimum_window_size=8")
+	o, err := ParseOverSaturation("kind=over_saturation, mode=monitor,min_seconds=10,confidence=0.9,minimum_window_size=8,stopping_scope=all")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := DefaultOverSaturation()
-	want.Monitor, want.MinSeconds, want.Confidence, want.MinWindowSize = true, 10, 0.9, 8
+	want.Monitor, want.MinSeconds, want.Confidence, want.MinWindowSize, want.ScopeAll = true, 10, 0.9, 8, true
 	if o != want {
 		t.Errorf("got %+v, want %+v", o, want)
 	}
@@ -93,7 +93,7 @@ func TestParseOverSaturation(t *testing.T) {
 	if o, err := ParseOverSaturation(""); err != nil || o != DefaultOverSaturation() {
 		t.Errorf("defaults: %+v %v", o, err)
 	}
-	for _, bad := range []string{"mode=halt", "min_seconds=-1", "confidence=1", "maximum_window_ratio=2", "speed=3", "min_seconds", "minimum_window_size=2.5"} {
+	for _, bad := range []string{"mode=halt", "min_seconds=-1", "confidence=1", "maximum_window_ratio=2", "speed=3", "min_seconds", "minimum_window_size=2.5", "stopping_scope=some"} {
 		if _, err := ParseOverSaturation(bad); err == nil || !strings.Contains(err.Error(), "want") {
 			t.Errorf("%s: %v", bad, err)
 		}

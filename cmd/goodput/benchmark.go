@@ -355,7 +355,7 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 	if p.metrics, err = o.quality.metrics(p.slo); err != nil {
 		return nil, err
 	}
-	if p.cons.OverSaturation, err = o.quality.overSaturation(); err != nil {
+	if p.cons.OverSaturation, err = o.quality.overSaturation(p); err != nil {
 		return nil, err
 	}
 	if err := o.quality.kneeDetection(o.rateType, p); err != nil {
@@ -1719,14 +1719,18 @@ func qualityDuration(flag, v string) (time.Duration, error) {
 	return d, nil
 }
 
-// overSaturation is --over-saturation, nil when not given.
-func (q *qualityOptions) overSaturation() (*loadgen.OverSaturation, error) {
+// overSaturation is --over-saturation, nil when not given; with
+// stopping_scope=all a round it stops also ends the run.
+func (q *qualityOptions) overSaturation(p *plan) (*loadgen.OverSaturation, error) {
 	if q.overSat == "" || q.overSat == "false" {
 		return nil, nil
 	}
 	o, err := loadgen.ParseOverSaturation(q.overSat)
 	if err != nil {
 		return nil, usagef("--over-saturation %s: %v", q.overSat, err)
+	}
+	if o.ScopeAll {
+		p.planner = sweep.StopOn(p.planner, loadgen.StopOverSaturation)
 	}
 	return &o, nil
 }
