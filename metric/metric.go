@@ -39,9 +39,9 @@ var Latencies = [...]Latency{TTFT, ITL, TPOT, E2E}
 
 // Stall is a request's longest stall: the largest gap between two
 // consecutive token-bearing chunks. It is not in Latencies: the report
-// measures it only when asked (its extras' "streaming"), from which its
-// Field is read.
-var Stall = Latency{Key: "stall", Label: "Longest stall", Field: "longest_stall_ms", Unit: "ms"}
+// measures it only when asked (its extras' "streaming", where its Field
+// is, and its histogram).
+var Stall = Latency{Key: "stall", Label: "Longest stall", Field: "longest_stall_ms", Unit: "ms", Hist: "longest_stall"}
 
 // ByKey finds a metric by its goodput key (Stall included).
 func ByKey(key string) (Latency, bool) {

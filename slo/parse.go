@@ -87,9 +87,6 @@ func parseItem(k, v string) (Objective, error) {
 		if o.Stat, o.Percentile, err = parseStat(stat); err != nil {
 			return Objective{}, fmt.Errorf("key %q: %w", k, err)
 		}
-		if m == Stall && o.Stat == Percentile && !reportPercentile(o.Percentile) {
-			return Objective{}, fmt.Errorf("key %q: stall has the report's percentiles only: want p0.1, p1, p5, p10, p25, p50, p75, p90, p95, p99 or p99.9", k)
-		}
 	}
 	ms, err := parseMs(v)
 	if err != nil {

@@ -33,7 +33,7 @@ func TestParseStreamingKeys(t *testing.T) {
 	if s, _ := Parse("stall=200ms"); s.NeedsDeadlines() || !s.Streaming() {
 		t.Error("stall alone needs no deadlines but needs streams")
 	}
-	for _, bad := range []string{"fluidity_max=0.9", "fluidity=0", "fluidity=1.5", "deadline_misses_min=1", "deadline_misses=-1", "fluidity_p97=0.9", "stall_p97=1s"} {
+	for _, bad := range []string{"fluidity_max=0.9", "fluidity=0", "fluidity=1.5", "deadline_misses_min=1", "deadline_misses=-1", "fluidity_p97=0.9"} {
 		if _, err := Parse(bad); err == nil {
 			t.Errorf("%s: no error", bad)
 		} else if !strings.Contains(err.Error(), "want") {

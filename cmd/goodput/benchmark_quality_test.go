@@ -193,7 +193,7 @@ func TestBenchmarkStallSLO(t *testing.T) {
 	dir := t.TempDir()
 	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2",
 		"--data", "prompt_tokens=8,output_tokens=16", "--max-requests", "6", "--output-dir", dir, "--run-id", "stall",
-		"--outputs", "json", "--disable-progress", "--slo", "ttft_p99=1s,stall_max=50ms")
+		"--outputs", "json", "--disable-progress", "--slo", "ttft_p99=1s,stall_max=50ms,stall_p20=1ms")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -207,5 +207,22 @@ func TestBenchmarkStallSLO(t *testing.T) {
 	}
 	if ex.SLO == nil || ex.SLO.Pass {
 		t.Errorf("stall_max=50ms passed: %+v", ex.SLO)
+	}
+	// a percentile the report does not print comes from the stall
+	// histogram.
+	if h := ex.Histograms.Metrics["longest_stall"]; h == nil || h.Successful == "" {
+		t.Errorf("no longest_stall histogram")
+	}
+	found := false
+	for _, o := range ex.SLO.Objectives {
+		if o.Key == "stall_p20" {
+			found = true
+			if o.Missing || o.Pass || o.Measured < 0.5 {
+				t.Errorf("stall_p20: %+v", o)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no stall_p20 objective in %+v", ex.SLO.Objectives)
 	}
 }

@@ -184,6 +184,7 @@ const (
 	hGapNoTok // gaps of requests without per-chunk token counts
 	hGapTok   // gaps of requests with per-chunk token counts
 	hTokNorm  // per-token gaps of requests with per-chunk token counts
+	hStall    // longest stall per request (only with Config.Streaming)
 	numHist
 )
 
@@ -527,8 +528,14 @@ func (a *Accumulator) feedHist(s *RequestSummary, times []int64, tokens []int32,
 	if v, ok := s.schedLatencyNs(); ok {
 		a.histAcc(hSchedLatency, st).Record(v, 1)
 	}
-	if a.stream != nil && st == report.StatusSuccessful {
-		a.stream.add(a.measure(s, times, tokens))
+	if a.stream != nil {
+		q := a.measure(s, times, tokens)
+		if st == report.StatusSuccessful {
+			a.stream.add(q)
+		}
+		if q.HasStall {
+			a.histAcc(hStall, st).Record(q.StallNs, 1)
+		}
 	}
 	if len(times) < 2 {
 		return

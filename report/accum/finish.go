@@ -295,6 +295,9 @@ func (a *Accumulator) histograms(gaps, toks [report.NumStatus]*stats.HistAcc) *r
 	add(report.HistScheduledLatency, a.hist[hSchedLatency])
 	add(report.HistITLPerGap, gaps)
 	add(report.HistITLPerToken, toks)
+	if a.stream != nil {
+		add(metric.Stall.Hist, a.hist[hStall])
+	}
 	return hs
 }
 
