@@ -68,9 +68,12 @@ func Table(r *report.Report) *texttable.Table {
 	if len(keys) > 0 {
 		t.Groups = append(t.Groups, texttable.Group{Name: "Objectives", Span: len(keys)})
 		for _, k := range keys {
-			if units[k] == "ms" {
+			switch units[k] {
+			case "ms":
 				t.Heads = append(t.Heads, k+" ms")
-			} else {
+			case "count": // deadline misses
+				t.Heads = append(t.Heads, k)
+			default:
 				t.Heads = append(t.Heads, k+" %")
 			}
 		}

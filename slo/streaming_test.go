@@ -100,3 +100,15 @@ func TestJudgeStreamingObjectives(t *testing.T) {
 		t.Errorf("without streaming extras: %+v", r.Objectives)
 	}
 }
+
+// The console's SLO table heads a count without a unit and shows it with
+// two decimals.
+func TestTableDeadlineMisses(t *testing.T) {
+	r := report.NewReport("test", nil, &report.Benchmark{Extras: &report.Extras{SLO: &report.SLOResult{Spec: "deadline_misses_mean=1", Pass: true,
+		Objectives: []report.ObjectiveResult{{Key: "deadline_misses_mean", Metric: "deadline_misses", Unit: "count", Measured: 0.25, Threshold: 1, Pass: true}}}}})
+	var b strings.Builder
+	Table(r).Render(&b)
+	if out := b.String(); !strings.Contains(out, "deadline_misses_mean |") || !strings.Contains(out, "0.25") || strings.Contains(out, "deadline_misses_mean %") {
+		t.Errorf("table:\n%s", out)
+	}
+}
