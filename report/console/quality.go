@@ -80,7 +80,11 @@ func streamingTable(r *report.Report) *texttable.Table {
 		Heads:  []string{"#", "Strategy", "P50", "P99", "Max"},
 	}
 	if deadlines {
-		t.Title = fmt.Sprintf("Streaming quality, successful requests (token deadlines: TTFT %g ms, TBT %g ms, Etalon's)", float64(first.TTFTDeadlineMs), float64(first.TBTDeadlineMs))
+		ttft := "first token not judged"
+		if first.TTFTDeadlineMs > 0 {
+			ttft = fmt.Sprintf("TTFT %g ms", float64(first.TTFTDeadlineMs))
+		}
+		t.Title = fmt.Sprintf("Streaming quality, successful requests (Etalon's token deadlines: %s, TBT %g ms)", ttft, float64(first.TBTDeadlineMs))
 		t.Groups = append(t.Groups, texttable.Group{Name: "Fluidity index", Span: 3}, texttable.Group{Name: "Misses", Span: 1})
 		t.Heads = append(t.Heads, "Mean", "P1", "≥ floor %", "Mean")
 	}
