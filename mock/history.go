@@ -1,0 +1,132 @@
+package mock
+
+import (
+	"container/list"
+	"net/http"
+	"sync"
+)
+
+// storedResponse is a Responses API response kept for
+// previous_response_id: its request's input and its output, after its
+// parent's conversation. Instructions and tools are not carried over, as
+// OpenAI documents.
+type storedResponse struct {
+	id     string
+	parent *storedResponse
+	pieces []piece // this turn's input, then the output
+	tokens int     // the whole conversation's: the parent's plus pieces'
+	elem   *list.Element
+}
+
+// chain appends the conversation's responses, oldest first.
+func (r *storedResponse) chain(out []*storedResponse) []*storedResponse {
+	start := len(out)
+	for ; r != nil; r = r.parent {
+		out = append(out, r)
+	}
+	for i, j := start, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+// responseStore keeps up to max responses, LRU. A response evicted while a
+// later one still refers to it stays reachable from that one, but can no
+// longer be named.
+type responseStore struct {
+	mu    sync.Mutex
+	byID  map[string]*storedResponse
+	order list.List // front: most recently used
+	max   int
+}
+
+func newResponseStore(n int) *responseStore {
+	return &responseStore{byID: make(map[string]*storedResponse), max: n}
+}
+
+// get returns the stored response id, marking it used.
+func (s *responseStore) get(id string) *storedResponse {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.byID[id]
+	if r != nil {
+		s.order.MoveToFront(r.elem)
+	}
+	return r
+}
+
+// put stores r, evicting the least recently used response at capacity.
+func (s *responseStore) put(r *storedResponse) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old := s.byID[r.id]; old != nil {
+		s.order.Remove(old.elem)
+	}
+	for len(s.byID) >= s.max && s.order.Len() > 0 {
+		last := s.order.Back()
+		delete(s.byID, last.Value.(*storedResponse).id)
+		s.order.Remove(last)
+	}
+	r.elem = s.order.PushFront(r)
+	s.byID[r.id] = r
+}
+
+func (s *responseStore) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.byID)
+}
+
+// previousNotFound is OpenAI's error for an unknown previous_response_id.
+func previousNotFound(id string) *apiError {
+	return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "previous_response_id",
+		code: "previous_response_not_found", message: "Previous response with id '" + id + "' not found."}
+}
+
+// resolveHistory prepends the stored conversation named by the request's
+// previous_response_id to its prompt.
+func (s *Server) resolveHistory(req *request) *apiError {
+	if req.prevID == "" {
+		return nil
+	}
+	var r *storedResponse
+	if s.responses != nil {
+		r = s.responses.get(req.prevID)
+	}
+	if r == nil {
+		return previousNotFound(req.prevID)
+	}
+	req.hist = r
+	req.promptTokens += r.tokens
+	return nil
+}
+
+// storeResponse keeps a finished Responses response (its id, the
+// request's input and the output rendered by st.r) for later
+// previous_response_id requests. It runs before the response's last
+// event is written, so a client that reads response.completed can name
+// it at once.
+func (s *Server) storeResponse(st *stream, req *request) {
+	if s.responses == nil || req.api != apiResponses || !req.store {
+		return
+	}
+	b := promptBuilder{pc: s.promptCounter()}
+	b.pieces = append(b.pieces, req.pieces[req.inputAt:]...)
+	in := 0
+	for i := range b.pieces {
+		in += b.pieces[i].n
+	}
+	b.tokens = in
+	r := &st.r
+	if r.tool {
+		b.add(tagToolCall, r.toolNameRaw)
+		b.add(tagToolCall, string(r.appendFullArgs(nil, false)))
+	} else {
+		b.add(tagAssistant, string(r.appendFullText(nil)))
+	}
+	sr := &storedResponse{id: string(r.appendResponseID(nil)), parent: req.hist, pieces: b.pieces, tokens: b.tokens}
+	if req.hist != nil {
+		sr.tokens += req.hist.tokens
+	}
+	s.responses.put(sr)
+}
