@@ -85,9 +85,10 @@ type Config struct {
 	// approximation. Default nil.
 	PromptTokenCounter func(string) int
 
-	// PromptTokenIDs, when set, tokenizes each text piece instead of
-	// PromptTokenCounter: its ids count the prompt tokens and are what the
-	// prefix cache hashes. Without it the prefix cache hashes pseudo
+	// PromptTokenIDs, when set, tokenizes each text piece: with the prefix
+	// cache on its ids count the prompt tokens and are what the cache
+	// hashes (with it off PromptTokenCounter counts, if set); it must agree
+	// with PromptTokenCounter (len(ids) == count). Without it the prefix cache hashes pseudo
 	// tokens consistent with the counter: with the default counter token j
 	// of a piece is its bytes 4j..4j+3; with another counter a piece of n
 	// tokens is cut into n equal byte segments. It must be safe for

@@ -139,6 +139,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.PromptTokenCounter != nil {
 		user := cfg.PromptTokenCounter
 		s.count = func(text string) int { return max(user(text), 0) }
+	} else if cfg.PromptTokenIDs != nil {
+		ids := cfg.PromptTokenIDs
+		s.count = func(text string) int { return len(ids(text)) }
 	}
 	s.idMode = idsFromSegments
 	if cfg.PromptTokenCounter == nil {
@@ -368,11 +371,11 @@ func (s *Server) Stats() Stats {
 	return st
 }
 
-// promptCounter is how requests' prompts are counted (and tokenized, for
-// the prefix cache).
+// promptCounter is how requests' prompts are counted (and, for the prefix
+// cache, tokenized with PromptTokenIDs when given).
 func (s *Server) promptCounter() promptCounter {
 	pc := promptCounter{count: s.count}
-	if s.cfg.PromptTokenIDs != nil {
+	if s.cfg.PromptTokenIDs != nil && s.prefix != nil {
 		pc.encode = s.cfg.PromptTokenIDs
 	}
 	return pc

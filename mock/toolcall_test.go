@@ -191,7 +191,7 @@ func TestChatToolChoiceModes(t *testing.T) {
 		}
 	}
 
-	// The same seed and arrival order give the same choices.
+	// At rate 0, auto never calls.
 	cfg.ToolCallRate = 0
 	s0 := startServer(t, cfg)
 	b := readAll(t, post(t, nil, s0.URL()+"/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],`+chatTools+`,"tool_choice":"auto","max_tokens":3}`))
