@@ -298,3 +298,25 @@ func TestPrefixCacheTTFT(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPrefixCacheLookup: hashing a 2000-token chat prompt (default
+// counter) and looking it up, per request.
+func BenchmarkPrefixCacheLookup(b *testing.B) {
+	cfg := DefaultConfig()
+	s, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	body := []byte(`{"messages":[{"role":"system","content":"` + strings.Repeat("abcdefgh", 500) + `"},{"role":"user","content":"` + strings.Repeat("q", 4000) + `"}]}`)
+	req, apiErr := parseBody(body, apiChat, &cfg, s.promptCounter())
+	if apiErr != nil {
+		b.Fatal(apiErr)
+	}
+	st := newStream()
+	b.ReportAllocs()
+	for b.Loop() {
+		st.hashes, st.chain = hashPrompt(&req, s.prefix.size, s.idMode, st.hashes, st.chain)
+		s.prefix.lookup(st.hashes, req.promptTokens)
+	}
+}
