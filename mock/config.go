@@ -77,8 +77,9 @@ type Config struct {
 
 	// PromptTokenCounter counts the prompt tokens reported in usage and in
 	// vllm:prompt_tokens_total. It is called once per text piece (each chat
-	// message's text content, or the completion prompt string) and the results
-	// are summed (parts without text count 0); a prompt given as token ids
+	// message's text content, a tool call's name and arguments, a tool
+	// result, the tools array as sent, or the completion prompt string) and
+	// the results are summed (parts without text count 0); a prompt given as token ids
 	// counts one per id. Negative results count as 0. It is called from
 	// concurrent requests, so it must be safe for concurrent use. nil
 	// selects ApproxTokenCount, ceil(bytes/4), which is only an
