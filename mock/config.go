@@ -102,7 +102,9 @@ type Config struct {
 	// it; a request's leading blocks found in the cache (at most its
 	// prompt minus one token, in whole blocks) are not prefilled by the
 	// capacity model and are reported as cached tokens in usage and in
-	// vllm:prefix_cache_hits_total. Default true.
+	// vllm:prefix_cache_hits_total. A finished chat, Responses or Messages
+	// answer's blocks are cached after its prompt's, so the next turn hits
+	// through it. Default true.
 	PrefixCache bool
 	// BlockSize is the prefix cache's block size in tokens (vLLM's
 	// --block-size). Default 16. Range 1..1024.

@@ -101,30 +101,41 @@ func (s *Server) resolveHistory(req *request) *apiError {
 	return nil
 }
 
-// storeResponse keeps a finished Responses response (its id, the
-// request's input and the output rendered by st.r) for later
-// previous_response_id requests. It runs before the response's last
-// event is written, so a client that reads response.completed can name
-// it at once.
-func (s *Server) storeResponse(st *stream, req *request) {
-	if s.responses == nil || req.api != apiResponses || !req.store {
+// finishAnswer runs before a finished response's last write, so that a
+// client that has read it can go on at once: it caches the blocks of the
+// conversation so far, the prompt (without the chat template's closing
+// tokens) then the answer as the next turn sends it back, as vLLM caches
+// a request's generated blocks too; and it stores a Responses response
+// for previous_response_id. Text completions are neither.
+func (s *Server) finishAnswer(st *stream, req *request) {
+	store := s.responses != nil && req.api == apiResponses && req.store
+	if req.api == apiCompletions || (s.prefix == nil && !store) {
 		return
 	}
 	b := promptBuilder{pc: s.promptCounter()}
-	b.pieces = append(b.pieces, req.pieces[req.inputAt:]...)
-	in := 0
-	for i := range b.pieces {
-		in += b.pieces[i].n
-	}
-	b.tokens = in
 	r := &st.r
+	text := make([]byte, 0, r.tokens*maxTokenText+len(r.argsOpenRaw)+len(argsCloseRaw))
 	if r.tool {
 		b.add(tagToolCall, r.toolNameRaw)
-		b.add(tagToolCall, string(r.appendFullArgs(nil, false)))
+		b.add(tagToolCall, string(r.appendFullArgs(text, false)))
 	} else {
-		b.add(tagAssistant, string(r.appendFullText(nil)))
+		b.add(tagAssistant, string(r.appendFullText(text)))
 	}
-	sr := &storedResponse{id: string(r.appendResponseID(nil)), parent: req.hist, pieces: b.pieces, tokens: b.tokens}
+	answer := b.pieces
+	if s.prefix != nil {
+		st.hashes, st.chain = hashConversation(req, answer, s.prefix.size, s.idMode, st.hashes, st.chain)
+		s.prefix.insert(st.hashes)
+	}
+	if !store {
+		return
+	}
+	pieces := make([]piece, 0, len(req.pieces)-req.inputAt+len(answer))
+	pieces = append(append(pieces, req.pieces[req.inputAt:]...), answer...)
+	tokens := 0
+	for i := range pieces {
+		tokens += pieces[i].n
+	}
+	sr := &storedResponse{id: string(r.appendResponseID(nil)), parent: req.hist, pieces: pieces, tokens: tokens}
 	if req.hist != nil {
 		sr.tokens += req.hist.tokens
 	}

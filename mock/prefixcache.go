@@ -61,6 +61,16 @@ func (c *prefixCache) lookup(hashes []uint64, promptTokens int) int {
 	return cached
 }
 
+// insert caches the blocks hashes, the first most recently used, without
+// a lookup (a finished request's conversation).
+func (c *prefixCache) insert(hashes []uint64) {
+	c.mu.Lock()
+	for j := len(hashes) - 1; j >= 0; j-- {
+		c.touch(hashes[j])
+	}
+	c.mu.Unlock()
+}
+
 // touch makes h the most recently used block, adding it (and evicting the
 // least recently used one at capacity) if absent. Called under mu.
 func (c *prefixCache) touch(h uint64) {

@@ -125,6 +125,35 @@ func TestPrefixCacheChatTurns(t *testing.T) {
 	}
 }
 
+// TestPrefixCacheCachesAnswers: a finished answer's blocks are cached
+// after its prompt's (without the template's closing tokens), so the next
+// turn, which sends the answer back, hits through it, as vLLM's cached
+// output blocks make it.
+func TestPrefixCacheCachesAnswers(t *testing.T) {
+	cfg := fastConfig()
+	cfg.BlockSize = 4
+	cfg.ChatTemplateTokens = 3
+	s := startServer(t, cfg)
+	user := `{"role":"user","content":"` + strings.Repeat("u", 40) + `"}` // 10 tokens
+	b := readAll(t, post(t, nil, s.URL()+"/v1/chat/completions", `{"messages":[`+user+`],"max_tokens":7,"ignore_eos":true}`))
+	var r struct {
+		Choices []struct {
+			Message struct{ Content string } `json:"message"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil || len(r.Choices) != 1 {
+		t.Fatalf("%v: %s", err, b)
+	}
+	answer := r.Choices[0].Message.Content
+	asst, _ := json.Marshal(map[string]string{"role": "assistant", "content": answer})
+	n := ApproxTokenCount(answer)
+	next := `{"messages":[` + user + `,` + string(asst) + `,{"role":"user","content":"` + strings.Repeat("v", 40) + `"}],"max_tokens":1}`
+	prompt, cached := usageOf(t, s.URL(), "/v1/chat/completions", next)
+	if prompt != 10+n+10+3 || cached != (10+n)/4*4 {
+		t.Errorf("next turn: %d prompt, %d cached; want %d, %d (the whole blocks of the first prompt and its answer %q)", prompt, cached, 10+n+10+3, (10+n)/4*4, answer)
+	}
+}
+
 // TestPrefixCacheLRU: at capacity the least recently used block goes
 // first, and a prompt's tail blocks are older than its head, so a short
 // prompt evicts another's tail and leaves its head.

@@ -159,6 +159,16 @@ func (bh *blockHasher) template(n int) {
 // hashPrompt returns the block hashes of req's prompt (tools and system,
 // the stored history, the input, the template), appended to hashes[:0].
 func hashPrompt(req *request, size, mode int, hashes []uint64, chain []*storedResponse) ([]uint64, []*storedResponse) {
+	return hashPieces(req, nil, req.template, size, mode, hashes, chain)
+}
+
+// hashConversation returns the block hashes of req's prompt without the
+// template's tokens, followed by the answer's pieces.
+func hashConversation(req *request, answer []piece, size, mode int, hashes []uint64, chain []*storedResponse) ([]uint64, []*storedResponse) {
+	return hashPieces(req, answer, 0, size, mode, hashes, chain)
+}
+
+func hashPieces(req *request, after []piece, template, size, mode int, hashes []uint64, chain []*storedResponse) ([]uint64, []*storedResponse) {
 	var bh blockHasher
 	bh.reset(size, mode, hashes)
 	for i := range req.pieces[:req.inputAt] {
@@ -173,7 +183,10 @@ func hashPrompt(req *request, size, mode int, hashes []uint64, chain []*storedRe
 	for i := range req.pieces[req.inputAt:] {
 		bh.piece(&req.pieces[req.inputAt+i])
 	}
-	bh.template(req.template)
+	for i := range after {
+		bh.piece(&after[i])
+	}
+	bh.template(template)
 	clear(chain)
 	return bh.hashes, chain[:0]
 }

@@ -260,7 +260,7 @@ func (s *Server) run(w http.ResponseWriter, ctx, client context.Context, st *str
 		}
 
 		if end == p.steps {
-			s.storeResponse(st, req)
+			s.finishAnswer(st, req)
 		}
 		stamp := time.Now()
 		ns := stamp.UnixNano()
