@@ -101,8 +101,9 @@ func (s *Server) resolveHistory(req *request) *apiError {
 	return nil
 }
 
-// finishAnswer runs before a finished response's last write, so that a
-// client that has read it can go on at once: it caches the blocks of the
+// finishAnswer runs once a response's last step is next (while it is
+// awaited when it can be), before it is written, so that a client that has
+// read it can go on at once: it caches the blocks of the
 // conversation so far, the prompt (without the chat template's closing
 // tokens) then the answer as the next turn sends it back, as vLLM caches
 // a request's generated blocks too; and it stores a Responses response

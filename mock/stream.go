@@ -214,6 +214,7 @@ func (s *Server) run(w http.ResponseWriter, ctx, client context.Context, st *str
 		shift     time.Duration // injected stall, applied to steps >= p.stallAt
 		last      time.Time     // emission time of the previous step
 		gone      bool          // NoAbort: the client went away, nothing more is written
+		answered  bool          // finishAnswer has run
 	)
 	for emitted < p.steps {
 		if emitted == p.stallAt {
@@ -225,6 +226,12 @@ func (s *Server) run(w http.ResponseWriter, ctx, client context.Context, st *str
 			return s.stopReason(), generated, gone
 		}
 		at = at.Add(shift)
+		if emitted == p.steps-1 && emitted != p.disconnectAt && emitted != p.streamErrAt {
+			// The answer's bookkeeping, while waiting for the last step
+			// rather than between its deadline and its write.
+			s.finishAnswer(st, req)
+			answered = true
+		}
 		if err := sleepUntil(ctx, st.timer, at); err != nil {
 			return s.stopReason(), generated, gone
 		}
@@ -259,8 +266,9 @@ func (s *Server) run(w http.ResponseWriter, ctx, client context.Context, st *str
 			end++
 		}
 
-		if end == p.steps {
+		if end == p.steps && !answered { // the last step came in a batch
 			s.finishAnswer(st, req)
+			answered = true
 		}
 		stamp := time.Now()
 		ns := stamp.UnixNano()
