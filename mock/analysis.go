@@ -17,6 +17,10 @@ type Workload struct {
 	// TokensPerChunk is the tokens each decoding sequence gets per engine
 	// step; it must equal Config.TokensPerChunk. 0 means 1.
 	TokensPerChunk int
+	// CachedTokens is the part of the prompt found in the prefix cache
+	// (usage's cached tokens): the engine prefills PromptTokens minus
+	// CachedTokens, at least one token. Range 0..PromptTokens.
+	CachedTokens int
 }
 
 // SLO holds latency thresholds; a zero field is no constraint.
@@ -241,4 +245,18 @@ func (s SLO) violated(op OperatingPoint) string {
 		return "e2e_p99"
 	}
 	return ""
+}
+
+// LoneTTFT is the time to first token of a request alone in the engine
+// whose prompt of promptTokens tokens has cachedTokens found in the prefix
+// cache: ceil(P'/MaxNumBatchedTokens) steps of StepBase plus
+// PrefillPerToken × P', where P' = promptTokens − cachedTokens (at least
+// 1) is what it prefills. The difference between two turns' LoneTTFT is
+// what the prefix cache saves a later turn of a conversation.
+func (m CapacityModel) LoneTTFT(promptTokens, cachedTokens int) (time.Duration, error) {
+	op, err := m.ClosedLoop(Workload{PromptTokens: promptTokens, OutputTokens: 1, CachedTokens: cachedTokens}, 1)
+	if err != nil {
+		return 0, err
+	}
+	return op.TTFTMean, nil
 }

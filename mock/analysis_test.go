@@ -138,6 +138,11 @@ func TestAnalysisMatchesVirtualEngine(t *testing.T) {
 		{"tiny N=4", tiny, Workload{PromptTokens: 256, OutputTokens: 128}, 4, 0},
 		{"tiny N=11", tiny, Workload{PromptTokens: 256, OutputTokens: 128}, 11, 0},
 		{"tiny 5/s", tiny, Workload{PromptTokens: 256, OutputTokens: 128}, 0, 5},
+		// Later turns of conversations: the cached part is not prefilled.
+		{"tiny N=4 cached 192", tiny, Workload{PromptTokens: 256, OutputTokens: 128, CachedTokens: 192}, 4, 0},
+		{"70b N=17 cached 768", p70, Workload{PromptTokens: 1024, OutputTokens: 256, CachedTokens: 768}, 17, 0},
+		{"70b 9/s cached 768", p70, Workload{PromptTokens: 1024, OutputTokens: 256, CachedTokens: 768}, 0, 9},
+		{"chunked 25/s cached 128", models["chunked"], Workload{PromptTokens: 256, OutputTokens: 32, CachedTokens: 128}, 0, 25},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -168,7 +173,7 @@ func TestAnalysisMatchesVirtualEngine(t *testing.T) {
 			if math.Abs(v.tokensPerSec-op.OutputTokensPerSec) > 0.01*op.OutputTokensPerSec {
 				t.Errorf("throughput %.1f tok/s, predicted %.1f", v.tokensPerSec, op.OutputTokensPerSec)
 			}
-			chunk := time.Duration(float64(tc.m.PrefillPerToken) * float64(max(tc.w.PromptTokens, 1)) / float64(max(1, a.kFor(tc.streams))))
+			chunk := time.Duration(float64(tc.m.PrefillPerToken) * float64(max(tc.w.PromptTokens-tc.w.CachedTokens, 1)) / float64(max(1, a.kFor(tc.streams))))
 			step := op.StepTime
 			switch {
 			case tc.streams == 0:
@@ -220,6 +225,8 @@ func TestCapacityInputErrors(t *testing.T) {
 		{"no output", good, Workload{PromptTokens: 1}, "Workload.OutputTokens"},
 		{"negative prompt", good, Workload{PromptTokens: -1, OutputTokens: 1}, "Workload.PromptTokens"},
 		{"negative tpc", good, Workload{OutputTokens: 1, TokensPerChunk: -1}, "Workload.TokensPerChunk"},
+		{"cached above prompt", good, Workload{PromptTokens: 10, OutputTokens: 1, CachedTokens: 11}, "Workload.CachedTokens"},
+		{"negative cached", good, Workload{PromptTokens: 10, OutputTokens: 1, CachedTokens: -1}, "Workload.CachedTokens"},
 		{"no slots", func() CapacityModel { m := good; m.MaxNumSeqs = 0; return m }(), w, "Capacity.MaxNumSeqs"},
 		{"budget below slots", func() CapacityModel { m := good; m.MaxNumBatchedTokens = 4; return m }(), w, "Capacity.MaxNumBatchedTokens"},
 		{"zero step", func() CapacityModel { m := good; m.StepBase = 0; return m }(), w, "Capacity.StepBase"},

@@ -23,6 +23,7 @@ type seq struct {
 	steps  int   // output steps
 	tokens int   // output tokens (for the KV-cache gauge)
 	tpc    int   // tokens per step
+	cached int   // prompt tokens found in the prefix cache (not prefilled, held in the KV cache)
 	at     int64 // submission time, ns on the engine clock (set under the inbox lock)
 
 	// Owned by the engine goroutine.
@@ -176,6 +177,8 @@ func (b *batcher) compose(step int64) stepPlan {
 		}
 		c := min(q.prompt, budget)
 		q.state, q.chunk, q.emits = seqRunning, c, false
+		q.kv += q.cached
+		b.kv += int64(q.cached)
 		budget -= c
 		pre += c
 		if c == q.prompt {

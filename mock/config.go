@@ -77,13 +77,54 @@ type Config struct {
 
 	// PromptTokenCounter counts the prompt tokens reported in usage and in
 	// vllm:prompt_tokens_total. It is called once per text piece (each chat
-	// message's text content, or the completion prompt string) and the results
-	// are summed (parts without text count 0); a prompt given as token ids
+	// message's text content, a tool call's name and arguments, a tool
+	// result, the tools array as sent, or the completion prompt string) and
+	// the results are summed (parts without text count 0); a prompt given as token ids
 	// counts one per id. Negative results count as 0. It is called from
 	// concurrent requests, so it must be safe for concurrent use. nil
 	// selects ApproxTokenCount, ceil(bytes/4), which is only an
 	// approximation. Default nil.
 	PromptTokenCounter func(string) int
+
+	// PromptTokenIDs, when set, tokenizes each text piece: with the prefix
+	// cache on its ids count the prompt tokens and are what the cache
+	// hashes (with it off PromptTokenCounter counts, if set); it must agree
+	// with PromptTokenCounter (len(ids) == count). Without it the prefix cache hashes pseudo
+	// tokens consistent with the counter: with the default counter token j
+	// of a piece is its bytes 4j..4j+3; with another counter a piece of n
+	// tokens is cut into n equal byte segments. It must be safe for
+	// concurrent use. Default nil.
+	PromptTokenIDs func(string) []int
+
+	// PrefixCache turns on the automatic prefix cache (vLLM's
+	// --enable-prefix-caching): prompts are hashed in blocks of BlockSize
+	// tokens, chained so that a block's hash covers every token before
+	// it; a request's leading blocks found in the cache (at most its
+	// prompt minus one token, in whole blocks) are not prefilled by the
+	// capacity model and are reported as cached tokens in usage and in
+	// vllm:prefix_cache_hits_total. A finished chat, Responses or Messages
+	// answer's blocks are cached after its prompt's, so the next turn hits
+	// through it. Default true.
+	PrefixCache bool
+	// BlockSize is the prefix cache's block size in tokens (vLLM's
+	// --block-size). Default 16. Range 1..1024.
+	BlockSize int
+	// PrefixCacheTokens is the prefix cache's capacity in tokens (whole
+	// blocks; the least recently used block is evicted first). 0 means
+	// KVCacheTokens. Default 0. Range 0, or BlockSize..1<<30.
+	PrefixCacheTokens int
+
+	// StoredResponses is how many Responses API responses the server keeps
+	// (least recently used evicted first) for previous_response_id; 0
+	// keeps none, and every previous_response_id is then unknown.
+	// Default 10000. Range 0..1000000.
+	StoredResponses int
+
+	// ToolCallRate is the fraction, in [0,1], of requests offering tools
+	// with tool_choice "auto" (or none given) answered with a tool call;
+	// "required" and a named function always get one. Whether request k
+	// does depends only on Seed and k. Default 0.5.
+	ToolCallRate float64
 
 	// ErrorRate is the fraction of requests, in [0,1], answered at once (no
 	// TTFT wait) with an HTTP error before any stream byte: a status drawn
@@ -208,6 +249,10 @@ func DefaultConfig() Config {
 		ErrorCodes:        []int{429, 500, 503},
 		StallDuration:     time.Second,
 		KVCacheTokens:     262144,
+		PrefixCache:       true,
+		BlockSize:         16,
+		StoredResponses:   10000,
+		ToolCallRate:      0.5,
 
 		DCGMUpdateInterval: time.Second,
 	}
@@ -253,7 +298,7 @@ func (c *Config) validate() error {
 	for _, r := range []struct {
 		name string
 		v    float64
-	}{{"ErrorRate", c.ErrorRate}, {"DisconnectRate", c.DisconnectRate}, {"StallRate", c.StallRate}, {"StreamErrorRate", c.StreamErrorRate}, {"MetricsErrorRate", c.MetricsErrorRate}} {
+	}{{"ErrorRate", c.ErrorRate}, {"DisconnectRate", c.DisconnectRate}, {"StallRate", c.StallRate}, {"StreamErrorRate", c.StreamErrorRate}, {"MetricsErrorRate", c.MetricsErrorRate}, {"ToolCallRate", c.ToolCallRate}} {
 		if !(r.v >= 0 && r.v <= 1) { // also rejects NaN
 			return configErr(r.name, "must be a fraction in [0,1], got %v", r.v)
 		}
@@ -274,6 +319,15 @@ func (c *Config) validate() error {
 	}
 	if c.KVCacheTokens < 1 {
 		return configErr("KVCacheTokens", "must be >= 1, got %d", c.KVCacheTokens)
+	}
+	if c.BlockSize < 1 || c.BlockSize > 1024 {
+		return configErr("BlockSize", "must be in 1..1024 tokens, got %d", c.BlockSize)
+	}
+	if c.PrefixCacheTokens != 0 && (c.PrefixCacheTokens < c.BlockSize || c.PrefixCacheTokens > 1<<30) {
+		return configErr("PrefixCacheTokens", "must be 0 (KVCacheTokens) or in BlockSize..1073741824 (%d..1073741824), got %d", c.BlockSize, c.PrefixCacheTokens)
+	}
+	if c.StoredResponses < 0 || c.StoredResponses > 1000000 {
+		return configErr("StoredResponses", "must be in 0..1000000, got %d", c.StoredResponses)
 	}
 	if c.Capacity != nil {
 		if err := c.Capacity.validate(); err != nil {

@@ -24,13 +24,14 @@
 // output length and faults from a generator seeded by (Config.Seed, arrival
 // index), so runs are reproducible; with Config.Capacity a simulated
 // continuous-batching engine sets the latencies, and CapacityModel.Capacity
-// predicts its knee analytically. Config's fault rates inject HTTP errors,
-// disconnects, stalls and in-stream errors; NoAbort, MetricsErrorRate,
-// LazyMetrics and ChatTemplateTokens play real servers' habits. Every
-// payload carries an emission stamp (goodput_emit_ns) unless Config.Stamp
-// is off.
+// predicts its knee analytically. A prefix cache spares cached prompt
+// blocks their prefill; /v1/responses keeps responses for
+// previous_response_id; tools get tool calls. Fault rates, NoAbort,
+// MetricsErrorRate, LazyMetrics and ChatTemplateTokens play real servers'
+// failures and habits. Payloads carry an emission stamp (goodput_emit_ns).
 //
 // README.md beside this file describes both latency models, the presets and
-// their knees, the simulated GPU telemetry, the stamps, the faults and the
-// real servers' habits.
+// their knees, the prefix cache, stored responses and tool calls, the
+// simulated GPU telemetry, the stamps, the faults and the real servers'
+// habits.
 package mock

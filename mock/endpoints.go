@@ -37,6 +37,9 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	}
 	series := !s.cfg.LazyMetrics || s.seq.Load() > 0
 	b := s.metrics.appendExposition(make([]byte, 0, 16<<10), s.cfg.Model, s.cfg.KVCacheTokens, s.gauges(), series)
+	if series {
+		b = s.appendPrefixCacheMetrics(b)
+	}
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(len(b)))

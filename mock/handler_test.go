@@ -50,6 +50,13 @@ func usage(p, c int) string {
 	return `"usage":{"prompt_tokens":` + itoa(p) + `,"total_tokens":` + itoa(p+c) + `,"completion_tokens":` + itoa(c) + `}`
 }
 
+// usageFinal is the final usage: with the prefix cache's cached tokens
+// (none: every case runs on a fresh server).
+func usageFinal(p, c int) string {
+	u := usage(p, c)
+	return u[:len(u)-1] + `,"prompt_tokens_details":{"cached_tokens":0}}`
+}
+
 func nowNs() int64 { return time.Now().UnixNano() }
 
 func itoa(v int) string { return string(appendInt(nil, int64(v))) }
@@ -77,14 +84,14 @@ func TestStreamShapes(t *testing.T) {
 			path: "/v1/chat/completions",
 			body: `{` + chatMsgs + `,"max_tokens":2,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}}`,
 			want: []string{roleChunk + "}", chatDelta(" the", "") + "}", chatDelta(" of", "length") + "}",
-				chatHead + "]," + usage(3, 2) + "}"},
+				chatHead + "]," + usageFinal(3, 2) + "}"},
 		},
 		{
 			name: "chat continuous usage (include_usage defaults to true with stream_options)",
 			path: "/v1/chat/completions",
 			body: `{` + chatMsgs + `,"max_tokens":2,"ignore_eos":true,"stream":true,"stream_options":{"continuous_usage_stats":true}}`,
 			want: []string{roleChunk + "," + usage(3, 0) + "}", chatDelta(" the", "") + "," + usage(3, 1) + "}",
-				chatDelta(" of", "length") + "," + usage(3, 2) + "}", chatHead + "]," + usage(3, 2) + "}"},
+				chatDelta(" of", "length") + "," + usage(3, 2) + "}", chatHead + "]," + usageFinal(3, 2) + "}"},
 		},
 		{
 			name: "chat continuous usage needs include_usage",
@@ -123,13 +130,13 @@ func TestStreamShapes(t *testing.T) {
 			name: "completions include_usage",
 			path: "/v1/completions",
 			body: `{"model":"goodput-mock","prompt":"hi","max_tokens":2,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}}`,
-			want: []string{complText(" the", "") + "}", complText(" of", "length") + "}", complHead + "]," + usage(1, 2) + "}"},
+			want: []string{complText(" the", "") + "}", complText(" of", "length") + "}", complHead + "]," + usageFinal(1, 2) + "}"},
 		},
 		{
 			name: "completions ignore max_completion_tokens, as vLLM",
 			path: "/v1/completions",
 			body: `{"prompt":[1,2,3,4],"max_tokens":2,"max_completion_tokens":1,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}}`,
-			want: []string{complText(" the", "") + "}", complText(" of", "length") + "}", complHead + "]," + usage(4, 2) + "}"},
+			want: []string{complText(" the", "") + "}", complText(" of", "length") + "}", complHead + "]," + usageFinal(4, 2) + "}"},
 		},
 		{
 			name:   "tokens per chunk with continuous usage",
@@ -137,7 +144,7 @@ func TestStreamShapes(t *testing.T) {
 			body:   `{"prompt":["hi"],"max_tokens":5,"ignore_eos":true,"stream":true,"stream_options":{"continuous_usage_stats":true}}`,
 			mutate: func(c *Config) { c.TokensPerChunk = 2 },
 			want: []string{complText(" the of", "") + "," + usage(1, 2) + "}", complText(" and to", "") + "," + usage(1, 4) + "}",
-				complText(" in", "length") + "," + usage(1, 5) + "}", complHead + "]," + usage(1, 5) + "}"},
+				complText(" in", "length") + "," + usage(1, 5) + "}", complHead + "]," + usageFinal(1, 5) + "}"},
 		},
 	}
 	for _, tc := range tests {
@@ -184,14 +191,14 @@ func TestNonStreamingBodies(t *testing.T) {
 			name:   "chat",
 			path:   "/v1/chat/completions",
 			body:   `{` + chatMsgs + `,"max_tokens":3,"ignore_eos":true}`,
-			want:   `{"id":"chatcmpl-ID","object":"chat.completion","created":0,"model":"goodput-mock","choices":[{"index":0,"message":{"role":"assistant","content":" the of and","tool_calls":[]},"logprobs":null,"finish_reason":"length","stop_reason":null}],` + usage(3, 3) + `,"prompt_logprobs":null}`,
+			want:   `{"id":"chatcmpl-ID","object":"chat.completion","created":0,"model":"goodput-mock","choices":[{"index":0,"message":{"role":"assistant","content":" the of and","tool_calls":[]},"logprobs":null,"finish_reason":"length","stop_reason":null}],` + usageFinal(3, 3) + `,"prompt_logprobs":null}`,
 			tokens: 3,
 		},
 		{
 			name:   "completions",
 			path:   "/v1/completions",
 			body:   `{"prompt":"hi","max_tokens":2,"ignore_eos":true,"stream":false}`,
-			want:   `{"id":"cmpl-ID","object":"text_completion","created":0,"model":"goodput-mock","choices":[{"index":0,"text":" the of","logprobs":null,"finish_reason":"length","stop_reason":null,"prompt_logprobs":null}],` + usage(1, 2) + `}`,
+			want:   `{"id":"cmpl-ID","object":"text_completion","created":0,"model":"goodput-mock","choices":[{"index":0,"text":" the of","logprobs":null,"finish_reason":"length","stop_reason":null,"prompt_logprobs":null}],` + usageFinal(1, 2) + `}`,
 			tokens: 2,
 		},
 	}

@@ -202,6 +202,9 @@ func startCapacityServer(t testing.TB, m CapacityModel, tpc int) *Server {
 	cfg := DefaultConfig()
 	cfg.Capacity = &m
 	cfg.TokensPerChunk = tpc
+	// The load sends one prompt over and over, which the prefix cache
+	// would serve; the knees are those of distinct prompts.
+	cfg.PrefixCache = false
 	return startServer(t, cfg)
 }
 

@@ -16,6 +16,7 @@ type plan struct {
 	k            uint64
 	idHi, idLo   uint64
 	prompt       int    // prompt tokens
+	cached       int    // of which found in the prefix cache (not prefilled)
 	tokens       int    // output tokens
 	steps        int    // chunks: ceil(tokens / TokensPerChunk)
 	finish       string // "length" or "stop"

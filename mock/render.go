@@ -34,6 +34,15 @@ type renderer struct {
 	finish     string
 	stamp      bool
 	contUsage  bool
+	cached     int  // prompt tokens found in the prefix cache
+	cacheOn    bool // the prefix cache is on: final usage reports cached tokens
+
+	// A tool call instead of text (see toolcall.go).
+	tool        bool
+	toolName    string // the function's name as a JSON string literal
+	toolNameRaw string
+	argsOpen    string // `{"<property>":"` inside a JSON string
+	argsOpenRaw string
 }
 
 // appendObjectHead appends `{"id":"...","object":"<object>","created":N,"model":"...","choices":[`.
@@ -89,14 +98,21 @@ func (r *renderer) appendText(b []byte, i int) []byte {
 	return b
 }
 
-// appendUsage appends `"usage":{...}` (no leading comma).
-func (r *renderer) appendUsage(b []byte, completion int) []byte {
+// appendUsage appends `"usage":{...}` (no leading comma); with details,
+// and the prefix cache on, prompt_tokens_details.cached_tokens too (as
+// OpenAI reports it, and vLLM with --enable-prompt-tokens-details).
+func (r *renderer) appendUsage(b []byte, completion int, details bool) []byte {
 	b = append(b, `"usage":{"prompt_tokens":`...)
 	b = appendInt(b, int64(r.prompt))
 	b = append(b, `,"total_tokens":`...)
 	b = appendInt(b, int64(r.prompt+completion))
 	b = append(b, `,"completion_tokens":`...)
 	b = appendInt(b, int64(completion))
+	if details && r.cacheOn {
+		b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
+		b = appendInt(b, int64(r.cached))
+		b = append(b, '}')
+	}
 	return append(b, '}')
 }
 
@@ -105,7 +121,7 @@ func (r *renderer) appendUsage(b []byte, completion int) []byte {
 func (r *renderer) appendTail(b []byte, usage bool, completion int, stampNs int64) []byte {
 	if usage {
 		b = append(b, ',')
-		b = r.appendUsage(b, completion)
+		b = r.appendUsage(b, completion, false)
 	}
 	if r.stamp {
 		b = append(b, `,"goodput_emit_ns":`...)
@@ -164,7 +180,9 @@ func (r *renderer) appendStepChunk(b []byte, i int, steps int, stampNs int64) []
 	}
 	b = append(b, sseData...)
 	b = append(b, r.head...)
-	if r.chat {
+	if r.chat && r.tool {
+		b = r.appendToolCallDelta(b, i)
+	} else if r.chat {
 		b = append(b, chatDeltaOpen...)
 		b = r.appendText(b, i)
 		b = append(b, chatDeltaClose...)
@@ -194,7 +212,7 @@ func (r *renderer) appendUsageChunk(b []byte, stampNs int64) []byte {
 	b = append(b, sseData...)
 	b = append(b, r.head...)
 	b = append(b, "],"...)
-	b = r.appendUsage(b, r.tokens)
+	b = r.appendUsage(b, r.tokens, true)
 	return r.appendTail(b, false, 0, stampNs)
 }
 
@@ -215,34 +233,67 @@ func (r *renderer) appendBody(b []byte, stampNs int64) []byte {
 	if r.api == apiResponses || r.api == apiMessages {
 		return r.appendEventsBody(b, stampNs)
 	}
-	if r.chat {
+	switch {
+	case r.chat && r.tool:
+		b = r.appendObjectHead(b, "chat.completion")
+		b = append(b, `{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"`...)
+		b = r.appendCallID(b, chatToolIDPrefix)
+		b = append(b, `","type":"function","function":{"name":`...)
+		b = append(b, r.toolName...)
+		b = append(b, `,"arguments":"`...)
+		b = r.appendFullArgs(b, true)
+		b = append(b, `"}}]},"logprobs":null,"finish_reason":"`...)
+	case r.chat:
 		b = r.appendObjectHead(b, "chat.completion")
 		b = append(b, `{"index":0,"message":{"role":"assistant","content":"`...)
-	} else {
+	default:
 		b = r.appendObjectHead(b, "text_completion")
 		b = append(b, complTextOpen...)
 	}
-	steps := (r.tokens + r.tpc - 1) / r.tpc
-	for i := range steps {
-		b = r.appendText(b, i)
+	if !r.tool {
+		b = r.appendFullText(b)
 	}
-	if r.chat {
+	switch {
+	case r.tool:
+	case r.chat:
 		b = append(b, `","tool_calls":[]},"logprobs":null,"finish_reason":"`...)
-	} else {
+	default:
 		b = append(b, `","logprobs":null,"finish_reason":"`...)
 	}
 	b = append(b, r.finish...)
 	if r.chat {
 		b = append(b, `","stop_reason":null}],`...)
-		b = r.appendUsage(b, r.tokens)
+		b = r.appendUsage(b, r.tokens, true)
 		b = append(b, `,"prompt_logprobs":null`...)
 	} else {
 		b = append(b, `","stop_reason":null,"prompt_logprobs":null}],`...)
-		b = r.appendUsage(b, r.tokens)
+		b = r.appendUsage(b, r.tokens, true)
 	}
 	if r.stamp {
 		b = append(b, `,"goodput_emit_ns":`...)
 		b = appendInt(b, stampNs)
 	}
 	return append(b, '}')
+}
+
+// chatToolIDPrefix starts a chat tool call's id, as vLLM's do.
+const chatToolIDPrefix = "chatcmpl-tool-"
+
+// appendToolCallDelta appends a chat chunk's choice for step i of a tool
+// call, up to the finish reason: the first step carries the call's index,
+// id, type and name with the first arguments delta, the others
+// {"index":0,"function":{"arguments":"..."}}.
+func (r *renderer) appendToolCallDelta(b []byte, i int) []byte {
+	b = append(b, `{"index":0,"delta":{"tool_calls":[{"index":0,`...)
+	if i == 0 {
+		b = append(b, `"id":"`...)
+		b = r.appendCallID(b, chatToolIDPrefix)
+		b = append(b, `","type":"function","function":{"name":`...)
+		b = append(b, r.toolName...)
+		b = append(b, `,"arguments":"`...)
+	} else {
+		b = append(b, `"function":{"arguments":"`...)
+	}
+	b = r.appendArgsDelta(b, i)
+	return append(b, `"}}]},"logprobs":null,"finish_reason":`...)
 }

@@ -6,10 +6,16 @@ package mock
 // the terminal event. As for chat, payloads are appended to a reused
 // buffer without encoding/json, each with the emission stamp.
 
-// Responses sequence numbers: four events open the stream (created,
-// in_progress, output_item.added, content_part.added), then one delta per
-// step, then four close it.
-const responsesOpening = 4
+// Responses sequence numbers: four events open a text stream (created,
+// in_progress, output_item.added, content_part.added), three a function
+// call's (no content part), then one delta per step, then four (three)
+// close it.
+func (r *renderer) responsesOpening() int {
+	if r.tool {
+		return 3
+	}
+	return 4
+}
 
 // appendEventHead appends `event: <typ>\ndata: {"type":"<typ>"`.
 func appendEventHead(b []byte, typ string) []byte {
@@ -50,8 +56,24 @@ func (r *renderer) appendMessageID(b []byte) []byte {
 	return appendHex64(b, r.idHi)
 }
 
-// appendResponsesItem appends the completed message item.
+// appendResponsesItem appends the output item: the message, or the
+// function call.
 func (r *renderer) appendResponsesItem(b []byte, status string) []byte {
+	if r.tool {
+		b = append(b, `{"id":"`...)
+		b = r.appendCallID(b, "fc_")
+		b = append(b, `","type":"function_call","status":"`...)
+		b = append(b, status...)
+		b = append(b, `","arguments":"`...)
+		if status != "in_progress" {
+			b = r.appendFullArgs(b, true)
+		}
+		b = append(b, `","call_id":"`...)
+		b = r.appendCallID(b, "call_")
+		b = append(b, `","name":`...)
+		b = append(b, r.toolName...)
+		return append(b, '}')
+	}
 	b = append(b, `{"id":"`...)
 	b = r.appendMessageID(b)
 	b = append(b, `","type":"message","status":"`...)
@@ -93,15 +115,23 @@ func (r *renderer) appendResponseObject(b []byte, final bool) []byte {
 	}
 	b = append(b, `{"input_tokens":`...)
 	b = appendInt(b, int64(r.prompt))
-	b = append(b, `,"input_tokens_details":{"cached_tokens":0},"output_tokens":`...)
+	b = append(b, `,"input_tokens_details":{"cached_tokens":`...)
+	b = appendInt(b, int64(r.cached))
+	b = append(b, `},"output_tokens":`...)
 	b = appendInt(b, int64(r.tokens))
 	b = append(b, `,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":`...)
 	b = appendInt(b, int64(r.prompt+r.tokens))
 	return append(b, "}}"...)
 }
 
-// appendItemRef appends `,"item_id":"msg_...","output_index":0,"content_index":0`.
+// appendItemRef appends `,"item_id":"msg_...","output_index":0,"content_index":0`
+// (`,"item_id":"fc_...","output_index":0` for a function call).
 func (r *renderer) appendItemRef(b []byte) []byte {
+	if r.tool {
+		b = append(b, `,"item_id":"`...)
+		b = r.appendCallID(b, "fc_")
+		return append(b, `","output_index":0`...)
+	}
 	b = append(b, `,"item_id":"`...)
 	b = r.appendMessageID(b)
 	return append(b, `","output_index":0,"content_index":0`...)
@@ -120,6 +150,9 @@ func (r *renderer) appendResponsesOpening(b []byte, ns int64) []byte {
 	b = append(b, `,"output_index":0,"item":`...)
 	b = r.appendResponsesItem(b, "in_progress")
 	b = r.appendTail(b, false, 0, ns)
+	if r.tool {
+		return b
+	}
 	b = appendEventHead(b, "response.content_part.added")
 	b = appendSeq(b, 3)
 	b = r.appendItemRef(b)
@@ -128,8 +161,17 @@ func (r *renderer) appendResponsesOpening(b []byte, ns int64) []byte {
 }
 
 func (r *renderer) appendResponsesDelta(b []byte, i int, ns int64) []byte {
+	if r.tool {
+		b = appendEventHead(b, "response.function_call_arguments.delta")
+		b = appendSeq(b, r.responsesOpening()+i)
+		b = r.appendItemRef(b)
+		b = append(b, `,"delta":"`...)
+		b = r.appendArgsDelta(b, i)
+		b = append(b, '"')
+		return r.appendTail(b, false, 0, ns)
+	}
 	b = appendEventHead(b, "response.output_text.delta")
-	b = appendSeq(b, responsesOpening+i)
+	b = appendSeq(b, r.responsesOpening()+i)
 	b = r.appendItemRef(b)
 	b = append(b, `,"delta":"`...)
 	b = r.appendText(b, i)
@@ -138,7 +180,19 @@ func (r *renderer) appendResponsesDelta(b []byte, i int, ns int64) []byte {
 }
 
 func (r *renderer) appendResponsesClosing(b []byte, ns int64) []byte {
-	seq := responsesOpening + r.steps()
+	seq := r.responsesOpening() + r.steps()
+	if r.tool {
+		b = appendEventHead(b, "response.function_call_arguments.done")
+		b = appendSeq(b, seq)
+		b = r.appendItemRef(b)
+		b = append(b, `,"name":`...)
+		b = append(b, r.toolName...)
+		b = append(b, `,"arguments":"`...)
+		b = r.appendFullArgs(b, true)
+		b = append(b, '"')
+		b = r.appendTail(b, false, 0, ns)
+		return r.appendResponsesEnd(b, seq+1, ns) // no content part
+	}
 	b = appendEventHead(b, "response.output_text.done")
 	b = appendSeq(b, seq)
 	b = r.appendItemRef(b)
@@ -153,8 +207,14 @@ func (r *renderer) appendResponsesClosing(b []byte, ns int64) []byte {
 	b = r.appendFullText(b)
 	b = append(b, `","annotations":[]}`...)
 	b = r.appendTail(b, false, 0, ns)
+	return r.appendResponsesEnd(b, seq+2, ns)
+}
+
+// appendResponsesEnd appends response.output_item.done (sequence number
+// seq) and the terminal event.
+func (r *renderer) appendResponsesEnd(b []byte, seq int, ns int64) []byte {
 	b = appendEventHead(b, "response.output_item.done")
-	b = appendSeq(b, seq+2)
+	b = appendSeq(b, seq)
 	b = append(b, `,"output_index":0,"item":`...)
 	b = r.appendResponsesItem(b, "completed")
 	b = r.appendTail(b, false, 0, ns)
@@ -163,23 +223,30 @@ func (r *renderer) appendResponsesClosing(b []byte, ns int64) []byte {
 		final = "response.incomplete"
 	}
 	b = appendEventHead(b, final)
-	b = appendSeq(b, seq+3)
+	b = appendSeq(b, seq+1)
 	b = append(b, `,"response":`...)
 	b = r.appendResponseObject(b, true)
 	return r.appendTail(b, false, 0, ns)
 }
 
-// appendMessagesUsage appends Anthropic's usage object.
+// appendMessagesUsage appends Anthropic's usage object: input_tokens are
+// the prompt tokens not read from the cache, cache_read_input_tokens those
+// that were, as Anthropic counts them.
 func (r *renderer) appendMessagesUsage(b []byte, output int) []byte {
 	b = append(b, `{"input_tokens":`...)
-	b = appendInt(b, int64(r.prompt))
-	b = append(b, `,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":`...)
+	b = appendInt(b, int64(r.prompt-r.cached))
+	b = append(b, `,"cache_creation_input_tokens":0,"cache_read_input_tokens":`...)
+	b = appendInt(b, int64(r.cached))
+	b = append(b, `,"output_tokens":`...)
 	b = appendInt(b, int64(output))
 	return append(b, '}')
 }
 
 // stopReason is the Anthropic stop_reason of the request's finish.
 func (r *renderer) stopReason() string {
+	if r.tool {
+		return "tool_use"
+	}
 	if r.finish == "length" {
 		return "max_tokens"
 	}
@@ -197,7 +264,15 @@ func (r *renderer) appendMessagesOpening(b []byte, ns int64) []byte {
 	b = append(b, '}')
 	b = r.appendTail(b, false, 0, ns)
 	b = appendEventHead(b, "content_block_start")
-	b = append(b, `,"index":0,"content_block":{"type":"text","text":""}`...)
+	if r.tool {
+		b = append(b, `,"index":0,"content_block":{"type":"tool_use","id":"`...)
+		b = r.appendCallID(b, "toolu_")
+		b = append(b, `","name":`...)
+		b = append(b, r.toolName...)
+		b = append(b, `,"input":{}}`...)
+	} else {
+		b = append(b, `,"index":0,"content_block":{"type":"text","text":""}`...)
+	}
 	b = r.appendTail(b, false, 0, ns)
 	b = appendEventHead(b, "ping")
 	return r.appendTail(b, false, 0, ns)
@@ -205,8 +280,13 @@ func (r *renderer) appendMessagesOpening(b []byte, ns int64) []byte {
 
 func (r *renderer) appendMessagesDelta(b []byte, i int, ns int64) []byte {
 	b = appendEventHead(b, "content_block_delta")
-	b = append(b, `,"index":0,"delta":{"type":"text_delta","text":"`...)
-	b = r.appendText(b, i)
+	if r.tool {
+		b = append(b, `,"index":0,"delta":{"type":"input_json_delta","partial_json":"`...)
+		b = r.appendArgsDelta(b, i)
+	} else {
+		b = append(b, `,"index":0,"delta":{"type":"text_delta","text":"`...)
+		b = r.appendText(b, i)
+	}
 	b = append(b, `"}`...)
 	return r.appendTail(b, false, 0, ns)
 }
@@ -236,7 +316,7 @@ func (r *renderer) appendEventsStreamError(b []byte, i int, ns int64) []byte {
 	}
 	seq := 0
 	if i > 0 {
-		seq = responsesOpening + i
+		seq = r.responsesOpening() + i
 	}
 	b = appendSeq(b, seq)
 	b = append(b, `,"code":"server_error","message":"goodput mock: injected stream error","param":null`...)
@@ -253,9 +333,19 @@ func (r *renderer) appendEventsBody(b []byte, ns int64) []byte {
 		b = r.appendMessageID(b)
 		b = append(b, `","type":"message","role":"assistant","model":`...)
 		b = append(b, r.modelJSON...)
-		b = append(b, `,"content":[{"type":"text","text":"`...)
-		b = r.appendFullText(b)
-		b = append(b, `"}],"stop_reason":"`...)
+		if r.tool {
+			b = append(b, `,"content":[{"type":"tool_use","id":"`...)
+			b = r.appendCallID(b, "toolu_")
+			b = append(b, `","name":`...)
+			b = append(b, r.toolName...)
+			b = append(b, `,"input":`...)
+			b = r.appendFullArgs(b, false)
+			b = append(b, `}],"stop_reason":"`...)
+		} else {
+			b = append(b, `,"content":[{"type":"text","text":"`...)
+			b = r.appendFullText(b)
+			b = append(b, `"}],"stop_reason":"`...)
+		}
 		b = append(b, r.stopReason()...)
 		b = append(b, `","stop_sequence":null,"usage":`...)
 		b = r.appendMessagesUsage(b, r.tokens)

@@ -31,21 +31,44 @@ type rawRequest struct {
 	System              json.RawMessage `json:"system"`       // Messages: a string or text blocks
 	MaxTokens           *int64          `json:"max_tokens"`
 	MaxCompletionTokens *int64          `json:"max_completion_tokens"`
-	MaxOutputTokens     *int64          `json:"max_output_tokens"` // Responses
+	MaxOutputTokens     *int64          `json:"max_output_tokens"`    // Responses
+	PreviousResponseID  *string         `json:"previous_response_id"` // Responses
+	Store               *bool           `json:"store"`                // Responses
+	Tools               json.RawMessage `json:"tools"`
+	ToolChoice          json.RawMessage `json:"tool_choice"`
 	IgnoreEOS           *bool           `json:"ignore_eos"`
 	Stream              *bool           `json:"stream"`
 	StreamOptions       *rawStreamOpts  `json:"stream_options"`
 	N                   *int64          `json:"n"`
 }
 
+// rawMessage is a chat or Messages message, or a Responses input item
+// (a message, a function_call or a function_call_output).
 type rawMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	ToolCalls []rawToolCall   `json:"tool_calls"` // chat: an assistant's calls
+	Type      string          `json:"type"`       // Responses item type
+	Name      string          `json:"name"`       // Responses function_call
+	Arguments string          `json:"arguments"`  // Responses function_call
+	Output    json.RawMessage `json:"output"`     // Responses function_call_output
 }
 
+type rawToolCall struct {
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// rawContentPart is a content part: text, or a Messages tool_use or
+// tool_result block.
 type rawContentPart struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
+	Type    string          `json:"type"`
+	Text    string          `json:"text"`
+	Name    string          `json:"name"`    // tool_use
+	Input   json.RawMessage `json:"input"`   // tool_use
+	Content json.RawMessage `json:"content"` // tool_result
 }
 
 type rawStreamOpts struct {
@@ -65,16 +88,42 @@ type request struct {
 	maxTokens       int  // the request's explicit limit (max_completion_tokens, max_tokens), 0 if absent
 	limit           int  // effective limit: maxTokens or MaxModelLen - promptTokens
 	explicitMax     bool // maxTokens was given
+
+	// The prompt, for the prefix cache and the stored responses: pieces
+	// in order (tools, system or instructions, then the input from
+	// inputAt on), a Responses request's stored history (hist) between
+	// the two, and the chat template's tokens last.
+	pieces   []piece
+	inputAt  int
+	template int
+	hist     *storedResponse
+	prevID   string // previous_response_id
+	store    bool   // Responses: keep the response for previous_response_id
+	tools    []toolDef
+	choice   toolChoice
+	maxField string // the limit's field and value, checked by checkLimits
+	maxVal   *int64
 }
 
-// parseRequest decodes and validates a request body. Chat requests read
-// messages and max_completion_tokens (which wins over max_tokens, as in
-// vLLM); completion requests read prompt and max_tokens only; Responses
-// requests input, instructions and max_output_tokens; Messages requests
-// system, messages and max_tokens (required, as Anthropic's API does).
-// The chat template's tokens are added to the prompts of all but
-// completions.
+// parseRequest decodes and validates a request body (one without
+// previous_response_id; the server resolves that between parseBody and
+// checkLimits). Chat requests read messages and max_completion_tokens
+// (which wins over max_tokens, as in vLLM); completion requests read
+// prompt and max_tokens only; Responses requests input, instructions and
+// max_output_tokens; Messages requests system, messages and max_tokens
+// (required, as Anthropic's API does). The chat template's tokens are
+// added to the prompts of all but completions.
 func parseRequest(body []byte, api apiKind, cfg *Config, count func(string) int) (request, *apiError) {
+	req, err := parseBody(body, api, cfg, promptCounter{count: count})
+	if err == nil {
+		err = req.checkLimits(cfg)
+	}
+	return req, err
+}
+
+// parseBody decodes a request body and counts its prompt with pc; the
+// limits are checked by checkLimits once the prompt is complete.
+func parseBody(body []byte, api apiKind, cfg *Config, pc promptCounter) (request, *apiError) {
 	chat := api == apiChat
 	var raw rawRequest
 	if err := json.Unmarshal(body, &raw); err != nil {
@@ -118,55 +167,82 @@ func parseRequest(body []byte, api apiKind, cfg *Config, count func(string) int)
 		req.continuousUsage = req.includeUsage && raw.StreamOptions.ContinuousUsageStats != nil && *raw.StreamOptions.ContinuousUsageStats
 	}
 	req.ignoreEOS = raw.IgnoreEOS != nil && *raw.IgnoreEOS
+	if api == apiResponses {
+		if raw.PreviousResponseID != nil {
+			req.prevID = *raw.PreviousResponseID
+		}
+		req.store = raw.Store == nil || *raw.Store
+	}
 
+	b := promptBuilder{pc: pc}
 	var err *apiError
+	if api != apiCompletions {
+		if req.tools, req.choice, err = parseTools(raw.Tools, raw.ToolChoice, api); err != nil {
+			return request{}, err
+		}
+		if len(req.tools) > 0 {
+			b.add(tagTools, string(bytes.TrimSpace(raw.Tools)))
+		}
+	}
 	switch api {
 	case apiChat, apiMessages:
-		req.promptTokens, err = countMessages(raw.Messages, count)
-		if err == nil && api == apiMessages {
-			var n int
-			n, err = countContent(raw.System, "system", count)
-			req.promptTokens += n
+		if api == apiMessages {
+			err = b.content(raw.System, "system", tagSystem)
 		}
-		req.promptTokens += cfg.ChatTemplateTokens
+		b.inputAt()
+		if err == nil {
+			err = b.messages(raw.Messages)
+		}
+		req.template = cfg.ChatTemplateTokens
 	case apiResponses:
-		req.promptTokens, err = countInput(raw.Input, count)
 		if raw.Instructions != nil {
-			req.promptTokens += count(*raw.Instructions)
+			b.add(tagSystem, *raw.Instructions)
 		}
-		req.promptTokens += cfg.ChatTemplateTokens
+		b.inputAt()
+		err = b.input(raw.Input)
+		req.template = cfg.ChatTemplateTokens
 	default:
-		req.promptTokens, err = countPrompt(raw.Prompt, count)
+		b.inputAt()
+		err = b.prompt(raw.Prompt)
 	}
 	if err != nil {
 		return request{}, err
 	}
+	req.pieces, req.inputAt = b.pieces, b.at
+	req.promptTokens = b.tokens + req.template
 
-	maxField, maxVal := "max_tokens", raw.MaxTokens
+	req.maxField, req.maxVal = "max_tokens", raw.MaxTokens
 	switch {
 	case chat && raw.MaxCompletionTokens != nil:
-		maxField, maxVal = "max_completion_tokens", raw.MaxCompletionTokens
+		req.maxField, req.maxVal = "max_completion_tokens", raw.MaxCompletionTokens
 	case api == apiResponses:
-		maxField, maxVal = "max_output_tokens", raw.MaxOutputTokens
+		req.maxField, req.maxVal = "max_output_tokens", raw.MaxOutputTokens
 	}
+	return req, nil
+}
+
+// checkLimits checks the output limit against the context length and
+// sets the effective limit.
+func (req *request) checkLimits(cfg *Config) *apiError {
+	maxField, maxVal := req.maxField, req.maxVal
 	if maxVal != nil {
 		if *maxVal < 1 {
-			return request{}, badRequest(maxField, "%s must be at least 1, got %d", maxField, *maxVal)
+			return badRequest(maxField, "%s must be at least 1, got %d", maxField, *maxVal)
 		}
 		if *maxVal > int64(cfg.MaxModelLen)-int64(req.promptTokens) {
-			return request{}, badRequest(maxField, "'%s' is too large: %d. This model's maximum context length is %d tokens and your request has %d input tokens (%d > %d - %d).",
+			return badRequest(maxField, "'%s' is too large: %d. This model's maximum context length is %d tokens and your request has %d input tokens (%d > %d - %d).",
 				maxField, *maxVal, cfg.MaxModelLen, req.promptTokens, *maxVal, cfg.MaxModelLen, req.promptTokens)
 		}
 		req.maxTokens = int(*maxVal)
 		req.explicitMax = true
 		req.limit = req.maxTokens
-	} else {
-		req.limit = cfg.MaxModelLen - req.promptTokens
-		if req.limit < 1 {
-			return request{}, badRequest("", "This model's maximum context length is %d tokens. However, your request has %d input tokens.", cfg.MaxModelLen, req.promptTokens)
-		}
+		return nil
 	}
-	return req, nil
+	req.limit = cfg.MaxModelLen - req.promptTokens
+	if req.limit < 1 {
+		return badRequest("", "This model's maximum context length is %d tokens. However, your request has %d input tokens.", cfg.MaxModelLen, req.promptTokens)
+	}
+	return nil
 }
 
 // jsonKind names a Go kind in JSON terms for error messages.
@@ -186,105 +262,140 @@ func jsonKind(goKind string) string {
 	return goKind
 }
 
-// countMessages sums the prompt tokens of the chat messages' text content.
-func countMessages(msgs []rawMessage, count func(string) int) (int, *apiError) {
+// messages adds the chat or Messages messages: each one's text content,
+// an assistant's tool calls (name and arguments) and a tool's result.
+func (b *promptBuilder) messages(msgs []rawMessage) *apiError {
 	if len(msgs) == 0 {
-		return 0, badRequest("messages", "messages must be a non-empty array of {\"role\",\"content\"} objects")
+		return badRequest("messages", "messages must be a non-empty array of {\"role\",\"content\"} objects")
 	}
-	total := 0
 	for i := range msgs {
-		n, err := countContent(msgs[i].Content, "messages["+strconv.Itoa(i)+"].content", count)
-		if err != nil {
+		if err := b.message(&msgs[i], "messages["+strconv.Itoa(i)+"]"); err != nil {
 			err.param = "messages"
-			return 0, err
+			return err
 		}
-		total += n
 	}
-	return total, nil
+	return nil
 }
 
-// countContent counts a message content (field names it): a string, null,
-// or an array of parts whose "text" fields are counted.
-func countContent(c json.RawMessage, field string, count func(string) int) (int, *apiError) {
+// message adds one message or Responses input item (field names it).
+func (b *promptBuilder) message(m *rawMessage, field string) *apiError {
+	switch m.Type {
+	case "function_call": // Responses
+		b.add(tagToolCall, m.Name)
+		b.add(tagToolCall, m.Arguments)
+		return nil
+	case "function_call_output": // Responses
+		return b.content(m.Output, field+".output", tagTool)
+	}
+	if err := b.content(m.Content, field+".content", roleTag(m.Role)); err != nil {
+		return err
+	}
+	for _, c := range m.ToolCalls {
+		b.add(tagToolCall, c.Function.Name)
+		b.add(tagToolCall, c.Function.Arguments)
+	}
+	return nil
+}
+
+// content adds a message content (field names it): a string, null, or an
+// array of parts whose "text" is added (a Messages tool_use block adds its
+// name and input, a tool_result block its content).
+func (b *promptBuilder) content(c json.RawMessage, field string, tag uint8) *apiError {
 	c = bytes.TrimSpace(c)
 	switch {
 	case len(c) == 0 || bytes.Equal(c, []byte("null")):
 	case c[0] == '"':
 		var s string
 		if err := json.Unmarshal(c, &s); err != nil {
-			return 0, badRequest(field, "%s is not a valid JSON string: %v", field, err)
+			return badRequest(field, "%s is not a valid JSON string: %v", field, err)
 		}
-		return count(s), nil
+		b.add(tag, s)
 	case c[0] == '[':
 		var parts []rawContentPart
 		if err := json.Unmarshal(c, &parts); err != nil {
-			return 0, badRequest(field, "%s must be a string or an array of {\"type\",\"text\"} parts: %v", field, err)
+			return badRequest(field, "%s must be a string or an array of {\"type\",\"text\"} parts: %v", field, err)
 		}
-		total := 0
-		for _, p := range parts {
-			total += count(p.Text)
+		for i := range parts {
+			switch p := &parts[i]; p.Type {
+			case "tool_use":
+				b.add(tagToolCall, p.Name)
+				b.add(tagToolCall, string(bytes.TrimSpace(p.Input)))
+			case "tool_result":
+				if err := b.content(p.Content, field+"["+strconv.Itoa(i)+"].content", tagTool); err != nil {
+					return err
+				}
+			default:
+				b.add(tag, p.Text)
+			}
 		}
-		return total, nil
 	default:
-		return 0, badRequest(field, "%s must be a string, null or an array of parts", field)
+		return badRequest(field, "%s must be a string, null or an array of parts", field)
 	}
-	return 0, nil
+	return nil
 }
 
-// countInput counts a Responses input: a string, or an array of message
-// items whose content is counted as a chat message's.
-func countInput(input json.RawMessage, count func(string) int) (int, *apiError) {
+// input adds a Responses input: a string, or an array of items (messages,
+// function calls and their outputs).
+func (b *promptBuilder) input(input json.RawMessage) *apiError {
 	in := bytes.TrimSpace(input)
 	if len(in) > 0 && in[0] == '[' {
 		var items []rawMessage
 		if err := json.Unmarshal(in, &items); err != nil {
-			return 0, badRequest("input", "input must be a string or an array of {\"role\",\"content\"} items: %v", err)
+			return badRequest("input", "input must be a string or an array of {\"role\",\"content\"} items: %v", err)
 		}
 		if len(items) == 0 {
-			return 0, badRequest("input", "input must not be an empty array")
+			return badRequest("input", "input must not be an empty array")
 		}
-		return countMessages(items, count)
+		for i := range items {
+			if err := b.message(&items[i], "input["+strconv.Itoa(i)+"]"); err != nil {
+				err.param = "input"
+				return err
+			}
+		}
+		return nil
 	}
 	if len(in) == 0 || bytes.Equal(in, []byte("null")) {
-		return 0, badRequest("input", "input is required: a string or an array of message items")
+		return badRequest("input", "input is required: a string or an array of message items")
 	}
-	return countContent(in, "input", count)
+	return b.content(in, "input", tagUser)
 }
 
-// countPrompt counts a completion prompt: a string, an array of token ids, or
-// an array holding exactly one string or one array of token ids.
-func countPrompt(prompt json.RawMessage, count func(string) int) (int, *apiError) {
+// prompt adds a completion prompt: a string, an array of token ids, or an
+// array holding exactly one string or one array of token ids.
+func (b *promptBuilder) prompt(prompt json.RawMessage) *apiError {
 	p := bytes.TrimSpace(prompt)
 	if len(p) == 0 || bytes.Equal(p, []byte("null")) {
-		return 0, badRequest("prompt", "prompt is required: a string or an array of token ids")
+		return badRequest("prompt", "prompt is required: a string or an array of token ids")
 	}
 	switch p[0] {
 	case '"':
 		var s string
 		if err := json.Unmarshal(p, &s); err != nil {
-			return 0, badRequest("prompt", "prompt is not a valid JSON string: %v", err)
+			return badRequest("prompt", "prompt is not a valid JSON string: %v", err)
 		}
-		return count(s), nil
+		b.add(tagPrompt, s)
+		return nil
 	case '[':
 		var items []json.RawMessage
 		if err := json.Unmarshal(p, &items); err != nil {
-			return 0, badRequest("prompt", "prompt must be a string or an array of token ids: %v", err)
+			return badRequest("prompt", "prompt must be a string or an array of token ids: %v", err)
 		}
 		if len(items) == 0 {
-			return 0, badRequest("prompt", "prompt must not be an empty array")
+			return badRequest("prompt", "prompt must not be an empty array")
 		}
 		first := bytes.TrimSpace(items[0])
 		if len(first) > 0 && (first[0] == '"' || first[0] == '[') {
 			if len(items) != 1 {
-				return 0, badRequest("prompt", "the goodput mock serves one prompt per request, got %d prompts", len(items))
+				return badRequest("prompt", "the goodput mock serves one prompt per request, got %d prompts", len(items))
 			}
-			return countPrompt(first, count)
+			return b.prompt(first)
 		}
-		var ids []int64
+		var ids []int
 		if err := json.Unmarshal(p, &ids); err != nil {
-			return 0, badRequest("prompt", "prompt must be a string or an array of integer token ids: %v", err)
+			return badRequest("prompt", "prompt must be a string or an array of integer token ids: %v", err)
 		}
-		return len(ids), nil
+		b.addIDs(tagPrompt, ids)
+		return nil
 	}
-	return 0, badRequest("prompt", "prompt must be a string or an array of token ids")
+	return badRequest("prompt", "prompt must be a string or an array of token ids")
 }

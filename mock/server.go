@@ -28,6 +28,10 @@ type Server struct {
 	started   time.Time
 	streams   sync.Pool // *stream
 
+	prefix    *prefixCache   // nil with Config.PrefixCache off
+	responses *responseStore // nil with Config.StoredResponses 0
+	idMode    int            // how the prefix cache derives token ids from text
+
 	engine       *engine     // the capacity model's engine, nil without one
 	power        *powerMeter // the GPU power model
 	gpu          GPUSpec
@@ -92,6 +96,10 @@ type Stats struct {
 	// away before their end and that were generated to their end anyway
 	// (they are also in Completed).
 	Abandoned uint64
+	// PrefixCacheQueries and PrefixCacheHits count prompt tokens looked
+	// up in the prefix cache and found there (vllm:prefix_cache_queries
+	// and _hits); both 0 with Config.PrefixCache off.
+	PrefixCacheQueries, PrefixCacheHits uint64
 	// MetricsErrors counts /metrics scrapes answered 500 by
 	// Config.MetricsErrorRate.
 	MetricsErrors uint64
@@ -131,6 +139,23 @@ func New(cfg Config) (*Server, error) {
 	if cfg.PromptTokenCounter != nil {
 		user := cfg.PromptTokenCounter
 		s.count = func(text string) int { return max(user(text), 0) }
+	} else if cfg.PromptTokenIDs != nil {
+		ids := cfg.PromptTokenIDs
+		s.count = func(text string) int { return len(ids(text)) }
+	}
+	s.idMode = idsFromSegments
+	if cfg.PromptTokenCounter == nil {
+		s.idMode = idsFromBytes
+	}
+	if cfg.PrefixCache {
+		capTokens := cfg.PrefixCacheTokens
+		if capTokens == 0 {
+			capTokens = cfg.KVCacheTokens
+		}
+		s.prefix = newPrefixCache(cfg.BlockSize, capTokens)
+	}
+	if cfg.StoredResponses > 0 {
+		s.responses = newResponseStore(cfg.StoredResponses)
 	}
 	s.streams.New = func() any { return newStream() }
 	gpus, spec := cfg.gpuSetup()
@@ -144,7 +169,8 @@ func New(cfg Config) (*Server, error) {
 		s.engine = newEngine(s.cfg.Capacity, s.started, s.power)
 		go s.engine.run(s.ctx)
 		s.newSchedule = func(st *stream, p *plan, _ time.Time) tokenSchedule {
-			q := newSeq(p.prompt, p.steps, p.tokens, s.cfg.TokensPerChunk)
+			q := newSeq(p.prompt-p.cached, p.steps, p.tokens, s.cfg.TokensPerChunk)
+			q.cached = p.cached
 			st.csched = capacitySchedule{e: s.engine, q: q}
 			s.engine.submit(q)
 			return &st.csched
@@ -324,7 +350,7 @@ func (s *Server) leave() {
 
 // Stats returns the server's counters.
 func (s *Server) Stats() Stats {
-	return Stats{
+	st := Stats{
 		Requests:      s.stats.requests.Load(),
 		Rejected:      s.stats.rejected.Load(),
 		Completed:     s.stats.completed.Load(),
@@ -339,6 +365,20 @@ func (s *Server) Stats() Stats {
 		Running:       s.metrics.running.Load(),
 		Waiting:       s.waitingGauge(),
 	}
+	if c := s.prefix; c != nil {
+		st.PrefixCacheQueries, st.PrefixCacheHits = c.queries.Load(), c.hits.Load()
+	}
+	return st
+}
+
+// promptCounter is how requests' prompts are counted (and, for the prefix
+// cache, tokenized with PromptTokenIDs when given).
+func (s *Server) promptCounter() promptCounter {
+	pc := promptCounter{count: s.count}
+	if s.cfg.PromptTokenIDs != nil && s.prefix != nil {
+		pc.encode = s.cfg.PromptTokenIDs
+	}
+	return pc
 }
 
 func (s *Server) waitingGauge() int64 {

@@ -28,13 +28,16 @@ func newAnalysis(m *CapacityModel, w Workload) (*analysis, error) {
 	if w.OutputTokens < 1 || w.OutputTokens > 1<<24 {
 		return nil, fmt.Errorf("mock: Workload.OutputTokens must be in 1..16777216, got %d", w.OutputTokens)
 	}
+	if w.CachedTokens < 0 || w.CachedTokens > w.PromptTokens {
+		return nil, fmt.Errorf("mock: Workload.CachedTokens must be in 0..PromptTokens (0..%d), got %d", w.PromptTokens, w.CachedTokens)
+	}
 	if w.TokensPerChunk < 0 {
 		return nil, fmt.Errorf("mock: Workload.TokensPerChunk must be >= 0 (0 means 1), got %d", w.TokensPerChunk)
 	}
 	c := max(w.TokensPerChunk, 1)
 	return &analysis{
 		m: m, w: w, M: m.MaxNumSeqs, B: m.MaxNumBatchedTokens,
-		I: max(w.PromptTokens, 1), S: (w.OutputTokens + c - 1) / c, O: w.OutputTokens,
+		I: max(w.PromptTokens-w.CachedTokens, 1), S: (w.OutputTokens + c - 1) / c, O: w.OutputTokens,
 		t0: m.StepBase.Seconds(), ts: m.StepPerSeq.Seconds(), tp: m.PrefillPerToken.Seconds(),
 	}, nil
 }

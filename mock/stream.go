@@ -63,7 +63,13 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, api api
 		writeError(w, api, badRequest("", "reading request body: %v", err))
 		return
 	}
-	req, apiErr := parseRequest(body, api, &s.cfg, s.count)
+	req, apiErr := parseBody(body, api, &s.cfg, s.promptCounter())
+	if apiErr == nil {
+		apiErr = s.resolveHistory(&req)
+	}
+	if apiErr == nil {
+		apiErr = req.checkLimits(&s.cfg)
+	}
 	if apiErr != nil {
 		s.stats.rejected.Add(1)
 		writeError(w, api, apiErr)
@@ -88,6 +94,11 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, api api
 		return
 	}
 
+	if s.prefix != nil {
+		st.hashes, st.chain = hashPrompt(&req, s.prefix.size, s.idMode, st.hashes, st.chain)
+		p.cached = s.prefix.lookup(st.hashes, req.promptTokens)
+	}
+
 	// ctx ends when the client goes away or Close begins; with NoAbort
 	// only when Close begins.
 	parent := r.Context()
@@ -109,7 +120,10 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, api api
 	st.r = renderer{
 		api: api, chat: req.chat, k: k, idHi: p.idHi, idLo: p.idLo, created: arrival.Unix(), modelJSON: s.modelJSON,
 		tpc: s.cfg.TokensPerChunk, tokens: p.tokens, prompt: req.promptTokens, finish: p.finish,
-		stamp: s.cfg.Stamp, contUsage: req.continuousUsage,
+		stamp: s.cfg.Stamp, contUsage: req.continuousUsage, cached: p.cached, cacheOn: s.prefix != nil,
+	}
+	if t := chooseTool(&s.cfg, &req, k); t >= 0 {
+		st.r.setTool(req.tools[t])
 	}
 
 	out, emittedTokens, gone := s.run(w, ctx, r.Context(), st, &p, &req, sched, arrival)
@@ -200,6 +214,7 @@ func (s *Server) run(w http.ResponseWriter, ctx, client context.Context, st *str
 		shift     time.Duration // injected stall, applied to steps >= p.stallAt
 		last      time.Time     // emission time of the previous step
 		gone      bool          // NoAbort: the client went away, nothing more is written
+		answered  bool          // finishAnswer has run
 	)
 	for emitted < p.steps {
 		if emitted == p.stallAt {
@@ -211,6 +226,12 @@ func (s *Server) run(w http.ResponseWriter, ctx, client context.Context, st *str
 			return s.stopReason(), generated, gone
 		}
 		at = at.Add(shift)
+		if emitted == p.steps-1 && emitted != p.disconnectAt && emitted != p.streamErrAt {
+			// The answer's bookkeeping, while waiting for the last step
+			// rather than between its deadline and its write.
+			s.finishAnswer(st, req)
+			answered = true
+		}
 		if err := sleepUntil(ctx, st.timer, at); err != nil {
 			return s.stopReason(), generated, gone
 		}
@@ -245,6 +266,10 @@ func (s *Server) run(w http.ResponseWriter, ctx, client context.Context, st *str
 			end++
 		}
 
+		if end == p.steps && !answered { // the last step came in a batch
+			s.finishAnswer(st, req)
+			answered = true
+		}
 		stamp := time.Now()
 		ns := stamp.UnixNano()
 		tokens := min(end*s.cfg.TokensPerChunk, p.tokens) - generated
@@ -371,6 +396,8 @@ type stream struct {
 	body   []byte
 	dues   []time.Time
 	timer  *time.Timer
+	hashes []uint64          // the prompt's block hashes
+	chain  []*storedResponse // its stored history, oldest first
 }
 
 func newStream() *stream {

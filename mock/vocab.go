@@ -20,3 +20,12 @@ var vocab = [64]string{
 func tokenText(k uint64, i int) string {
 	return vocab[(k*7+uint64(i))&(uint64(len(vocab))-1)]
 }
+
+// maxTokenText is the longest token text, in bytes.
+var maxTokenText = func() int {
+	n := 0
+	for _, w := range vocab {
+		n = max(n, len(w))
+	}
+	return n
+}()

@@ -99,7 +99,8 @@ func vsim(c *vsimConfig) measured {
 	for {
 		for arr.Len() > 0 && arr[0].t <= t {
 			a := heap.Pop(&arr).(vArrival)
-			q := newSeq(c.w.PromptTokens, steps, c.w.OutputTokens, tpc)
+			q := newSeq(c.w.PromptTokens-c.w.CachedTokens, steps, c.w.OutputTokens, tpc)
+			q.cached = c.w.CachedTokens
 			q.state = seqNew
 			b.enqueue(q)
 			live = append(live, inflight{q: q, at: a.t, s: a.s})

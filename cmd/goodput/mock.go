@@ -42,6 +42,7 @@ func runMock(ctx context.Context, e *env, args []string) error {
 	n, gpu := cfg.SimulatedGPUs()
 	fmt.Fprintf(e.stdout, "DCGM exporter metrics for %d × %s (%v W idle + %v W per running sequence, %v W cap) on %s\n",
 		n, gpu.Name, gpu.IdleWatts, gpu.WattsPerSeq, gpu.MaxWatts, dcgm)
+	fmt.Fprintln(e.stdout, describePrefixCache(&cfg, o.knee))
 	if o.urlFile != "" {
 		if err := os.WriteFile(o.urlFile, []byte(srv.URL()+"\n"), 0o644); err != nil {
 			return fmt.Errorf("--url-file: %w", err)
@@ -92,6 +93,11 @@ func parseMockFlags(e *env, args []string) (*mockOptions, error) {
 	fs.BoolVar(&cfg.NoAbort, "no-abort", cfg.NoAbort, "keep generating requests whose client left, holding their slot and counted in /metrics, until they would have finished (like servers that do not propagate a disconnect)")
 	fs.Float64Var(&cfg.MetricsErrorRate, "metrics-error-rate", cfg.MetricsErrorRate, "fraction of /metrics scrapes answered HTTP 500 (drawn with --seed)")
 	fs.BoolVar(&cfg.LazyMetrics, "lazy-metrics", cfg.LazyMetrics, "leave the engine's counters and histograms out of /metrics until the first request, as a freshly started vLLM does")
+	fs.IntVar(&cfg.BlockSize, "block-size", cfg.BlockSize, "prefix-cache block size in tokens, as vLLM's --block-size; 1..1024")
+	fs.IntVar(&cfg.PrefixCacheTokens, "prefix-cache-tokens", cfg.PrefixCacheTokens, "prefix-cache capacity in tokens, least recently used blocks evicted first (0: --kv-cache-tokens)")
+	noPrefixCache := fs.Bool("no-prefix-cache", false, "turn the prefix cache off (vLLM's --no-enable-prefix-caching): no cached tokens, every prompt prefilled whole")
+	fs.IntVar(&cfg.StoredResponses, "stored-responses", cfg.StoredResponses, "Responses API responses kept for previous_response_id, least recently used evicted first (0: none)")
+	fs.Float64Var(&cfg.ToolCallRate, "tool-call-rate", cfg.ToolCallRate, `fraction of requests with tools and tool_choice "auto" answered with a tool call (drawn with --seed); "required" and a named function always get one`)
 	fs.IntVar(&cfg.ChatTemplateTokens, "chat-template-tokens", cfg.ChatTemplateTokens, "prompt tokens a chat template adds to every chat completion (in usage, /metrics and the prefill); 0..--max-model-len minus 1")
 	preset := fs.String("preset", "", "simulate a continuous-batching engine with a capacity model ("+strings.Join(mock.PresetNames(), ", ")+"): TTFT grows with queueing and ITL with the batch, so the endpoint has a real knee; --max-num-seqs … --prefill-per-token override its parameters (without --preset they start from tiny's); --ttft/--itl are then ignored")
 	cf := addCapacityFlags(fs)
@@ -123,12 +129,14 @@ func parseMockFlags(e *env, args []string) (*mockOptions, error) {
 		return nil, usagef("--host %q: want an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or localhost", *host)
 	}
 	cfg.Stamp = !*noStamp
+	cfg.PrefixCache = !*noPrefixCache
 	if *processor != "" {
 		tok, err := tokenize.Resolve(*processor, tokenize.ResolveOptions{Getenv: e.getenv})
 		if err != nil {
 			return nil, usagef("%s", oneLineErr(err))
 		}
 		cfg.PromptTokenCounter = tok.Count
+		cfg.PromptTokenIDs = tok.Encode
 	}
 	return &mockOptions{cfg: cfg, addr: net.JoinHostPort(*host, strconv.Itoa(*port)), urlFile: *urlFile,
 		preset: *preset, knee: knee, caps: cf}, nil
@@ -143,7 +151,8 @@ var mockFieldFlags = map[string]string{
 	"ErrorRate": "error-rate", "ErrorCodes": "error-codes", "DisconnectRate": "disconnect-rate",
 	"StallRate": "stall-rate", "StallDuration": "stall-duration", "StreamErrorRate": "stream-error-rate",
 	"MetricsErrorRate": "metrics-error-rate", "ChatTemplateTokens": "chat-template-tokens",
-	"KVCacheTokens": "kv-cache-tokens", "GPUs": "gpus", "DCGMAddr": "dcgm-addr", "DCGMUpdateInterval": "dcgm-interval",
+	"KVCacheTokens": "kv-cache-tokens", "BlockSize": "block-size", "PrefixCacheTokens": "prefix-cache-tokens",
+	"StoredResponses": "stored-responses", "ToolCallRate": "tool-call-rate", "GPUs": "gpus", "DCGMAddr": "dcgm-addr", "DCGMUpdateInterval": "dcgm-interval",
 	"Capacity.MaxNumSeqs": "max-num-seqs", "Capacity.MaxNumBatchedTokens": "max-num-batched-tokens",
 	"Capacity.StepBase": "step-base", "Capacity.StepPerSeq": "step-per-seq", "Capacity.PrefillPerToken": "prefill-per-token",
 	"GPU.Name": "gpu-name", "GPU.MemoryMiB": "gpu-memory-mib", "GPU.IdleWatts": "gpu-idle-watts",
@@ -152,7 +161,7 @@ var mockFieldFlags = map[string]string{
 
 // mockMsgFlags rewrites the mock.Config field names a mock.ConfigError
 // message refers to (a bound set by another field) as their flags.
-var mockMsgFlags = strings.NewReplacer("MaxNumSeqs", "--max-num-seqs", "MaxWatts", "--gpu-max-watts", "MaxModelLen", "--max-model-len")
+var mockMsgFlags = strings.NewReplacer("MaxNumSeqs", "--max-num-seqs", "MaxWatts", "--gpu-max-watts", "MaxModelLen", "--max-model-len", "BlockSize", "--block-size", "KVCacheTokens", "--kv-cache-tokens")
 
 // capacityFlags set or override the parameters of the capacity model
 // (--max-num-seqs … --prefill-per-token) and of the simulated GPU
@@ -393,6 +402,35 @@ func describeKnee(m *mock.CapacityModel, w mock.Workload) string {
 	}
 	return fmt.Sprintf("%s: %s, %s; saturation %s req/s = %.0f tok/s",
 		head, closed, open, formatRate(c.SaturationRate), c.SaturationTokensPerSec)
+}
+
+// describePrefixCache is the startup line about the prefix cache and,
+// with a capacity model, the TTFT it predicts for a request of w's prompt
+// alone in the engine with 0, 25, 50, 75 and 90% of it cached (in whole
+// blocks): what a later turn of a conversation saves over turn 0.
+func describePrefixCache(cfg *mock.Config, w mock.Workload) string {
+	if !cfg.PrefixCache {
+		return "prefix cache off (--no-prefix-cache): every prompt is prefilled whole"
+	}
+	capTokens := cfg.PrefixCacheTokens
+	if capTokens == 0 {
+		capTokens = cfg.KVCacheTokens
+	}
+	line := fmt.Sprintf("prefix cache: %d-token blocks, %d tokens, least recently used evicted first; usage reports cached tokens", cfg.BlockSize, capTokens/cfg.BlockSize*cfg.BlockSize)
+	if cfg.Capacity == nil || w.PromptTokens < 1 {
+		return line
+	}
+	var parts []string
+	for _, pct := range []int{0, 25, 50, 75, 90} {
+		cached := w.PromptTokens * pct / 100 / cfg.BlockSize * cfg.BlockSize
+		cached = min(cached, (w.PromptTokens-1)/cfg.BlockSize*cfg.BlockSize)
+		ttft, err := cfg.Capacity.LoneTTFT(w.PromptTokens, cached)
+		if err != nil {
+			return line + "; expected TTFT not computed: " + err.Error()
+		}
+		parts = append(parts, fmt.Sprintf("%d%% (%d cached) %v", pct, cached, ttft.Round(time.Microsecond)))
+	}
+	return fmt.Sprintf("%s\nexpected TTFT of a lone request of prompt_tokens=%d by cached share: %s", line, w.PromptTokens, strings.Join(parts, ", "))
 }
 
 // formatRate prints a request rate with two decimals, or three significant

@@ -187,16 +187,17 @@ func TestMockCommandServesOverrides(t *testing.T) {
 	go func() {
 		done <- runMock(ctx, &env{stdout: pw, stderr: io.Discard, getenv: func(string) string { return "" }}, []string{
 			"--port", "0", "--max-num-seqs", "2", "--step-base", "20ms", "--step-per-seq", "0", "--prefill-per-token", "0",
-			"--knee-data", "prompt_tokens=100,output_tokens=10", "--gpus", "2", "--gpu-name", "Test GPU", "--gpu-memory-mib", "1000"})
+			"--knee-data", "prompt_tokens=100,output_tokens=10", "--gpus", "2", "--gpu-name", "Test GPU", "--gpu-memory-mib", "1000",
+			"--block-size", "32", "--prefix-cache-tokens", "1000"})
 		pw.Close()
 	}()
 	lines := bufio.NewScanner(pr)
 	var out []string
-	for len(out) < 4 && lines.Scan() {
+	for len(out) < 6 && lines.Scan() {
 		out = append(out, lines.Text())
 	}
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	if len(out) < 4 {
+	if len(out) < 6 {
 		t.Fatalf("startup lines %q (%v)", out, <-done)
 	}
 	url := strings.TrimSuffix(strings.TrimPrefix(out[0], `goodput mock serving "goodput-mock" on `), " (Ctrl-C to stop)")
@@ -208,6 +209,9 @@ func TestMockCommandServesOverrides(t *testing.T) {
 			"concurrency 5 (100 tok/s, TTFT P99 420ms, ITL P95 20ms; ttft_p99 fails at 6), " +
 			"rate 10.00 req/s (100 tok/s, bound by saturation); saturation 10.00 req/s = 100 tok/s",
 		"DCGM exporter metrics for 2 × Test GPU (16 W idle + 8 W per running sequence, 72 W cap) on " + url + "/dcgm/metrics",
+		"prefix cache: 32-token blocks, 992 tokens, least recently used evicted first; usage reports cached tokens",
+		// No prefill cost: the cache saves nothing here.
+		"expected TTFT of a lone request of prompt_tokens=100 by cached share: 0% (0 cached) 20ms, 25% (0 cached) 20ms, 50% (32 cached) 20ms, 75% (64 cached) 20ms, 90% (64 cached) 20ms",
 	}
 	for i := range want {
 		if out[i] != want[i] {
@@ -381,4 +385,31 @@ func FuzzParseKneeData(f *testing.F) {
 			t.Fatalf("%q gave %+v, its canonical form %+v (%v)", s, w, again, err)
 		}
 	})
+}
+
+// TestMockPrefixCacheLine: the startup line gives the lone-request TTFT
+// of the knee shape by cached share (tiny: 5 ms per step, 20 µs per
+// prefill token, so 256 tokens cost 5 ms + 5.12 ms and 224 cached ones
+// save 4.48 ms), and says when the cache is off.
+func TestMockPrefixCacheLine(t *testing.T) {
+	tiny, _ := mock.Preset(mock.PresetTiny)
+	cfg := mock.DefaultConfig()
+	cfg.Capacity = &tiny
+	got := describePrefixCache(&cfg, mock.Workload{PromptTokens: 256, OutputTokens: 128})
+	want := "prefix cache: 16-token blocks, 262144 tokens, least recently used evicted first; usage reports cached tokens\n" +
+		"expected TTFT of a lone request of prompt_tokens=256 by cached share: 0% (0 cached) 10.12ms, 25% (64 cached) 8.84ms, " +
+		"50% (128 cached) 7.56ms, 75% (192 cached) 6.28ms, 90% (224 cached) 5.64ms"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	o, err := parseMockFlags(&env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}, []string{"--no-prefix-cache"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.cfg.PrefixCache {
+		t.Error("--no-prefix-cache left the prefix cache on")
+	}
+	if got := describePrefixCache(&o.cfg, o.knee); !strings.HasPrefix(got, "prefix cache off") {
+		t.Errorf("--no-prefix-cache: %q", got)
+	}
 }
