@@ -232,6 +232,7 @@ func renderTelemetry(p *page, v *runView) {
 		p.figure(c, "GPU energy per output token of each round (Wh).")
 	}
 
+	renderGPUTelemetry(p, v, with)
 	renderServerTelemetry(p, with)
 	for i, n := range notes {
 		if i == 12 {
