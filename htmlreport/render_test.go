@@ -252,12 +252,14 @@ func TestRenderGPUTelemetry(t *testing.T) {
 				Gauges: []report.GPUGaugeTelemetry{
 					{Name: "utilization", Unit: "%", Combine: "mean", GPUs: 2, Mean: f(u), Peak: f(u + 2)},
 					{Name: "framebuffer_used", Unit: "MiB", Combine: "sum", GPUs: 2, Mean: f(150000), Peak: f(151000)},
-				}}}
+				}},
+			Server: &report.ServerTelemetry{Engine: "vllm", Replicas: 2, PrefixCache: &report.PrefixCacheTelemetry{HitRate: f(0.75)},
+				SpecDecode: &report.SpecDecodeTelemetry{AcceptanceRate: f(0.5)}, QueueTime: &report.ServerLatency{ServerMeanMs: f(150), ServerP99Ms: f(790)}}}
 	}
 	page := render(t, []*report.Report{rep}, Options{})
 	checkHTML(t, page)
 	for _, want := range []string{"GPU utilization, memory, temperature and clocks over each window", ">41.0 / 43.0</td>", ">97.0 / 99.0</td>",
-		">150,000 / 151,000</td>", ">sw_power_cap</td>"} {
+		">150,000 / 151,000</td>", ">sw_power_cap</td>", ">vllm × 2</td>", ">75.0%</td>", ">50.0%</td>", ">150 / 790</td>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %s", want)
 		}

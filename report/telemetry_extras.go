@@ -198,7 +198,10 @@ type OpenCostQuery struct {
 // window, beside the client's own figures.
 type ServerTelemetry struct {
 	Source string `json:"source"`
-	Engine string `json:"engine"` // vllm or sglang
+	Engine string `json:"engine"` // vllm, sglang, tgi, tensorrt-llm or triton
+	// Replicas counts the /metrics URLs combined (counters and histograms
+	// summed over them); absent for one.
+	Replicas Int `json:"replicas,omitempty"`
 	// Metrics maps each figure to the exposed metric name used.
 	Metrics map[string]string `json:"metrics"`
 	// KV cache usage is a fraction 0..1; queue depths are requests.
@@ -214,11 +217,25 @@ type ServerTelemetry struct {
 	PromptTokens     *Float `json:"prompt_tokens"`
 	GenerationTokens *Float `json:"generation_tokens"`
 	// Latencies from the server's histograms beside the client's figures.
-	TTFT     *ServerLatency `json:"ttft"`
-	ITL      *ServerLatency `json:"itl"`
-	E2E      *ServerLatency `json:"e2e"`
-	Coverage *Float         `json:"coverage"`
-	Warnings []string       `json:"warnings"`
+	TTFT *ServerLatency `json:"ttft"`
+	ITL  *ServerLatency `json:"itl"`
+	E2E  *ServerLatency `json:"e2e"`
+	// RequestsSucceeded is the change of the server's succeeded-requests
+	// counter over the window.
+	RequestsSucceeded *Float `json:"requests_succeeded,omitempty"`
+	// PrefixCache is the prefix cache over the window (vLLM, SGLang).
+	PrefixCache *PrefixCacheTelemetry `json:"prefix_cache,omitempty"`
+	// SpecDecode is speculative decoding over the window (vLLM).
+	SpecDecode *SpecDecodeTelemetry `json:"spec_decode,omitempty"`
+	// Phases are the server's request-phase histograms (queue, inference,
+	// prefill, decode time), and its tokens per engine step.
+	QueueTime       *ServerLatency  `json:"queue_time,omitempty"`
+	InferenceTime   *ServerLatency  `json:"inference_time,omitempty"`
+	PrefillTime     *ServerLatency  `json:"prefill_time,omitempty"`
+	DecodeTime      *ServerLatency  `json:"decode_time,omitempty"`
+	IterationTokens *TokenHistogram `json:"iteration_tokens,omitempty"`
+	Coverage        *Float          `json:"coverage"`
+	Warnings        []string        `json:"warnings"`
 }
 
 // ServerLatency compares a server-side latency histogram over the window
@@ -321,4 +338,31 @@ func (g *GPUTelemetry) Gauge(name string) *GPUGaugeTelemetry {
 		}
 	}
 	return nil
+}
+
+// PrefixCacheTelemetry is the prefix cache's hits over its queries, in
+// tokens, over the window.
+type PrefixCacheTelemetry struct {
+	Queries *Float `json:"queries_tokens"`
+	Hits    *Float `json:"hits_tokens"`
+	HitRate *Float `json:"hit_rate"` // Hits / Queries, 0..1
+}
+
+// SpecDecodeTelemetry is speculative decoding over the window: accepted
+// over proposed (draft) tokens.
+type SpecDecodeTelemetry struct {
+	DraftTokens    *Float `json:"draft_tokens"`
+	AcceptedTokens *Float `json:"accepted_tokens"`
+	AcceptanceRate *Float `json:"acceptance_rate"` // AcceptedTokens / DraftTokens, 0..1
+}
+
+// TokenHistogram is a server histogram of token counts over the window
+// (vLLM's tokens per engine step).
+type TokenHistogram struct {
+	Metric string `json:"metric"`
+	Count  *Float `json:"count"`
+	Mean   *Float `json:"mean"`
+	P50    *Float `json:"p50"`
+	P95    *Float `json:"p95"`
+	P99    *Float `json:"p99"`
 }

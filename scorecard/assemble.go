@@ -302,6 +302,26 @@ func serverBlock(w *telemetry.ServerWindow, b *report.Benchmark) *report.ServerT
 	s.TTFT = latency(w.TTFT, metric.TTFT.Field+" (successful)", pick(func(m *report.ExtraMetrics) *report.StatusDistributionSummary { return m.Latency(metric.TTFT) }), metric.TTFT.ToMs())
 	s.ITL = latency(w.ITL, "itl_per_gap_ms (successful; one sample per gap between token chunks)", pick(func(m *report.ExtraMetrics) *report.StatusDistributionSummary { return m.ITLPerGapMs }), 1)
 	s.E2E = latency(w.E2E, metric.E2E.Field+" (successful)", pick(func(m *report.ExtraMetrics) *report.StatusDistributionSummary { return m.Latency(metric.E2E) }), metric.E2E.ToMs())
+	if w.Replicas > 1 {
+		s.Replicas = report.Int(w.Replicas)
+	}
+	s.RequestsSucceeded = fptr(w.Requests)
+	if !math.IsNaN(w.PrefixCacheQueries) {
+		s.PrefixCache = &report.PrefixCacheTelemetry{Queries: fptr(w.PrefixCacheQueries), Hits: fptr(w.PrefixCacheHits),
+			HitRate: fptr(w.PrefixCacheHits / w.PrefixCacheQueries)}
+	}
+	if !math.IsNaN(w.SpecDraft) {
+		s.SpecDecode = &report.SpecDecodeTelemetry{DraftTokens: fptr(w.SpecDraft), AcceptedTokens: fptr(w.SpecAccepted),
+			AcceptanceRate: fptr(w.SpecAccepted / w.SpecDraft)}
+	}
+	s.QueueTime = latency(w.QueueTime, "", nil, 1)
+	s.InferenceTime = latency(w.InferenceTime, "", nil, 1)
+	s.PrefillTime = latency(w.PrefillTime, "", nil, 1)
+	s.DecodeTime = latency(w.DecodeTime, "", nil, 1)
+	if l := w.IterationTokens; l.Metric != "" {
+		s.IterationTokens = &report.TokenHistogram{Metric: l.Metric, Count: fptr(l.Count), Mean: fptr(l.MeanS),
+			P50: fptr(l.P50), P95: fptr(l.P95), P99: fptr(l.P99)}
+	}
 	return s
 }
 

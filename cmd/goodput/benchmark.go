@@ -1448,7 +1448,7 @@ type scorecardOptions struct {
 	keplerNamespace    string
 	keplerPod          string
 	keplerContainer    string
-	serverMetrics      string
+	serverMetrics      []string
 	opencost           string
 	opencostNamespace  string
 	opencostLabel      string
@@ -1474,7 +1474,7 @@ func scorecardFlags(o *scorecardOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.keplerNamespace, "kepler-namespace", "", "also read Kepler's energy of this namespace from --prometheus (cross-check)")
 	fs.StringVar(&o.keplerPod, "kepler-pod", "", "also read Kepler's energy of this pod from --prometheus")
 	fs.StringVar(&o.keplerContainer, "kepler-container", "", "also read Kepler's energy of this container from --prometheus")
-	fs.StringVar(&o.serverMetrics, "server-metrics", string(scorecard.ServerMetricsAuto), "inference server /metrics (KV cache, queue, preemptions, server TTFT/ITL): auto (scrape <target>/metrics when it serves vLLM or SGLang metrics), on (required), off, or a URL")
+	fs.StringArrayVar(&o.serverMetrics, "server-metrics", []string{string(scorecard.ServerMetricsAuto)}, "inference server /metrics (KV cache, queue, prefix cache, spec decode, server TTFT/ITL of vLLM, SGLang, TGI or Triton/TensorRT-LLM): auto (scrape <target>/metrics when it serves them), on (required), off, or URLs, one per replica (comma-separated or repeated; counters and histograms are summed)")
 	fs.StringVar(&o.opencost, "opencost", "", "OpenCost API that prices each window, e.g. http://opencost.opencost:9003")
 	fs.StringVar(&o.opencostNamespace, "opencost-namespace", "", "OpenCost: the namespace to price")
 	fs.StringVar(&o.opencostLabel, "opencost-label", "", "OpenCost: price the allocations with this label, key=value (e.g. app=vllm)")
@@ -1508,7 +1508,15 @@ func (o *scorecardOptions) config(fs *pflag.FlagSet) (scorecard.Config, error) {
 	if o.keplerNamespace != "" || o.keplerPod != "" || o.keplerContainer != "" {
 		c.Kepler = &telemetry.KeplerSelector{Namespace: o.keplerNamespace, Pod: o.keplerPod, Container: o.keplerContainer}
 	}
-	switch sm := strings.TrimSpace(o.serverMetrics); strings.ToLower(sm) {
+	var sms []string
+	for _, v := range o.serverMetrics {
+		for _, x := range strings.Split(v, ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				sms = append(sms, x)
+			}
+		}
+	}
+	switch sm := strings.Join(sms, ","); strings.ToLower(sm) {
 	case "auto", "":
 		c.ServerMetrics = scorecard.ServerMetricsAuto
 	case "on", "true":
@@ -1516,10 +1524,12 @@ func (o *scorecardOptions) config(fs *pflag.FlagSet) (scorecard.Config, error) {
 	case "off", "false":
 		c.ServerMetrics = scorecard.ServerMetricsOff
 	default:
-		if !strings.HasPrefix(sm, "http://") && !strings.HasPrefix(sm, "https://") {
-			return c, usagef("--server-metrics %q: want auto, on, off or an http(s) URL", sm)
+		for _, u := range sms {
+			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+				return c, usagef("--server-metrics %q: want auto, on, off or http(s) URLs (comma-separated or repeated, one per replica)", u)
+			}
 		}
-		c.ServerMetrics, c.ServerMetricsURL = scorecard.ServerMetricsOn, sm
+		c.ServerMetrics, c.ServerMetricsURL, c.ServerMetricsURLs = scorecard.ServerMetricsOn, sms[0], sms[1:]
 	}
 	if o.opencost == "" && (o.opencostNamespace != "" || o.opencostLabel != "" || o.opencostAggregate != "") {
 		return c, usagef("--opencost-namespace, --opencost-label and --opencost-aggregate need --opencost URL")
