@@ -41,6 +41,10 @@ type Config struct {
 	Progress  Progress
 	Build     Build
 	Tokens    Tokens
+	// MetricsAddr, when set, serves the run's own series in Prometheus
+	// exposition on this address while it runs (--metrics-addr :9090;
+	// package livemetrics).
+	MetricsAddr string
 }
 
 // Tokens is what the run does about the server's and the client's token

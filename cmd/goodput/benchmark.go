@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"os"
 	"runtime/pprof"
 	"sort"
@@ -175,6 +176,7 @@ type plan struct {
 	extraBody   map[string]any
 	skipReady   bool // --backend-args validate_backend:false
 	telemetry   scorecard.Config
+	metricsAddr string
 	slo         slo.Spec
 	seed        int64
 	samples     int        // --sample-requests
@@ -209,7 +211,7 @@ func (p *plan) runConfig() *run.Config {
 			Shard: run.Shard{Plan: p.shardPlan, Shard: p.shard.shard, StartAt: p.shard.startAt, Notes: p.shard.notes,
 				Hash: func(model string) string { return p.shard.configHash(p.key, model) }},
 		},
-		SLO: p.slo, Telemetry: p.telemetry, Outputs: out,
+		SLO: p.slo, Telemetry: p.telemetry, MetricsAddr: p.metricsAddr, Outputs: out,
 		Metadata: run.Metadata{Labels: p.metaLabels, ScenarioLabels: p.labels, Strict: p.meta.strict,
 			ProbeTimeout: p.meta.probeTimeout, Warmup: p.warmText},
 		Progress: p.progress,
@@ -319,6 +321,9 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 		return nil, err
 	}
 	if p.telemetry, err = o.tel.config(fs); err != nil {
+		return nil, err
+	}
+	if p.metricsAddr, err = o.tel.liveMetricsAddr(); err != nil {
 		return nil, err
 	}
 	getenv := o.getenv
@@ -1462,6 +1467,7 @@ type scorecardOptions struct {
 	optional           bool
 	interval           time.Duration
 	wait               time.Duration
+	metricsAddr        string
 }
 
 // scorecardFlags registers the telemetry flags.
@@ -1488,6 +1494,19 @@ func scorecardFlags(o *scorecardOptions, fs *pflag.FlagSet) {
 	fs.BoolVar(&o.optional, "telemetry-optional", false, "run even when a telemetry source is unreachable; it is reported as missing")
 	fs.DurationVar(&o.interval, "telemetry-interval", telemetry.DefaultInterval, "sampling interval of --dcgm-url, --nvml and the server metrics")
 	fs.DurationVar(&o.wait, "telemetry-wait", scorecard.DefaultWait, "longest wait after each window end for a reading past it (dcgm-exporter refreshes every 30 s by default)")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve the run's own Prometheus series at http://ADDR/metrics while it runs (requests, in flight, TTFT/ITL/e2e per round, target load, client CPU), e.g. :9090")
+}
+
+// liveMetricsAddr checks --metrics-addr: host:port, the host optional.
+func (o *scorecardOptions) liveMetricsAddr() (string, error) {
+	a := strings.TrimSpace(o.metricsAddr)
+	if a == "" {
+		return "", nil
+	}
+	if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
+		return "", usagef("--metrics-addr %q: want [host]:port, e.g. :9090 or 127.0.0.1:9090", o.metricsAddr)
+	}
+	return a, nil
 }
 
 // config turns the flags into the scorecard configuration. Errors are
