@@ -154,6 +154,7 @@ func (e *engine) run(ctx context.Context) {
 // to learn it, and the signal to requests whose step 0 it carries. It
 // returns the step's end and the number of sequences emitting at its end.
 func (e *engine) plan(n, t int64) (end int64, emitting int) {
+	e.b.stepStart = t
 	p := e.b.compose(n)
 	e.power.set(t, p.running)
 	e.publishGauges(p.running)
