@@ -179,9 +179,9 @@ func (b *batcher) compose(step int64) stepPlan {
 		if q == nil {
 			break
 		}
+		q.admitted.Store(b.stepStart)
 		c := min(q.prompt, budget)
 		q.state, q.chunk, q.emits = seqRunning, c, false
-		q.admitted.Store(b.stepStart)
 		budget -= c
 		pre += c
 		if c == q.prompt {

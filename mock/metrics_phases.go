@@ -69,3 +69,15 @@ func clampTime(t, lo, hi time.Time) time.Time {
 	}
 	return t
 }
+
+// iterationTokenBuckets are vLLM's buckets of vllm:iteration_tokens_total.
+var iterationTokenBuckets = []float64{1, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128, 136, 144, 152, 160, 168, 176, 184, 192, 200,
+	208, 216, 224, 232, 240, 248, 256, 512, 1024, 2048, 4096, 8192, 16384}
+
+// newCountHistogram is a histogram of counts (tokens) rather than
+// durations: a count n is stored as n seconds, so that the exposition's
+// bounds and sum read as counts.
+func newCountHistogram(bounds []float64) *histogram { return newHistogram(bounds) }
+
+// observeCount records one observation of count n in a count histogram.
+func observeCount(h *histogram, n int) { h.observeN(time.Duration(n)*time.Second, 1) }

@@ -14,7 +14,7 @@ import (
 // concurrent requests queue; each finished request is observed once in
 // every phase histogram, queue + inference = e2e and prefill + decode =
 // inference per request (so in their sums), and the queue is not empty.
-// Without a capacity model there is no queue.
+// Without a capacity model there is no queue (and no engine steps).
 func TestPhaseHistograms(t *testing.T) {
 	for _, capacity := range []bool{true, false} {
 		cfg := DefaultConfig()
@@ -56,6 +56,22 @@ func TestPhaseHistograms(t *testing.T) {
 		}
 		if capacity && !(q > 0) || !capacity && q != 0 {
 			t.Errorf("capacity %v: queue time sum %v", capacity, q)
+		}
+		// Tokens per engine step: 6 prompts of 3 tokens prefilled, 7 more
+		// tokens decoded per request (the first comes with the prefill).
+		it := fams["vllm:iteration_tokens_total"]
+		if !capacity {
+			if it != nil {
+				t.Error("iteration tokens without an engine")
+			}
+			continue
+		}
+		if it == nil {
+			t.Fatal("no vllm:iteration_tokens_total with a capacity model")
+		}
+		h := it.GetMetric()[0].GetHistogram()
+		if h.GetSampleCount() == 0 || h.GetSampleSum() < 6*7 {
+			t.Errorf("iteration tokens: %d steps, %v tokens", h.GetSampleCount(), h.GetSampleSum())
 		}
 	}
 }
