@@ -341,7 +341,7 @@ func (s *state) drain() *sweep.Drain {
 	}
 	d := *s.cfg.Plan.Drain
 	if url, hc := s.tel.ServerMetrics(); url != "" && d.Gauges == nil {
-		if q, err := telemetry.NewQueueReader(url, hc); err == nil {
+		if q, err := telemetry.NewReplicaQueueReader(s.tel.ServerMetricsReplicas(), hc); err == nil {
 			d.Gauges = q
 		} else {
 			s.log.Warn("server queue gauges unreadable; rounds wait by the previous round's latency", zap.Error(err))

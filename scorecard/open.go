@@ -354,6 +354,18 @@ func (t *Telemetry) ServerMetrics() (url string, client *http.Client) {
 	return t.serverURL, t.cfg.HTTPClient
 }
 
+// ServerMetricsReplicas is every replica's /metrics URL the run samples
+// (credentials included); nil when the server's metrics are not sampled.
+func (t *Telemetry) ServerMetricsReplicas() []string {
+	if t.server == nil {
+		return nil
+	}
+	if urls := t.cfg.serverMetricsURLs(); len(urls) > 0 {
+		return urls
+	}
+	return []string{t.serverURL}
+}
+
 // Lines describes the sources for the console, one line each.
 func (t *Telemetry) Lines() []string { return append([]string(nil), t.lines...) }
 

@@ -198,3 +198,22 @@ func TestServerReplicasSum(t *testing.T) {
 		t.Errorf("a failing replica: %v", err)
 	}
 }
+
+// TestReplicaQueueReader: the drain's queue reading sums the replicas, and
+// one unreadable replica is an error naming it.
+func TestReplicaQueueReader(t *testing.T) {
+	a := newTextServer(t, "vllm:num_requests_running 3\nvllm:num_requests_waiting 1\n")
+	b := newTextServer(t, "sglang:num_running_reqs 2\nsglang:num_queue_reqs 4\n")
+	q, err := NewReplicaQueueReader([]string{a.URL, b.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, wait, err := q.Queue(context.Background())
+	if err != nil || run != 5 || wait != 5 {
+		t.Errorf("queue %v running %v waiting, %v; want 5 and 5", run, wait, err)
+	}
+	b.setStatus(404)
+	if _, _, err := q.Queue(context.Background()); err == nil || !strings.Contains(err.Error(), b.URL) {
+		t.Errorf("unreadable replica: %v", err)
+	}
+}
