@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/common/expfmt"
 )
@@ -197,4 +198,63 @@ func TestNVMLGauges(t *testing.T) {
 		GaugeUtil: 87, GaugeMemUtil: 31, GaugeFBUsed: 70000, GaugeFBFree: 11000, GaugeSMClock: 1980, GaugeMemClock: 2619,
 		GaugePowerLimit: 700, GaugeThrottle: 1,
 	})
+}
+
+// TestPrometheusGPUGauges: from Prometheus, each gauge's per-GPU mean and
+// peak are avg_over_time and max_over_time of the first DCGM field that has
+// series (profiling ratios made %), combined over GPUs; a summed gauge's
+// peak is max_over_time of its sum; fields without series are left out.
+func TestPrometheusGPUGauges(t *testing.T) {
+	g0, g1 := gpuLabels(0, "Hostname"), gpuLabels(1, "Hostname")
+	p := newFakeProm(t, func(q string) (int, string) {
+		switch {
+		case strings.HasPrefix(q, "increase("):
+			return 200, vector(g0, "360000000", g1, "300000000")
+		case strings.HasPrefix(q, "avg_over_time(DCGM_FI_DEV_GPU_UTIL"):
+			return 200, vector(g0, "90", g1, "70")
+		case strings.HasPrefix(q, "max_over_time(DCGM_FI_DEV_GPU_UTIL"):
+			return 200, vector(g0, "100", g1, "95")
+		case strings.HasPrefix(q, "avg_over_time(DCGM_FI_PROF_SM_ACTIVE"):
+			return 200, vector(g0, "0.5", g1, "0.3")
+		case strings.HasPrefix(q, "max_over_time(DCGM_FI_PROF_SM_ACTIVE"):
+			return 200, vector(g0, "0.6", g1, "0.4")
+		case strings.HasPrefix(q, "avg_over_time(DCGM_FI_DEV_FB_USED"):
+			return 200, vector(g0, "70000", g1, "60000")
+		case strings.HasPrefix(q, "max_over_time(sum(DCGM_FI_DEV_FB_USED"):
+			return 200, vector(map[string]string{}, "131000")
+		case strings.HasPrefix(q, "max_over_time(DCGM_FI_DEV_FB_USED"):
+			return 200, vector(g0, "70500", g1, "60500")
+		case isGaugeQuery(q), strings.Contains(q, MetricDCGMPower):
+			return 200, vector()
+		case strings.HasPrefix(q, "count_over_time("):
+			return 200, vector(g0, "600", g1, "600")
+		case strings.HasPrefix(q, "changes("):
+			return 200, vector(g0, "600", g1, "600")
+		}
+		return 400, `{"status":"error","errorType":"bad_data","error":"unexpected query in fake"}`
+	})
+	c, _ := NewPrometheus(p.URL, nil)
+	w, err := c.GPUWindow(context.Background(), t0, t0.Add(10*time.Minute), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byGauge := map[GPUGauge]GaugeWindow{}
+	for _, gw := range w.Gauges {
+		byGauge[gw.Gauge] = gw
+	}
+	if len(w.Gauges) != 3 {
+		t.Errorf("gauges %+v, want utilization, sm_active and framebuffer_used", w.Gauges)
+	}
+	if u := byGauge[GaugeUtil]; u.GPUs != 2 || u.Mean != 80 || u.Peak != 100 {
+		t.Errorf("utilization %+v", u)
+	}
+	if sm := byGauge[GaugeSMActive]; !near(sm.Mean, 40, 1e-12) || !near(sm.Peak, 60, 1e-12) {
+		t.Errorf("sm_active %+v", sm)
+	}
+	if fb := byGauge[GaugeFBUsed]; fb.Mean != 130000 || fb.Peak != 131000 {
+		t.Errorf("framebuffer_used %+v", fb)
+	}
+	if w.GPUs[1].Gauges[GaugeUtil] != (GaugeStats{Mean: 70, Peak: 95}) || !math.IsNaN(w.GPUs[1].Gauges[GaugeTemp].Mean) {
+		t.Errorf("gpu 1 gauges %+v", w.GPUs[1].Gauges)
+	}
 }
