@@ -450,6 +450,7 @@ func TestBaseIsTheClassicJob(t *testing.T) {
 		"--labels-file=/etc/podinfo/labels",
 		"--label=warmup_seconds=60",
 		"--outputs=json,csv,jsonl,html,scorecard",
+		"--metrics-addr=:9090",
 		"--log-format=json",
 		"--disable-progress",
 	}

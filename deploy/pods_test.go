@@ -37,8 +37,9 @@ import (
 //   - the cluster's services: --target is a local `goodput mock` serving
 //     the --model asked for, --dcgm-url the mock's DCGM exposition, and
 //     --prometheus is emptied (no local Prometheus; the energy comes from
-//     the DCGM stand-in). Every URL left must be on 127.0.0.1: the test
-//     sends nothing elsewhere;
+//     the DCGM stand-in), --metrics-addr listens on a free loopback port.
+//     Every URL left must be on 127.0.0.1: the test sends nothing
+//     elsewhere;
 //   - time: every time-bound round lasts testRound instead of minutes, and
 //     a --warmup or --cooldown given as a duration keeps its share of the
 //     round (compressTime); a sharded run gets --round-gap testRoundGap;
@@ -305,6 +306,8 @@ func (cl *cluster) standIns(args []string) ([]string, error) {
 			out[i] = name + "=" + u
 		case "--prometheus":
 			out[i] = name + "="
+		case "--metrics-addr":
+			out[i] = name + "=127.0.0.1:0" // pods run side by side here
 		}
 	}
 	for _, a := range out {

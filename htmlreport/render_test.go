@@ -231,11 +231,45 @@ func addTelemetryHand(b *report.Benchmark, s string) {
 		Window: report.TelemetryWindow{Start: 100, End: 110, DurationS: 10, Basis: s},
 		Energy: &report.EnergyTelemetry{Source: s, GPUModel: s, EnergyWh: f(1), MeanPowerW: f(300), PeakPowerW: f(350), GPUs: 1, Warnings: []string{s},
 			Derived: &report.EnergyDerived{WhPerOutputToken: f(0.001), Warnings: []string{s}}},
-		Cost:     &report.CostTelemetry{Source: s, Currency: s, CPM: f(2), CPMBasis: s, Warnings: []string{s}},
-		Server:   &report.ServerTelemetry{Source: s, Engine: s},
+		Cost:   &report.CostTelemetry{Source: s, Currency: s, CPM: f(2), CPMBasis: s, Warnings: []string{s}},
+		Server: &report.ServerTelemetry{Source: s, Engine: s},
+		GPU: &report.GPUTelemetry{Source: s, GPUs: 1, ThrottleReasons: []string{s},
+			Gauges: []report.GPUGaugeTelemetry{{Name: "utilization", Unit: "%", Combine: s, GPUs: 1, Mean: f(50), Peak: f(90)}}},
 		Missing:  []report.MissingTelemetry{{Source: s, Reason: s}},
 		Warnings: []string{s},
 	}
+}
+
+// TestRenderGPUTelemetry: each round's GPU utilization is shown beside its
+// throughput, and against the load in a chart.
+func TestRenderGPUTelemetry(t *testing.T) {
+	rep := handReport([]float64{1, 2}, []float64{10, 20}, []float64{10, 20}, []float64{100, 200}, []float64{10, 20}, 0)
+	f := func(v float64) *report.Float { x := report.Float(v); return &x }
+	for i, b := range rep.Benchmarks {
+		u := []float64{41, 97}[i]
+		b.Extras.Telemetry = &report.BenchmarkTelemetry{Window: report.TelemetryWindow{Start: 100, End: 110, DurationS: 10},
+			GPU: &report.GPUTelemetry{Source: "dcgm-exporter http://node:9400/metrics", GPUs: 2, ThrottleReasons: []string{"sw_power_cap"},
+				Gauges: []report.GPUGaugeTelemetry{
+					{Name: "utilization", Unit: "%", Combine: "mean", GPUs: 2, Mean: f(u), Peak: f(u + 2)},
+					{Name: "framebuffer_used", Unit: "MiB", Combine: "sum", GPUs: 2, Mean: f(150000), Peak: f(151000)},
+				}},
+			Server: &report.ServerTelemetry{Engine: "vllm", Replicas: 2, PrefixCache: &report.PrefixCacheTelemetry{HitRate: f(0.75)},
+				SpecDecode: &report.SpecDecodeTelemetry{AcceptanceRate: f(0.5)}, QueueTime: &report.ServerLatency{ServerMeanMs: f(150), ServerP99Ms: f(790)}}}
+	}
+	page := render(t, []*report.Report{rep}, Options{})
+	checkHTML(t, page)
+	for _, want := range []string{"GPU utilization, memory, temperature and clocks over each window", ">41.0 / 43.0</td>", ">97.0 / 99.0</td>",
+		">150,000 / 151,000</td>", ">sw_power_cap</td>", ">vllm × 2</td>", ">75.0%</td>", ">50.0%</td>", ">150 / 790</td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	i := strings.Index(page, `-gpu-util"`)
+	j := strings.LastIndex(page[:max(i, 0)], `id="`)
+	if i < 0 || j < 0 {
+		t.Fatal("no utilization chart")
+	}
+	wellFormed(t, chartSVG(t, page, page[j+4:i]+"-gpu-util"))
 }
 
 // A GuideLLM report renders what its data supports, with notes on the

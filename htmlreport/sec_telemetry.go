@@ -232,6 +232,7 @@ func renderTelemetry(p *page, v *runView) {
 		p.figure(c, "GPU energy per output token of each round (Wh).")
 	}
 
+	renderGPUTelemetry(p, v, with)
 	renderServerTelemetry(p, with)
 	for i, n := range notes {
 		if i == 12 {
@@ -262,15 +263,30 @@ func renderServerTelemetry(p *page, with []*roundView) {
 		if s.KVCacheUsageMean != nil || s.KVCacheUsageMax != nil {
 			kv = fmtPct(fv(s.KVCacheUsageMean)) + " / " + fmtPct(fv(s.KVCacheUsageMax))
 		}
-		rows = append(rows, []cell{numCell(strconv.Itoa(r.i)), {text: r.label}, {text: clip(s.Engine, 40), title: s.Source}, numCell(kv),
+		engine := s.Engine
+		if s.Replicas > 1 {
+			engine += " × " + strconv.FormatInt(int64(s.Replicas), 10)
+		}
+		prefix, spec, queue := "–", "–", "–"
+		if pc := s.PrefixCache; pc != nil {
+			prefix = fmtPct(fv(pc.HitRate))
+		}
+		if sd := s.SpecDecode; sd != nil {
+			spec = fmtPct(fv(sd.AcceptanceRate))
+		}
+		if q := s.QueueTime; q != nil {
+			queue = fmtNum(fv(q.ServerMeanMs)) + " / " + fmtNum(fv(q.ServerP99Ms))
+		}
+		rows = append(rows, []cell{numCell(strconv.Itoa(r.i)), {text: r.label}, {text: clip(engine, 40), title: s.Source}, numCell(kv),
 			numCell(pair(s.RequestsRunningMean, s.RequestsRunningMax)), numCell(pair(s.RequestsWaitingMean, s.RequestsWaitingMax)),
-			numCell(fmtNum(fv(s.Preemptions))), numCell(lat(s.TTFT)), numCell(lat(s.ITL))})
+			numCell(fmtNum(fv(s.Preemptions))), numCell(lat(s.TTFT)), numCell(lat(s.ITL)), numCell(prefix), numCell(spec), numCell(queue)})
 	}
 	if len(rows) == 0 {
 		return
 	}
 	p.table(&table{caption: "Inference server metrics over each window",
 		head: []string{"#", "Strategy", "Engine", "KV cache mean / max", "Running mean / max", "Waiting mean / max", "Preemptions",
-			"TTFT P99 ms server / client", "ITL P99 ms server / client"}, rows: rows})
-	p.el("p", `class="sub"`, "Server percentiles are interpolated inside the server's histogram buckets; the client's are exact. A growing waiting queue or preemptions mark saturation.")
+			"TTFT P99 ms server / client", "ITL P99 ms server / client", "Prefix cache hit", "Spec decode accepted", "Queue time mean / P99 ms"}, rows: rows})
+	p.el("p", `class="sub"`, "Server percentiles are interpolated inside the server's histogram buckets; the client's are exact. A growing waiting queue or preemptions mark saturation. "+
+		"The prefix cache hit rate is hit tokens over queried tokens; spec decode accepted is accepted over draft tokens.")
 }

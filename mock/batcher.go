@@ -35,14 +35,16 @@ type seq struct {
 	kv        int  // tokens it holds in the KV cache
 
 	// Shared with the request's stream.
-	first atomic.Int64  // engine step at whose end step 0 is emitted; -1 until that step is composed
-	done  atomic.Bool   // the engine has scheduled its last step (it frees the slot at that step's end)
-	kick  chan struct{} // capacity 1; signalled once first is set
+	admitted atomic.Int64  // start of the step that admitted it from the waiting queue (engine clock ns); -1 before
+	first    atomic.Int64  // engine step at whose end step 0 is emitted; -1 until that step is composed
+	done     atomic.Bool   // the engine has scheduled its last step (it frees the slot at that step's end)
+	kick     chan struct{} // capacity 1; signalled once first is set
 }
 
 func newSeq(prompt, steps, tokens, tpc int) *seq {
 	q := &seq{prompt: max(prompt, 1), steps: steps, tokens: tokens, tpc: tpc, kick: make(chan struct{}, 1)}
 	q.first.Store(-1)
+	q.admitted.Store(-1)
 	return q
 }
 
@@ -74,6 +76,9 @@ type batcher struct {
 	running  []*seq
 	kv       int64  // tokens held by running sequences
 	firsts   []*seq // sequences whose step 0 the last composed step emits
+	// stepStart is the start of the step being composed (engine clock
+	// ns; the engine sets it, tests in virtual time may leave it 0).
+	stepStart int64
 }
 
 func newBatcher(m *CapacityModel) *batcher {
@@ -175,6 +180,7 @@ func (b *batcher) compose(step int64) stepPlan {
 		if q == nil {
 			break
 		}
+		q.admitted.Store(b.stepStart)
 		c := min(q.prompt, budget)
 		q.state, q.chunk, q.emits = seqRunning, c, false
 		q.kv += q.cached

@@ -42,18 +42,21 @@ func dcgmLabels(gpus int, spec GPUSpec, seed uint64) []string {
 	return out
 }
 
+// dcgmField is one field of the DCGM exposition: its value for GPU i
+// drawing p W, and whether it is written as a float.
+type dcgmField struct {
+	name, typ, help string
+	value           func(i int, p float64) (v float64, isFloat bool)
+}
+
 // appendDCGM writes the exposition of sample s for every GPU: the fields of
 // dcgm-exporter's default counters that the mock models, with its HELP and
 // TYPE lines and its value formats (integer fields as integers, float
 // fields with six decimals).
 func appendDCGM(b []byte, s dcgmSample, labels []string, spec GPUSpec) []byte {
-	type field struct {
-		name, typ, help string
-		value           func(i int, p float64) (v float64, isFloat bool)
-	}
-	fbUsed := math.Floor(0.9 * float64(spec.MemoryMiB))
+	fbUsed := dcgmFBUsed(s, spec)
 	temp := func(p float64) float64 { return math.Round(30 + 45*p/spec.MaxWatts) }
-	fields := [...]field{
+	fields := []dcgmField{
 		{"DCGM_FI_DEV_SM_CLOCK", "gauge", "SM clock frequency (in MHz).", func(int, float64) (float64, bool) {
 			if s.util > 0 {
 				return dcgmSMClockBusy, false
@@ -71,6 +74,7 @@ func appendDCGM(b []byte, s dcgmSample, labels []string, spec GPUSpec) []byte {
 		{"DCGM_FI_DEV_FB_FREE", "gauge", "Framebuffer memory free (in MiB).", func(int, float64) (float64, bool) { return float64(spec.MemoryMiB) - fbUsed, false }},
 		{"DCGM_FI_DEV_FB_USED", "gauge", "Framebuffer memory used (in MiB).", func(int, float64) (float64, bool) { return fbUsed, false }},
 	}
+	fields = append(fields, dcgmLoadFields(s, spec)...)
 	for _, f := range fields {
 		b = appendHeader(b, f.name, f.help, f.typ)
 		for i, l := range labels {

@@ -41,12 +41,14 @@ type engine struct {
 	tick    atomic.Pointer[chan struct{}] // closed when the next step is published
 
 	running, waiting, kvTokens atomic.Int64 // gauges for /metrics
+	iterTokens                 *histogram   // vllm:iteration_tokens_total: tokens scheduled per step
 
 	done chan struct{} // closed when run returns
 }
 
 func newEngine(m *CapacityModel, origin time.Time, power *powerMeter) *engine {
-	e := &engine{b: newBatcher(m), origin: origin, power: power, signal: make(chan struct{}, 1), done: make(chan struct{})}
+	e := &engine{b: newBatcher(m), origin: origin, power: power, signal: make(chan struct{}, 1), done: make(chan struct{}),
+		iterTokens: newCountHistogram(iterationTokenBuckets)}
 	e.planned.Store(-1)
 	ch := make(chan struct{})
 	e.tick.Store(&ch)
@@ -154,7 +156,9 @@ func (e *engine) run(ctx context.Context) {
 // to learn it, and the signal to requests whose step 0 it carries. It
 // returns the step's end and the number of sequences emitting at its end.
 func (e *engine) plan(n, t int64) (end int64, emitting int) {
+	e.b.stepStart = t
 	p := e.b.compose(n)
+	observeCount(e.iterTokens, p.prefill+p.decodes) // as vLLM: prompt tokens prefilled plus one per decoding sequence
 	e.power.set(t, p.running)
 	e.publishGauges(p.running)
 	end = t + int64(p.dur)

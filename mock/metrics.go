@@ -73,10 +73,11 @@ type metrics struct {
 	ttft             *histogram
 	itl              *histogram // vllm:inter_token_latency_seconds and vllm:time_per_output_token_seconds
 	e2e              *histogram
+	phases           phaseHistograms
 }
 
 func newMetrics() *metrics {
-	return &metrics{ttft: newHistogram(ttftBuckets), itl: newHistogram(itlBuckets), e2e: newHistogram(e2eBuckets)}
+	return &metrics{ttft: newHistogram(ttftBuckets), itl: newHistogram(itlBuckets), e2e: newHistogram(e2eBuckets), phases: newPhaseHistograms()}
 }
 
 // appendExposition writes the Prometheus text exposition, in the style of
@@ -142,19 +143,24 @@ func (m *metrics) appendExposition(b []byte, model string, kvCacheTokens int, g 
 	b = appendHistogram(b, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", model, m.itl)
 	b = appendHistogram(b, "vllm:time_per_output_token_seconds", "Histogram of time per output token in seconds.", model, m.itl)
 	b = appendHistogram(b, "vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", model, m.e2e)
+	b = m.phases.append(b, model)
+	if g.iterTokens != nil {
+		b = appendHistogram(b, "vllm:iteration_tokens_total", "Histogram of number of tokens per engine_step.", model, g.iterTokens)
+	}
 	return b
 }
 
 // gauges are the scheduler gauges of the exposition.
 type gauges struct {
 	running, waiting, kvTokens int64
+	iterTokens                 *histogram // the engine's tokens per step; nil without a capacity model
 }
 
 // gauges reads the scheduler gauges: the engine's with a capacity model,
 // else the handlers' own counts.
 func (s *Server) gauges() gauges {
 	if e := s.engine; e != nil {
-		return gauges{running: e.running.Load(), waiting: e.waiting.Load(), kvTokens: e.kvTokens.Load()}
+		return gauges{running: e.running.Load(), waiting: e.waiting.Load(), kvTokens: e.kvTokens.Load(), iterTokens: e.iterTokens}
 	}
 	return gauges{running: s.metrics.running.Load(), kvTokens: s.metrics.kvTokens.Load()}
 }

@@ -126,7 +126,9 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, api api
 		st.r.setTool(req.tools[t])
 	}
 
+	st.first = time.Time{}
 	out, emittedTokens, gone := s.run(w, ctx, r.Context(), st, &p, &req, sched, arrival)
+	admitted := s.admittedAt(st, arrival)
 
 	sched.release()
 	if s.engine == nil {
@@ -141,6 +143,7 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, api api
 			s.stats.abandoned.Add(1)
 		}
 		m.e2e.observeN(time.Since(arrival), 1)
+		m.phases.observe(arrival, admitted, st.first, time.Now())
 		if p.finish == "length" {
 			m.success[reasonLength].Add(1)
 		} else {
@@ -304,6 +307,7 @@ func (s *Server) run(w http.ResponseWriter, ctx, client context.Context, st *str
 		}
 
 		if emitted == 0 {
+			st.first = stamp
 			m.ttft.observeN(stamp.Sub(arrival), 1)
 			m.promptTokens.Add(uint64(req.promptTokens))
 			m.itl.observeN(0, uint64(end-emitted-1))
@@ -390,6 +394,7 @@ type stream struct {
 	rng    *rand.Rand
 	sched  independentSchedule
 	csched capacitySchedule
+	first  time.Time // when step 0 was emitted (zero before)
 	r      renderer
 	head   []byte
 	buf    []byte

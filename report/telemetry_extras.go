@@ -21,6 +21,10 @@ type BenchmarkTelemetry struct {
 	Cost *CostTelemetry `json:"cost"`
 	// Server is nil when the inference server's /metrics was not scraped.
 	Server *ServerTelemetry `json:"server"`
+	// GPU is the GPUs' utilization, memory, temperature, clocks, power
+	// limit and throttle reasons over the window; nil when the energy
+	// source exports none of them.
+	GPU *GPUTelemetry `json:"gpu,omitempty"`
 	// Missing lists the sources that were asked for but are not in the
 	// figures (unreachable with --telemetry-optional, or failed for this
 	// window), with the reason.
@@ -194,7 +198,10 @@ type OpenCostQuery struct {
 // window, beside the client's own figures.
 type ServerTelemetry struct {
 	Source string `json:"source"`
-	Engine string `json:"engine"` // vllm or sglang
+	Engine string `json:"engine"` // vllm, sglang, tgi, tensorrt-llm or triton
+	// Replicas counts the /metrics URLs combined (counters and histograms
+	// summed over them); absent for one.
+	Replicas Int `json:"replicas,omitempty"`
 	// Metrics maps each figure to the exposed metric name used.
 	Metrics map[string]string `json:"metrics"`
 	// KV cache usage is a fraction 0..1; queue depths are requests.
@@ -210,11 +217,25 @@ type ServerTelemetry struct {
 	PromptTokens     *Float `json:"prompt_tokens"`
 	GenerationTokens *Float `json:"generation_tokens"`
 	// Latencies from the server's histograms beside the client's figures.
-	TTFT     *ServerLatency `json:"ttft"`
-	ITL      *ServerLatency `json:"itl"`
-	E2E      *ServerLatency `json:"e2e"`
-	Coverage *Float         `json:"coverage"`
-	Warnings []string       `json:"warnings"`
+	TTFT *ServerLatency `json:"ttft"`
+	ITL  *ServerLatency `json:"itl"`
+	E2E  *ServerLatency `json:"e2e"`
+	// RequestsSucceeded is the change of the server's succeeded-requests
+	// counter over the window.
+	RequestsSucceeded *Float `json:"requests_succeeded,omitempty"`
+	// PrefixCache is the prefix cache over the window (vLLM, SGLang).
+	PrefixCache *PrefixCacheTelemetry `json:"prefix_cache,omitempty"`
+	// SpecDecode is speculative decoding over the window (vLLM).
+	SpecDecode *SpecDecodeTelemetry `json:"spec_decode,omitempty"`
+	// Phases are the server's request-phase histograms (queue, inference,
+	// prefill, decode time), and its tokens per engine step.
+	QueueTime       *ServerLatency  `json:"queue_time,omitempty"`
+	InferenceTime   *ServerLatency  `json:"inference_time,omitempty"`
+	PrefillTime     *ServerLatency  `json:"prefill_time,omitempty"`
+	DecodeTime      *ServerLatency  `json:"decode_time,omitempty"`
+	IterationTokens *TokenHistogram `json:"iteration_tokens,omitempty"`
+	Coverage        *Float          `json:"coverage"`
+	Warnings        []string        `json:"warnings"`
 }
 
 // ServerLatency compares a server-side latency histogram over the window
@@ -245,4 +266,103 @@ type MissingTelemetry struct {
 type PowerPoint struct {
 	T Float `json:"t"`
 	W Float `json:"w"`
+}
+
+// GPUTelemetry is the GPU gauges over the window from the first energy
+// source that exports them (dcgm-exporter, the ROCm device-metrics-exporter,
+// NVML or Prometheus).
+type GPUTelemetry struct {
+	Source string `json:"source"`
+	// GPUs counts the GPUs with at least one gauge.
+	GPUs Int `json:"gpus"`
+	// Gauges are the exported gauges, combined over the GPUs: utilization
+	// (%), sm_active, tensor_active, dram_active and memory_utilization
+	// (%), framebuffer_used and framebuffer_free (MiB), temperature and
+	// memory_temperature (C), sm_clock and memory_clock (MHz),
+	// power_limit (W).
+	Gauges []GPUGaugeTelemetry `json:"gauges"`
+	// ThrottleReasons names the clock throttle (event) reasons any GPU
+	// reported in the window (NVML's names: sw_power_cap,
+	// hw_thermal_slowdown, ...); empty when none or not exported.
+	ThrottleReasons []string         `json:"throttle_reasons"`
+	PerGPU          []GPUGaugesOfGPU `json:"per_gpu"`
+}
+
+// GPUGaugeTelemetry is one gauge combined over the GPUs: averaged
+// ("mean") for activity, temperature and clocks, summed ("sum") for
+// memory and power limit.
+type GPUGaugeTelemetry struct {
+	Name    string `json:"name"`
+	Unit    string `json:"unit"`
+	Combine string `json:"combine"`
+	GPUs    Int    `json:"gpus"`
+	// Mean is the time-weighted mean over the window; Peak the highest
+	// single-GPU value (mean gauges) or the highest sum (summed gauges).
+	Mean *Float `json:"mean"`
+	Peak *Float `json:"peak"`
+	// Series is the combined gauge at up to 120 evenly spaced instants
+	// (direct sampling; empty from Prometheus).
+	Series []GaugePoint `json:"series,omitempty"`
+}
+
+// GaugePoint is a gauge at one instant (Unix seconds).
+type GaugePoint struct {
+	T Float `json:"t"`
+	V Float `json:"v"`
+}
+
+// GPUGaugesOfGPU is one GPU's gauges over the window.
+type GPUGaugesOfGPU struct {
+	Index    string `json:"gpu"`
+	UUID     string `json:"uuid"`
+	Hostname string `json:"hostname"`
+	// Gauges maps a gauge name to its mean and peak on this GPU.
+	Gauges          map[string]GaugeStat `json:"gauges"`
+	ThrottleReasons []string             `json:"throttle_reasons"`
+}
+
+// GaugeStat is a gauge's time-weighted mean and peak.
+type GaugeStat struct {
+	Mean *Float `json:"mean"`
+	Peak *Float `json:"peak"`
+}
+
+// Gauge returns the combined gauge called name, nil when absent.
+func (g *GPUTelemetry) Gauge(name string) *GPUGaugeTelemetry {
+	if g == nil {
+		return nil
+	}
+	for i := range g.Gauges {
+		if g.Gauges[i].Name == name {
+			return &g.Gauges[i]
+		}
+	}
+	return nil
+}
+
+// PrefixCacheTelemetry is the prefix cache's hits over its queries, in
+// tokens, over the window.
+type PrefixCacheTelemetry struct {
+	Queries *Float `json:"queries_tokens"`
+	Hits    *Float `json:"hits_tokens"`
+	HitRate *Float `json:"hit_rate"` // Hits / Queries, 0..1
+}
+
+// SpecDecodeTelemetry is speculative decoding over the window: accepted
+// over proposed (draft) tokens.
+type SpecDecodeTelemetry struct {
+	DraftTokens    *Float `json:"draft_tokens"`
+	AcceptedTokens *Float `json:"accepted_tokens"`
+	AcceptanceRate *Float `json:"acceptance_rate"` // AcceptedTokens / DraftTokens, 0..1
+}
+
+// TokenHistogram is a server histogram of token counts over the window
+// (vLLM's tokens per engine step).
+type TokenHistogram struct {
+	Metric string `json:"metric"`
+	Count  *Float `json:"count"`
+	Mean   *Float `json:"mean"`
+	P50    *Float `json:"p50"`
+	P95    *Float `json:"p95"`
+	P99    *Float `json:"p99"`
 }

@@ -43,6 +43,10 @@ type Config struct {
 	Build     Build
 	Tokens    Tokens
 	Metrics   Metrics
+	// MetricsAddr, when set, serves the run's own series in Prometheus
+	// exposition on this address while it runs (--metrics-addr :9090;
+	// package livemetrics).
+	MetricsAddr string
 }
 
 // Metrics is what the report measures beyond its defaults; the zero value

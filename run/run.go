@@ -49,6 +49,7 @@ type state struct {
 	scPath           string // the scorecard file, "" for none
 	made             string // the run directory, when this run created it
 	tel              *scorecard.Telemetry
+	live             *liveMetrics
 	jsonl            *os.File
 	enc              *record.Encoder
 	closers          []func()
@@ -75,7 +76,7 @@ func Run(ctx context.Context, cfg *Config, env Env) (*report.Report, error) {
 }
 
 func (s *state) run(ctx context.Context) (*report.Report, error) {
-	for _, step := range []func(context.Context) error{s.connect, s.openData, s.name, s.startLog, s.probe, s.prepareFiles, s.startTelemetry, s.openRecords} {
+	for _, step := range []func(context.Context) error{s.connect, s.openData, s.name, s.startLog, s.probe, s.prepareFiles, s.startTelemetry, s.startLiveMetrics, s.openRecords} {
 		if err := step(ctx); err != nil {
 			return nil, err
 		}
@@ -306,6 +307,7 @@ func (s *state) rounds(ctx context.Context) ([]sweep.Round, error) {
 	}
 	live := newLiveStats(engine, sweep.Planned(p.Planner))
 	obs, closeProgress := s.progress(live)
+	obs = s.live.observer(engine, obs)
 	tobs := s.tel.Observer(obs, engine.Clock().Time)
 	runner := &sweep.Runner{
 		Engine: engine, Source: s.data.Source, Sources: s.data.Round, Constraints: p.Constraints, TargetMOE: p.TargetMOE,
@@ -340,7 +342,7 @@ func (s *state) drain() *sweep.Drain {
 	}
 	d := *s.cfg.Plan.Drain
 	if url, hc := s.tel.ServerMetrics(); url != "" && d.Gauges == nil {
-		if q, err := telemetry.NewQueueReader(url, hc); err == nil {
+		if q, err := telemetry.NewReplicaQueueReader(s.tel.ServerMetricsReplicas(), hc); err == nil {
 			d.Gauges = q
 		} else {
 			s.log.Warn("server queue gauges unreadable; rounds wait by the previous round's latency", zap.Error(err))

@@ -51,6 +51,7 @@ func (t *Telemetry) assemble(rs *roundState) *report.BenchmarkTelemetry {
 		outputTokens: out, promptTokens: prompt, requests: ok, pue: pue, pueDefault: pueDefault,
 		grid: t.cfg.GridIntensity, gpuModel: t.gpuModel, durationS: d,
 	}, &bt.Missing)
+	bt.GPU = gpuBlock(rs.meas.energy)
 	basis, basisRate := cpmBasis(rs.bench, rate)
 	bt.Cost = t.costBlock(rs.meas, d, basis, basisRate, ok, &bt.Missing)
 	if rs.meas.serverErr != nil {
@@ -301,6 +302,26 @@ func serverBlock(w *telemetry.ServerWindow, b *report.Benchmark) *report.ServerT
 	s.TTFT = latency(w.TTFT, metric.TTFT.Field+" (successful)", pick(func(m *report.ExtraMetrics) *report.StatusDistributionSummary { return m.Latency(metric.TTFT) }), metric.TTFT.ToMs())
 	s.ITL = latency(w.ITL, "itl_per_gap_ms (successful; one sample per gap between token chunks)", pick(func(m *report.ExtraMetrics) *report.StatusDistributionSummary { return m.ITLPerGapMs }), 1)
 	s.E2E = latency(w.E2E, metric.E2E.Field+" (successful)", pick(func(m *report.ExtraMetrics) *report.StatusDistributionSummary { return m.Latency(metric.E2E) }), metric.E2E.ToMs())
+	if w.Replicas > 1 {
+		s.Replicas = report.Int(w.Replicas)
+	}
+	s.RequestsSucceeded = fptr(w.Requests)
+	if !math.IsNaN(w.PrefixCacheQueries) {
+		s.PrefixCache = &report.PrefixCacheTelemetry{Queries: fptr(w.PrefixCacheQueries), Hits: fptr(w.PrefixCacheHits),
+			HitRate: fptr(w.PrefixCacheHits / w.PrefixCacheQueries)}
+	}
+	if !math.IsNaN(w.SpecDraft) {
+		s.SpecDecode = &report.SpecDecodeTelemetry{DraftTokens: fptr(w.SpecDraft), AcceptedTokens: fptr(w.SpecAccepted),
+			AcceptanceRate: fptr(w.SpecAccepted / w.SpecDraft)}
+	}
+	s.QueueTime = latency(w.QueueTime, "", nil, 1)
+	s.InferenceTime = latency(w.InferenceTime, "", nil, 1)
+	s.PrefillTime = latency(w.PrefillTime, "", nil, 1)
+	s.DecodeTime = latency(w.DecodeTime, "", nil, 1)
+	if l := w.IterationTokens; l.Metric != "" {
+		s.IterationTokens = &report.TokenHistogram{Metric: l.Metric, Count: fptr(l.Count), Mean: fptr(l.MeanS),
+			P50: fptr(l.P50), P95: fptr(l.P95), P99: fptr(l.P99)}
+	}
 	return s
 }
 
@@ -323,3 +344,52 @@ func latency(l telemetry.Latency, clientName string, client *report.Distribution
 }
 
 func secondsDuration(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
+
+// gpuBlock reports the GPU gauges of the first energy reading that has
+// any; nil when none has.
+func gpuBlock(readings []energyReading) *report.GPUTelemetry {
+	for _, r := range readings {
+		if r.err != nil || r.w == nil || len(r.w.Gauges) == 0 {
+			continue
+		}
+		w := r.w
+		g := &report.GPUTelemetry{Source: w.Source, Gauges: []report.GPUGaugeTelemetry{},
+			ThrottleReasons: []string{}, PerGPU: []report.GPUGaugesOfGPU{}}
+		if w.ThrottleReasons != 0 {
+			g.ThrottleReasons = telemetry.ThrottleReasonNames(w.ThrottleReasons)
+		}
+		for _, gw := range w.Gauges {
+			combine := "mean"
+			if gw.Gauge.Summed() {
+				combine = "sum"
+			}
+			out := report.GPUGaugeTelemetry{Name: gw.Gauge.String(), Unit: gw.Gauge.Unit(), Combine: combine,
+				GPUs: report.Int(gw.GPUs), Mean: fptr(gw.Mean), Peak: fptr(gw.Peak)}
+			for _, p := range gw.Series {
+				if !math.IsNaN(p.V) && !math.IsInf(p.V, 0) {
+					out.Series = append(out.Series, report.GaugePoint{T: report.Float(p.T), V: report.Float(p.V)})
+				}
+			}
+			g.Gauges = append(g.Gauges, out)
+		}
+		for _, ge := range w.GPUs {
+			pg := report.GPUGaugesOfGPU{Index: ge.GPU.Index, UUID: ge.GPU.UUID, Hostname: ge.GPU.Hostname,
+				Gauges: map[string]report.GaugeStat{}, ThrottleReasons: []string{}}
+			for k, st := range ge.Gauges {
+				if telemetry.GPUGauge(k) == telemetry.GaugeThrottle || math.IsNaN(st.Mean) {
+					continue
+				}
+				pg.Gauges[telemetry.GPUGauge(k).String()] = report.GaugeStat{Mean: fptr(st.Mean), Peak: fptr(st.Peak)}
+			}
+			if ge.ThrottleReasons != 0 {
+				pg.ThrottleReasons = telemetry.ThrottleReasonNames(ge.ThrottleReasons)
+			}
+			if len(pg.Gauges) > 0 {
+				g.GPUs++
+			}
+			g.PerGPU = append(g.PerGPU, pg)
+		}
+		return g
+	}
+	return nil
+}

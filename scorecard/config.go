@@ -68,9 +68,12 @@ type Config struct {
 
 	// ServerMetrics and ServerMetricsURL: the inference server's /metrics
 	// (--server-metrics auto|on|off|URL); the URL defaults to
-	// <target>/metrics.
-	ServerMetrics    ServerMetrics
-	ServerMetricsURL string
+	// <target>/metrics. ServerMetricsURLs are more replicas' /metrics
+	// (--server-metrics URL,URL or repeated), combined with it as one
+	// server: counters and histograms summed.
+	ServerMetrics     ServerMetrics
+	ServerMetricsURL  string
+	ServerMetricsURLs []string
 
 	// OpenCostURL prices windows with OpenCost's allocation API
 	// (--opencost); OpenCostQuery selects the workload (Start and End are
@@ -111,6 +114,15 @@ type Config struct {
 	// HTTPClient is used for every source; nil means a client with no
 	// overall timeout (each call has its own context deadline).
 	HTTPClient *http.Client
+}
+
+// serverMetricsURLs are every configured server metrics URL.
+func (c *Config) serverMetricsURLs() []string {
+	var out []string
+	if c.ServerMetricsURL != "" {
+		out = append(out, c.ServerMetricsURL)
+	}
+	return append(out, c.ServerMetricsURLs...)
 }
 
 // HasEnergy reports whether an energy source is configured.
@@ -159,8 +171,8 @@ func (c *Config) Validate() error {
 	default:
 		return fmt.Errorf("--server-metrics %q: want auto, on, off or a URL", c.ServerMetrics)
 	}
-	if c.ServerMetricsURL != "" {
-		if err := checkURL("--server-metrics", c.ServerMetricsURL); err != nil {
+	for _, u := range c.serverMetricsURLs() {
+		if err := checkURL("--server-metrics", u); err != nil {
 			return err
 		}
 	}

@@ -235,7 +235,7 @@ func TestOpenFailsBeforeLoad(t *testing.T) {
 		{"selector matches nothing", Config{DCGMURLs: []string{dcgm}, GPUSelector: mustSel(t, "hostname=other")}, []string{`--gpu-selector "hostname=other" matches none`, "gpu 0 (GPU-0) on node-1"}},
 		{"prometheus without dcgm series", Config{PrometheusURL: prom, PrometheusSelector: mustMatchers(t, `Hostname=~"gpu-.*"`)}, []string{`DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{Hostname=~"gpu-.*"}`, "--prometheus-selector"}},
 		{"unreachable prometheus", Config{PrometheusURL: dead}, []string{"prometheus " + dead}},
-		{"server metrics required", Config{ServerMetrics: ServerMetricsOn, ServerMetricsURL: notDCGM + "/metrics"}, []string{"--server-metrics", "no vLLM or SGLang metrics"}},
+		{"server metrics required", Config{ServerMetrics: ServerMetricsOn, ServerMetricsURL: notDCGM + "/metrics"}, []string{"--server-metrics", "no vLLM, SGLang, TGI or Triton/TensorRT-LLM metrics"}},
 		{"opencost without the namespace", Config{OpenCostURL: oc, OpenCostQuery: mustQuery("other")}, []string{"--opencost", "no allocation matches", "kube-system, llm-serving"}},
 		{"unreachable opencost", Config{OpenCostURL: dead}, []string{"opencost " + dead}},
 		{"nvml not built", Config{NVML: true}, []string{"--nvml"}},

@@ -248,17 +248,23 @@ func (t *Telemetry) openServer(ctx context.Context, target string, fail func(str
 	if mode == ServerMetricsOff {
 		return
 	}
-	raw := t.cfg.ServerMetricsURL
-	if raw == "" {
+	urls := t.cfg.serverMetricsURLs()
+	if len(urls) == 0 {
 		if target == "" {
 			if mode == ServerMetricsOn {
 				fail("server metrics", errors.New("--server-metrics on: no target to scrape (give --server-metrics URL)"))
 			}
 			return
 		}
-		raw = strings.TrimSuffix(strings.TrimRight(target, "/"), "/v1") + "/metrics"
+		urls = []string{strings.TrimSuffix(strings.TrimRight(target, "/"), "/v1") + "/metrics"}
 	}
-	sv, err := telemetry.NewServerSampler(raw, t.cfg.HTTPClient, telemetry.SamplerOptions{Interval: t.cfg.Interval})
+	raw := urls[0]
+	shown := make([]string, len(urls))
+	for i, u := range urls {
+		shown[i] = redact.URL(u)
+	}
+	source := strings.Join(shown, ", ")
+	sv, err := telemetry.NewReplicaSampler(urls, t.cfg.HTTPClient, telemetry.SamplerOptions{Interval: t.cfg.Interval})
 	if err == nil {
 		pctx, cancel := t.probeCtx(ctx)
 		err = sv.Sample(pctx)
@@ -271,22 +277,22 @@ func (t *Telemetry) openServer(ctx context.Context, target string, fail func(str
 		// The server may serve metrics but failed every try of the
 		// probe: keep sampling, so that each benchmark gets what later
 		// scrapes read and its telemetry says what is missing.
-		t.server, t.serverSource, t.serverURL = sv, redact.URL(raw), raw
-		t.lines = append(t.lines, fmt.Sprintf("telemetry: server metrics from %s: the probe failed (%v); sampling every %v anyway, each benchmark says what it got", redact.URL(raw), err, t.cfg.Interval))
+		t.server, t.serverSource, t.serverURL = sv, source, raw
+		t.lines = append(t.lines, fmt.Sprintf("telemetry: server metrics from %s: the probe failed (%v); sampling every %v anyway, each benchmark says what it got", source, err, t.cfg.Interval))
 		return
 	}
 	if err != nil {
 		if mode == ServerMetricsAuto {
-			t.missing = append(t.missing, report.MissingTelemetry{Source: "server metrics " + redact.URL(raw),
+			t.missing = append(t.missing, report.MissingTelemetry{Source: "server metrics " + source,
 				Reason: fmt.Sprintf("not scraped (--server-metrics auto): %v", err)})
 			t.lines = append(t.lines, fmt.Sprintf("telemetry: server metrics not scraped: %v", err))
 			return
 		}
-		fail("server metrics "+redact.URL(raw), fmt.Errorf("--server-metrics: %w", err))
+		fail("server metrics "+source, fmt.Errorf("--server-metrics: %w", err))
 		return
 	}
-	t.server, t.serverSource, t.serverURL = sv, redact.URL(raw), raw
-	t.lines = append(t.lines, fmt.Sprintf("telemetry: server metrics from %s, sampled every %v", redact.URL(raw), t.cfg.Interval))
+	t.server, t.serverSource, t.serverURL = sv, source, raw
+	t.lines = append(t.lines, fmt.Sprintf("telemetry: server metrics from %s, sampled every %v", source, t.cfg.Interval))
 }
 
 // openCost probes OpenCost, and resolves the GPU count of a per-GPU price.
@@ -338,13 +344,26 @@ func (t *Telemetry) Active() bool {
 }
 
 // ServerMetrics is the inference server's /metrics URL the run samples
-// (credentials included) and the HTTP client to read it with; "" when the
-// server's metrics are not sampled.
+// (credentials included; the first replica's when there are several) and
+// the HTTP client to read it with; "" when the server's metrics are not
+// sampled.
 func (t *Telemetry) ServerMetrics() (url string, client *http.Client) {
 	if t.server == nil {
 		return "", nil
 	}
 	return t.serverURL, t.cfg.HTTPClient
+}
+
+// ServerMetricsReplicas is every replica's /metrics URL the run samples
+// (credentials included); nil when the server's metrics are not sampled.
+func (t *Telemetry) ServerMetricsReplicas() []string {
+	if t.server == nil {
+		return nil
+	}
+	if urls := t.cfg.serverMetricsURLs(); len(urls) > 0 {
+		return urls
+	}
+	return []string{t.serverURL}
 }
 
 // Lines describes the sources for the console, one line each.

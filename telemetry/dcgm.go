@@ -48,7 +48,9 @@ func NewDCGMExporter(metricsURL string, client *http.Client) (*DCGMExporter, err
 func (d *DCGMExporter) Name() string { return d.name }
 
 // ReadGPUs scrapes the exporter once. It is an error when the exposition has
-// neither DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION nor DCGM_FI_DEV_POWER_USAGE.
+// no energy or power series: neither dcgm-exporter's
+// DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION / DCGM_FI_DEV_POWER_USAGE nor the
+// ROCm device-metrics-exporter's gpu_energy_consumed / gpu_power_usage.
 func (d *DCGMExporter) ReadGPUs(ctx context.Context) ([]GPUReading, error) {
 	fams, err := scrape(ctx, d.client, d.url)
 	if err != nil {
@@ -56,15 +58,44 @@ func (d *DCGMExporter) ReadGPUs(ctx context.Context) ([]GPUReading, error) {
 	}
 	rs := dcgmReadings(fams)
 	if len(rs) == 0 {
-		return nil, fmt.Errorf("%s: no %s or %s series (is this a dcgm-exporter /metrics URL with the default counters?)", d.name, MetricDCGMEnergy, MetricDCGMPower)
+		rs = amdReadings(fams)
+	}
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("%s: no %s or %s series, nor the ROCm exporter's gpu_energy_consumed or gpu_power_usage (is this a dcgm-exporter or AMD device-metrics-exporter /metrics URL?)", d.name, MetricDCGMEnergy, MetricDCGMPower)
 	}
 	return rs, nil
 }
 
+// dcgmGauges maps dcgm-exporter fields to gauges, with the factor that
+// converts them (the profiling fields are ratios 0..1, gauges are %).
+// Later entries of the same gauge are fallbacks for older field names.
+var dcgmGauges = []struct {
+	metric string
+	gauge  GPUGauge
+	scale  float64
+}{
+	{"DCGM_FI_DEV_GPU_UTIL", GaugeUtil, 1},
+	{"DCGM_FI_PROF_SM_ACTIVE", GaugeSMActive, 100},
+	{"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", GaugeTensorActive, 100},
+	{"DCGM_FI_PROF_DRAM_ACTIVE", GaugeDRAMActive, 100},
+	{"DCGM_FI_DEV_MEM_COPY_UTIL", GaugeMemUtil, 1},
+	{"DCGM_FI_DEV_FB_USED", GaugeFBUsed, 1},
+	{"DCGM_FI_DEV_FB_FREE", GaugeFBFree, 1},
+	{"DCGM_FI_DEV_GPU_TEMP", GaugeTemp, 1},
+	{"DCGM_FI_DEV_MEMORY_TEMP", GaugeMemTemp, 1},
+	{"DCGM_FI_DEV_SM_CLOCK", GaugeSMClock, 1},
+	{"DCGM_FI_DEV_MEM_CLOCK", GaugeMemClock, 1},
+	{"DCGM_FI_DEV_POWER_MGMT_LIMIT", GaugePowerLimit, 1},
+	{"DCGM_FI_DEV_ENFORCED_POWER_LIMIT", GaugePowerLimit, 1},
+	{"DCGM_FI_DEV_CLOCKS_EVENT_REASONS", GaugeThrottle, 1},
+	{"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", GaugeThrottle, 1},
+}
+
 // dcgmReadings extracts one reading per GPU from a DCGM exposition. Series of
-// the two metrics are joined on the GPU identity labels; everything else
-// (driver version, pod labels) is ignored. Readings are sorted by host, then
-// index, then MIG instance, then UUID.
+// the metrics are joined on the GPU identity labels; everything else
+// (driver version, pod labels) is ignored. Only GPUs with an energy or power
+// series are returned. Readings are sorted by host, then index, then MIG
+// instance, then UUID.
 func dcgmReadings(fams families) []GPUReading {
 	byID := map[GPUID]*GPUReading{}
 	get := func(id GPUID) *GPUReading {
@@ -89,6 +120,29 @@ func dcgmReadings(fams families) []GPUReading {
 			}
 		}
 	}
+	if len(byID) == 0 {
+		return nil
+	}
+	for _, f := range dcgmGauges {
+		mf := fams[f.metric]
+		if mf == nil {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			r := byID[dcgmID(m)]
+			if r == nil {
+				continue
+			}
+			if _, done := r.Gauges.Get(f.gauge); done {
+				continue
+			}
+			r.Gauges.Set(f.gauge, scalarValue(m)*f.scale)
+		}
+	}
+	return sortedReadings(byID)
+}
+
+func sortedReadings(byID map[GPUID]*GPUReading) []GPUReading {
 	out := make([]GPUReading, 0, len(byID))
 	for _, r := range byID {
 		out = append(out, *r)

@@ -8,8 +8,10 @@
 // of the power gauge, or a Prometheus server holding dcgm-exporter and
 // Kepler series (NewPrometheus). A GPUSampler samples the direct sources
 // from Start until Stop and answers Window queries afterwards; a
-// ServerSampler (NewServerSampler) does the same for the inference server's
-// /metrics. NewOpenCost prices a window; Cost and DeriveEnergy are the pure
+// ServerSampler (NewServerSampler, NewReplicaSampler for several replicas)
+// does the same for the inference server's /metrics (vLLM, SGLang, TGI,
+// Triton/TensorRT-LLM). GPU gauges (utilization, memory, temperature,
+// clocks) come with the energy readings, also from AMD's ROCm exporter. NewOpenCost prices a window; Cost and DeriveEnergy are the pure
 // arithmetic behind the scorecard figures; DescribeHardware names the local
 // GPUs. QueueReader reads a server's running and waiting requests now (vLLM,
 // SGLang, TGI) for a runner that waits for an idle server between rounds.

@@ -52,6 +52,12 @@ type EnergyWindow struct {
 	// evenly spaced instants (interpolated between readings; direct
 	// sampling only, nil from Prometheus), for a power-over-time chart.
 	Power []PowerSample
+	// Gauges are the other GPU gauges the sources report (utilization,
+	// memory, temperature, clocks, power limit), combined over the GPUs,
+	// in GPUGauge order; ThrottleReasons is the union of the clock
+	// throttle reasons seen in the window (GaugeThrottle's bits).
+	Gauges          []GaugeWindow
+	ThrottleReasons uint64
 	// Warnings explain anything that makes the figures less trustworthy:
 	// coarse update interval, missing samples, GPUs appearing or
 	// disappearing, counter resets, fallbacks.
@@ -71,6 +77,11 @@ type GPUEnergy struct {
 	// Samples counts the distinct readings inside the window (direct path:
 	// retained value changes; Prometheus: samples of the power series).
 	Samples int
+	// Gauges are this GPU's gauges over the window, indexed by GPUGauge
+	// (NaN when not reported over the whole window); ThrottleReasons the
+	// union of its throttle reasons.
+	Gauges          [NumGPUGauges]GaugeStats
+	ThrottleReasons uint64
 }
 
 // coarseFactor: a window shorter than coarseFactor × the update interval

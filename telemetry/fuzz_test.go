@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -65,12 +66,18 @@ func FuzzDCGMExposition(f *testing.F) {
 	f.Add(dcgmText("hostname", "gpu-node-07", exampleGPUs()[:1]))
 	f.Add("DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",GPU_I_ID=\"1\"} NaN\nDCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION 5\n")
 	f.Add("# TYPE DCGM_FI_DEV_POWER_USAGE histogram\nDCGM_FI_DEV_POWER_USAGE_bucket{le=\"+Inf\"} 1\n")
+	for _, name := range []string{"dcgm-profiling.prom", "rocm-device-metrics.prom"} {
+		if b, err := os.ReadFile("testdata/" + name); err == nil {
+			f.Add(string(b))
+		}
+	}
+	f.Add("amd_gpu_power_usage{gpu_id=\"0\"} 1\namd_gpu_gfx_activity{gpu_id=\"0\"} NaN\ngpu_clock{gpu_id=\"0\",clock_type=\"GPU_CLOCK_TYPE_SYSTEM\"} 2\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		fams, err := decodeExposition(strings.NewReader(text), expfmt.NewFormat(expfmt.TypeTextPlain))
 		if err != nil {
 			return
 		}
-		for _, r := range dcgmReadings(fams) {
+		for _, r := range append(dcgmReadings(fams), amdReadings(fams)...) {
 			if math.IsNaN(r.EnergyMJ) && math.IsNaN(r.PowerW) {
 				t.Fatalf("reading without any value: %+v", r)
 			}
@@ -84,6 +91,11 @@ func FuzzServerExposition(f *testing.F) {
 	f.Add(vllmText(vllmState{running: [2]float64{1, 2}, ttft: [4]float64{1, 2, 3, 4}}))
 	f.Add("# TYPE sglang:time_per_output_token_seconds histogram\nsglang:time_per_output_token_seconds_bucket{le=\"0.02\"} 5\nsglang:time_per_output_token_seconds_count 5\n")
 	f.Add("vllm:num_requests_running NaN\nvllm:prompt_tokens_total +Inf\n")
+	for _, name := range []string{"vllm.prom", "sglang.prom", "tgi.prom", "triton-trtllm.prom"} {
+		if b, err := os.ReadFile("testdata/" + name); err == nil {
+			f.Add(string(b))
+		}
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		fams, err := decodeExposition(strings.NewReader(text), expfmt.NewFormat(expfmt.TypeTextPlain))
 		if err != nil || !hasServerMetrics(fams) {

@@ -43,6 +43,9 @@ type GPUReading struct {
 	GPU      GPUID
 	EnergyMJ float64 // total energy counter since driver load, mJ
 	PowerW   float64 // power draw, W
+	// Gauges are the other gauges the source exports (utilization,
+	// memory, temperature, clocks, power limit, throttle reasons).
+	Gauges GPUGauges
 }
 
 // GPUSource reads every GPU it knows about, once per call.

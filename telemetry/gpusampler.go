@@ -15,7 +15,17 @@ import (
 const (
 	gpuEnergyCol = 0 // counter, J
 	gpuPowerCol  = 1 // gauge, W
+	gpuGaugeCol0 = 2 // gauge GPUGauge(c - gpuGaugeCol0), in its unit
 )
+
+// gpuColumns are the column kinds of a GPU series.
+func gpuColumns() []colKind {
+	k := []colKind{counterCol, gaugeCol}
+	for range NumGPUGauges {
+		k = append(k, gaugeCol)
+	}
+	return k
+}
 
 // maxIntervalGaps is how many recent value-change gaps feed the update
 // interval estimate of a GPU.
@@ -161,7 +171,7 @@ func (g *GPUSampler) ingest(st *gpuSourceState, t int64, rd GPUReading) {
 	k := gpuKey{source: st, id: rd.GPU}
 	gs := g.byKey[k]
 	if gs == nil {
-		gs = &gpuState{id: rd.GPU, src: st, s: newSeries(g.opts.MaxPoints, counterCol, gaugeCol),
+		gs = &gpuState{id: rd.GPU, src: st, s: newSeries(g.opts.MaxPoints, gpuColumns()...),
 			rawEnergy: math.NaN(), rawPower: math.NaN(), firstSeen: t}
 		g.byKey[k] = gs
 		g.gpus = append(g.gpus, gs)
@@ -181,7 +191,12 @@ func (g *GPUSampler) ingest(st *gpuSourceState, t int64, rd GPUReading) {
 		gs.gaps = append(gs.gaps, t-prev)
 	}
 	gs.rawEnergy, gs.rawPower = rd.EnergyMJ, rd.PowerW
-	gs.s.add(t, []float64{rd.EnergyMJ / 1000, rd.PowerW})
+	raw := make([]float64, gpuGaugeCol0+int(NumGPUGauges))
+	raw[gpuEnergyCol], raw[gpuPowerCol] = rd.EnergyMJ/1000, rd.PowerW
+	for k := range NumGPUGauges {
+		raw[gpuGaugeCol0+int(k)] = rd.Gauges.raw(k)
+	}
+	gs.s.add(t, raw)
 }
 
 // sameReading: with a counter, the counter decides (it moves every refresh
@@ -329,7 +344,8 @@ func (g *GPUSampler) Window(start, end time.Time, sel GPUSelector) (EnergyWindow
 	if w.Method == MethodNone {
 		w.EnergyJ, w.MeanPowerW = math.NaN(), math.NaN()
 	}
-	w.PeakPowerW = peakOfSum(picked, a, b)
+	w.PeakPowerW = peakOfSum(picked, gpuPowerCol, a, b)
+	w.Gauges, w.ThrottleReasons = gaugeWindows(picked, w.GPUs, a, b, start)
 	w.Power = powerSeries(picked, a, b, start)
 	if w.UpdateInterval > 0 && end.Sub(start) < coarseFactor*w.UpdateInterval {
 		w.Warnings = append(w.Warnings, fmt.Sprintf(
@@ -366,6 +382,9 @@ func combineMethods(m map[string]bool) string {
 func (g *GPUSampler) gpuWindow(gs *gpuState, a, b int64) (GPUEnergy, []string) {
 	ge := GPUEnergy{GPU: gs.id, Source: gs.src.src.Name(), Method: MethodNone,
 		EnergyJ: math.NaN(), MeanPowerW: math.NaN(), PeakPowerW: math.NaN(), UpdateInterval: gs.updateInterval()}
+	for k := range ge.Gauges {
+		ge.Gauges[k] = GaugeStats{Mean: math.NaN(), Peak: math.NaN()}
+	}
 	var warns []string
 	s := gs.s
 	ca, cb, ok := s.span(a, b)
@@ -393,6 +412,7 @@ func (g *GPUSampler) gpuWindow(gs *gpuState, a, b int64) (GPUEnergy, []string) {
 			gs.id, time.Duration(b-cb).Round(time.Millisecond), 100*ge.Coverage))
 	}
 	lo, hi := s.bracket(ca, cb)
+	gpuGauges(s, &ge, ca, cb, lo, hi)
 	counterOK := s.valid(gpuEnergyCol, lo, hi)
 	powerOK := s.valid(gpuPowerCol, lo, hi)
 	dur := float64(cb-ca) / 1e9
@@ -427,49 +447,50 @@ func (g *GPUSampler) gpuWindow(gs *gpuState, a, b int64) (GPUEnergy, []string) {
 	return ge, warns
 }
 
-// powerSpan is one GPU's stretch of power readings inside a window.
-type powerSpan struct {
+// colSpan is one GPU's stretch of valid readings of a column inside a
+// window.
+type colSpan struct {
 	gs     *gpuState
 	ca, cb int64
 	lo, hi int // its points bracketing [ca, cb]
 }
 
-// powerSpans returns the GPUs' spans of valid power readings inside
+// colSpans returns the GPUs' spans of valid readings of column col inside
 // [a, b] (g.mu held); GPUs without any are left out.
-func powerSpans(gpus []*gpuState, a, b int64) []powerSpan {
-	var spans []powerSpan
+func colSpans(gpus []*gpuState, col int, a, b int64) []colSpan {
+	var spans []colSpan
 	for _, gs := range gpus {
 		ca, cb, ok := gs.s.span(a, b)
 		if !ok {
 			continue
 		}
 		lo, hi := gs.s.bracket(ca, cb)
-		if !gs.s.valid(gpuPowerCol, lo, hi) {
+		if !gs.s.valid(col, lo, hi) {
 			continue
 		}
-		spans = append(spans, powerSpan{gs, ca, cb, lo, hi})
+		spans = append(spans, colSpan{gs, ca, cb, lo, hi})
 	}
 	return spans
 }
 
-// sumAt is the summed interpolated power of the spans covering t, and
-// whether any does.
-func sumAt(spans []powerSpan, t int64) (float64, bool) {
-	sum, any := 0.0, false
+// sumAt is the sum of the spans' interpolated column col at t and how many
+// spans cover t.
+func sumAt(spans []colSpan, col int, t int64) (float64, int) {
+	sum, n := 0.0, 0
 	for _, sp := range spans {
 		if t >= sp.ca && t <= sp.cb {
-			sum += sp.gs.s.valueAt(gpuPowerCol, t)
-			any = true
+			sum += sp.gs.s.valueAt(col, t)
+			n++
 		}
 	}
-	return sum, any
+	return sum, n
 }
 
-// peakOfSum is the highest sum of the GPUs' interpolated power at any of
-// their point times inside [a, b] (g.mu held). GPUs without power readings
+// peakOfSum is the highest sum of the GPUs' interpolated column col at any
+// of their point times inside [a, b] (g.mu held). GPUs without readings
 // there are left out; NaN when none has any.
-func peakOfSum(gpus []*gpuState, a, b int64) float64 {
-	spans := powerSpans(gpus, a, b)
+func peakOfSum(gpus []*gpuState, col int, a, b int64) float64 {
+	spans := colSpans(gpus, col, a, b)
 	if len(spans) == 0 {
 		return math.NaN()
 	}
@@ -484,28 +505,104 @@ func peakOfSum(gpus []*gpuState, a, b int64) float64 {
 	}
 	peak := math.Inf(-1)
 	for _, t := range times {
-		sum, _ := sumAt(spans, t)
+		sum, _ := sumAt(spans, col, t)
 		peak = math.Max(peak, sum)
 	}
 	return peak
 }
 
-// powerSeries samples the summed interpolated power of the GPUs at up to
+// seriesOf samples the GPUs' interpolated column col, summed (or averaged
+// over the GPUs covering each instant when mean is set), at up to
 // MaxPowerPoints evenly spaced instants of [a, b] (g.mu held), at most one
-// per second of window; start is the instant of a. Instants no GPU covers
-// are left out; nil when no GPU has power readings.
-func powerSeries(gpus []*gpuState, a, b int64, start time.Time) []PowerSample {
-	spans := powerSpans(gpus, a, b)
+// per second of window. emit receives each instant's offset from a and
+// value; instants no GPU covers are left out. It reports whether any GPU
+// has readings.
+func seriesOf(gpus []*gpuState, col int, a, b int64, mean bool, emit func(off int64, v float64)) bool {
+	spans := colSpans(gpus, col, a, b)
 	if len(spans) == 0 || b <= a {
-		return nil
+		return false
 	}
 	n := max(int(min(int64(MaxPowerPoints), (b-a)/int64(time.Second)+1)), 2)
-	out := make([]PowerSample, 0, n)
 	for k := 0; k < n; k++ {
-		t := a + (b-a)*int64(k)/int64(n-1)
-		if sum, ok := sumAt(spans, t); ok {
-			out = append(out, PowerSample{T: start.Add(time.Duration(t - a)), W: sum})
+		off := (b - a) * int64(k) / int64(n-1)
+		sum, c := sumAt(spans, col, a+off)
+		if c == 0 {
+			continue
 		}
+		if mean {
+			sum /= float64(c)
+		}
+		emit(off, sum)
 	}
+	return true
+}
+
+// powerSeries is the summed power series of the GPUs over [a, b]; start is
+// the instant of a. nil when no GPU has power readings.
+func powerSeries(gpus []*gpuState, a, b int64, start time.Time) []PowerSample {
+	var out []PowerSample
+	seriesOf(gpus, gpuPowerCol, a, b, false, func(off int64, v float64) {
+		out = append(out, PowerSample{T: start.Add(time.Duration(off)), W: v})
+	})
 	return out
+}
+
+// gaugeWindows combines the GPUs' gauges over [a, b] (g.mu held); per-GPU
+// figures are already in ges. Only gauges some GPU reports are returned.
+func gaugeWindows(gpus []*gpuState, ges []GPUEnergy, a, b int64, start time.Time) ([]GaugeWindow, uint64) {
+	var out []GaugeWindow
+	var throttle uint64
+	for _, ge := range ges {
+		throttle |= ge.ThrottleReasons
+	}
+	for k := range NumGPUGauges {
+		if k == GaugeThrottle {
+			continue
+		}
+		gw := GaugeWindow{Gauge: k, Mean: math.NaN(), Peak: math.NaN()}
+		sum, peak := 0.0, math.Inf(-1)
+		for _, ge := range ges {
+			st := ge.Gauges[k]
+			if math.IsNaN(st.Mean) {
+				continue
+			}
+			gw.GPUs++
+			sum += st.Mean
+			peak = nanMax(peak, st.Peak)
+		}
+		if gw.GPUs == 0 {
+			continue
+		}
+		col := gpuGaugeCol0 + int(k)
+		if k.Summed() {
+			gw.Mean, gw.Peak = sum, peakOfSum(gpus, col, a, b)
+		} else {
+			gw.Mean, gw.Peak = sum/float64(gw.GPUs), peak
+		}
+		t0 := float64(start.UnixNano()) / 1e9
+		seriesOf(gpus, col, a, b, !k.Summed(), func(off int64, v float64) {
+			gw.Series = append(gw.Series, GaugeSample{T: t0 + float64(off)/1e9, V: v})
+		})
+		out = append(out, gw)
+	}
+	return out, throttle
+}
+
+// gpuGauges fills ge's gauges over [ca, cb] from the points [lo, hi]
+// (g.mu held): a gauge needs a reading at every point.
+func gpuGauges(s *series, ge *GPUEnergy, ca, cb int64, lo, hi int) {
+	for k := range NumGPUGauges {
+		ge.Gauges[k] = GaugeStats{Mean: math.NaN(), Peak: math.NaN()}
+		col := gpuGaugeCol0 + int(k)
+		if !s.valid(col, lo, hi) {
+			continue
+		}
+		if k == GaugeThrottle {
+			for i := lo; i <= hi; i++ {
+				ge.ThrottleReasons |= uint64(s.cols[col].v[i])
+			}
+			continue
+		}
+		ge.Gauges[k] = GaugeStats{Mean: s.mean(col, ca, cb), Peak: s.peakIn(col, ca, cb)}
+	}
 }

@@ -26,6 +26,52 @@ type nvmlDevice interface {
 	PowerMW() (uint32, error)
 }
 
+// nvmlGaugeDevice is the optional part of an NVML device that reads the
+// gauges beside energy and power, in NVML's units (%, bytes, °C, MHz, mW,
+// the clocks event reasons bitmask). The cgo adapter implements it.
+type nvmlGaugeDevice interface {
+	UtilizationPct() (gpu, mem uint32, err error)
+	MemoryUsedFreeBytes() (used, free uint64, err error)
+	TemperatureC() (uint32, error)
+	ClocksMHz() (sm, mem uint32, err error)
+	PowerLimitMW() (uint32, error)
+	ClocksEventReasons() (uint64, error)
+}
+
+// readNVMLGauges reads d's gauges into r; unsupported ones are left out and
+// other failures returned joined.
+func readNVMLGauges(d nvmlGaugeDevice, r *GPUReading) error {
+	var errs []error
+	keep := func(what string, err error) bool {
+		if err != nil && !errors.Is(err, errNVMLNotSupported) {
+			errs = append(errs, fmt.Errorf("nvml: %s: %s: %w", r.GPU, what, err))
+		}
+		return err == nil
+	}
+	if g, m, err := d.UtilizationPct(); keep("utilization", err) {
+		r.Gauges.Set(GaugeUtil, float64(g))
+		r.Gauges.Set(GaugeMemUtil, float64(m))
+	}
+	if used, free, err := d.MemoryUsedFreeBytes(); keep("memory", err) {
+		r.Gauges.Set(GaugeFBUsed, float64(used)/(1<<20))
+		r.Gauges.Set(GaugeFBFree, float64(free)/(1<<20))
+	}
+	if t, err := d.TemperatureC(); keep("temperature", err) {
+		r.Gauges.Set(GaugeTemp, float64(t))
+	}
+	if sm, mem, err := d.ClocksMHz(); keep("clocks", err) {
+		r.Gauges.Set(GaugeSMClock, float64(sm))
+		r.Gauges.Set(GaugeMemClock, float64(mem))
+	}
+	if p, err := d.PowerLimitMW(); keep("power limit", err) {
+		r.Gauges.Set(GaugePowerLimit, float64(p)/1000)
+	}
+	if m, err := d.ClocksEventReasons(); keep("clocks event reasons", err) {
+		r.Gauges.Set(GaugeThrottle, float64(m))
+	}
+	return errors.Join(errs...)
+}
+
 // NVMLSource is a GPUSource reading the local GPUs through NVML: the total
 // energy counter (mJ) and the power draw (NVML's mW ÷ 1000 = W). It exists
 // only in builds with -tags nvml (and cgo); otherwise OpenNVML reports that.
@@ -69,7 +115,9 @@ func newNVMLSource(devs []nvmlDevice, shutdown func() error) (*NVMLSource, error
 // Name returns "nvml".
 func (s *NVMLSource) Name() string { return "nvml" }
 
-// ReadGPUs reads every GPU's energy counter and power. A GPU whose energy
+// ReadGPUs reads every GPU's energy counter, power and gauges
+// (utilization, memory, temperature, clocks, power limit, clocks event
+// reasons). A GPU whose energy
 // counter is not supported (some vGPU/MIG setups) gets NaN energy, and its
 // windows use the power integral; other per-GPU failures are returned joined
 // alongside the readings of the GPUs that worked.
@@ -102,6 +150,11 @@ func (s *NVMLSource) ReadGPUs(ctx context.Context) ([]GPUReading, error) {
 		}
 		if eErr != nil && pErr != nil {
 			continue
+		}
+		if gd, ok := d.(nvmlGaugeDevice); ok {
+			if err := readNVMLGauges(gd, &r); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		out = append(out, r)
 	}

@@ -93,3 +93,43 @@ func (c cgoDevice) PowerMW() (uint32, error) {
 	v, ret := c.d.GetPowerUsage()
 	return v, nvmlErr(ret)
 }
+
+func (c cgoDevice) UtilizationPct() (uint32, uint32, error) {
+	u, ret := c.d.GetUtilizationRates()
+	return u.Gpu, u.Memory, nvmlErr(ret)
+}
+
+func (c cgoDevice) MemoryUsedFreeBytes() (uint64, uint64, error) {
+	m, ret := c.d.GetMemoryInfo()
+	return m.Used, m.Free, nvmlErr(ret)
+}
+
+func (c cgoDevice) TemperatureC() (uint32, error) {
+	v, ret := c.d.GetTemperature(nvml.TEMPERATURE_GPU)
+	return v, nvmlErr(ret)
+}
+
+func (c cgoDevice) ClocksMHz() (uint32, uint32, error) {
+	sm, ret := c.d.GetClockInfo(nvml.CLOCK_SM)
+	if err := nvmlErr(ret); err != nil {
+		return 0, 0, err
+	}
+	mem, ret := c.d.GetClockInfo(nvml.CLOCK_MEM)
+	return sm, mem, nvmlErr(ret)
+}
+
+func (c cgoDevice) PowerLimitMW() (uint32, error) {
+	v, ret := c.d.GetEnforcedPowerLimit()
+	return v, nvmlErr(ret)
+}
+
+// ClocksEventReasons falls back to the throttle-reasons call of drivers
+// older than 535, which return NOT_SUPPORTED or FUNCTION_NOT_FOUND for it.
+func (c cgoDevice) ClocksEventReasons() (uint64, error) {
+	v, ret := c.d.GetCurrentClocksEventReasons()
+	if ret == nvml.SUCCESS {
+		return v, nil
+	}
+	v, ret = c.d.GetCurrentClocksThrottleReasons()
+	return v, nvmlErr(ret)
+}

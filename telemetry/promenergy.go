@@ -150,6 +150,15 @@ func (p *Prometheus) GPUWindow(ctx context.Context, start, end time.Time, m Matc
 		}
 	}
 
+	for _, g := range byGPU {
+		for k := range g.Gauges {
+			g.Gauges[k] = GaugeStats{Mean: math.NaN(), Peak: math.NaN()}
+		}
+	}
+	if w.Gauges, err = p.gpuGauges(run, m, rng, d, func(l map[string]string) *GPUEnergy { return byGPU[promGPUKey(l)] }); err != nil {
+		return EnergyWindow{}, err
+	}
+
 	sort.Slice(order, func(i, j int) bool { return lessGPU(byGPU[order[i]].GPU, byGPU[order[j]].GPU) })
 	methods := map[string]bool{}
 	w.EnergyJ, w.MeanPowerW = 0, 0
@@ -182,6 +191,69 @@ func (p *Prometheus) GPUWindow(ctx context.Context, start, end time.Time, m Matc
 			d, coarseFactor, w.UpdateInterval.Round(time.Millisecond)))
 	}
 	return w, nil
+}
+
+// gpuGauges reads the DCGM gauges over the range: per GPU
+// avg_over_time and max_over_time of each field (the first of a gauge's
+// names that has series), combined as GaugeWindow says; a summed gauge's
+// peak is max_over_time of its sum. Throttle reasons, a bitmask, are not
+// read from Prometheus. gpu returns the GPU of a series, nil for one
+// without energy or power.
+func (p *Prometheus) gpuGauges(run func(string) ([]PromSample, error), m Matchers, rng string, d time.Duration, gpu func(map[string]string) *GPUEnergy) ([]GaugeWindow, error) {
+	var done [NumGPUGauges]bool
+	var out []GaugeWindow
+	for _, f := range dcgmGauges {
+		if f.gauge == GaugeThrottle || done[f.gauge] {
+			continue
+		}
+		sel := m.selector(f.metric)
+		means, err := run("avg_over_time(" + sel + "[" + rng + "])")
+		if err != nil {
+			return nil, err
+		}
+		if len(means) == 0 {
+			continue
+		}
+		done[f.gauge] = true
+		peaks, err := run("max_over_time(" + sel + "[" + rng + "])")
+		if err != nil {
+			return nil, err
+		}
+		gw := GaugeWindow{Gauge: f.gauge, Mean: math.NaN(), Peak: math.NaN()}
+		sum, peak := 0.0, math.NaN()
+		for _, s := range means {
+			if g := gpu(s.Labels); g != nil {
+				g.Gauges[f.gauge].Mean = s.Value * f.scale
+				gw.GPUs++
+				sum += s.Value * f.scale
+			}
+		}
+		for _, s := range peaks {
+			if g := gpu(s.Labels); g != nil {
+				g.Gauges[f.gauge].Peak = s.Value * f.scale
+				peak = nanMax(peak, s.Value*f.scale)
+			}
+		}
+		if gw.GPUs == 0 {
+			continue
+		}
+		if f.gauge.Summed() {
+			gw.Mean = sum
+			step := promDuration(max(time.Second, d/1000))
+			tot, err := run("max_over_time(sum(" + sel + ")[" + rng + ":" + step + "])")
+			if err != nil {
+				return nil, err
+			}
+			if len(tot) > 0 {
+				gw.Peak = tot[0].Value * f.scale
+			}
+		} else {
+			gw.Mean, gw.Peak = sum/float64(gw.GPUs), peak
+		}
+		out = append(out, gw)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Gauge < out[j].Gauge })
+	return out, nil
 }
 
 // promGPUID reads a GPU identity from a series' labels, accepting both

@@ -74,7 +74,7 @@ func gpuLabels(i int, hostLabel string) map[string]string {
 func dcgmAnswers(hostLabel string, withCounter bool) func(string) (int, string) {
 	g0, g1 := gpuLabels(0, hostLabel), gpuLabels(1, hostLabel)
 	return func(q string) (int, string) {
-		if !strings.Contains(q, hostLabel+"=~") {
+		if !strings.Contains(q, hostLabel+"=~") || isGaugeQuery(q) {
 			return 200, vector()
 		}
 		switch {
@@ -96,6 +96,27 @@ func dcgmAnswers(hostLabel string, withCounter bool) func(string) (int, string) 
 		}
 		return 400, `{"status":"error","errorType":"bad_data","error":"unexpected query in fake"}`
 	}
+}
+
+// isGaugeQuery reports whether q reads a GPU gauge other than power.
+func isGaugeQuery(q string) bool {
+	for _, f := range dcgmGauges {
+		if strings.Contains(q, f.metric+"{") {
+			return true
+		}
+	}
+	return false
+}
+
+// energyQueries drops the gauge queries from qs.
+func energyQueries(qs []string) []string {
+	var out []string
+	for _, q := range qs {
+		if !isGaugeQuery(q) {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 func TestPrometheusGPUWindow(t *testing.T) {
@@ -122,8 +143,8 @@ func TestPrometheusGPUWindow(t *testing.T) {
 		"count_over_time(" + MetricDCGMPower + sel + ")",
 		"changes(" + MetricDCGMEnergy + sel + ")",
 	}
-	if strings.Join(p.queries, "\n") != strings.Join(wantQ, "\n") {
-		t.Errorf("queries:\n%s\nwant:\n%s", strings.Join(p.queries, "\n"), strings.Join(wantQ, "\n"))
+	if got := energyQueries(p.queries); strings.Join(got, "\n") != strings.Join(wantQ, "\n") {
+		t.Errorf("queries:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantQ, "\n"))
 	}
 	for _, tm := range p.times {
 		if tm != fmt.Sprintf("%d.000", end.Unix()) {
@@ -172,8 +193,8 @@ func TestPrometheusGPUWindowCoarseAndFallback(t *testing.T) {
 		!hasWarning(w.Warnings, "update interval too coarse") || !hasWarning(w.Warnings, "mean power × duration") {
 		t.Errorf("window %+v", w)
 	}
-	if p.queries[len(p.queries)-1] != "changes("+MetricDCGMPower+"{}[60s])" {
-		t.Errorf("without a counter the interval comes from power changes; last query %q", p.queries[len(p.queries)-1])
+	if q := energyQueries(p.queries); q[len(q)-1] != "changes("+MetricDCGMPower+"{}[60s])" {
+		t.Errorf("without a counter the interval comes from power changes; last query %q", q[len(q)-1])
 	}
 }
 

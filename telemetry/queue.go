@@ -21,7 +21,7 @@ var queueGauges = [2][]string{
 // before a round to know that the server has drained what earlier rounds
 // left (sweep.Drain).
 type QueueReader struct {
-	url    *url.URL
+	urls   []*url.URL
 	name   string
 	client *http.Client
 }
@@ -30,14 +30,30 @@ type QueueReader struct {
 // http://127.0.0.1:8000/metrics (path /metrics added when absent). A nil
 // client means http.DefaultClient.
 func NewQueueReader(metricsURL string, client *http.Client) (*QueueReader, error) {
-	u, err := parseMetricsURL("server metrics URL", metricsURL)
-	if err != nil {
-		return nil, err
+	return NewReplicaQueueReader([]string{metricsURL}, client)
+}
+
+// NewReplicaQueueReader reads every replica's /metrics and sums their
+// queues: the deployment has drained when all of them have.
+func NewReplicaQueueReader(metricsURLs []string, client *http.Client) (*QueueReader, error) {
+	if len(metricsURLs) == 0 {
+		return nil, fmt.Errorf("server metrics: no URL")
 	}
-	if client == nil {
-		client = http.DefaultClient
+	q := &QueueReader{client: client}
+	var names []string
+	for _, raw := range metricsURLs {
+		u, err := parseMetricsURL("server metrics URL", raw)
+		if err != nil {
+			return nil, err
+		}
+		q.urls = append(q.urls, u)
+		names = append(names, u.Redacted())
 	}
-	return &QueueReader{url: u, name: "server metrics " + u.Redacted(), client: client}, nil
+	if q.client == nil {
+		q.client = http.DefaultClient
+	}
+	q.name = "server metrics " + strings.Join(names, ", ")
+	return q, nil
 }
 
 // Queue scrapes the server once (retrying transient errors until ctx's
@@ -45,17 +61,30 @@ func NewQueueReader(metricsURL string, client *http.Client) (*QueueReader, error
 // requests, each summed over engines. It is an error when the exposition
 // has neither gauge; a missing one of the two reads 0.
 func (q *QueueReader) Queue(ctx context.Context) (running, waiting float64, err error) {
+	for _, u := range q.urls {
+		r, w, err := q.queue(ctx, u)
+		if err != nil {
+			return 0, 0, err
+		}
+		running, waiting = running+r, waiting+w
+	}
+	return running, waiting, nil
+}
+
+// queue reads one replica.
+func (q *QueueReader) queue(ctx context.Context, u *url.URL) (running, waiting float64, err error) {
+	name := "server metrics " + u.Redacted()
 	var fams families
 	tries, err := retry(ctx, probeBound(ctx, DefaultTimeout), DefaultTimeout, func(rctx context.Context) error {
 		var err error
-		fams, err = scrape(rctx, q.client, q.url)
+		fams, err = scrape(rctx, q.client, u)
 		return err
 	})
 	if err != nil {
 		if tries > 1 {
 			err = fmt.Errorf("%w (tried %d times)", err, tries)
 		}
-		return 0, 0, fmt.Errorf("%s: %w", q.name, err)
+		return 0, 0, fmt.Errorf("%s: %w", name, err)
 	}
 	var v [2]float64
 	found := false
@@ -72,7 +101,7 @@ func (q *QueueReader) Queue(ctx context.Context) (running, waiting float64, err 
 		}
 	}
 	if !found {
-		return 0, 0, fmt.Errorf("%s: no running or waiting requests gauge (looked for %s)", q.name,
+		return 0, 0, fmt.Errorf("%s: no running or waiting requests gauge (looked for %s)", name,
 			strings.Join(append(append([]string(nil), queueGauges[0]...), queueGauges[1]...), ", "))
 	}
 	return v[0], v[1], nil

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -14,14 +15,108 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-// serverQuantity is one server-side figure and the metric names that carry
-// it, vLLM first, then SGLang (telemetry.md §3); the first name present in a
-// scrape is used.
+// metricRef names one exposed series: a family, optionally only its series
+// with one label value (Triton's nv_trt_llm_request_metrics{request_type=
+// "waiting"}), optionally a histogram's sum read as a counter (TGI's token
+// histograms), with a factor to the quantity's unit (Triton's ms → s).
+type metricRef struct {
+	name         string
+	label, value string
+	histSum      bool
+	scale        float64
+}
+
+func ref(name string) metricRef { return metricRef{name: name, scale: 1} }
+func refL(name, label, value string) metricRef {
+	return metricRef{name: name, label: label, value: value, scale: 1}
+}
+func refSum(name string) metricRef { return metricRef{name: name, histSum: true, scale: 1} }
+
+// tritonLLMModel is the model whose Triton series are read: the TensorRT-LLM
+// backend's model of the tensorrtllm_backend repository (an ensemble's
+// other models count the same requests again).
+const tritonLLMModel = "tensorrt_llm"
+
+// String is the series as a PromQL selector would name it.
+func (r metricRef) String() string {
+	switch {
+	case r.label != "":
+		return r.name + "{" + r.label + `="` + r.value + `"}`
+	case r.histSum:
+		return r.name + "_sum"
+	}
+	return r.name
+}
+
+// matches reports whether series m belongs to the reference.
+func (r metricRef) matches(m *dto.Metric) bool {
+	return r.label == "" || label(m, r.label) == r.value
+}
+
+// value reads series m in the quantity's unit (NaN when it has none).
+func (r metricRef) valueOf(m *dto.Metric) float64 {
+	if r.histSum {
+		if h := m.GetHistogram(); h != nil {
+			return h.GetSampleSum() * r.scale
+		}
+		return math.NaN()
+	}
+	return scalarValue(m) * r.scale
+}
+
+// present reports whether the scrape has a series of the reference.
+func (r metricRef) present(fams families) *dto.MetricFamily {
+	mf := fams[r.name]
+	if mf == nil {
+		return nil
+	}
+	if r.label == "" {
+		return mf
+	}
+	for _, m := range mf.GetMetric() {
+		if r.matches(m) {
+			return mf
+		}
+	}
+	return nil
+}
+
+func refNames(refs []metricRef) []string {
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		out[i] = r.String()
+	}
+	return out
+}
+
+// engineOf names the engine behind an exposed metric name: vllm, sglang,
+// tgi, tensorrt-llm (Triton's TensorRT-LLM backend) or triton.
+func engineOf(name string) string {
+	switch {
+	case strings.HasPrefix(name, "vllm:"):
+		return "vllm"
+	case strings.HasPrefix(name, "sglang:"):
+		return "sglang"
+	case strings.HasPrefix(name, "tgi_"):
+		return "tgi"
+	case strings.HasPrefix(name, "nv_trt_llm_"), strings.HasPrefix(name, "nv_llm_"):
+		return "tensorrt-llm"
+	case strings.HasPrefix(name, "nv_"):
+		return "triton"
+	}
+	name, _, _ = strings.Cut(name, ":")
+	return name
+}
+
+// serverQuantity is one server-side figure and the series that carry it,
+// vLLM first, then SGLang, TGI and Triton/TensorRT-LLM (telemetry.md §3);
+// the first present in a scrape is used.
 type serverQuantity struct {
-	key   string
-	kind  colKind
-	mean  bool // gauges: average across label sets (engines) instead of summing
-	names []string
+	key      string
+	kind     colKind
+	mean     bool // gauges: average across label sets (engines) instead of summing
+	optional bool // not every deployment has it: no warning when absent
+	refs     []metricRef
 }
 
 // Fixed server columns, in series column order.
@@ -32,17 +127,35 @@ const (
 	srvPreempt
 	srvPrompt
 	srvGen
+	srvRequests
+	srvPrefixQueries
+	srvPrefixHits
+	srvSpecAccepted
+	srvSpecDraft
 	srvFixedCols
 )
 
 // serverScalars is an immutable lookup table, indexed by the constants above.
 var serverScalars = [srvFixedCols]serverQuantity{
-	srvKV:      {"kv_cache_usage", gaugeCol, true, []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage"}},
-	srvRunning: {"requests_running", gaugeCol, false, []string{"vllm:num_requests_running", "sglang:num_running_reqs"}},
-	srvWaiting: {"requests_waiting", gaugeCol, false, []string{"vllm:num_requests_waiting", "sglang:num_queue_reqs"}},
-	srvPreempt: {"preemptions", counterCol, false, []string{"vllm:num_preemptions_total", "sglang:num_retracted_requests_total"}},
-	srvPrompt:  {"prompt_tokens", counterCol, false, []string{"vllm:prompt_tokens_total", "sglang:prompt_tokens_total"}},
-	srvGen:     {"generation_tokens", counterCol, false, []string{"vllm:generation_tokens_total", "sglang:generation_tokens_total"}},
+	srvKV: {"kv_cache_usage", gaugeCol, true, false, []metricRef{ref("vllm:kv_cache_usage_perc"), ref("vllm:gpu_cache_usage_perc"), ref("sglang:token_usage"),
+		refL("nv_trt_llm_kv_cache_block_metrics", "kv_cache_block_type", "fraction")}},
+	srvRunning: {"requests_running", gaugeCol, false, false, []metricRef{ref("vllm:num_requests_running"), ref("sglang:num_running_reqs"),
+		ref("tgi_batch_current_size"), refL("nv_trt_llm_request_metrics", "request_type", "scheduled")}},
+	srvWaiting: {"requests_waiting", gaugeCol, false, false, []metricRef{ref("vllm:num_requests_waiting"), ref("sglang:num_queue_reqs"),
+		ref("tgi_queue_size"), refL("nv_trt_llm_request_metrics", "request_type", "waiting"), refL("nv_inference_pending_request_count", "model", tritonLLMModel)}},
+	srvPreempt: {"preemptions", counterCol, false, true, []metricRef{ref("vllm:num_preemptions_total"), ref("sglang:num_retracted_requests_total")}},
+	srvPrompt: {"prompt_tokens", counterCol, false, false, []metricRef{ref("vllm:prompt_tokens_total"), ref("sglang:prompt_tokens_total"),
+		refSum("tgi_request_input_length"), refSum("nv_llm_input_token_len")}},
+	srvGen: {"generation_tokens", counterCol, false, false, []metricRef{ref("vllm:generation_tokens_total"), ref("sglang:generation_tokens_total"),
+		refSum("tgi_request_generated_tokens"), refSum("nv_llm_output_token_len")}},
+	srvRequests: {"requests_succeeded", counterCol, false, true, []metricRef{ref("vllm:request_success_total"), ref("sglang:num_requests_total"),
+		ref("tgi_request_success"), refL("nv_inference_request_success", "model", tritonLLMModel)}},
+	srvPrefixQueries: {"prefix_cache_queries", counterCol, false, true, []metricRef{ref("vllm:prefix_cache_queries_total"), ref("vllm:gpu_prefix_cache_queries_total"),
+		ref("sglang:prompt_tokens_total")}},
+	srvPrefixHits: {"prefix_cache_hits", counterCol, false, true, []metricRef{ref("vllm:prefix_cache_hits_total"), ref("vllm:gpu_prefix_cache_hits_total"),
+		ref("sglang:cached_tokens_total")}},
+	srvSpecAccepted: {"spec_decode_accepted_tokens", counterCol, false, true, []metricRef{ref("vllm:spec_decode_num_accepted_tokens_total")}},
+	srvSpecDraft:    {"spec_decode_draft_tokens", counterCol, false, true, []metricRef{ref("vllm:spec_decode_num_draft_tokens_total")}},
 }
 
 // Server histograms.
@@ -50,15 +163,32 @@ const (
 	histTTFT = iota
 	histITL
 	histE2E
+	histQueue
+	histInference
+	histPrefill
+	histDecode
+	histIterTokens
 	numHists
 )
 
-// serverHistograms is an immutable lookup table of histogram names.
-var serverHistograms = [numHists][]string{
-	histTTFT: {"vllm:time_to_first_token_seconds", "sglang:time_to_first_token_seconds"},
-	histITL: {"vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds",
-		"sglang:inter_token_latency_seconds", "sglang:time_per_output_token_seconds"},
-	histE2E: {"vllm:e2e_request_latency_seconds", "sglang:e2e_request_latency_seconds"},
+// serverHistograms is an immutable lookup table of the histograms' keys and
+// series; the first four after E2E are optional (vLLM's request phases,
+// tokens per engine step).
+var serverHistograms = [numHists]struct {
+	key      string
+	optional bool
+	refs     []metricRef
+}{
+	histTTFT: {"ttft", false, []metricRef{ref("vllm:time_to_first_token_seconds"), ref("sglang:time_to_first_token_seconds"),
+		{name: "nv_inference_first_response_histogram_ms", label: "model", value: tritonLLMModel, scale: 0.001}}},
+	histITL: {"itl", false, []metricRef{ref("vllm:inter_token_latency_seconds"), ref("vllm:time_per_output_token_seconds"),
+		ref("sglang:inter_token_latency_seconds"), ref("sglang:time_per_output_token_seconds"), ref("tgi_request_mean_time_per_token_duration")}},
+	histE2E:        {"e2e", false, []metricRef{ref("vllm:e2e_request_latency_seconds"), ref("sglang:e2e_request_latency_seconds"), ref("tgi_request_duration")}},
+	histQueue:      {"queue_time", true, []metricRef{ref("vllm:request_queue_time_seconds"), ref("tgi_request_queue_duration")}},
+	histInference:  {"inference_time", true, []metricRef{ref("vllm:request_inference_time_seconds"), ref("tgi_request_inference_duration")}},
+	histPrefill:    {"prefill_time", true, []metricRef{ref("vllm:request_prefill_time_seconds")}},
+	histDecode:     {"decode_time", true, []metricRef{ref("vllm:request_decode_time_seconds")}},
+	histIterTokens: {"iteration_tokens", true, []metricRef{ref("vllm:iteration_tokens_total")}},
 }
 
 // histCols maps one histogram's buckets to series columns.
@@ -84,7 +214,7 @@ type histCols struct {
 type ServerSampler struct {
 	opts     SamplerOptions
 	clock    clock
-	url      *url.URL
+	urls     []*url.URL
 	name     string
 	client   *http.Client
 	loop     poller
@@ -104,9 +234,29 @@ type ServerSampler struct {
 // http://127.0.0.1:8000/metrics (path /metrics added when absent). A nil
 // client means http.DefaultClient.
 func NewServerSampler(metricsURL string, client *http.Client, opts SamplerOptions) (*ServerSampler, error) {
-	u, err := parseMetricsURL("server metrics URL", metricsURL)
-	if err != nil {
-		return nil, err
+	return NewReplicaSampler([]string{metricsURL}, client, opts)
+}
+
+// NewReplicaSampler returns a sampler over the /metrics of every replica of
+// a deployment. Each sample scrapes them all at once and combines them as
+// one server: counters and histogram buckets summed, queue depths summed,
+// KV cache usage averaged. A sample in which any replica fails is an error
+// and stores nothing, so that a missing replica never reads as a counter
+// reset. The replicas should run the same engine version (the same
+// histogram buckets).
+func NewReplicaSampler(metricsURLs []string, client *http.Client, opts SamplerOptions) (*ServerSampler, error) {
+	if len(metricsURLs) == 0 {
+		return nil, fmt.Errorf("server metrics: no URL")
+	}
+	var urls []*url.URL
+	var names []string
+	for _, raw := range metricsURLs {
+		u, err := parseMetricsURL("server metrics URL", raw)
+		if err != nil {
+			return nil, err
+		}
+		urls = append(urls, u)
+		names = append(names, u.Redacted())
 	}
 	o, err := opts.withDefaults()
 	if err != nil {
@@ -119,13 +269,16 @@ func NewServerSampler(metricsURL string, client *http.Client, opts SamplerOption
 	for i, q := range serverScalars {
 		kinds[i] = q.kind
 	}
-	sv := &ServerSampler{opts: o, clock: newClock(o.Now), url: u, name: "server metrics " + u.Redacted(),
+	sv := &ServerSampler{opts: o, clock: newClock(o.Now), urls: urls, name: "server metrics " + strings.Join(names, ", "),
 		client: client, s: newSeries(o.MaxPoints, kinds...), used: map[string]string{}, notify: make(chan struct{})}
 	for i := range sv.hists {
 		sv.hists[i] = histCols{col: map[float64]int{}, sumCol: -1, countCol: -1}
 	}
 	return sv, nil
 }
+
+// Replicas returns the number of /metrics URLs sampled.
+func (sv *ServerSampler) Replicas() int { return len(sv.urls) }
 
 // Start takes a first sample, returning its error (unreachable URL, no vLLM
 // or SGLang metrics), then samples every Interval until ctx ends or Stop.
@@ -157,19 +310,40 @@ func (sv *ServerSampler) Sample(ctx context.Context) error {
 func (sv *ServerSampler) sample(ctx context.Context, bound time.Duration) error {
 	sv.sampleMu.Lock()
 	defer sv.sampleMu.Unlock()
+	scraped := make([]families, len(sv.urls))
+	errs := make([]error, len(sv.urls))
+	tries := make([]int, len(sv.urls))
+	t0 := sv.clock.nanos()
+	var wg sync.WaitGroup
+	for i, u := range sv.urls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tries[i], errs[i] = retry(ctx, bound, sv.opts.Timeout, func(rctx context.Context) error {
+				var err error
+				scraped[i], err = scrape(rctx, sv.client, u)
+				return err
+			})
+			if errs[i] == nil && !hasServerMetrics(scraped[i]) {
+				errs[i] = fmt.Errorf("no vLLM, SGLang, TGI or Triton/TensorRT-LLM metrics found (looked for %s, …); is this the inference server's /metrics URL, and for SGLang was it started with --enable-metrics?",
+					strings.Join(refNames(serverScalars[srvRunning].refs), ", "))
+			}
+			if errs[i] != nil && len(sv.urls) > 1 {
+				errs[i] = fmt.Errorf("%s: %w", u.Redacted(), errs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	t1 := sv.clock.nanos()
+	t := t0 + (t1-t0)/2
+	err := errors.Join(errs...)
+	maxTries := 0
+	for _, n := range tries {
+		maxTries = max(maxTries, n)
+	}
 	var fams families
-	var t int64
-	tries, err := retry(ctx, bound, sv.opts.Timeout, func(rctx context.Context) error {
-		t0 := sv.clock.nanos()
-		var err error
-		fams, err = scrape(rctx, sv.client, sv.url)
-		t1 := sv.clock.nanos()
-		t = t0 + (t1-t0)/2
-		return err
-	})
-	if err == nil && !hasServerMetrics(fams) {
-		err = fmt.Errorf("no vLLM or SGLang metrics found (looked for %s, %s, …); is this the inference server's /metrics URL, and for SGLang was it started with --enable-metrics?",
-			serverScalars[srvRunning].names[0], serverScalars[srvRunning].names[1])
+	if err == nil {
+		fams = mergeFamilies(scraped)
 	}
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
@@ -178,8 +352,8 @@ func (sv *ServerSampler) sample(ctx context.Context, bound time.Duration) error 
 		sv.notify = make(chan struct{})
 	}()
 	if err != nil {
-		if tries > 1 {
-			err = fmt.Errorf("%w (tried %d times)", err, tries)
+		if maxTries > 1 {
+			err = fmt.Errorf("%w (tried %d times)", err, maxTries)
 		}
 		err = fmt.Errorf("%s: %w", sv.name, err)
 		sv.errs.add(t, err)
@@ -192,20 +366,52 @@ func (sv *ServerSampler) sample(ctx context.Context, bound time.Duration) error 
 
 func hasServerMetrics(fams families) bool {
 	for _, q := range serverScalars {
-		for _, n := range q.names {
-			if fams[n] != nil {
+		for _, r := range q.refs {
+			if r.present(fams) != nil {
 				return true
 			}
 		}
 	}
-	for _, names := range serverHistograms {
-		for _, n := range names {
-			if fams[n] != nil {
+	for _, h := range serverHistograms {
+		for _, r := range h.refs {
+			if r.present(fams) != nil {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// mergeFamilies combines the scrapes of several replicas into one: the
+// series of each family are put together, so that summing over label sets
+// sums over replicas.
+func mergeFamilies(all []families) families {
+	if len(all) == 1 {
+		return all[0]
+	}
+	out := families{}
+	for _, fams := range all {
+		for name, mf := range fams {
+			if have := out[name]; have != nil {
+				have.Metric = append(have.Metric, mf.GetMetric()...)
+				continue
+			}
+			cp := &dto.MetricFamily{Name: mf.Name, Help: mf.Help, Type: mf.Type, Unit: mf.Unit,
+				Metric: append([]*dto.Metric(nil), mf.GetMetric()...)}
+			out[name] = cp
+		}
+	}
+	return out
+}
+
+// firstRef returns the first reference present in the scrape.
+func firstRef(fams families, refs []metricRef) (*dto.MetricFamily, metricRef, bool) {
+	for _, r := range refs {
+		if mf := r.present(fams); mf != nil {
+			return mf, r, true
+		}
+	}
+	return nil, metricRef{}, false
 }
 
 // ingest turns one scrape into one point (sv.mu held).
@@ -216,22 +422,22 @@ func (sv *ServerSampler) ingest(t int64, fams families) {
 		sum, count float64
 	}
 	var hv [numHists]*histVals
-	for h, names := range serverHistograms {
-		mf, name := firstFamily(fams, names)
-		if mf == nil {
+	for h, sh := range serverHistograms {
+		mf, r, ok := firstRef(fams, sh.refs)
+		if !ok {
 			continue
 		}
-		sv.used[histKey(h)] = name
+		sv.used[histKey(h)] = r.String()
 		v := &histVals{buckets: map[float64]float64{}}
 		for _, m := range mf.GetMetric() {
 			hg := m.GetHistogram()
-			if hg == nil {
+			if hg == nil || !r.matches(m) {
 				continue
 			}
 			for _, b := range hg.GetBucket() {
-				v.buckets[b.GetUpperBound()] += bucketCount(b)
+				v.buckets[b.GetUpperBound()*r.scale] += bucketCount(b)
 			}
-			v.sum += hg.GetSampleSum()
+			v.sum += hg.GetSampleSum() * r.scale
 			v.count += histCount(hg)
 		}
 		if _, ok := v.buckets[math.Inf(1)]; !ok {
@@ -265,20 +471,23 @@ func (sv *ServerSampler) ingest(t int64, fams families) {
 		row[i] = math.NaN()
 	}
 	for i, q := range serverScalars {
-		mf, name := firstFamily(fams, q.names)
-		if mf == nil {
+		mf, r, ok := firstRef(fams, q.refs)
+		if !ok {
 			continue
 		}
 		if _, seen := sv.used[q.key]; !seen && sv.s.len() > 0 {
 			sv.s.zeroHistory(i) // a counter that appeared counts from zero
 		}
-		sv.used[q.key] = name
+		sv.used[q.key] = r.String()
 		if sv.engine == "" {
-			sv.engine, _, _ = strings.Cut(name, ":")
+			sv.engine = engineOf(r.name)
 		}
 		sum, n := 0.0, 0
 		for _, m := range mf.GetMetric() {
-			if v := scalarValue(m); !math.IsNaN(v) {
+			if !r.matches(m) {
+				continue
+			}
+			if v := r.valueOf(m); !math.IsNaN(v) {
 				sum += v
 				n++
 			}
@@ -314,7 +523,7 @@ func firstFamily(fams families, names []string) (*dto.MetricFamily, string) {
 	return nil, ""
 }
 
-func histKey(h int) string { return [numHists]string{"ttft", "itl", "e2e"}[h] }
+func histKey(h int) string { return serverHistograms[h].key }
 
 func bucketCount(b *dto.Bucket) float64 {
 	if b.CumulativeCountFloat != nil {
@@ -353,7 +562,8 @@ type Latency struct {
 // ServerWindow is what the server reported about one window.
 type ServerWindow struct {
 	Start, End time.Time
-	// Engine is "vllm" or "sglang", from the metric names seen.
+	// Engine is "vllm", "sglang", "tgi", "tensorrt-llm" or "triton", from
+	// the metric names seen.
 	Engine string
 	// Metrics maps each figure (kv_cache_usage, requests_running,
 	// requests_waiting, preemptions, prompt_tokens, generation_tokens, ttft,
@@ -370,8 +580,24 @@ type ServerWindow struct {
 	// PromptTokens and GenerationTokens are counter changes, a cross-check
 	// of the client's token counts.
 	PromptTokens, GenerationTokens float64
+	// Requests is the change of the succeeded-requests counter.
+	Requests float64
+	// PrefixCacheQueries and PrefixCacheHits are counter changes in tokens
+	// (vLLM prefix_cache_queries/hits; SGLang cached_tokens over
+	// prompt_tokens); NaN when not exposed.
+	PrefixCacheQueries, PrefixCacheHits float64
+	// SpecAccepted and SpecDraft are vLLM's speculative-decoding accepted
+	// and draft token counter changes; NaN without speculative decoding.
+	SpecAccepted, SpecDraft float64
 	// TTFT, ITL and E2E are the server-side latency histograms.
 	TTFT, ITL, E2E Latency
+	// QueueTime, InferenceTime, PrefillTime and DecodeTime are the
+	// request-phase histograms (seconds); IterationTokens is tokens per
+	// engine step (its "seconds" fields are tokens). Metric is "" when
+	// the server has none.
+	QueueTime, InferenceTime, PrefillTime, DecodeTime, IterationTokens Latency
+	// Replicas is the number of /metrics URLs combined.
+	Replicas int
 	// Coverage is the fraction of the window spanned by scrapes.
 	Coverage float64
 	Warnings []string
@@ -386,14 +612,18 @@ func (sv *ServerSampler) Window(start, end time.Time) (ServerWindow, error) {
 	a, b := sv.clock.nanosOf(start), sv.clock.nanosOf(end)
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
-	w := ServerWindow{Start: start, End: end, Engine: sv.engine, Metrics: map[string]string{}}
+	w := ServerWindow{Start: start, End: end, Engine: sv.engine, Metrics: map[string]string{}, Replicas: len(sv.urls)}
 	for k, v := range sv.used {
 		w.Metrics[k] = v
 	}
 	nan := math.NaN()
 	w.KVCacheUsage, w.RequestsRunning, w.RequestsWaiting = Stat{nan, nan}, Stat{nan, nan}, Stat{nan, nan}
 	w.Preemptions, w.PromptTokens, w.GenerationTokens = nan, nan, nan
-	w.TTFT, w.ITL, w.E2E = emptyLatency(), emptyLatency(), emptyLatency()
+	w.Requests, w.PrefixCacheQueries, w.PrefixCacheHits, w.SpecAccepted, w.SpecDraft = nan, nan, nan, nan, nan
+	lats := [numHists]*Latency{&w.TTFT, &w.ITL, &w.E2E, &w.QueueTime, &w.InferenceTime, &w.PrefillTime, &w.DecodeTime, &w.IterationTokens}
+	for _, l := range lats {
+		*l = emptyLatency()
+	}
 	s := sv.s
 	ca, cb, ok := s.span(a, b)
 	if !ok {
@@ -440,18 +670,22 @@ func (sv *ServerSampler) Window(start, end time.Time) (ServerWindow, error) {
 	w.Preemptions = counter(srvPreempt)
 	w.PromptTokens = counter(srvPrompt)
 	w.GenerationTokens = counter(srvGen)
+	w.Requests = counter(srvRequests)
+	w.PrefixCacheQueries, w.PrefixCacheHits = counter(srvPrefixQueries), counter(srvPrefixHits)
+	w.SpecAccepted, w.SpecDraft = counter(srvSpecAccepted), counter(srvSpecDraft)
 	for i, q := range serverScalars {
 		if _, seen := sv.used[q.key]; !seen {
-			w.Warnings = append(w.Warnings, fmt.Sprintf("server does not expose %s (looked for %s)", q.key, strings.Join(q.names, ", ")))
+			if !q.optional {
+				w.Warnings = append(w.Warnings, fmt.Sprintf("server does not expose %s (looked for %s)", q.key, strings.Join(refNames(q.refs), ", ")))
+			}
 		} else if !s.valid(i, lo, hi) {
 			w.Warnings = append(w.Warnings, fmt.Sprintf("missing samples: %s absent from some scrapes in the window", sv.used[q.key]))
 		}
 	}
-	lats := [numHists]*Latency{&w.TTFT, &w.ITL, &w.E2E}
-	for h := range serverHistograms {
+	for h, sh := range serverHistograms {
 		*lats[h] = sv.latency(h, lo, hi, ca, cb)
-		if lats[h].Metric == "" {
-			w.Warnings = append(w.Warnings, fmt.Sprintf("server does not expose a %s histogram (looked for %s)", histKey(h), strings.Join(serverHistograms[h], ", ")))
+		if lats[h].Metric == "" && !sh.optional {
+			w.Warnings = append(w.Warnings, fmt.Sprintf("server does not expose a %s histogram (looked for %s)", histKey(h), strings.Join(refNames(sh.refs), ", ")))
 		}
 	}
 	return w, nil

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"os"
 	"runtime/pprof"
 	"sort"
@@ -182,6 +183,7 @@ type plan struct {
 	extraBody   map[string]any
 	skipReady   bool // --backend-args validate_backend:false
 	telemetry   scorecard.Config
+	metricsAddr string
 	slo         slo.Spec
 	seed        int64
 	samples     int        // --sample-requests
@@ -219,7 +221,7 @@ func (p *plan) runConfig() *run.Config {
 			Shard: run.Shard{Plan: p.shardPlan, Shard: p.shard.shard, StartAt: p.shard.startAt, Notes: p.shard.notes,
 				Hash: func(model string) string { return p.shard.configHash(p.key, model) }},
 		},
-		SLO: p.slo, Telemetry: p.telemetry, Outputs: out,
+		SLO: p.slo, Telemetry: p.telemetry, MetricsAddr: p.metricsAddr, Outputs: out,
 		Metadata: run.Metadata{Labels: p.metaLabels, ScenarioLabels: p.labels, Strict: p.meta.strict,
 			ProbeTimeout: p.meta.probeTimeout, Warmup: p.warmText},
 		Progress: p.progress,
@@ -330,6 +332,9 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 		return nil, err
 	}
 	if p.telemetry, err = o.tel.config(fs); err != nil {
+		return nil, err
+	}
+	if p.metricsAddr, err = o.tel.liveMetricsAddr(); err != nil {
 		return nil, err
 	}
 	getenv := o.getenv
@@ -1481,7 +1486,7 @@ type scorecardOptions struct {
 	keplerNamespace    string
 	keplerPod          string
 	keplerContainer    string
-	serverMetrics      string
+	serverMetrics      []string
 	opencost           string
 	opencostNamespace  string
 	opencostLabel      string
@@ -1495,6 +1500,7 @@ type scorecardOptions struct {
 	optional           bool
 	interval           time.Duration
 	wait               time.Duration
+	metricsAddr        string
 }
 
 // scorecardFlags registers the telemetry flags.
@@ -1507,7 +1513,7 @@ func scorecardFlags(o *scorecardOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.keplerNamespace, "kepler-namespace", "", "also read Kepler's energy of this namespace from --prometheus (cross-check)")
 	fs.StringVar(&o.keplerPod, "kepler-pod", "", "also read Kepler's energy of this pod from --prometheus")
 	fs.StringVar(&o.keplerContainer, "kepler-container", "", "also read Kepler's energy of this container from --prometheus")
-	fs.StringVar(&o.serverMetrics, "server-metrics", string(scorecard.ServerMetricsAuto), "inference server /metrics (KV cache, queue, preemptions, server TTFT/ITL): auto (scrape <target>/metrics when it serves vLLM or SGLang metrics), on (required), off, or a URL")
+	fs.StringArrayVar(&o.serverMetrics, "server-metrics", []string{string(scorecard.ServerMetricsAuto)}, "inference server /metrics (KV cache, queue, prefix cache, spec decode, server TTFT/ITL of vLLM, SGLang, TGI or Triton/TensorRT-LLM): auto (scrape <target>/metrics when it serves them), on (required), off, or URLs, one per replica (comma-separated or repeated; counters and histograms are summed)")
 	fs.StringVar(&o.opencost, "opencost", "", "OpenCost API that prices each window, e.g. http://opencost.opencost:9003")
 	fs.StringVar(&o.opencostNamespace, "opencost-namespace", "", "OpenCost: the namespace to price")
 	fs.StringVar(&o.opencostLabel, "opencost-label", "", "OpenCost: price the allocations with this label, key=value (e.g. app=vllm)")
@@ -1521,6 +1527,19 @@ func scorecardFlags(o *scorecardOptions, fs *pflag.FlagSet) {
 	fs.BoolVar(&o.optional, "telemetry-optional", false, "run even when a telemetry source is unreachable; it is reported as missing")
 	fs.DurationVar(&o.interval, "telemetry-interval", telemetry.DefaultInterval, "sampling interval of --dcgm-url, --nvml and the server metrics")
 	fs.DurationVar(&o.wait, "telemetry-wait", scorecard.DefaultWait, "longest wait after each window end for a reading past it (dcgm-exporter refreshes every 30 s by default)")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve the run's own Prometheus series at http://ADDR/metrics while it runs (requests, in flight, TTFT/ITL/e2e per round, target load, client CPU), e.g. :9090")
+}
+
+// liveMetricsAddr checks --metrics-addr: host:port, the host optional.
+func (o *scorecardOptions) liveMetricsAddr() (string, error) {
+	a := strings.TrimSpace(o.metricsAddr)
+	if a == "" {
+		return "", nil
+	}
+	if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
+		return "", usagef("--metrics-addr %q: want [host]:port, e.g. :9090 or 127.0.0.1:9090", o.metricsAddr)
+	}
+	return a, nil
 }
 
 // config turns the flags into the scorecard configuration. Errors are
@@ -1541,7 +1560,15 @@ func (o *scorecardOptions) config(fs *pflag.FlagSet) (scorecard.Config, error) {
 	if o.keplerNamespace != "" || o.keplerPod != "" || o.keplerContainer != "" {
 		c.Kepler = &telemetry.KeplerSelector{Namespace: o.keplerNamespace, Pod: o.keplerPod, Container: o.keplerContainer}
 	}
-	switch sm := strings.TrimSpace(o.serverMetrics); strings.ToLower(sm) {
+	var sms []string
+	for _, v := range o.serverMetrics {
+		for _, x := range strings.Split(v, ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				sms = append(sms, x)
+			}
+		}
+	}
+	switch sm := strings.Join(sms, ","); strings.ToLower(sm) {
 	case "auto", "":
 		c.ServerMetrics = scorecard.ServerMetricsAuto
 	case "on", "true":
@@ -1549,10 +1576,12 @@ func (o *scorecardOptions) config(fs *pflag.FlagSet) (scorecard.Config, error) {
 	case "off", "false":
 		c.ServerMetrics = scorecard.ServerMetricsOff
 	default:
-		if !strings.HasPrefix(sm, "http://") && !strings.HasPrefix(sm, "https://") {
-			return c, usagef("--server-metrics %q: want auto, on, off or an http(s) URL", sm)
+		for _, u := range sms {
+			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+				return c, usagef("--server-metrics %q: want auto, on, off or http(s) URLs (comma-separated or repeated, one per replica)", u)
+			}
 		}
-		c.ServerMetrics, c.ServerMetricsURL = scorecard.ServerMetricsOn, sm
+		c.ServerMetrics, c.ServerMetricsURL, c.ServerMetricsURLs = scorecard.ServerMetricsOn, sms[0], sms[1:]
 	}
 	if o.opencost == "" && (o.opencostNamespace != "" || o.opencostLabel != "" || o.opencostAggregate != "") {
 		return c, usagef("--opencost-namespace, --opencost-label and --opencost-aggregate need --opencost URL")
