@@ -183,45 +183,8 @@ var prefixLengthFlags = []string{"prefix-prompt-length", "prompt-prefix-length"}
 
 func runProfile(ctx context.Context, e *env, args []string) error {
 	var po profileOptions
-	fs := newFlagSet("profile", "profile --model M [--url URL] [--concurrency 4,8 | --request-rate 2,4] [flags]  (AIPerf's flags)", e.stdout)
-	profileFlags(&po, fs)
-	parsed, err := aiperfArgs(args)
+	p, lay, slos, err := po.setup(e, args)
 	if err != nil {
-		return err
-	}
-	if err := parseFlags(fs, parsed); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q (see 'goodput profile --help')", fs.Arg(0))
-	}
-	if po.apiKey == "" && po.endpointType == "messages" {
-		po.apiKey = e.getenv("ANTHROPIC_API_KEY")
-	}
-	if po.apiKey == "" {
-		po.apiKey = e.getenv("OPENAI_API_KEY")
-	}
-	p, lay, err := po.plan(fs, e.getenv)
-	if err != nil {
-		return err
-	}
-	slos, err := slo.ParseAIPerfGoodput(strings.Join(po.goodput, " "))
-	if err != nil {
-		return usagef("%v", err)
-	}
-	p.slo = slo.Default()
-	if len(po.goodput) > 0 {
-		// The same thresholds judge every benchmark in goodput's own report.
-		// (AIPerf's export judges its own, longer list of tags: a tag the
-		// SLO has no metric for only leaves goodput's report on its
-		// default SLO, said so.)
-		if sp, err := slo.AIPerfSpec(slos); err == nil {
-			p.slo, p.key.slo = sp, sp.String()
-		} else {
-			fmt.Fprintf(e.stderr, "note: --goodput: %v; goodput's own report keeps the default SLO (the AIPerf export applies --goodput)\n", oneLineErr(err))
-		}
-	}
-	if err := po.finish(p); err != nil {
 		return err
 	}
 	tokName := po.tokenizer
@@ -255,6 +218,54 @@ func runProfile(ctx context.Context, e *env, args []string) error {
 		return runErr
 	}
 	return checkErrorRate(e.stderr, rep, p.maxErrorRate)
+}
+
+// setup parses AIPerf's command line into the run's plan, its output
+// layout and the AIPerf SLOs, everything a profile run needs before the
+// load.
+func (po *profileOptions) setup(e *env, args []string) (*plan, *profileLayout, []slo.AIPerfThreshold, error) {
+	fs := newFlagSet("profile", "profile --model M [--url URL] [--concurrency 4,8 | --request-rate 2,4] [flags]  (AIPerf's flags)", e.stdout)
+	profileFlags(po, fs)
+	parsed, err := aiperfArgs(args)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := parseFlags(fs, parsed); err != nil {
+		return nil, nil, nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, nil, nil, usagef("unexpected argument %q (see 'goodput profile --help')", fs.Arg(0))
+	}
+	if po.apiKey == "" && po.endpointType == "messages" {
+		po.apiKey = e.getenv("ANTHROPIC_API_KEY")
+	}
+	if po.apiKey == "" {
+		po.apiKey = e.getenv("OPENAI_API_KEY")
+	}
+	p, lay, err := po.plan(fs, e.getenv)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	slos, err := slo.ParseAIPerfGoodput(strings.Join(po.goodput, " "))
+	if err != nil {
+		return nil, nil, nil, usagef("%v", err)
+	}
+	p.slo = slo.Default()
+	if len(po.goodput) > 0 {
+		// The same thresholds judge every benchmark in goodput's own report.
+		// (AIPerf's export judges its own, longer list of tags: a tag the
+		// SLO has no metric for only leaves goodput's report on its
+		// default SLO, said so.)
+		if sp, err := slo.AIPerfSpec(slos); err == nil {
+			p.slo, p.key.slo = sp, sp.String()
+		} else {
+			fmt.Fprintf(e.stderr, "note: --goodput: %v; goodput's own report keeps the default SLO (the AIPerf export applies --goodput)\n", oneLineErr(err))
+		}
+	}
+	if err := po.finish(p); err != nil {
+		return nil, nil, nil, err
+	}
+	return p, lay, slos, nil
 }
 
 // profileLayout says where a profile run writes its files.

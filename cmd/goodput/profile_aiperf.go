@@ -283,6 +283,7 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"api-host"}, refused: "AIPerf's live API: not supported"},
 	{names: []string{"per-chunk-usage"}, refused: "ITL from the first chunk's server token count: not yet"},
 	// goodput's own
+	{names: []string{"output"}, maps: "goodput's own: the AIPerf JSON export's path, e.g. /results/aiperf.json; the CSV and goodput's report beside it"},
 	{names: []string{"fail-on-error-rate"}, maps: "goodput's own: exit 4 when a benchmark's error rate exceeds it (for CI)"},
 }
 
