@@ -164,6 +164,7 @@ var invalidFlagValues = map[string][]string{
 	"profile --no-server-metrics":           {"=maybe"},
 	"profile --gpu-telemetry":               {"dashboard", "ftp://x"},
 	"profile --no-gpu-telemetry":            {"=maybe"},
+	"profile --config":                      {"/nonexistent/aiperf.yaml"},
 
 	// mock
 	"mock --host":                 {"not a host!"},

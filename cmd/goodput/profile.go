@@ -91,6 +91,7 @@ type profileOptions struct {
 	// telemetry: AIPerf's lists of URLs ("" for the bare flag)
 	serverMetrics, gpuTelemetry     []string
 	noServerMetrics, noGPUTelemetry bool
+	configFile                      string
 }
 
 // profileDefaultISL is AIPerf's default input sequence length.
@@ -167,6 +168,7 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.StringArrayVar(&po.gpuTelemetry, "gpu-telemetry", nil, "GPU energy from dcgm-exporter URLs, e.g. node1:9400 (bare: localhost:9400 and :9401, optional) or pynvml (NVML builds)")
 	fs.BoolVar(&po.noGPUTelemetry, "no-gpu-telemetry", false, "no GPU telemetry (the default)")
 	fs.IntVar(&po.warmupCount, "num-warmup-requests", 0, "alias of --warmup-request-count")
+	fs.StringVarP(&po.configFile, "config", "f", "", "AIPerf's YAML config (schemaVersion 2.0): model, endpoint, dataset, phases, artifacts, random_seed and a concurrency or rate sweep; flags given here override it")
 	for _, alias := range []string{"model-names", "arrival-pattern", "vllm-burstiness", "input-tokens", "input-tokens-mean", "synthetic-input-tokens-mean",
 		"prompt-input-tokens-mean", "input-tokens-stddev", "synthetic-input-tokens-stddev", "prompt-input-tokens-stddev",
 		"output-tokens", "output-tokens-mean", "prompt-output-tokens-mean", "synthetic-output-tokens-mean", "output-tokens-stddev",
@@ -235,6 +237,11 @@ func (po *profileOptions) setup(e *env, args []string) (*plan, *profileLayout, [
 	}
 	if fs.NArg() > 0 {
 		return nil, nil, nil, usagef("unexpected argument %q (see 'goodput profile --help')", fs.Arg(0))
+	}
+	if po.configFile != "" {
+		if err := po.readAIPerfConfig(fs, po.configFile, e.getenv); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	if po.apiKey == "" && po.endpointType == "messages" {
 		po.apiKey = e.getenv("ANTHROPIC_API_KEY")

@@ -70,6 +70,29 @@ func TestAIPerfFlagsReachTheConfiguration(t *testing.T) {
 {"text": "Explain GANs."}
 `)
 	series := writeFile(t, "series.json", `{"points":[{"time_s":0,"qps":2},{"time_s":10,"qps":4}]}`)
+	config := writeFile(t, "benchmark.yaml", `# AIPerf's YAML config tutorial's example
+schemaVersion: "2.0"
+randomSeed: 9
+benchmark:
+  model: meta-llama/Llama-3.1-8B-Instruct
+  endpoint:
+    url: http://localhost:8000
+    type: chat
+    streaming: true
+  dataset:
+    type: synthetic
+    entries: 500
+    prompts: {isl: {mean: 512, stddev: 16}, osl: 128}
+  phases:
+    - {name: warmup, type: concurrency, requests: 50}
+    - {name: profiling, type: concurrency, requests: 500}
+  artifacts:
+    dir: ./artifacts/my-test
+sweep:
+  type: grid
+  parameters:
+    concurrency: [8, 16, 32, 64]
+`)
 	type check func(s profileSetup) bool
 	cases := map[string]struct {
 		args []string
@@ -87,7 +110,15 @@ func TestAIPerfFlagsReachTheConfiguration(t *testing.T) {
 		"request-timeout-seconds": {[]string{"--request-timeout-seconds", "90"}, func(s profileSetup) bool {
 			return s.cfg.Client.RequestTimeout == 90*time.Second
 		}},
-		"api-key":   {[]string{"--api-key", "sk-1"}, func(s profileSetup) bool { return s.cfg.Client.APIKey == "sk-1" }},
+		"api-key": {[]string{"--api-key", "sk-1"}, func(s profileSetup) bool { return s.cfg.Client.APIKey == "sk-1" }},
+		"config": {[]string{"--config", config, "--request-count", "100"}, func(s profileSetup) bool {
+			l, syn := rounds(s), s.cfg.Data.Synthetic
+			// --model and --url on the command line win over the file.
+			return s.cfg.Client.Model == "m" && s.cfg.Client.Target == "http://127.0.0.1:1" && !s.cfg.Client.NoStream &&
+				syn.Samples == 500 && syn.Prompt.Mean == 512 && syn.Prompt.Stdev == 16 && syn.Output.Mean == 128 &&
+				len(l) == 4 && l[3].Streams == 64 && s.cfg.Plan.Seed == 9 && *s.cfg.Plan.Warmup.Value == 50 &&
+				s.cfg.Plan.Constraints.MaxRequests == 150
+		}},
 		"transport": {[]string{"--transport", "http"}, func(s profileSetup) bool { return s.po.transport == "http" }},
 		"use-legacy-max-tokens": {[]string{"--use-legacy-max-tokens"}, func(s profileSetup) bool {
 			return s.cfg.Client.MaxTokensField == "max_tokens"
@@ -365,6 +396,54 @@ func TestProfileTraceAndPrefixesRun(t *testing.T) {
 		}
 		if args[0] == "--shared-system-prompt-length" && metricAvg(t, x, "input_sequence_length") < 48 {
 			t.Errorf("%q: input length %v lacks the 32-token system prompt", args, metricAvg(t, x, "input_sequence_length"))
+		}
+	}
+}
+
+// An AIPerf YAML config alone gives the run; unknown keys, computed values
+// and unset variables are one-line errors naming the key and the file.
+func TestAIPerfConfigFile(t *testing.T) {
+	run := func(yaml string, args ...string) (profileSetup, error) {
+		path := writeFile(t, "c.yaml", yaml)
+		var po profileOptions
+		var out bytes.Buffer
+		getenv := func(k string) string { return map[string]string{"MODEL_NAME": "env-model"}[k] }
+		p, lay, _, err := po.setup(&env{stdout: &out, stderr: &out, getenv: getenv}, append([]string{"-f", path}, args...))
+		if err != nil {
+			return profileSetup{}, err
+		}
+		return profileSetup{&po, p, p.runConfig(), lay}, nil
+	}
+	dir := t.TempDir()
+	s, err := run(`schemaVersion: "2.0"
+benchmark:
+  model: ${MODEL_NAME:fallback}
+  endpoint: {url: "http://127.0.0.1:1", type: completions, timeout: 30}
+  dataset: {type: synthetic, prompts: {isl: 64, osl: 16}}
+  phases: {type: gamma, rate: 4, smoothness: 2, concurrency: 8, duration: 2m}
+  artifacts: {dir: `+dir+`}
+`, "--ui-type", "none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := rounds(s)
+	if s.cfg.Client.Model != "env-model" || s.cfg.Client.Endpoint != loadgen.EndpointCompletions || s.cfg.Client.RequestTimeout != 30*time.Second ||
+		len(l) != 1 || l[0].Kind != loadgen.Poisson || l[0].Rate != 4 || l[0].Burstiness != 2 || l[0].MaxConcurrency != 8 ||
+		s.cfg.Plan.Constraints.MaxDuration != 2*time.Minute || s.lay.target.Dir != dir || s.cfg.Data.Synthetic.Prompt.Mean != 64 {
+		t.Errorf("config %+v, rounds %+v", s.cfg.Client, l)
+	}
+	for _, c := range []struct{ yaml, want string }{
+		{"benchmark:\n  modle: x\n", `unknown key "modle"`},
+		{"benchmark:\n  model: x\n  phases: {type: concurrency, concurency: 8}\n", `benchmark.phases: unknown key "concurency"`},
+		{"benchmark:\n  model: \"{{ name }}\"\n", "computed values"},
+		{"benchmark:\n  model: ${NOPE}\n", "${NOPE} is not set"},
+		{"benchmark:\n  models: [a, b]\n", "one model"},
+		{"benchmark:\n  model: m\nsweep: {type: zip, parameters: {concurrency: [1, 2]}}\n", "sweep.type"},
+		{"benchmark:\n  model: m\n  phases: [{name: warmup, concurrency: 4, requests: 5}, {name: profiling, requests: 9}]\n", "warmup is the benchmark's own start"},
+	} {
+		_, err := run(c.yaml)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--config ") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v, want one line with %q", c.yaml, err, c.want)
 		}
 	}
 }
