@@ -36,7 +36,10 @@ import (
 // configuration from the flags (one benchmark per --concurrency or
 // --request-rate value), runs it, and writes goodput's report plus one
 // AIPerf export (profile_export_aiperf.json and .csv) per benchmark,
-// computed from the per-request records AIPerf's way.
+// computed from the per-request records AIPerf's way. One table
+// (aiperfFlags, profile_aiperf.go) says what each AIPerf option becomes or
+// why it is refused; --config reads AIPerf's YAML config into the same
+// options (profile_config.go).
 //
 // Where the files go:
 //
