@@ -19,6 +19,16 @@ const legacyFixturePath = "testdata/benchmarks_stripped_legacy_v0.3.json"
 // is missing, unless $GOODPUT_CI is set: CI must run it.
 func guidellmCheck(t *testing.T, path string, strict bool) string {
 	t.Helper()
+	if strict {
+		return guidellmCheckArgs(t, "--strict", path)
+	}
+	return guidellmCheckArgs(t, path)
+}
+
+// guidellmCheckArgs runs the checker with the given arguments (see
+// guidellmCheck for when it skips).
+func guidellmCheckArgs(t *testing.T, args ...string) string {
+	t.Helper()
 	checker := os.Getenv("GUIDELLM_V2_CHECK")
 	if checker == "" {
 		checker = filepath.Join("testdata", "guidellm_v2_check.py")
@@ -34,11 +44,7 @@ func guidellmCheck(t *testing.T, path string, strict bool) string {
 		}
 		t.Skip(msg)
 	}
-	args := []string{checker, path}
-	if strict {
-		args = []string{checker, "--strict", path}
-	}
-	out, _ := exec.Command(py, args...).CombinedOutput()
+	out, _ := exec.Command(py, append([]string{checker}, args...)...).CombinedOutput()
 	return strings.TrimSpace(string(out))
 }
 

@@ -80,10 +80,13 @@ type BenchmarkConfig struct {
 	Warmup                TransientPhase             `json:"warmup"`
 	Cooldown              TransientPhase             `json:"cooldown"`
 	PreferResponseMetrics bool                       `json:"prefer_response_metrics"`
-	Profile               json.RawMessage            `json:"profile"`
-	Requests              json.RawMessage            `json:"requests"`
-	Backend               json.RawMessage            `json:"backend"`
-	Environment           json.RawMessage            `json:"environment"`
+	// SLO is GuideLLM's newest release's per-request objectives (its
+	// GoodputSLO), nil when the run has none GuideLLM can state.
+	SLO         *GoodputSLO     `json:"slo,omitempty"`
+	Profile     json.RawMessage `json:"profile"`
+	Requests    json.RawMessage `json:"requests"`
+	Backend     json.RawMessage `json:"backend"`
+	Environment json.RawMessage `json:"environment"`
 }
 
 // SchedulerState is GuideLLM's SchedulerState (the scheduler's final
@@ -186,6 +189,23 @@ type Metrics struct {
 	Video                           *VideoMetrics              `json:"video"`
 	Audio                           *AudioMetrics              `json:"audio"`
 	ToolCall                        *ToolCallMetrics           `json:"tool_call"`
+	// SLOAttainment and SLODeterminedRequests are where GuideLLM's newest
+	// release writes the verdict against BenchmarkConfig.SLO: the share of
+	// the determined requests that met every objective, and their number.
+	// nil without such objectives (older GuideLLM releases keep the keys
+	// as extras).
+	SLOAttainment         *Float `json:"slo_attainment,omitempty"`
+	SLODeterminedRequests *Int   `json:"slo_determined_requests,omitempty"`
+}
+
+// GoodputSLO is GuideLLM's GoodputSLO (its newest release): per-request
+// thresholds in ms on time to first token, inter-token latency (GuideLLM's
+// tpot_ms, the first token excluded) and request latency. A request
+// conforms when it meets every threshold set.
+type GoodputSLO struct {
+	TTFTMs *Float `json:"ttft_ms,omitempty"`
+	TPOTMs *Float `json:"tpot_ms,omitempty"`
+	E2ELMs *Float `json:"e2el_ms,omitempty"`
 }
 
 // MetricsSummary is GuideLLM's GenerativeMetricsSummary: a quantity on the

@@ -191,7 +191,34 @@ func (s Spec) Judge(b *report.Benchmark, c report.GoodputCounts) *report.SLOResu
 	}
 	r.Pass = pass
 	r.Decision, r.Confidence = overall(r.Objectives)
+	if b != nil {
+		s.guideLLM(b, c)
+	}
 	return r
+}
+
+// guideLLM writes the verdict where GuideLLM's newest release keeps it:
+// the objectives in the benchmark's config.slo, the attainment and the
+// number of determined requests in its metrics. It writes nothing when the
+// per-request thresholds include tpot (GuideLLM's objectives are TTFT,
+// inter-token latency and request latency).
+func (s Spec) guideLLM(b *report.Benchmark, c report.GoodputCounts) {
+	t := s.Thresholds()
+	if t.IsZero() || t.TPOTMs > 0 {
+		return
+	}
+	ms := func(v float64) *report.Float {
+		if v <= 0 {
+			return nil
+		}
+		return report.FloatPtr(v)
+	}
+	b.Config.SLO = &report.GoodputSLO{TTFTMs: ms(t.TTFTMs), TPOTMs: ms(t.ITLMs), E2ELMs: ms(t.LatencyMs)}
+	n := report.Int(c.Judged)
+	b.Metrics.SLODeterminedRequests = &n
+	if c.Judged > 0 {
+		b.Metrics.SLOAttainment = report.FloatPtr(float64(c.Good) / float64(c.Judged))
+	}
 }
 
 // decide sets an objective's decision at confidence conf from how sure

@@ -231,6 +231,34 @@ func TestJudgeOtherPercentile(t *testing.T) {
 	}
 }
 
+// Judge writes the verdict where GuideLLM's newest release keeps it:
+// config.slo (ttft_ms, tpot_ms = goodput's itl, e2el_ms) and the metrics'
+// slo_attainment and slo_determined_requests; nothing when a per-request
+// tpot threshold has no GuideLLM name, and no attainment when nothing was
+// determined.
+func TestJudgeGuideLLMFields(t *testing.T) {
+	c := report.GoodputCounts{InWindow: 200, Judged: 190, Good: 171, WindowSeconds: 10}
+	b := bench(0)
+	mustParse(t, "ttft_p99=500ms,itl=40ms,e2e_p95=3s").Judge(b, c)
+	want := report.GoodputSLO{TTFTMs: report.FloatPtr(500), TPOTMs: report.FloatPtr(40), E2ELMs: report.FloatPtr(3000)}
+	if b.Config.SLO == nil || *b.Config.SLO.TTFTMs != *want.TTFTMs || *b.Config.SLO.TPOTMs != *want.TPOTMs || *b.Config.SLO.E2ELMs != *want.E2ELMs {
+		t.Errorf("config.slo %+v", b.Config.SLO)
+	}
+	if b.Metrics.SLOAttainment == nil || *b.Metrics.SLOAttainment != 0.9 || *b.Metrics.SLODeterminedRequests != 190 {
+		t.Errorf("attainment %v of %v", b.Metrics.SLOAttainment, b.Metrics.SLODeterminedRequests)
+	}
+	b = bench(0)
+	mustParse(t, "ttft_p99=500ms,tpot=60ms").Judge(b, c)
+	if b.Config.SLO != nil || b.Metrics.SLOAttainment != nil {
+		t.Errorf("a tpot threshold has no GuideLLM objective: %+v %v", b.Config.SLO, b.Metrics.SLOAttainment)
+	}
+	b = bench(0)
+	Default().Judge(b, report.GoodputCounts{InWindow: 3})
+	if b.Metrics.SLOAttainment != nil || b.Metrics.SLODeterminedRequests == nil || *b.Metrics.SLODeterminedRequests != 0 {
+		t.Errorf("nothing determined: attainment %v, determined %v", b.Metrics.SLOAttainment, b.Metrics.SLODeterminedRequests)
+	}
+}
+
 // TestJudgeDecisions: an attainment decides at the run's confidence by the
 // exact binomial, and a benchmark whose attainment straddles the floor is
 // indeterminate, not passed.

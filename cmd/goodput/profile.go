@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,7 +36,10 @@ import (
 // configuration from the flags (one benchmark per --concurrency or
 // --request-rate value), runs it, and writes goodput's report plus one
 // AIPerf export (profile_export_aiperf.json and .csv) per benchmark,
-// computed from the per-request records AIPerf's way.
+// computed from the per-request records AIPerf's way. One table
+// (aiperfFlags, profile_aiperf.go) says what each AIPerf option becomes or
+// why it is refused; --config reads AIPerf's YAML config into the same
+// options (profile_config.go).
 //
 // Where the files go:
 //
@@ -75,6 +79,22 @@ type profileOptions struct {
 	useServerTokenCount       bool
 	ui                        string
 	failOnErrorRate           float64
+	customEndpoint, transport string
+	// synthetic prompts: shared prefixes and distinct entries
+	prefixPool, prefixLength int
+	sharedSystemPrompt       int
+	numEntries               int
+	// data files and traces
+	inputFile, datasetType string
+	fixedSchedule          bool
+	noFixedSchedule        bool
+	autoOffset             bool
+	sampling               string
+	warmupDuration         float64
+	// telemetry: AIPerf's lists of URLs ("" for the bare flag)
+	serverMetrics, gpuTelemetry     []string
+	noServerMetrics, noGPUTelemetry bool
+	configFile                      string
 }
 
 // profileDefaultISL is AIPerf's default input sequence length.
@@ -126,78 +146,50 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&po.ui, "ui-type", "simple", "progress display: dashboard or simple (progress lines) or none (alias --ui)")
 	fs.StringVar(&po.ui, "ui", "simple", "alias of --ui-type")
 	fs.Float64Var(&po.failOnErrorRate, "fail-on-error-rate", 0, fmt.Sprintf("goodput's: exit %d when a benchmark's error rate exceeds this fraction, 0 ≤ x ≤ 1 (for CI; 0: any error)", exitErrorRate))
+	fs.StringVar(&po.customEndpoint, "custom-endpoint", "", "request path under --url instead of the endpoint type's, e.g. /v1/custom (alias --endpoint)")
+	fs.StringVar(&po.customEndpoint, "endpoint", "", "alias of --custom-endpoint")
+	fs.StringVar(&po.transport, "transport", "http", "http (the only transport; alias --transport-type)")
+	fs.StringVar(&po.transport, "transport-type", "http", "alias of --transport")
+	for _, n := range prefixPoolFlags {
+		fs.IntVar(&po.prefixPool, n, 0, "distinct shared prefixes of the synthetic prompts, sent as the system message; request i uses prefix i mod N (aliases --prompt-prefix-pool-size, --num-prefix-prompts)")
+	}
+	for _, n := range prefixLengthFlags {
+		fs.IntVar(&po.prefixLength, n, 0, "tokens of each shared prefix (alias --prompt-prefix-length)")
+	}
+	fs.IntVar(&po.sharedSystemPrompt, "shared-system-prompt-length", 0, "tokens of one system prompt shared by every request")
+	fs.IntVar(&po.numEntries, "num-dataset-entries", 0, "distinct synthetic prompts, reused in turn (default: a new one per request; alias --num-prompts)")
+	fs.IntVar(&po.numEntries, "num-prompts", 0, "alias of --num-dataset-entries")
+	fs.StringVar(&po.inputFile, "input-file", "", "prompts or a trace to send instead of synthetic prompts: a .jsonl/.json/.csv/.txt/.parquet/.arrow file (see --custom-dataset-type)")
+	fs.StringVar(&po.datasetType, "custom-dataset-type", "", "format of --input-file: single_turn (a prompt file, the default) or mooncake_trace or burst_gpt_trace (a trace, replayed on its timestamps)")
+	fs.BoolVar(&po.fixedSchedule, "fixed-schedule", false, "replay --input-file on its timestamps (the default for traces)")
+	fs.BoolVar(&po.noFixedSchedule, "no-fixed-schedule", false, "send a trace's requests under --concurrency or --request-rate, its timestamps ignored")
+	fs.BoolVar(&po.autoOffset, "fixed-schedule-auto-offset", false, "start a replay at the trace's first timestamp (goodput's replay always does)")
+	fs.StringVar(&po.sampling, "dataset-sampling-strategy", "sequential", "order of the --input-file rows: sequential or shuffle (with --random-seed)")
+	fs.Float64Var(&po.warmupDuration, "warmup-duration", 0, "seconds at the start of each benchmark left out of the metrics (added to --benchmark-duration)")
+	fs.StringArrayVar(&po.serverMetrics, "server-metrics", nil, "scrape the server's /metrics during the run (required; default: when it serves vLLM or SGLang metrics), or the one URL given, e.g. node1:8081")
+	fs.BoolVar(&po.noServerMetrics, "no-server-metrics", false, "scrape no server metrics")
+	fs.StringArrayVar(&po.gpuTelemetry, "gpu-telemetry", nil, "GPU energy from dcgm-exporter URLs, e.g. node1:9400 (bare: localhost:9400 and :9401, optional) or pynvml (NVML builds)")
+	fs.BoolVar(&po.noGPUTelemetry, "no-gpu-telemetry", false, "no GPU telemetry (the default)")
+	fs.IntVar(&po.warmupCount, "num-warmup-requests", 0, "alias of --warmup-request-count")
+	fs.StringVarP(&po.configFile, "config", "f", "", "AIPerf's YAML config (schemaVersion 2.0): model, endpoint, dataset, phases, artifacts, random_seed and a concurrency or rate sweep; flags given here override it")
 	for _, alias := range []string{"model-names", "arrival-pattern", "vllm-burstiness", "input-tokens", "input-tokens-mean", "synthetic-input-tokens-mean",
 		"prompt-input-tokens-mean", "input-tokens-stddev", "synthetic-input-tokens-stddev", "prompt-input-tokens-stddev",
 		"output-tokens", "output-tokens-mean", "prompt-output-tokens-mean", "synthetic-output-tokens-mean", "output-tokens-stddev",
-		"prompt-output-tokens-stddev", "synthetic-output-tokens-stddev", "num-requests", "output-artifact-dir", "ui"} {
+		"prompt-output-tokens-stddev", "synthetic-output-tokens-stddev", "num-requests", "output-artifact-dir", "ui",
+		"endpoint", "transport-type", "prompt-prefix-pool-size", "num-prefix-prompts", "prompt-prefix-length", "num-prompts",
+		"num-warmup-requests"} {
 		_ = fs.MarkHidden(alias)
 	}
 }
 
-// aiperfUnsupported are AIPerf flags goodput profile does not implement;
-// they are refused with a message saying so (any other unknown flag is
-// refused by the flag parser).
-var aiperfUnsupported = []string{
-	"custom-endpoint", "endpoint", "url-strategy", "model-selection-strategy", "transport", "connection-reuse-strategy",
-	"request-content-type", "prefill-concurrency", "benchmark-grace-period", "warmup-duration", "num-warmup-sessions",
-	"warmup-concurrency", "warmup-prefill-concurrency", "warmup-request-rate", "warmup-arrival-pattern", "warmup-grace-period",
-	"prefill-concurrency-ramp-duration", "request-cancellation-rate",
-	"request-cancellation-delay", "user-centric-rate", "num-users", "input-file", "custom-dataset-type", "fixed-schedule",
-	"public-dataset", "seq-dist", "sequence-distribution", "prefix-prompt-pool-size", "num-prefix-prompts", "prefix-prompt-length",
-	"shared-system-prompt-length", "dataset-sampling-strategy", "conversation-num", "num-sessions", "num-dataset-entries",
-	"num-prompts", "conversation-turn-mean", "tokenizer-revision",
-	"tokenizer-trust-remote-code", "profile-export-prefix", "profile-export-file", "export-level", "slice-duration",
-	"export-http-trace", "gpu-telemetry", "no-gpu-telemetry", "server-metrics", "no-server-metrics", "workers-max",
-	"max-workers", "record-processors", "num-profile-runs", "accuracy-benchmark", "config", "batch-size",
-	"search-recipe", "sweep-type", "per-chunk-usage",
-}
+var prefixPoolFlags = []string{"prefix-prompt-pool-size", "prompt-prefix-pool-size", "num-prefix-prompts"}
+
+var prefixLengthFlags = []string{"prefix-prompt-length", "prompt-prefix-length"}
 
 func runProfile(ctx context.Context, e *env, args []string) error {
 	var po profileOptions
-	fs := newFlagSet("profile", "profile --model M [--url URL] [--concurrency 4,8 | --request-rate 2,4] [flags]  (AIPerf's flags)", e.stdout)
-	profileFlags(&po, fs)
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		if strings.HasPrefix(a, "--") && slices.Contains(aiperfUnsupported, name) {
-			return usagef("--%s: an AIPerf flag goodput profile does not support (see 'goodput profile --help')", name)
-		}
-	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q (see 'goodput profile --help')", fs.Arg(0))
-	}
-	if po.apiKey == "" && po.endpointType == "messages" {
-		po.apiKey = e.getenv("ANTHROPIC_API_KEY")
-	}
-	if po.apiKey == "" {
-		po.apiKey = e.getenv("OPENAI_API_KEY")
-	}
-	p, lay, err := po.plan(fs, e.getenv)
+	p, lay, slos, err := po.setup(e, args)
 	if err != nil {
-		return err
-	}
-	slos, err := slo.ParseAIPerfGoodput(strings.Join(po.goodput, " "))
-	if err != nil {
-		return usagef("%v", err)
-	}
-	p.slo = slo.Default()
-	if len(po.goodput) > 0 {
-		// The same thresholds judge every benchmark in goodput's own report.
-		// (AIPerf's export judges its own, longer list of tags: a tag the
-		// SLO has no metric for only leaves goodput's report on its
-		// default SLO, said so.)
-		if sp, err := slo.AIPerfSpec(slos); err == nil {
-			p.slo, p.key.slo = sp, sp.String()
-		} else {
-			fmt.Fprintf(e.stderr, "note: --goodput: %v; goodput's own report keeps the default SLO (the AIPerf export applies --goodput)\n", oneLineErr(err))
-		}
-	}
-	if err := po.finish(p); err != nil {
 		return err
 	}
 	tokName := po.tokenizer
@@ -231,6 +223,59 @@ func runProfile(ctx context.Context, e *env, args []string) error {
 		return runErr
 	}
 	return checkErrorRate(e.stderr, rep, p.maxErrorRate)
+}
+
+// setup parses AIPerf's command line into the run's plan, its output
+// layout and the AIPerf SLOs, everything a profile run needs before the
+// load.
+func (po *profileOptions) setup(e *env, args []string) (*plan, *profileLayout, []slo.AIPerfThreshold, error) {
+	fs := newFlagSet("profile", "profile --model M [--url URL] [--concurrency 4,8 | --request-rate 2,4] [flags]  (AIPerf's flags)", e.stdout)
+	profileFlags(po, fs)
+	parsed, err := aiperfArgs(args)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := parseFlags(fs, parsed); err != nil {
+		return nil, nil, nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, nil, nil, usagef("unexpected argument %q (see 'goodput profile --help')", fs.Arg(0))
+	}
+	if po.configFile != "" {
+		if err := po.readAIPerfConfig(fs, po.configFile, e.getenv); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if po.apiKey == "" && po.endpointType == "messages" {
+		po.apiKey = e.getenv("ANTHROPIC_API_KEY")
+	}
+	if po.apiKey == "" {
+		po.apiKey = e.getenv("OPENAI_API_KEY")
+	}
+	p, lay, err := po.plan(fs, e.getenv)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	slos, err := slo.ParseAIPerfGoodput(strings.Join(po.goodput, " "))
+	if err != nil {
+		return nil, nil, nil, usagef("%v", err)
+	}
+	p.slo = slo.Default()
+	if len(po.goodput) > 0 {
+		// The same thresholds judge every benchmark in goodput's own report.
+		// (AIPerf's export judges its own, longer list of tags: a tag the
+		// SLO has no metric for only leaves goodput's report on its
+		// default SLO, said so.)
+		if sp, err := slo.AIPerfSpec(slos); err == nil {
+			p.slo, p.key.slo = sp, sp.String()
+		} else {
+			fmt.Fprintf(e.stderr, "note: --goodput: %v; goodput's own report keeps the default SLO (the AIPerf export applies --goodput)\n", oneLineErr(err))
+		}
+	}
+	if err := po.finish(p); err != nil {
+		return nil, nil, nil, err
+	}
+	return p, lay, slos, nil
 }
 
 // profileLayout says where a profile run writes its files.
@@ -291,6 +336,15 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 	if po.legacyMaxTokens {
 		p.client.MaxTokensField, p.key.maxTokensField = "max_tokens", "max_tokens"
 	}
+	if e := po.customEndpoint; e != "" {
+		if !strings.HasPrefix(e, "/") || strings.ContainsAny(e, "?# ") {
+			return nil, nil, usagef("--custom-endpoint %q: want a path like /v1/custom", e)
+		}
+		p.client.Path, p.key.requestPath = e, e
+	}
+	if po.transport != "http" {
+		return nil, nil, usagef("--transport %q: goodput profile speaks http only", po.transport)
+	}
 	concs, rates, err := po.loads(p)
 	if err != nil {
 		return nil, nil, err
@@ -330,6 +384,20 @@ func (po *profileOptions) loads(p *plan) (concs, rates []float64, err error) {
 	}
 	var list sweep.List
 	switch {
+	case po.replay():
+		// The trace's own schedule: the round is built once the data is
+		// open (finish).
+		if len(rates) > 0 || po.rateSeries != "" || len(concs) > 1 {
+			return nil, nil, usagef("--fixed-schedule replays the trace's timestamps: give no --request-rate, --request-rate-series or --concurrency list")
+		}
+		p.replay = true
+		p.profile = report.Profile{Kind: string(loadgen.Replay), TimeScale: 1}
+		p.key.rateType = string(loadgen.Replay)
+		if len(concs) == 1 {
+			p.key.maxConcurrency = int(concs[0]) // the in-flight cap
+		}
+		p.key.arrival = po.arrivalKey()
+		return concs, nil, nil
 	case po.rateSeries != "":
 		s, err := po.seriesStrategy(concs, p)
 		if err != nil {
@@ -479,12 +547,105 @@ func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *plan) error {
 	if po.oslStddev > 0 && po.osl == 0 {
 		return usagef("--osl-stddev needs --osl")
 	}
+	if err := po.inputData(fs); err != nil || po.inputFile != "" {
+		p.dataValue, p.key.data = po.inputFile, po.inputFile
+		return err
+	}
 	spec := &dataset.Spec{Prompt: dataset.Dist{Mean: po.isl, Stdev: po.islStddev}}
 	if po.osl > 0 {
 		spec.Output = dataset.Dist{Mean: po.osl, Stdev: po.oslStddev}
 	}
+	if err := po.prefixes(fs, spec); err != nil {
+		return err
+	}
+	if po.numEntries < 0 {
+		return usagef("--%s %d: want a number of prompts ≥ 1", usedAlias(fs, []string{"num-dataset-entries", "num-prompts"}), po.numEntries)
+	}
+	spec.Samples = po.numEntries
 	p.synthetic, p.key.data = spec, spec.String()
 	return nil
+}
+
+// prefixes reads AIPerf's prefix prompts into the synthetic spec's shared
+// system prefixes: a pool of --prefix-prompt-pool-size prefixes of
+// --prefix-prompt-length tokens, or one --shared-system-prompt-length
+// system prompt. (AIPerf puts a pool prefix at the start of the user
+// prompt and picks one at random; goodput sends it as the system message
+// and uses prefix i mod N: the same shared tokens for the server's cache.)
+func (po *profileOptions) prefixes(fs *pflag.FlagSet, spec *dataset.Spec) error {
+	pool, length := usedAlias(fs, prefixPoolFlags), usedAlias(fs, prefixLengthFlags)
+	switch {
+	case po.prefixPool < 0:
+		return usagef("--%s %d: want a number of prefixes ≥ 0", pool, po.prefixPool)
+	case po.prefixLength < 0:
+		return usagef("--%s %d: want a token count ≥ 0", length, po.prefixLength)
+	case po.sharedSystemPrompt < 0:
+		return usagef("--shared-system-prompt-length %d: want a token count ≥ 1", po.sharedSystemPrompt)
+	case po.sharedSystemPrompt > 0 && (po.prefixPool > 0 || po.prefixLength > 0):
+		return usagef("--shared-system-prompt-length and --%s/--%s are mutually exclusive (as in AIPerf)", pool, length)
+	case po.prefixPool > 0 && po.prefixLength == 0:
+		return usagef("--%s %d needs --%s (tokens of each prefix)", pool, po.prefixPool, length)
+	case po.sharedSystemPrompt > 0:
+		spec.PrefixCount, spec.PrefixTokens = 1, po.sharedSystemPrompt
+	case po.prefixPool > 0:
+		spec.PrefixCount, spec.PrefixTokens = po.prefixPool, po.prefixLength
+	}
+	return nil
+}
+
+// aiperfTraceTypes are the --custom-dataset-type values read as traces.
+var aiperfTraceTypes = []string{"mooncake_trace", "burst_gpt_trace"}
+
+// inputData checks --input-file and the flags that go with it.
+func (po *profileOptions) inputData(fs *pflag.FlagSet) error {
+	switch po.datasetType {
+	case "", "single_turn", "mooncake_trace", "burst_gpt_trace":
+	case "multi_turn", "random_pool", "dag_jsonl":
+		return usagef("--custom-dataset-type %s: conversations are not yet supported (see issue 17)", po.datasetType)
+	case "bailian_trace", "baseten_trace", "weka_trace":
+		return usagef("--custom-dataset-type %s: not yet supported (traces: mooncake_trace, burst_gpt_trace)", po.datasetType)
+	default:
+		return usagef("--custom-dataset-type %q: goodput profile reads single_turn, mooncake_trace and burst_gpt_trace", po.datasetType)
+	}
+	trace := slices.Contains(aiperfTraceTypes, po.datasetType)
+	switch {
+	case po.datasetType != "" && po.inputFile == "":
+		return usagef("--custom-dataset-type needs --input-file")
+	case po.fixedSchedule && po.noFixedSchedule:
+		return usagef("--fixed-schedule and --no-fixed-schedule are mutually exclusive")
+	case po.fixedSchedule && !trace:
+		return usagef("--fixed-schedule needs a timestamped trace: --input-file FILE --custom-dataset-type mooncake_trace or burst_gpt_trace")
+	case po.autoOffset && (!trace || po.noFixedSchedule):
+		return usagef("--fixed-schedule-auto-offset applies to a replayed trace (--custom-dataset-type mooncake_trace or burst_gpt_trace)")
+	case po.noFixedSchedule && !trace:
+		return usagef("--no-fixed-schedule applies to a trace (--custom-dataset-type mooncake_trace or burst_gpt_trace)")
+	case po.sampling != "sequential" && po.sampling != "shuffle" && po.sampling != "random":
+		return usagef("--dataset-sampling-strategy %q: want sequential or shuffle", po.sampling)
+	case po.sampling == "random":
+		return usagef("--dataset-sampling-strategy random: sampling with replacement is not supported (sequential or shuffle)")
+	case po.sampling == "shuffle" && po.inputFile == "":
+		return usagef("--dataset-sampling-strategy shuffle: needs --input-file (synthetic prompts are random already)")
+	case po.sampling == "shuffle" && trace && !po.noFixedSchedule:
+		return usagef("--dataset-sampling-strategy shuffle: a replayed trace keeps its order (add --no-fixed-schedule)")
+	}
+	if po.inputFile == "" {
+		return nil
+	}
+	if fs != nil {
+		for _, group := range [][]string{islFlags, islStddevFlags, oslFlags, oslStddevFlags, prefixPoolFlags, prefixLengthFlags,
+			{"shared-system-prompt-length"}, {"num-dataset-entries", "num-prompts"}} {
+			if n := changedAlias(fs, group); n != "" {
+				return usagef("--%s: shapes synthetic prompts, not --input-file", n)
+			}
+		}
+	}
+	return nil
+}
+
+// replay reports whether the run replays a trace on its timestamps:
+// AIPerf's fixed schedule, the default for timestamped traces.
+func (po *profileOptions) replay() bool {
+	return slices.Contains(aiperfTraceTypes, po.datasetType) && !po.noFixedSchedule
 }
 
 // limits reads the request count, duration, warmup and seed into the
@@ -504,8 +665,19 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 		maxConc = int(slices.Max(concs))
 	}
 	count := po.requestCount
-	if count == 0 && po.duration == 0 && po.rateSeries == "" {
-		count = max(10, 2*maxConc) // AIPerf's default; a series ends by itself
+	if count == 0 && po.duration == 0 && po.rateSeries == "" && po.inputFile == "" {
+		count = max(10, 2*maxConc) // AIPerf's default; a series, a file and a trace end by themselves
+	}
+	switch {
+	case po.warmupDuration < 0 || math.IsNaN(po.warmupDuration) || math.IsInf(po.warmupDuration, 0):
+		return usagef("--warmup-duration %v: want seconds > 0", po.warmupDuration)
+	case po.warmupDuration > 0 && po.warmupCount > 0:
+		return usagef("--warmup-duration and --warmup-request-count: give one of them")
+	case po.warmupDuration > 0:
+		w := po.warmupDuration
+		p.warm = report.TransientPhase{Value: &w, Mode: report.PhaseDuration}
+		p.warmText = strconv.FormatFloat(w, 'f', -1, 64) + "s"
+		p.profile.Warmup = p.warm
 	}
 	if po.warmupCount > 0 {
 		if count == 0 {
@@ -517,6 +689,9 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 		p.profile.Warmup = p.warm
 	}
 	p.cons = loadgen.Constraints{MaxDuration: time.Duration(po.duration * float64(time.Second))}
+	if po.duration > 0 && po.warmupDuration > 0 {
+		p.cons.MaxDuration += time.Duration(po.warmupDuration * float64(time.Second))
+	}
 	if count > 0 {
 		p.cons.MaxRequests = count + po.warmupCount
 	}
@@ -585,8 +760,24 @@ func (po *profileOptions) finish(p *plan) error {
 	}
 	p.dataOpts = dataset.Options{Tokenizer: p.tokExplicit, Seed: uint64(p.seed), TimeScale: 1}
 	var err error
-	if p.data, err = dataset.OpenSynthetic(*p.synthetic, p.dataOpts); err != nil {
+	if po.inputFile != "" {
+		p.dataOpts.Trace = slices.Contains(aiperfTraceTypes, po.datasetType)
+		p.dataOpts.Shuffle = po.sampling == "shuffle"
+		if p.data, err = dataset.Open(po.inputFile, p.dataOpts); err != nil {
+			return usagef("--input-file: %s", oneLineErr(err))
+		}
+	} else if p.data, err = dataset.OpenSynthetic(*p.synthetic, p.dataOpts); err != nil {
 		return usagef("--isl/--osl: %s", oneLineErr(err))
+	}
+	if p.replay {
+		if len(p.data.Schedule) == 0 {
+			return usagef("--input-file %s: no timestamps to replay (add --no-fixed-schedule to send it under --concurrency)", po.inputFile)
+		}
+		s := loadgen.Strategy{Kind: loadgen.Replay, Schedule: p.data.Schedule, MaxConcurrency: p.key.maxConcurrency}
+		p.planner, p.profile.MaxConcurrency = sweep.List{s}, s.MaxConcurrency
+	}
+	if err := po.telemetryFlags(&p.telDefaults); err != nil {
+		return err
 	}
 	if p.telemetry, err = p.telDefaults.config(nil); err != nil {
 		return err
@@ -595,6 +786,67 @@ func (po *profileOptions) finish(p *plan) error {
 		return err
 	}
 	return p.shardRun(p.key.rateType)
+}
+
+// telemetryFlags applies AIPerf's server-metrics and GPU telemetry flags
+// to the benchmark's telemetry options.
+func (po *profileOptions) telemetryFlags(o *scorecardOptions) error {
+	switch {
+	case po.noServerMetrics && len(po.serverMetrics) > 0:
+		return usagef("--server-metrics and --no-server-metrics are mutually exclusive")
+	case po.noServerMetrics:
+		o.serverMetrics = []string{"off"}
+	case len(po.serverMetrics) == 1 && po.serverMetrics[0] == "":
+		o.serverMetrics = []string{"on"}
+	case len(po.serverMetrics) > 0:
+		urls := make([]string, 0, len(po.serverMetrics))
+		for _, m := range po.serverMetrics {
+			u, err := metricsURL(m)
+			if err != nil {
+				return usagef("--server-metrics %q: %v", m, err)
+			}
+			urls = append(urls, u)
+		}
+		o.serverMetrics = urls
+	}
+	if po.noGPUTelemetry && len(po.gpuTelemetry) > 0 {
+		return usagef("--gpu-telemetry and --no-gpu-telemetry are mutually exclusive")
+	}
+	for _, v := range po.gpuTelemetry {
+		switch {
+		case v == "":
+			// AIPerf's default DCGM endpoints; either may be absent.
+			o.dcgmURLs = append(o.dcgmURLs, "http://localhost:9400/metrics", "http://localhost:9401/metrics")
+			o.optional = true
+		case v == "pynvml":
+			o.nvml = true
+		case v == "dashboard" || v == "amdsmi" || strings.HasSuffix(strings.ToLower(v), ".csv"):
+			return usagef("--gpu-telemetry %s: not supported (dcgm-exporter URLs or pynvml)", v)
+		default:
+			u, err := metricsURL(v)
+			if err != nil {
+				return usagef("--gpu-telemetry %q: %v", v, err)
+			}
+			o.dcgmURLs = append(o.dcgmURLs, u)
+		}
+	}
+	return nil
+}
+
+// metricsURL completes AIPerf's short forms of a /metrics endpoint:
+// node1:9400 is http://node1:9400/metrics.
+func metricsURL(s string) (string, error) {
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", errors.New("want host:port, or an http(s) URL of a /metrics endpoint")
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = "/metrics"
+	}
+	return u.String(), nil
 }
 
 // layout applies --output / --artifact-dir (see the comment at the top).

@@ -259,7 +259,8 @@ func TestProfileBadFlagsExitTwo(t *testing.T) {
 		want string
 	}{
 		{"unknown flag", with("--bogus-flag", "1"), "unknown flag: --bogus-flag"},
-		{"unsupported AIPerf flag", with("--custom-endpoint", "/x"), "--custom-endpoint: an AIPerf flag goodput profile does not support"},
+		{"unsupported AIPerf flag", with("--num-users", "4"), "--num-users: an AIPerf flag goodput profile does not support: user-centric rate: not yet, see issue 17"},
+		{"unsupported AIPerf short flag", with("-b", "4"), "-b: an AIPerf flag goodput profile does not support: embeddings"},
 		{"unsupported AIPerf flag with =", with("--prefill-concurrency=4"), "--prefill-concurrency"},
 		{"missing model", []string{"profile", "--url", "http://x"}, "--model is required"},
 		{"model list", with("--model", "a,b"), "one model"},

@@ -1,0 +1,448 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/run"
+	"github.com/goodput-dev/goodput/scorecard"
+	"github.com/goodput-dev/goodput/sweep"
+)
+
+var updateREADME = flag.Bool("update-readme", false, "rewrite README.md's AIPerf flag table from aiperfFlags")
+
+// profileSetup parses a profile command line as `goodput profile` does,
+// without running it.
+type profileSetup struct {
+	po  *profileOptions
+	p   *plan
+	cfg *run.Config
+	lay *profileLayout
+}
+
+func setupProfile(t *testing.T, args ...string) (profileSetup, error) {
+	t.Helper()
+	base := []string{"--url", "127.0.0.1:1", "--model", "m", "--ui-type", "none"}
+	if !slices.Contains(args, "--output") {
+		base = append(base, "--artifact-dir", t.TempDir())
+	}
+	var po profileOptions
+	var errb bytes.Buffer
+	p, lay, _, err := po.setup(&env{stdout: &errb, stderr: &errb, getenv: func(string) string { return "" }}, append(base, args...))
+	if err != nil {
+		return profileSetup{}, err
+	}
+	return profileSetup{&po, p, p.runConfig(), lay}, nil
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func rounds(s profileSetup) sweep.List {
+	l, _ := s.cfg.Plan.Planner.(sweep.List)
+	return l
+}
+
+// TestAIPerfFlagsReachTheConfiguration feeds every accepted AIPerf flag of
+// the table its documented form and checks the value reaches the run's
+// configuration.
+func TestAIPerfFlagsReachTheConfiguration(t *testing.T) {
+	trace := writeFile(t, "trace.jsonl", `{"timestamp": 0, "input_length": 12, "output_length": 4, "hash_ids": [1]}
+{"timestamp": 500, "input_length": 600, "output_length": 6, "hash_ids": [1, 2]}
+`)
+	prompts := writeFile(t, "prompts.jsonl", `{"text": "What is machine learning?"}
+{"text": "Explain GANs."}
+`)
+	series := writeFile(t, "series.json", `{"points":[{"time_s":0,"qps":2},{"time_s":10,"qps":4}]}`)
+	config := writeFile(t, "benchmark.yaml", `# AIPerf's YAML config tutorial's example
+schemaVersion: "2.0"
+randomSeed: 9
+benchmark:
+  model: meta-llama/Llama-3.1-8B-Instruct
+  endpoint:
+    url: http://localhost:8000
+    type: chat
+    streaming: true
+  dataset:
+    type: synthetic
+    entries: 500
+    prompts: {isl: {mean: 512, stddev: 16}, osl: 128}
+  phases:
+    - {name: warmup, type: concurrency, requests: 50}
+    - {name: profiling, type: concurrency, requests: 500}
+  artifacts:
+    dir: ./artifacts/my-test
+sweep:
+  type: grid
+  parameters:
+    concurrency: [8, 16, 32, 64]
+`)
+	type check func(s profileSetup) bool
+	cases := map[string]struct {
+		args []string
+		ok   check
+	}{
+		"model": {[]string{"--model", "Qwen/Qwen3-0.6B"}, func(s profileSetup) bool { return s.cfg.Client.Model == "Qwen/Qwen3-0.6B" }},
+		"custom-endpoint": {[]string{"--custom-endpoint", "/v1/custom"}, func(s profileSetup) bool {
+			return s.cfg.Client.Path == "/v1/custom"
+		}},
+		"endpoint-type": {[]string{"--endpoint-type", "completions"}, func(s profileSetup) bool {
+			return s.cfg.Client.Endpoint == loadgen.EndpointCompletions
+		}},
+		"streaming": {[]string{"--streaming"}, func(s profileSetup) bool { return !s.cfg.Client.NoStream }},
+		"url":       {[]string{"--url", "svc:8000"}, func(s profileSetup) bool { return s.cfg.Client.Target == "http://svc:8000" }},
+		"request-timeout-seconds": {[]string{"--request-timeout-seconds", "90"}, func(s profileSetup) bool {
+			return s.cfg.Client.RequestTimeout == 90*time.Second
+		}},
+		"api-key": {[]string{"--api-key", "sk-1"}, func(s profileSetup) bool { return s.cfg.Client.APIKey == "sk-1" }},
+		"config": {[]string{"--config", config, "--request-count", "100"}, func(s profileSetup) bool {
+			l, syn := rounds(s), s.cfg.Data.Synthetic
+			// --model and --url on the command line win over the file.
+			return s.cfg.Client.Model == "m" && s.cfg.Client.Target == "http://127.0.0.1:1" && !s.cfg.Client.NoStream &&
+				syn.Samples == 500 && syn.Prompt.Mean == 512 && syn.Prompt.Stdev == 16 && syn.Output.Mean == 128 &&
+				len(l) == 4 && l[3].Streams == 64 && s.cfg.Plan.Seed == 9 && *s.cfg.Plan.Warmup.Value == 50 &&
+				s.cfg.Plan.Constraints.MaxRequests == 150
+		}},
+		"transport": {[]string{"--transport", "http"}, func(s profileSetup) bool { return s.po.transport == "http" }},
+		"use-legacy-max-tokens": {[]string{"--use-legacy-max-tokens"}, func(s profileSetup) bool {
+			return s.cfg.Client.MaxTokensField == "max_tokens"
+		}},
+		"use-server-token-count": {[]string{"--use-server-token-count"}, func(s profileSetup) bool { return s.po.useServerTokenCount }},
+		"tokenizer": {[]string{"--tokenizer", "builtin"}, func(s profileSetup) bool {
+			return s.cfg.Data.Options.Tokenizer != nil && s.p.key.processor == "o200k_base"
+		}},
+		"extra-inputs": {[]string{"--extra-inputs", "temperature:0.7", "ignore_eos:true"}, func(s profileSetup) bool {
+			return s.cfg.ExtraBody["temperature"] == 0.7 && s.cfg.ExtraBody["ignore_eos"] == true
+		}},
+		"header": {[]string{"--header", "X-Custom-Header:value"}, func(s profileSetup) bool {
+			return s.cfg.Client.Headers["X-Custom-Header"] == "value"
+		}},
+		"input-file": {[]string{"--input-file", prompts}, func(s profileSetup) bool {
+			return s.cfg.Data.Value == prompts && s.cfg.Data.Synthetic == nil && s.cfg.Data.Opened != nil && s.cfg.Plan.Constraints.MaxRequests == 0
+		}},
+		"custom-dataset-type": {[]string{"--input-file", trace, "--custom-dataset-type", "mooncake_trace"}, func(s profileSetup) bool {
+			l := rounds(s)
+			return s.cfg.Data.Options.Trace && len(l) == 1 && l[0].Kind == loadgen.Replay && len(l[0].Schedule) == 2 &&
+				l[0].Schedule[1] == 500*time.Millisecond
+		}},
+		"dataset-sampling-strategy": {[]string{"--input-file", prompts, "--dataset-sampling-strategy", "shuffle"}, func(s profileSetup) bool {
+			return s.cfg.Data.Options.Shuffle
+		}},
+		"random-seed": {[]string{"--random-seed", "7"}, func(s profileSetup) bool {
+			return s.cfg.Plan.Seed == 7 && s.cfg.Data.Options.Seed == 7
+		}},
+		"fixed-schedule": {[]string{"--input-file", trace, "--custom-dataset-type", "mooncake_trace", "--fixed-schedule", "--concurrency", "4"}, func(s profileSetup) bool {
+			l := rounds(s)
+			return len(l) == 1 && l[0].Kind == loadgen.Replay && l[0].MaxConcurrency == 4
+		}},
+		"no-fixed-schedule": {[]string{"--input-file", trace, "--custom-dataset-type", "mooncake_trace", "--no-fixed-schedule", "--concurrency", "2"}, func(s profileSetup) bool {
+			l := rounds(s)
+			return s.cfg.Data.Options.Trace && len(l) == 1 && l[0].Kind == loadgen.Concurrent && l[0].Streams == 2
+		}},
+		"fixed-schedule-auto-offset": {[]string{"--input-file", trace, "--custom-dataset-type", "mooncake_trace", "--fixed-schedule-auto-offset"}, func(s profileSetup) bool {
+			l := rounds(s)
+			return len(l) == 1 && l[0].Kind == loadgen.Replay && l[0].Schedule[0] == 0
+		}},
+		"goodput": {[]string{"--goodput", "time_to_first_token:500 inter_token_latency:50"}, func(s profileSetup) bool {
+			return strings.Contains(s.cfg.SLO.String(), "500") && strings.Contains(s.cfg.SLO.String(), "50")
+		}},
+		"num-dataset-entries": {[]string{"--num-dataset-entries", "50"}, func(s profileSetup) bool { return s.cfg.Data.Synthetic.Samples == 50 }},
+		"prefix-prompt-pool-size": {[]string{"--prefix-prompt-pool-size", "3", "--prefix-prompt-length", "64"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.PrefixCount == 3 && s.cfg.Data.Synthetic.PrefixTokens == 64
+		}},
+		"prefix-prompt-length": {[]string{"--num-prefix-prompts", "2", "--prefix-prompt-length", "100"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.PrefixCount == 2 && s.cfg.Data.Synthetic.PrefixTokens == 100
+		}},
+		"shared-system-prompt-length": {[]string{"--shared-system-prompt-length", "200"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.PrefixCount == 1 && s.cfg.Data.Synthetic.PrefixTokens == 200
+		}},
+		"isl":        {[]string{"--isl", "128"}, func(s profileSetup) bool { return s.cfg.Data.Synthetic.Prompt.Mean == 128 }},
+		"isl-stddev": {[]string{"--isl-stddev", "10"}, func(s profileSetup) bool { return s.cfg.Data.Synthetic.Prompt.Stdev == 10 }},
+		"osl":        {[]string{"--osl", "64"}, func(s profileSetup) bool { return s.cfg.Data.Synthetic.Output.Mean == 64 }},
+		"osl-stddev": {[]string{"--osl", "64", "--osl-stddev", "5"}, func(s profileSetup) bool { return s.cfg.Data.Synthetic.Output.Stdev == 5 }},
+		"benchmark-duration": {[]string{"--benchmark-duration", "60"}, func(s profileSetup) bool {
+			return s.cfg.Plan.Constraints.MaxDuration == time.Minute && s.cfg.Plan.Constraints.MaxRequests == 0
+		}},
+		"concurrency": {[]string{"--concurrency", "4,8"}, func(s profileSetup) bool {
+			l := rounds(s)
+			return len(l) == 2 && l[0].Streams == 4 && l[1].Streams == 8 && s.cfg.Plan.Constraints.MaxRequests == 16
+		}},
+		"request-rate": {[]string{"--request-rate", "2.5"}, func(s profileSetup) bool {
+			l := rounds(s)
+			return len(l) == 1 && l[0].Kind == loadgen.Poisson && l[0].Rate == 2.5
+		}},
+		"arrival-pattern": {[]string{"--request-rate", "2", "--arrival-pattern", "constant"}, func(s profileSetup) bool {
+			return rounds(s)[0].Kind == loadgen.Constant
+		}},
+		"arrival-smoothness": {[]string{"--request-rate", "2", "--arrival-pattern", "gamma", "--arrival-smoothness", "2"}, func(s profileSetup) bool {
+			return rounds(s)[0].Burstiness == 2
+		}},
+		"request-count": {[]string{"--request-count", "30"}, func(s profileSetup) bool { return s.cfg.Plan.Constraints.MaxRequests == 30 }},
+		"concurrency-ramp-duration": {[]string{"--concurrency", "4", "--concurrency-ramp-duration", "10"}, func(s profileSetup) bool {
+			return rounds(s)[0].Rampup == 10*time.Second
+		}},
+		"request-rate-ramp-duration": {[]string{"--request-rate", "4", "--request-rate-ramp-duration", "10"}, func(s profileSetup) bool {
+			return rounds(s)[0].Rampup == 10*time.Second
+		}},
+		"request-rate-series": {[]string{"--request-rate-series", series}, func(s profileSetup) bool {
+			return len(rounds(s)[0].Series) > 0
+		}},
+		"warmup-request-count": {[]string{"--request-count", "20", "--warmup-request-count", "5"}, func(s profileSetup) bool {
+			return s.cfg.Plan.Warmup.Mode == report.PhaseRequests && *s.cfg.Plan.Warmup.Value == 5 && s.cfg.Plan.Constraints.MaxRequests == 25
+		}},
+		"warmup-duration": {[]string{"--benchmark-duration", "60", "--warmup-duration", "10"}, func(s profileSetup) bool {
+			return s.cfg.Plan.Warmup.Mode == report.PhaseDuration && *s.cfg.Plan.Warmup.Value == 10 && s.cfg.Plan.Constraints.MaxDuration == 70*time.Second
+		}},
+		"output-artifact-dir": {[]string{"--output-artifact-dir", "/tmp/goodput-aiperf-x"}, func(s profileSetup) bool {
+			return s.lay.target.Dir == "/tmp/goodput-aiperf-x" && s.cfg.Outputs.Path == "/tmp/goodput-aiperf-x/goodput.json"
+		}},
+		"server-metrics": {[]string{"--server-metrics", "node1:8081"}, func(s profileSetup) bool {
+			return s.cfg.Telemetry.ServerMetrics == scorecard.ServerMetricsOn && s.cfg.Telemetry.ServerMetricsURL == "http://node1:8081/metrics"
+		}},
+		"no-server-metrics": {[]string{"--no-server-metrics"}, func(s profileSetup) bool {
+			return s.cfg.Telemetry.ServerMetrics == scorecard.ServerMetricsOff
+		}},
+		"gpu-telemetry": {[]string{"--gpu-telemetry", "node1:9400", "http://node2:9401/metrics"}, func(s profileSetup) bool {
+			return slices.Equal(s.cfg.Telemetry.DCGMURLs, []string{"http://node1:9400/metrics", "http://node2:9401/metrics"}) && !s.cfg.Telemetry.Optional
+		}},
+		"no-gpu-telemetry": {[]string{"--no-gpu-telemetry"}, func(s profileSetup) bool {
+			return len(s.cfg.Telemetry.DCGMURLs) == 0 && !s.cfg.Telemetry.NVML
+		}},
+		"ui-type": {[]string{"--ui-type", "none"}, func(s profileSetup) bool { return s.cfg.Progress.Disable }},
+		"output": {[]string{"--output", "/tmp/r/aiperf.json"}, func(s profileSetup) bool {
+			return s.lay.target.Single == "/tmp/r/aiperf.json" && s.cfg.Outputs.Path == "/tmp/r/aiperf.goodput.json"
+		}},
+		"fail-on-error-rate": {[]string{"--fail-on-error-rate", "0.1"}, func(s profileSetup) bool { return s.p.maxErrorRate != nil && *s.p.maxErrorRate == 0.1 }},
+	}
+	for _, r := range aiperfFlags {
+		if r.refused != "" {
+			continue
+		}
+		c, ok := cases[r.names[0]]
+		if !ok {
+			t.Errorf("--%s: accepted in aiperfFlags but has no case here", r.names[0])
+			continue
+		}
+		delete(cases, r.names[0])
+		t.Run(r.names[0], func(t *testing.T) {
+			s, err := setupProfile(t, c.args...)
+			if err != nil {
+				t.Fatalf("%q: %v", c.args, err)
+			}
+			if !c.ok(s) {
+				t.Errorf("%q did not reach the configuration", c.args)
+			}
+		})
+	}
+	for name := range cases {
+		t.Errorf("case %s: not an accepted row of aiperfFlags", name)
+	}
+}
+
+// Bare list flags take AIPerf's defaults.
+func TestAIPerfBareListFlags(t *testing.T) {
+	s, err := setupProfile(t, "--server-metrics", "--gpu-telemetry", "--concurrency", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel := s.cfg.Telemetry
+	if tel.ServerMetrics != scorecard.ServerMetricsOn || tel.ServerMetricsURL != "" || !tel.Optional ||
+		!slices.Equal(tel.DCGMURLs, []string{"http://localhost:9400/metrics", "http://localhost:9401/metrics"}) {
+		t.Errorf("telemetry %+v", tel)
+	}
+	for _, bad := range [][]string{
+		{"--gpu-telemetry", "dashboard"},
+		{"--no-gpu-telemetry", "--gpu-telemetry", "n:9400"},
+		{"--isl", "10", "--input-file", "x.jsonl"},
+		{"--shared-system-prompt-length", "10", "--prefix-prompt-length", "5"},
+		{"--custom-dataset-type", "multi_turn", "--input-file", "x.jsonl"},
+		{"--warmup-duration", "5", "--warmup-request-count", "3", "--request-count", "9"},
+	} {
+		if _, err := setupProfile(t, bad...); err == nil {
+			t.Errorf("%q: accepted", bad)
+		}
+	}
+}
+
+// The table and the flags the profile registers agree: every spelling of
+// an accepted row is a flag, every flag is a spelling of an accepted row,
+// and no refused spelling is a flag.
+func TestAIPerfFlagTableMatchesTheFlags(t *testing.T) {
+	var po profileOptions
+	fs := pflag.NewFlagSet("profile", pflag.ContinueOnError)
+	profileFlags(&po, fs)
+	known := func(n string) bool {
+		if len(n) == 1 {
+			return fs.ShorthandLookup(n) != nil
+		}
+		return fs.Lookup(n) != nil
+	}
+	seen := map[string]bool{}
+	for _, r := range aiperfFlags {
+		if (r.maps == "") == (r.refused == "") {
+			t.Errorf("%v: give either what it maps to or why it is refused", r.names)
+		}
+		for _, n := range r.names {
+			if seen[n] {
+				t.Errorf("--%s: in two rows", n)
+			}
+			seen[n] = true
+			switch {
+			case r.refused == "" && !known(n):
+				t.Errorf("--%s: accepted in the table but not a flag of goodput profile", n)
+			case r.refused != "" && known(n):
+				t.Errorf("--%s: refused in the table but a flag of goodput profile", n)
+			}
+		}
+	}
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !seen[f.Name] {
+			t.Errorf("--%s: a flag of goodput profile missing from aiperfFlags", f.Name)
+		}
+		if f.Shorthand != "" && !seen[f.Shorthand] {
+			t.Errorf("-%s: a shorthand of goodput profile missing from aiperfFlags", f.Shorthand)
+		}
+	})
+}
+
+// Every refused spelling is one line with its reason, exit 2.
+func TestAIPerfRefusedFlags(t *testing.T) {
+	for _, r := range aiperfFlags {
+		if r.refused == "" {
+			continue
+		}
+		for _, n := range r.names {
+			arg := "--" + n
+			if len(n) == 1 {
+				arg = "-" + n
+			}
+			_, err := aiperfArgs([]string{"--model", "m", arg, "1"})
+			if err == nil || !strings.Contains(err.Error(), arg+": an AIPerf flag goodput profile does not support: "+r.refused) {
+				t.Errorf("%s: %v", arg, err)
+			}
+		}
+	}
+}
+
+// README.md's AIPerf table is the code's table (go test -run
+// TestAIPerfFlagTableInREADME -update-readme rewrites it).
+func TestAIPerfFlagTableInREADME(t *testing.T) {
+	const begin, end = "<!-- aiperf-flags:begin (generated from cmd/goodput/profile_aiperf.go) -->\n", "<!-- aiperf-flags:end -->"
+	path := filepath.Join("..", "..", "README.md")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	i, j := strings.Index(text, begin), strings.Index(text, end)
+	if i < 0 || j < i {
+		t.Fatalf("README.md has no %q … %q block", strings.TrimSpace(begin), end)
+	}
+	want := text[:i+len(begin)] + aiperfFlagsMarkdown() + text[j:]
+	if *updateREADME {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if want != text {
+		t.Errorf("README.md's AIPerf flag table differs from aiperfFlags: run go test ./cmd/goodput -run TestAIPerfFlagTableInREADME -update-readme")
+	}
+}
+
+// A Mooncake trace replays on its timestamps and shared prefixes reach the
+// server, against the mock, with AIPerf's spellings.
+func TestProfileTraceAndPrefixesRun(t *testing.T) {
+	url := startTestMock(t, nil)
+	trace := writeFile(t, "trace.jsonl", `{"timestamp": 0, "input_length": 12, "output_length": 4, "hash_ids": [1]}
+{"timestamp": 100, "input_length": 20, "output_length": 4, "hash_ids": [1]}
+{"timestamp": 200, "input_length": 16, "output_length": 4, "hash_ids": [2]}
+`)
+	for _, args := range [][]string{
+		{"--input-file", trace, "--custom-dataset-type", "mooncake_trace", "--fixed-schedule", "--streaming"},
+		{"--shared-system-prompt-length", "32", "--isl", "16", "--osl", "4", "--request-count", "4", "--concurrency", "2", "--server-metrics"},
+		{"--num-prefix-prompts", "2", "--prefix-prompt-length", "24", "--isl", "16", "--osl", "4", "--num-dataset-entries", "3", "--request-count", "4"},
+	} {
+		dir := t.TempDir()
+		code, _, stderr := runGoodput(t, append([]string{"profile", "--url", url, "--model", "goodput-mock", "--artifact-dir", dir,
+			"--ui-type", "none", "--tokenizer", "builtin"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr)
+		}
+		x := readAIPerf(t, filepath.Join(dir, "profile_export_aiperf.json"))
+		want := 3.0
+		if args[0] != "--input-file" {
+			want = 4
+		}
+		if got := metricAvg(t, x, "request_count"); got != want {
+			t.Errorf("%q: %v requests, want %v", args, got, want)
+		}
+		if args[0] == "--shared-system-prompt-length" && metricAvg(t, x, "input_sequence_length") < 48 {
+			t.Errorf("%q: input length %v lacks the 32-token system prompt", args, metricAvg(t, x, "input_sequence_length"))
+		}
+	}
+}
+
+// An AIPerf YAML config alone gives the run; unknown keys, computed values
+// and unset variables are one-line errors naming the key and the file.
+func TestAIPerfConfigFile(t *testing.T) {
+	run := func(yaml string, args ...string) (profileSetup, error) {
+		path := writeFile(t, "c.yaml", yaml)
+		var po profileOptions
+		var out bytes.Buffer
+		getenv := func(k string) string { return map[string]string{"MODEL_NAME": "env-model"}[k] }
+		p, lay, _, err := po.setup(&env{stdout: &out, stderr: &out, getenv: getenv}, append([]string{"-f", path}, args...))
+		if err != nil {
+			return profileSetup{}, err
+		}
+		return profileSetup{&po, p, p.runConfig(), lay}, nil
+	}
+	dir := t.TempDir()
+	s, err := run(`schemaVersion: "2.0"
+benchmark:
+  model: ${MODEL_NAME:fallback}
+  endpoint: {url: "http://127.0.0.1:1", type: completions, timeout: 30}
+  dataset: {type: synthetic, prompts: {isl: 64, osl: 16}}
+  phases: {type: gamma, rate: 4, smoothness: 2, concurrency: 8, duration: 2m}
+  artifacts: {dir: `+dir+`}
+`, "--ui-type", "none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := rounds(s)
+	if s.cfg.Client.Model != "env-model" || s.cfg.Client.Endpoint != loadgen.EndpointCompletions || s.cfg.Client.RequestTimeout != 30*time.Second ||
+		len(l) != 1 || l[0].Kind != loadgen.Poisson || l[0].Rate != 4 || l[0].Burstiness != 2 || l[0].MaxConcurrency != 8 ||
+		s.cfg.Plan.Constraints.MaxDuration != 2*time.Minute || s.lay.target.Dir != dir || s.cfg.Data.Synthetic.Prompt.Mean != 64 {
+		t.Errorf("config %+v, rounds %+v", s.cfg.Client, l)
+	}
+	for _, c := range []struct{ yaml, want string }{
+		{"benchmark:\n  modle: x\n", `unknown key "modle"`},
+		{"benchmark:\n  model: x\n  phases: {type: concurrency, concurency: 8}\n", `benchmark.phases: unknown key "concurency"`},
+		{"benchmark:\n  model: \"{{ name }}\"\n", "computed values"},
+		{"benchmark:\n  model: ${NOPE}\n", "${NOPE} is not set"},
+		{"benchmark:\n  models: [a, b]\n", "one model"},
+		{"benchmark:\n  model: m\nsweep: {type: zip, parameters: {concurrency: [1, 2]}}\n", "sweep.type"},
+		{"benchmark:\n  model: m\n  phases: [{name: warmup, concurrency: 4, requests: 5}, {name: profiling, requests: 9}]\n", "warmup is the benchmark's own start"},
+	} {
+		_, err := run(c.yaml)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--config ") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v, want one line with %q", c.yaml, err, c.want)
+		}
+	}
+}
