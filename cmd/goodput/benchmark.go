@@ -295,6 +295,7 @@ func runBenchmark(ctx context.Context, e *env, args []string) error {
 	if err := applyV07(&o, fs, o.v07, o.configFile); err != nil {
 		return err
 	}
+	o.data = normalizeData(o.data)
 	if o.printConfig {
 		return printConfig(e.stdout, fs, &o)
 	}

@@ -782,3 +782,30 @@ func v07Flags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.configFile, "scenario", "", "alias of --config")
 	fs.BoolVar(&o.printConfig, "print-config", false, "print the effective configuration as a goodput --config YAML file (e.g. for a ConfigMap) and exit; the API key is left out")
 }
+
+// normalizeData rewrites a GuideLLM v0.7 --data value for goodput's data
+// reader: dotted keys (load_kwargs.name=3.0.0) become a JSON object, and
+// load_kwargs {"split": "train"} on a file kind, that file's only split
+// as GuideLLM loads it, is dropped.
+func normalizeData(s string) string {
+	v, err := parseRegistry(s)
+	if err != nil || v.kind() == "" {
+		return s
+	}
+	changed := false
+	if lk, ok := v["load_kwargs"].(map[string]any); ok && strings.HasSuffix(v.kind(), "_file") && len(lk) == 1 && lk["split"] == "train" {
+		delete(v, "load_kwargs")
+		changed = true
+	}
+	if !strings.HasPrefix(strings.TrimSpace(s), "{") {
+		for _, x := range v {
+			if _, nested := x.(map[string]any); nested {
+				changed = true
+			}
+		}
+	}
+	if !changed {
+		return s
+	}
+	return canonicalJSON(map[string]any(v))
+}
