@@ -126,7 +126,7 @@ func v07Table() []v07Row {
 		{Opt: "backend", Kind: "openai_http", Key: "extras", Maps: "`extras.body` → `--extra-body`, `extras.headers` → `--header`; `params`, `files`, `content`, `method` are refused", apply: func(a *v07Applier, v any) error { return a.extras(v) }},
 		{Opt: "backend", Kind: "openai_http", Key: "headers", Maps: "`--header` (goodput also takes them here, as pre-0.7 `--backend-args` did)", apply: func(a *v07Applier, v any) error { return a.headers(v) }},
 		{Opt: "backend", Kind: "openai_http", Key: "max_tokens", Refuse: "give the output length in --data (output_tokens=N)", Maps: "refused: give `output_tokens` in `--data`"},
-		{Opt: "backend", Kind: "openai_http", Key: "server_history", Maps: "false only (goodput sends the whole history)", apply: accept(false, "goodput sends each turn's history itself")},
+		{Opt: "backend", Kind: "openai_http", Key: "server_history", Maps: "false only (the default)", apply: accept(false, "goodput keeps no server-side conversation")},
 		{Opt: "backend", Kind: "openai_http", Key: "tool_call_missing_behavior", Maps: "`error_stop` only (the default)", apply: accept("error_stop", "goodput does not drive tool calls")},
 		{Opt: "backend", Kind: "openai_http", Key: "multiturn_reasoning", Maps: "false only (the default)", apply: accept(false, "goodput sends no reasoning back")},
 		{Opt: "backend", Kind: "vllm_python", Refuse: "goodput drives servers over HTTP: start `vllm serve` and give kind=openai_http,target=URL", Maps: "refused: serve the model and use `openai_http`"},
@@ -808,4 +808,57 @@ func normalizeData(s string) string {
 		return s
 	}
 	return canonicalJSON(map[string]any(v))
+}
+
+// v07MarkdownTable is v07Table as the README's "Coming from GuideLLM"
+// table: one row per option, kind and key.
+func v07MarkdownTable() string {
+	var b strings.Builder
+	b.WriteString("| GuideLLM v0.7 | kind | key | in goodput |\n|---|---|---|---|\n")
+	rows := v07Table()
+	for _, opt := range v07Opts {
+		for _, r := range rows {
+			if r.Opt != opt {
+				continue
+			}
+			kind, key := r.Kind, r.Key
+			if kind == "" {
+				kind = "any"
+			}
+			if r.Required {
+				key += " (required)"
+			}
+			maps := r.Maps
+			if r.Refuse != "" && !strings.HasPrefix(maps, "refused") && !strings.HasPrefix(maps, notYet) {
+				maps = "refused: " + maps
+			}
+			fmt.Fprintf(&b, "| `--%s` | %s | %s | %s |\n", r.Opt, tick(kind), tick(key), strings.ReplaceAll(maps, "|", "\\|"))
+		}
+	}
+	for _, r := range v07OtherOptions {
+		fmt.Fprintf(&b, "| `%s` | | | %s |\n", r[0], r[1])
+	}
+	return b.String()
+}
+
+func tick(s string) string {
+	if s == "" || s == "any" {
+		return s
+	}
+	name, rest, _ := strings.Cut(s, " ")
+	if rest != "" {
+		rest = " " + rest
+	}
+	return "`" + name + "`" + rest
+}
+
+// v07OtherOptions are guidellm run's options that are not registry
+// options, and what they are here.
+var v07OtherOptions = [][2]string{
+	{"--data kind=…", "`--data` (synthetic_text, json_file, csv_file, text_file, parquet_file, arrow_file, huggingface with a local `source`, trace_synthetic, mooncake, weka; a Hub id is refused: goodput never downloads)"},
+	{"--config / --scenario / -c", "`--config`: a GuideLLM scenario file, a GuideLLM report's `config`, the built-in `chat` or `rag`, or goodput's own YAML (command-line flags win)"},
+	{"--label / -l k=v", "`--label` (also `metadata.labels` of a scenario)"},
+	{"--override KEY VALUES", "refused: give the list in the option (`--profile '{\"kind\":\"concurrent\",\"streams\":[1,2,4]}'`)"},
+	{"--disable-console / --disable-console-outputs", "`--disable-console-outputs`"},
+	{"--disable-console-interactive / --disable-progress", "`--disable-progress`"},
 }

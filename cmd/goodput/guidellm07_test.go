@@ -252,3 +252,34 @@ func TestV07ReachesRunConfig(t *testing.T) {
 		t.Errorf("outputs %v, files %v", got, c.Outputs.Files)
 	}
 }
+
+// GuideLLM's newest goodput profile and SLO metrics become goodput's knee
+// search under that SLO.
+func TestV07GoodputProfile(t *testing.T) {
+	var o benchOptions
+	fs := newFlagSet("benchmark", "", &strings.Builder{})
+	benchFlags(&o, fs)
+	if err := parseFlags(fs, []string{"--backend", "kind=openai_http,target=http://127.0.0.1:1",
+		"--profile", "kind=goodput,target_attainment=0.99,tolerance=0.1",
+		"--metrics", `{"kind":"generative","slo":{"ttft_ms":200,"tpot_ms":50}}`,
+		"--data", "prompt_tokens=8,output_tokens=4", "--constraint", "kind=max_duration,seconds=1"}); err != nil {
+		t.Fatal(err)
+	}
+	o.v07.cli = changedFlags(fs)
+	if err := applyV07(&o, fs, o.v07, ""); err != nil {
+		t.Fatal(err)
+	}
+	p, err := o.validateAll(fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.search == nil || p.search.Axis != "concurrency" || p.search.Tolerance != 0.1 {
+		t.Errorf("knee search %+v, want one on concurrency with tolerance 0.1", p.search)
+	}
+	if floor, explicit := p.slo.AttainmentFloor(); floor != 0.99 || !explicit {
+		t.Errorf("attainment floor %v (explicit %v), want 0.99", floor, explicit)
+	}
+	if s := p.slo.String(); !strings.Contains(s, "ttft") || !strings.Contains(s, "itl") {
+		t.Errorf("SLO %s: want the ttft and itl thresholds", s)
+	}
+}
