@@ -341,6 +341,9 @@ func printConfig(w io.Writer, fs *pflag.FlagSet, o *benchOptions) error {
 				return
 			}
 		}
+		if name == "data-column-mapper" && o.columnMapper == "" {
+			return
+		}
 		if _, v07 := f.Value.(*v07Value); v07 && name != "data-column-mapper" {
 			return // applied to the flags it sets
 		}

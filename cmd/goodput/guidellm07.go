@@ -277,13 +277,17 @@ func v07Table() []v07Row {
 			return nil
 		}},
 		{Opt: "data-preprocessor", Kind: "encode_media", Maps: "accepted (GuideLLM's default; goodput's text prompts have no media to encode)", apply: kindOnly},
+		{Opt: "data-preprocessor", Kind: "encode_media", Key: "audio_kwargs", Maps: "empty only", apply: accept(map[string]any{}, "goodput sends no media")},
+		{Opt: "data-preprocessor", Kind: "encode_media", Key: "image_kwargs", Maps: "empty only", apply: accept(map[string]any{}, "goodput sends no media")},
+		{Opt: "data-preprocessor", Kind: "encode_media", Key: "video_kwargs", Maps: "empty only", apply: accept(map[string]any{}, "goodput sends no media")},
 		{Opt: "data-preprocessor", Kind: "tool_calling_message_extractor", Refuse: "goodput does not drive tool calls", Maps: "refused"},
 		{Opt: "data-preprocessor", Kind: "turn_pivot", Refuse: "give one --data source", Maps: "refused"},
 		{Opt: "data-finalizer", Kind: "generative", Maps: "accepted (GuideLLM's default)", apply: kindOnly},
+		{Opt: "data-finalizer", Kind: "generative", Key: "tool_call_mode", Maps: "`client` only (the default)", apply: accept("client", "goodput does not drive tool calls")},
 		{Opt: "tokenizer", Kind: "huggingface_auto", Maps: "`--processor` (goodput reads tokenizer.json itself, offline)", apply: kindOnly},
 		{Opt: "tokenizer", Kind: "hf_auto", Maps: "`--processor`", apply: kindOnly},
 		{Opt: "tokenizer", Key: "model", Maps: "`--processor` (a tokenizer.json, its directory, a Hugging Face cache id, o200k_base, cl100k_base; never downloaded)", apply: str("processor", func(o *benchOptions) *string { return &o.processor })},
-		{Opt: "tokenizer", Key: "load_kwargs", Refuse: "goodput reads tokenizer.json itself (give model=PATH)", Maps: "refused (as `--processor-args`)"},
+		{Opt: "tokenizer", Key: "load_kwargs", Maps: "empty only (goodput reads tokenizer.json itself, as `--processor-args`)", apply: accept(map[string]any{}, "goodput reads tokenizer.json itself (give model=PATH)")},
 		{Opt: "seed", Kind: "static", Maps: "`--random-seed` (a plain number works too)", apply: kindOnly},
 		{Opt: "seed", Kind: "static", Key: "value", Maps: "`--random-seed` (default 42)", apply: func(a *v07Applier, v any) error {
 			f, ok := number(v)
@@ -369,6 +373,10 @@ func (a *v07Applier) bad(v any, want string) error {
 	return usagef("--%s %s=%s: want %s", a.opt, a.key, shown(v), want)
 }
 
+// nullable are the keys whose null is not their default: null is "none"
+// (timeout: no limit; sample_size: every request).
+var nullable = map[string]bool{"timeout": true, "sample_size": true}
+
 // apply applies one value of option opt.
 func (a *v07Applier) apply(opt string, v regValue, rows []v07Row) error {
 	a.opt, a.kind, a.key = opt, v.kind(), ""
@@ -423,6 +431,9 @@ func (a *v07Applier) apply(opt string, v regValue, rows []v07Row) error {
 				where += " kind=" + a.kind
 			}
 			return usagef("%s: unknown key %q (keys: %s)", where, k, strings.Join(known, ", "))
+		}
+		if v[k] == nil && !nullable[k] {
+			continue // GuideLLM's None: the default
 		}
 		if r.Refuse != "" {
 			return usagef("--%s %s: not supported: %s", opt, k, r.Refuse)

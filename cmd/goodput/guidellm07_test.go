@@ -7,6 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/goodput-dev/goodput/report"
 )
 
 func TestParseRegistry(t *testing.T) {
@@ -281,5 +285,55 @@ func TestV07GoodputProfile(t *testing.T) {
 	}
 	if s := p.slo.String(); !strings.Contains(s, "ttft") || !strings.Contains(s, "itl") {
 		t.Errorf("SLO %s: want the ttft and itl thresholds", s)
+	}
+}
+
+// A report's config runs again with --config (GuideLLM reads a report
+// that way), and --output kind=yaml writes the JSON report's content as
+// YAML.
+func TestReportAsConfigAndYAMLOutput(t *testing.T) {
+	url := startTestMock(t, nil)
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first", "run.json")
+	code, _, stderr := runGoodput(t, "run", "--backend", "kind=openai_http,target="+url, "--profile", "kind=concurrent,streams=2",
+		"--constraint", "kind=max_requests,count=4", "--data", "kind=synthetic_text,prompt_tokens=16,output_tokens=4",
+		"--output", "kind=json,path="+first, "--output", "kind=yaml,path="+filepath.Join(dir, "first", "report.yaml"),
+		"--server-metrics", "off", "--disable-progress")
+	if code != exitOK {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	j, err := os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := os.ReadFile(filepath.Join(dir, "first", "report.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromJSON, fromYAML any
+	if err := yaml.Unmarshal(j, &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(y, &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromJSON, fromYAML) {
+		t.Error("the YAML report does not hold the JSON report's content")
+	}
+	second := filepath.Join(dir, "second.json")
+	code, _, stderr = runGoodput(t, "run", "-c", first, "--output", "kind=json,path="+second, "--server-metrics", "off", "--disable-progress")
+	if code != exitOK {
+		t.Fatalf("run from the report's config: exit %d: %s", code, stderr)
+	}
+	a, err := report.Read(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := report.Read(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Benchmarks) != 1 || len(b.Benchmarks) != 1 || a.Benchmarks[0].Config.Strategy.Label() != b.Benchmarks[0].Config.Strategy.Label() {
+		t.Errorf("the rerun's benchmarks differ from the first run's")
 	}
 }
