@@ -337,3 +337,14 @@ func TestReportAsConfigAndYAMLOutput(t *testing.T) {
 		t.Errorf("the rerun's benchmarks differ from the first run's")
 	}
 }
+
+// The options' plain pre-0.7 values keep their meaning.
+func TestV07PlainForms(t *testing.T) {
+	out := printed(t, "--target", "http://127.0.0.1:1", "--data", "prompt_tokens=8", "--profile", "synchronous",
+		"--backend", "openai_http", "--tokenizer", "o200k_base", "--seed", "7", "--data-column-mapper", `{"text_column":"q"}`)
+	for _, want := range []string{"rate-type: synchronous", "backend-type: openai_http", "processor: o200k_base", "random-seed: 7", `data-column-mapper: '{"text_column":"q"}'`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in\n%s", want, out)
+		}
+	}
+}

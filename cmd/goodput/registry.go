@@ -157,10 +157,6 @@ func (v regValue) keys() []string {
 	return out
 }
 
-func keyErr(opt, key, want string, got any) error {
-	return usagef("--%s %s=%s: want %s", opt, key, shown(got), want)
-}
-
 func shown(v any) string {
 	if s, ok := v.(string); ok {
 		return s
