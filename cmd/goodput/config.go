@@ -276,6 +276,11 @@ func applyConfig(o *benchOptions, fs *pflag.FlagSet) error {
 	st.loading = true
 	defer func() { st.loading = false }()
 	for _, e := range entries {
+		if st.cli[e.flag] && len(e.values) == 1 {
+			if err := mergeV07(fs, st, e.flag, e.values[0]); err != nil {
+				return usagef("--config %s: key %q: %v", file, e.flag, err)
+			}
+		}
 		if st.cli[e.flag] || len(e.values) == 0 {
 			continue
 		}
@@ -293,6 +298,42 @@ func applyConfig(o *benchOptions, fs *pflag.FlagSet) error {
 		}
 	}
 	return nil
+}
+
+// mergeV07 merges a file's value of a v0.7 option (not repeatable) into
+// the command line's of the same kind, the command line's keys winning,
+// as GuideLLM's deep update does: a scenario's backend model stays when
+// the command line gives --backend kind=openai_http,target=….
+func mergeV07(fs *pflag.FlagSet, st *v07State, flag, fileValue string) error {
+	v, ok := fs.Lookup(flag).Value.(*v07Value)
+	cli := st.byOpt[flag]
+	if !ok || v.repeat || len(cli) != 1 {
+		return nil
+	}
+	base, err := parseRegistry(fileValue)
+	if err != nil {
+		return nil // the plain form: nothing to merge
+	}
+	over, err := parseRegistry(cli[0])
+	if err != nil || over.kind() != base.kind() {
+		return nil
+	}
+	deepUpdate(base, over)
+	st.byOpt[flag] = []string{canonicalJSON(map[string]any(base))}
+	return nil
+}
+
+// deepUpdate sets every key of over in base, merging nested objects.
+func deepUpdate(base, over map[string]any) {
+	for k, v := range over {
+		if bm, ok := base[k].(map[string]any); ok {
+			if om, ok := v.(map[string]any); ok {
+				deepUpdate(bm, om)
+				continue
+			}
+		}
+		base[k] = v
+	}
 }
 
 // changedFlags is the set of flags given (an alias counts as its flag).

@@ -348,3 +348,18 @@ func TestV07PlainForms(t *testing.T) {
 		}
 	}
 }
+
+// A scenario's option and the command line's of the same kind merge, the
+// command line's keys winning (GuideLLM's deep update).
+func TestConfigMergesOptions(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(cfg, []byte("spec:\n  backend: {kind: openai_http, target: http://127.0.0.1:1, model: llama, extras: {body: {temperature: 0, top_p: 1}}}\n  data: [{kind: synthetic_text, prompt_tokens: 8}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := printed(t, "-c", cfg, "--backend", `{"kind":"openai_http","target":"http://127.0.0.1:2","extras":{"body":{"top_p":0.5}}}`)
+	for _, want := range []string{"target: http://127.0.0.1:2", "model: llama", `extra-body: '{"temperature":0,"top_p":0.5}'`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in\n%s", want, out)
+		}
+	}
+}
