@@ -350,7 +350,8 @@ func changedFlags(fs *pflag.FlagSet) map[string]bool {
 
 // printConfig writes the effective configuration as goodput's --config
 // YAML: every flag set (by the command line, the file or a v0.7 option),
-// v0.7 options as the flags they became, the API key left out.
+// v0.7 options as the flags they became, the API key and credential
+// headers left out.
 func printConfig(w io.Writer, fs *pflag.FlagSet, o *benchOptions) error {
 	out := map[string]any{}
 	fs.VisitAll(func(f *pflag.Flag) {
@@ -390,6 +391,21 @@ func printConfig(w io.Writer, fs *pflag.FlagSet, o *benchOptions) error {
 		}
 		out[name] = flagYAML(f)
 	})
+	if hs, ok := out["header"].([]string); ok { // credentials stay out of a ConfigMap
+		var keep []string
+		for _, h := range hs {
+			name, _, _ := strings.Cut(h, ":")
+			switch strings.ToLower(strings.TrimSpace(name)) {
+			case "authorization", "x-api-key", "api-key", "proxy-authorization":
+				continue
+			}
+			keep = append(keep, h)
+		}
+		out["header"] = keep
+		if len(keep) == 0 {
+			delete(out, "header")
+		}
+	}
 	if ba, ok := out["backend-args"].(string); ok {
 		if m, err := parseRegistry(ba); err == nil && m["api_key"] != nil {
 			delete(m, "api_key")
@@ -400,7 +416,7 @@ func printConfig(w io.Writer, fs *pflag.FlagSet, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "# goodput benchmark --config FILE (written by --print-config; the API key is not included)\n%s", b)
+	_, err = fmt.Fprintf(w, "# goodput benchmark --config FILE (written by --print-config; the API key and credential headers are not included)\n%s", b)
 	return err
 }
 

@@ -145,7 +145,7 @@ func kv(k string, v int) string { return k + "=" + strconv.Itoa(v) }
 func TestConfigCommandLineWins(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "goodput.yaml")
-	if err := os.WriteFile(cfg, []byte("target: http://127.0.0.1:1\nrate-type: constant\nrate: [2, 4]\nmax-seconds: 60\napi-key: sk-secret\nheader: {X-Team: a}\ndata: prompt_tokens=8,output_tokens=4\n"), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte("target: http://127.0.0.1:1\nrate-type: constant\nrate: [2, 4]\nmax-seconds: 60\napi-key: sk-secret\nheader: {X-Team: a, Authorization: Bearer sk-secret}\ndata: prompt_tokens=8,output_tokens=4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := printed(t, "-c", cfg, "--profile", "kind=poisson,rate=3", "--constraint", "kind=max_duration,seconds=5")
