@@ -145,9 +145,13 @@ type Shard struct {
 type Outputs struct {
 	Path  string          // a report file, its other outputs beside it ("" : Dir)
 	Dir   string          // runs are written to Dir/<run id>/
-	Kinds map[string]bool // json, csv, jsonl, html, scorecard, aiperf, console
-	RunID string          // "" : from the labels, else a timestamp and Key's hash
-	Force bool            // overwrite an existing run
+	Kinds map[string]bool // json, yaml, csv, jsonl, html, scorecard, aiperf, console
+	// Files places single outputs (csv, html, yaml) at a path of their
+	// own, GuideLLM's --output kind=K,path=P; the others stay where Path or
+	// Dir puts them.
+	Files map[string]string
+	RunID string // "" : from the labels, else a timestamp and Key's hash
+	Force bool   // overwrite an existing run
 	// Key is the part of the invocation that defines the experiment (not
 	// where its files go), hashed into the default run id.
 	Key func(model string) string

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 type runFiles struct {
 	dir          string // the run directory
 	json, csv    string // report files
+	html, yaml   string // set by place; "": htmlPath's and yamlPath's defaults
 	jsonl        string // per-request records
 	created      bool   // dir was created by this run
 	runID        string
@@ -88,7 +90,7 @@ func resolveRunFiles(outputPath, outputDir, runID string, force bool) (*runFiles
 			if err := os.MkdirAll(rf.dir, 0o755); err != nil {
 				return nil, fmt.Errorf("--output-path: %w", err)
 			}
-			for _, f := range []string{rf.json, rf.csv, rf.jsonl, rf.htmlPath()} {
+			for _, f := range []string{rf.json, rf.csv, rf.jsonl, rf.htmlPath(), rf.yamlPath()} {
 				if _, err := os.Stat(f); err == nil && !force {
 					return nil, usagef("--output-path: %s exists; a run never overwrites another (use another name, or --force)", f)
 				}
@@ -116,6 +118,37 @@ func resolveRunFiles(outputPath, outputDir, runID string, force bool) (*runFiles
 	rf.csv = filepath.Join(rf.dir, "benchmarks.csv")
 	rf.jsonl = filepath.Join(rf.dir, "requests.jsonl")
 	return rf, checkWritable(rf.dir)
+}
+
+// place puts the single outputs of files (kind → path: csv, html, yaml)
+// at their own paths, making their directories; an existing file is
+// refused without force, as a run's own files are.
+func (rf *runFiles) place(files map[string]string, force bool) error {
+	kinds := make([]string, 0, len(files))
+	for k := range files {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		p := files[k]
+		switch k {
+		case "csv":
+			rf.csv = p
+		case "html":
+			rf.html = p
+		case "yaml":
+			rf.yaml = p
+		default:
+			return usagef("--output kind=%s: a path of its own is not supported (it goes beside the JSON report)", k)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("--output kind=%s: %w", k, err)
+		}
+		if _, err := os.Stat(p); err == nil && !force {
+			return usagef("--output kind=%s,path=%s: the file exists; a run never overwrites another (use another name, or --force)", k, p)
+		}
+	}
+	return nil
 }
 
 // checkWritable proves the directory takes a file and has some room, so a

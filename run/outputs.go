@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"github.com/goodput-dev/goodput/report/aiperf"
 	"github.com/goodput-dev/goodput/report/console"
 	"github.com/goodput-dev/goodput/sweep"
+	"sigs.k8s.io/yaml"
 )
 
 // writeOutputs writes the report files and prints the console summary.
@@ -25,6 +27,11 @@ func (s *state) writeOutputs(rep *report.Report) error {
 	}
 	if kinds["json"] {
 		if err := WriteFileAtomic(files.json, rep.WriteJSON); err != nil {
+			return err
+		}
+	}
+	if kinds["yaml"] {
+		if err := WriteFileAtomic(files.yamlPath(), func(w io.Writer) error { return writeYAML(w, rep) }); err != nil {
 			return err
 		}
 	}
@@ -48,9 +55,9 @@ func (s *state) writeOutputs(rep *report.Report) error {
 		}
 	}
 	var written []string
-	for _, k := range []string{"json", "csv", "jsonl", "html"} {
+	for _, k := range []string{"json", "yaml", "csv", "jsonl", "html"} {
 		if kinds[k] {
-			written = append(written, map[string]string{"json": files.json, "csv": files.csv, "jsonl": files.jsonl, "html": files.htmlPath()}[k])
+			written = append(written, map[string]string{"json": files.json, "yaml": files.yamlPath(), "csv": files.csv, "jsonl": files.jsonl, "html": files.htmlPath()}[k])
 		}
 	}
 	written = append(written, aiperfPaths...)
@@ -93,10 +100,40 @@ func writeRunHTML(rf *runFiles, rep *report.Report, withRecords bool) error {
 // htmlPath is where a run writes its HTML report: report.html in the run
 // directory, or <stem>.html beside --output-path FILE.json.
 func (rf *runFiles) htmlPath() string {
+	if rf.html != "" {
+		return rf.html
+	}
 	if rf.json == "" || filepath.Base(rf.json) == "benchmarks.json" {
 		return filepath.Join(rf.dir, "report.html")
 	}
 	return strings.TrimSuffix(rf.json, filepath.Ext(rf.json)) + ".html"
+}
+
+// yamlPath is where a run writes its YAML report: benchmarks.yaml in the
+// run directory, or <stem>.yaml beside --output-path FILE.json.
+func (rf *runFiles) yamlPath() string {
+	if rf.yaml != "" {
+		return rf.yaml
+	}
+	if rf.json == "" || filepath.Base(rf.json) == "benchmarks.json" {
+		return filepath.Join(rf.dir, "benchmarks.yaml")
+	}
+	return strings.TrimSuffix(rf.json, filepath.Ext(rf.json)) + ".yaml"
+}
+
+// writeYAML writes the report as YAML: GuideLLM's report model, the JSON
+// report's content (GuideLLM's --output kind=yaml).
+func writeYAML(w io.Writer, rep *report.Report) error {
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		return err
+	}
+	y, err := yaml.JSONToYAML(b.Bytes())
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(y)
+	return err
 }
 
 // scenario describes the run in GuideLLM's scenario terms for the report.
@@ -106,6 +143,9 @@ func (s *state) scenario(prof report.Profile) (*report.Scenario, error) {
 	var outs []report.Output
 	if kinds["json"] {
 		outs = append(outs, report.Output{Kind: "json", Path: files.json})
+	}
+	if kinds["yaml"] {
+		outs = append(outs, report.Output{Kind: "yaml", Path: files.yamlPath()})
 	}
 	if kinds["csv"] {
 		outs = append(outs, report.Output{Kind: "csv", Path: files.csv})

@@ -246,7 +246,7 @@ func (s *state) name(context.Context) error {
 func (s *state) prepareFiles(context.Context) error {
 	o := &s.cfg.Outputs
 	s.files = &runFiles{runID: s.runID}
-	if !o.Kinds["json"] && !o.Kinds["csv"] && !o.Kinds["jsonl"] && !o.Kinds["html"] && !o.Kinds["scorecard"] && !o.Kinds["aiperf"] {
+	if !o.Kinds["json"] && !o.Kinds["yaml"] && !o.Kinds["csv"] && !o.Kinds["jsonl"] && !o.Kinds["html"] && !o.Kinds["scorecard"] && !o.Kinds["aiperf"] {
 		return nil
 	}
 	dirID := s.runID
@@ -255,6 +255,9 @@ func (s *state) prepareFiles(context.Context) error {
 	}
 	var err error
 	if s.files, err = resolveRunFiles(o.Path, o.Dir, dirID, o.Force); err != nil {
+		return err
+	}
+	if err := s.files.place(o.Files, o.Force); err != nil {
 		return err
 	}
 	if s.files.created {

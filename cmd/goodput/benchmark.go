@@ -79,6 +79,15 @@ type benchOptions struct {
 	quality                                          qualityOptions
 	failOnErrorRate                                  float64
 	getenv                                           func(string) string // nil: os.Getenv
+
+	// GuideLLM v0.7's options and the configuration file (guidellm07.go,
+	// config.go).
+	errorRateWindow int
+	outputFiles     map[string]string // --output kind=K,path=P (K other than json)
+	v07             *v07State
+	configFile      string
+	printConfig     bool
+	override        []string
 }
 
 func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
@@ -87,16 +96,13 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.requestType, "request-type", "chat_completions", "chat_completions, text_completions, responses (OpenAI Responses) or messages (Anthropic Messages) (alias --request-format: /v1/chat/completions, /v1/completions, /v1/responses or /v1/messages)")
 	fs.StringVar(&o.requestType, "request-format", "chat_completions", "alias of --request-type")
 	fs.StringVar(&o.requestPath, "request-path", "", "send the requests to this path under --target, whose own path prefix is kept (default: the request type's, e.g. /v1/chat/completions; GuideLLM's api_routes)")
-	fs.StringVar(&o.rateType, "rate-type", "sweep", "synchronous, concurrent, throughput, constant (alias async), poisson, replay, sweep (GuideLLM's, its default) or knee (search for the SLO's knee) (alias --profile)")
-	fs.StringVar(&o.rateType, "profile", "sweep", "alias of --rate-type")
+	fs.StringVar(&o.rateType, "rate-type", "sweep", "synchronous, concurrent, throughput, constant (alias async), poisson, replay, sweep (GuideLLM's, its default) or knee (search for the SLO's knee) (--profile NAME too; GuideLLM v0.7: --profile kind=…)")
 	fs.StringVar(&o.rate, "rate", "", "comma list: streams for concurrent, req/s for constant/poisson, max concurrency for throughput, rounds for sweep (default 10), the first load for knee")
 	fs.StringVar(&o.data, "data", "", "synthetic spec (prompt_tokens=256,output_tokens=128), a .jsonl/.json/.csv/.txt/.parquet/.arrow file, a local Hugging Face dataset directory, a ShareGPT file, a trace for --rate-type replay (BurstGPT, Azure, Mooncake), or kind=...; required")
 	fs.StringVar(&o.processor, "processor", "", "tokenizer: a tokenizer.json path, a directory holding one, a Hugging Face cache id, or o200k_base/cl100k_base (default: the model's, when found locally; never downloaded)")
-	fs.StringVar(&o.processor, "tokenizer", "", "alias of --processor")
 	fs.StringVar(&o.processorArgs, "processor-args", "", "GuideLLM's Hugging Face tokenizer arguments: not supported (goodput reads tokenizer.json itself)")
 	fs.IntVar(&o.dataSamples, "data-samples", 0, "use at most this many requests from the data (0 or -1: all; a synthetic source then never ends)")
 	fs.BoolVar(&o.dataShuffle, "data-shuffle", false, "shuffle the rows of a data file with --random-seed (alias --data-sampler shuffle)")
-	fs.StringVar(&o.columnMapper, "data-column-mapper", "", `map data file columns, e.g. '{"text_column":"question","output_tokens_count_column":"max_len"}'`)
 	fs.StringVar(&o.dataArgs, "data-args", "", "GuideLLM's Hugging Face dataset arguments: not supported (give --data kind=huggingface,source=DIR,split=NAME)")
 	fs.Float64Var(&o.timeScale, "time-scale", 1, "replay: multiply the trace's time offsets (0.5 replays twice as fast)")
 	fs.Float64Var(&o.maxSeconds, "max-seconds", 0, "stop each benchmark after this many seconds")
@@ -110,7 +116,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.Int64Var(&o.seed, "random-seed", 42, "seed for synthetic data and poisson schedules")
 	fs.StringVar(&o.outputPath, "output-path", "", "report file (e.g. /results/run.json); other outputs go beside it. A directory is used as --output-dir")
 	fs.StringVar(&o.outputDir, "output-dir", "results", "runs are written to <output-dir>/<run-id>/")
-	fs.StringVar(&o.outputs, "outputs", "json,csv,jsonl,html,scorecard,console", "comma list of json (GuideLLM v2 report), csv, jsonl (every request), html (a self-contained report.html), scorecard (cost, energy, latency rows), aiperf (AIPerf's profile_export_aiperf.json and .csv per benchmark), console")
+	fs.StringVar(&o.outputs, "outputs", "json,csv,jsonl,html,scorecard,console", "comma list of json (GuideLLM v2 report), yaml (the same report as YAML), csv, jsonl (every request), html (a self-contained report.html), scorecard (cost, energy, latency rows), aiperf (AIPerf's profile_export_aiperf.json and .csv per benchmark), console")
 	fs.StringVar(&o.runID, "run-id", "", "run id (default: UTC timestamp plus a short config hash); an existing run id is refused without --force")
 	fs.BoolVar(&o.force, "force", false, "overwrite an existing run directory or output file")
 	fs.IntVar(&o.sampleRequests, "sample-requests", accum.DefaultSampleSize, "request records kept per status in the JSON report (all are in the JSON Lines file) (alias --output-sampling)")
@@ -123,7 +129,6 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.headers, "header", nil, "extra request header 'Name: value' (repeatable)")
 	fs.StringVar(&o.extraBody, "extra-body", "", `JSON object merged into every request body, e.g. '{"temperature":0}'`)
 	fs.StringVar(&o.backendType, "backend-type", "openai_http", "only openai_http is supported (GuideLLM compatibility)")
-	fs.StringVar(&o.backendType, "backend", "openai_http", "alias of --backend-type")
 	fs.StringVar(&o.backendArgs, "backend-args", "", `GuideLLM backend JSON: {"api_key","headers","extra_body","verify","timeout","max_tokens"}`)
 	fs.StringVar(&o.backendArgs, "backend-kwargs", "", "alias of --backend-args")
 	fs.BoolVar(&o.noStream, "no-stream", false, "send stream:false (no TTFT/ITL can be measured)")
@@ -136,7 +141,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.DurationVar(&o.connectTimeout, "connect-timeout", 10*time.Second, "dial and TLS handshake timeout")
 	fs.DurationVar(&o.stallTimeout, "stall-timeout", 120*time.Second, "fail a request when no chunk (SSE event) arrives for this long, keep-alive comments (: ping) not counting; non-streaming: no byte (0 disables)")
 	fs.DurationVar(&o.requestTimeout, "request-timeout", 30*time.Minute, "fail a request that takes longer (0 disables)")
-	fs.StringArrayVar(&o.labels, "label", nil, "free label k=v recorded in the report (repeatable)")
+	fs.StringArrayVarP(&o.labels, "label", "l", nil, "free label k=v recorded in the report (repeatable)")
 	fs.BoolVar(&o.disableProgress, "disable-progress", false, "no live progress display (alias --disable-console-interactive)")
 	fs.BoolVar(&o.disableProgress, "disable-console-interactive", false, "alias of --disable-progress")
 	fs.BoolVar(&o.disableConsole, "disable-console-outputs", false, "print no summary table (alias --disable-console)")
@@ -155,7 +160,8 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	drainFlags(&o.drain, fs)
 	addQualityFlags(fs, &o.quality)
 	fs.Float64Var(&o.failOnErrorRate, "fail-on-error-rate", 0, fmt.Sprintf("exit %d when a benchmark's error rate (errored ÷ requests in its window) exceeds this fraction, 0 ≤ x ≤ 1 (for CI; 0: any error)", exitErrorRate))
-	for _, alias := range []string{"request-format", "profile", "warmup-percent", "cooldown-percent", "backend", "backend-kwargs", "disable-console-interactive", "disable-console", "tokenizer", "data-sampler", "output-sampling"} {
+	v07Flags(o, fs)
+	for _, alias := range []string{"request-format", "warmup-percent", "cooldown-percent", "backend-kwargs", "disable-console-interactive", "disable-console", "data-sampler", "output-sampling", "scenario"} {
 		_ = fs.MarkHidden(alias)
 	}
 }
@@ -289,8 +295,22 @@ func runBenchmark(ctx context.Context, e *env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if len(o.override) > 0 {
+		return usagef("--override: not supported: give the list in the option itself (--profile '{\"kind\":\"concurrent\",\"streams\":[1,2,4]}')")
+	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q (see 'goodput benchmark --help')", fs.Arg(0))
+	}
+	o.v07.cli = changedFlags(fs)
+	if err := applyConfig(&o, fs); err != nil {
+		return err
+	}
+	if err := applyV07(&o, fs, o.v07, o.configFile); err != nil {
+		return err
+	}
+	o.data = normalizeData(o.data)
+	if o.printConfig {
+		return printConfig(e.stdout, fs, &o)
 	}
 	if ep, err := parseRequestType(o.requestType); o.apiKey == "" && err == nil && ep == loadgen.EndpointMessages {
 		o.apiKey = e.getenv("ANTHROPIC_API_KEY")
@@ -405,7 +425,7 @@ func (o *benchOptions) validate() (*plan, error) {
 		return nil, usagef("--target: %v", err)
 	}
 	if o.backendType != "openai_http" {
-		return nil, usagef("--backend-type %q: only openai_http is supported", o.backendType)
+		return nil, usagef("--backend-type/--backend %q: only openai_http is supported (GuideLLM v0.7's form: --backend kind=openai_http,target=URL)", o.backendType)
 	}
 	ep, err := parseRequestType(o.requestType)
 	if err != nil {
@@ -516,9 +536,12 @@ func (o *benchOptions) validateLimits(p *plan) error {
 	if _, finite := p.data.Source.(interface{ Len() int }); o.maxSeconds == 0 && o.maxRequests == 0 && !finite && o.arrival.rateSeries == "" {
 		return usagef("set --max-seconds or --max-requests (or --data-samples): a benchmark needs an end")
 	}
+	if o.errorRateWindow < 0 {
+		return usagef("--error-rate-window %d: want a number of requests ≥ 1 (0: 30)", o.errorRateWindow)
+	}
 	p.cons = loadgen.Constraints{
 		MaxDuration: time.Duration(o.maxSeconds * float64(time.Second)), MaxRequests: o.maxRequests,
-		MaxErrors: o.maxErrors, MaxErrorRate: o.maxErrorRate, Drain: o.drainEnd,
+		MaxErrors: o.maxErrors, MaxErrorRate: o.maxErrorRate, ErrorRateWindow: o.errorRateWindow, Drain: o.drainEnd,
 	}
 	if o.drainEnd < 0 || (o.drainEnd > 0 && o.maxSeconds == 0) {
 		return usagef("--drain %v: want a duration ≥ 0 with --max-seconds (how long requests in flight at the end may finish)", o.drainEnd)
@@ -565,15 +588,15 @@ func (o *benchOptions) validateOutputs(p *plan) error {
 	for _, out := range strings.Split(o.outputs, ",") {
 		out = strings.TrimSpace(out)
 		switch out {
-		case "json", "csv", "jsonl", "console", "scorecard", "html", "aiperf":
+		case "json", "yaml", "csv", "jsonl", "console", "scorecard", "html", "aiperf":
 			p.outputs[out] = true
 		case "":
 		default:
-			return usagef("--outputs: unknown output %q (want a comma list of json, csv, jsonl, html, scorecard, aiperf, console)", out)
+			return usagef("--outputs: unknown output %q (want a comma list of json, yaml, csv, jsonl, html, scorecard, aiperf, console)", out)
 		}
 	}
 	if len(p.outputs) == 0 {
-		return usagef("--outputs %q: want a comma list of json, csv, jsonl, html, scorecard, aiperf, console", o.outputs)
+		return usagef("--outputs %q: want a comma list of json, yaml, csv, jsonl, html, scorecard, aiperf, console", o.outputs)
 	}
 	if o.disableConsole {
 		delete(p.outputs, "console")
@@ -593,7 +616,7 @@ func (o *benchOptions) validateOutputs(p *plan) error {
 	if o.runID != "" && !run.ValidRunID(o.runID) {
 		return usagef("--run-id %q: use letters, digits, '.', '_' and '-' only", o.runID)
 	}
-	p.files = run.Outputs{Path: o.outputPath, Dir: o.outputDir, RunID: o.runID, Force: o.force}
+	p.files = run.Outputs{Path: o.outputPath, Dir: o.outputDir, RunID: o.runID, Force: o.force, Files: o.outputFiles}
 	p.progress = run.Progress{Disable: o.disableProgress, LogFormat: o.logFormat, Interval: o.progressInterval}
 	p.seed, p.samples, p.warmText, p.meta = o.seed, o.sampleRequests, o.warmup, o.meta
 	if !(o.confidence > 0 && o.confidence < 1) {

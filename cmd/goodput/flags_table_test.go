@@ -129,6 +129,21 @@ var invalidFlagValues = map[string][]string{
 	"benchmark --max-drain":               {"soon", "0", "-1s"},
 	"benchmark --judge-busy-rounds":       {"=maybe"},
 	"benchmark --fail-on-error-rate":      {"x", "-0.1", "1.5"},
+	// GuideLLM v0.7's options and the configuration file
+	"benchmark --backend":           {"fast", "kind=vllm_python", "kind=openai_http,nope=1", "kind=openai_http,request_format=/v1/embeddings", `{"kind":"openai_http","extras":{"files":{}}}`},
+	"benchmark --profile":           {"kind=fast", "kind=concurrent", "kind=constant,rate=0", "kind=concurrent,streams=2.5", "kind=sweep,sweep_size=1"},
+	"benchmark --constraint":        {"nope", "kind=max_duration,seconds=-1", "kind=max_requests", "kind=over_saturation", "kind=max_global_error_rate,rate=0.1", "kind=max_duration,seconds=[1,2]"},
+	"benchmark --output":            {"kind=pdf", "kind=plot", "kind=console,path=x.txt", "kind=json,path=x.txt"},
+	"benchmark --tokenizer":         {"kind=tiktoken", "kind=huggingface_auto,load_kwargs.use_fast=false"},
+	"benchmark --data-loader":       {"kind=tf", "kind=pytorch,samples=x", "kind=pytorch,shuffle=maybe"},
+	"benchmark --data-preprocessor": {"kind=turn_pivot", "kind=nope"},
+	"benchmark --data-finalizer":    {"kind=other"},
+	"benchmark --seed":              {"x", "kind=static,value=1.5"},
+	"benchmark --metrics":           {"kind=generative,sample_size=0", `{"kind":"generative","slo":{"nope_ms":1}}`, "kind=other"},
+	"benchmark --override":          {"profile.rate"},
+	"benchmark --error-rate-window": {"x", "-1"},
+	"benchmark --config":            {"/nonexistent/goodput.yaml", "chat.yaml"},
+	"benchmark --print-config":      {"=maybe"},
 
 	// profile (AIPerf's flags)
 	"profile --url":                         {"ftp://x", "http://"},

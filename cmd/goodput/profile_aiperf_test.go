@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,8 +17,6 @@ import (
 	"github.com/goodput-dev/goodput/scorecard"
 	"github.com/goodput-dev/goodput/sweep"
 )
-
-var updateREADME = flag.Bool("update-readme", false, "rewrite README.md's AIPerf flag table from aiperfFlags")
 
 // profileSetup parses a profile command line as `goodput profile` does,
 // without running it.
