@@ -171,6 +171,26 @@ type Record struct {
 	// request bodies; empty otherwise.
 	OutputText    string
 	ReasoningText string
+
+	// Session is set when the request is a turn of a conversation (a
+	// session); its zero value means a standalone request.
+	Session Session
+}
+
+// Session places a request within its conversation.
+type Session struct {
+	ID    string // stable per-session id ("" outside sessions)
+	Turn  int    // 0-based turn index
+	Turns int    // turns the session was to have
+	// HistoryMessages counts the messages sent before this turn's own
+	// user message (system prefix, earlier turns, replies, tool calls and
+	// results); HistoryTokens is the tokens of that history as the
+	// previous turn's usage reported them (its prompt plus its output),
+	// -1 when unknown.
+	HistoryMessages int
+	HistoryTokens   int
+	// ToolCalls is the number of tool calls the response carried.
+	ToolCalls int
 }
 
 // Reset clears r for reuse, keeping the capacity of its slices.
