@@ -65,6 +65,9 @@ const (
 	ErrEmptyResponse ErrorClass = "empty_response" // completed without any output token
 	ErrCancelled     ErrorClass = "cancelled"      // cancelled by the run (benchmark end, interrupt)
 	ErrClient        ErrorClass = "client"         // the request could not be built or sent
+	// ErrToolCallMissing: a session's tool-call turn got no tool call and
+	// the session counts that an error (tool_call_missing_behavior=error).
+	ErrToolCallMissing ErrorClass = "tool_call_missing"
 )
 
 // TokenSource says where Record.OutputTokens came from.
