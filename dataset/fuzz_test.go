@@ -21,6 +21,10 @@ func FuzzParseSpec(f *testing.F) {
 		"prompt_tokens=100,prefix_tokens=512,prefix_count=4",
 		`{"prompt_tokens":64,"prefix_buckets":[{"bucket_weight":2,"prefix_count":2,"prefix_tokens":100}]}`,
 		`{"prompt_tokens": "1", "output_tokens": 2.0}`,
+		"turns=3,prompt_tokens=32,first_prompt_tokens=256,first_output_tokens=64,output_tokens=16,delay=0.5,delay_stdev=0.1",
+		"turns=4,prompt_tokens=8,tools=2,tool_call_turns=1,tool_choice=auto,tool_response_tokens=20,tool_call_missing_behavior=skip",
+		`{"turns":2,"prompt_tokens":8,"tools":[{"type":"function","function":{"name":"f"}}],"server_history":true}`,
+		"turns=0,prompt_tokens=1", "delay=1,prompt_tokens=3", "turns=2,prompt_tokens=3,delay=-1",
 		"promt_tokens=1", "=,=", "{", "prompt_tokens=0\n00", "kind=x\ny", `{"a":{"b":[1,{}]}}`,
 	} {
 		f.Add(s)
@@ -76,9 +80,21 @@ func fuzzFile(f *testing.F, format string, seeds []string) {
 		if err != nil {
 			return
 		}
-		n := d.Source.(*List).Len()
-		if n == 0 || n > 50 || d.Description.Requests != n {
-			t.Fatalf("%d requests, description %d", n, d.Description.Requests)
+		n := d.Source.(interface{ Len() int }).Len()
+		want := d.Description.Requests
+		if l, ok := d.Source.(*SessionList); ok {
+			want = d.Description.Sessions
+			for i := range uint64(n) {
+				s, _ := l.Session(i)
+				for k, turn := range s.Turns {
+					if strings.TrimSpace(turn.Prompt) == "" {
+						t.Fatalf("session %d turn %d: empty prompt", i, k)
+					}
+				}
+			}
+		}
+		if n == 0 || n > 50 || want != n {
+			t.Fatalf("%d requests, description %d", n, want)
 		}
 		for i := range uint64(n) {
 			r, ok := d.Source.Request(i)
@@ -96,6 +112,8 @@ func FuzzReadJSONL(f *testing.F) {
 		`{"messages":[{"role":"user","content":"hi"}]}`,
 		`{"q":"x","s":"y","n":"4"}`,
 		`{"prompt_0":"a","prompt_1":"b"}`,
+		`{"prefix":"sys","prompt_0":"a","output_tokens_count_0":3,"prompt_1":"b","delay_1":0.5}`,
+		`{"session_id":"s1","turns":[{"text":"hi","delay":0},{"text":"more","delay":250,"max_tokens":8}]}`,
 	})
 }
 
