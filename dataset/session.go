@@ -742,7 +742,6 @@ func sessionStats(l *SessionList, tok interface{ Count(string) int }) (prompt, o
 	return ps.stats(), os.stats(), turns
 }
 
-
 // sessionDataset builds a file dataset of conversations.
 func sessionDataset(t *table, src origin, rows []fileRow, skipped int, columns map[string]string, opts Options) (*Dataset, error) {
 	sh, err := newSessionShape(opts.Session, nil, opts.Seed)
