@@ -296,12 +296,9 @@ type RequestStats struct {
 
 // RequestInfo is GuideLLM's RequestInfo.
 type RequestInfo struct {
-	RequestID      string  `json:"request_id"`
-	ConversationID *string `json:"conversation_id"`
-	TurnIndex      Int     `json:"turn_index"`
-	// HistoryLen is the messages sent before the turn's own (newer
-	// GuideLLM's info.history_len); absent outside conversations.
-	HistoryLen         *Int            `json:"history_len,omitempty"`
+	RequestID          string          `json:"request_id"`
+	ConversationID     *string         `json:"conversation_id"`
+	TurnIndex          Int             `json:"turn_index"`
 	Status             string          `json:"status"`
 	SchedulerNodeID    Int             `json:"scheduler_node_id"`
 	SchedulerProcessID Int             `json:"scheduler_process_id"`
@@ -312,6 +309,9 @@ type RequestInfo struct {
 	Traceback          *string         `json:"traceback"`
 	StartedAt          *Float          `json:"started_at"`
 	CompletedAt        *Float          `json:"completed_at"`
+	// HistoryLen is the messages sent before the turn's own (newer
+	// GuideLLM's info.history_len); absent outside conversations.
+	HistoryLen *Int `json:"history_len,omitempty"`
 }
 
 // RequestTimings is GuideLLM's RequestTimings (Unix seconds).
