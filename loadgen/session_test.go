@@ -310,3 +310,53 @@ func TestTurnBodies(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionServerHistory: on the Responses API with server_history,
+// turn k sends only its new input and the previous turn's response id.
+func TestSessionServerHistory(t *testing.T) {
+	var mu sync.Mutex
+	var bodies []map[string]json.RawMessage
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]json.RawMessage
+		b, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(b, &body)
+		mu.Lock()
+		n := len(bodies)
+		bodies = append(bodies, body)
+		mu.Unlock()
+		id := fmt.Sprintf("resp_%d", n)
+		ssetest.Write(w,
+			`data: {"type":"response.created","response":{"id":"`+id+`","status":"in_progress"}}`+"\n\n",
+			fmt.Sprintf(`data: {"type":"response.output_text.delta","delta":"answer %d"}`, n)+"\n\n",
+			`data: {"type":"response.completed","response":{"id":"`+id+`","status":"completed","usage":{"input_tokens":5,"output_tokens":2,"total_tokens":7}}}`+"\n\n")
+	})
+	e := sessionEngine(t, h, func(c *ClientConfig) { c.Endpoint = EndpointResponses })
+	s := &Session{System: "sys", ServerHistory: true, Turns: []Turn{{Prompt: "q0", MaxTokens: 4}, {Prompt: "q1", MaxTokens: 4}, {Prompt: "q2", MaxTokens: 4}}}
+	_, recs := collect(t, e, context.Background(), Benchmark{Strategy: Strategy{Kind: Synchronous}, Source: sessionList{s}})
+	if len(recs) != 3 || len(bodies) != 3 {
+		t.Fatalf("%d records, %d requests", len(recs), len(bodies))
+	}
+	want := []struct{ input, prev string }{
+		{`[{"role":"system","content":"sys"},{"role":"user","content":"q0"}]`, ""},
+		{`[{"role":"user","content":"q1"}]`, `"resp_0"`},
+		{`[{"role":"user","content":"q2"}]`, `"resp_1"`},
+	}
+	for k, w := range want {
+		if got := string(bodies[k]["input"]); got != w.input || string(bodies[k]["previous_response_id"]) != w.prev {
+			t.Errorf("turn %d: input %s previous %s; want %s %s", k, got, bodies[k]["previous_response_id"], w.input, w.prev)
+		}
+		if recs[k].Status != record.StatusSuccessful {
+			t.Errorf("turn %d: %s %s", k, recs[k].Status, recs[k].Error)
+		}
+	}
+	// Without server history the whole conversation goes every time.
+	bodies = nil
+	s.ServerHistory = false
+	collect(t, e, context.Background(), Benchmark{Strategy: Strategy{Kind: Synchronous}, Source: sessionList{s}})
+	if got := string(bodies[2]["input"]); got != `[{"role":"system","content":"sys"},{"role":"user","content":"q0"},{"role":"assistant","content":"answer 0"},{"role":"user","content":"q1"},{"role":"assistant","content":"answer 1"},{"role":"user","content":"q2"}]` {
+		t.Errorf("client history: %s", got)
+	}
+	if err := checkSession(EndpointChat, &Session{ServerHistory: true, Turns: []Turn{{Prompt: "x"}}}); err == nil {
+		t.Error("server_history on chat completions accepted")
+	}
+}
