@@ -97,15 +97,18 @@ func (rc *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			chunk(`{"role":"assistant","tool_calls":[{"index":0,"id":"`+s.toolCall+`","type":"function","function":{"name":"lookup","arguments":""}}]}`, ""),
 			chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"{\"q\":"}}]}`, ""),
 			chunk(fmt.Sprintf(`{"tool_calls":[{"index":0,"function":{"arguments":"%d}"}}]}`, n), ""),
-			chunk(`{}`, "tool_calls"), usage, ssetest.Done)
+			chunk(`{}`, "tool_calls"), usage)
 	} else {
 		s.reply = fmt.Sprintf("reply %d says \"hi\"\n", n)
 		ssetest.Write(w, chunk(fmt.Sprintf(`{"content":"reply %d "}`, n), ""), chunk(`{"content":"says \"hi\"\n"}`, ""),
-			chunk(`{}`, "stop"), usage, ssetest.Done)
+			chunk(`{}`, "stop"), usage)
 	}
+	// The response cannot end, for the client, before its [DONE] is
+	// written: a lower bound of the client's end time.
 	rc.mu.Lock()
 	s.ended = time.Now()
 	rc.mu.Unlock()
+	_, _ = io.WriteString(w, ssetest.Done)
 }
 
 func sessionEngine(t *testing.T, h http.Handler, edit func(*ClientConfig)) *Engine {
