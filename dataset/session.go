@@ -711,16 +711,6 @@ func multiTurnRows(t *table) ([]fileRow, error) {
 	return rows, nil
 }
 
-// multiTurn reports whether any row has more than one turn.
-func multiTurn(rows []fileRow) bool {
-	for i := range rows {
-		if len(rows[i].turns) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // sessionStats returns the per-turn prompt and output statistics of a
 // session list, and its turn count.
 func sessionStats(l *SessionList, tok interface{ Count(string) int }) (prompt, output TokenStats, turns int) {

@@ -57,11 +57,10 @@ type seen struct {
 		Tools      []json.RawMessage `json:"tools"`
 		ToolChoice string            `json:"tool_choice"`
 	}
-	reply     string // the text streamed
-	toolCall  string // the id of the tool call streamed, "" for text
-	toolName  string
-	toolArgs  string
-	sessionNo int
+	reply    string // the text streamed
+	toolCall string // the id of the tool call streamed, "" for text
+	toolName string
+	toolArgs string
 }
 
 // recorder is a chat server that records every request and answers with
