@@ -1,7 +1,9 @@
 package accum
 
 import (
+	"bytes"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/goodput-dev/goodput/record"
@@ -89,6 +91,20 @@ func TestSessionExtras(t *testing.T) {
 		if rs.Info.ConversationID == nil || rs.Info.HistoryLen == nil || int(*rs.Info.HistoryLen) != 2*int(rs.Info.TurnIndex) {
 			t.Errorf("request %s: conversation %v turn %d history %v", rs.RequestID, rs.Info.ConversationID, rs.Info.TurnIndex, rs.Info.HistoryLen)
 		}
+	}
+	// The CSV carries them as Goodput Sessions columns.
+	var csvb bytes.Buffer
+	if err := report.WriteCSV(&csvb, &report.Report{Benchmarks: []*report.Benchmark{b}}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(csvb.String(), "\r\n")
+	for _, want := range []string{"Goodput Sessions,Goodput Sessions,Goodput Sessions", "Cut By Errors,Cut Short,Good,Good Fraction,Cache Hit Rate", "TTFT P50 ms"} {
+		if !strings.Contains(lines[0]+lines[1]+lines[2], want) {
+			t.Errorf("CSV header lacks %q", want)
+		}
+	}
+	if !strings.Contains(lines[3], ",4,2,1,1,1,0.25,") {
+		t.Errorf("CSV row lacks the session counts: %s", lines[3])
 	}
 	// A benchmark without sessions has no session extras.
 	if b := runGolden(t, Config{Start: base, Seed: 1}, goldenRecords, BenchmarkInfo{RunID: "g", Start: base}); b.Extras.Sessions != nil {
