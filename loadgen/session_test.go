@@ -143,6 +143,8 @@ func TestSessionHistory(t *testing.T) {
 		sessions = append(sessions, s)
 	}
 	_, recs := collect(t, e, context.Background(), Benchmark{Strategy: Strategy{Kind: Concurrent, Streams: 2}, Source: sessions})
+	rc.mu.Lock() // the handler's writes, for the race detector
+	defer rc.mu.Unlock()
 	if len(recs) != 12 || len(rc.reqs) != 12 {
 		t.Fatalf("%d records, %d requests; want 12", len(recs), len(rc.reqs))
 	}
@@ -335,6 +337,8 @@ func TestSessionServerHistory(t *testing.T) {
 	e := sessionEngine(t, h, func(c *ClientConfig) { c.Endpoint = EndpointResponses })
 	s := &Session{System: "sys", ServerHistory: true, Turns: []Turn{{Prompt: "q0", MaxTokens: 4}, {Prompt: "q1", MaxTokens: 4}, {Prompt: "q2", MaxTokens: 4}}}
 	_, recs := collect(t, e, context.Background(), Benchmark{Strategy: Strategy{Kind: Synchronous}, Source: sessionList{s}})
+	mu.Lock() // the handler's writes, for the race detector
+	defer mu.Unlock()
 	if len(recs) != 3 || len(bodies) != 3 {
 		t.Fatalf("%d records, %d requests", len(recs), len(bodies))
 	}
@@ -354,7 +358,9 @@ func TestSessionServerHistory(t *testing.T) {
 	// Without server history the whole conversation goes every time.
 	bodies = nil
 	s.ServerHistory = false
+	mu.Unlock()
 	collect(t, e, context.Background(), Benchmark{Strategy: Strategy{Kind: Synchronous}, Source: sessionList{s}})
+	mu.Lock()
 	if got := string(bodies[2]["input"]); got != `[{"role":"system","content":"sys"},{"role":"user","content":"q0"},{"role":"assistant","content":"answer 0"},{"role":"user","content":"q1"},{"role":"assistant","content":"answer 1"},{"role":"user","content":"q2"}]` {
 		t.Errorf("client history: %s", got)
 	}
