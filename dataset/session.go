@@ -3,6 +3,7 @@ package dataset
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"regexp"
@@ -753,4 +754,54 @@ func sessionDataset(t *table, src origin, rows []fileRow, skipped int, columns m
 		desc.Counts = countsUnknown
 	}
 	return &Dataset{Source: l, Description: desc, columns: t.describeColumns()}, nil
+}
+
+// writeSessions writes conversations as GuideLLM's turn-indexed columns,
+// one JSON object a line: prefix, prompt_K, prompt_tokens_count_K,
+// output_tokens_count_K and delay_K (seconds), keys in turn order. Tools
+// are not written (give them again as session keys).
+func writeSessions(w io.Writer, src loadgen.SessionSource) error {
+	var b []byte
+	for i := uint64(0); ; i++ {
+		s, ok := src.Session(i)
+		if !ok {
+			return nil
+		}
+		b = append(b[:0], '{')
+		if s.System != "" {
+			b = append(b, `"prefix":`...)
+			b = appendJSONText(b, s.System)
+			b = append(b, ',')
+		}
+		for k, t := range s.Turns {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			ks := strconv.Itoa(k)
+			b = append(b, `"prompt_`+ks+`":`...)
+			b = appendJSONText(b, t.Prompt)
+			if t.TargetPromptTokens >= 0 {
+				b = append(b, `,"prompt_tokens_count_`+ks+`":`...)
+				b = strconv.AppendInt(b, int64(t.TargetPromptTokens), 10)
+			}
+			if t.MaxTokens >= 0 {
+				b = append(b, `,"output_tokens_count_`+ks+`":`...)
+				b = strconv.AppendInt(b, int64(t.MaxTokens), 10)
+			}
+			if t.Delay > 0 {
+				b = append(b, `,"delay_`+ks+`":`...)
+				b = strconv.AppendFloat(b, t.Delay.Seconds(), 'g', -1, 64)
+			}
+		}
+		b = append(b, "}\n"...)
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+}
+
+// appendJSONText appends s as a JSON string.
+func appendJSONText(b []byte, s string) []byte {
+	j, _ := json.Marshal(s)
+	return append(b, j...)
 }

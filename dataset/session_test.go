@@ -173,3 +173,31 @@ func TestSessionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionConvertRoundTrip: conversations convert to GuideLLM's
+// turn-indexed columns and read back the same.
+func TestSessionConvertRoundTrip(t *testing.T) {
+	for _, value := range []string{"turns=3,prompt_tokens=12,output_tokens=5,first_prompt_tokens=30,delay=1.5,prefix_tokens=8", "testdata/multi_turn.jsonl"} {
+		d, ss := openSessions(t, value, Options{Samples: 3, Seed: 2})
+		var b strings.Builder
+		if err := d.WriteJSONL(&b); err != nil {
+			t.Fatal(err)
+		}
+		path := writeFile(t, "conv.jsonl", b.String())
+		_, back := openSessions(t, path, Options{})
+		for i := uint64(0); ; i++ {
+			s, ok := ss.Session(i)
+			r, ok2 := back.Session(i)
+			if ok != ok2 {
+				t.Fatalf("%s: session %d present %v, read back %v", value, i, ok, ok2)
+			}
+			if !ok {
+				break
+			}
+			s.ID = "" // ids are not written
+			if turnView(s) != turnView(r) {
+				t.Errorf("%s session %d:\n%s\nread back\n%s", value, i, turnView(s), turnView(r))
+			}
+		}
+	}
+}
