@@ -671,6 +671,14 @@ func traceDataset(t *table, ta traceArgs, src origin, opts Options) (*Dataset, e
 		os.add(r.out)
 	}
 	desc.PromptTokens, desc.OutputTokens = ps.stats(), os.stats()
+	if col := sessionColumn(t); col != "" {
+		l, starts, err := traceSessions(t, col, rows, tr, sched)
+		if err != nil {
+			return nil, err
+		}
+		desc.Sessions, desc.Columns["session_column"] = len(l.list), col
+		return &Dataset{Source: l, Schedule: starts, Description: desc, columns: t.describeColumns()}, nil
+	}
 	return &Dataset{Source: tr, Schedule: sched, Description: desc, columns: t.describeColumns()}, nil
 }
 

@@ -805,3 +805,68 @@ func appendJSONText(b []byte, s string) []byte {
 	j, _ := json.Marshal(s)
 	return append(b, j...)
 }
+
+// sessionColumns name a session trace's session id, Mooncake/Bailian and
+// AIPerf style.
+var sessionColumns = []string{"session_id", "chat_id", "conversation_id"}
+
+// sessionColumn returns a trace's session id column, "" when it has none.
+func sessionColumn(t *table) string {
+	for _, c := range sessionColumns {
+		if _, ok := t.index[c]; ok {
+			return c
+		}
+	}
+	return ""
+}
+
+// traceSessions groups a trace's rows (in timestamp order) by session:
+// each row is a turn whose prompt is the row's own (input_length tokens,
+// from its hash ids when it has them: the turn's new input, the engine
+// adds the history) and max_tokens its output_length, due at its
+// timestamp but never before the previous turn ended. It returns the
+// sessions in order of their first row and their start offsets (the
+// replay schedule).
+func traceSessions(t *table, col string, rows []traceRow, tr *Trace, sched []time.Duration) (*SessionList, []time.Duration, error) {
+	ids := make(map[int]string, len(t.rows))
+	for i := range t.rows {
+		r := &t.rows[i]
+		c, ok := t.get(r, col)
+		if !ok {
+			return nil, nil, fmt.Errorf("%s: column %q: missing (a session trace row needs its session)", t.at(r), col)
+		}
+		id := c.str
+		if c.isJSON() {
+			var s string
+			if json.Unmarshal(c.raw, &s) != nil {
+				s = strings.TrimSpace(string(c.raw)) // a number
+			}
+			id = s
+		}
+		if strings.TrimSpace(id) == "" {
+			return nil, nil, fmt.Errorf("%s: column %q: empty (a session trace row needs its session)", t.at(r), col)
+		}
+		ids[r.line] = id
+	}
+	l := &SessionList{}
+	var starts []time.Duration
+	at := map[string]int{}
+	for i := range rows {
+		id := ids[rows[i].line]
+		k, ok := at[id]
+		if !ok {
+			k = len(l.list)
+			at[id] = k
+			l.list = append(l.list, &loadgen.Session{ID: id})
+			starts = append(starts, sched[i])
+		}
+		s := l.list[k]
+		if len(s.Turns) >= maxTurns {
+			return nil, nil, fmt.Errorf("%s: session %q: more than %d turns", t.name, id, maxTurns)
+		}
+		req, _ := tr.Request(uint64(i))
+		s.Turns = append(s.Turns, loadgen.Turn{Prompt: req.Messages[len(req.Messages)-1].Content, MaxTokens: req.MaxTokens,
+			TargetPromptTokens: req.TargetPromptTokens, At: sched[i] - starts[k]})
+	}
+	return l, starts, nil
+}

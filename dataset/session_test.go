@@ -201,3 +201,41 @@ func TestSessionConvertRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionTrace: a trace with a session_id column replays sessions:
+// each session starts at its first row's time, and each later row is a
+// turn due at its own time (never before the previous turn ended).
+func TestSessionTrace(t *testing.T) {
+	d, err := Open("kind=mooncake,path=testdata/session_trace.jsonl,hash_id_block_size=16", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, ok := d.Source.(loadgen.SessionSource)
+	if !ok {
+		t.Fatalf("source %T", d.Source)
+	}
+	if fmt.Sprint(d.Schedule) != "[0s 500ms]" || d.Description.Sessions != 2 || d.Description.Requests != 5 {
+		t.Errorf("schedule %v, %d sessions, %d requests", d.Schedule, d.Description.Sessions, d.Description.Requests)
+	}
+	u1, _ := ss.Session(0)
+	u2, _ := ss.Session(1)
+	if u1.ID != "u1" || len(u1.Turns) != 3 || u1.Turns[1].At != 2*time.Second || u1.Turns[2].At != 6*time.Second || u1.Turns[2].MaxTokens != 2 {
+		t.Errorf("u1: %s", turnView(u1))
+	}
+	if u2.ID != "u2" || len(u2.Turns) != 2 || u2.Turns[1].At != 2*time.Second || u2.Turns[0].TargetPromptTokens != 30 {
+		t.Errorf("u2: %s", turnView(u2))
+	}
+	// Shared hash ids give shared text: both sessions' first turns open with block 1.
+	a, b := u1.Turns[0].Prompt, u2.Turns[0].Prompt
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	if n < 20 {
+		t.Errorf("first turns share %d bytes, want block 1's text", n)
+	}
+	bad := writeFile(t, "bad.jsonl", `{"session_id":"","timestamp":0,"input_length":4,"output_length":1}`+"\n")
+	if _, err := Open(bad, Options{Trace: true}); err == nil || !strings.Contains(err.Error(), `bad.jsonl:1: column "session_id": empty (a session trace row needs its session)`) {
+		t.Errorf("empty session id: %v", err)
+	}
+}

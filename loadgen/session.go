@@ -67,6 +67,10 @@ type Turn struct {
 	// Delay is the think time: the turn is due this long after the
 	// previous turn's response ended (ignored for turn 0).
 	Delay time.Duration
+	// At, when set, is the turn's offset in a session trace: the turn is
+	// due no earlier than this long after turn 0 was due (and never
+	// before the previous turn ended plus Delay).
+	At time.Duration
 	// ToolCall marks a tool-call turn: the session's tools are offered
 	// with its ToolChoice, and a reply without a tool call is handled by
 	// its OnMissingTool.
@@ -410,10 +414,11 @@ func (r *run) runSession(s *Session, idx uint64, due int64, cn *conn, timer *tim
 		histTokens = -1
 	}
 	var prevEnd int64
+	first := due
 	for k := range s.Turns {
 		t := &s.Turns[k]
 		if k > 0 {
-			due = prevEnd + int64(t.Delay)
+			due = max(prevEnd+int64(t.Delay), first+int64(t.At))
 			if !r.sleep(due, timer) {
 				return false
 			}

@@ -368,3 +368,36 @@ func TestSessionServerHistory(t *testing.T) {
 		t.Error("server_history on chat completions accepted")
 	}
 }
+
+// TestSessionTraceReplay: replay starts sessions at the schedule's times,
+// and a turn with an offset is due at the session's start plus it (or
+// after the previous turn ended, when that is later).
+func TestSessionTraceReplay(t *testing.T) {
+	rc := &recorder{}
+	e := sessionEngine(t, rc, nil)
+	sessions := sessionList{
+		{ID: "a", Turns: []Turn{{Prompt: "a0", MaxTokens: 2}, {Prompt: "a1", MaxTokens: 2, At: 80 * time.Millisecond}, {Prompt: "a2", MaxTokens: 2, At: time.Millisecond}}},
+		{ID: "b", Turns: []Turn{{Prompt: "b0", MaxTokens: 2}, {Prompt: "b1", MaxTokens: 2, At: 30 * time.Millisecond}}},
+	}
+	res, recs := collect(t, e, context.Background(), Benchmark{Strategy: Strategy{Kind: Replay, Schedule: []time.Duration{0, 20 * time.Millisecond}}, Source: sessions})
+	if len(recs) != 5 {
+		t.Fatalf("%d records", len(recs))
+	}
+	by := map[string]*record.Record{}
+	for _, r := range recs {
+		by[fmt.Sprintf("%s/%d", r.Session.ID, r.Session.Turn)] = r
+	}
+	ms := int64(time.Millisecond)
+	for _, c := range []struct {
+		key  string
+		want int64
+	}{{"b0-a/0", 0}, {"b0-b/0", 20 * ms}, {"b0-a/1", 80 * ms}, {"b0-b/1", 50 * ms}} {
+		if got := by[c.key].Intended - res.Start; got != c.want {
+			t.Errorf("%s intended at +%v, want +%v", c.key, time.Duration(got), time.Duration(c.want))
+		}
+	}
+	// a2's offset has passed: it is due when a1 ended.
+	if a1, a2 := by["b0-a/1"], by["b0-a/2"]; a2.Intended != a1.End {
+		t.Errorf("a2 intended %d, a1 ended %d", a2.Intended, a1.End)
+	}
+}
