@@ -197,8 +197,8 @@ func Open(value string, opts Options) (*Dataset, error) {
 				return nil, fmt.Errorf("kind=%s: %v", kind, err)
 			}
 		}
-		if opts.Session.FirstPrompt.Set() || opts.Session.FirstOutput.Set() {
-			return nil, fmt.Errorf("kind=%s: first_prompt_tokens and first_output_tokens are synthetic keys; a file's turns have their own prompts", kind)
+		if opts.Session.FirstPrompt.Set() || opts.Session.FirstOutput.Set() || opts.Session.Branches != nil {
+			return nil, fmt.Errorf("kind=%s: first_prompt_tokens, first_output_tokens and branches are synthetic keys; a file's turns have their own prompts", kind)
 		}
 		if err := opts.Session.validate(); err != nil {
 			return nil, fmt.Errorf("kind=%s: %v", kind, err)

@@ -31,7 +31,7 @@ var sessionKeys = []string{
 	"turns", "first_prompt_tokens", "first_prompt_tokens_stdev", "first_prompt_tokens_min", "first_prompt_tokens_max",
 	"first_output_tokens", "first_output_tokens_stdev", "first_output_tokens_min", "first_output_tokens_max",
 	"delay", "delay_stdev", "delay_min", "delay_max",
-	"tools", "tool_call_turns", "tool_choice", "tool_response_tokens", "tool_call_missing_behavior", "server_history",
+	"tools", "tool_call_turns", "tool_choice", "tool_response_tokens", "tool_call_missing_behavior", "server_history", "branches",
 }
 
 // maxTurns bounds a session's turns (synthetic turns=N and file records).
@@ -83,11 +83,23 @@ type SessionSpec struct {
 	ToolResponseTokens int    // tokens of each synthetic tool result (default 32)
 	MissingTool        loadgen.MissingToolCall
 	ServerHistory      bool
+	// Branches are synthetic sub-agents (GuideLLM's branches, JSON form
+	// only): each runs Turns turns of its own from AtTurn, with a fresh
+	// context, and merges its final reply into turn AtTurn+MergeAfter.
+	Branches []BranchSpec
+}
+
+// BranchSpec is one of GuideLLM's sub-agent branches.
+type BranchSpec struct {
+	AtTurn     int    `json:"at_turn"`
+	Turns      int    `json:"turns"`
+	AgentID    string `json:"agent_id"`
+	MergeAfter int    `json:"merge_after"`
 }
 
 // set reports whether any session key was given.
 func (ss SessionSpec) set() bool {
-	return ss.Turns > 0 || ss.Delay.Set() || ss.Tools > 0 || ss.ToolsJSON != nil || ss.ServerHistory || ss.ToolCallTurns > 0
+	return ss.Turns > 0 || ss.Delay.Set() || ss.Tools > 0 || ss.ToolsJSON != nil || ss.ServerHistory || ss.ToolCallTurns > 0 || ss.Branches != nil
 }
 
 // parseSessionParam reads one session key into ss; false when key is not one.
@@ -146,6 +158,19 @@ func (ss *SessionSpec) parseSessionParam(p param) (bool, error) {
 		}
 		ss.Tools = n
 		return true, err
+	case "branches":
+		const form = `want a JSON list such as [{"at_turn":1,"turns":2,"agent_id":"search","merge_after":1}]`
+		if !p.raw || !strings.HasPrefix(p.val, "[") {
+			return true, fmt.Errorf("branches=%s: %s", p.shown(), form)
+		}
+		dec := json.NewDecoder(strings.NewReader(p.val))
+		dec.DisallowUnknownFields()
+		var bs []BranchSpec
+		if err := dec.Decode(&bs); err != nil || len(bs) == 0 {
+			return true, fmt.Errorf("branches: %s", form)
+		}
+		ss.Branches = bs
+		return true, nil
 	case "tool_call_turns":
 		n, err := intParam(p, 1)
 		ss.ToolCallTurns = n
@@ -187,6 +212,21 @@ func (ss SessionSpec) validate() error {
 	}
 	if ss.ToolCallTurns > 0 && ss.Tools == 0 && ss.ToolsJSON == nil {
 		return fmt.Errorf("tool_call_turns=%d needs tools=N (synthetic tools) or a tools list", ss.ToolCallTurns)
+	}
+	total := ss.Turns
+	for i, b := range ss.Branches {
+		switch {
+		case b.Turns < 1 || b.AtTurn < 0 || b.MergeAfter < 1:
+			return fmt.Errorf("branches[%d]: turns and merge_after must be ≥ 1 and at_turn ≥ 0", i)
+		case b.AgentID == "" || strings.Trim(b.AgentID, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != "":
+			return fmt.Errorf("branches[%d]: agent_id %q: want letters, digits, _ - .", i, b.AgentID)
+		case b.AtTurn+b.MergeAfter >= ss.Turns:
+			return fmt.Errorf("branches[%d] (%s): at_turn %d + merge_after %d merges past the session's last turn (turns=%d)", i, b.AgentID, b.AtTurn, b.MergeAfter, ss.Turns)
+		}
+		total += b.Turns
+	}
+	if total > maxTurns {
+		return fmt.Errorf("turns with branches: %d, at most %d", total, maxTurns)
 	}
 	if ss.Delay.Max > 0 && ss.Delay.Max < ss.Delay.Min {
 		return fmt.Errorf("delay_min=%v is above delay_max=%v", ss.Delay.Min, ss.Delay.Max)
@@ -467,6 +507,21 @@ func (s *Synthetic) session(round uint32, i uint64) *loadgen.Session {
 		sess.Turns[k] = loadgen.Turn{Prompt: s.gen.text(markerValue(round, key), ctx, s.contentTokens(d.n), d.off), MaxTokens: d.out, TargetPromptTokens: d.n}
 	}
 	s.shape.apply(sess, i)
+	off := ss.Turns
+	for _, b := range ss.Branches {
+		sub := &loadgen.Session{Turns: make([]loadgen.Turn, b.Turns)}
+		for k := range sub.Turns {
+			key := turnKey(i, off+k)
+			d := s.draw(key)
+			ctx := ctxJoin
+			if k == 0 {
+				ctx = ctxStart
+			}
+			sub.Turns[k] = loadgen.Turn{Prompt: s.gen.text(markerValue(round, key), ctx, s.contentTokens(d.n), d.off), MaxTokens: d.out, TargetPromptTokens: d.n}
+		}
+		off += b.Turns
+		sess.Branches = append(sess.Branches, loadgen.Branch{AgentID: b.AgentID, AtTurn: b.AtTurn, MergeAfter: b.MergeAfter, Session: sub})
+	}
 	return sess
 }
 
@@ -759,7 +814,7 @@ func sessionDataset(t *table, src origin, rows []fileRow, skipped int, columns m
 // writeSessions writes conversations as GuideLLM's turn-indexed columns,
 // one JSON object a line: prefix, prompt_K, prompt_tokens_count_K,
 // output_tokens_count_K and delay_K (seconds), keys in turn order. Tools
-// are not written (give them again as session keys).
+// and branches are not written (give them again as session keys).
 func writeSessions(w io.Writer, src loadgen.SessionSource) error {
 	var b []byte
 	for i := uint64(0); ; i++ {

@@ -149,7 +149,7 @@ func TestSessionErrors(t *testing.T) {
 		{"empty later user turn", "x.jsonl", `{"conversations":[{"from":"human","value":"a"},{"from":"gpt","value":"b"},{"from":"human","value":" "}]}` + "\n", ",turns=4", `x.jsonl:1: column "conversations": turn 2: empty user turn (a turn without a prompt)`},
 		{"bad session key", "x.jsonl", `{"prompt":"a"}` + "\n", ",delay=soon", `kind=json_file: delay=soon: want seconds ≥ 0`},
 		{"bad missing behavior", "x.jsonl", `{"prompt":"a"}` + "\n", ",tools=1,tool_call_missing_behavior=panic", `tool_call_missing_behavior=panic: want continue, skip or error`},
-		{"first keys on a file", "x.jsonl", `{"prompt":"a"}` + "\n", ",turns=2,first_prompt_tokens=5", `first_prompt_tokens and first_output_tokens are synthetic keys`},
+		{"first keys on a file", "x.jsonl", `{"prompt":"a"}` + "\n", ",turns=2,first_prompt_tokens=5", `first_prompt_tokens, first_output_tokens and branches are synthetic keys`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := writeFile(t, c.file, c.data)
@@ -237,5 +237,34 @@ func TestSessionTrace(t *testing.T) {
 	bad := writeFile(t, "bad.jsonl", `{"session_id":"","timestamp":0,"input_length":4,"output_length":1}`+"\n")
 	if _, err := Open(bad, Options{Trace: true}); err == nil || !strings.Contains(err.Error(), `bad.jsonl:1: column "session_id": empty (a session trace row needs its session)`) {
 		t.Errorf("empty session id: %v", err)
+	}
+}
+
+// TestSyntheticBranches: GuideLLM's sub-agent branches become loadgen
+// branches with their own fresh turns; one merging past the end is a
+// one-line error.
+func TestSyntheticBranches(t *testing.T) {
+	spec := `{"turns":4,"prompt_tokens":16,"output_tokens":4,"prefix_tokens":12,"branches":[{"at_turn":1,"turns":2,"agent_id":"search","merge_after":2}]}`
+	d, ss := openSessions(t, spec, Options{Samples: 2})
+	s, _ := ss.Session(1)
+	if len(s.Branches) != 1 {
+		t.Fatalf("branches: %+v", s.Branches)
+	}
+	b := s.Branches[0]
+	if b.AgentID != "search" || b.AtTurn != 1 || b.MergeAfter != 2 || len(b.Session.Turns) != 2 || b.Session.System != "" || b.Session.Turns[0].Prompt == s.Turns[0].Prompt {
+		t.Errorf("branch %+v: %s", b, turnView(b.Session))
+	}
+	if !strings.Contains(d.Description.Spec, `"branches":[{"at_turn":1,"turns":2,"agent_id":"search","merge_after":2}]`) {
+		t.Errorf("spec %s", d.Description.Spec)
+	}
+	for spec, want := range map[string]string{
+		`{"turns":3,"prompt_tokens":8,"branches":[{"at_turn":1,"turns":2,"agent_id":"a","merge_after":2}]}`: "branches[0] (a): at_turn 1 + merge_after 2 merges past the session's last turn (turns=3)",
+		`{"turns":3,"prompt_tokens":8,"branches":[{"at_turn":0,"turns":0,"agent_id":"a","merge_after":1}]}`: "branches[0]: turns and merge_after must be ≥ 1",
+		`{"turns":3,"prompt_tokens":8,"branches":[{"at":1}]}`:                                               "branches: want a JSON list such as",
+		`turns=3,prompt_tokens=8,branches=2`:                                                                "branches=2: want a JSON list",
+	} {
+		if _, err := Open(spec, Options{}); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want %q", spec, err, want)
+		}
 	}
 }

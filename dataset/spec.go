@@ -335,7 +335,7 @@ func (sp Spec) buckets() []PrefixBucket {
 // GuideLLM's JSON object when it has prefix_buckets (which key=value cannot
 // hold).
 func (sp Spec) String() string {
-	if len(sp.PrefixBuckets) > 0 || sp.Session.ToolsJSON != nil {
+	if len(sp.PrefixBuckets) > 0 || sp.Session.ToolsJSON != nil || sp.Session.Branches != nil {
 		return string(sp.guideLLM())
 	}
 	parts := append(sp.Prompt.keys("prompt_tokens"), sp.Output.keys("output_tokens")...)
@@ -370,6 +370,10 @@ func (sp Spec) guideLLM() json.RawMessage {
 	}
 	if sp.Session.ToolsJSON != nil {
 		fmt.Fprintf(&b, `,"tools":%s`, sp.Session.ToolsJSON)
+	}
+	if sp.Session.Branches != nil {
+		j, _ := json.Marshal(sp.Session.Branches)
+		fmt.Fprintf(&b, `,"branches":%s`, j)
 	}
 	for _, kv := range sp.Session.keys() {
 		k, v, _ := strings.Cut(kv, "=")

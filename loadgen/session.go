@@ -97,6 +97,25 @@ type Session struct {
 	// the previous turn's response id (previous_response_id) instead of
 	// the whole history (GuideLLM's server_history=true).
 	ServerHistory bool
+	// Branches are sub-agents (GuideLLM's branches): each starts with a
+	// fresh context when the session reaches its AtTurn, runs its own
+	// turns in parallel, and its final reply is merged into the user
+	// turn AtTurn+MergeAfter of the session (which waits for it).
+	Branches []Branch
+}
+
+// Branch is a sub-agent of a session.
+type Branch struct {
+	AgentID    string
+	AtTurn     int
+	MergeAfter int // ≥ 1; AtTurn+MergeAfter < len(Turns) of the session
+	Session    *Session
+}
+
+// mergeText is what a merged sub-agent's reply adds before the user
+// turn it merges into.
+func mergeText(agent, reply, prompt string) string {
+	return "Result of agent " + agent + ":\n" + reply + "\n\n" + prompt
 }
 
 // SessionSource hands out sessions by index, like Source; Request(i)
@@ -369,6 +388,14 @@ func checkSession(ep Endpoint, s *Session) error {
 	case s.ServerHistory && ep != EndpointResponses:
 		return fmt.Errorf("server_history=true: needs the Responses API (%s), not %s", EndpointResponses, ep)
 	}
+	for _, b := range s.Branches {
+		if b.Session == nil || b.MergeAfter < 1 || b.AtTurn < 0 || b.AtTurn+b.MergeAfter >= len(s.Turns) {
+			return fmt.Errorf("branch %q: at turn %d merges after %d turns, past the session's %d turns", b.AgentID, b.AtTurn, b.MergeAfter, len(s.Turns))
+		}
+		if err := checkSession(ep, b.Session); err != nil {
+			return fmt.Errorf("branch %q: %w", b.AgentID, err)
+		}
+	}
 	return nil
 }
 
@@ -392,11 +419,37 @@ func (r *run) sessionID(s *Session, idx uint64) string {
 // backoff). It returns early when the benchmark stops, a turn fails or a
 // tool call is missing and the session says to stop.
 func (r *run) runSession(s *Session, idx uint64, due int64, cn *conn, timer *time.Timer) (immediate bool) {
-	ep := r.e.client.cfg.Endpoint
-	if checkSession(ep, s) != nil {
+	if checkSession(r.e.client.cfg.Endpoint, s) != nil {
 		return false // the first session was checked; a later bad one is skipped
 	}
-	id := r.sessionID(s, idx)
+	immediate, _ = r.converse(s, r.sessionID(s, idx), due, cn, timer)
+	return immediate
+}
+
+// branchResult is a sub-agent's final reply ("" when it ended early).
+type branchResult struct{ reply string }
+
+// startBranch runs a sub-agent in parallel from due; its final reply
+// comes on the channel returned.
+func (r *run) startBranch(b Branch, parent string, due int64) <-chan branchResult {
+	ch := make(chan branchResult, 1)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		cn := r.e.conns.Get().(*conn)
+		t := time.NewTimer(time.Hour)
+		t.Stop()
+		_, reply := r.converse(b.Session, parent+"/"+b.AgentID, due, cn, t)
+		r.e.conns.Put(cn)
+		ch <- branchResult{reply}
+	}()
+	return ch
+}
+
+// converse runs the turns of s as session id from due; it returns whether
+// its last request failed immediately and its last reply.
+func (r *run) converse(s *Session, id string, due int64, cn *conn, timer *time.Timer) (immediate bool, reply string) {
+	ep := r.e.client.cfg.Endpoint
 	serverHist := s.ServerHistory && ep == EndpointResponses
 	choice := s.ToolChoice
 	if choice == "" {
@@ -415,24 +468,45 @@ func (r *run) runSession(s *Session, idx uint64, due int64, cn *conn, timer *tim
 	}
 	var prevEnd int64
 	first := due
+	var branches map[int][]<-chan branchResult // by the turn they merge into
+	var merged map[int][]string                // agent ids, likewise
 	for k := range s.Turns {
 		t := &s.Turns[k]
 		if k > 0 {
 			due = max(prevEnd+int64(t.Delay), first+int64(t.At))
 			if !r.sleep(due, timer) {
-				return false
+				return false, reply
 			}
 		}
+		for _, b := range s.Branches {
+			if b.AtTurn == k && !r.stopped() {
+				if branches == nil {
+					branches, merged = map[int][]<-chan branchResult{}, map[int][]string{}
+				}
+				m := b.AtTurn + b.MergeAfter
+				branches[m] = append(branches[m], r.startBranch(b, id, due))
+				merged[m] = append(merged[m], b.AgentID)
+			}
+		}
+		prompt := t.Prompt
+		for j := len(branches[k]) - 1; j >= 0; j-- {
+			res := <-branches[k][j] // the merge waits for the sub-agent
+			prompt = mergeText(merged[k][j], res.reply, prompt)
+		}
+		if len(branches[k]) > 0 {
+			delete(branches, k)
+			due = max(due, r.e.clock.Now())
+		}
 		if r.stopped() {
-			return false
+			return false, reply
 		}
 		if i := r.created.Add(1) - 1; maxReq > 0 && i >= maxReq {
 			r.created.Add(-1)
 			r.stop(StopMaxRequests, false)
-			return false
+			return false, reply
 		}
 		hist := len(msgs)
-		msgs = append(msgs, Message{Role: "user", Content: t.Prompt})
+		msgs = append(msgs, Message{Role: "user", Content: prompt})
 		send := msgs
 		extra := plainTurn
 		if t.ToolCall {
@@ -477,12 +551,22 @@ func (r *run) runSession(s *Session, idx uint64, due int64, cn *conn, timer *tim
 				histTokens = rec.ServerPromptTokens + rec.OutputTokens
 			}
 		}
+		if ok {
+			reply = string(cn.reply)
+		}
 		immediate = r.settle(rec)
 		if end {
-			return immediate
+			break
 		}
 	}
-	return immediate
+	// A sub-agent not merged (the session ended early) is still waited
+	// for: its records belong to the benchmark.
+	for _, chs := range branches {
+		for _, ch := range chs {
+			<-ch
+		}
+	}
+	return immediate, reply
 }
 
 // startSessions switches the benchmark to sessions when the source has

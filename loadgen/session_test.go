@@ -401,3 +401,46 @@ func TestSessionTraceReplay(t *testing.T) {
 		t.Errorf("a2 intended %d, a1 ended %d", a2.Intended, a1.End)
 	}
 }
+
+// TestSessionBranches: a sub-agent starts with a fresh context at its
+// turn, runs in parallel, and its final reply is merged into the user
+// turn it merges into, which waits for it.
+func TestSessionBranches(t *testing.T) {
+	rc := &recorder{}
+	e := sessionEngine(t, rc, nil)
+	sub := &Session{System: "sub", Turns: []Turn{{Prompt: "s0", MaxTokens: 2}, {Prompt: "s1", MaxTokens: 2, Delay: 30 * time.Millisecond}}}
+	main := &Session{System: "main", Turns: []Turn{{Prompt: "m0", MaxTokens: 2}, {Prompt: "m1", MaxTokens: 2}, {Prompt: "m2", MaxTokens: 2}, {Prompt: "m3", MaxTokens: 2}},
+		Branches: []Branch{{AgentID: "search", AtTurn: 1, MergeAfter: 2, Session: sub}}}
+	_, recs := collect(t, e, context.Background(), Benchmark{Strategy: Strategy{Kind: Synchronous}, Source: sessionList{main}})
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if len(recs) != 6 {
+		t.Fatalf("%d records, want 4 turns and 2 sub-agent turns", len(recs))
+	}
+	var subReqs, mainReqs []*seen
+	for _, s := range rc.reqs {
+		if *s.body.Messages[0].Content == "sub" {
+			subReqs = append(subReqs, s)
+		} else {
+			mainReqs = append(mainReqs, s)
+		}
+	}
+	if len(subReqs) != 2 || len(mainReqs) != 4 || subReqs[0].session != "b0-s0/search" || mainReqs[0].session != "b0-s0" {
+		t.Fatalf("sub-agent %d requests, main %d; sessions %q %q", len(subReqs), len(mainReqs), subReqs[0].session, mainReqs[0].session)
+	}
+	if n := len(subReqs[0].body.Messages); n != 2 {
+		t.Errorf("the sub-agent's first turn carries %d messages, want a fresh context (system, user)", n)
+	}
+	m3 := mainReqs[3].body.Messages
+	last := *m3[len(m3)-1].Content
+	if want := mergeText("search", subReqs[1].reply, "m3"); last != want {
+		t.Errorf("turn 3 sent %q, want %q", last, want)
+	}
+	if !mainReqs[3].arrived.After(subReqs[1].ended) {
+		t.Error("the merging turn did not wait for the sub-agent")
+	}
+	if err := checkSession(EndpointChat, &Session{Turns: main.Turns, Branches: []Branch{{AgentID: "x", AtTurn: 2, MergeAfter: 2, Session: sub}}}); err == nil ||
+		!strings.Contains(err.Error(), `branch "x": at turn 2 merges after 2 turns, past the session's 4 turns`) {
+		t.Errorf("a branch merging past the end: %v", err)
+	}
+}
