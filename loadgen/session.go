@@ -569,6 +569,25 @@ func (r *run) converse(s *Session, id string, due int64, cn *conn, timer *time.T
 	return immediate, reply
 }
 
+// CheckSessions checks that a session source's first session can run on
+// endpoint ep ("" means chat completions): tools need tool calling, server
+// history the Responses API, branches must merge within their session.
+// Other sources pass.
+func CheckSessions(ep Endpoint, src Source) error {
+	ss, ok := src.(SessionSource)
+	if !ok {
+		return nil
+	}
+	s, ok := ss.Session(0)
+	if !ok {
+		return nil
+	}
+	if ep == "" {
+		ep = EndpointChat
+	}
+	return checkSession(ep, s)
+}
+
 // startSessions switches the benchmark to sessions when the source has
 // them, and checks the first against the endpoint.
 func (r *run) startSessions(src SessionSource) error {
