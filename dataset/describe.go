@@ -132,9 +132,14 @@ func (d Description) String() string {
 		b.WriteString(", " + d.Tokenizer)
 	}
 	b.WriteString(")")
-	if d.Requests > 0 {
+	switch {
+	case d.Requests > 0 && d.Sessions > 0:
+		fmt.Fprintf(&b, ": %d requests in %d sessions", d.Requests, d.Sessions)
+	case d.Requests > 0:
 		fmt.Fprintf(&b, ": %d requests", d.Requests)
-	} else {
+	case strings.Contains(d.Spec, "turns=") || strings.Contains(d.Spec, `"turns":`):
+		b.WriteString(": unbounded sessions")
+	default:
 		b.WriteString(": unbounded")
 	}
 	for _, s := range []struct {

@@ -268,3 +268,16 @@ func TestSyntheticBranches(t *testing.T) {
 		}
 	}
 }
+
+func TestSessionDescription(t *testing.T) {
+	for value, want := range map[string]string{
+		"testdata/turns.jsonl":    ": 5 requests in 2 sessions",
+		"turns=2,prompt_tokens=5": ": unbounded sessions",
+		"prompt_tokens=5":         ": unbounded,",
+	} {
+		d, err := Open(value, Options{})
+		if err != nil || !strings.Contains(d.Description.String()+",", want) {
+			t.Errorf("%s: %v %v, want %q", value, d.Description.String(), err, want)
+		}
+	}
+}
