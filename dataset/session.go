@@ -219,7 +219,7 @@ func (ss SessionSpec) validate() error {
 		case b.Turns < 1 || b.AtTurn < 0 || b.MergeAfter < 1:
 			return fmt.Errorf("branches[%d]: turns and merge_after must be ≥ 1 and at_turn ≥ 0", i)
 		case b.AgentID == "" || strings.Trim(b.AgentID, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != "":
-			return fmt.Errorf("branches[%d]: agent_id %q: want letters, digits, _ - .", i, b.AgentID)
+			return fmt.Errorf("branches[%d]: agent_id %q: want letters, digits, \"_\", \"-\" or \".\" only", i, b.AgentID)
 		case b.AtTurn+b.MergeAfter >= ss.Turns:
 			return fmt.Errorf("branches[%d] (%s): at_turn %d + merge_after %d merges past the session's last turn (turns=%d)", i, b.AgentID, b.AtTurn, b.MergeAfter, ss.Turns)
 		}
