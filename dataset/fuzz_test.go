@@ -200,8 +200,12 @@ func FuzzReadPublishedTrace(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(d.Schedule) != d.Description.Requests || d.Schedule[0] != 0 {
-			t.Fatalf("schedule %v for %d requests", d.Schedule, d.Description.Requests)
+		want := d.Description.Requests
+		if d.Description.Sessions > 0 { // a session trace schedules its sessions
+			want = d.Description.Sessions
+		}
+		if len(d.Schedule) != want || d.Schedule[0] != 0 {
+			t.Fatalf("schedule %v for %d requests", d.Schedule, want)
 		}
 		for i := 1; i < len(d.Schedule); i++ {
 			if d.Schedule[i] < d.Schedule[i-1] {
@@ -224,6 +228,10 @@ func FuzzReadTrace(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if l, ok := d.Source.(*SessionList); ok {
+			checkSessionTrace(t, d, l)
+			return
+		}
 		tr := d.Source.(*Trace)
 		if len(d.Schedule) != tr.Len() || tr.Len() == 0 {
 			t.Fatalf("schedule of %d for %d requests", len(d.Schedule), tr.Len())
@@ -240,6 +248,50 @@ func FuzzReadTrace(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzReadSessionTrace reads traces with a session column.
+func FuzzReadSessionTrace(f *testing.F) {
+	f.Add(string(mustReadF(f, "testdata/session_trace.jsonl")), int64(4))
+	f.Add(`{"chat_id":7,"timestamp":0,"input_length":3,"output_length":2}`+"\n"+`{"chat_id":7,"timestamp":9,"input_length":3,"output_length":2}`, int64(0))
+	f.Add("conversation_id,timestamp,input_length,output_length\na,5,5,5\nb,1,6,6\na,2,1,1\n", int64(2))
+	f.Fuzz(func(t *testing.T, data string, mode int64) {
+		format := []string{formatJSONL, formatJSON, formatCSV}[uint64(mode)%3]
+		ta := traceArgs{hash: int(uint64(mode) / 3 % 3), blockSize: int(uint64(mode)/9%600) + 1, unit: "ms"}
+		ta.cols.setDefaults()
+		d, err := openTraceData("t."+format, ta, fileData{data: []byte(data), format: format}, Options{})
+		oneLine(t, err)
+		if err != nil {
+			return
+		}
+		if l, ok := d.Source.(*SessionList); ok {
+			checkSessionTrace(t, d, l)
+		}
+	})
+}
+
+// checkSessionTrace checks a session trace's invariants: one start per
+// session, sorted from 0; every row one turn; turn offsets from 0, in order.
+func checkSessionTrace(t *testing.T, d *Dataset, l *SessionList) {
+	t.Helper()
+	if len(d.Schedule) != l.Len() || l.Len() != d.Description.Sessions || d.Schedule[0] != 0 {
+		t.Fatalf("schedule %v for %d sessions", d.Schedule, l.Len())
+	}
+	turns := 0
+	for i, s := range l.list {
+		if i > 0 && d.Schedule[i] < d.Schedule[i-1] {
+			t.Fatalf("schedule not sorted: %v", d.Schedule)
+		}
+		for k, tr := range s.Turns {
+			if (k == 0 && tr.At != 0) || (k > 0 && tr.At < s.Turns[k-1].At) || tr.Prompt == "" {
+				t.Fatalf("session %d turn %d: %+v", i, k, tr)
+			}
+		}
+		turns += len(s.Turns)
+	}
+	if turns != d.Description.Requests {
+		t.Fatalf("%d turns, %d requests", turns, d.Description.Requests)
+	}
 }
 
 func mustReadF(f *testing.F, p string) []byte {
