@@ -327,6 +327,7 @@ func (d *fastDec) msg(m *msgRec) bool {
 			d.ws()
 			if !d.null() {
 				m.hasFunctionCall = true
+				m.functionCall.index = -1 // a legacy function_call has no index
 				ok = d.function(&m.functionCall)
 			}
 		default:
