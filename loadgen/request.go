@@ -36,11 +36,15 @@ type Request struct {
 	// fields, session id and whether the reply is kept for the history.
 	turn *turnInfo
 
-	chatOnce, promptOnce, anthropicOnce, responsesOnce sync.Once
-	chatJSON                                           []byte // `"messages":[...]`
-	promptJSON                                         []byte // `"prompt":"..."` for /v1/completions
-	anthropicJSON                                      []byte // `"system":"...","messages":[...]` for /v1/messages
-	responsesJSON                                      []byte // `[...]` for /v1/responses, when tool items need their own form
+	chatOnce, promptOnce, anthropicOnce sync.Once
+	chatJSON                            []byte // `"messages":[...]`
+	promptJSON                          []byte // `"prompt":"..."` for /v1/completions
+	anthropicJSON                       []byte // `"system":"...","messages":[...]` for /v1/messages
+
+	// responsesJSON is the `[...]` for /v1/responses when tool items need
+	// their own form (otherwise the chat messages serve).
+	responsesOnce sync.Once
+	responsesJSON []byte
 }
 
 // NewRequest builds a request from an optional system prefix and a user
