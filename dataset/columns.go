@@ -142,7 +142,7 @@ func (m ColumnMapper) resolve(t *table, role string) (string, error) {
 			}
 		}
 		if len(turns) > 1 {
-			return "", fmt.Errorf("%s: columns %s form a multi-turn conversation, which is not supported: map %s to one of them with --data-column-mapper", t.name, quoteList(turns), role)
+			return "", fmt.Errorf("%s: columns %s form a multi-turn conversation: map %s to one of them with --data-column-mapper, or map no text_column to send every turn as a session", t.name, quoteList(turns), role)
 		}
 		return c, nil
 	}

@@ -35,6 +35,9 @@ type Description struct {
 	// Requests is the number of requests the source holds; 0 means it
 	// never ends.
 	Requests int `json:"requests"`
+	// Sessions is the number of conversations of a session source (its
+	// Requests then counts their turns); 0 for other data.
+	Sessions int `json:"sessions,omitempty"`
 	// Skipped counts the records left out: conversations without a user
 	// turn, or trace rows with 0 tokens (BurstGPT's failed requests).
 	Skipped int `json:"skipped,omitempty"`
@@ -129,9 +132,14 @@ func (d Description) String() string {
 		b.WriteString(", " + d.Tokenizer)
 	}
 	b.WriteString(")")
-	if d.Requests > 0 {
+	switch {
+	case d.Requests > 0 && d.Sessions > 0:
+		fmt.Fprintf(&b, ": %d requests in %d sessions", d.Requests, d.Sessions)
+	case d.Requests > 0:
 		fmt.Fprintf(&b, ": %d requests", d.Requests)
-	} else {
+	case strings.Contains(d.Spec, "turns=") || strings.Contains(d.Spec, `"turns":`):
+		b.WriteString(": unbounded sessions")
+	default:
 		b.WriteString(": unbounded")
 	}
 	for _, s := range []struct {

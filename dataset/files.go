@@ -22,6 +22,11 @@ type fileRow struct {
 	reply       string // the assistant reply after the prompt (conversations)
 	promptCount int    // from a prompt_tokens_count column, -1 when none
 	outputCount int    // from an output_tokens_count column, -1 when none
+	// A conversation's later user turns, its id and its own tools
+	// (sessions; see session.go).
+	turns   []fileTurn
+	session string
+	tools   []loadgen.ToolDef
 }
 
 // mapping is the columns a table's roles resolved to ("" = not mapped).
@@ -170,7 +175,9 @@ type turn struct {
 
 // conversation fills the row from a conversation: the first user turn is the
 // prompt, system turns before it the system prefix, and an assistant turn
-// right after it the reply. ok is false when there is no non-empty user turn.
+// right after it the reply; every later user turn (with the assistant turn
+// right after it) is one of the row's turns. ok is false when there is no
+// non-empty user turn; a later empty user turn is an error.
 func (fr *fileRow) conversation(raw json.RawMessage) (ok bool, err error) {
 	var turns []turn
 	if err := json.Unmarshal(raw, &turns); err != nil {
@@ -187,18 +194,28 @@ func (fr *fileRow) conversation(raw json.RawMessage) (ok bool, err error) {
 			system = append(system, text)
 		case "user":
 			if strings.TrimSpace(text) == "" {
-				return false, nil
+				if !ok {
+					return false, nil
+				}
+				return false, fmt.Errorf("turn %d: empty user turn (a turn without a prompt)", i)
 			}
-			fr.prompt, fr.system = text, strings.Join(system, "\n\n")
+			reply := ""
 			if i+1 < len(turns) {
-				if r, reply, err := turns[i+1].parse(i + 1); err == nil && r == "assistant" {
-					fr.reply = reply
+				if r, rt, err := turns[i+1].parse(i + 1); err == nil && r == "assistant" {
+					reply = rt
 				}
 			}
-			return true, nil
+			if !ok {
+				fr.prompt, fr.system, fr.reply, ok = text, strings.Join(system, "\n\n"), reply, true
+				continue
+			}
+			if len(fr.turns) >= maxTurns-1 {
+				return false, fmt.Errorf("turn %d: more than %d user turns", i, maxTurns)
+			}
+			fr.turns = append(fr.turns, fileTurn{prompt: text, reply: reply, promptCount: -1, outputCount: -1})
 		}
 	}
-	return false, nil
+	return ok, nil
 }
 
 // parse returns a turn's role (user, assistant, system or the name given)

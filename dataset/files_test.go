@@ -243,7 +243,6 @@ func TestFileErrors(t *testing.T) {
 		{"jsonl number prompt", "x.jsonl", `{"prompt":42}`, "", `x.jsonl:1: column "prompt": want a string, got "42"`},
 		{"jsonl bad count", "x.jsonl", `{"prompt":"a","output_tokens_count":-3}`, "", `x.jsonl:1: column "output_tokens_count": want a positive integer`},
 		{"jsonl duplicate key", "x.jsonl", `{"prompt":"a","prompt":"b"}`, "", `x.jsonl:1: key "prompt" given twice`},
-		{"multi-turn", "x.jsonl", `{"prompt_0":"a","prompt_1":"b"}`, "", `columns "prompt_0", "prompt_1" form a multi-turn conversation`},
 		{"no prompt column", "x.jsonl", `{"a":1,"b":"x"}`, "", `x.jsonl: no prompt column (looked for prompt, instruction, question, input, context, content, conversation, turn, text; columns: "a", "b")`},
 		{"mapper missing column", "x.jsonl", `{"a":"x"}`, `{"text_column":"q"}`, `--data-column-mapper: text_column "q": no such column in`},
 		{"mapper unknown role", "x.jsonl", `{"a":"x"}`, `{"image_column":"a"}`, `--data-column-mapper: unknown role "image_column"`},

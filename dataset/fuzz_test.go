@@ -21,6 +21,11 @@ func FuzzParseSpec(f *testing.F) {
 		"prompt_tokens=100,prefix_tokens=512,prefix_count=4",
 		`{"prompt_tokens":64,"prefix_buckets":[{"bucket_weight":2,"prefix_count":2,"prefix_tokens":100}]}`,
 		`{"prompt_tokens": "1", "output_tokens": 2.0}`,
+		"turns=3,prompt_tokens=32,first_prompt_tokens=256,first_output_tokens=64,output_tokens=16,delay=0.5,delay_stdev=0.1",
+		"turns=4,prompt_tokens=8,tools=2,tool_call_turns=1,tool_choice=auto,tool_response_tokens=20,tool_call_missing_behavior=skip",
+		`{"turns":2,"prompt_tokens":8,"tools":[{"type":"function","function":{"name":"f"}}],"server_history":true}`,
+		`{"turns":3,"prompt_tokens":8,"branches":[{"at_turn":0,"turns":2,"agent_id":"a","merge_after":1}]}`,
+		"turns=0,prompt_tokens=1", "delay=1,prompt_tokens=3", "turns=2,prompt_tokens=3,delay=-1",
 		"promt_tokens=1", "=,=", "{", "prompt_tokens=0\n00", "kind=x\ny", `{"a":{"b":[1,{}]}}`,
 	} {
 		f.Add(s)
@@ -76,9 +81,21 @@ func fuzzFile(f *testing.F, format string, seeds []string) {
 		if err != nil {
 			return
 		}
-		n := d.Source.(*List).Len()
-		if n == 0 || n > 50 || d.Description.Requests != n {
-			t.Fatalf("%d requests, description %d", n, d.Description.Requests)
+		n := d.Source.(interface{ Len() int }).Len()
+		want := d.Description.Requests
+		if l, ok := d.Source.(*SessionList); ok {
+			want = d.Description.Sessions
+			for i := range uint64(n) {
+				s, _ := l.Session(i)
+				for k, turn := range s.Turns {
+					if strings.TrimSpace(turn.Prompt) == "" {
+						t.Fatalf("session %d turn %d: empty prompt", i, k)
+					}
+				}
+			}
+		}
+		if n == 0 || n > 50 || want != n {
+			t.Fatalf("%d requests, description %d", n, want)
 		}
 		for i := range uint64(n) {
 			r, ok := d.Source.Request(i)
@@ -96,6 +113,8 @@ func FuzzReadJSONL(f *testing.F) {
 		`{"messages":[{"role":"user","content":"hi"}]}`,
 		`{"q":"x","s":"y","n":"4"}`,
 		`{"prompt_0":"a","prompt_1":"b"}`,
+		`{"prefix":"sys","prompt_0":"a","output_tokens_count_0":3,"prompt_1":"b","delay_1":0.5}`,
+		`{"session_id":"s1","turns":[{"text":"hi","delay":0},{"text":"more","delay":250,"max_tokens":8}]}`,
 	})
 }
 
@@ -181,8 +200,12 @@ func FuzzReadPublishedTrace(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(d.Schedule) != d.Description.Requests || d.Schedule[0] != 0 {
-			t.Fatalf("schedule %v for %d requests", d.Schedule, d.Description.Requests)
+		want := d.Description.Requests
+		if d.Description.Sessions > 0 { // a session trace schedules its sessions
+			want = d.Description.Sessions
+		}
+		if len(d.Schedule) != want || d.Schedule[0] != 0 {
+			t.Fatalf("schedule %v for %d requests", d.Schedule, want)
 		}
 		for i := 1; i < len(d.Schedule); i++ {
 			if d.Schedule[i] < d.Schedule[i-1] {
@@ -205,6 +228,10 @@ func FuzzReadTrace(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if l, ok := d.Source.(*SessionList); ok {
+			checkSessionTrace(t, d, l)
+			return
+		}
 		tr := d.Source.(*Trace)
 		if len(d.Schedule) != tr.Len() || tr.Len() == 0 {
 			t.Fatalf("schedule of %d for %d requests", len(d.Schedule), tr.Len())
@@ -221,6 +248,50 @@ func FuzzReadTrace(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzReadSessionTrace reads traces with a session column.
+func FuzzReadSessionTrace(f *testing.F) {
+	f.Add(string(mustReadF(f, "testdata/session_trace.jsonl")), int64(4))
+	f.Add(`{"chat_id":7,"timestamp":0,"input_length":3,"output_length":2}`+"\n"+`{"chat_id":7,"timestamp":9,"input_length":3,"output_length":2}`, int64(0))
+	f.Add("conversation_id,timestamp,input_length,output_length\na,5,5,5\nb,1,6,6\na,2,1,1\n", int64(2))
+	f.Fuzz(func(t *testing.T, data string, mode int64) {
+		format := []string{formatJSONL, formatJSON, formatCSV}[uint64(mode)%3]
+		ta := traceArgs{hash: int(uint64(mode) / 3 % 3), blockSize: int(uint64(mode)/9%600) + 1, unit: "ms"}
+		ta.cols.setDefaults()
+		d, err := openTraceData("t."+format, ta, fileData{data: []byte(data), format: format}, Options{})
+		oneLine(t, err)
+		if err != nil {
+			return
+		}
+		if l, ok := d.Source.(*SessionList); ok {
+			checkSessionTrace(t, d, l)
+		}
+	})
+}
+
+// checkSessionTrace checks a session trace's invariants: one start per
+// session, sorted from 0; every row one turn; turn offsets from 0, in order.
+func checkSessionTrace(t *testing.T, d *Dataset, l *SessionList) {
+	t.Helper()
+	if len(d.Schedule) != l.Len() || l.Len() != d.Description.Sessions || d.Schedule[0] != 0 {
+		t.Fatalf("schedule %v for %d sessions", d.Schedule, l.Len())
+	}
+	turns := 0
+	for i, s := range l.list {
+		if i > 0 && d.Schedule[i] < d.Schedule[i-1] {
+			t.Fatalf("schedule not sorted: %v", d.Schedule)
+		}
+		for k, tr := range s.Turns {
+			if (k == 0 && tr.At != 0) || (k > 0 && tr.At < s.Turns[k-1].At) || tr.Prompt == "" {
+				t.Fatalf("session %d turn %d: %+v", i, k, tr)
+			}
+		}
+		turns += len(s.Turns)
+	}
+	if turns != d.Description.Requests {
+		t.Fatalf("%d turns, %d requests", turns, d.Description.Requests)
+	}
 }
 
 func mustReadF(f *testing.F, p string) []byte {

@@ -132,6 +132,12 @@ func (d *Dataset) WriteJSONL(w io.Writer) error {
 	if _, ok := d.Source.(interface{ Len() int }); !ok {
 		return fmt.Errorf("%s never ends: give a number of samples to write", d.Description.Kind)
 	}
+	if ss, ok := d.Source.(loadgen.SessionSource); ok {
+		if err := writeSessions(bw, ss); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
 	for i := uint64(0); ; i++ {
 		r, ok := d.Source.Request(i)
 		if !ok {

@@ -44,6 +44,11 @@ type Options struct {
 	// requested count (at least one token of content is kept). Other data,
 	// and synthetic data without a tokenizer, ignore it.
 	PromptOverhead int
+	// Session shapes the conversations of a file (think time, tools,
+	// turns=N to cap the turns; turns=1 keeps only the first user turn),
+	// as the session keys beside path= do (see session.go); AIPerf's
+	// --conversation-turn-delay-mean/-stddev map to Delay.
+	Session SessionSpec
 }
 
 // Dataset is an opened --data value.
@@ -69,6 +74,9 @@ type Dataset struct {
 func (d *Dataset) Round(r int) loadgen.Source {
 	if d.synth == nil || r <= 0 {
 		return d.Source
+	}
+	if d.synth.spec.Session.Turns > 0 {
+		return d.synth.sessionsOf(uint32(r), d.limit)
 	}
 	src := d.synth.Round(uint32(r))
 	if d.limit > 0 {
@@ -181,7 +189,18 @@ func Open(value string, opts Options) (*Dataset, error) {
 		}
 		return openSynthetic(spec, opts)
 	case kindJSON, kindCSV, kindText, kindParquet, kindArrow:
-		if err := ps.check([]string{"kind", "path"}); err != nil {
+		if err := ps.check(append([]string{"kind", "path"}, sessionKeys...)); err != nil {
+			return nil, fmt.Errorf("kind=%s: %v", kind, err)
+		}
+		for _, p := range ps {
+			if _, err := opts.Session.parseSessionParam(p); err != nil {
+				return nil, fmt.Errorf("kind=%s: %v", kind, err)
+			}
+		}
+		if opts.Session.FirstPrompt.Set() || opts.Session.FirstOutput.Set() || opts.Session.Branches != nil {
+			return nil, fmt.Errorf("kind=%s: first_prompt_tokens, first_output_tokens and branches are synthetic keys; a file's turns have their own prompts", kind)
+		}
+		if err := opts.Session.validate(); err != nil {
 			return nil, fmt.Errorf("kind=%s: %v", kind, err)
 		}
 		path, err := ps.str("path")
@@ -390,11 +409,17 @@ func openSynthetic(spec Spec, opts Options) (*Dataset, error) {
 	if opts.Samples > 0 {
 		d.Source = limited{s, opts.Samples}
 	}
+	if spec.Session.Turns > 0 {
+		d.Source = s.sessionsOf(0, opts.Samples)
+	}
 	desc := Description{Kind: kindSynthetic, Spec: spec.String(), Requests: opts.Samples, Seed: opts.Seed,
 		Samples: opts.Samples, GuideLLM: spec.guideLLM()}
 	desc.setTokenizer(opts.Tokenizer, s.exact)
 	desc.PromptOverhead = s.overhead
 	desc.PromptTokens, desc.OutputTokens = s.stats(statsCount(opts.Samples, spec.Samples))
+	if spec.Session.Turns > 0 {
+		desc.Sessions, desc.Requests = opts.Samples, opts.Samples*spec.Session.Turns
+	}
 	d.Description = desc
 	return d, nil
 }
@@ -499,6 +524,17 @@ func (o origin) guideLLM() []byte {
 
 // tableDataset builds a file dataset from a table.
 func tableDataset(t *table, src origin, mapper ColumnMapper, opts Options) (*Dataset, error) {
+	if (hasTurnColumns(t) && len(mapper[roleText]) == 0) || isMultiTurnTable(t) {
+		read := turnRows
+		if !hasTurnColumns(t) {
+			read = multiTurnRows
+		}
+		rows, err := read(t)
+		if err != nil {
+			return nil, err
+		}
+		return sessionDataset(t, src, selectRows(rows, opts.Shuffle, opts.Seed, opts.Samples), 0, nil, opts)
+	}
 	mp, err := resolveMapping(t, mapper)
 	if err != nil {
 		return nil, err
@@ -508,6 +544,9 @@ func tableDataset(t *table, src origin, mapper ColumnMapper, opts Options) (*Dat
 		return nil, err
 	}
 	rows = selectRows(rows, opts.Shuffle, opts.Seed, opts.Samples)
+	if ss := opts.Session; ss.Turns >= 2 || ss.Delay.Set() || ss.Tools > 0 || ss.ToolsJSON != nil || ss.ServerHistory {
+		return sessionDataset(t, src, rows, skipped, mp.columns(), opts)
+	}
 	reqs := buildRequests(rows, opts.Tokenizer)
 	desc := Description{Kind: src.kind(), Path: src.path, Format: src.format, SHA256: src.sha256, Split: src.split,
 		Requests: len(reqs), Skipped: skipped, Columns: mp.columns(), Seed: opts.Seed, Shuffle: opts.Shuffle, Samples: opts.Samples}
@@ -632,6 +671,14 @@ func traceDataset(t *table, ta traceArgs, src origin, opts Options) (*Dataset, e
 		os.add(r.out)
 	}
 	desc.PromptTokens, desc.OutputTokens = ps.stats(), os.stats()
+	if col := sessionColumn(t); col != "" {
+		l, starts, err := traceSessions(t, col, rows, tr, sched)
+		if err != nil {
+			return nil, err
+		}
+		desc.Sessions, desc.Columns["session_column"] = len(l.list), col
+		return &Dataset{Source: l, Schedule: starts, Description: desc, columns: t.describeColumns()}, nil
+	}
 	return &Dataset{Source: tr, Schedule: sched, Description: desc, columns: t.describeColumns()}, nil
 }
 

@@ -108,7 +108,7 @@ func TestOpenErrors(t *testing.T) {
 		{dir, Options{}, "no data files (.parquet, .arrow, .jsonl, .json, .csv or .txt) in it"},
 		{"kind=db_file,path=x", Options{}, "kind=db_file is not supported (kinds: synthetic_text, json_file"},
 		{"kind=json_file", Options{}, "kind=json_file needs path=FILE"},
-		{"kind=json_file,path=x,split=train", Options{}, `kind=json_file: unknown key "split" (keys: kind, path)`},
+		{"kind=json_file,path=x,split=train", Options{}, `kind=json_file: unknown key "split" (keys: kind, path, turns,`},
 		{`{"kind": 3}`, Options{}, "kind=3: want a string"},
 		{"prompt_tokens=10", Options{Trace: true}, "replay needs a trace file"},
 		{"prompt_tokens=10", Options{Shuffle: true}, "shuffle applies to data files"},

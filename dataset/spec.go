@@ -102,6 +102,10 @@ type Spec struct {
 	// PrefixBuckets is GuideLLM's general form (JSON only); it excludes
 	// PrefixTokens and PrefixCount.
 	PrefixBuckets []PrefixBucket
+	// Session makes conversations (turns=N) and shapes them: think time
+	// and tools (see session.go). Prompt and Output are then each later
+	// turn's lengths.
+	Session SessionSpec
 }
 
 // specKeys lists the accepted keys, for error messages.
@@ -140,9 +144,15 @@ func specFromParams(ps params) (Spec, error) {
 			}
 			continue
 		}
+		if ok, err := sp.Session.parseSessionParam(p); ok {
+			if err != nil {
+				return sp, err
+			}
+			continue
+		}
 		dst := sp.intField(p.key)
 		if dst == nil {
-			return sp, fmt.Errorf("unknown key %q (keys: %s)", p.key, strings.Join(append([]string{"kind"}, specKeys...), ", "))
+			return sp, fmt.Errorf("unknown key %q (keys: %s)", p.key, strings.Join(append(append([]string{"kind"}, specKeys...), sessionKeys...), ", "))
 		}
 		lo := 1
 		if p.key == "prefix_tokens" {
@@ -277,6 +287,12 @@ func (sp *Spec) validate() error {
 	if sp.Samples > maxSamples {
 		return fmt.Errorf("samples=%d: at most %d", sp.Samples, maxSamples)
 	}
+	if err := sp.Session.validate(); err != nil {
+		return err
+	}
+	if sp.Session.set() && sp.Session.Turns == 0 {
+		return fmt.Errorf("session keys (delay, tools, server_history, …) need turns=N in a synthetic spec, e.g. turns=4,prompt_tokens=128,delay=1")
+	}
 	if len(sp.PrefixBuckets) > 0 && (sp.PrefixTokens > 0 || sp.PrefixCount > 0) {
 		return fmt.Errorf("prefix_buckets excludes prefix_tokens and prefix_count (GuideLLM's rule)")
 	}
@@ -319,7 +335,7 @@ func (sp Spec) buckets() []PrefixBucket {
 // GuideLLM's JSON object when it has prefix_buckets (which key=value cannot
 // hold).
 func (sp Spec) String() string {
-	if len(sp.PrefixBuckets) > 0 {
+	if len(sp.PrefixBuckets) > 0 || sp.Session.ToolsJSON != nil || sp.Session.Branches != nil {
 		return string(sp.guideLLM())
 	}
 	parts := append(sp.Prompt.keys("prompt_tokens"), sp.Output.keys("output_tokens")...)
@@ -332,6 +348,7 @@ func (sp Spec) String() string {
 	if sp.PrefixCount > 0 {
 		parts = append(parts, "prefix_count="+strconv.Itoa(sp.PrefixCount))
 	}
+	parts = append(parts, sp.Session.keys()...)
 	return strings.Join(parts, ",")
 }
 
@@ -350,6 +367,20 @@ func (sp Spec) guideLLM() json.RawMessage {
 	if bk := sp.buckets(); bk != nil {
 		j, _ := json.Marshal(bk)
 		fmt.Fprintf(&b, `,"prefix_buckets":%s`, j)
+	}
+	if sp.Session.ToolsJSON != nil {
+		fmt.Fprintf(&b, `,"tools":%s`, sp.Session.ToolsJSON)
+	}
+	if sp.Session.Branches != nil {
+		j, _ := json.Marshal(sp.Session.Branches)
+		fmt.Fprintf(&b, `,"branches":%s`, j)
+	}
+	for _, kv := range sp.Session.keys() {
+		k, v, _ := strings.Cut(kv, "=")
+		if _, err := strconv.ParseFloat(v, 64); err != nil && v != "true" {
+			v = strconv.Quote(v)
+		}
+		fmt.Fprintf(&b, `,%q:%s`, k, v)
 	}
 	b.WriteByte('}')
 	return json.RawMessage(b.Bytes())

@@ -37,6 +37,7 @@ type Synthetic struct {
 	buckets  []bucketRef
 	totalW   float64
 	pool     []draw // spec.Samples draws; nil draws per request
+	shape    *sessionShape
 }
 
 type prefixText struct {
@@ -106,6 +107,10 @@ func newSynthetic(spec Spec, v *vocab, seed uint64) (*Synthetic, error) {
 		return nil, err
 	}
 	if err := s.buildPrefixes(); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.shape, err = newSessionShape(spec.Session, s.gen, seed); err != nil {
 		return nil, err
 	}
 	if spec.Samples > 0 {

@@ -144,6 +144,7 @@ func renderRun(p *page, v *runView, tl *timeline) {
 	renderDistributions(p, v)
 	renderTimeline(p, v, tl)
 	renderErrors(p, v)
+	renderSessions(p, v)
 	renderTelemetry(p, v)
 	p.raw("</section>\n")
 }

@@ -164,7 +164,7 @@ func TestRequestBodiesGolden(t *testing.T) {
 		{"responses-nostream", ClientConfig{Endpoint: EndpointResponses, NoStream: true}, NewRequest("", "hi", -1), "/v1/responses"},
 		{"messages", ClientConfig{Endpoint: EndpointMessages}, sys, "/v1/messages"},
 		{"messages-nolimit", ClientConfig{Endpoint: EndpointMessages, NoStream: true, ExtraBody: `{"temperature":0}`},
-			NewChatRequest([]Message{{"system", "a"}, {"system", "b"}, {"user", "q"}, {"assistant", "r"}, {"user", "s"}}, -1), "/v1/messages"},
+			NewChatRequest([]Message{{Role: "system", Content: "a"}, {Role: "system", Content: "b"}, {Role: "user", Content: "q"}, {Role: "assistant", Content: "r"}, {Role: "user", Content: "s"}}, -1), "/v1/messages"},
 		{"messages-path", ClientConfig{Endpoint: EndpointMessages, Path: "/anthropic/v1/messages"}, NewRequest("", "hi", 4), "/prefix/anthropic/v1/messages"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

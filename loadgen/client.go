@@ -102,6 +102,10 @@ type ClientConfig struct {
 	// RequestIDPrefix prefixes the X-Request-Id header sent with every
 	// request (default "goodput-").
 	RequestIDPrefix string
+	// SessionHeader, when set, names a header that carries each session
+	// turn's stable session id (e.g. x-session-id), for session-affinity
+	// routers.
+	SessionHeader string
 }
 
 // Client sends requests and measures them. It is safe for concurrent use.

@@ -35,6 +35,9 @@ type conn struct {
 	chunk  sse.Chunk
 	text   []byte
 	reason []byte
+	// reply and tools keep a session turn's answer for its history.
+	reply []byte
+	tools sse.ToolCallAccumulator
 }
 
 func newConn() *conn {
@@ -58,6 +61,7 @@ type streamState struct {
 	fail      record.ErrorClass
 	failMsg   string
 	maxTokens int
+	capture   bool // keep the reply and tool calls (a session turn)
 }
 
 // Do sends req and fills rec. ctx cancellation (the end of a benchmark)
@@ -101,6 +105,10 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 	}
 	hreq.Header = c.headers.Clone()
 	hreq.Header.Set("X-Request-Id", c.cfg.RequestIDPrefix+strconv.FormatUint(rec.ID, 10))
+	capture := req.turn != nil
+	if capture {
+		c.startTurn(hreq, req, rec, cn)
+	}
 
 	rec.Dispatched = c.clock.Now()
 	resp, err := c.http.Do(hreq)
@@ -115,7 +123,7 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 	}
 	rec.Sent = sent.Load()
 	// st follows the arrivals from here on, the headers' first.
-	st := streamState{c: c, rec: rec, cn: cn, rx: rx, now: rec.Sent}
+	st := streamState{c: c, rec: rec, cn: cn, rx: rx, now: rec.Sent, capture: capture}
 	st.arrived()
 	rec.Headers = st.now
 	rec.HTTPStatus = resp.StatusCode
@@ -285,6 +293,10 @@ func (st *streamState) event(ev *sse.Event) error {
 	} else if ch.Usage.Present && ch.NumChoices > 0 {
 		st.prevCum = ch.Usage.CompletionTokens
 	}
+	if st.capture {
+		st.cn.reply = append(st.cn.reply, ch.Content...)
+		st.cn.tools.Add(ch)
+	}
 	if len(ch.FinishReason) > 0 {
 		st.finished = true
 		if rec.FinishReason == "" {
@@ -388,6 +400,10 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, st *streamSt
 		return
 	}
 	rec.ResponseID, rec.FinishReason = string(ch.ID), string(ch.FinishReason)
+	if st.capture {
+		cn.reply = append(cn.reply, ch.Content...)
+		cn.tools.Add(ch)
+	}
 	text := append([]byte(nil), ch.Content...)
 	text = append(text, ch.Refusal...)
 	text = append(text, ch.ToolArgs...)
@@ -518,6 +534,9 @@ func (c *Client) appendBody(b []byte, req *Request) []byte {
 		b = append(b, req.anthropic()...)
 	default:
 		b = append(b, req.prompt()...)
+	}
+	if req.turn != nil {
+		b = c.appendTurnFields(b, req)
 	}
 	has := func(k string) bool {
 		for _, f := range c.extra {

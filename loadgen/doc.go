@@ -27,6 +27,10 @@
 // failures (a non-2xx status, a refused connection), so a full server is
 // measured rather than flooded; Result counts the pauses.
 //
+// A Source that is also a SessionSource runs conversations (session.go):
+// each session's turns in order, the next after the last ended plus its
+// think time, with the history, streamed replies and tool calls.
+//
 // Enter with NewClient (a ClientConfig and NewClock), NewEngine, then
 // Engine.Run(ctx, Benchmark{Strategy, Constraints, Source}, out) per benchmark.
 package loadgen

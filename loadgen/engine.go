@@ -255,6 +255,10 @@ type run struct {
 
 	sat   *saturationDetector // nil without Constraints.OverSaturation
 	start int64               // when scheduling began (the detector's time origin)
+	// sessSrc is set when the source hands out sessions (session.go);
+	// sessions numbers the sessions started.
+	sessSrc  SessionSource
+	sessions atomic.Int64
 }
 
 // Run executes one benchmark and blocks until every request it started has
@@ -318,12 +322,25 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 		case <-watchDone:
 		}
 	}()
-	if b.Strategy.OpenLoop() {
+	if ss, ok := b.Source.(SessionSource); ok {
+		if err := r.startSessions(ss); err != nil {
+			return Result{}, err
+		}
+	}
+	switch {
+	case r.sessSrc != nil && b.Strategy.OpenLoop():
+		r.openSessions(r.sessSrc, start)
+	case b.Strategy.OpenLoop():
 		r.openLoop(start)
-	} else {
+	default:
 		r.closedLoop()
 	}
 	r.wg.Wait()
+	if r.sessSrc != nil {
+		// Sessions in flight when the data ran out finished their turns:
+		// the schedule ended with the last of them.
+		r.stop(StopDataExhausted, false)
+	}
 	close(watchDone)
 	r.stopMu.Lock()
 	res := Result{
@@ -375,6 +392,12 @@ func (r *run) stopped() bool {
 // execute sends one request and hands its record on. It reports whether
 // the request failed immediately (see immediateFailure).
 func (r *run) execute(req *Request, rec *record.Record, cn *conn) (immediate bool) {
+	r.send(req, rec, cn)
+	return r.settle(rec)
+}
+
+// send sends one request and fills its record.
+func (r *run) send(req *Request, rec *record.Record, cn *conn) {
 	n := r.e.inflight.Add(1)
 	r.e.sent.Add(1)
 	if r.sat != nil {
@@ -388,6 +411,11 @@ func (r *run) execute(req *Request, rec *record.Record, cn *conn) (immediate boo
 	if w := r.b.Constraints.Watcher; w != nil && w.Observe(rec) {
 		r.stop(w.Reason(), false)
 	}
+}
+
+// settle counts a sent request's outcome and hands its record on; it
+// reports whether the request failed immediately (see immediateFailure).
+func (r *run) settle(rec *record.Record) (immediate bool) {
 	switch rec.Status {
 	case record.StatusSuccessful:
 		r.ok.Add(1)
@@ -454,6 +482,10 @@ func (r *run) closedLoop() {
 			}
 			cn := r.e.conns.Get().(*conn)
 			defer r.e.conns.Put(cn)
+			if r.sessSrc != nil {
+				r.sessionStream(r.sessSrc, cn)
+				return
+			}
 			timer := time.NewTimer(time.Hour)
 			timer.Stop()
 			fails := 0 // consecutive immediate failures

@@ -5,12 +5,17 @@ import (
 	"sync"
 
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/sse"
 )
 
-// Message is one chat message.
+// Message is one chat message. An assistant message of an agent session
+// may carry the tool calls it made, and a "tool" message answers the call
+// ToolCallID (see session.go for their forms on each endpoint).
 type Message struct {
-	Role    string
-	Content string
+	Role       string
+	Content    string
+	ToolCalls  []sse.ToolCall
+	ToolCallID string
 }
 
 // Request is one unit of work: what to ask the server. It is immutable once
@@ -27,10 +32,19 @@ type Request struct {
 	TargetPromptTokens int
 	MaxTokens          int // output tokens to ask for; -1 sends no limit
 
+	// turn is set on a turn of a session (session.go): its extra body
+	// fields, session id and whether the reply is kept for the history.
+	turn *turnInfo
+
 	chatOnce, promptOnce, anthropicOnce sync.Once
 	chatJSON                            []byte // `"messages":[...]`
 	promptJSON                          []byte // `"prompt":"..."` for /v1/completions
 	anthropicJSON                       []byte // `"system":"...","messages":[...]` for /v1/messages
+
+	// responsesJSON is the `[...]` for /v1/responses when tool items need
+	// their own form (otherwise the chat messages serve).
+	responsesOnce sync.Once
+	responsesJSON []byte
 }
 
 // NewRequest builds a request from an optional system prefix and a user
@@ -56,7 +70,13 @@ func (r *Request) chat() []byte {
 
 // responses returns the `[...]` of the Responses API's "input": the
 // chat messages.
-func (r *Request) responses() []byte { return r.chat()[len(`"messages":`):] }
+func (r *Request) responses() []byte {
+	if !r.hasTools() {
+		return r.chat()[len(`"messages":`):]
+	}
+	r.responsesOnce.Do(func() { r.responsesJSON = appendResponsesInput(nil, r.Messages) })
+	return r.responsesJSON
+}
 
 // anthropic returns the Messages API's `"messages":[...]` fragment: the
 // leading system messages become a `"system":"...",` prefix (their
@@ -69,6 +89,9 @@ func (r *Request) anthropic() []byte {
 		}
 		if n == 0 {
 			r.anthropicJSON = r.chat()
+			if r.hasTools() {
+				r.anthropicJSON = appendAnthropicMessages(nil, r.Messages)
+			}
 			return
 		}
 		parts := make([]string, n)
@@ -76,6 +99,10 @@ func (r *Request) anthropic() []byte {
 			parts[i] = m.Content
 		}
 		b := append([]byte(`"system":`), record.AppendJSONString(nil, strings.Join(parts, "\n\n"))...)
+		if r.hasTools() {
+			r.anthropicJSON = appendAnthropicMessages(append(b, ','), r.Messages[n:])
+			return
+		}
 		r.anthropicJSON = appendMessages(append(b, ','), r.Messages[n:])
 	})
 	return r.anthropicJSON
@@ -92,6 +119,10 @@ func appendMessages(b []byte, msgs []Message) []byte {
 	for i, m := range msgs {
 		if i > 0 {
 			b = append(b, ',')
+		}
+		if m.ToolCalls != nil || m.ToolCallID != "" {
+			b = appendChatToolMessage(b, m)
+			continue
 		}
 		b = append(b, `{"role":`...)
 		b = record.AppendJSONString(b, m.Role)
@@ -116,7 +147,7 @@ func (r *Request) prompt() []byte {
 // Text returns the prompt text: the message contents joined with blank
 // lines (what /v1/completions sends, and what token counts refer to).
 func (r *Request) Text() string {
-	if len(r.Messages) == 1 {
+	if len(r.Messages) == 1 && r.Messages[0].ToolCalls == nil {
 		return r.Messages[0].Content
 	}
 	var b strings.Builder
@@ -125,6 +156,7 @@ func (r *Request) Text() string {
 			b.WriteString("\n\n")
 		}
 		b.WriteString(m.Content)
+		writeToolCalls(&b, m.ToolCalls)
 	}
 	return b.String()
 }

@@ -130,6 +130,16 @@ func AppendJSON(b []byte, r *Record) []byte {
 	if r.ReasoningText != "" {
 		b = appendStr(b, "reasoning_text", r.ReasoningText)
 	}
+	if s := &r.Session; s.ID != "" {
+		b = appendStr(b, "session_id", s.ID)
+		b = appendInt(b, "turn_index", int64(s.Turn))
+		b = appendInt(b, "session_turns", int64(s.Turns))
+		b = appendInt(b, "history_messages", int64(s.HistoryMessages))
+		b = appendInt(b, "history_tokens", int64(s.HistoryTokens))
+		if s.ToolCalls != 0 {
+			b = appendInt(b, "tool_calls", int64(s.ToolCalls))
+		}
+	}
 	return append(b, '}')
 }
 
@@ -254,6 +264,12 @@ type jsonRecord struct {
 	RequestedOutputTokens *int    `json:"requested_output_tokens"`
 	OutputText            string  `json:"output_text"`
 	ReasoningText         string  `json:"reasoning_text"`
+	SessionID             string  `json:"session_id"`
+	TurnIndex             int     `json:"turn_index"`
+	SessionTurns          int     `json:"session_turns"`
+	HistoryMessages       int     `json:"history_messages"`
+	HistoryTokens         *int    `json:"history_tokens"`
+	ToolCalls             int     `json:"tool_calls"`
 }
 
 // Decoder reads records written by Encoder.
@@ -336,6 +352,10 @@ func UnmarshalLine(line []byte, r *Record) error {
 	setOpt(&r.RequestedPromptTokens, j.RequestedPromptTokens)
 	setOpt(&r.RequestedOutputTokens, j.RequestedOutputTokens)
 	r.OutputText, r.ReasoningText = j.OutputText, j.ReasoningText
+	if j.SessionID != "" {
+		r.Session = Session{ID: j.SessionID, Turn: j.TurnIndex, Turns: j.SessionTurns, HistoryMessages: j.HistoryMessages, HistoryTokens: -1, ToolCalls: j.ToolCalls}
+		setOpt(&r.Session.HistoryTokens, j.HistoryTokens)
+	}
 	return nil
 }
 

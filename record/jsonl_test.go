@@ -35,6 +35,10 @@ func TestRoundTrip(t *testing.T) {
 		r := New()
 		r.ID, r.Status = 1, StatusSuccessful
 		return r
+	}(), "session": func() *Record {
+		r := sampleRecord()
+		r.Session = Session{ID: "s-7", Turn: 2, Turns: 5, HistoryMessages: 5, HistoryTokens: 812, ToolCalls: 1}
+		return r
 	}()}
 	for name, want := range cases {
 		t.Run(name, func(t *testing.T) {

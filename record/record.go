@@ -65,6 +65,9 @@ const (
 	ErrEmptyResponse ErrorClass = "empty_response" // completed without any output token
 	ErrCancelled     ErrorClass = "cancelled"      // cancelled by the run (benchmark end, interrupt)
 	ErrClient        ErrorClass = "client"         // the request could not be built or sent
+	// ErrToolCallMissing: a session's tool-call turn got no tool call and
+	// the session counts that an error (tool_call_missing_behavior=error).
+	ErrToolCallMissing ErrorClass = "tool_call_missing"
 )
 
 // TokenSource says where Record.OutputTokens came from.
@@ -171,6 +174,26 @@ type Record struct {
 	// request bodies; empty otherwise.
 	OutputText    string
 	ReasoningText string
+
+	// Session is set when the request is a turn of a conversation (a
+	// session); its zero value means a standalone request.
+	Session Session
+}
+
+// Session places a request within its conversation.
+type Session struct {
+	ID    string // stable per-session id ("" outside sessions)
+	Turn  int    // 0-based turn index
+	Turns int    // turns the session was to have
+	// HistoryMessages counts the messages sent before this turn's own
+	// user message (system prefix, earlier turns, replies, tool calls and
+	// results); HistoryTokens is the tokens of that history as the
+	// previous turn's usage reported them (its prompt plus its output),
+	// -1 when unknown.
+	HistoryMessages int
+	HistoryTokens   int
+	// ToolCalls is the number of tool calls the response carried.
+	ToolCalls int
 }
 
 // Reset clears r for reuse, keeping the capacity of its slices.

@@ -280,6 +280,41 @@ func (c *csvCols) goodput(b *Benchmark) {
 	c.add("Goodput Token Mismatch", "Client Higher", "", strconv.FormatInt(int64(tm.ClientHigher), 10))
 	c.censored(g)
 	c.slo(g.SLO)
+	c.sessions(g.Sessions)
+}
+
+// sessions adds the conversations' figures and TTFT and cache hit rate by
+// turn (nothing when the benchmark ran no sessions).
+func (c *csvCols) sessions(s *SessionExtras) {
+	if s == nil {
+		return
+	}
+	n := func(v Int) string { return strconv.FormatInt(int64(v), 10) }
+	c.add("Goodput Sessions", "Sessions", "", n(s.Sessions))
+	c.add("Goodput Sessions", "Completed", "", n(s.Completed))
+	c.add("Goodput Sessions", "Cut By Errors", "", n(s.CutByErrors))
+	c.add("Goodput Sessions", "Cut Short", "", n(s.CutShort))
+	good := ""
+	if s.Good != nil {
+		good = n(*s.Good)
+	}
+	c.add("Goodput Sessions", "Good", "", good)
+	c.add("Goodput Sessions", "Good Fraction", "", pyOpt(s.GoodFraction))
+	c.add("Goodput Sessions", "Cache Hit Rate", "", pyOpt(s.CacheHitRate))
+	c.add("Goodput Sessions", "Turns Per Session", "Mean", pyFloat(float64(s.TurnsPerSession.Mean)))
+	c.add("Goodput Sessions", "Duration", "Mean Sec", pyFloat(float64(s.DurationSeconds.Mean)))
+	for _, t := range s.ByTurn {
+		field := "Turn " + n(t.Turn)
+		d := t.TimeToFirstTokenMs
+		p50 := d.Median
+		if d.Percentiles.P50 != nil {
+			p50 = *d.Percentiles.P50
+		}
+		c.add("Goodput Sessions By Turn", field, "Requests", n(t.Requests))
+		c.add("Goodput Sessions By Turn", field, "TTFT P50 ms", pyFloat(float64(p50)))
+		c.add("Goodput Sessions By Turn", field, "TTFT P99 ms", pyFloat(float64(d.Percentiles.P99)))
+		c.add("Goodput Sessions By Turn", field, "Cache Hit Rate", pyOpt(t.CacheHitRate))
+	}
 }
 
 // slo adds the SLO verdict, goodput and objectives (nothing without an

@@ -78,6 +78,58 @@ type Extras struct {
 	TargetMOE *TargetMOE `json:"target_moe,omitempty"`
 
 	Telemetry *BenchmarkTelemetry `json:"telemetry,omitempty"` // energy, cost and server metrics over the window (package scorecard)
+
+	// Sessions holds the conversations' figures; nil when the benchmark
+	// ran no sessions.
+	Sessions *SessionExtras `json:"sessions,omitempty"`
+}
+
+// SessionExtras describes the conversations (sessions) of a benchmark.
+// Session counts cover every recorded turn (a session spans the
+// measurement window's edges); the prefix-cache figures and ByTurn cover
+// the successful turns in the window.
+type SessionExtras struct {
+	Sessions  Int `json:"sessions"`  // sessions with at least one recorded turn
+	Completed Int `json:"completed"` // every turn the session was to have succeeded
+	// CutByErrors counts sessions ended by an errored turn; CutShort
+	// those that ended early without one (the benchmark stopped, or a
+	// missing tool call ended them).
+	CutByErrors Int `json:"cut_by_errors"`
+	CutShort    Int `json:"cut_short"`
+	// Good is session goodput: completed sessions in which every turn met
+	// the SLO's per-request thresholds, and GoodFraction its share of
+	// Sessions; nil without an SLO.
+	Good         *Int   `json:"good,omitempty"`
+	GoodFraction *Float `json:"good_fraction,omitempty"`
+	// TurnsPerSession counts recorded turns per session; DurationSeconds
+	// runs from a session's first dispatch to its last turn's end.
+	TurnsPerSession DistributionSummary `json:"turns_per_session"`
+	DurationSeconds DistributionSummary `json:"duration_seconds"`
+	// PromptTokens and CachedTokens sum the turns that reported a cached
+	// count (usage.prompt_tokens_details.cached_tokens, Responses'
+	// input_tokens_details, Anthropic's cache_read_input_tokens), and
+	// CacheHitRate is their ratio; nil when no turn reported one.
+	PromptTokens Int           `json:"prompt_tokens"`
+	CachedTokens Int           `json:"cached_tokens"`
+	CacheHitRate *Float        `json:"cache_hit_rate,omitempty"`
+	ByTurn       []TurnMetrics `json:"by_turn"`
+}
+
+// TurnMetrics is the latency of the successful in-window turns of one
+// turn index, and their prompt, history and cache figures.
+type TurnMetrics struct {
+	Turn     Int `json:"turn"`
+	Requests Int `json:"requests"`
+
+	TimeToFirstTokenMs          DistributionSummary `json:"time_to_first_token_ms"`
+	ScheduledTimeToFirstTokenMs DistributionSummary `json:"scheduled_time_to_first_token_ms"`
+	InterTokenLatencyMs         DistributionSummary `json:"inter_token_latency_ms"`
+	TimePerOutputTokenMs        DistributionSummary `json:"time_per_output_token_ms"`
+	RequestLatency              DistributionSummary `json:"request_latency"`
+
+	PromptTokensMean    Float  `json:"prompt_tokens_mean"`
+	HistoryMessagesMean Float  `json:"history_messages_mean"`
+	CacheHitRate        *Float `json:"cache_hit_rate,omitempty"`
 }
 
 // ClientLoad describes goodput's own process during a benchmark, so that a

@@ -329,6 +329,9 @@ type RequestInfo struct {
 	Traceback          *string         `json:"traceback"`
 	StartedAt          *Float          `json:"started_at"`
 	CompletedAt        *Float          `json:"completed_at"`
+	// HistoryLen is the messages sent before the turn's own (newer
+	// GuideLLM's info.history_len); absent outside conversations.
+	HistoryLen *Int `json:"history_len,omitempty"`
 }
 
 // RequestTimings is GuideLLM's RequestTimings (Unix seconds).

@@ -148,6 +148,9 @@ func (s *state) openData(ctx context.Context) error {
 			return usagef("--data: %s", OneLine(err))
 		}
 	}
+	if err := loadgen.CheckSessions(s.cfg.Client.Endpoint, s.data.Source); err != nil {
+		return usagef("--data: %s", OneLine(err))
+	}
 	if tok != nil && s.cfg.Client.CountTokens == nil {
 		s.client.SetCountTokens(tok.Count)
 	}

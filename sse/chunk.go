@@ -124,6 +124,9 @@ type Chunk struct {
 	// ToolArgs is, for each of those entries in order, function.name
 	// followed by function.arguments, concatenated.
 	ToolArgs []byte
+	// ToolDeltas holds the same entries one by one, with their index and
+	// id (chat completions only; see ToolCallAccumulator).
+	ToolDeltas []ToolDelta
 	// FinishReason is the first non-empty finish_reason, in choice index
 	// order.
 	FinishReason []byte
@@ -167,9 +170,11 @@ type msgRec struct {
 	functionCall                                        toolRec
 }
 
-// toolRec is one tool-call entry's function name and arguments.
+// toolRec is one tool-call entry's index (-1 when absent), id, function
+// name and arguments.
 type toolRec struct {
-	name, args []byte
+	index          int
+	id, name, args []byte
 }
 
 // Reset clears c for reuse, keeping its buffers.
@@ -183,6 +188,7 @@ func (c *Chunk) Reset() {
 		scratch:      c.scratch[:0],
 		choices:      c.choices[:0],
 		tools:        c.tools[:0],
+		ToolDeltas:   c.ToolDeltas[:0],
 	}
 }
 
@@ -296,6 +302,7 @@ func (c *Chunk) assemble() {
 
 func (c *Chunk) addTool(t toolRec) {
 	c.ToolCalls++
+	c.ToolDeltas = append(c.ToolDeltas, ToolDelta{Index: t.index, ID: t.id, Name: t.name, Args: t.args})
 	c.ToolArgs = appendPiece(c.ToolArgs, &c.toolBuf, &c.toolOwn, t.name)
 	c.ToolArgs = appendPiece(c.ToolArgs, &c.toolBuf, &c.toolOwn, t.args)
 }

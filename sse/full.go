@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -151,12 +152,22 @@ func (c *Chunk) fullMsg(raw json.RawMessage, path string, m *msgRec) error {
 // fullToolEntry decodes a tool_calls entry ({"function": {"name", "arguments"}})
 // when nested is set, else a legacy function_call ({"name", "arguments"}).
 func fullToolEntry(raw json.RawMessage, path string, nested bool) (toolRec, error) {
-	var t toolRec
+	t := toolRec{index: -1}
 	obj, err := fullObject(raw, path, false)
 	if err != nil {
 		return t, err
 	}
 	if nested {
+		// index and id are read when well formed and otherwise ignored,
+		// as they were before they were read at all.
+		if kindOf(obj["index"]) == "number" {
+			if n, ok := parseInt(obj["index"]); ok && n >= math.MinInt32 && n <= math.MaxInt32 {
+				t.index = int(n)
+			}
+		}
+		if kindOf(obj["id"]) == "string" {
+			t.id, _ = fullString(obj["id"], path+".id")
+		}
 		path += ".function"
 		if obj, err = fullObject(obj["function"], path, true); err != nil || obj == nil {
 			return t, err

@@ -3,8 +3,10 @@ package sse
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -222,6 +224,18 @@ func compareDecoders(t *testing.T, data []byte) (succeeded int) {
 		if a, b := viewOf(&fast), viewOf(&full); a != b {
 			t.Fatalf("resp=%v %q: chunks differ\nfast %+v\nfull %+v", resp, data, a, b)
 		}
+		if a, b := toolDeltasOf(&fast), toolDeltasOf(&full); a != b {
+			t.Fatalf("resp=%v %q: tool deltas differ\nfast %s\nfull %s", resp, data, a, b)
+		}
 	}
 	return succeeded
+}
+
+// toolDeltasOf renders a chunk's tool deltas for comparison.
+func toolDeltasOf(c *Chunk) string {
+	var b strings.Builder
+	for _, d := range c.ToolDeltas {
+		fmt.Fprintf(&b, "%d|%q|%q|%q;", d.Index, d.ID, d.Name, d.Args)
+	}
+	return b.String()
 }

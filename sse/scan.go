@@ -1,6 +1,9 @@
 package sse
 
-import "unicode/utf8"
+import (
+	"math"
+	"unicode/utf8"
+)
 
 // The fast path: a hand-written scanner over the top-level object. It
 // validates everything it reads, including the values it skips, exactly as
@@ -324,6 +327,7 @@ func (d *fastDec) msg(m *msgRec) bool {
 			d.ws()
 			if !d.null() {
 				m.hasFunctionCall = true
+				m.functionCall.index = -1 // a legacy function_call has no index
 				ok = d.function(&m.functionCall)
 			}
 		default:
@@ -386,29 +390,46 @@ func (d *fastDec) toolCalls(m *msgRec) bool {
 
 // toolEntry reads one {"index", "id", "type", "function": {...}} entry.
 func (d *fastDec) toolEntry() bool {
-	var t toolRec
+	t := toolRec{index: -1}
 	empty, ok := d.objStart()
 	if !ok {
 		return false
 	}
-	seen := false
+	var seen uint32
 	for !empty {
 		k, ok := d.key()
 		if !ok {
 			return false
 		}
-		if string(k) == "function" {
-			if seen {
-				return false
-			}
-			seen = true
+		var bit uint32
+		switch string(k) {
+		case "function":
+			bit = 1
 			d.ws()
-			if !d.null() && !d.function(&t) {
-				return false
+			ok = d.null() || d.function(&t)
+		case "index":
+			// Anything but an integer or null: the reference decoder
+			// ignores it.
+			bit = 2
+			var n int64
+			var present bool
+			n, present, ok = d.intOrNull()
+			if ok && present {
+				if n < math.MinInt32 || n > math.MaxInt32 {
+					return false
+				}
+				t.index = int(n)
 			}
-		} else if !d.skip(0) {
+		case "id":
+			bit = 4
+			ok = d.strOrNull(&t.id)
+		default:
+			ok = d.skip(0)
+		}
+		if !ok || seen&bit != 0 {
 			return false
 		}
+		seen |= bit
 		more, ok := d.next('}')
 		if !ok {
 			return false

@@ -159,8 +159,21 @@ func SweepRates(sync, tput float64, size int) []float64 {
 }
 
 // measuredRate is a round's requests_per_second.successful.mean, the rate
-// GuideLLM's sweep measures (0 when absent).
+// GuideLLM's sweep measures (0 when absent). A round of conversations
+// gives it in sessions per second (÷ the mean turns per session), since
+// open-loop rates of sessions are rates of new sessions.
 func measuredRate(r Round) float64 {
+	v := requestRate(r)
+	if r.Benchmark != nil && r.Benchmark.Extras != nil && r.Benchmark.Extras.Sessions != nil {
+		if t := float64(r.Benchmark.Extras.Sessions.TurnsPerSession.Mean); t > 0 {
+			v /= t
+		}
+	}
+	return v
+}
+
+// requestRate is a round's requests_per_second.successful.mean.
+func requestRate(r Round) float64 {
 	if r.Benchmark == nil {
 		return 0
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/slo"
 )
 
@@ -217,5 +218,18 @@ func TestSweepKnee(t *testing.T) {
 	}
 	if math.IsNaN(float64(k.Rate)) {
 		t.Error("NaN rate")
+	}
+}
+
+// TestMeasuredRateOfSessions: a round of conversations measures its rate
+// in sessions per second, what an open-loop round of sessions is given.
+func TestMeasuredRateOfSessions(t *testing.T) {
+	b := &report.Benchmark{Metrics: report.Metrics{RequestsPerSecond: &report.StatusDistributionSummary{Successful: &report.DistributionSummary{Mean: 12}}}}
+	if got := measuredRate(Round{Benchmark: b}); got != 12 {
+		t.Errorf("requests: %v, want 12", got)
+	}
+	b.Extras = &report.Extras{Sessions: &report.SessionExtras{TurnsPerSession: report.DistributionSummary{Mean: 4}}}
+	if got := measuredRate(Round{Benchmark: b}); got != 3 {
+		t.Errorf("sessions: %v, want 3 (12 turns/s over 4 turns a session)", got)
 	}
 }

@@ -53,6 +53,7 @@ type benchOptions struct {
 	rampup                                           float64
 	apiKey                                           string
 	headers                                          []string
+	sessionHeader                                    string // conversations: a header carrying each session's id
 	extraBody, backendType, backendArgs              string
 	noStream, noStreamUsage, noIgnoreEOS             bool
 	maxTokensField                                   string
@@ -127,6 +128,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.Float64Var(&o.rampup, "rampup", 0, "seconds over which concurrent streams start / a constant rate ramps up")
 	fs.StringVar(&o.apiKey, "api-key", "", "API key sent as Bearer, or as x-api-key to messages (default $OPENAI_API_KEY; $ANTHROPIC_API_KEY first for messages); never logged")
 	fs.StringArrayVar(&o.headers, "header", nil, "extra request header 'Name: value' (repeatable)")
+	fs.StringVar(&o.sessionHeader, "session-header", "", "conversations: send each session's stable id in this header (e.g. x-session-id), for session-affinity routers")
 	fs.StringVar(&o.extraBody, "extra-body", "", `JSON object merged into every request body, e.g. '{"temperature":0}'`)
 	fs.StringVar(&o.backendType, "backend-type", "openai_http", "only openai_http is supported (GuideLLM compatibility)")
 	fs.StringVar(&o.backendArgs, "backend-args", "", `GuideLLM backend JSON: {"api_key","headers","extra_body","verify","timeout","max_tokens"}`)
@@ -656,6 +658,10 @@ func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 	if len(o.headers) > 0 {
 		p.client.Headers = map[string]string{}
 	}
+	if h := o.sessionHeader; h != "" && strings.Trim(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {
+		return usagef("--session-header %q: want a header name such as x-session-id", h)
+	}
+	p.client.SessionHeader = o.sessionHeader
 	for _, h := range o.headers {
 		k, v, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(k) == "" {

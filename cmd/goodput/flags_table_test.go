@@ -27,6 +27,7 @@ var invalidFlagValues = map[string][]string{
 	"benchmark --target":                  {"localhost:8000", "ftp://example.com"},
 	"benchmark --request-type":            {"embeddings"},
 	"benchmark --request-path":            {"v1/chat/completions", "/v1/x?y=1"},
+	"benchmark --session-header":          {"x session", "x:y"},
 	"benchmark --rate-type":               {"fast", ""},
 	"benchmark --rate":                    {"x", "-1", "2,x"},
 	"benchmark --data":                    {"promt_tokens=8", "prompt_tokens=abc", "prompt_tokens=0\n00"},

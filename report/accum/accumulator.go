@@ -165,6 +165,7 @@ type Accumulator struct {
 
 	thresholds *slo.RequestThresholds // Config.SLO's per-request thresholds, nil without an SLO
 	stream     *streamAgg             // nil unless Config.Streaming (or the SLO) asks for it
+	sessions   *sessionAgg            // conversations' turns, nil until the first (sessions.go)
 	goodOver   report.GoodputCounts   // in-window requests beyond ExactCap (online decision)
 
 	result *report.Benchmark // set by Finish
@@ -289,6 +290,12 @@ func (a *Accumulator) Add(r *record.Record) {
 	a.adds++
 	a.made[st]++
 	a.transitions(&s)
+	if r.Session.ID != "" {
+		if a.sessions == nil {
+			a.sessions = newSessionAgg(a.exactCap)
+		}
+		a.sessions.add(r, &s, a.thresholds != nil)
+	}
 	if st == report.StatusIncomplete && !s.dispatched() {
 		// GuideLLM drops requests cancelled before they started.
 		a.notDispatched++
@@ -566,6 +573,7 @@ type sampled struct {
 	firstChunk, sent, headers                        int64
 	cached, reasoningTokens, srv, cli                int
 	source                                           record.TokenSource
+	session                                          record.Session
 }
 
 // sample keeps r in its status's reservoir (Algorithm R, seeded).
@@ -591,6 +599,6 @@ func (a *Accumulator) sample(r *record.Record, s *RequestSummary) {
 		output: r.OutputText, reason: r.ReasoningText,
 		firstChunk: r.FirstChunk, sent: r.Sent, headers: r.Headers,
 		cached: r.CachedTokens, reasoningTokens: r.ReasoningTokens, source: r.OutputSource,
-		srv: r.ServerOutputTokens, cli: r.ClientOutputTokens,
+		srv: r.ServerOutputTokens, cli: r.ClientOutputTokens, session: r.Session,
 	}
 }

@@ -185,6 +185,13 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 		ex.Requests.InWindow = m.RequestTotals.Total
 	}
 	a.tokenExtras(ex)
+	if a.sessions != nil {
+		ex.Sessions = a.sessions.finish(w, a.thresholds != nil)
+		if a.sessions.dropped > 0 {
+			ex.Exact = false
+			ex.InexactReasons = append(ex.InexactReasons, fmt.Sprintf("%d session turns beyond the exact cap are left out of sessions.by_turn", a.sessions.dropped))
+		}
+	}
 	ex.Histograms = a.histograms(gaps, toks)
 	if a.stream != nil {
 		ex.Streaming = a.stream.quality()

@@ -36,6 +36,11 @@ func (r *sampled) stats(info BenchmarkInfo, w MeasureWindow) *report.RequestStat
 		v := r.errMsg
 		info2.Error = &v
 	}
+	if r.session.ID != "" {
+		id := r.session.ID
+		info2.ConversationID, info2.TurnIndex = &id, report.Int(r.session.Turn)
+		info2.HistoryLen = report.IntPtr(int64(r.session.HistoryMessages))
+	}
 	t := &info2.Timings
 	t.TargetedStart = optSec(s.intended)
 	if s.dispatched() {

@@ -106,6 +106,10 @@ func Write(w io.Writer, r *report.Report) error {
 			b.WriteString("\n")
 			ts.Render(&b)
 		}
+		if ts := sessionTable(r); ts != nil {
+			b.WriteString("\n")
+			ts.Render(&b)
+		}
 		if t3 := slo.Table(r); t3 != nil {
 			b.WriteString("\n")
 			t3.Render(&b)

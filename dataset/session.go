@@ -1,0 +1,927 @@
+package dataset
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goodput-dev/goodput/loadgen"
+)
+
+// Conversations (sessions). GuideLLM's turn-indexed columns (prompt_0,
+// prompt_1, …), AIPerf's multi_turn records ({"session_id", "turns":
+// [{"text", "delay"}]}), a synthetic spec with turns=N, and ShareGPT or
+// OpenAI-messages records given a session key (turns=N to keep up to N
+// user turns, delay, tools, server_history; without one they stay
+// single requests of their first user turn, as in GuideLLM and vLLM's
+// benchmarks) become a session source (loadgen.SessionSource): each
+// record or draw is one conversation whose turns the engine sends in
+// order with the history. The session keys below set think time and
+// tool calling for every form.
+
+// sessionKeys are the keys that shape sessions, in a synthetic spec or
+// beside path= of a file kind.
+var sessionKeys = []string{
+	"turns", "first_prompt_tokens", "first_prompt_tokens_stdev", "first_prompt_tokens_min", "first_prompt_tokens_max",
+	"first_output_tokens", "first_output_tokens_stdev", "first_output_tokens_min", "first_output_tokens_max",
+	"delay", "delay_stdev", "delay_min", "delay_max",
+	"tools", "tool_call_turns", "tool_choice", "tool_response_tokens", "tool_call_missing_behavior", "server_history", "branches",
+}
+
+// maxTurns bounds a session's turns (synthetic turns=N and file records).
+const maxTurns = 1024
+
+// DelayDist is a think-time distribution in seconds (GuideLLM's delay,
+// delay_stdev, delay_min, delay_max; AIPerf's
+// --conversation-turn-delay-mean/-stddev): normal around Mean, clamped
+// to [Min, Max] (default [0, Mean+5·Stdev]); constant without a stdev.
+type DelayDist struct {
+	Mean, Stdev, Min, Max float64
+}
+
+// Set reports whether a delay was given.
+func (d DelayDist) Set() bool { return d.Mean > 0 || d.Stdev > 0 || d.Min > 0 || d.Max > 0 }
+
+// Sample draws one think time.
+func (d DelayDist) Sample(rng *rand.Rand) time.Duration {
+	v := d.Mean
+	if d.Stdev > 0 {
+		v += rng.NormFloat64() * d.Stdev
+	}
+	hi := d.Max
+	if hi == 0 {
+		hi = d.Mean + 5*d.Stdev
+	}
+	v = max(d.Min, min(hi, v))
+	return time.Duration(max(0, v) * float64(time.Second))
+}
+
+// SessionSpec shapes sessions: the synthetic ones' turns, and think time
+// and tools for every form.
+type SessionSpec struct {
+	// Turns is the synthetic turns per session (turns=N); 0: not a
+	// synthetic session spec.
+	Turns int
+	// FirstPrompt and FirstOutput are turn 0's lengths when they differ
+	// from the later turns' (prompt_tokens, output_tokens).
+	FirstPrompt, FirstOutput Dist
+	Delay                    DelayDist
+	// Tools is the number of synthetic tool definitions (tools=N), or a
+	// JSON array of chat-completions tool objects (ToolsJSON).
+	Tools     int
+	ToolsJSON json.RawMessage
+	// ToolCallTurns is how many turns, from the first, are tool-call
+	// turns; 0 with tools means every turn.
+	ToolCallTurns      int
+	ToolChoice         string // required (default), auto, none or a tool's name
+	ToolResponseTokens int    // tokens of each synthetic tool result (default 32)
+	MissingTool        loadgen.MissingToolCall
+	ServerHistory      bool
+	// Branches are synthetic sub-agents (GuideLLM's branches, JSON form
+	// only): each runs Turns turns of its own from AtTurn, with a fresh
+	// context, and merges its final reply into turn AtTurn+MergeAfter.
+	Branches []BranchSpec
+}
+
+// BranchSpec is one of GuideLLM's sub-agent branches.
+type BranchSpec struct {
+	AtTurn     int    `json:"at_turn"`
+	Turns      int    `json:"turns"`
+	AgentID    string `json:"agent_id"`
+	MergeAfter int    `json:"merge_after"`
+}
+
+// set reports whether any session key was given.
+func (ss SessionSpec) set() bool {
+	return ss.Turns > 0 || ss.Delay.Set() || ss.Tools > 0 || ss.ToolsJSON != nil || ss.ServerHistory || ss.ToolCallTurns > 0 || ss.Branches != nil
+}
+
+// parseSessionParam reads one session key into ss; false when key is not one.
+func (ss *SessionSpec) parseSessionParam(p param) (bool, error) {
+	dist := func(d *Dist, suffix string) (bool, error) {
+		n, err := intParam(p, 1)
+		if err != nil {
+			return true, err
+		}
+		switch suffix {
+		case "":
+			d.Mean = n
+		case "_stdev":
+			d.Stdev = n
+		case "_min":
+			d.Min = n
+		case "_max":
+			d.Max = n
+		}
+		return true, nil
+	}
+	for _, pre := range []struct {
+		name string
+		d    *Dist
+	}{{"first_prompt_tokens", &ss.FirstPrompt}, {"first_output_tokens", &ss.FirstOutput}} {
+		if suffix, ok := strings.CutPrefix(p.key, pre.name); ok && (suffix == "" || suffix == "_stdev" || suffix == "_min" || suffix == "_max") {
+			return dist(pre.d, suffix)
+		}
+	}
+	switch p.key {
+	case "turns":
+		n, err := intParam(p, 1)
+		if err == nil && n > maxTurns {
+			err = fmt.Errorf("turns=%d: at most %d", n, maxTurns)
+		}
+		ss.Turns = n
+		return true, err
+	case "delay", "delay_stdev", "delay_min", "delay_max":
+		v, err := strconv.ParseFloat(p.val, 64)
+		if err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) || v > 86400 {
+			return true, fmt.Errorf("%s=%s: want seconds ≥ 0, e.g. delay=1.5", p.key, p.shown())
+		}
+		*map[string]*float64{"delay": &ss.Delay.Mean, "delay_stdev": &ss.Delay.Stdev, "delay_min": &ss.Delay.Min, "delay_max": &ss.Delay.Max}[p.key] = v
+		return true, nil
+	case "tools":
+		if p.raw && strings.HasPrefix(p.val, "[") {
+			if _, err := parseTools(json.RawMessage(p.val)); err != nil {
+				return true, fmt.Errorf("tools: %v", err)
+			}
+			ss.ToolsJSON = json.RawMessage(p.val)
+			return true, nil
+		}
+		n, err := intParam(p, 1)
+		if err == nil && n > 128 {
+			err = fmt.Errorf("tools=%d: at most 128 synthetic tools", n)
+		}
+		ss.Tools = n
+		return true, err
+	case "branches":
+		const form = `want a JSON list such as [{"at_turn":1,"turns":2,"agent_id":"search","merge_after":1}]`
+		if !p.raw || !strings.HasPrefix(p.val, "[") {
+			return true, fmt.Errorf("branches=%s: %s", p.shown(), form)
+		}
+		dec := json.NewDecoder(strings.NewReader(p.val))
+		dec.DisallowUnknownFields()
+		var bs []BranchSpec
+		if err := dec.Decode(&bs); err != nil || len(bs) == 0 {
+			return true, fmt.Errorf("branches: %s", form)
+		}
+		ss.Branches = bs
+		return true, nil
+	case "tool_call_turns":
+		n, err := intParam(p, 1)
+		ss.ToolCallTurns = n
+		return true, err
+	case "tool_response_tokens":
+		n, err := intParam(p, 1)
+		if err == nil && n > maxTokensPerPrompt {
+			err = fmt.Errorf("tool_response_tokens=%d: at most %d", n, maxTokensPerPrompt)
+		}
+		ss.ToolResponseTokens = n
+		return true, err
+	case "tool_choice":
+		if p.val == "" || strings.Trim(p.val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != "" {
+			return true, fmt.Errorf("tool_choice=%s: want required, auto, none or a tool's name (letters, digits, _ - .)", p.shown())
+		}
+		ss.ToolChoice = p.val
+		return true, nil
+	case "tool_call_missing_behavior":
+		m, err := loadgen.ParseMissingToolCall(p.val)
+		ss.MissingTool = m
+		return true, err
+	case "server_history":
+		switch strings.ToLower(p.val) {
+		case "true", "1", "yes":
+			ss.ServerHistory = true
+		case "false", "0", "no":
+		default:
+			return true, fmt.Errorf("server_history=%s: want true or false", p.shown())
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// validate checks the session keys together.
+func (ss SessionSpec) validate() error {
+	if ss.Turns == 0 && (ss.FirstPrompt.Set() || ss.FirstOutput.Set()) {
+		return fmt.Errorf("first_prompt_tokens and first_output_tokens need turns=N, e.g. turns=4,first_prompt_tokens=1024,prompt_tokens=128")
+	}
+	if ss.ToolCallTurns > 0 && ss.Tools == 0 && ss.ToolsJSON == nil {
+		return fmt.Errorf("tool_call_turns=%d needs tools=N (synthetic tools) or a tools list", ss.ToolCallTurns)
+	}
+	total := ss.Turns
+	for i, b := range ss.Branches {
+		switch {
+		case b.Turns < 1 || b.AtTurn < 0 || b.MergeAfter < 1:
+			return fmt.Errorf("branches[%d]: turns and merge_after must be ≥ 1 and at_turn ≥ 0", i)
+		case b.AgentID == "" || strings.Trim(b.AgentID, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != "":
+			return fmt.Errorf("branches[%d]: agent_id %q: want letters, digits, \"_\", \"-\" or \".\" only", i, b.AgentID)
+		case b.AtTurn+b.MergeAfter >= ss.Turns:
+			return fmt.Errorf("branches[%d] (%s): at_turn %d + merge_after %d merges past the session's last turn (turns=%d)", i, b.AgentID, b.AtTurn, b.MergeAfter, ss.Turns)
+		}
+		total += b.Turns
+	}
+	if total > maxTurns {
+		return fmt.Errorf("turns with branches: %d, at most %d", total, maxTurns)
+	}
+	if ss.Delay.Max > 0 && ss.Delay.Max < ss.Delay.Min {
+		return fmt.Errorf("delay_min=%v is above delay_max=%v", ss.Delay.Min, ss.Delay.Max)
+	}
+	for _, d := range []struct {
+		name string
+		d    Dist
+	}{{"first_prompt_tokens", ss.FirstPrompt}, {"first_output_tokens", ss.FirstOutput}} {
+		if d.d.Set() && d.d.Mean == 0 {
+			return fmt.Errorf("%s_stdev/min/max need %s (the mean)", d.name, d.name)
+		}
+		if lo, hi := d.d.Bounds(); d.d.Set() && (lo > hi || hi > maxTokensPerPrompt) {
+			return fmt.Errorf("%s: minimum %d, maximum %d: want minimum ≤ maximum ≤ %d", d.name, lo, hi, maxTokensPerPrompt)
+		}
+	}
+	return nil
+}
+
+// keys renders the session keys for a spec's String.
+func (ss SessionSpec) keys() []string {
+	var out []string
+	if ss.Turns > 0 {
+		out = append(out, "turns="+strconv.Itoa(ss.Turns))
+	}
+	out = append(out, ss.FirstPrompt.keys("first_prompt_tokens")...)
+	out = append(out, ss.FirstOutput.keys("first_output_tokens")...)
+	for _, f := range []struct {
+		k string
+		v float64
+	}{{"delay", ss.Delay.Mean}, {"delay_stdev", ss.Delay.Stdev}, {"delay_min", ss.Delay.Min}, {"delay_max", ss.Delay.Max}} {
+		if f.v > 0 {
+			out = append(out, f.k+"="+strconv.FormatFloat(f.v, 'g', -1, 64))
+		}
+	}
+	if ss.Tools > 0 {
+		out = append(out, "tools="+strconv.Itoa(ss.Tools))
+	}
+	if ss.ToolCallTurns > 0 {
+		out = append(out, "tool_call_turns="+strconv.Itoa(ss.ToolCallTurns))
+	}
+	if ss.ToolChoice != "" {
+		out = append(out, "tool_choice="+ss.ToolChoice)
+	}
+	if ss.ToolResponseTokens > 0 {
+		out = append(out, "tool_response_tokens="+strconv.Itoa(ss.ToolResponseTokens))
+	}
+	if ss.MissingTool != loadgen.MissingToolContinue {
+		out = append(out, "tool_call_missing_behavior="+[...]string{"continue", "skip", "error"}[ss.MissingTool])
+	}
+	if ss.ServerHistory {
+		out = append(out, "server_history=true")
+	}
+	return out
+}
+
+// parseTools reads a JSON list of chat-completions tools
+// ([{"type":"function","function":{"name","description","parameters"}}],
+// or the bare function objects).
+func parseTools(raw json.RawMessage) ([]loadgen.ToolDef, error) {
+	var list []struct {
+		Type     string `json:"type"`
+		Function *struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		} `json:"function"`
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+	const form = `want a list such as [{"type":"function","function":{"name":"search","parameters":{"type":"object"}}}]`
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, fmt.Errorf("%s: %s", jsonErr(err), form)
+	}
+	defs := make([]loadgen.ToolDef, 0, len(list))
+	for i, t := range list {
+		d := loadgen.ToolDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
+		if t.Function != nil {
+			d = loadgen.ToolDef{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters}
+		}
+		if d.Name == "" {
+			return nil, fmt.Errorf("tool %d has no name: %s", i, form)
+		}
+		if len(d.Parameters) > 0 && !strings.HasPrefix(strings.TrimSpace(string(d.Parameters)), "{") {
+			return nil, fmt.Errorf("tool %d (%s): parameters is not a JSON object", i, d.Name)
+		}
+		defs = append(defs, d)
+	}
+	return defs, nil
+}
+
+// syntheticTools returns n tool definitions, tool_0 … tool_{n-1}, each
+// taking one string argument.
+func syntheticTools(n int) []loadgen.ToolDef {
+	defs := make([]loadgen.ToolDef, n)
+	for i := range defs {
+		defs[i] = loadgen.ToolDef{Name: "tool_" + strconv.Itoa(i), Description: "Looks up item " + strconv.Itoa(i) + ".",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`)}
+	}
+	return defs
+}
+
+// sessionShape is what a SessionSpec adds to every session of a source:
+// tools, the tool result and the think-time draws.
+type sessionShape struct {
+	spec   SessionSpec
+	tools  []loadgen.ToolDef
+	result string
+	seed   uint64
+}
+
+func newSessionShape(ss SessionSpec, gen *textGen, seed uint64) (*sessionShape, error) {
+	sh := &sessionShape{spec: ss, seed: seed}
+	switch {
+	case ss.ToolsJSON != nil:
+		t, err := parseTools(ss.ToolsJSON)
+		if err != nil {
+			return nil, fmt.Errorf("tools: %v", err)
+		}
+		sh.tools = t
+	case ss.Tools > 0:
+		sh.tools = syntheticTools(ss.Tools)
+	}
+	{
+		n := ss.ToolResponseTokens
+		if n == 0 {
+			n = 32
+		}
+		if gen == nil || gen.bodyUnits() < n+1 {
+			gen = newTextGen(approxVocab(), n+bodySpread, seed)
+		}
+		sh.result = gen.text(minMarkerValues-1, ctxJoin, n, 0)
+	}
+	return sh, nil
+}
+
+// apply sets the shape's tools and draws the think times of session i.
+func (sh *sessionShape) apply(s *loadgen.Session, i uint64) {
+	ss := sh.spec
+	if sh.tools != nil {
+		s.Tools, s.ToolChoice, s.ToolResult, s.OnMissingTool = sh.tools, ss.ToolChoice, sh.result, ss.MissingTool
+		for k := range s.Turns {
+			s.Turns[k].ToolCall = ss.ToolCallTurns == 0 || k < ss.ToolCallTurns
+		}
+	}
+	s.ServerHistory = ss.ServerHistory
+	if ss.Delay.Set() {
+		rng := rand.New(rand.NewPCG(sh.seed^0x64656c6179, i))
+		for k := 1; k < len(s.Turns); k++ {
+			if s.Turns[k].Delay == 0 {
+				s.Turns[k].Delay = ss.Delay.Sample(rng)
+			}
+		}
+	}
+}
+
+// SessionList is a finite source of conversations (a data file).
+type SessionList struct {
+	list []*loadgen.Session
+	tok  interface{ Count(string) int } // counts Request's prompt tokens; nil: unknown
+}
+
+// Session returns session i.
+func (l *SessionList) Session(i uint64) (*loadgen.Session, bool) {
+	if i >= uint64(len(l.list)) {
+		return nil, false
+	}
+	return l.list[i], true
+}
+
+// Request returns the first turn of session i alone.
+func (l *SessionList) Request(i uint64) (*loadgen.Request, bool) {
+	s, ok := l.Session(i)
+	if !ok {
+		return nil, false
+	}
+	r := firstTurn(s)
+	if l.tok != nil {
+		r.PromptTokens = l.tok.Count(r.Text())
+	}
+	return r, true
+}
+
+// Len returns the number of sessions.
+func (l *SessionList) Len() int { return len(l.list) }
+
+func firstTurn(s *loadgen.Session) *loadgen.Request {
+	t := s.Turns[0]
+	r := loadgen.NewRequest(s.System, t.Prompt, t.MaxTokens)
+	r.TargetPromptTokens = t.TargetPromptTokens
+	return r
+}
+
+// synthSessions is a synthetic source of sessions (turns=N): session i of
+// round r.
+type synthSessions struct {
+	s     *Synthetic
+	round uint32
+	limit int // 0: never ends
+}
+
+func (ss synthSessions) Session(i uint64) (*loadgen.Session, bool) {
+	if ss.limit > 0 && i >= uint64(ss.limit) {
+		return nil, false
+	}
+	return ss.s.session(ss.round, i), true
+}
+
+func (ss synthSessions) Request(i uint64) (*loadgen.Request, bool) {
+	s, ok := ss.Session(i)
+	if !ok {
+		return nil, false
+	}
+	return firstTurn(s), true
+}
+
+// Len returns the number of sessions.
+func (ss synthSessions) Len() int { return ss.limit }
+
+// sessionsOf returns the session source of round r: limit sessions, or
+// an endless one (without Len) when limit is 0.
+func (s *Synthetic) sessionsOf(round uint32, limit int) loadgen.Source {
+	if limit > 0 {
+		return synthSessions{s: s, round: round, limit: limit}
+	}
+	return unboundedSessions{s: s, round: round}
+}
+
+// unboundedSessions never ends and has no Len.
+type unboundedSessions struct {
+	s     *Synthetic
+	round uint32
+}
+
+func (u unboundedSessions) Session(i uint64) (*loadgen.Session, bool) {
+	return u.s.session(u.round, i), true
+}
+
+func (u unboundedSessions) Request(i uint64) (*loadgen.Request, bool) {
+	return firstTurn(u.s.session(u.round, i)), true
+}
+
+// turnKey packs a session index and a turn into one draw index.
+func turnKey(i uint64, k int) uint64 { return i<<10 | uint64(k) }
+
+// session builds synthetic session i of round r: its prefix from draw i,
+// each turn's lengths from its own draw (turn 0 from the first_* keys
+// when given), a unique marker per turn.
+func (s *Synthetic) session(round uint32, i uint64) *loadgen.Session {
+	ss := s.spec.Session
+	base := s.draw(i)
+	sess := &loadgen.Session{Turns: make([]loadgen.Turn, ss.Turns)}
+	if base.prefix >= 0 {
+		sess.System = s.prefixes[base.prefix].text
+	}
+	for k := range sess.Turns {
+		key := turnKey(i, k)
+		var d draw
+		if s.pool != nil {
+			d = s.pool[key%uint64(len(s.pool))]
+		} else {
+			d = s.draw(key)
+		}
+		if k == 0 && (ss.FirstPrompt.Set() || ss.FirstOutput.Set()) {
+			rng := rand.New(rand.NewPCG(s.seed^0x6669727374, i))
+			if ss.FirstPrompt.Set() {
+				d.n = ss.FirstPrompt.Sample(rng)
+				d.off = rng.IntN(max(1, s.gen.bodyUnits()-d.n+1))
+			}
+			if ss.FirstOutput.Set() {
+				d.out = ss.FirstOutput.Sample(rng)
+			}
+		}
+		ctx := ctxJoin
+		if k == 0 && sess.System == "" {
+			ctx = ctxStart
+		}
+		sess.Turns[k] = loadgen.Turn{Prompt: s.gen.text(markerValue(round, key), ctx, s.contentTokens(d.n), d.off), MaxTokens: d.out, TargetPromptTokens: d.n}
+	}
+	s.shape.apply(sess, i)
+	off := ss.Turns
+	for _, b := range ss.Branches {
+		sub := &loadgen.Session{Turns: make([]loadgen.Turn, b.Turns)}
+		for k := range sub.Turns {
+			key := turnKey(i, off+k)
+			d := s.draw(key)
+			ctx := ctxJoin
+			if k == 0 {
+				ctx = ctxStart
+			}
+			sub.Turns[k] = loadgen.Turn{Prompt: s.gen.text(markerValue(round, key), ctx, s.contentTokens(d.n), d.off), MaxTokens: d.out, TargetPromptTokens: d.n}
+		}
+		off += b.Turns
+		sess.Branches = append(sess.Branches, loadgen.Branch{AgentID: b.AgentID, AtTurn: b.AtTurn, MergeAfter: b.MergeAfter, Session: sub})
+	}
+	return sess
+}
+
+// fileTurn is one user turn of a file record after the first.
+type fileTurn struct {
+	prompt      string
+	reply       string
+	outputCount int
+	promptCount int
+	delay       time.Duration
+}
+
+// sessionsFromRows builds sessions from file rows (each row's first turn
+// and its later turns), with tok counting replies for max_tokens. A
+// row's own tools (a tools column) replace the shape's.
+func sessionsFromRows(rows []fileRow, sh *sessionShape, tok interface{ Count(string) int }) *SessionList {
+	l := &SessionList{list: make([]*loadgen.Session, len(rows)), tok: tok}
+	out := func(n int, reply string) int {
+		if n < 0 && tok != nil && reply != "" {
+			return max(1, tok.Count(reply))
+		}
+		return n
+	}
+	for i, fr := range rows {
+		s := &loadgen.Session{ID: fr.session, System: fr.system}
+		s.Turns = append(s.Turns, loadgen.Turn{Prompt: fr.prompt, MaxTokens: out(fr.outputCount, fr.reply), TargetPromptTokens: fr.promptCount})
+		for _, t := range fr.turns {
+			s.Turns = append(s.Turns, loadgen.Turn{Prompt: t.prompt, MaxTokens: out(t.outputCount, t.reply), TargetPromptTokens: t.promptCount, Delay: t.delay})
+		}
+		if n := sh.spec.Turns; n > 0 && len(s.Turns) > n { // turns=N caps a record's turns
+			s.Turns = s.Turns[:n]
+		}
+		own := *sh
+		if fr.tools != nil {
+			own.tools = fr.tools
+		}
+		own.apply(s, uint64(i))
+		l.list[i] = s
+	}
+	return l
+}
+
+// turnColumn matches GuideLLM's turn-indexed columns: prompt_0,
+// output_tokens_count_0, prompt_tokens_count_0, delay_1, ….
+var turnColumn = regexp.MustCompile(`^(prompt|output_tokens_count|prompt_tokens_count|delay)_(\d+)$`)
+
+// hasTurnColumns reports whether a table uses turn-indexed columns.
+func hasTurnColumns(t *table) bool {
+	_, ok := t.index["prompt_0"]
+	return ok
+}
+
+// turnRows reads GuideLLM's turn-indexed columns: prefix (the system
+// prompt), prompt_K, output_tokens_count_K, prompt_tokens_count_K and
+// delay_K (seconds before turn K), K from 0, plus an optional tools
+// column. A row's turns end at its first missing prompt_K; a later
+// prompt_K after a gap is an error.
+func turnRows(t *table) ([]fileRow, error) {
+	maxK := 0
+	for _, c := range t.columns {
+		if m := turnColumn.FindStringSubmatch(c); m != nil {
+			k, err := strconv.Atoi(m[2])
+			if err != nil || k >= maxTurns {
+				return nil, fmt.Errorf("%s: column %q: at most %d turns", t.name, c, maxTurns)
+			}
+			maxK = max(maxK, k)
+		}
+	}
+	rows := make([]fileRow, 0, len(t.rows))
+	for i := range t.rows {
+		tr := &t.rows[i]
+		fr := fileRow{line: tr.line, promptCount: -1, outputCount: -1}
+		if c, ok := t.get(tr, "prefix"); ok {
+			var err error
+			if fr.system, err = cellString(c); err != nil {
+				return nil, fmt.Errorf("%s: column %q: %v", t.at(tr), "prefix", err)
+			}
+		}
+		if c, ok := t.get(tr, "tools"); ok {
+			tools, err := toolsCell(c)
+			if err != nil {
+				return nil, fmt.Errorf("%s: column %q: %v", t.at(tr), "tools", err)
+			}
+			fr.tools = tools
+		}
+		ended := -1
+		for k := 0; k <= maxK; k++ {
+			col := "prompt_" + strconv.Itoa(k)
+			c, ok := t.get(tr, col)
+			var prompt string
+			var err error
+			if ok {
+				if prompt, err = cellString(c); err != nil {
+					return nil, fmt.Errorf("%s: column %q: %v", t.at(tr), col, err)
+				}
+			}
+			if strings.TrimSpace(prompt) == "" {
+				if k == 0 {
+					return nil, fmt.Errorf("%s: column %q: missing or empty (a conversation needs its first user turn)", t.at(tr), col)
+				}
+				if ended < 0 {
+					ended = k
+				}
+				continue
+			}
+			if ended >= 0 {
+				return nil, fmt.Errorf("%s: column %q: turn %d has a prompt but turn %d has none (a turn without a prompt)", t.at(tr), col, k, ended)
+			}
+			ft := fileTurn{prompt: prompt, promptCount: -1, outputCount: -1}
+			for _, n := range []struct {
+				col string
+				dst *int
+			}{{"output_tokens_count_" + strconv.Itoa(k), &ft.outputCount}, {"prompt_tokens_count_" + strconv.Itoa(k), &ft.promptCount}} {
+				if c, ok := t.get(tr, n.col); ok {
+					if *n.dst, err = cellInt(c, 1); err != nil {
+						return nil, fmt.Errorf("%s: column %q: %v", t.at(tr), n.col, err)
+					}
+				}
+			}
+			if c, ok := t.get(tr, "delay_"+strconv.Itoa(k)); ok {
+				if ft.delay, err = cellSeconds(c); err != nil {
+					return nil, fmt.Errorf("%s: column %q: %v", t.at(tr), "delay_"+strconv.Itoa(k), err)
+				}
+			}
+			if k == 0 {
+				fr.prompt, fr.promptCount, fr.outputCount = ft.prompt, ft.promptCount, ft.outputCount
+				continue
+			}
+			fr.turns = append(fr.turns, ft)
+		}
+		rows = append(rows, fr)
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s: no records", t.name)
+	}
+	return rows, nil
+}
+
+// toolsCell reads a tools column: a JSON list (or a string holding one).
+func toolsCell(c cell) ([]loadgen.ToolDef, error) {
+	raw := c.raw
+	if !c.isJSON() || (len(raw) > 0 && raw[0] == '"') {
+		s, err := cellString(c)
+		if err != nil {
+			return nil, err
+		}
+		raw = json.RawMessage(s)
+	}
+	return parseTools(raw)
+}
+
+// cellSeconds reads a think time in seconds: a number ≥ 0.
+func cellSeconds(c cell) (time.Duration, error) {
+	s := strings.TrimSpace(c.str)
+	if c.isJSON() {
+		s = strings.Trim(strings.TrimSpace(string(c.raw)), `"`)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || math.IsNaN(v) || v > 86400 {
+		return 0, fmt.Errorf("want seconds ≥ 0, got %s", abbrev([]byte(s)))
+	}
+	return time.Duration(v * float64(time.Second)), nil
+}
+
+// isMultiTurnTable reports whether a table holds AIPerf's multi_turn
+// records: a "turns" column of lists.
+func isMultiTurnTable(t *table) bool {
+	_, ok := t.index["turns"]
+	return ok && t.format == formatJSONL
+}
+
+// aiperfTurn is one turn of AIPerf's multi_turn record.
+type aiperfTurn struct {
+	Text      *string  `json:"text"`
+	Texts     []string `json:"texts"`
+	Role      string   `json:"role"`
+	Delay     *float64 `json:"delay"` // milliseconds before the turn
+	MaxTokens *int     `json:"max_tokens"`
+	Timestamp *float64 `json:"timestamp"`
+}
+
+// multiTurnRows reads AIPerf's multi_turn JSON Lines: {"session_id":…,
+// "turns":[{"text":…,"delay":ms,"max_tokens":…},…]}. A record without
+// turns, or a turn without text, is a one-line error naming the record
+// and field.
+func multiTurnRows(t *table) ([]fileRow, error) {
+	rows := make([]fileRow, 0, len(t.rows))
+	for i := range t.rows {
+		tr := &t.rows[i]
+		fr := fileRow{line: tr.line, promptCount: -1, outputCount: -1}
+		if c, ok := t.get(tr, "session_id"); ok {
+			var err error
+			if fr.session, err = cellString(c); err != nil {
+				return nil, fmt.Errorf("%s: field %q: %v", t.at(tr), "session_id", err)
+			}
+		}
+		c, ok := t.get(tr, "turns")
+		if !ok {
+			return nil, fmt.Errorf("%s: field %q: missing (a multi_turn record needs its turns)", t.at(tr), "turns")
+		}
+		var turns []aiperfTurn
+		if err := json.Unmarshal(c.raw, &turns); err != nil {
+			return nil, fmt.Errorf(`%s: field "turns": want a list such as [{"text":"Hello","delay":0}]: %s`, t.at(tr), jsonErr(err))
+		}
+		if len(turns) == 0 {
+			return nil, fmt.Errorf("%s: field %q: empty (a conversation needs a user turn)", t.at(tr), "turns")
+		}
+		if len(turns) > maxTurns {
+			return nil, fmt.Errorf("%s: field %q: %d turns, at most %d", t.at(tr), "turns", len(turns), maxTurns)
+		}
+		for k, at := range turns {
+			text := strings.Join(at.Texts, "\n")
+			if at.Text != nil {
+				text = *at.Text
+			}
+			if strings.TrimSpace(text) == "" {
+				return nil, fmt.Errorf("%s: field \"turns[%d].text\": missing or empty (a turn without a prompt)", t.at(tr), k)
+			}
+			ft := fileTurn{prompt: text, promptCount: -1, outputCount: -1}
+			if at.MaxTokens != nil {
+				if *at.MaxTokens < 1 || *at.MaxTokens > maxTokensPerPrompt {
+					return nil, fmt.Errorf("%s: field \"turns[%d].max_tokens\": want 1 to %d", t.at(tr), k, maxTokensPerPrompt)
+				}
+				ft.outputCount = *at.MaxTokens
+			}
+			if at.Delay != nil {
+				if *at.Delay < 0 || math.IsNaN(*at.Delay) || *at.Delay > 86_400_000 {
+					return nil, fmt.Errorf("%s: field \"turns[%d].delay\": want milliseconds ≥ 0", t.at(tr), k)
+				}
+				ft.delay = time.Duration(*at.Delay * float64(time.Millisecond))
+			}
+			if k == 0 {
+				fr.prompt, fr.outputCount = ft.prompt, ft.outputCount
+				continue
+			}
+			fr.turns = append(fr.turns, ft)
+		}
+		rows = append(rows, fr)
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s: no records", t.name)
+	}
+	return rows, nil
+}
+
+// sessionStats returns the per-turn prompt and output statistics of a
+// session list, and its turn count.
+func sessionStats(l *SessionList, tok interface{ Count(string) int }) (prompt, output TokenStats, turns int) {
+	var ps, os statsAcc
+	for _, s := range l.list {
+		for _, t := range s.Turns {
+			turns++
+			switch {
+			case tok != nil:
+				ps.add(tok.Count(t.Prompt))
+			case t.TargetPromptTokens >= 0:
+				ps.add(t.TargetPromptTokens)
+			}
+			if t.MaxTokens >= 0 {
+				os.add(t.MaxTokens)
+			}
+		}
+	}
+	return ps.stats(), os.stats(), turns
+}
+
+// sessionDataset builds a file dataset of conversations.
+func sessionDataset(t *table, src origin, rows []fileRow, skipped int, columns map[string]string, opts Options) (*Dataset, error) {
+	sh, err := newSessionShape(opts.Session, nil, opts.Seed)
+	if err != nil {
+		return nil, err
+	}
+	var tok interface{ Count(string) int }
+	if opts.Tokenizer != nil {
+		tok = opts.Tokenizer
+	}
+	l := sessionsFromRows(rows, sh, tok)
+	ps, os, turns := sessionStats(l, tok)
+	desc := Description{Kind: src.kind(), Path: src.path, Format: src.format, SHA256: src.sha256, Split: src.split,
+		Requests: turns, Sessions: len(l.list), Skipped: skipped, Columns: columns, Seed: opts.Seed, Shuffle: opts.Shuffle, Samples: opts.Samples,
+		PromptTokens: ps, OutputTokens: os}
+	desc.GuideLLM = src.guideLLM()
+	desc.setTokenizer(opts.Tokenizer, opts.Tokenizer != nil)
+	if opts.Tokenizer == nil {
+		desc.Counts = countsUnknown
+	}
+	return &Dataset{Source: l, Description: desc, columns: t.describeColumns()}, nil
+}
+
+// writeSessions writes conversations as GuideLLM's turn-indexed columns,
+// one JSON object a line: prefix, prompt_K, prompt_tokens_count_K,
+// output_tokens_count_K and delay_K (seconds), keys in turn order. Tools
+// and branches are not written (give them again as session keys).
+func writeSessions(w io.Writer, src loadgen.SessionSource) error {
+	var b []byte
+	for i := uint64(0); ; i++ {
+		s, ok := src.Session(i)
+		if !ok {
+			return nil
+		}
+		b = append(b[:0], '{')
+		if s.System != "" {
+			b = append(b, `"prefix":`...)
+			b = appendJSONText(b, s.System)
+			b = append(b, ',')
+		}
+		for k, t := range s.Turns {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			ks := strconv.Itoa(k)
+			b = append(b, `"prompt_`+ks+`":`...)
+			b = appendJSONText(b, t.Prompt)
+			if t.TargetPromptTokens >= 0 {
+				b = append(b, `,"prompt_tokens_count_`+ks+`":`...)
+				b = strconv.AppendInt(b, int64(t.TargetPromptTokens), 10)
+			}
+			if t.MaxTokens >= 0 {
+				b = append(b, `,"output_tokens_count_`+ks+`":`...)
+				b = strconv.AppendInt(b, int64(t.MaxTokens), 10)
+			}
+			if t.Delay > 0 {
+				b = append(b, `,"delay_`+ks+`":`...)
+				b = strconv.AppendFloat(b, t.Delay.Seconds(), 'g', -1, 64)
+			}
+		}
+		b = append(b, "}\n"...)
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+}
+
+// appendJSONText appends s as a JSON string.
+func appendJSONText(b []byte, s string) []byte {
+	j, _ := json.Marshal(s)
+	return append(b, j...)
+}
+
+// sessionColumns name a session trace's session id, Mooncake/Bailian and
+// AIPerf style.
+var sessionColumns = []string{"session_id", "chat_id", "conversation_id"}
+
+// sessionColumn returns a trace's session id column, "" when it has none.
+func sessionColumn(t *table) string {
+	for _, c := range sessionColumns {
+		if _, ok := t.index[c]; ok {
+			return c
+		}
+	}
+	return ""
+}
+
+// traceSessions groups a trace's rows (in timestamp order) by session:
+// each row is a turn whose prompt is the row's own (input_length tokens,
+// from its hash ids when it has them: the turn's new input, the engine
+// adds the history) and max_tokens its output_length, due at its
+// timestamp but never before the previous turn ended. It returns the
+// sessions in order of their first row and their start offsets (the
+// replay schedule).
+func traceSessions(t *table, col string, rows []traceRow, tr *Trace, sched []time.Duration) (*SessionList, []time.Duration, error) {
+	ids := make(map[int]string, len(t.rows))
+	for i := range t.rows {
+		r := &t.rows[i]
+		c, ok := t.get(r, col)
+		if !ok {
+			return nil, nil, fmt.Errorf("%s: column %q: missing (a session trace row needs its session)", t.at(r), col)
+		}
+		id := c.str
+		if c.isJSON() {
+			var s string
+			if json.Unmarshal(c.raw, &s) != nil {
+				s = strings.TrimSpace(string(c.raw)) // a number
+			}
+			id = s
+		}
+		if strings.TrimSpace(id) == "" {
+			return nil, nil, fmt.Errorf("%s: column %q: empty (a session trace row needs its session)", t.at(r), col)
+		}
+		ids[r.line] = id
+	}
+	l := &SessionList{}
+	var starts []time.Duration
+	at := map[string]int{}
+	for i := range rows {
+		id := ids[rows[i].line]
+		k, ok := at[id]
+		if !ok {
+			k = len(l.list)
+			at[id] = k
+			l.list = append(l.list, &loadgen.Session{ID: id})
+			starts = append(starts, sched[i])
+		}
+		s := l.list[k]
+		if len(s.Turns) >= maxTurns {
+			return nil, nil, fmt.Errorf("%s: session %q: more than %d turns", t.name, id, maxTurns)
+		}
+		req, _ := tr.Request(uint64(i))
+		s.Turns = append(s.Turns, loadgen.Turn{Prompt: req.Messages[len(req.Messages)-1].Content, MaxTokens: req.MaxTokens,
+			TargetPromptTokens: req.TargetPromptTokens, At: sched[i] - starts[k]})
+	}
+	return l, starts, nil
+}
