@@ -40,11 +40,7 @@ func saturationAction(o *report.OverSaturation) report.SchedulerUpdateAction {
 	if o.IsOverSaturated && o.Mode == "stop" {
 		a.RequestQueuing, a.RequestProcessing = "stop", "stop_all"
 	}
-	put := func(k string, v any) {
-		if b, err := json.Marshal(v); err == nil {
-			a.Metadata[k] = b
-		}
-	}
+	put := func(k string, v any) { putMetadata(a.Metadata, k, v) }
 	put("ttft_slope", o.TTFTSlope)
 	put("ttft_slope_moe", o.TTFTSlopeMOE)
 	put("ttft_n", o.TTFTN)
@@ -54,4 +50,12 @@ func saturationAction(o *report.OverSaturation) report.SchedulerUpdateAction {
 	put("concurrent_n", o.ConcurrentN)
 	put("is_over_saturated", o.IsOverSaturated)
 	return a
+}
+
+// putMetadata stores v's JSON under k in a constraint's metadata (GuideLLM's
+// scheduler_constraints entries); a value that does not marshal is left out.
+func putMetadata(m map[string]json.RawMessage, k string, v any) {
+	if b, err := json.Marshal(v); err == nil {
+		m[k] = b
+	}
 }

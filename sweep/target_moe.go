@@ -251,11 +251,7 @@ func moeAction(t *report.TargetMOE, scopeAll bool) report.SchedulerUpdateAction 
 	if t.Reached {
 		a.RequestQueuing = "stop"
 	}
-	put := func(k string, v any) {
-		if b, err := json.Marshal(v); err == nil {
-			a.Metadata[k] = b
-		}
-	}
+	put := func(k string, v any) { putMetadata(a.Metadata, k, v) }
 	put("target_moe_reached", t.Reached)
 	put("samples", t.Samples)
 	put("estimate", t.Estimate)
