@@ -52,6 +52,9 @@ type ClientConfig struct {
 	// prefix is kept.
 	Path  string
 	Model string // required by Do; see ResolveModel
+	// BatchSize is the number of inputs of an embeddings request, or of
+	// documents of a rerank or score request (see Client.Group); 0 means 1.
+	BatchSize int
 
 	// APIKey is sent as "Authorization: Bearer", or as "x-api-key" to
 	// EndpointMessages; never logged.
@@ -140,8 +143,14 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 		decode, decodeAll = sse.DecodeResponsesEvent, sse.DecodeResponsesBody
 	case EndpointMessages:
 		decode, decodeAll = sse.DecodeMessagesEvent, sse.DecodeMessagesBody
+	case EndpointEmbeddings, EndpointRerank, EndpointTEIRerank, EndpointScore:
+		// pooling.go reads their bodies
+		if cfg.BatchSize < 0 {
+			return nil, fmt.Errorf("batch size %d: want 1 or more inputs per request", cfg.BatchSize)
+		}
 	default:
-		return nil, fmt.Errorf("endpoint %q: want %s, %s, %s or %s", cfg.Endpoint, EndpointChat, EndpointCompletions, EndpointResponses, EndpointMessages)
+		return nil, fmt.Errorf("endpoint %q: want %s, %s, %s, %s, %s, %s, %s or %s", cfg.Endpoint, EndpointChat, EndpointCompletions, EndpointResponses, EndpointMessages,
+			EndpointEmbeddings, EndpointRerank, EndpointTEIRerank, EndpointScore)
 	}
 	base, err := NormalizeTarget(cfg.Target)
 	if err != nil {
@@ -261,7 +270,7 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 		c.headers.Set(k, v)
 	}
 	c.headers.Set("Content-Type", "application/json")
-	if cfg.NoStream {
+	if cfg.NoStream || cfg.Endpoint.Pooling() {
 		c.headers.Set("Accept", "application/json")
 	} else {
 		c.headers.Set("Accept", "text/event-stream")

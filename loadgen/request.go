@@ -31,6 +31,8 @@ type Request struct {
 	chatJSON                            []byte // `"messages":[...]`
 	promptJSON                          []byte // `"prompt":"..."` for /v1/completions
 	anthropicJSON                       []byte // `"system":"...","messages":[...]` for /v1/messages
+
+	pool *pooled // a pooling request's inputs (pooling.go), nil for others
 }
 
 // NewRequest builds a request from an optional system prefix and a user

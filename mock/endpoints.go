@@ -53,12 +53,17 @@ func scrapeDraw(seed, j uint64) float64 {
 // serveFallback answers unknown paths and wrong methods as vLLM's FastAPI
 // does: {"detail":"Not Found"} or {"detail":"Method Not Allowed"}.
 func serveFallback(w http.ResponseWriter, r *http.Request) {
+	_, pooling := poolingPaths[r.URL.Path]
 	switch r.URL.Path {
 	case "/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/messages":
 		w.Header().Set("Allow", "POST")
 	case "/v1/models", "/health", "/version", "/metrics", "/dcgm/metrics":
 		w.Header().Set("Allow", "GET, HEAD")
 	default:
+		if pooling {
+			w.Header().Set("Allow", "POST")
+			break
+		}
 		writeJSON(w, http.StatusNotFound, []byte(`{"detail":"Not Found"}`))
 		return
 	}

@@ -163,6 +163,11 @@ type Record struct {
 	ClientPromptTokens int
 	ClientOutputTokens int
 
+	// Inputs is the number of inputs of a pooling request: the texts of
+	// an embeddings request, the documents of a rerank or score request;
+	// 0 for generative requests.
+	Inputs int
+
 	// What the request asked for (-1 when not set).
 	RequestedPromptTokens int
 	RequestedOutputTokens int

@@ -308,7 +308,8 @@ func (s *state) rounds(ctx context.Context) ([]sweep.Round, error) {
 	obs, closeProgress := s.progress(live)
 	tobs := s.tel.Observer(obs, engine.Clock().Time)
 	runner := &sweep.Runner{
-		Engine: engine, Source: s.data.Source, Sources: s.data.Round, Constraints: p.Constraints,
+		Engine: engine, Source: s.client.Group(s.data.Source), Sources: func(r int) loadgen.Source { return s.client.Group(s.data.Round(r)) },
+		Constraints: p.Constraints,
 		Report: accum.Config{Warmup: p.Warmup, Cooldown: p.Cooldown, SampleSize: sampleSize(p.SampleRequests),
 			Seed: uint64(p.Seed), SLO: s.cfg.SLO,
 			RequestType: requestType(s.client.Config().Endpoint), PromptOverhead: s.data.Description.PromptOverhead,
@@ -510,6 +511,8 @@ func requestType(e loadgen.Endpoint) string {
 		return "chat_completions"
 	case loadgen.EndpointCompletions:
 		return "text_completions"
+	case loadgen.EndpointTEIRerank:
+		return "tei_rerank"
 	}
-	return strings.TrimPrefix(string(e), "/v1/")
+	return strings.TrimPrefix(strings.TrimPrefix(string(e), "/v1/"), "/")
 }

@@ -37,6 +37,7 @@ import (
 type benchOptions struct {
 	target, model, requestType, rateType, rate, data string
 	requestPath                                      string
+	batchSize                                        int
 	maxSeconds                                       float64
 	maxRequests, maxErrors                           int
 	maxErrorRate                                     float64
@@ -79,9 +80,10 @@ type benchOptions struct {
 func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.target, "target", "", "server base URL, e.g. http://localhost:8000 (required)")
 	fs.StringVar(&o.model, "model", "", "model name (default: the first id of GET /v1/models)")
-	fs.StringVar(&o.requestType, "request-type", "chat_completions", "chat_completions, text_completions, responses (OpenAI Responses) or messages (Anthropic Messages) (alias --request-format: /v1/chat/completions, /v1/completions, /v1/responses or /v1/messages)")
+	fs.StringVar(&o.requestType, "request-type", "chat_completions", "chat_completions, text_completions, responses (OpenAI Responses), messages (Anthropic Messages), embeddings, rerank (Cohere/vLLM form), tei_rerank (Hugging Face TEI) or score (vLLM) (alias --request-format: /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/rerank, /rerank or /score)")
 	fs.StringVar(&o.requestType, "request-format", "chat_completions", "alias of --request-type")
 	fs.StringVar(&o.requestPath, "request-path", "", "send the requests to this path under --target, whose own path prefix is kept (default: the request type's, e.g. /v1/chat/completions; GuideLLM's api_routes)")
+	fs.IntVar(&o.batchSize, "batch-size", 1, "inputs per embeddings request, or documents per rerank/score request (each taken from the data's prompts; a rerank's query is the prompt before them) (AIPerf's --batch-size)")
 	fs.StringVar(&o.rateType, "rate-type", "sweep", "synchronous, concurrent, throughput, constant (alias async), poisson, replay, sweep (GuideLLM's, its default) or knee (search for the SLO's knee) (alias --profile)")
 	fs.StringVar(&o.rateType, "profile", "sweep", "alias of --rate-type")
 	fs.StringVar(&o.rate, "rate", "", "comma list: streams for concurrent, req/s for constant/poisson, max concurrency for throughput, rounds for sweep (default 10), the first load for knee")
@@ -225,6 +227,7 @@ func (p *plan) runConfig() *run.Config {
 type experimentKey struct {
 	target, requestType, rateType, rate, data, processor, slo, kneeAxis string
 	requestPath                                                         string
+	batchSize                                                           int
 	maxSeconds                                                          float64
 	maxRequests                                                         int
 	warmup, cooldown                                                    string
@@ -254,13 +257,16 @@ func (k experimentKey) config(model string) string {
 	if k.requestPath != "" {
 		key += "|path=" + k.requestPath
 	}
+	if k.batchSize > 1 {
+		key += "|batch=" + strconv.Itoa(k.batchSize)
+	}
 	return key
 }
 
 // experimentKey is the flags' experiment key.
 func (o *benchOptions) experimentKey() experimentKey {
 	return experimentKey{
-		target: o.target, requestType: o.requestType, requestPath: o.requestPath, rateType: o.rateType, rate: o.rate, data: o.data, processor: o.processor,
+		target: o.target, requestType: o.requestType, requestPath: o.requestPath, batchSize: o.batchSize, rateType: o.rateType, rate: o.rate, data: o.data, processor: o.processor,
 		slo: o.sweep.slo, kneeAxis: o.sweep.kneeAxis, maxSeconds: o.maxSeconds, maxRequests: o.maxRequests,
 		warmup: o.warmup, cooldown: o.cooldown, seed: o.seed, arrival: o.arrival.key(),
 		maxErrors: o.maxErrors, maxErrorRate: o.maxErrorRate, maxConcurrency: o.maxConcurrency, rampup: o.rampup,
@@ -313,6 +319,10 @@ func runBenchmark(ctx context.Context, e *env, args []string) error {
 func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 	if err := o.sweep.validate(fs, o.rateType); err != nil {
 		return nil, err
+	}
+	if ep, err := parseRequestType(o.requestType); err == nil && ep.Pooling() && o.sweep.parsed.Default {
+		d := slo.DefaultPooling() // no tokens to judge: the request latency
+		o.sweep.parsed = &d
 	}
 	p, err := o.validate()
 	if err != nil {
@@ -568,7 +578,7 @@ func (o *benchOptions) validateOutputs(p *plan) error {
 // validateClient builds the client configuration.
 func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 	p.client = loadgen.ClientConfig{
-		Target: o.target, Endpoint: ep, Path: o.requestPath, Model: o.model, APIKey: o.apiKey, ExtraBody: o.extraBody,
+		Target: o.target, Endpoint: ep, Path: o.requestPath, BatchSize: o.batchSize, Model: o.model, APIKey: o.apiKey, ExtraBody: o.extraBody,
 		NoStream: o.noStream, NoStreamUsage: o.noStreamUsage, NoIgnoreEOS: o.noIgnoreEOS,
 		MaxTokensField: o.maxTokensField, CAFile: o.caFile, Insecure: o.insecure,
 		ConnectTimeout: o.connectTimeout, StallTimeout: negIfZero(o.stallTimeout), RequestTimeout: negIfZero(o.requestTimeout),
@@ -591,6 +601,12 @@ func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 	}
 	if o.requestPath != "" && (!strings.HasPrefix(o.requestPath, "/") || strings.ContainsAny(o.requestPath, "?# ")) {
 		return usagef("--request-path %q: want a path like /v1/chat/completions", o.requestPath)
+	}
+	if o.batchSize < 1 || (o.batchSize > 1 && !ep.Pooling()) {
+		return usagef("--batch-size %d: want 1 or more, and more than 1 only for embeddings, rerank, tei_rerank and score", o.batchSize)
+	}
+	if o.maxTokensField != "" && ep.Pooling() {
+		return usagef("--max-tokens-field: only for chat_completions and text_completions (%s has no output tokens)", o.requestType)
 	}
 	if len(o.headers) > 0 {
 		p.client.Headers = map[string]string{}
@@ -726,8 +742,16 @@ func parseRequestType(s string) (loadgen.Endpoint, error) {
 		return loadgen.EndpointResponses, nil
 	case "messages", "anthropic_messages", "/v1/messages":
 		return loadgen.EndpointMessages, nil
+	case "embeddings", "/v1/embeddings":
+		return loadgen.EndpointEmbeddings, nil
+	case "rerank", "cohere_rankings", "/v1/rerank":
+		return loadgen.EndpointRerank, nil
+	case "tei_rerank", "hf_tei_rankings", "/rerank":
+		return loadgen.EndpointTEIRerank, nil
+	case "score", "/score":
+		return loadgen.EndpointScore, nil
 	}
-	return "", usagef("--request-type %q: want chat_completions, text_completions, responses or messages", s)
+	return "", usagef("--request-type %q: want chat_completions, text_completions, responses, messages, embeddings, rerank, tei_rerank or score", s)
 }
 
 func parseRates(s string) ([]float64, error) {

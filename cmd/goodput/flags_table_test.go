@@ -25,7 +25,8 @@ import (
 var invalidFlagValues = map[string][]string{
 	// benchmark
 	"benchmark --target":                  {"localhost:8000", "ftp://example.com"},
-	"benchmark --request-type":            {"embeddings"},
+	"benchmark --request-type":            {"images"},
+	"benchmark --batch-size":              {"x", "0", "-1"},
 	"benchmark --request-path":            {"v1/chat/completions", "/v1/x?y=1"},
 	"benchmark --rate-type":               {"fast", ""},
 	"benchmark --rate":                    {"x", "-1", "2,x"},

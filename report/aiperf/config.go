@@ -237,6 +237,21 @@ func specSeed(rep *report.Report) (int64, bool) {
 	return int64(*s.Value), true
 }
 
+// poolingReport reports whether rep's requests went to a pooling endpoint
+// (embeddings, rerank, score): AIPerf gives no output-token metric for
+// them.
+func poolingReport(rep *report.Report) bool {
+	var be scenarioBackend
+	if rep.Config == nil || len(rep.Config.Spec.Backend) == 0 || json.Unmarshal(rep.Config.Spec.Backend, &be) != nil {
+		return false
+	}
+	switch be.RequestFormat {
+	case "/v1/embeddings", "/v1/rerank", "/rerank", "/score":
+		return true
+	}
+	return false
+}
+
 // aiperfInputConfig renders what the report knows about the run in the
 // shape of AIPerf's input_config (models, endpoint, datasets, phases,
 // artifacts, tokenizer); keys whose value is unknown are left out.
@@ -292,6 +307,12 @@ func aiperfInputConfig(rep *report.Report, b *report.Benchmark, opts Options) (j
 			ep.Field("type", "responses")
 		case "/v1/messages":
 			ep.Field("type", "messages")
+		case "/v1/embeddings":
+			ep.Field("type", "embeddings")
+		case "/v1/rerank":
+			ep.Field("type", "cohere_rankings")
+		case "/rerank":
+			ep.Field("type", "hf_tei_rankings")
 		default:
 			ep.Field("type", rf)
 		}
