@@ -37,6 +37,10 @@ type Extras struct {
 	// template's role markers, special tokens), by request type
 	// (chat_completions, text_completions); nil when not measured.
 	PromptOverhead map[string]*PromptOverhead `json:"prompt_overhead,omitempty"`
+	// Inputs counts the inputs of a pooling benchmark's successful
+	// requests (embedded texts, ranked documents); nil for generative
+	// benchmarks.
+	Inputs *InputFigures `json:"inputs,omitempty"`
 	// TokenWarnings are the token counts that disagree by more than the
 	// run's threshold, with their likely cause; nil when none does.
 	TokenWarnings []TokenWarning `json:"token_warnings,omitempty"`
@@ -56,6 +60,15 @@ type Extras struct {
 	Arrival *Arrival `json:"arrival,omitempty"`
 
 	Telemetry *BenchmarkTelemetry `json:"telemetry,omitempty"` // energy, cost and server metrics over the window (package scorecard)
+}
+
+// InputFigures are the inputs of a pooling benchmark (embeddings, rerank,
+// score) over the successful requests in the measurement window.
+type InputFigures struct {
+	Kind       string `json:"kind"` // "inputs" (embeddings) or "documents" (rerank, score)
+	Total      Int    `json:"total"`
+	PerRequest Float  `json:"per_request"`
+	PerSecond  Float  `json:"per_second"` // over the measurement window
 }
 
 // ClientLoad describes goodput's own process during a benchmark, so that a

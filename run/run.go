@@ -312,7 +312,7 @@ func (s *state) rounds(ctx context.Context) ([]sweep.Round, error) {
 		Constraints: p.Constraints,
 		Report: accum.Config{Warmup: p.Warmup, Cooldown: p.Cooldown, SampleSize: sampleSize(p.SampleRequests),
 			Seed: uint64(p.Seed), SLO: s.cfg.SLO,
-			RequestType: requestType(s.client.Config().Endpoint), PromptOverhead: s.data.Description.PromptOverhead,
+			RequestType: requestType(s.client.Config().Endpoint), InputKind: inputKind(s.client.Config().Endpoint), PromptOverhead: s.data.Description.PromptOverhead,
 			Tokenizer: s.tokName(), TokenMismatchWarn: s.cfg.Tokens.MismatchWarn},
 		Info:    accum.BenchmarkInfo{RunID: s.runID},
 		Records: s.enc, Observer: tobs,
@@ -505,6 +505,17 @@ func (s *state) tokName() string {
 
 // requestType is the report's name of an endpoint's request type
 // (GuideLLM's chat_completions and text_completions).
+// inputKind names what a pooling request's inputs are.
+func inputKind(e loadgen.Endpoint) string {
+	switch {
+	case e == loadgen.EndpointEmbeddings:
+		return "inputs"
+	case e.Pooling():
+		return "documents"
+	}
+	return ""
+}
+
 func requestType(e loadgen.Endpoint) string {
 	switch e {
 	case loadgen.EndpointChat:

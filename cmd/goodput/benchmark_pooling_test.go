@@ -37,6 +37,10 @@ func TestBenchmarkPoolingTypes(t *testing.T) {
 		if m.RequestTotals.Successful != 6 {
 			t.Fatalf("%s: %v successful requests, want 6: %s", tc.rt, m.RequestTotals.Successful, stderr)
 		}
+		kind := map[bool]string{true: "inputs", false: "documents"}[tc.rt == "embeddings"]
+		if in := rep.Benchmarks[0].Extras.Inputs; in == nil || in.Kind != kind || in.Total != 24 || in.PerRequest != 4 || in.PerSecond <= 0 {
+			t.Fatalf("%s: extras inputs %+v", tc.rt, in)
+		}
 		raw, err := os.ReadFile(filepath.Join(dir, tc.rt, "benchmarks.json"))
 		if err != nil {
 			t.Fatal(err)

@@ -64,6 +64,9 @@ type Config struct {
 	// prompt (--chat-template-overhead): the client expects the server to
 	// bill its count of the raw prompt plus this. 0 when none.
 	PromptOverhead int
+	// InputKind names the inputs of pooling requests in Extras.Inputs:
+	// "inputs" (embeddings, the default) or "documents" (rerank, score).
+	InputKind string
 	// Tokenizer names the client's tokenizer ("" when none), for the
 	// token warnings.
 	Tokenizer string

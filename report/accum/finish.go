@@ -157,6 +157,9 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 				"the SLO's good-request counts place the requests beyond the exact cap in or out of the measurement window by the histograms' online decision")
 		}
 	}
+	if a.overCap == 0 {
+		ex.Inputs = a.inputFigures(in, w)
+	}
 	// The per-request summaries are no longer needed: free them before
 	// the histograms are merged and encoded.
 	a.sums = sumStore{}
@@ -195,6 +198,30 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 	}
 	a.result = b
 	return b
+}
+
+// inputFigures counts the inputs (embedded texts, ranked documents) of the
+// successful requests in the window; nil when they carried none (a
+// generative benchmark).
+func (a *Accumulator) inputFigures(in []int32, w MeasureWindow) *report.InputFigures {
+	var total, reqs int64
+	for _, i := range in {
+		if s := a.sums.at(int(i)); s.status == report.StatusSuccessful && s.inputs > 0 {
+			total += int64(s.inputs)
+			reqs++
+		}
+	}
+	if total == 0 {
+		return nil
+	}
+	f := &report.InputFigures{Kind: a.cfg.InputKind, Total: report.Int(total), PerRequest: report.Float(float64(total) / float64(reqs))}
+	if f.Kind == "" {
+		f.Kind = "inputs"
+	}
+	if sec := float64(w.End-w.Start) / 1e9; sec > 0 {
+		f.PerSecond = report.Float(float64(total) / sec)
+	}
+	return f
 }
 
 // histExtras derives the extras from the histograms (beyond ExactCap).
