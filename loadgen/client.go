@@ -52,6 +52,14 @@ type ClientConfig struct {
 	// prefix is kept.
 	Path  string
 	Model string // required by Do; see ResolveModel
+	// Models, when several, are the models requests are sent to (Model
+	// is then the first), chosen per request by ModelSelection (default
+	// round_robin, or weighted when ModelWeights are given) seeded by
+	// ModelSeed; see models.go.
+	Models         []string
+	ModelWeights   []float64
+	ModelSelection string
+	ModelSeed      uint64
 	// BatchSize is the number of inputs of an embeddings request, or of
 	// documents of a rerank or score request (see Client.Group); 0 means 1.
 	BatchSize int
@@ -120,7 +128,7 @@ type Client struct {
 	redactor  *strings.Replacer
 	headers   http.Header
 	baseURL   string
-	modelJSON []byte
+	models    *picker
 	rxHolder  *os.File // keeps the kernel's receive timestamps on (rxstamp.go)
 	readyNote string   // what Ready could not check, "" when it checked all
 }
@@ -286,14 +294,19 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 	case cfg.APIKey != "":
 		c.headers.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
-	c.SetModel(cfg.Model)
+	if len(cfg.Models) > 0 {
+		c.cfg.Model = cfg.Models[0]
+	}
+	if c.models, err = newPicker(&c.cfg); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
 // SetModel sets the model name sent in every request.
 func (c *Client) SetModel(model string) {
-	c.cfg.Model = model
-	c.modelJSON = appendJSONStr(nil, model)
+	c.cfg.Model, c.cfg.Models, c.cfg.ModelWeights, c.cfg.ModelSelection = model, nil, nil, ""
+	c.models, _ = newPicker(&c.cfg) // one model: no error
 }
 
 // SetCountTokens sets the client-side output token counter (the model's
@@ -447,13 +460,17 @@ func (c *Client) Ready(ctx context.Context) ([]ModelInfo, error) {
 		return models, nil
 	}
 	ids := make([]string, 0, len(models))
+	served := map[string]bool{}
 	for _, m := range models {
-		if m.ID == c.cfg.Model {
-			return models, nil
-		}
+		served[m.ID] = true
 		ids = append(ids, m.ID)
 	}
-	return nil, fmt.Errorf("model %q is not served by %s (it serves: %s)", c.cfg.Model, redact.URL(c.baseURL), strings.Join(ids, ", "))
+	for _, name := range c.models.names {
+		if !served[name] {
+			return nil, fmt.Errorf("model %q is not served by %s (it serves: %s)", name, redact.URL(c.baseURL), strings.Join(ids, ", "))
+		}
+	}
+	return models, nil
 }
 
 // ReadyNote says what the last Ready could not check ("" when nothing).

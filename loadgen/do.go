@@ -68,7 +68,11 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 	rec.RequestedOutputTokens = req.MaxTokens
 	rec.ClientPromptTokens = req.PromptTokens
 	rec.Inputs = req.Inputs()
-	cn.body = c.appendBody(cn.body[:0], req)
+	mi := c.models.pick(rec.ID)
+	if len(c.models.names) > 1 {
+		rec.Model = c.models.names[mi]
+	}
+	cn.body = c.appendBody(cn.body[:0], req, c.models.json[mi])
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -519,12 +523,12 @@ func oneLine(s string) string {
 }
 
 // appendBody renders the JSON request body for req.
-func (c *Client) appendBody(b []byte, req *Request) []byte {
+func (c *Client) appendBody(b []byte, req *Request, model []byte) []byte {
 	if c.cfg.Endpoint.Pooling() {
-		return c.appendPoolingBody(b, req)
+		return c.appendPoolingBody(b, req, model)
 	}
 	b = append(b, `{"model":`...)
-	b = append(b, c.modelJSON...)
+	b = append(b, model...)
 	b = append(b, ',')
 	switch c.cfg.Endpoint {
 	case EndpointChat:

@@ -169,7 +169,7 @@ func (f finiteGroup) Len() int {
 // appendPoolingBody renders the JSON body of a pooling request. Requests
 // that are not pooling requests send their text as the one input (or
 // the query with no document).
-func (c *Client) appendPoolingBody(b []byte, req *Request) []byte {
+func (c *Client) appendPoolingBody(b []byte, req *Request, model []byte) []byte {
 	p := req.pool
 	if p == nil {
 		p = &pooled{inputs: []string{req.Text()}}
@@ -177,7 +177,7 @@ func (c *Client) appendPoolingBody(b []byte, req *Request) []byte {
 	b = append(b, '{')
 	if c.cfg.Endpoint != EndpointTEIRerank { // TEI serves one model and takes none
 		b = append(b, `"model":`...)
-		b = append(b, c.modelJSON...)
+		b = append(b, model...)
 		b = append(b, ',')
 	}
 	switch c.cfg.Endpoint {

@@ -16,8 +16,9 @@ func (s *Server) serveModels(w http.ResponseWriter, _ *http.Request) {
 	b = append(b, s.modelJSON...)
 	b = append(b, `,"parent":null,"max_model_len":`...)
 	b = appendInt(b, int64(s.cfg.MaxModelLen))
-	b = append(b, `,"permission":[]}]}`...)
-	writeJSON(w, http.StatusOK, b)
+	b = append(b, `,"permission":[]}`...)
+	b = s.appendLoRAModels(b)
+	writeJSON(w, http.StatusOK, append(b, "]}"...))
 }
 
 // serveVersion answers GET /version: {"version": Config.Version}.

@@ -77,7 +77,7 @@ func (s *Server) servePooling(w http.ResponseWriter, r *http.Request, kind poolK
 		writeAPIError(w, badRequest("", "request body is not a valid JSON object: %v", err))
 		return
 	}
-	if kind != poolTEIRerank && req.Model != nil && *req.Model != "" && *req.Model != s.cfg.Model {
+	if kind != poolTEIRerank && req.Model != nil && *req.Model != "" && !s.cfg.serves(*req.Model) {
 		s.stats.rejected.Add(1)
 		writeAPIError(w, &apiError{status: http.StatusNotFound, typ: "NotFoundError", param: "model",
 			message: fmt.Sprintf("The model `%s` does not exist.", *req.Model)})

@@ -85,7 +85,7 @@ func parseRequest(body []byte, api apiKind, cfg *Config, count func(string) int)
 		return request{}, badRequest("", "request body is not a valid JSON object: %v", err)
 	}
 	req := request{api: api, chat: chat}
-	if raw.Model != nil && *raw.Model != "" && *raw.Model != cfg.Model {
+	if raw.Model != nil && *raw.Model != "" && !cfg.serves(*raw.Model) {
 		switch api {
 		case apiMessages: // Anthropic's form
 			return request{}, &apiError{status: http.StatusNotFound, typ: "not_found_error", message: "model: " + *raw.Model}

@@ -111,6 +111,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	cfg.ErrorCodes = append([]int(nil), cfg.ErrorCodes...)
+	cfg.LoRAModules = append([]LoRAModule(nil), cfg.LoRAModules...)
 	if cfg.Capacity != nil {
 		c := *cfg.Capacity
 		cfg.Capacity = &c

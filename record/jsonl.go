@@ -124,6 +124,12 @@ func AppendJSON(b []byte, r *Record) []byte {
 	b = appendInt(b, "client_output_tokens", int64(r.ClientOutputTokens))
 	b = appendInt(b, "requested_prompt_tokens", int64(r.RequestedPromptTokens))
 	b = appendInt(b, "requested_output_tokens", int64(r.RequestedOutputTokens))
+	if r.Model != "" {
+		b = appendStr(b, "model", r.Model)
+	}
+	if r.Target != "" {
+		b = appendStr(b, "target", r.Target)
+	}
 	if r.Inputs != 0 {
 		b = appendInt(b, "inputs", int64(r.Inputs))
 	}
@@ -255,6 +261,8 @@ type jsonRecord struct {
 	ClientOutputTokens    *int    `json:"client_output_tokens"`
 	RequestedPromptTokens *int    `json:"requested_prompt_tokens"`
 	RequestedOutputTokens *int    `json:"requested_output_tokens"`
+	Model                 string  `json:"model"`
+	Target                string  `json:"target"`
 	Inputs                int     `json:"inputs"`
 	OutputText            string  `json:"output_text"`
 	ReasoningText         string  `json:"reasoning_text"`
@@ -339,7 +347,7 @@ func UnmarshalLine(line []byte, r *Record) error {
 	setOpt(&r.ClientOutputTokens, j.ClientOutputTokens)
 	setOpt(&r.RequestedPromptTokens, j.RequestedPromptTokens)
 	setOpt(&r.RequestedOutputTokens, j.RequestedOutputTokens)
-	r.Inputs = j.Inputs
+	r.Model, r.Target, r.Inputs = j.Model, j.Target, j.Inputs
 	r.OutputText, r.ReasoningText = j.OutputText, j.ReasoningText
 	return nil
 }

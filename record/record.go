@@ -163,6 +163,10 @@ type Record struct {
 	ClientPromptTokens int
 	ClientOutputTokens int
 
+	// Model is the model the request was sent to, and Target the server
+	// (its public URL), when the run has several; "" otherwise.
+	Model, Target string
+
 	// Inputs is the number of inputs of a pooling request: the texts of
 	// an embeddings request, the documents of a rerank or score request;
 	// 0 for generative requests.

@@ -38,6 +38,7 @@ type benchOptions struct {
 	target, model, requestType, rateType, rate, data string
 	requestPath                                      string
 	batchSize                                        int
+	modelSelection                                   string
 	maxSeconds                                       float64
 	maxRequests, maxErrors                           int
 	maxErrorRate                                     float64
@@ -79,10 +80,11 @@ type benchOptions struct {
 
 func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.target, "target", "", "server base URL, e.g. http://localhost:8000 (required)")
-	fs.StringVar(&o.model, "model", "", "model name (default: the first id of GET /v1/models)")
+	fs.StringVar(&o.model, "model", "", "model name, or a comma list of models each request picks one of (weights optional: a:0.6,b:0.4; see --model-selection-strategy) (default: the first id of GET /v1/models)")
 	fs.StringVar(&o.requestType, "request-type", "chat_completions", "chat_completions, text_completions, responses (OpenAI Responses), messages (Anthropic Messages), embeddings, rerank (Cohere/vLLM form), tei_rerank (Hugging Face TEI) or score (vLLM) (alias --request-format: /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/rerank, /rerank or /score)")
 	fs.StringVar(&o.requestType, "request-format", "chat_completions", "alias of --request-type")
 	fs.StringVar(&o.requestPath, "request-path", "", "send the requests to this path under --target, whose own path prefix is kept (default: the request type's, e.g. /v1/chat/completions; GuideLLM's api_routes)")
+	fs.StringVar(&o.modelSelection, "model-selection-strategy", "", "with several --model values (a,b or weighted a:0.6,b:0.4): round_robin (the default), random or weighted (the default with weights) (AIPerf's --model-selection-strategy)")
 	fs.IntVar(&o.batchSize, "batch-size", 1, "inputs per embeddings request, or documents per rerank/score request (each taken from the data's prompts; a rerank's query is the prompt before them) (AIPerf's --batch-size)")
 	fs.StringVar(&o.rateType, "rate-type", "sweep", "synchronous, concurrent, throughput, constant (alias async), poisson, replay, sweep (GuideLLM's, its default) or knee (search for the SLO's knee) (alias --profile)")
 	fs.StringVar(&o.rateType, "profile", "sweep", "alias of --rate-type")
@@ -228,6 +230,7 @@ type experimentKey struct {
 	target, requestType, rateType, rate, data, processor, slo, kneeAxis string
 	requestPath                                                         string
 	batchSize                                                           int
+	models                                                              string
 	maxSeconds                                                          float64
 	maxRequests                                                         int
 	warmup, cooldown                                                    string
@@ -257,16 +260,27 @@ func (k experimentKey) config(model string) string {
 	if k.requestPath != "" {
 		key += "|path=" + k.requestPath
 	}
+	if k.models != "" {
+		key += "|models=" + k.models
+	}
 	if k.batchSize > 1 {
 		key += "|batch=" + strconv.Itoa(k.batchSize)
 	}
 	return key
 }
 
+// severalModels is --model when it lists several models ("" for one).
+func (o *benchOptions) severalModels() string {
+	if models, _, err := loadgen.ParseModels(o.model); err == nil && len(models) > 1 {
+		return o.model
+	}
+	return ""
+}
+
 // experimentKey is the flags' experiment key.
 func (o *benchOptions) experimentKey() experimentKey {
 	return experimentKey{
-		target: o.target, requestType: o.requestType, requestPath: o.requestPath, batchSize: o.batchSize, rateType: o.rateType, rate: o.rate, data: o.data, processor: o.processor,
+		target: o.target, requestType: o.requestType, requestPath: o.requestPath, batchSize: o.batchSize, models: o.severalModels(), rateType: o.rateType, rate: o.rate, data: o.data, processor: o.processor,
 		slo: o.sweep.slo, kneeAxis: o.sweep.kneeAxis, maxSeconds: o.maxSeconds, maxRequests: o.maxRequests,
 		warmup: o.warmup, cooldown: o.cooldown, seed: o.seed, arrival: o.arrival.key(),
 		maxErrors: o.maxErrors, maxErrorRate: o.maxErrorRate, maxConcurrency: o.maxConcurrency, rampup: o.rampup,
@@ -601,6 +615,25 @@ func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 	}
 	if o.requestPath != "" && (!strings.HasPrefix(o.requestPath, "/") || strings.ContainsAny(o.requestPath, "?# ")) {
 		return usagef("--request-path %q: want a path like /v1/chat/completions", o.requestPath)
+	}
+	models, weights, err := loadgen.ParseModels(o.model)
+	if err != nil {
+		return usagef("--model: %v", err)
+	}
+	if len(models) > 1 || weights != nil || o.modelSelection != "" {
+		if len(models) < 2 {
+			return usagef("--model-selection-strategy and model weights need several --model values, like a:0.6,b:0.4")
+		}
+		p.client.Model, p.client.Models, p.client.ModelWeights = models[0], models, weights
+		p.client.ModelSelection, p.client.ModelSeed = o.modelSelection, uint64(o.seed)
+		switch o.modelSelection {
+		case "", loadgen.ModelRoundRobin, loadgen.ModelRandom, loadgen.ModelWeighted:
+		default:
+			return usagef("--model-selection-strategy %q: want round_robin, random or weighted", o.modelSelection)
+		}
+		if (o.modelSelection == loadgen.ModelWeighted) != (weights != nil) && o.modelSelection != "" {
+			return usagef("--model-selection-strategy %s: weights (a:0.6,b:0.4) go with weighted, and weighted needs them", o.modelSelection)
+		}
 	}
 	if o.batchSize < 1 || (o.batchSize > 1 && !ep.Pooling()) {
 		return usagef("--batch-size %d: want 1 or more, and more than 1 only for embeddings, rerank, tei_rerank and score", o.batchSize)
