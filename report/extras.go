@@ -41,6 +41,12 @@ type Extras struct {
 	// requests (embedded texts, ranked documents); nil for generative
 	// benchmarks.
 	Inputs *InputFigures `json:"inputs,omitempty"`
+	// ByModel and ByTarget break the window's requests down by the model
+	// and the target they were sent to, when the run had several (exact
+	// only: absent beyond the exact cap); each group's request counts
+	// and token sums add up to the benchmark's.
+	ByModel  []GroupFigures `json:"by_model,omitempty"`
+	ByTarget []GroupFigures `json:"by_target,omitempty"`
 	// TokenWarnings are the token counts that disagree by more than the
 	// run's threshold, with their likely cause; nil when none does.
 	TokenWarnings []TokenWarning `json:"token_warnings,omitempty"`
@@ -69,6 +75,33 @@ type InputFigures struct {
 	Total      Int    `json:"total"`
 	PerRequest Float  `json:"per_request"`
 	PerSecond  Float  `json:"per_second"` // over the measurement window
+}
+
+// GroupFigures are the figures of one model's (or target's) requests in
+// the measurement window: counts by status, and over the successful
+// ones latencies (ms), token sums and rates (over the window).
+type GroupFigures struct {
+	Name                  string       `json:"name"`
+	Requests              StatusCounts `json:"requests"`
+	RequestsPerSecond     Float        `json:"requests_per_second"`
+	PromptTokens          Int          `json:"prompt_tokens"`
+	OutputTokens          Int          `json:"output_tokens"`
+	OutputTokensPerSecond Float        `json:"output_tokens_per_second"`
+	Inputs                Int          `json:"inputs,omitempty"` // pooling requests' inputs or documents
+	RequestLatencyMs      *Quantiles   `json:"request_latency_ms"`
+	TTFTMs                *Quantiles   `json:"ttft_ms"`
+	ITLMs                 *Quantiles   `json:"itl_ms"`
+}
+
+// Quantiles is a small summary of a group's values (nearest-rank
+// percentiles).
+type Quantiles struct {
+	Count Int   `json:"count"`
+	Mean  Float `json:"mean"`
+	P50   Float `json:"p50"`
+	P90   Float `json:"p90"`
+	P99   Float `json:"p99"`
+	Max   Float `json:"max"`
 }
 
 // ClientLoad describes goodput's own process during a benchmark, so that a

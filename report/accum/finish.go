@@ -159,6 +159,7 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 	}
 	if a.overCap == 0 {
 		ex.Inputs = a.inputFigures(in, w)
+		ex.ByModel, ex.ByTarget = a.figures(a.byModel, in, w), a.figures(a.byTarget, in, w)
 	}
 	// The per-request summaries are no longer needed: free them before
 	// the histograms are merged and encoded.

@@ -89,6 +89,15 @@ func Write(w io.Writer, r *report.Report) error {
 			b.WriteString("\n")
 			tx.Render(&b)
 		}
+		for _, tg := range []*texttable.Table{
+			groupTable(r, "Model", func(e *report.Extras) []report.GroupFigures { return e.ByModel }),
+			groupTable(r, "Target", func(e *report.Extras) []report.GroupFigures { return e.ByTarget }),
+		} {
+			if tg != nil {
+				b.WriteString("\n")
+				tg.Render(&b)
+			}
+		}
 		if ts := serverTable(r); ts != nil {
 			b.WriteString("\n")
 			ts.Render(&b)
