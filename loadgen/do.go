@@ -99,7 +99,13 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 			rec.Sent = sent.Load()
 		}
 	}()
-	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, c.url, bytes.NewReader(cn.body))
+	tg := c.pickTarget(rec.ID)
+	if len(c.targets) > 1 {
+		rec.Target = tg.public
+		tg.inflight.Add(1)
+		defer tg.inflight.Add(-1)
+	}
+	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, tg.url, bytes.NewReader(cn.body))
 	if err != nil {
 		c.fail(rec, record.ErrClient, err.Error())
 		return

@@ -114,3 +114,33 @@ func TestSeveralModelsAgainstMock(t *testing.T) {
 		t.Fatalf("one model recorded %q", rec.Model)
 	}
 }
+
+// Round robin spreads requests over the targets by id; least in flight
+// sends each to the target with the fewest in flight.
+func TestTargetSelection(t *testing.T) {
+	c, err := NewClient(ClientConfig{Targets: []string{"http://a:1", "http://b:1/v1", "http://c:1"}, Model: "m"}, NewClock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := uint64(0); i < 6; i++ {
+		if got, want := c.pickTarget(i).public, []string{"http://a:1", "http://b:1", "http://c:1"}[i%3]; got != want {
+			t.Fatalf("request %d: %s, want %s", i, got, want)
+		}
+	}
+	c.cfg.TargetSelection = TargetLeastInFlight
+	c.targets[0].inflight.Store(2)
+	c.targets[1].inflight.Store(1)
+	c.targets[2].inflight.Store(3)
+	if got := c.pickTarget(0).public; got != "http://b:1" {
+		t.Fatalf("least in flight picked %s", got)
+	}
+	for _, bad := range []ClientConfig{
+		{Targets: []string{"http://a:1", "http://a:1/"}, Model: "m"},
+		{Targets: []string{"http://a:1", "b:1"}, Model: "m"},
+		{Targets: []string{"http://a:1", "http://b:1"}, TargetSelection: "fastest", Model: "m"},
+	} {
+		if _, err := NewClient(bad, NewClock()); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}

@@ -312,7 +312,7 @@ func (s *state) rounds(ctx context.Context) ([]sweep.Round, error) {
 		Constraints: p.Constraints,
 		Report: accum.Config{Warmup: p.Warmup, Cooldown: p.Cooldown, SampleSize: sampleSize(p.SampleRequests),
 			Seed: uint64(p.Seed), SLO: s.cfg.SLO,
-			RequestType: requestType(s.client.Config().Endpoint), InputKind: inputKind(s.client.Config().Endpoint), Models: s.client.SentModels(), PromptOverhead: s.data.Description.PromptOverhead,
+			RequestType: requestType(s.client.Config().Endpoint), InputKind: inputKind(s.client.Config().Endpoint), Models: s.client.SentModels(), Targets: s.client.PublicURLs(), PromptOverhead: s.data.Description.PromptOverhead,
 			Tokenizer: s.tokName(), TokenMismatchWarn: s.cfg.Tokens.MismatchWarn},
 		Info:    accum.BenchmarkInfo{RunID: s.runID},
 		Records: s.enc, Observer: tobs,

@@ -38,7 +38,7 @@ type benchOptions struct {
 	target, model, requestType, rateType, rate, data string
 	requestPath                                      string
 	batchSize                                        int
-	modelSelection                                   string
+	modelSelection, targetSelection                  string
 	maxSeconds                                       float64
 	maxRequests, maxErrors                           int
 	maxErrorRate                                     float64
@@ -79,12 +79,13 @@ type benchOptions struct {
 }
 
 func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
-	fs.StringVar(&o.target, "target", "", "server base URL, e.g. http://localhost:8000 (required)")
+	fs.StringVar(&o.target, "target", "", "server base URL, e.g. http://localhost:8000, or a comma list of replicas requests are spread over (see --target-selection) (required)")
 	fs.StringVar(&o.model, "model", "", "model name, or a comma list of models each request picks one of (weights optional: a:0.6,b:0.4; see --model-selection-strategy) (default: the first id of GET /v1/models)")
 	fs.StringVar(&o.requestType, "request-type", "chat_completions", "chat_completions, text_completions, responses (OpenAI Responses), messages (Anthropic Messages), embeddings, rerank (Cohere/vLLM form), tei_rerank (Hugging Face TEI) or score (vLLM) (alias --request-format: /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/rerank, /rerank or /score)")
 	fs.StringVar(&o.requestType, "request-format", "chat_completions", "alias of --request-type")
 	fs.StringVar(&o.requestPath, "request-path", "", "send the requests to this path under --target, whose own path prefix is kept (default: the request type's, e.g. /v1/chat/completions; GuideLLM's api_routes)")
 	fs.StringVar(&o.modelSelection, "model-selection-strategy", "", "with several --model values (a,b or weighted a:0.6,b:0.4): round_robin (the default), random or weighted (the default with weights) (AIPerf's --model-selection-strategy)")
+	fs.StringVar(&o.targetSelection, "target-selection", "", "with several --target URLs: round_robin (the default) or least_in_flight (the replica with the fewest requests in flight)")
 	fs.IntVar(&o.batchSize, "batch-size", 1, "inputs per embeddings request, or documents per rerank/score request (each taken from the data's prompts; a rerank's query is the prompt before them) (AIPerf's --batch-size)")
 	fs.StringVar(&o.rateType, "rate-type", "sweep", "synchronous, concurrent, throughput, constant (alias async), poisson, replay, sweep (GuideLLM's, its default) or knee (search for the SLO's knee) (alias --profile)")
 	fs.StringVar(&o.rateType, "profile", "sweep", "alias of --rate-type")
@@ -394,8 +395,10 @@ func (o *benchOptions) validate() (*plan, error) {
 	if o.target == "" {
 		return nil, usagef("--target is required, e.g. --target http://localhost:8000")
 	}
-	if _, err := loadgen.NormalizeTarget(o.target); err != nil {
-		return nil, usagef("--target: %v", err)
+	for _, t := range strings.Split(o.target, ",") {
+		if _, err := loadgen.NormalizeTarget(strings.TrimSpace(t)); err != nil {
+			return nil, usagef("--target: %v", err)
+		}
 	}
 	if o.backendType != "openai_http" {
 		return nil, usagef("--backend-type %q: only openai_http is supported", o.backendType)
@@ -634,6 +637,21 @@ func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 		if (o.modelSelection == loadgen.ModelWeighted) != (weights != nil) && o.modelSelection != "" {
 			return usagef("--model-selection-strategy %s: weights (a:0.6,b:0.4) go with weighted, and weighted needs them", o.modelSelection)
 		}
+	}
+	if targets := strings.Split(o.target, ","); len(targets) > 1 {
+		for i := range targets {
+			targets[i] = strings.TrimSpace(targets[i])
+		}
+		p.client.Target, p.client.Targets = targets[0], targets
+	}
+	switch o.targetSelection {
+	case "", loadgen.TargetRoundRobin, loadgen.TargetLeastInFlight:
+		if o.targetSelection != "" && len(p.client.Targets) < 2 {
+			return usagef("--target-selection %s: give several --target URLs, like http://a:8000,http://b:8000", o.targetSelection)
+		}
+		p.client.TargetSelection = o.targetSelection
+	default:
+		return usagef("--target-selection %q: want round_robin or least_in_flight", o.targetSelection)
 	}
 	if o.batchSize < 1 || (o.batchSize > 1 && !ep.Pooling()) {
 		return usagef("--batch-size %d: want 1 or more, and more than 1 only for embeddings, rerank, tei_rerank and score", o.batchSize)

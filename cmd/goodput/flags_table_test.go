@@ -28,6 +28,7 @@ var invalidFlagValues = map[string][]string{
 	"benchmark --request-type":             {"images"},
 	"benchmark --batch-size":               {"x", "0", "-1"},
 	"benchmark --model-selection-strategy": {"fastest"},
+	"benchmark --target-selection":         {"fastest", "least_in_flight"},
 	"benchmark --request-path":             {"v1/chat/completions", "/v1/x?y=1"},
 	"benchmark --rate-type":                {"fast", ""},
 	"benchmark --rate":                     {"x", "-1", "2,x"},

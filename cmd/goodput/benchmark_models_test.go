@@ -1,0 +1,59 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/mock"
+	"github.com/goodput-dev/goodput/report"
+)
+
+// Several models (a LoRA adapter of the mock among them) and two
+// replicas: every request goes to one, the report breaks each benchmark
+// down by model and by target, and the breakdowns add up to the totals.
+func TestBenchmarkSeveralModelsAndTargets(t *testing.T) {
+	lora := func(c *mock.Config) {
+		c.TTFT, c.ITL = 5*time.Millisecond, time.Millisecond
+		c.LoRAModules = []mock.LoRAModule{{Name: "sql", Path: "/l/sql"}}
+	}
+	a, b := startTestMock(t, lora), startTestMock(t, lora)
+	dir := t.TempDir()
+	code, stdout, stderr := runGoodput(t, "benchmark", "--target", a+","+b, "--target-selection", "least_in_flight",
+		"--model", "goodput-mock:3,sql:1", "--rate-type", "concurrent", "--rate", "4",
+		"--data", "prompt_tokens=16,output_tokens=4", "--max-requests", "40", "--output-dir", dir, "--run-id", "mm",
+		"--outputs", "json,jsonl,console")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "By Model") || !strings.Contains(stdout, "By Target") {
+		t.Fatalf("console has no breakdown:\n%s", stdout)
+	}
+	bm := readReport(t, filepath.Join(dir, "mm", "benchmarks.json")).Benchmarks[0]
+	tot := *bm.Metrics.RequestTotals
+	for name, groups := range map[string][]report.GroupFigures{"model": bm.Extras.ByModel, "target": bm.Extras.ByTarget} {
+		var sum report.StatusCounts
+		var out report.Int
+		for _, g := range groups {
+			if g.Requests.Successful == 0 {
+				t.Fatalf("%s %s got no request", name, g.Name)
+			}
+			sum.Successful += g.Requests.Successful
+			sum.Total += g.Requests.Total
+			out += g.OutputTokens
+		}
+		if len(groups) != 2 || sum.Successful != tot.Successful || sum.Total != tot.Total || float64(out) != float64(bm.Metrics.OutputTokenCount.Successful.TotalSum) {
+			t.Fatalf("%s: %+v do not add up to %+v", name, groups, tot)
+		}
+	}
+	if m := bm.Extras.ByModel; m[0].Requests.Total <= m[1].Requests.Total {
+		t.Fatalf("weights 3:1 sent %d and %d requests", m[0].Requests.Total, m[1].Requests.Total)
+	}
+	// A model no target serves is refused before any load.
+	code, _, stderr = runGoodput(t, "benchmark", "--target", a+","+b, "--model", "goodput-mock,nope",
+		"--data", "prompt_tokens=16,output_tokens=4", "--max-requests", "4", "--outputs", "console")
+	if code == exitOK || !strings.Contains(stderr, `model "nope" is not served`) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
