@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func TestBenchmarkSeveralModelsAndTargets(t *testing.T) {
 	code, stdout, stderr := runGoodput(t, "benchmark", "--target", a+","+b, "--target-selection", "least_in_flight",
 		"--model", "goodput-mock:3,sql:1", "--rate-type", "concurrent", "--rate", "4",
 		"--data", "prompt_tokens=16,output_tokens=4", "--max-requests", "40", "--output-dir", dir, "--run-id", "mm",
-		"--outputs", "json,jsonl,console")
+		"--outputs", "json,jsonl,console,csv,aiperf")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -49,6 +50,19 @@ func TestBenchmarkSeveralModelsAndTargets(t *testing.T) {
 	}
 	if m := bm.Extras.ByModel; m[0].Requests.Total <= m[1].Requests.Total {
 		t.Fatalf("weights 3:1 sent %d and %d requests", m[0].Requests.Total, m[1].Requests.Total)
+	}
+	// The CSV and the AIPerf export carry the breakdowns too.
+	csv, err := os.ReadFile(filepath.Join(dir, "mm", "benchmarks.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ap, err := os.ReadFile(filepath.Join(dir, "mm", "profile_export_aiperf.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(csv), "Goodput Model sql") || !strings.Contains(string(csv), "Goodput Target "+b) ||
+		!strings.Contains(string(ap), `"by_model"`) || !strings.Contains(string(ap), `"by_target"`) || !strings.Contains(string(ap), `{"name":"sql"}`) && !strings.Contains(string(ap), `"name": "sql"`) {
+		t.Fatalf("CSV or AIPerf export without the breakdowns")
 	}
 	// A model no target serves is refused before any load.
 	code, _, stderr = runGoodput(t, "benchmark", "--target", a+","+b, "--model", "goodput-mock,nope",

@@ -198,6 +198,9 @@ func aiperfHeader(rep *report.Report, index int, opts Options, source string) (*
 		Version: opts.GoodputVersion, Note: Note, Source: source, Exact: true, InexactReasons: []string{},
 		BenchmarkIndex: index, Strategy: b.Config.Strategy.Label(), Label: labels[index],
 	}
+	if g := b.Extras; g != nil {
+		x.Goodput.ByModel, x.Goodput.ByTarget = g.ByModel, g.ByTarget
+	}
 	return x, nil
 }
 
@@ -283,7 +286,14 @@ func aiperfInputConfig(rep *report.Report, b *report.Benchmark, opts Options) (j
 	if be.Model != "" {
 		m := report.NewOrderedObject()
 		m.Field("strategy", "round_robin")
-		m.Field("items", []map[string]string{{"name": be.Model}})
+		items := []map[string]string{{"name": be.Model}}
+		if g := b.Extras; g != nil && len(g.ByModel) > 1 {
+			items = items[:0] // several models: the breakdown names them all
+			for _, f := range g.ByModel {
+				items = append(items, map[string]string{"name": f.Name})
+			}
+		}
+		m.Field("items", items)
 		raw, err := m.Done()
 		if err != nil {
 			return nil, err
@@ -296,7 +306,14 @@ func aiperfInputConfig(rep *report.Report, b *report.Benchmark, opts Options) (j
 		if rf == "" {
 			rf = "/v1/chat/completions"
 		}
-		ep.Field("urls", []string{strings.TrimRight(be.Target, "/") + rf})
+		urls := []string{strings.TrimRight(be.Target, "/") + rf}
+		if g := b.Extras; g != nil && len(g.ByTarget) > 1 {
+			urls = urls[:0]
+			for _, f := range g.ByTarget {
+				urls = append(urls, strings.TrimRight(f.Name, "/")+rf)
+			}
+		}
+		ep.Field("urls", urls)
 		ep.Field("url_strategy", "round_robin")
 		switch rf {
 		case "/v1/chat/completions":
