@@ -102,6 +102,9 @@ type Spec struct {
 	// PrefixBuckets is GuideLLM's general form (JSON only); it excludes
 	// PrefixTokens and PrefixCount.
 	PrefixBuckets []PrefixBucket
+	// Media are the synthetic images and audio of every request
+	// (media.go).
+	Media MediaSpec
 }
 
 // specKeys lists the accepted keys, for error messages.
@@ -140,9 +143,15 @@ func specFromParams(ps params) (Spec, error) {
 			}
 			continue
 		}
+		if ok, err := sp.Media.param(p); ok {
+			if err != nil {
+				return sp, err
+			}
+			continue
+		}
 		dst := sp.intField(p.key)
 		if dst == nil {
-			return sp, fmt.Errorf("unknown key %q (keys: %s)", p.key, strings.Join(append([]string{"kind"}, specKeys...), ", "))
+			return sp, fmt.Errorf("unknown key %q (keys: %s)", p.key, strings.Join(append(append([]string{"kind"}, specKeys...), mediaKeys...), ", "))
 		}
 		lo := 1
 		if p.key == "prefix_tokens" {
@@ -274,6 +283,9 @@ func (sp *Spec) validate() error {
 			return fmt.Errorf("%s: maximum %d is above the supported %d", d.name, hi, maxTokensPerPrompt)
 		}
 	}
+	if err := sp.Media.validate(); err != nil {
+		return err
+	}
 	if sp.Samples > maxSamples {
 		return fmt.Errorf("samples=%d: at most %d", sp.Samples, maxSamples)
 	}
@@ -332,6 +344,7 @@ func (sp Spec) String() string {
 	if sp.PrefixCount > 0 {
 		parts = append(parts, "prefix_count="+strconv.Itoa(sp.PrefixCount))
 	}
+	parts = append(parts, sp.Media.keys()...)
 	return strings.Join(parts, ",")
 }
 

@@ -67,7 +67,7 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 	rec.RequestedPromptTokens = req.TargetPromptTokens
 	rec.RequestedOutputTokens = req.MaxTokens
 	rec.ClientPromptTokens = req.PromptTokens
-	rec.Inputs = req.Inputs()
+	rec.Inputs, rec.MediaBytes = req.Inputs(), req.MediaBytes()
 	mi := c.models.pick(rec.ID)
 	if len(c.models.names) > 1 {
 		rec.Model = c.models.names[mi]

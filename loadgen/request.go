@@ -33,6 +33,13 @@ type Request struct {
 	anthropicJSON                       []byte // `"system":"...","messages":[...]` for /v1/messages
 
 	pool *pooled // a pooling request's inputs (pooling.go), nil for others
+
+	// Media are images and audio sent with the last user message
+	// (media.go); set before sharing the request. A request with media is
+	// rendered for one API only (the first asked for).
+	Media     []Media
+	mediaOnce sync.Once
+	mediaJSON []byte
 }
 
 // NewRequest builds a request from an optional system prefix and a user
@@ -52,18 +59,29 @@ func NewChatRequest(msgs []Message, maxTokens int) *Request {
 
 // chat returns the `"messages":[...]` fragment.
 func (r *Request) chat() []byte {
+	if len(r.Media) > 0 {
+		return r.withMedia(EndpointChat)
+	}
 	r.chatOnce.Do(func() { r.chatJSON = appendMessages(nil, r.Messages) })
 	return r.chatJSON
 }
 
 // responses returns the `[...]` of the Responses API's "input": the
 // chat messages.
-func (r *Request) responses() []byte { return r.chat()[len(`"messages":`):] }
+func (r *Request) responses() []byte {
+	if len(r.Media) > 0 {
+		return r.withMedia(EndpointResponses)[len(`"messages":`):]
+	}
+	return r.chat()[len(`"messages":`):]
+}
 
 // anthropic returns the Messages API's `"messages":[...]` fragment: the
 // leading system messages become a `"system":"...",` prefix (their
 // contents joined with blank lines), as that API has no system role.
 func (r *Request) anthropic() []byte {
+	if len(r.Media) > 0 {
+		return r.withMedia(EndpointMessages)
+	}
 	r.anthropicOnce.Do(func() {
 		n := 0
 		for n < len(r.Messages) && r.Messages[n].Role == "system" {

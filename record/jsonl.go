@@ -130,6 +130,9 @@ func AppendJSON(b []byte, r *Record) []byte {
 	if r.Target != "" {
 		b = appendStr(b, "target", r.Target)
 	}
+	if r.MediaBytes != 0 {
+		b = appendInt(b, "media_bytes", int64(r.MediaBytes))
+	}
 	if r.Inputs != 0 {
 		b = appendInt(b, "inputs", int64(r.Inputs))
 	}
@@ -263,6 +266,7 @@ type jsonRecord struct {
 	RequestedOutputTokens *int    `json:"requested_output_tokens"`
 	Model                 string  `json:"model"`
 	Target                string  `json:"target"`
+	MediaBytes            int     `json:"media_bytes"`
 	Inputs                int     `json:"inputs"`
 	OutputText            string  `json:"output_text"`
 	ReasoningText         string  `json:"reasoning_text"`
@@ -347,7 +351,7 @@ func UnmarshalLine(line []byte, r *Record) error {
 	setOpt(&r.ClientOutputTokens, j.ClientOutputTokens)
 	setOpt(&r.RequestedPromptTokens, j.RequestedPromptTokens)
 	setOpt(&r.RequestedOutputTokens, j.RequestedOutputTokens)
-	r.Model, r.Target, r.Inputs = j.Model, j.Target, j.Inputs
+	r.Model, r.Target, r.Inputs, r.MediaBytes = j.Model, j.Target, j.Inputs, j.MediaBytes
 	r.OutputText, r.ReasoningText = j.OutputText, j.ReasoningText
 	return nil
 }

@@ -167,6 +167,10 @@ type Record struct {
 	// (its public URL), when the run has several; "" otherwise.
 	Model, Target string
 
+	// MediaBytes is the size of the images and audio a request sent
+	// (before base64); 0 without.
+	MediaBytes int
+
 	// Inputs is the number of inputs of a pooling request: the texts of
 	// an embeddings request, the documents of a rerank or score request;
 	// 0 for generative requests.

@@ -150,6 +150,11 @@ func (s *state) openData(ctx context.Context) error {
 	if tok != nil && s.cfg.Client.CountTokens == nil {
 		s.client.SetCountTokens(tok.Count)
 	}
+	if first, ok := s.data.Source.Request(0); ok {
+		if err := loadgen.CheckMedia(s.client.Config().Endpoint, first); err != nil {
+			return usagef("--data with --request-type: %v", err)
+		}
+	}
 	if s.cfg.Tokens.applies() {
 		return s.applyOverhead(ctx, opts)
 	}
