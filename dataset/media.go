@@ -1,8 +1,12 @@
 package dataset
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/goodput-dev/goodput/loadgen"
 )
@@ -141,4 +145,50 @@ func (s *Synthetic) mediaFor(i uint64) []loadgen.Media {
 		out = append(out, s.clips[(i*uint64(na)+uint64(k))%uint64(len(s.clips))])
 	}
 	return out
+}
+
+// mediaFiles reads the media files a data file's image and audio columns
+// name (a path, or a JSON list of paths; relative to the data file's
+// directory unless found from the working directory), each once.
+type mediaFiles struct {
+	dir  string
+	read map[string]loadgen.Media
+}
+
+func (f *mediaFiles) cell(c cell) ([]loadgen.Media, error) {
+	var paths []string
+	if c.isJSON() && isArray(c.raw) {
+		if err := json.Unmarshal(c.raw, &paths); err != nil {
+			return nil, fmt.Errorf("want a file path or a list of paths")
+		}
+	} else {
+		p, err := cellString(c)
+		if err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(p) != "" {
+			paths = []string{p}
+		}
+	}
+	out := make([]loadgen.Media, 0, len(paths))
+	for _, p := range paths {
+		if strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://") || strings.HasPrefix(p, "data:") {
+			return nil, fmt.Errorf("%q: want a local file path (media are sent as data URLs)", p)
+		}
+		if !filepath.IsAbs(p) {
+			if _, err := os.Stat(p); err != nil {
+				p = filepath.Join(f.dir, p)
+			}
+		}
+		m, ok := f.read[p]
+		if !ok {
+			var err error
+			if m, err = loadgen.ReadMedia(p); err != nil {
+				return nil, err
+			}
+			f.read[p] = m
+		}
+		out = append(out, m)
+	}
+	return out, nil
 }
