@@ -156,14 +156,16 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 		decode, decodeAll = sse.DecodeResponsesEvent, sse.DecodeResponsesBody
 	case EndpointMessages:
 		decode, decodeAll = sse.DecodeMessagesEvent, sse.DecodeMessagesBody
+	case EndpointTranscriptions:
+		decode, decodeAll = sse.DecodeChunk, decodeTranscription
 	case EndpointEmbeddings, EndpointRerank, EndpointTEIRerank, EndpointScore:
 		// pooling.go reads their bodies
 		if cfg.BatchSize < 0 {
 			return nil, fmt.Errorf("batch size %d: want 1 or more inputs per request", cfg.BatchSize)
 		}
 	default:
-		return nil, fmt.Errorf("endpoint %q: want %s, %s, %s, %s, %s, %s, %s or %s", cfg.Endpoint, EndpointChat, EndpointCompletions, EndpointResponses, EndpointMessages,
-			EndpointEmbeddings, EndpointRerank, EndpointTEIRerank, EndpointScore)
+		return nil, fmt.Errorf("endpoint %q: want %s, %s, %s, %s, %s, %s, %s, %s or %s", cfg.Endpoint, EndpointChat, EndpointCompletions, EndpointResponses, EndpointMessages,
+			EndpointEmbeddings, EndpointRerank, EndpointTEIRerank, EndpointScore, EndpointTranscriptions)
 	}
 	if len(cfg.Targets) > 0 {
 		cfg.Target = cfg.Targets[0]
@@ -292,6 +294,9 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 		c.headers.Set(k, v)
 	}
 	c.headers.Set("Content-Type", "application/json")
+	if cfg.Endpoint == EndpointTranscriptions {
+		c.headers.Set("Content-Type", "multipart/form-data; boundary="+multipartBoundary)
+	}
 	if cfg.NoStream || cfg.Endpoint.Pooling() {
 		c.headers.Set("Accept", "application/json")
 	} else {

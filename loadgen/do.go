@@ -68,6 +68,9 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 	rec.RequestedOutputTokens = req.MaxTokens
 	rec.ClientPromptTokens = req.PromptTokens
 	rec.Inputs, rec.MediaBytes = req.Inputs(), req.MediaBytes()
+	for _, m := range req.Media {
+		rec.AudioSeconds += m.Seconds
+	}
 	mi := c.models.pick(rec.ID)
 	if len(c.models.names) > 1 {
 		rec.Model = c.models.names[mi]
@@ -532,6 +535,9 @@ func oneLine(s string) string {
 func (c *Client) appendBody(b []byte, req *Request, model []byte) []byte {
 	if c.cfg.Endpoint.Pooling() {
 		return c.appendPoolingBody(b, req, model)
+	}
+	if c.cfg.Endpoint == EndpointTranscriptions {
+		return c.appendMultipart(b, req, model)
 	}
 	b = append(b, `{"model":`...)
 	b = append(b, model...)

@@ -160,11 +160,16 @@ func wavSeconds(b []byte) float64 {
 
 // CheckMedia reports whether endpoint e can send req's media.
 func CheckMedia(e Endpoint, req *Request) error {
-	if len(req.Media) == 0 {
+	if len(req.Media) == 0 && e != EndpointTranscriptions {
 		return nil
 	}
 	switch e {
 	case EndpointChat:
+		return nil
+	case EndpointTranscriptions:
+		if audioOf(req) == nil {
+			return fmt.Errorf("%s needs audio: give audio_seconds in a synthetic spec, or an audio_column", e)
+		}
 		return nil
 	case EndpointResponses, EndpointMessages:
 		for _, m := range req.Media {

@@ -56,7 +56,7 @@ func scrapeDraw(seed, j uint64) float64 {
 func serveFallback(w http.ResponseWriter, r *http.Request) {
 	_, pooling := poolingPaths[r.URL.Path]
 	switch r.URL.Path {
-	case "/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/messages":
+	case "/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/messages", "/v1/audio/transcriptions":
 		w.Header().Set("Allow", "POST")
 	case "/v1/models", "/health", "/version", "/metrics", "/dcgm/metrics":
 		w.Header().Set("Allow", "GET, HEAD")

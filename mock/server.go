@@ -163,6 +163,7 @@ func New(cfg Config) (*Server, error) {
 	for path, kind := range poolingPaths {
 		s.mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, kind) })
 	}
+	s.mux.HandleFunc("POST /v1/audio/transcriptions", s.serveTranscription)
 	s.mux.HandleFunc("GET /v1/models", s.serveModels)
 	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	s.mux.HandleFunc("GET /version", s.serveVersion)

@@ -133,6 +133,10 @@ func AppendJSON(b []byte, r *Record) []byte {
 	if r.MediaBytes != 0 {
 		b = appendInt(b, "media_bytes", int64(r.MediaBytes))
 	}
+	if r.AudioSeconds != 0 {
+		b = append(b, `,"audio_seconds":`...)
+		b = strconv.AppendFloat(b, r.AudioSeconds, 'g', -1, 64)
+	}
 	if r.Inputs != 0 {
 		b = appendInt(b, "inputs", int64(r.Inputs))
 	}
@@ -267,6 +271,7 @@ type jsonRecord struct {
 	Model                 string  `json:"model"`
 	Target                string  `json:"target"`
 	MediaBytes            int     `json:"media_bytes"`
+	AudioSeconds          float64 `json:"audio_seconds"`
 	Inputs                int     `json:"inputs"`
 	OutputText            string  `json:"output_text"`
 	ReasoningText         string  `json:"reasoning_text"`
@@ -351,7 +356,7 @@ func UnmarshalLine(line []byte, r *Record) error {
 	setOpt(&r.ClientOutputTokens, j.ClientOutputTokens)
 	setOpt(&r.RequestedPromptTokens, j.RequestedPromptTokens)
 	setOpt(&r.RequestedOutputTokens, j.RequestedOutputTokens)
-	r.Model, r.Target, r.Inputs, r.MediaBytes = j.Model, j.Target, j.Inputs, j.MediaBytes
+	r.Model, r.Target, r.Inputs, r.MediaBytes, r.AudioSeconds = j.Model, j.Target, j.Inputs, j.MediaBytes, j.AudioSeconds
 	r.OutputText, r.ReasoningText = j.OutputText, j.ReasoningText
 	return nil
 }

@@ -168,8 +168,10 @@ type Record struct {
 	Model, Target string
 
 	// MediaBytes is the size of the images and audio a request sent
-	// (before base64); 0 without.
-	MediaBytes int
+	// (before base64); 0 without. AudioSeconds is the length of its audio
+	// (a transcription's file), 0 without.
+	MediaBytes   int
+	AudioSeconds float64
 
 	// Inputs is the number of inputs of a pooling request: the texts of
 	// an embeddings request, the documents of a rerank or score request;

@@ -81,7 +81,7 @@ type benchOptions struct {
 func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.target, "target", "", "server base URL, e.g. http://localhost:8000, or a comma list of replicas requests are spread over (see --target-selection) (required)")
 	fs.StringVar(&o.model, "model", "", "model name, or a comma list of models each request picks one of (weights optional: a:0.6,b:0.4; see --model-selection-strategy) (default: the first id of GET /v1/models)")
-	fs.StringVar(&o.requestType, "request-type", "chat_completions", "chat_completions, text_completions, responses (OpenAI Responses), messages (Anthropic Messages), embeddings, rerank (Cohere/vLLM form), tei_rerank (Hugging Face TEI) or score (vLLM) (alias --request-format: /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/rerank, /rerank or /score)")
+	fs.StringVar(&o.requestType, "request-type", "chat_completions", "chat_completions, text_completions, responses (OpenAI Responses), messages (Anthropic Messages), embeddings, rerank (Cohere/vLLM form), tei_rerank (Hugging Face TEI), score (vLLM) or audio_transcriptions (multipart; needs audio in the data) (alias --request-format: /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/rerank, /rerank, /score or /v1/audio/transcriptions)")
 	fs.StringVar(&o.requestType, "request-format", "chat_completions", "alias of --request-type")
 	fs.StringVar(&o.requestPath, "request-path", "", "send the requests to this path under --target, whose own path prefix is kept (default: the request type's, e.g. /v1/chat/completions; GuideLLM's api_routes)")
 	fs.StringVar(&o.modelSelection, "model-selection-strategy", "", "with several --model values (a,b or weighted a:0.6,b:0.4): round_robin (the default), random or weighted (the default with weights) (AIPerf's --model-selection-strategy)")
@@ -801,8 +801,10 @@ func parseRequestType(s string) (loadgen.Endpoint, error) {
 		return loadgen.EndpointTEIRerank, nil
 	case "score", "/score":
 		return loadgen.EndpointScore, nil
+	case "audio_transcriptions", "transcriptions", "/v1/audio/transcriptions":
+		return loadgen.EndpointTranscriptions, nil
 	}
-	return "", usagef("--request-type %q: want chat_completions, text_completions, responses, messages, embeddings, rerank, tei_rerank or score", s)
+	return "", usagef("--request-type %q: want chat_completions, text_completions, responses, messages, embeddings, rerank, tei_rerank, score or audio_transcriptions", s)
 }
 
 func parseRates(s string) ([]float64, error) {

@@ -330,6 +330,8 @@ func aiperfInputConfig(rep *report.Report, b *report.Benchmark, opts Options) (j
 			ep.Field("type", "cohere_rankings")
 		case "/rerank":
 			ep.Field("type", "hf_tei_rankings")
+		case "/v1/audio/transcriptions":
+			ep.Field("type", "audio_transcriptions")
 		default:
 			ep.Field("type", rf)
 		}
