@@ -69,12 +69,16 @@ type Extras struct {
 }
 
 // InputFigures are the inputs of a pooling benchmark (embeddings, rerank,
-// score) over the successful requests in the measurement window.
+// score), or the audio of a transcription benchmark, over the successful
+// requests in the measurement window.
 type InputFigures struct {
-	Kind       string `json:"kind"` // "inputs" (embeddings) or "documents" (rerank, score)
-	Total      Int    `json:"total"`
-	PerRequest Float  `json:"per_request"`
-	PerSecond  Float  `json:"per_second"` // over the measurement window
+	Kind  string `json:"kind"`  // "inputs" (embeddings), "documents" (rerank, score) or "audio_seconds" (transcriptions)
+	Total Int    `json:"total"` // inputs, documents or audio clips
+	// Seconds is the audio's length in all (audio_seconds only); per
+	// request and per second then count audio seconds.
+	Seconds    Float `json:"seconds,omitempty"`
+	PerRequest Float `json:"per_request"`
+	PerSecond  Float `json:"per_second"` // over the measurement window
 }
 
 // GroupFigures are the figures of one model's (or target's) requests in

@@ -513,6 +513,8 @@ func (s *state) tokName() string {
 // inputKind names what a pooling request's inputs are.
 func inputKind(e loadgen.Endpoint) string {
 	switch {
+	case e == loadgen.EndpointTranscriptions:
+		return accum.InputAudio
 	case e == loadgen.EndpointEmbeddings:
 		return "inputs"
 	case e.Pooling():

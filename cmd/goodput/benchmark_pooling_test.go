@@ -95,3 +95,26 @@ func oneIf(b bool) int {
 	}
 	return 0
 }
+
+// audio_transcriptions runs end to end on synthetic audio: streamed, its
+// TTFT is the mock's, and the extras count the audio seconds transcribed.
+func TestBenchmarkTranscriptions(t *testing.T) {
+	url := startTestMock(t, func(c *mock.Config) { c.TTFT = 10 * time.Millisecond })
+	dir := t.TempDir()
+	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--request-type", "audio_transcriptions", "--rate-type", "concurrent", "--rate", "2",
+		"--data", "prompt_tokens=8,audio_seconds=3", "--max-requests", "4", "--output-dir", dir, "--run-id", "tr", "--outputs", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b := readReport(t, filepath.Join(dir, "tr", "benchmarks.json")).Benchmarks[0]
+	in := b.Extras.Inputs
+	if ttft := *b.Metrics.TimeToFirstTokenMs.Successful.Percentiles.P50; b.Metrics.RequestTotals.Successful != 4 || ttft < 10 || ttft > 100 ||
+		in == nil || in.Kind != "audio_seconds" || in.Seconds != 12 || in.PerSecond <= 0 {
+		t.Fatalf("successful %v, TTFT %v, inputs %+v", b.Metrics.RequestTotals.Successful, ttft, in)
+	}
+	code, _, stderr = runGoodput(t, "benchmark", "--target", url, "--request-type", "audio_transcriptions",
+		"--data", "prompt_tokens=8", "--max-requests", "1", "--outputs", "console")
+	if code != exitUsage || !strings.Contains(stderr, "needs audio") {
+		t.Fatalf("no audio: exit %d: %s", code, stderr)
+	}
+}

@@ -65,7 +65,8 @@ type Config struct {
 	// bill its count of the raw prompt plus this. 0 when none.
 	PromptOverhead int
 	// InputKind names the inputs of pooling requests in Extras.Inputs:
-	// "inputs" (embeddings, the default) or "documents" (rerank, score).
+	// "inputs" (embeddings, the default) or "documents" (rerank, score);
+	// InputAudio counts a transcription benchmark's audio seconds.
 	InputKind string
 	// Models and Targets are the run's models and targets when it has
 	// several: the extras then break the window's requests down by each
@@ -127,6 +128,9 @@ type Accumulator struct {
 	// byModel and byTarget break the window down (groups.go); nil
 	// without several models or targets.
 	byModel, byTarget *groupDim
+	// audio holds each stored summary's audio seconds (parallel to sums)
+	// when InputKind is InputAudio.
+	audio []float32
 	overCap           int64 // valid, classified records beyond ExactCap
 	overOutside       int64 // of those, decided outside the window
 	binned            *binnedAgg

@@ -205,6 +205,9 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 // successful requests in the window; nil when they carried none (a
 // generative benchmark).
 func (a *Accumulator) inputFigures(in []int32, w MeasureWindow) *report.InputFigures {
+	if a.cfg.InputKind == InputAudio {
+		return a.audioFigures(in, w)
+	}
 	var total, reqs int64
 	for _, i := range in {
 		if s := a.sums.at(int(i)); s.status == report.StatusSuccessful && s.inputs > 0 {
@@ -221,6 +224,34 @@ func (a *Accumulator) inputFigures(in []int32, w MeasureWindow) *report.InputFig
 	}
 	if sec := float64(w.End-w.Start) / 1e9; sec > 0 {
 		f.PerSecond = report.Float(float64(total) / sec)
+	}
+	return f
+}
+
+// InputAudio is the InputKind of transcription benchmarks.
+const InputAudio = "audio_seconds"
+
+// audioFigures sums the audio of the successful requests in the window:
+// Total counts the clips, Seconds their length, PerSecond the audio
+// seconds transcribed per second of the window.
+func (a *Accumulator) audioFigures(in []int32, w MeasureWindow) *report.InputFigures {
+	if len(a.audio) != a.sums.len() {
+		return nil
+	}
+	var sec float64
+	var n int64
+	for _, i := range in {
+		if s := a.sums.at(int(i)); s.status == report.StatusSuccessful && a.audio[i] > 0 {
+			sec += float64(a.audio[i])
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	f := &report.InputFigures{Kind: InputAudio, Total: report.Int(n), Seconds: report.Float(sec), PerRequest: report.Float(sec / float64(n))}
+	if d := float64(w.End-w.Start) / 1e9; d > 0 {
+		f.PerSecond = report.Float(sec / d)
 	}
 	return f
 }

@@ -47,6 +47,9 @@ func (g *groupDim) add(name string) {
 func (a *Accumulator) groupsOf(r *record.Record) {
 	a.byModel.add(r.Model)
 	a.byTarget.add(r.Target)
+	if a.cfg.InputKind == InputAudio {
+		a.audio = append(a.audio, float32(r.AudioSeconds))
+	}
 }
 
 // figures splits the requests in the window (in) by g.
