@@ -130,10 +130,10 @@ type Accumulator struct {
 	byModel, byTarget *groupDim
 	// audio holds each stored summary's audio seconds (parallel to sums)
 	// when InputKind is InputAudio.
-	audio []float32
-	overCap           int64 // valid, classified records beyond ExactCap
-	overOutside       int64 // of those, decided outside the window
-	binned            *binnedAgg
+	audio       []float32
+	overCap     int64 // valid, classified records beyond ExactCap
+	overOutside int64 // of those, decided outside the window
+	binned      *binnedAgg
 
 	hist         [numHist][report.NumStatus]*stats.HistAcc
 	pending      []pendingRec
