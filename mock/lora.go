@@ -74,3 +74,12 @@ func (s *Server) appendLoRAModels(b []byte) []byte {
 	}
 	return b
 }
+
+// responseModel is the model a response names: the adapter the request
+// named, else the base model.
+func (s *Server) responseModel(req *request) string {
+	if req.lora == "" {
+		return s.modelJSON
+	}
+	return jsonString(req.lora)
+}

@@ -55,6 +55,7 @@ type rawStreamOpts struct {
 
 // request is a validated completion request.
 type request struct {
+	lora            string // the LoRA adapter named as the model, "" for the base model
 	api             apiKind
 	chat            bool // api == apiChat
 	stream          bool
@@ -85,6 +86,9 @@ func parseRequest(body []byte, api apiKind, cfg *Config, count func(string) int)
 		return request{}, badRequest("", "request body is not a valid JSON object: %v", err)
 	}
 	req := request{api: api, chat: chat}
+	if raw.Model != nil && *raw.Model != cfg.Model {
+		req.lora = *raw.Model // served (checked below): responses name it
+	}
 	if raw.Model != nil && *raw.Model != "" && !cfg.serves(*raw.Model) {
 		switch api {
 		case apiMessages: // Anthropic's form
