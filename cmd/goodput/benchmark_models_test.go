@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,5 +70,39 @@ func TestBenchmarkSeveralModelsAndTargets(t *testing.T) {
 		"--data", "prompt_tokens=16,output_tokens=4", "--max-requests", "4", "--outputs", "console")
 	if code == exitOK || !strings.Contains(stderr, `model "nope" is not served`) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
+
+// Merged shard reports keep the breakdown by model: the merge
+// re-accumulates the shards' records with the models their reports name,
+// and the groups add up to the merged totals.
+func TestMergeKeepsModelBreakdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	url := startTestMock(t, func(c *mock.Config) {
+		c.TTFT, c.ITL = 5*time.Millisecond, time.Millisecond
+		c.LoRAModules = []mock.LoRAModule{{Name: "sql", Path: "/l/sql"}}
+	})
+	dir := t.TempDir()
+	startAt := time.Now().Add(1500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+	startShards(t, 2, []string{"--target", url, "--model", "goodput-mock,sql", "--data", "prompt_tokens=16,output_tokens=4",
+		"--rate-type", "concurrent", "--rate", "4", "--max-requests", "40", "--outputs", "json,jsonl", "--disable-progress",
+		"--output-dir", dir, "--run-id", "run", "--shard-count", "2", "--start-at", startAt})
+	var shards []string
+	for i := range 2 {
+		shards = append(shards, filepath.Join(dir, fmt.Sprintf("run-shard-%d-of-2", i), "benchmarks.json"))
+	}
+	merged := filepath.Join(dir, "merged.json")
+	if code, _, stderr := runGoodput(t, append(append([]string{"merge"}, shards...), "-o", merged, "--disable-console")...); code != exitOK {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	b := readReport(t, merged).Benchmarks[0]
+	var total report.Int
+	for _, g := range b.Extras.ByModel {
+		total += g.Requests.Total
+	}
+	if len(b.Extras.ByModel) != 2 || total != b.Metrics.RequestTotals.Total || total != 40 {
+		t.Fatalf("merged breakdown %+v, totals %+v", b.Extras.ByModel, b.Metrics.RequestTotals)
 	}
 }
