@@ -335,8 +335,8 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 	if err := o.sweep.validate(fs, o.rateType); err != nil {
 		return nil, err
 	}
-	if ep, err := parseRequestType(o.requestType); err == nil && ep.Pooling() && o.sweep.parsed.Default {
-		d := slo.DefaultPooling() // no tokens to judge: the request latency
+	if ep, err := parseRequestType(o.requestType); err == nil && (ep.Pooling() || ep == loadgen.EndpointTranscriptions && o.noStream) && o.sweep.parsed.Default {
+		d := slo.DefaultPooling() // no tokens to time: the request latency
 		o.sweep.parsed = &d
 	}
 	p, err := o.validate()
