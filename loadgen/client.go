@@ -157,7 +157,7 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 	case EndpointMessages:
 		decode, decodeAll = sse.DecodeMessagesEvent, sse.DecodeMessagesBody
 	case EndpointTranscriptions:
-		decode, decodeAll = sse.DecodeChunk, decodeTranscription
+		decode, decodeAll = sse.DecodeTranscriptionEvent, decodeTranscription
 	case EndpointEmbeddings, EndpointRerank, EndpointTEIRerank, EndpointScore:
 		// pooling.go reads their bodies
 		if cfg.BatchSize < 0 {
