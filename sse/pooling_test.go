@@ -50,3 +50,23 @@ func TestDecodePoolingBody(t *testing.T) {
 		}
 	}
 }
+
+// The pooling and transcription decoders never panic, and leave the
+// chunk Reset when they fail.
+func FuzzDecodePoolingBody(f *testing.F) {
+	for _, s := range []string{`{"data":[{"embedding":[1]}],"usage":{"prompt_tokens":3}}`, `[{"index":0,"score":1}]`,
+		`{"results":[],"usage":{"total_tokens":2}}`, `{"error":"x"}`, `{"object":"error","message":"m"}`,
+		`{"type":"transcript.text.done","usage":{"input_tokens":1}}`, `{"type":"transcript.text.delta","delta":"a"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var c Chunk
+		n, err := DecodePoolingBody(b, &c)
+		if n < 0 || err != nil && (n != 0 || c.Usage.Present || c.Err != nil || c.ID != nil) {
+			t.Fatalf("results %d, err %v, chunk %+v", n, err, c)
+		}
+		if err := DecodeTranscriptionEvent(b, &c); err != nil && (c.Usage.Present || c.Done || c.Content != nil) {
+			t.Fatalf("transcription error %v left %+v", err, c)
+		}
+	})
+}
