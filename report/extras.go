@@ -92,9 +92,14 @@ type GroupFigures struct {
 	OutputTokens          Int          `json:"output_tokens"`
 	OutputTokensPerSecond Float        `json:"output_tokens_per_second"`
 	Inputs                Int          `json:"inputs,omitempty"` // pooling requests' inputs or documents
-	RequestLatencyMs      *Quantiles   `json:"request_latency_ms"`
-	TTFTMs                *Quantiles   `json:"ttft_ms"`
-	ITLMs                 *Quantiles   `json:"itl_ms"`
+	// GoodRequests and Attainment judge the group's requests against the
+	// SLO's per-request thresholds: those that met them all, and their
+	// share of the requests judged; absent without an SLO verdict.
+	GoodRequests     Int        `json:"good_requests,omitempty"`
+	Attainment       *Float     `json:"attainment,omitempty"`
+	RequestLatencyMs *Quantiles `json:"request_latency_ms"`
+	TTFTMs           *Quantiles `json:"ttft_ms"`
+	ITLMs            *Quantiles `json:"itl_ms"`
 }
 
 // Quantiles is a small summary of a group's values (nearest-rank

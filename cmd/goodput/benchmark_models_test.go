@@ -25,7 +25,7 @@ func TestBenchmarkSeveralModelsAndTargets(t *testing.T) {
 	code, stdout, stderr := runGoodput(t, "benchmark", "--target", a+","+b, "--target-selection", "least_in_flight",
 		"--model", "goodput-mock:3,sql:1", "--rate-type", "concurrent", "--rate", "4",
 		"--data", "prompt_tokens=16,output_tokens=4", "--max-requests", "40", "--output-dir", dir, "--run-id", "mm",
-		"--outputs", "json,jsonl,console,csv,aiperf")
+		"--outputs", "json,jsonl,console,csv,aiperf", "--slo", "ttft=10s,error_rate=1%")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -48,6 +48,16 @@ func TestBenchmarkSeveralModelsAndTargets(t *testing.T) {
 		if len(groups) != 2 || sum.Successful != tot.Successful || sum.Total != tot.Total || float64(out) != float64(bm.Metrics.OutputTokenCount.Successful.TotalSum) {
 			t.Fatalf("%s: %+v do not add up to %+v", name, groups, tot)
 		}
+	}
+	var good report.Int
+	for _, g := range bm.Extras.ByModel {
+		if g.Attainment == nil {
+			t.Fatalf("model %s not judged", g.Name)
+		}
+		good += g.GoodRequests
+	}
+	if bm.Extras.SLO == nil || float64(good) != float64(bm.Extras.SLO.GoodRequests) {
+		t.Fatalf("good requests by model add up to %v, the SLO says %+v", good, bm.Extras.SLO)
 	}
 	if m := bm.Extras.ByModel; m[0].Requests.Total <= m[1].Requests.Total {
 		t.Fatalf("weights 3:1 sent %d and %d requests", m[0].Requests.Total, m[1].Requests.Total)

@@ -61,10 +61,14 @@ func (a *Accumulator) figures(g *groupDim, in []int32, w MeasureWindow) []report
 		counts             report.StatusCounts
 		lat, ttft, itl     []float64
 		prompt, out, input int64
+		good               report.GoodputCounts
 	}
 	accs := make([]acc, len(g.names))
 	for _, i := range in {
 		s, x := a.sums.at(int(i)), &accs[g.of[i]]
+		if a.thresholds != nil {
+			countGood(&x.good, s)
+		}
 		x.counts.Total++
 		switch s.status {
 		case report.StatusSuccessful:
@@ -101,6 +105,11 @@ func (a *Accumulator) figures(g *groupDim, in []int32, w MeasureWindow) []report
 			RequestLatencyMs: quantiles(x.lat), TTFTMs: quantiles(x.ttft), ITLMs: quantiles(x.itl)}
 		if x.input > 0 {
 			f.Inputs = report.Int(x.input)
+		}
+		if x.good.Judged > 0 {
+			f.GoodRequests = report.Int(x.good.Good)
+			att := report.Float(float64(x.good.Good) / float64(x.good.Judged))
+			f.Attainment = &att
 		}
 		if sec > 0 {
 			f.RequestsPerSecond = report.Float(float64(x.counts.Successful) / sec)
