@@ -12,8 +12,8 @@ import (
 func groupTable(r *report.Report, what string, of func(*report.Extras) []report.GroupFigures) *texttable.Table {
 	t := &texttable.Table{
 		Title:  "By " + what + " (requests in the measurement window; latencies of the successful ones, ms)",
-		Groups: []texttable.Group{{Name: "", Span: 3}, {Name: "Requests", Span: 3}, {Name: "Throughput", Span: 2}, {Name: "Request latency", Span: 2}, {Name: "TTFT", Span: 2}, {Name: "ITL", Span: 1}},
-		Heads:  []string{"#", "Strategy", what, "Succ", "Err", "Inc", "Req/s", "Out tok/s", "P50", "P99", "P50", "P99", "P50"},
+		Groups: []texttable.Group{{Name: "", Span: 3}, {Name: "Requests", Span: 3}, {Name: "Throughput", Span: 2}, {Name: "Request latency", Span: 2}, {Name: "TTFT", Span: 2}, {Name: "ITL", Span: 1}, {Name: "SLO", Span: 1}},
+		Heads:  []string{"#", "Strategy", what, "Succ", "Err", "Inc", "Req/s", "Out tok/s", "P50", "P99", "P50", "P99", "P50", "Attain %"},
 	}
 	q := func(x *report.Quantiles, p func(*report.Quantiles) report.Float) string {
 		if x == nil {
@@ -31,11 +31,19 @@ func groupTable(r *report.Report, what string, of func(*report.Extras) []report.
 			t.Rows = append(t.Rows, []string{fmt.Sprint(i), bm.Config.Strategy.Label(), g.Name,
 				fmt.Sprint(g.Requests.Successful), fmt.Sprint(g.Requests.Errored), fmt.Sprint(g.Requests.Incomplete),
 				fmt.Sprintf("%.2f", float64(g.RequestsPerSecond)), fmt.Sprintf("%.1f", float64(g.OutputTokensPerSecond)),
-				q(g.RequestLatencyMs, p50), q(g.RequestLatencyMs, p99), q(g.TTFTMs, p50), q(g.TTFTMs, p99), q(g.ITLMs, p50)})
+				q(g.RequestLatencyMs, p50), q(g.RequestLatencyMs, p99), q(g.TTFTMs, p50), q(g.TTFTMs, p99), q(g.ITLMs, p50), attain(g.Attainment)})
 		}
 	}
 	if len(t.Rows) == 0 {
 		return nil
 	}
 	return t
+}
+
+// attain is an attainment as a percentage, "-" when not judged.
+func attain(a *report.Float) string {
+	if a == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", 100*float64(*a))
 }
