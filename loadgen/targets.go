@@ -68,6 +68,16 @@ func (c *Client) pickTarget(id uint64) *target {
 	return best
 }
 
+// BaseURLs returns every target's normalized base URL (credentials
+// included: for probes, never for logs), in the order given.
+func (c *Client) BaseURLs() []string {
+	out := make([]string, len(c.targets))
+	for i, t := range c.targets {
+		out[i] = t.base
+	}
+	return out
+}
+
 // PublicURLs returns every target's public URL (credentials removed), in
 // the order given.
 func (c *Client) PublicURLs() []string {

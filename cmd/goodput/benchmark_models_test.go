@@ -116,3 +116,15 @@ func TestMergeKeepsModelBreakdown(t *testing.T) {
 		t.Fatalf("merged breakdown %+v, totals %+v", b.Extras.ByModel, b.Metrics.RequestTotals)
 	}
 }
+
+// The metadata probe asks every target, and warns when a replica runs
+// another engine version.
+func TestBenchmarkProbesEveryTarget(t *testing.T) {
+	a := startTestMock(t, func(c *mock.Config) { c.TTFT, c.ITL, c.Version = time.Millisecond, time.Millisecond, "1.0.0" })
+	b := startTestMock(t, func(c *mock.Config) { c.TTFT, c.ITL, c.Version = time.Millisecond, time.Millisecond, "2.0.0" })
+	code, _, stderr := runGoodput(t, "benchmark", "--target", a+","+b, "--rate-type", "synchronous",
+		"--data", "prompt_tokens=8,output_tokens=2", "--max-requests", "2", "--outputs", "console")
+	if code != exitOK || !strings.Contains(stderr, "WARNING: target "+b+` runs engine version "2.0.0"`) {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
