@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -27,17 +28,20 @@ type fileRow struct {
 	turns   []fileTurn
 	session string
 	tools   []loadgen.ToolDef
+	media   []loadgen.Media
 }
 
 // mapping is the columns a table's roles resolved to ("" = not mapped).
 type mapping struct {
 	text, messages, prefix, promptCount, outputCount string
+	image, audio                                     string
 }
 
 // columns returns the mapping for reports: role → column.
 func (mp mapping) columns() map[string]string {
 	m := map[string]string{}
-	for role, c := range map[string]string{roleText: mp.text, roleMessages: mp.messages, rolePrefix: mp.prefix, rolePromptCount: mp.promptCount, roleOutputCount: mp.outputCount} {
+	for role, c := range map[string]string{roleText: mp.text, roleMessages: mp.messages, rolePrefix: mp.prefix, rolePromptCount: mp.promptCount, roleOutputCount: mp.outputCount,
+		roleImage: mp.image, roleAudio: mp.audio} {
 		if c != "" {
 			m[role] = c
 		}
@@ -50,7 +54,8 @@ func resolveMapping(t *table, m ColumnMapper) (mapping, error) {
 	for _, r := range []struct {
 		role string
 		dst  *string
-	}{{roleText, &mp.text}, {roleMessages, &mp.messages}, {rolePrefix, &mp.prefix}, {rolePromptCount, &mp.promptCount}, {roleOutputCount, &mp.outputCount}} {
+	}{{roleText, &mp.text}, {roleMessages, &mp.messages}, {rolePrefix, &mp.prefix}, {rolePromptCount, &mp.promptCount}, {roleOutputCount, &mp.outputCount},
+		{roleImage, &mp.image}, {roleAudio, &mp.audio}} {
 		c, err := m.resolve(t, r.role)
 		if err != nil {
 			return mp, err
@@ -71,6 +76,7 @@ func resolveMapping(t *table, m ColumnMapper) (mapping, error) {
 // user turn are skipped and counted; any other bad value is an error naming
 // the file, line and column.
 func extractRows(t *table, mp mapping) (rows []fileRow, skipped int, err error) {
+	files := mediaFiles{dir: filepath.Dir(t.name), read: map[string]loadgen.Media{}}
 	for i := range t.rows {
 		tr := &t.rows[i]
 		fr := fileRow{line: tr.line, promptCount: -1, outputCount: -1}
@@ -118,6 +124,18 @@ func extractRows(t *table, mp mapping) (rows []fileRow, skipped int, err error) 
 				if *n.dst, err = cellInt(c, 1); err != nil {
 					return nil, 0, fmt.Errorf("%s: column %q: %v", t.at(tr), n.col, err)
 				}
+			}
+		}
+		for _, col := range []string{mp.image, mp.audio} {
+			if col == "" {
+				continue
+			}
+			if c, ok := t.get(tr, col); ok {
+				m, err := files.cell(c)
+				if err != nil {
+					return nil, 0, fmt.Errorf("%s: column %q: %v", t.at(tr), col, err)
+				}
+				fr.media = append(fr.media, m...)
 			}
 		}
 		rows = append(rows, fr)
@@ -273,6 +291,7 @@ func buildRequests(rows []fileRow, tok *tokenize.Tokenizer) []*loadgen.Request {
 					out = max(1, tok.Count(fr.reply))
 				}
 				r := loadgen.NewRequest(fr.system, fr.prompt, out)
+				r.Media = fr.media
 				r.TargetPromptTokens = fr.promptCount
 				if tok != nil {
 					r.PromptTokens = tok.Count(r.Text())

@@ -405,6 +405,9 @@ func openSynthetic(spec Spec, opts Options) (*Dataset, error) {
 	} else {
 		s = NewSynthetic(spec, opts.Seed)
 	}
+	if s.images, s.clips, err = spec.Media.pool(opts.Seed); err != nil {
+		return nil, err
+	}
 	d := &Dataset{Source: s, synth: s, limit: opts.Samples}
 	if opts.Samples > 0 {
 		d.Source = limited{s, opts.Samples}

@@ -106,6 +106,9 @@ type Spec struct {
 	// and tools (see session.go). Prompt and Output are then each later
 	// turn's lengths.
 	Session SessionSpec
+	// Media are the synthetic images and audio of every request
+	// (media.go).
+	Media MediaSpec
 }
 
 // specKeys lists the accepted keys, for error messages.
@@ -150,9 +153,15 @@ func specFromParams(ps params) (Spec, error) {
 			}
 			continue
 		}
+		if ok, err := sp.Media.param(p); ok {
+			if err != nil {
+				return sp, err
+			}
+			continue
+		}
 		dst := sp.intField(p.key)
 		if dst == nil {
-			return sp, fmt.Errorf("unknown key %q (keys: %s)", p.key, strings.Join(append(append([]string{"kind"}, specKeys...), sessionKeys...), ", "))
+			return sp, fmt.Errorf("unknown key %q (keys: %s)", p.key, strings.Join(append(append(append([]string{"kind"}, specKeys...), sessionKeys...), mediaKeys...), ", "))
 		}
 		lo := 1
 		if p.key == "prefix_tokens" {
@@ -284,6 +293,9 @@ func (sp *Spec) validate() error {
 			return fmt.Errorf("%s: maximum %d is above the supported %d", d.name, hi, maxTokensPerPrompt)
 		}
 	}
+	if err := sp.Media.validate(); err != nil {
+		return err
+	}
 	if sp.Samples > maxSamples {
 		return fmt.Errorf("samples=%d: at most %d", sp.Samples, maxSamples)
 	}
@@ -349,6 +361,7 @@ func (sp Spec) String() string {
 		parts = append(parts, "prefix_count="+strconv.Itoa(sp.PrefixCount))
 	}
 	parts = append(parts, sp.Session.keys()...)
+	parts = append(parts, sp.Media.keys()...)
 	return strings.Join(parts, ",")
 }
 

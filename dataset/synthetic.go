@@ -38,6 +38,9 @@ type Synthetic struct {
 	totalW   float64
 	pool     []draw // spec.Samples draws; nil draws per request
 	shape    *sessionShape
+	// images and clips are the synthetic media requests take in turn
+	// (media.go); nil without.
+	images, clips []loadgen.Media
 }
 
 type prefixText struct {
@@ -229,6 +232,7 @@ func (s *Synthetic) request(round uint32, i uint64) *loadgen.Request {
 	}
 	prompt := s.gen.text(markerValue(round, i), ctx, s.contentTokens(d.n), d.off)
 	r := loadgen.NewRequest(system, prompt, d.out)
+	r.Media = s.mediaFor(i)
 	r.TargetPromptTokens = pt + d.n
 	if s.exact {
 		// The count is a fresh encode of the final text, not the target

@@ -166,6 +166,14 @@ func TestRequestBodiesGolden(t *testing.T) {
 		{"messages-nolimit", ClientConfig{Endpoint: EndpointMessages, NoStream: true, ExtraBody: `{"temperature":0}`},
 			NewChatRequest([]Message{{Role: "system", Content: "a"}, {Role: "system", Content: "b"}, {Role: "user", Content: "q"}, {Role: "assistant", Content: "r"}, {Role: "user", Content: "s"}}, -1), "/v1/messages"},
 		{"messages-path", ClientConfig{Endpoint: EndpointMessages, Path: "/anthropic/v1/messages"}, NewRequest("", "hi", 4), "/prefix/anthropic/v1/messages"},
+		{"chat-media", ClientConfig{}, mediaRequest(true), "/v1/chat/completions"},
+		{"responses-media", ClientConfig{Endpoint: EndpointResponses}, mediaRequest(false), "/v1/responses"},
+		{"messages-media", ClientConfig{Endpoint: EndpointMessages}, mediaRequest(false), "/v1/messages"},
+		{"embeddings", ClientConfig{Endpoint: EndpointEmbeddings}, NewEmbeddingsRequest([]string{"a \"b\"", "c"}), "/v1/embeddings"},
+		{"embeddings-one", ClientConfig{Endpoint: EndpointEmbeddings, ExtraBody: `{"dimensions":64}`}, sys, "/v1/embeddings"},
+		{"rerank", ClientConfig{Endpoint: EndpointRerank}, NewRerankRequest("q?", []string{"d1", "d2"}), "/v1/rerank"},
+		{"tei-rerank", ClientConfig{Endpoint: EndpointTEIRerank}, NewRerankRequest("q?", []string{"d1", "d2"}), "/rerank"},
+		{"score", ClientConfig{Endpoint: EndpointScore}, NewRerankRequest("q?", []string{"d1", "d2"}), "/score"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.cfg
@@ -222,7 +230,8 @@ func TestClientConfigErrors(t *testing.T) {
 		cfg  ClientConfig
 		want string
 	}{
-		{ClientConfig{Endpoint: "/v1/embeddings"}, `endpoint "/v1/embeddings": want /v1/chat/completions, /v1/completions, /v1/responses or /v1/messages`},
+		{ClientConfig{Endpoint: "/v1/images/generations"}, `endpoint "/v1/images/generations": want /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/rerank, /rerank, /score or /v1/audio/transcriptions`},
+		{ClientConfig{Endpoint: EndpointEmbeddings, BatchSize: -1}, `batch size -1: want 1 or more inputs per request`},
 		{ClientConfig{Path: "v1/x"}, `request path "v1/x": want a path like /v1/chat/completions`},
 		{ClientConfig{Endpoint: EndpointResponses, MaxTokensField: "max_tokens"}, `max tokens field "max_tokens": only for /v1/chat/completions and /v1/completions (/v1/responses sends its own)`},
 	} {

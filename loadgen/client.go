@@ -45,13 +45,29 @@ const DefaultMessagesMaxTokens = 4096
 type ClientConfig struct {
 	// Target is the server's base URL, e.g. http://vllm:8000; a trailing
 	// "/" or "/v1" is removed.
-	Target   string
-	Endpoint Endpoint // default EndpointChat
+	Target string
+	// Targets, when several, are servers (replicas without a load
+	// balancer) requests are spread over by TargetSelection (default
+	// round_robin; see targets.go); Target is then the first.
+	Targets         []string
+	TargetSelection string
+	Endpoint        Endpoint // default EndpointChat
 	// Path overrides the endpoint's path (its default, e.g.
 	// /v1/chat/completions); it is joined to Target, whose own path
 	// prefix is kept.
 	Path  string
 	Model string // required by Do; see ResolveModel
+	// Models, when several, are the models requests are sent to (Model
+	// is then the first), chosen per request by ModelSelection (default
+	// round_robin, or weighted when ModelWeights are given) seeded by
+	// ModelSeed; see models.go.
+	Models         []string
+	ModelWeights   []float64
+	ModelSelection string
+	ModelSeed      uint64
+	// BatchSize is the number of inputs of an embeddings request, or of
+	// documents of a rerank or score request (see Client.Group); 0 means 1.
+	BatchSize int
 
 	// APIKey is sent as "Authorization: Bearer", or as "x-api-key" to
 	// EndpointMessages; never logged.
@@ -111,7 +127,6 @@ type ClientConfig struct {
 // Client sends requests and measures them. It is safe for concurrent use.
 type Client struct {
 	cfg       ClientConfig
-	url       string
 	decode    func([]byte, *sse.Chunk) error // one stream event
 	decodeAll func([]byte, *sse.Chunk) error // a non-streaming body
 	http      *http.Client
@@ -121,7 +136,8 @@ type Client struct {
 	redactor  *strings.Replacer
 	headers   http.Header
 	baseURL   string
-	modelJSON []byte
+	targets   []*target // every server requests go to (targets.go); the first is baseURL
+	models    *picker
 	rxHolder  *os.File // keeps the kernel's receive timestamps on (rxstamp.go)
 	readyNote string   // what Ready could not check, "" when it checked all
 }
@@ -144,8 +160,19 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 		decode, decodeAll = sse.DecodeResponsesEvent, sse.DecodeResponsesBody
 	case EndpointMessages:
 		decode, decodeAll = sse.DecodeMessagesEvent, sse.DecodeMessagesBody
+	case EndpointTranscriptions:
+		decode, decodeAll = sse.DecodeTranscriptionEvent, decodeTranscription
+	case EndpointEmbeddings, EndpointRerank, EndpointTEIRerank, EndpointScore:
+		// pooling.go reads their bodies
+		if cfg.BatchSize < 0 {
+			return nil, fmt.Errorf("batch size %d: want 1 or more inputs per request", cfg.BatchSize)
+		}
 	default:
-		return nil, fmt.Errorf("endpoint %q: want %s, %s, %s or %s", cfg.Endpoint, EndpointChat, EndpointCompletions, EndpointResponses, EndpointMessages)
+		return nil, fmt.Errorf("endpoint %q: want %s, %s, %s, %s, %s, %s, %s, %s or %s", cfg.Endpoint, EndpointChat, EndpointCompletions, EndpointResponses, EndpointMessages,
+			EndpointEmbeddings, EndpointRerank, EndpointTEIRerank, EndpointScore, EndpointTranscriptions)
+	}
+	if len(cfg.Targets) > 0 {
+		cfg.Target = cfg.Targets[0]
 	}
 	base, err := NormalizeTarget(cfg.Target)
 	if err != nil {
@@ -173,7 +200,11 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 	if cfg.RequestIDPrefix == "" {
 		cfg.RequestIDPrefix = "goodput-"
 	}
-	c := &Client{cfg: cfg, baseURL: base, url: base + path, clock: clock, decode: decode, decodeAll: decodeAll}
+	targets, err := newTargets(&cfg, path)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{cfg: cfg, baseURL: base, targets: targets, clock: clock, decode: decode, decodeAll: decodeAll}
 	switch cfg.MaxTokensField {
 	case "":
 		if cfg.Endpoint == EndpointResponses {
@@ -256,8 +287,10 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 	if cfg.APIKey != "" {
 		secrets = append(secrets, cfg.APIKey, "***")
 	}
-	for _, s := range urlSecrets(cfg.Target) {
-		secrets = append(secrets, s, "***")
+	for _, t := range append([]string{cfg.Target}, cfg.Targets...) {
+		for _, s := range urlSecrets(t) {
+			secrets = append(secrets, s, "***")
+		}
 	}
 	c.redactor = strings.NewReplacer(secrets...)
 	c.headers = http.Header{}
@@ -265,7 +298,10 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 		c.headers.Set(k, v)
 	}
 	c.headers.Set("Content-Type", "application/json")
-	if cfg.NoStream {
+	if cfg.Endpoint == EndpointTranscriptions {
+		c.headers.Set("Content-Type", "multipart/form-data; boundary="+multipartBoundary)
+	}
+	if cfg.NoStream || cfg.Endpoint.Pooling() {
 		c.headers.Set("Accept", "application/json")
 	} else {
 		c.headers.Set("Accept", "text/event-stream")
@@ -281,14 +317,19 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 	case cfg.APIKey != "":
 		c.headers.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
-	c.SetModel(cfg.Model)
+	if len(cfg.Models) > 0 {
+		c.cfg.Model = cfg.Models[0]
+	}
+	if c.models, err = newPicker(&c.cfg); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
 // SetModel sets the model name sent in every request.
 func (c *Client) SetModel(model string) {
-	c.cfg.Model = model
-	c.modelJSON = appendJSONStr(nil, model)
+	c.cfg.Model, c.cfg.Models, c.cfg.ModelWeights, c.cfg.ModelSelection = model, nil, nil, ""
+	c.models, _ = newPicker(&c.cfg) // one model: no error
 }
 
 // SetCountTokens sets the client-side output token counter (the model's
@@ -309,7 +350,10 @@ func (c *Client) Secrets() []string {
 	if c.cfg.APIKey != "" {
 		out = append(out, c.cfg.APIKey)
 	}
-	return append(out, urlSecrets(c.cfg.Target)...)
+	for _, t := range append([]string{c.cfg.Target}, c.cfg.Targets...) {
+		out = append(out, urlSecrets(t)...)
+	}
+	return out
 }
 
 // urlSecrets returns the forms in which credentials embedded in a target
@@ -379,13 +423,17 @@ type ModelInfo struct {
 // noModelsList is the error of a GET /v1/models answered 404.
 type noModelsList struct{ error }
 
-// Models lists the server's models (GET /v1/models).
-func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
+// Models lists the server's models (GET /v1/models); with several
+// targets, the first's.
+func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) { return c.modelsAt(ctx, c.baseURL) }
+
+// modelsAt lists the models of the server at base.
+func (c *Client) modelsAt(ctx context.Context, base string) ([]ModelInfo, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.ConnectTimeout+20*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.baseURL+"/v1/models", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/models", nil)
 	if err != nil {
-		return nil, fmt.Errorf("target %s: %w", redact.URL(c.baseURL), err)
+		return nil, fmt.Errorf("target %s: %w", redact.URL(base), err)
 	}
 	for k, v := range c.headers {
 		if k != "Content-Type" && k != "Accept" {
@@ -398,11 +446,11 @@ func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
 		if untrustedCert(err) {
 			hint = " (the server's certificate is not trusted: give its CA with --ca-file, or skip verification with --insecure)"
 		}
-		return nil, fmt.Errorf("target %s unreachable: %s%s", redact.URL(c.baseURL), c.Redact(rootCause(err)), hint)
+		return nil, fmt.Errorf("target %s unreachable: %s%s", redact.URL(base), c.Redact(rootCause(err)), hint)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		err := fmt.Errorf("target %s: GET /v1/models returned HTTP %d%s", redact.URL(c.baseURL), resp.StatusCode, c.errorBody(resp))
+		err := fmt.Errorf("target %s: GET /v1/models returned HTTP %d%s", redact.URL(base), resp.StatusCode, c.errorBody(resp))
 		if resp.StatusCode == http.StatusNotFound {
 			err = noModelsList{err}
 		}
@@ -412,43 +460,72 @@ func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
 		Data []ModelInfo `json:"data"`
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 8<<20)).Decode(&body); err != nil {
-		return nil, fmt.Errorf("target %s: GET /v1/models: invalid JSON: %v", redact.URL(c.baseURL), err)
+		return nil, fmt.Errorf("target %s: GET /v1/models: invalid JSON: %v", redact.URL(base), err)
 	}
 	return body.Data, nil
 }
 
 // Ready performs the readiness check before a run: the server answers
-// /v1/models, and the configured model is one of them. With no model
+// /v1/models, and the configured models are among them. With no model
 // configured, it picks the first listed (GuideLLM's default) and sets it.
 // A server without /v1/models (HTTP 404: some gateways and custom
 // servers) is ready when a model is configured, unchecked: ReadyNote says
-// so.
+// so. With several targets every one is checked; the first's models are
+// returned.
 func (c *Client) Ready(ctx context.Context) ([]ModelInfo, error) {
 	c.readyNote = ""
-	models, err := c.Models(ctx)
+	var first []ModelInfo
+	var notes []string
+	for i, t := range c.targets {
+		models, err := c.readyAt(ctx, t.base)
+		var none noModelsList
+		if errors.As(err, &none) && c.cfg.Model != "" {
+			notes = append(notes, fmt.Sprintf("GET /v1/models answered HTTP 404: model %q not checked", c.cfg.Model))
+			if len(c.targets) > 1 {
+				notes[len(notes)-1] = t.public + ": " + notes[len(notes)-1]
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			first = models
+		}
+	}
+	c.readyNote = strings.Join(notes, "; ")
+	return first, nil
+}
+
+// readyAt checks the server at base (see Ready).
+func (c *Client) readyAt(ctx context.Context, base string) ([]ModelInfo, error) {
+	models, err := c.modelsAt(ctx, base)
 	var none noModelsList
 	if errors.As(err, &none) && c.cfg.Model != "" {
-		c.readyNote = fmt.Sprintf("GET /v1/models answered HTTP 404: model %q not checked", c.cfg.Model)
-		return nil, nil
+		return nil, err
 	}
 	if err != nil {
 		return nil, err
 	}
 	if len(models) == 0 {
-		return nil, fmt.Errorf("target %s: GET /v1/models lists no model", redact.URL(c.baseURL))
+		return nil, fmt.Errorf("target %s: GET /v1/models lists no model", redact.URL(base))
 	}
 	if c.cfg.Model == "" {
 		c.SetModel(models[0].ID)
 		return models, nil
 	}
 	ids := make([]string, 0, len(models))
+	served := map[string]bool{}
 	for _, m := range models {
-		if m.ID == c.cfg.Model {
-			return models, nil
-		}
+		served[m.ID] = true
 		ids = append(ids, m.ID)
 	}
-	return nil, fmt.Errorf("model %q is not served by %s (it serves: %s)", c.cfg.Model, redact.URL(c.baseURL), strings.Join(ids, ", "))
+	for _, name := range c.models.names {
+		if !served[name] {
+			return nil, fmt.Errorf("model %q is not served by %s (it serves: %s)", name, redact.URL(base), strings.Join(ids, ", "))
+		}
+	}
+	return models, nil
 }
 
 // ReadyNote says what the last Ready could not check ("" when nothing).

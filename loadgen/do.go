@@ -71,7 +71,15 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 	rec.RequestedPromptTokens = req.TargetPromptTokens
 	rec.RequestedOutputTokens = req.MaxTokens
 	rec.ClientPromptTokens = req.PromptTokens
-	cn.body = c.appendBody(cn.body[:0], req)
+	rec.Inputs, rec.MediaBytes = req.Inputs(), req.MediaBytes()
+	for _, m := range req.Media {
+		rec.AudioSeconds += m.Seconds
+	}
+	mi := c.models.pick(rec.ID)
+	if len(c.models.names) > 1 {
+		rec.Model = c.models.names[mi]
+	}
+	cn.body = c.appendBody(cn.body[:0], req, c.models.json[mi])
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -98,7 +106,13 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 			rec.Sent = sent.Load()
 		}
 	}()
-	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, c.url, bytes.NewReader(cn.body))
+	tg := c.pickTarget(rec.ID)
+	if len(c.targets) > 1 {
+		rec.Target = tg.public
+		tg.inflight.Add(1)
+		defer tg.inflight.Add(-1)
+	}
+	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, tg.url, bytes.NewReader(cn.body))
 	if err != nil {
 		c.fail(rec, record.ErrClient, err.Error())
 		return
@@ -130,6 +144,10 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		c.fail(rec, record.ErrHTTPStatus, fmt.Sprintf("HTTP %d%s", resp.StatusCode, c.errorBody(resp)))
+		return
+	}
+	if c.cfg.Endpoint.Pooling() {
+		c.readPooling(ctx, resp, &st, stall, req)
 		return
 	}
 	if c.cfg.NoStream {
@@ -359,36 +377,9 @@ func (c *Client) finishTokens(st *streamState) {
 // readBody handles a non-streaming response.
 func (c *Client) readBody(ctx context.Context, resp *http.Response, st *streamState, stall *stallWatch) {
 	rec, cn := st.rec, st.cn
-	cn.text = cn.text[:0]
-	for {
-		if len(cn.text) == cap(cn.text) {
-			cn.text = append(cn.text, 0)[:len(cn.text)]
-		}
-		n, err := resp.Body.Read(cn.text[len(cn.text):cap(cn.text)])
-		cn.text = cn.text[:len(cn.text)+n]
-		if n > 0 {
-			st.arrived()
-			if rec.FirstChunk == 0 {
-				rec.FirstChunk = st.now
-			}
-			if stall != nil {
-				stall.progress(st.now)
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			c.failCtx(ctx, rec, err)
-			return
-		}
-		if len(cn.text) > 64<<20 {
-			c.fail(rec, record.ErrProtocol, "response body larger than 64 MiB")
-			return
-		}
+	if !c.readAll(ctx, resp, st, stall) {
+		return
 	}
-	rec.End = max(st.now, rec.Headers)
-	rec.Iterations = 1
 	cn.chunk.Reset()
 	if err := c.decodeAll(cn.text, &cn.chunk); err != nil {
 		c.fail(rec, record.ErrProtocol, "malformed response: "+err.Error())
@@ -430,6 +421,43 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, st *streamSt
 		return
 	}
 	rec.Status = record.StatusSuccessful
+}
+
+// readAll reads a whole response body into st.cn.text and sets its end;
+// false when the request failed.
+func (c *Client) readAll(ctx context.Context, resp *http.Response, st *streamState, stall *stallWatch) bool {
+	rec, cn := st.rec, st.cn
+	cn.text = cn.text[:0]
+	for {
+		if len(cn.text) == cap(cn.text) {
+			cn.text = append(cn.text, 0)[:len(cn.text)]
+		}
+		n, err := resp.Body.Read(cn.text[len(cn.text):cap(cn.text)])
+		cn.text = cn.text[:len(cn.text)+n]
+		if n > 0 {
+			st.arrived()
+			if rec.FirstChunk == 0 {
+				rec.FirstChunk = st.now
+			}
+			if stall != nil {
+				stall.progress(st.now)
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			c.failCtx(ctx, rec, err)
+			return false
+		}
+		if len(cn.text) > 64<<20 {
+			c.fail(rec, record.ErrProtocol, "response body larger than 64 MiB")
+			return false
+		}
+	}
+	rec.End = max(st.now, rec.Headers)
+	rec.Iterations = 1
+	return true
 }
 
 // fail marks rec errored with a class and message.
@@ -520,9 +548,15 @@ func oneLine(s string) string {
 }
 
 // appendBody renders the JSON request body for req.
-func (c *Client) appendBody(b []byte, req *Request) []byte {
+func (c *Client) appendBody(b []byte, req *Request, model []byte) []byte {
+	if c.cfg.Endpoint.Pooling() {
+		return c.appendPoolingBody(b, req, model)
+	}
+	if c.cfg.Endpoint == EndpointTranscriptions {
+		return c.appendMultipart(b, req, model)
+	}
 	b = append(b, `{"model":`...)
-	b = append(b, c.modelJSON...)
+	b = append(b, model...)
 	b = append(b, ',')
 	switch c.cfg.Endpoint {
 	case EndpointChat:

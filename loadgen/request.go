@@ -45,6 +45,15 @@ type Request struct {
 	// their own form (otherwise the chat messages serve).
 	responsesOnce sync.Once
 	responsesJSON []byte
+
+	pool *pooled // a pooling request's inputs (pooling.go), nil for others
+
+	// Media are images and audio sent with the last user message
+	// (media.go); set before sharing the request. A request with media is
+	// rendered for one API only (the first asked for).
+	Media     []Media
+	mediaOnce sync.Once
+	mediaJSON []byte
 }
 
 // NewRequest builds a request from an optional system prefix and a user
@@ -64,6 +73,9 @@ func NewChatRequest(msgs []Message, maxTokens int) *Request {
 
 // chat returns the `"messages":[...]` fragment.
 func (r *Request) chat() []byte {
+	if len(r.Media) > 0 {
+		return r.withMedia(EndpointChat)
+	}
 	r.chatOnce.Do(func() { r.chatJSON = appendMessages(nil, r.Messages) })
 	return r.chatJSON
 }
@@ -71,6 +83,9 @@ func (r *Request) chat() []byte {
 // responses returns the `[...]` of the Responses API's "input": the
 // chat messages.
 func (r *Request) responses() []byte {
+	if len(r.Media) > 0 {
+		return r.withMedia(EndpointResponses)[len(`"messages":`):]
+	}
 	if !r.hasTools() {
 		return r.chat()[len(`"messages":`):]
 	}
@@ -82,6 +97,9 @@ func (r *Request) responses() []byte {
 // leading system messages become a `"system":"...",` prefix (their
 // contents joined with blank lines), as that API has no system role.
 func (r *Request) anthropic() []byte {
+	if len(r.Media) > 0 {
+		return r.withMedia(EndpointMessages)
+	}
 	r.anthropicOnce.Do(func() {
 		n := 0
 		for n < len(r.Messages) && r.Messages[n].Role == "system" {

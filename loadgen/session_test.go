@@ -294,7 +294,7 @@ func TestTurnBodies(t *testing.T) {
 			t.Fatal(err)
 		}
 		req := NewChatRequest(msgs, -1)
-		body := string(c.appendBody(nil, req))
+		body := string(c.appendBody(nil, req, c.models.json[0]))
 		if !strings.Contains(body, w) {
 			t.Errorf("%s: body %s\nwant it to contain %s", ep, body, w)
 		}

@@ -22,6 +22,10 @@ type Config struct {
 	// another model get a 404 with an OpenAI-style error body; a request with
 	// no "model" field is served. Default "goodput-mock". Must be non-empty.
 	Model string
+	// LoRAModules are LoRA adapters served as extra models, as vLLM's
+	// --lora-modules name=path: /v1/models lists each (its root the path,
+	// its parent Model), and requests may name them (lora.go).
+	LoRAModules []LoRAModule
 
 	// MaxModelLen is the context length in tokens, reported by /v1/models as
 	// max_model_len. As in vLLM, a request whose prompt tokens plus max_tokens
@@ -271,6 +275,9 @@ func ApproxTokenCount(s string) int {
 func (c *Config) validate() error {
 	if strings.TrimSpace(c.Model) == "" {
 		return configErr("Model", "must be a non-empty model name")
+	}
+	if err := c.validateLoRA(); err != nil {
+		return err
 	}
 	if c.MaxModelLen < 1 {
 		return configErr("MaxModelLen", "must be >= 1 token, got %d", c.MaxModelLen)

@@ -16,8 +16,9 @@ func (s *Server) serveModels(w http.ResponseWriter, _ *http.Request) {
 	b = append(b, s.modelJSON...)
 	b = append(b, `,"parent":null,"max_model_len":`...)
 	b = appendInt(b, int64(s.cfg.MaxModelLen))
-	b = append(b, `,"permission":[]}]}`...)
-	writeJSON(w, http.StatusOK, b)
+	b = append(b, `,"permission":[]}`...)
+	b = s.appendLoRAModels(b)
+	writeJSON(w, http.StatusOK, append(b, "]}"...))
 }
 
 // serveVersion answers GET /version: {"version": Config.Version}.
@@ -56,12 +57,17 @@ func scrapeDraw(seed, j uint64) float64 {
 // serveFallback answers unknown paths and wrong methods as vLLM's FastAPI
 // does: {"detail":"Not Found"} or {"detail":"Method Not Allowed"}.
 func serveFallback(w http.ResponseWriter, r *http.Request) {
+	_, pooling := poolingPaths[r.URL.Path]
 	switch r.URL.Path {
-	case "/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/messages":
+	case "/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/messages", "/v1/audio/transcriptions":
 		w.Header().Set("Allow", "POST")
 	case "/v1/models", "/health", "/version", "/metrics", "/dcgm/metrics":
 		w.Header().Set("Allow", "GET, HEAD")
 	default:
+		if pooling {
+			w.Header().Set("Allow", "POST")
+			break
+		}
 		writeJSON(w, http.StatusNotFound, []byte(`{"detail":"Not Found"}`))
 		return
 	}

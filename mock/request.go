@@ -78,6 +78,7 @@ type rawStreamOpts struct {
 
 // request is a validated completion request.
 type request struct {
+	lora            string // the LoRA adapter named as the model, "" for the base model
 	api             apiKind
 	chat            bool // api == apiChat
 	stream          bool
@@ -134,7 +135,10 @@ func parseBody(body []byte, api apiKind, cfg *Config, pc promptCounter) (request
 		return request{}, badRequest("", "request body is not a valid JSON object: %v", err)
 	}
 	req := request{api: api, chat: chat}
-	if raw.Model != nil && *raw.Model != "" && *raw.Model != cfg.Model {
+	if raw.Model != nil && *raw.Model != cfg.Model {
+		req.lora = *raw.Model // served (checked below): responses name it
+	}
+	if raw.Model != nil && *raw.Model != "" && !cfg.serves(*raw.Model) {
 		switch api {
 		case apiMessages: // Anthropic's form
 			return request{}, &apiError{status: http.StatusNotFound, typ: "not_found_error", message: "model: " + *raw.Model}

@@ -118,7 +118,7 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, api api
 	}
 	sched := s.newSchedule(st, &p, arrival)
 	st.r = renderer{
-		api: api, chat: req.chat, k: k, idHi: p.idHi, idLo: p.idLo, created: arrival.Unix(), modelJSON: s.modelJSON,
+		api: api, chat: req.chat, k: k, idHi: p.idHi, idLo: p.idLo, created: arrival.Unix(), modelJSON: s.responseModel(&req),
 		tpc: s.cfg.TokensPerChunk, tokens: p.tokens, prompt: req.promptTokens, finish: p.finish,
 		stamp: s.cfg.Stamp, contUsage: req.continuousUsage, cached: p.cached, cacheOn: s.prefix != nil,
 	}

@@ -124,6 +124,22 @@ func AppendJSON(b []byte, r *Record) []byte {
 	b = appendInt(b, "client_output_tokens", int64(r.ClientOutputTokens))
 	b = appendInt(b, "requested_prompt_tokens", int64(r.RequestedPromptTokens))
 	b = appendInt(b, "requested_output_tokens", int64(r.RequestedOutputTokens))
+	if r.Model != "" {
+		b = appendStr(b, "model", r.Model)
+	}
+	if r.Target != "" {
+		b = appendStr(b, "target", r.Target)
+	}
+	if r.MediaBytes != 0 {
+		b = appendInt(b, "media_bytes", int64(r.MediaBytes))
+	}
+	if r.AudioSeconds != 0 {
+		b = append(b, `,"audio_seconds":`...)
+		b = strconv.AppendFloat(b, r.AudioSeconds, 'g', -1, 64)
+	}
+	if r.Inputs != 0 {
+		b = appendInt(b, "inputs", int64(r.Inputs))
+	}
 	if r.OutputText != "" {
 		b = appendStr(b, "output_text", r.OutputText)
 	}
@@ -262,6 +278,11 @@ type jsonRecord struct {
 	ClientOutputTokens    *int    `json:"client_output_tokens"`
 	RequestedPromptTokens *int    `json:"requested_prompt_tokens"`
 	RequestedOutputTokens *int    `json:"requested_output_tokens"`
+	Model                 string  `json:"model"`
+	Target                string  `json:"target"`
+	MediaBytes            int     `json:"media_bytes"`
+	AudioSeconds          float64 `json:"audio_seconds"`
+	Inputs                int     `json:"inputs"`
 	OutputText            string  `json:"output_text"`
 	ReasoningText         string  `json:"reasoning_text"`
 	SessionID             string  `json:"session_id"`
@@ -351,6 +372,7 @@ func UnmarshalLine(line []byte, r *Record) error {
 	setOpt(&r.ClientOutputTokens, j.ClientOutputTokens)
 	setOpt(&r.RequestedPromptTokens, j.RequestedPromptTokens)
 	setOpt(&r.RequestedOutputTokens, j.RequestedOutputTokens)
+	r.Model, r.Target, r.Inputs, r.MediaBytes, r.AudioSeconds = j.Model, j.Target, j.Inputs, j.MediaBytes, j.AudioSeconds
 	r.OutputText, r.ReasoningText = j.OutputText, j.ReasoningText
 	if j.SessionID != "" {
 		r.Session = Session{ID: j.SessionID, Turn: j.TurnIndex, Turns: j.SessionTurns, HistoryMessages: j.HistoryMessages, HistoryTokens: -1, ToolCalls: j.ToolCalls}

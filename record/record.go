@@ -166,6 +166,21 @@ type Record struct {
 	ClientPromptTokens int
 	ClientOutputTokens int
 
+	// Model is the model the request was sent to, and Target the server
+	// (its public URL), when the run has several; "" otherwise.
+	Model, Target string
+
+	// MediaBytes is the size of the images and audio a request sent
+	// (before base64); 0 without. AudioSeconds is the length of its audio
+	// (a transcription's file), 0 without.
+	MediaBytes   int
+	AudioSeconds float64
+
+	// Inputs is the number of inputs of a pooling request: the texts of
+	// an embeddings request, the documents of a rerank or score request;
+	// 0 for generative requests.
+	Inputs int
+
 	// What the request asked for (-1 when not set).
 	RequestedPromptTokens int
 	RequestedOutputTokens int

@@ -279,6 +279,13 @@ func (c *csvCols) goodput(b *Benchmark) {
 	c.add("Goodput Token Mismatch", "Server Higher", "", strconv.FormatInt(int64(tm.ServerHigher), 10))
 	c.add("Goodput Token Mismatch", "Client Higher", "", strconv.FormatInt(int64(tm.ClientHigher), 10))
 	c.censored(g)
+	if in := g.Inputs; in != nil {
+		c.add("Goodput Inputs", "Kind", "", in.Kind)
+		c.add("Goodput Inputs", "Total", "", strconv.FormatInt(int64(in.Total), 10))
+		c.add("Goodput Inputs", "Per Second", "", pyFloat(float64(in.PerSecond)))
+	}
+	c.groups("Model", g.ByModel)
+	c.groups("Target", g.ByTarget)
 	c.slo(g.SLO)
 	c.sessions(g.Sessions)
 }
@@ -314,6 +321,32 @@ func (c *csvCols) sessions(s *SessionExtras) {
 		c.add("Goodput Sessions By Turn", field, "TTFT P50 ms", pyFloat(float64(p50)))
 		c.add("Goodput Sessions By Turn", field, "TTFT P99 ms", pyFloat(float64(d.Percentiles.P99)))
 		c.add("Goodput Sessions By Turn", field, "Cache Hit Rate", pyOpt(t.CacheHitRate))
+	}
+}
+
+// groups adds the columns of a breakdown by model or target: one group
+// of columns per model ("Goodput Model <name>"), present only in
+// reports that have the breakdown.
+func (c *csvCols) groups(what string, gs []GroupFigures) {
+	q := func(x *Quantiles, p func(*Quantiles) Float) string {
+		if x == nil {
+			return ""
+		}
+		return pyFloat(float64(p(x)))
+	}
+	p50 := func(x *Quantiles) Float { return x.P50 }
+	p99 := func(x *Quantiles) Float { return x.P99 }
+	for _, g := range gs {
+		grp := "Goodput " + what + " " + g.Name
+		c.add(grp, "Successful", "", strconv.FormatInt(int64(g.Requests.Successful), 10))
+		c.add(grp, "Errored", "", strconv.FormatInt(int64(g.Requests.Errored), 10))
+		c.add(grp, "Incomplete", "", strconv.FormatInt(int64(g.Requests.Incomplete), 10))
+		c.add(grp, "Requests Per Second", "", pyFloat(float64(g.RequestsPerSecond)))
+		c.add(grp, "Output Tokens Per Second", "", pyFloat(float64(g.OutputTokensPerSecond)))
+		c.add(grp, "Request Latency", "P50 ms", q(g.RequestLatencyMs, p50))
+		c.add(grp, "Request Latency", "P99 ms", q(g.RequestLatencyMs, p99))
+		c.add(grp, "Time to First Token", "P50 ms", q(g.TTFTMs, p50))
+		c.add(grp, "Time to First Token", "P99 ms", q(g.TTFTMs, p99))
 	}
 }
 

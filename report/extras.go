@@ -37,6 +37,16 @@ type Extras struct {
 	// template's role markers, special tokens), by request type
 	// (chat_completions, text_completions); nil when not measured.
 	PromptOverhead map[string]*PromptOverhead `json:"prompt_overhead,omitempty"`
+	// Inputs counts the inputs of a pooling benchmark's successful
+	// requests (embedded texts, ranked documents); nil for generative
+	// benchmarks.
+	Inputs *InputFigures `json:"inputs,omitempty"`
+	// ByModel and ByTarget break the window's requests down by the model
+	// and the target they were sent to, when the run had several (exact
+	// only: absent beyond the exact cap); each group's request counts
+	// and token sums add up to the benchmark's.
+	ByModel  []GroupFigures `json:"by_model,omitempty"`
+	ByTarget []GroupFigures `json:"by_target,omitempty"`
 	// TokenWarnings are the token counts that disagree by more than the
 	// run's threshold, with their likely cause; nil when none does.
 	TokenWarnings []TokenWarning `json:"token_warnings,omitempty"`
@@ -130,6 +140,51 @@ type TurnMetrics struct {
 	PromptTokensMean    Float  `json:"prompt_tokens_mean"`
 	HistoryMessagesMean Float  `json:"history_messages_mean"`
 	CacheHitRate        *Float `json:"cache_hit_rate,omitempty"`
+}
+
+// InputFigures are the inputs of a pooling benchmark (embeddings, rerank,
+// score), or the audio of a transcription benchmark, over the successful
+// requests in the measurement window.
+type InputFigures struct {
+	Kind  string `json:"kind"`  // "inputs" (embeddings), "documents" (rerank, score) or "audio_seconds" (transcriptions)
+	Total Int    `json:"total"` // inputs, documents or audio clips
+	// Seconds is the audio's length in all (audio_seconds only); per
+	// request and per second then count audio seconds.
+	Seconds    Float `json:"seconds,omitempty"`
+	PerRequest Float `json:"per_request"`
+	PerSecond  Float `json:"per_second"` // over the measurement window
+}
+
+// GroupFigures are the figures of one model's (or target's) requests in
+// the measurement window: counts by status, and over the successful
+// ones latencies (ms), token sums and rates (over the window).
+type GroupFigures struct {
+	Name                  string       `json:"name"`
+	Requests              StatusCounts `json:"requests"`
+	RequestsPerSecond     Float        `json:"requests_per_second"`
+	PromptTokens          Int          `json:"prompt_tokens"`
+	OutputTokens          Int          `json:"output_tokens"`
+	OutputTokensPerSecond Float        `json:"output_tokens_per_second"`
+	Inputs                Int          `json:"inputs,omitempty"` // pooling requests' inputs or documents
+	// GoodRequests and Attainment judge the group's requests against the
+	// SLO's per-request thresholds: those that met them all, and their
+	// share of the requests judged; absent without an SLO verdict.
+	GoodRequests     Int        `json:"good_requests,omitempty"`
+	Attainment       *Float     `json:"attainment,omitempty"`
+	RequestLatencyMs *Quantiles `json:"request_latency_ms"`
+	TTFTMs           *Quantiles `json:"ttft_ms"`
+	ITLMs            *Quantiles `json:"itl_ms"`
+}
+
+// Quantiles is a small summary of a group's values (nearest-rank
+// percentiles).
+type Quantiles struct {
+	Count Int   `json:"count"`
+	Mean  Float `json:"mean"`
+	P50   Float `json:"p50"`
+	P90   Float `json:"p90"`
+	P99   Float `json:"p99"`
+	Max   Float `json:"max"`
 }
 
 // ClientLoad describes goodput's own process during a benchmark, so that a

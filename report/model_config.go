@@ -464,9 +464,9 @@ func backendJSON(b Backend) (json.RawMessage, error) {
 	switch rf {
 	case "/v1/completions", "/v1/chat/completions", "/v1/embeddings", "/v1/responses",
 		"/v1/audio/transcriptions", "/v1/audio/translations", "/pooling",
-		"/v1/messages": // goodput's own: Anthropic Messages
+		"/v1/messages", "/v1/rerank", "/rerank", "/score": // goodput's own: Anthropic Messages, rerank (Cohere/vLLM, TEI), vLLM's score
 	default:
-		return nil, fmt.Errorf("spec: request format %q is not one of GuideLLM's (/v1/chat/completions, /v1/completions, …) or /v1/messages", rf)
+		return nil, fmt.Errorf("spec: request format %q is not one of GuideLLM's (/v1/chat/completions, /v1/completions, …) or one of goodput's (/v1/messages, /v1/rerank, /rerank, /score)", rf)
 	}
 	w := NewOrderedObject()
 	w.Field("kind", "openai_http")

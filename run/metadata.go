@@ -22,7 +22,34 @@ func (s *state) probe(ctx context.Context) error {
 	in := metadataInputs(s.cfg, s.data, s.tok, s.runID, s.generated)
 	md, err := collectRunMetadata(ctx, s.stderr, m.Strict, metadataProbe(s.client, s.models, m.ProbeTimeout), in)
 	s.md = md
+	if err == nil && md != nil {
+		s.probeReplicas(ctx, md, in)
+	}
 	return err
+}
+
+// probeReplicas probes every target after the first (the one the run
+// metadata describes) and warns, one line each, where a replica runs
+// another engine, engine version or model.
+func (s *state) probeReplicas(ctx context.Context, first *report.RunMetadata, in metadata.Inputs) {
+	bases, public := s.client.BaseURLs(), s.client.PublicURLs()
+	for i := 1; i < len(bases); i++ {
+		p := metadataProbe(s.client, nil, s.cfg.Metadata.ProbeTimeout)
+		p.BaseURL = bases[i]
+		res, err := metadata.Collect(ctx, p, in)
+		if err != nil || res.Metadata == nil {
+			fmt.Fprintf(s.stderr, "WARNING: target %s: metadata probe failed\n", public[i])
+			continue
+		}
+		md := res.Metadata
+		for _, f := range [...]struct{ name, got, want string }{
+			{"engine", md.Engine, first.Engine}, {"engine version", md.EngineVersion, first.EngineVersion}, {"model", md.Model, first.Model},
+		} {
+			if f.got != f.want {
+				fmt.Fprintf(s.stderr, "WARNING: target %s runs %s %q, %s runs %q: the replicas differ\n", public[i], f.name, f.got, public[0], f.want)
+			}
+		}
+	}
 }
 
 // metadataInputs gathers what the run itself knows for its metadata.

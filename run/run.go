@@ -154,6 +154,11 @@ func (s *state) openData(ctx context.Context) error {
 	if tok != nil && s.cfg.Client.CountTokens == nil {
 		s.client.SetCountTokens(tok.Count)
 	}
+	if first, ok := s.data.Source.Request(0); ok {
+		if err := loadgen.CheckMedia(s.client.Config().Endpoint, first); err != nil {
+			return usagef("--data with --request-type: %v", err)
+		}
+	}
 	if s.cfg.Tokens.applies() {
 		return s.applyOverhead(ctx, opts)
 	}
@@ -316,10 +321,11 @@ func (s *state) rounds(ctx context.Context) ([]sweep.Round, error) {
 	obs = s.live.observer(engine, obs)
 	tobs := s.tel.Observer(obs, engine.Clock().Time)
 	runner := &sweep.Runner{
-		Engine: engine, Source: s.data.Source, Sources: s.data.Round, Constraints: p.Constraints, TargetMOE: p.TargetMOE,
+		Engine: engine, Source: s.client.Group(s.data.Source), Sources: func(r int) loadgen.Source { return s.client.Group(s.data.Round(r)) },
+		Constraints: p.Constraints, TargetMOE: p.TargetMOE,
 		Report: accum.Config{Warmup: p.Warmup, Cooldown: p.Cooldown, SampleSize: sampleSize(p.SampleRequests),
 			Seed: uint64(p.Seed), SLO: s.cfg.SLO,
-			RequestType: requestType(s.client.Config().Endpoint), PromptOverhead: s.data.Description.PromptOverhead,
+			RequestType: requestType(s.client.Config().Endpoint), InputKind: inputKind(s.client.Config().Endpoint), Models: s.client.SentModels(), Targets: s.client.PublicURLs(), PromptOverhead: s.data.Description.PromptOverhead,
 			Tokenizer: s.tokName(), TokenMismatchWarn: s.cfg.Tokens.MismatchWarn, Confidence: p.Confidence,
 			Streaming: s.cfg.Metrics.Streaming, SliceNs: int64(s.cfg.Metrics.SliceDuration), Percentiles: s.cfg.Metrics.Percentiles},
 		Info:    accum.BenchmarkInfo{RunID: s.runID},
@@ -515,12 +521,27 @@ func (s *state) tokName() string {
 
 // requestType is the report's name of an endpoint's request type
 // (GuideLLM's chat_completions and text_completions).
+// inputKind names what a pooling request's inputs are.
+func inputKind(e loadgen.Endpoint) string {
+	switch {
+	case e == loadgen.EndpointTranscriptions:
+		return accum.InputAudio
+	case e == loadgen.EndpointEmbeddings:
+		return "inputs"
+	case e.Pooling():
+		return "documents"
+	}
+	return ""
+}
+
 func requestType(e loadgen.Endpoint) string {
 	switch e {
 	case loadgen.EndpointChat:
 		return "chat_completions"
 	case loadgen.EndpointCompletions:
 		return "text_completions"
+	case loadgen.EndpointTEIRerank:
+		return "tei_rerank"
 	}
-	return strings.TrimPrefix(string(e), "/v1/")
+	return strings.TrimPrefix(strings.TrimPrefix(string(e), "/v1/"), "/")
 }

@@ -157,6 +157,21 @@ func Default() Spec {
 	return s
 }
 
+// DefaultPoolingSpec is the default SLO of the pooling request types
+// (embeddings, rerank, score), which have no tokens to time: request
+// latency P99 ≤ 1 s, errors ≤ 0.5 %.
+const DefaultPoolingSpec = "e2e_p99=1s,error_rate=0.5%"
+
+// DefaultPooling returns DefaultPoolingSpec, marked as the default.
+func DefaultPooling() Spec {
+	s, err := Parse(DefaultPoolingSpec)
+	if err != nil {
+		panic("slo: the default pooling spec does not parse: " + err.Error())
+	}
+	s.Default = true
+	return s
+}
+
 // String is the canonical form, which Parse reads back to the same spec.
 func (s Spec) String() string {
 	parts := make([]string, len(s.Objectives))

@@ -39,6 +39,8 @@ import (
 type benchOptions struct {
 	target, model, requestType, rateType, rate, data string
 	requestPath                                      string
+	batchSize                                        int
+	modelSelection, targetSelection                  string
 	maxSeconds                                       float64
 	maxRequests, maxErrors                           int
 	maxErrorRate                                     float64
@@ -92,11 +94,14 @@ type benchOptions struct {
 }
 
 func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
-	fs.StringVar(&o.target, "target", "", "server base URL, e.g. http://localhost:8000 (required)")
-	fs.StringVar(&o.model, "model", "", "model name (default: the first id of GET /v1/models)")
-	fs.StringVar(&o.requestType, "request-type", "chat_completions", "chat_completions, text_completions, responses (OpenAI Responses) or messages (Anthropic Messages) (alias --request-format: /v1/chat/completions, /v1/completions, /v1/responses or /v1/messages)")
+	fs.StringVar(&o.target, "target", "", "server base URL, e.g. http://localhost:8000, or a comma list of replicas requests are spread over (see --target-selection) (required)")
+	fs.StringVar(&o.model, "model", "", "model name, or a comma list of models each request picks one of (weights optional: a:0.6,b:0.4; see --model-selection-strategy) (default: the first id of GET /v1/models)")
+	fs.StringVar(&o.requestType, "request-type", "chat_completions", "chat_completions, text_completions, responses (OpenAI Responses), messages (Anthropic Messages), embeddings, rerank (Cohere/vLLM form), tei_rerank (Hugging Face TEI), score (vLLM) or audio_transcriptions (multipart; needs audio in the data) (alias --request-format: /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/rerank, /rerank, /score or /v1/audio/transcriptions)")
 	fs.StringVar(&o.requestType, "request-format", "chat_completions", "alias of --request-type")
 	fs.StringVar(&o.requestPath, "request-path", "", "send the requests to this path under --target, whose own path prefix is kept (default: the request type's, e.g. /v1/chat/completions; GuideLLM's api_routes)")
+	fs.StringVar(&o.modelSelection, "model-selection-strategy", "", "with several --model values (a,b or weighted a:0.6,b:0.4): round_robin (the default), random or weighted (the default with weights) (AIPerf's --model-selection-strategy)")
+	fs.StringVar(&o.targetSelection, "target-selection", "", "with several --target URLs: round_robin (the default) or least_in_flight (the replica with the fewest requests in flight)")
+	fs.IntVar(&o.batchSize, "batch-size", 1, "inputs per embeddings request, or documents per rerank/score request (each taken from the data's prompts; a rerank's query is the prompt before them) (AIPerf's --batch-size)")
 	fs.StringVar(&o.rateType, "rate-type", "sweep", "synchronous, concurrent, throughput, constant (alias async), poisson, replay, sweep (GuideLLM's, its default) or knee (search for the SLO's knee) (--profile NAME too; GuideLLM v0.7: --profile kind=…)")
 	fs.StringVar(&o.rate, "rate", "", "comma list: streams for concurrent, req/s for constant/poisson, max concurrency for throughput, rounds for sweep (default 10), the first load for knee")
 	fs.StringVar(&o.data, "data", "", "synthetic spec (prompt_tokens=256,output_tokens=128), a .jsonl/.json/.csv/.txt/.parquet/.arrow file, a local Hugging Face dataset directory, a ShareGPT file, a trace for --rate-type replay (BurstGPT, Azure, Mooncake), or kind=...; required")
@@ -246,6 +251,8 @@ func (p *plan) runConfig() *run.Config {
 type experimentKey struct {
 	target, requestType, rateType, rate, data, processor, slo, kneeAxis string
 	requestPath                                                         string
+	batchSize                                                           int
+	models                                                              string
 	maxSeconds                                                          float64
 	maxRequests                                                         int
 	warmup, cooldown                                                    string
@@ -275,13 +282,27 @@ func (k experimentKey) config(model string) string {
 	if k.requestPath != "" {
 		key += "|path=" + k.requestPath
 	}
+	if k.models != "" {
+		key += "|models=" + k.models
+	}
+	if k.batchSize > 1 {
+		key += "|batch=" + strconv.Itoa(k.batchSize)
+	}
 	return key
+}
+
+// severalModels is --model when it lists several models ("" for one).
+func (o *benchOptions) severalModels() string {
+	if models, _, err := loadgen.ParseModels(o.model); err == nil && len(models) > 1 {
+		return o.model
+	}
+	return ""
 }
 
 // experimentKey is the flags' experiment key.
 func (o *benchOptions) experimentKey() experimentKey {
 	return experimentKey{
-		target: o.target, requestType: o.requestType, requestPath: o.requestPath, rateType: o.rateType, rate: o.rate, data: o.data, processor: o.processor,
+		target: o.target, requestType: o.requestType, requestPath: o.requestPath, batchSize: o.batchSize, models: o.severalModels(), rateType: o.rateType, rate: o.rate, data: o.data, processor: o.processor,
 		slo: o.sweep.slo, kneeAxis: o.sweep.kneeAxis, maxSeconds: o.maxSeconds, maxRequests: o.maxRequests,
 		warmup: o.warmup, cooldown: o.cooldown, seed: o.seed, arrival: o.arrival.key(),
 		maxErrors: o.maxErrors, maxErrorRate: o.maxErrorRate, maxConcurrency: o.maxConcurrency, rampup: o.rampup,
@@ -348,6 +369,10 @@ func runBenchmark(ctx context.Context, e *env, args []string) error {
 func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 	if err := o.sweep.validate(fs, o.rateType); err != nil {
 		return nil, err
+	}
+	if ep, err := parseRequestType(o.requestType); err == nil && (ep.Pooling() || ep == loadgen.EndpointTranscriptions && o.noStream) && o.sweep.parsed.Default {
+		d := slo.DefaultPooling() // no tokens to time: the request latency
+		o.sweep.parsed = &d
 	}
 	p, err := o.validate()
 	if err != nil {
@@ -423,8 +448,10 @@ func (o *benchOptions) validate() (*plan, error) {
 	if o.target == "" {
 		return nil, usagef("--target is required, e.g. --target http://localhost:8000")
 	}
-	if _, err := loadgen.NormalizeTarget(o.target); err != nil {
-		return nil, usagef("--target: %v", err)
+	for _, t := range strings.Split(o.target, ",") {
+		if _, err := loadgen.NormalizeTarget(strings.TrimSpace(t)); err != nil {
+			return nil, usagef("--target: %v", err)
+		}
 	}
 	if o.backendType != "openai_http" {
 		return nil, usagef("--backend-type/--backend %q: only openai_http is supported (GuideLLM v0.7's form: --backend kind=openai_http,target=URL)", o.backendType)
@@ -631,7 +658,7 @@ func (o *benchOptions) validateOutputs(p *plan) error {
 // validateClient builds the client configuration.
 func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 	p.client = loadgen.ClientConfig{
-		Target: o.target, Endpoint: ep, Path: o.requestPath, Model: o.model, APIKey: o.apiKey, ExtraBody: o.extraBody,
+		Target: o.target, Endpoint: ep, Path: o.requestPath, BatchSize: o.batchSize, Model: o.model, APIKey: o.apiKey, ExtraBody: o.extraBody,
 		NoStream: o.noStream, NoStreamUsage: o.noStreamUsage, NoIgnoreEOS: o.noIgnoreEOS,
 		MaxTokensField: o.maxTokensField, CAFile: o.caFile, Insecure: o.insecure,
 		ConnectTimeout: o.connectTimeout, StallTimeout: negIfZero(o.stallTimeout), RequestTimeout: negIfZero(o.requestTimeout),
@@ -654,6 +681,46 @@ func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 	}
 	if o.requestPath != "" && (!strings.HasPrefix(o.requestPath, "/") || strings.ContainsAny(o.requestPath, "?# ")) {
 		return usagef("--request-path %q: want a path like /v1/chat/completions", o.requestPath)
+	}
+	models, weights, err := loadgen.ParseModels(o.model)
+	if err != nil {
+		return usagef("--model: %v", err)
+	}
+	if len(models) > 1 || weights != nil || o.modelSelection != "" {
+		if len(models) < 2 {
+			return usagef("--model-selection-strategy and model weights need several --model values, like a:0.6,b:0.4")
+		}
+		p.client.Model, p.client.Models, p.client.ModelWeights = models[0], models, weights
+		p.client.ModelSelection, p.client.ModelSeed = o.modelSelection, uint64(o.seed)
+		switch o.modelSelection {
+		case "", loadgen.ModelRoundRobin, loadgen.ModelRandom, loadgen.ModelWeighted:
+		default:
+			return usagef("--model-selection-strategy %q: want round_robin, random or weighted", o.modelSelection)
+		}
+		if (o.modelSelection == loadgen.ModelWeighted) != (weights != nil) && o.modelSelection != "" {
+			return usagef("--model-selection-strategy %s: weights (a:0.6,b:0.4) go with weighted, and weighted needs them", o.modelSelection)
+		}
+	}
+	if targets := strings.Split(o.target, ","); len(targets) > 1 {
+		for i := range targets {
+			targets[i] = strings.TrimSpace(targets[i])
+		}
+		p.client.Target, p.client.Targets = targets[0], targets
+	}
+	switch o.targetSelection {
+	case "", loadgen.TargetRoundRobin, loadgen.TargetLeastInFlight:
+		if o.targetSelection != "" && len(p.client.Targets) < 2 {
+			return usagef("--target-selection %s: give several --target URLs, like http://a:8000,http://b:8000", o.targetSelection)
+		}
+		p.client.TargetSelection = o.targetSelection
+	default:
+		return usagef("--target-selection %q: want round_robin or least_in_flight", o.targetSelection)
+	}
+	if o.batchSize < 1 || (o.batchSize > 1 && !ep.Pooling()) {
+		return usagef("--batch-size %d: want 1 or more, and more than 1 only for embeddings, rerank, tei_rerank and score", o.batchSize)
+	}
+	if o.maxTokensField != "" && ep.Pooling() {
+		return usagef("--max-tokens-field: only for chat_completions and text_completions (%s has no output tokens)", o.requestType)
 	}
 	if len(o.headers) > 0 {
 		p.client.Headers = map[string]string{}
@@ -793,8 +860,18 @@ func parseRequestType(s string) (loadgen.Endpoint, error) {
 		return loadgen.EndpointResponses, nil
 	case "messages", "anthropic_messages", "/v1/messages":
 		return loadgen.EndpointMessages, nil
+	case "embeddings", "/v1/embeddings":
+		return loadgen.EndpointEmbeddings, nil
+	case "rerank", "cohere_rankings", "/v1/rerank":
+		return loadgen.EndpointRerank, nil
+	case "tei_rerank", "hf_tei_rankings", "/rerank":
+		return loadgen.EndpointTEIRerank, nil
+	case "score", "/score":
+		return loadgen.EndpointScore, nil
+	case "audio_transcriptions", "transcriptions", "/v1/audio/transcriptions":
+		return loadgen.EndpointTranscriptions, nil
 	}
-	return "", usagef("--request-type %q: want chat_completions, text_completions, responses or messages", s)
+	return "", usagef("--request-type %q: want chat_completions, text_completions, responses, messages, embeddings, rerank, tei_rerank, score or audio_transcriptions", s)
 }
 
 func parseRates(s string) ([]float64, error) {

@@ -70,7 +70,7 @@ func TestBenchmarkInvalidFlagsExitTwo(t *testing.T) {
 		{"warmup", with("--warmup", "soon"), "--warmup"},
 		{"cooldown", with("--cooldown", "-3"), "--cooldown"},
 		{"outputs", with("--outputs", "json,pdf"), `unknown output "pdf"`},
-		{"request type", with("--request-type", "embeddings"), "--request-type"},
+		{"request type", with("--request-type", "images"), "--request-type"},
 		{"label", with("--label", "novalue"), "--label"},
 		{"header", with("--header", "NoColon"), "--header"},
 		{"extra body", with("--extra-body", "[1]"), "--extra-body"},

@@ -71,6 +71,7 @@ func parseMockFlags(e *env, args []string) (*mockOptions, error) {
 	port := fs.Int("port", 8000, "port to listen on (0 picks a free one)")
 	urlFile := fs.String("url-file", "", "write the served base URL to this file once listening (for scripts)")
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "served model name")
+	lora := fs.StringSlice("lora-modules", nil, "LoRA adapters served as extra models, as vLLM's --lora-modules: name=path, comma-separated or repeated (listed by /v1/models, accepted as a request's model)")
 	fs.StringVar(&cfg.Version, "server-version", cfg.Version, "what GET /version reports")
 	fs.IntVar(&cfg.MaxModelLen, "max-model-len", cfg.MaxModelLen, "context length in tokens")
 	fs.DurationVar(&cfg.TTFT, "ttft", cfg.TTFT, "mean time to first token (Go duration, e.g. 50ms)")
@@ -138,6 +139,13 @@ func parseMockFlags(e *env, args []string) (*mockOptions, error) {
 		cfg.PromptTokenCounter = tok.Count
 		cfg.PromptTokenIDs = tok.Encode
 	}
+	for _, m := range *lora {
+		mod, err := mock.ParseLoRAModule(m)
+		if err != nil {
+			return nil, usagef("--lora-modules: %v", err)
+		}
+		cfg.LoRAModules = append(cfg.LoRAModules, mod)
+	}
 	return &mockOptions{cfg: cfg, addr: net.JoinHostPort(*host, strconv.Itoa(*port)), urlFile: *urlFile,
 		preset: *preset, knee: knee, caps: cf}, nil
 }
@@ -145,7 +153,7 @@ func parseMockFlags(e *env, args []string) (*mockOptions, error) {
 // mockFieldFlags names the flag of each mock.Config field (or nested
 // field, as mock.ConfigError names it) a flag sets.
 var mockFieldFlags = map[string]string{
-	"Model": "model", "MaxModelLen": "max-model-len", "Version": "server-version",
+	"Model": "model", "LoRAModules": "lora-modules", "MaxModelLen": "max-model-len", "Version": "server-version",
 	"TTFT": "ttft", "TTFTStdev": "ttft-stdev", "ITL": "itl", "ITLStdev": "itl-stdev",
 	"OutputTokens": "output-tokens", "OutputTokensStdev": "output-tokens-stdev", "TokensPerChunk": "tokens-per-chunk",
 	"ErrorRate": "error-rate", "ErrorCodes": "error-codes", "DisconnectRate": "disconnect-rate",

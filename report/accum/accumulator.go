@@ -64,6 +64,15 @@ type Config struct {
 	// prompt (--chat-template-overhead): the client expects the server to
 	// bill its count of the raw prompt plus this. 0 when none.
 	PromptOverhead int
+	// InputKind names the inputs of pooling requests in Extras.Inputs:
+	// "inputs" (embeddings, the default) or "documents" (rerank, score);
+	// InputAudio counts a transcription benchmark's audio seconds.
+	InputKind string
+	// Models and Targets are the run's models and targets when it has
+	// several: the extras then break the window's requests down by each
+	// (Extras.ByModel, ByTarget; exact up to ExactCap). Records name
+	// theirs (record.Model, Target).
+	Models, Targets []string
 	// Tokenizer names the client's tokenizer ("" when none), for the
 	// token warnings.
 	Tokenizer string
@@ -141,7 +150,13 @@ type Accumulator struct {
 	coolKnown bool
 	coolAt    int64 // end of the request processed when N+1 remained
 
-	sums        sumStore
+	sums sumStore
+	// byModel and byTarget break the window down (groups.go); nil
+	// without several models or targets.
+	byModel, byTarget *groupDim
+	// audio holds each stored summary's audio seconds (parallel to sums)
+	// when InputKind is InputAudio.
+	audio       []float32
 	overCap     int64 // valid, classified records beyond ExactCap
 	overOutside int64 // of those, decided outside the window
 	binned      *binnedAgg
@@ -199,7 +214,8 @@ type pendingRec struct {
 
 // New returns an Accumulator for one benchmark.
 func New(cfg Config) (*Accumulator, error) {
-	a := &Accumulator{cfg: cfg, exactCap: cfg.ExactCap, tokenEventCap: cfg.TokenEventCap, sampleSize: cfg.SampleSize}
+	a := &Accumulator{cfg: cfg, exactCap: cfg.ExactCap, tokenEventCap: cfg.TokenEventCap, sampleSize: cfg.SampleSize,
+		byModel: newGroupDim(cfg.Models), byTarget: newGroupDim(cfg.Targets)}
 	if a.exactCap <= 0 {
 		a.exactCap = DefaultExactCap
 	}
@@ -353,6 +369,7 @@ func (a *Accumulator) Add(r *record.Record) {
 		a.overCap++
 		return
 	}
+	a.groupsOf(r)
 	a.sums.append(s)
 }
 

@@ -165,6 +165,10 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 			ex.InexactReasons = append(ex.InexactReasons, "time slices need every request's summary: left out beyond the exact cap")
 		}
 	}
+	if a.overCap == 0 {
+		ex.Inputs = a.inputFigures(in, w)
+		ex.ByModel, ex.ByTarget = a.figures(a.byModel, in, w), a.figures(a.byTarget, in, w)
+	}
 	// The per-request summaries are no longer needed: free them before
 	// the histograms are merged and encoded.
 	a.sums = sumStore{}
@@ -221,6 +225,61 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 	}
 	a.result = b
 	return b
+}
+
+// inputFigures counts the inputs (embedded texts, ranked documents) of the
+// successful requests in the window; nil when they carried none (a
+// generative benchmark).
+func (a *Accumulator) inputFigures(in []int32, w MeasureWindow) *report.InputFigures {
+	if a.cfg.InputKind == InputAudio {
+		return a.audioFigures(in, w)
+	}
+	var total, reqs int64
+	for _, i := range in {
+		if s := a.sums.at(int(i)); s.status == report.StatusSuccessful && s.inputs > 0 {
+			total += int64(s.inputs)
+			reqs++
+		}
+	}
+	if total == 0 {
+		return nil
+	}
+	f := &report.InputFigures{Kind: a.cfg.InputKind, Total: report.Int(total), PerRequest: report.Float(float64(total) / float64(reqs))}
+	if f.Kind == "" {
+		f.Kind = "inputs"
+	}
+	if sec := float64(w.End-w.Start) / 1e9; sec > 0 {
+		f.PerSecond = report.Float(float64(total) / sec)
+	}
+	return f
+}
+
+// InputAudio is the InputKind of transcription benchmarks.
+const InputAudio = "audio_seconds"
+
+// audioFigures sums the audio of the successful requests in the window:
+// Total counts the clips, Seconds their length, PerSecond the audio
+// seconds transcribed per second of the window.
+func (a *Accumulator) audioFigures(in []int32, w MeasureWindow) *report.InputFigures {
+	if len(a.audio) != a.sums.len() {
+		return nil
+	}
+	var sec float64
+	var n int64
+	for _, i := range in {
+		if s := a.sums.at(int(i)); s.status == report.StatusSuccessful && a.audio[i] > 0 {
+			sec += float64(a.audio[i])
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	f := &report.InputFigures{Kind: InputAudio, Total: report.Int(n), Seconds: report.Float(sec), PerRequest: report.Float(sec / float64(n))}
+	if d := float64(w.End-w.Start) / 1e9; d > 0 {
+		f.PerSecond = report.Float(sec / d)
+	}
+	return f
 }
 
 // histExtras derives the extras from the histograms (beyond ExactCap).

@@ -25,6 +25,7 @@ type RequestSummary struct {
 	status   uint8  // stSuccessful, stErrored, stIncomplete
 	errClass uint8  // index into Accumulator.classNames (0 = none)
 	flags    uint8  // flagDispatched | flagOnlineIn
+	inputs   uint16 // a pooling request's inputs or documents (record.Inputs, capped), in the padding
 }
 
 const (
@@ -78,6 +79,7 @@ func Summarize(r *record.Record) (s RequestSummary, ok bool) {
 			s.usageOut = clampInt32(r.OutputTokens)
 		}
 	}
+	s.inputs = uint16(min(max(r.Inputs, 0), 1<<16-1))
 	s.tokIters = clampInt32(len(r.ChunkTimes))
 	s.reqIters = clampInt32(r.Iterations)
 	if r.HTTPStatus > 0 && r.HTTPStatus < 1<<16 {

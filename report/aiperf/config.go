@@ -198,6 +198,9 @@ func aiperfHeader(rep *report.Report, index int, opts Options, source string) (*
 		Version: opts.GoodputVersion, Note: Note, Source: source, Exact: true, InexactReasons: []string{},
 		BenchmarkIndex: index, Strategy: b.Config.Strategy.Label(), Label: labels[index],
 	}
+	if g := b.Extras; g != nil {
+		x.Goodput.ByModel, x.Goodput.ByTarget = g.ByModel, g.ByTarget
+	}
 	return x, nil
 }
 
@@ -237,6 +240,21 @@ func specSeed(rep *report.Report) (int64, bool) {
 	return int64(*s.Value), true
 }
 
+// poolingReport reports whether rep's requests went to a pooling endpoint
+// (embeddings, rerank, score): AIPerf gives no output-token metric for
+// them.
+func poolingReport(rep *report.Report) bool {
+	var be scenarioBackend
+	if rep.Config == nil || len(rep.Config.Spec.Backend) == 0 || json.Unmarshal(rep.Config.Spec.Backend, &be) != nil {
+		return false
+	}
+	switch be.RequestFormat {
+	case "/v1/embeddings", "/v1/rerank", "/rerank", "/score":
+		return true
+	}
+	return false
+}
+
 // aiperfInputConfig renders what the report knows about the run in the
 // shape of AIPerf's input_config (models, endpoint, datasets, phases,
 // artifacts, tokenizer); keys whose value is unknown are left out.
@@ -268,7 +286,14 @@ func aiperfInputConfig(rep *report.Report, b *report.Benchmark, opts Options) (j
 	if be.Model != "" {
 		m := report.NewOrderedObject()
 		m.Field("strategy", "round_robin")
-		m.Field("items", []map[string]string{{"name": be.Model}})
+		items := []map[string]string{{"name": be.Model}}
+		if g := b.Extras; g != nil && len(g.ByModel) > 1 {
+			items = items[:0] // several models: the breakdown names them all
+			for _, f := range g.ByModel {
+				items = append(items, map[string]string{"name": f.Name})
+			}
+		}
+		m.Field("items", items)
 		raw, err := m.Done()
 		if err != nil {
 			return nil, err
@@ -281,7 +306,14 @@ func aiperfInputConfig(rep *report.Report, b *report.Benchmark, opts Options) (j
 		if rf == "" {
 			rf = "/v1/chat/completions"
 		}
-		ep.Field("urls", []string{strings.TrimRight(be.Target, "/") + rf})
+		urls := []string{strings.TrimRight(be.Target, "/") + rf}
+		if g := b.Extras; g != nil && len(g.ByTarget) > 1 {
+			urls = urls[:0]
+			for _, f := range g.ByTarget {
+				urls = append(urls, strings.TrimRight(f.Name, "/")+rf)
+			}
+		}
+		ep.Field("urls", urls)
 		ep.Field("url_strategy", "round_robin")
 		switch rf {
 		case "/v1/chat/completions":
@@ -292,6 +324,14 @@ func aiperfInputConfig(rep *report.Report, b *report.Benchmark, opts Options) (j
 			ep.Field("type", "responses")
 		case "/v1/messages":
 			ep.Field("type", "messages")
+		case "/v1/embeddings":
+			ep.Field("type", "embeddings")
+		case "/v1/rerank":
+			ep.Field("type", "cohere_rankings")
+		case "/rerank":
+			ep.Field("type", "hf_tei_rankings")
+		case "/v1/audio/transcriptions":
+			ep.Field("type", "audio_transcriptions")
 		default:
 			ep.Field("type", rf)
 		}

@@ -139,6 +139,11 @@ type Provenance struct {
 	// NotDispatched counts requests cancelled before they were sent (no
 	// latency to measure; left out, as GuideLLM and the report do).
 	NotDispatched int64 `json:"not_dispatched"`
+	// ByModel and ByTarget are the report's breakdowns of the benchmark
+	// by model and by target (goodput's extras), when the run had several:
+	// AIPerf's export has no place for them.
+	ByModel  []report.GroupFigures `json:"by_model,omitempty"`
+	ByTarget []report.GroupFigures `json:"by_target,omitempty"`
 }
 
 // ProvenanceKey is the top-level key of goodput's block.

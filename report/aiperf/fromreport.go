@@ -92,6 +92,9 @@ func FromReport(rep *report.Report, index int, opts Options) (*Export, error) {
 		addDist(apICL, succOf(ex.ITLPerGapMs), 1, true, nil)
 	}
 	osl, isl := succOf(m.OutputTokenCount), succOf(m.PromptTokenCount)
+	if poolingReport(rep) {
+		osl = nil // no output tokens: AIPerf's token metrics do not apply
+	}
 	addDist(apOSL, osl, 1, false, nil)
 	addDist(apISL, isl, 1, false, nil)
 

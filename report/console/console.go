@@ -96,7 +96,11 @@ func Write(w io.Writer, r *report.Report) error {
 			b.WriteString("\n")
 			tc.Render(&b)
 		}
-		for _, tq := range []*texttable.Table{percentileTable(r), streamingTable(r)} {
+		for _, tq := range []*texttable.Table{
+			percentileTable(r), streamingTable(r),
+			groupTable(r, "Model", func(e *report.Extras) []report.GroupFigures { return e.ByModel }),
+			groupTable(r, "Target", func(e *report.Extras) []report.GroupFigures { return e.ByTarget }),
+		} {
 			if tq != nil {
 				b.WriteString("\n")
 				tq.Render(&b)

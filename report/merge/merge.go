@@ -412,6 +412,17 @@ func (s *shardSet) mergedConfig(k int) (accum.Config, error) {
 			cfg.Percentiles = append(cfg.Percentiles, float64(p))
 		}
 	}
+	// The breakdowns and input counts the shards made, so the merged
+	// round makes them too.
+	for _, g := range b.Extras.ByModel {
+		cfg.Models = append(cfg.Models, g.Name)
+	}
+	for _, g := range b.Extras.ByTarget {
+		cfg.Targets = append(cfg.Targets, g.Name)
+	}
+	if in := b.Extras.Inputs; in != nil {
+		cfg.InputKind = in.Kind
+	}
 	return cfg, nil
 }
 

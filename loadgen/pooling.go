@@ -1,0 +1,270 @@
+package loadgen
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/sse"
+)
+
+// Pooling endpoints: one JSON body, no stream, no output tokens. What is
+// measured is the request latency, the inputs (embedded texts, ranked
+// documents) and their prompt tokens.
+const (
+	EndpointEmbeddings Endpoint = "/v1/embeddings" // OpenAI embeddings (vLLM, TEI, Ollama)
+	EndpointRerank     Endpoint = "/v1/rerank"     // Cohere's rerank form, as vLLM and Jina serve it
+	EndpointTEIRerank  Endpoint = "/rerank"        // Hugging Face TEI's rerank: {"query","texts"}
+	EndpointScore      Endpoint = "/score"         // vLLM's score: {"text_1","text_2"}
+)
+
+// Pooling reports whether e is a pooling endpoint (no stream, no output).
+func (e Endpoint) Pooling() bool {
+	switch e {
+	case EndpointEmbeddings, EndpointRerank, EndpointTEIRerank, EndpointScore:
+		return true
+	}
+	return false
+}
+
+// pooled is what a pooling request sends beside (or instead of) the chat
+// messages: the inputs of an embeddings request, or a rerank's query and
+// documents.
+type pooled struct {
+	inputs []string // embeddings inputs, or rerank documents
+	query  string   // rerank and score only
+}
+
+// NewEmbeddingsRequest builds an embeddings request of several inputs.
+// PromptTokens and TargetPromptTokens are -1 (unknown) until set.
+func NewEmbeddingsRequest(inputs []string) *Request {
+	r := NewChatRequest(nil, -1)
+	r.pool = &pooled{inputs: inputs}
+	return r
+}
+
+// NewRerankRequest builds a rerank (or score) request: a query and the
+// documents to rank against it.
+func NewRerankRequest(query string, documents []string) *Request {
+	r := NewChatRequest(nil, -1)
+	r.pool = &pooled{inputs: documents, query: query}
+	return r
+}
+
+// Inputs is the number of inputs a pooling request carries (texts to
+// embed, documents to rank); 0 for other requests.
+func (r *Request) Inputs() int {
+	if r.pool == nil {
+		return 0
+	}
+	return len(r.pool.inputs)
+}
+
+// Group returns the source the client's endpoint needs from a source of
+// single prompts: for embeddings, requests of BatchSize inputs (the texts
+// of BatchSize consecutive requests); for rerank and score, a query (one
+// request's text) and BatchSize documents (the next BatchSize texts). For
+// other endpoints, src itself.
+func (c *Client) Group(src Source) Source {
+	if src == nil || !c.cfg.Endpoint.Pooling() {
+		return src
+	}
+	n := max(c.cfg.BatchSize, 1)
+	g := &grouped{src: src, n: n, rerank: c.cfg.Endpoint != EndpointEmbeddings}
+	if g.rerank {
+		g.stride = uint64(n) + 1
+	} else {
+		g.stride = uint64(n)
+	}
+	if f, ok := src.(interface{ Len() int }); ok {
+		return finiteGroup{g, f.Len()}
+	}
+	return g
+}
+
+// grouped gathers consecutive requests of src into pooling requests.
+type grouped struct {
+	src    Source
+	n      int
+	stride uint64
+	rerank bool
+}
+
+func (g *grouped) Request(i uint64) (*Request, bool) {
+	base := i * g.stride
+	first, ok := g.src.Request(base)
+	if !ok {
+		return nil, false
+	}
+	texts := make([]string, 0, g.n)
+	known, target := 0, 0
+	query := first.Text()
+	if !g.rerank {
+		texts = append(texts, query)
+		known, target = first.PromptTokens, first.TargetPromptTokens
+	}
+	for len(texts) < g.n {
+		r, ok := g.src.Request(base + uint64(len(texts)) + boolInt(g.rerank))
+		if !ok {
+			break // a finite source's last group may be short
+		}
+		texts = append(texts, r.Text())
+		known, target = addKnown(known, r.PromptTokens), addKnown(target, r.TargetPromptTokens)
+	}
+	if len(texts) == 0 {
+		return nil, false
+	}
+	var out *Request
+	if g.rerank {
+		// A reranker reads the query with each document: the tokens of
+		// the request are the query's once per document plus the
+		// documents'.
+		out = NewRerankRequest(query, texts)
+		known = addKnown(known, mulKnown(first.PromptTokens, len(texts)))
+		target = addKnown(target, mulKnown(first.TargetPromptTokens, len(texts)))
+	} else {
+		out = NewEmbeddingsRequest(texts)
+	}
+	out.PromptTokens, out.TargetPromptTokens = known, target
+	return out, true
+}
+
+func mulKnown(a, n int) int {
+	if a < 0 {
+		return -1
+	}
+	return a * n
+}
+
+func boolInt(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// addKnown adds two token counts, -1 (unknown) when either is.
+func addKnown(a, b int) int {
+	if a < 0 || b < 0 {
+		return -1
+	}
+	return a + b
+}
+
+// finiteGroup is a grouped finite source: Len counts its requests.
+type finiteGroup struct {
+	*grouped
+	rows int
+}
+
+func (f finiteGroup) Len() int {
+	n, rest := f.rows/int(f.stride), f.rows%int(f.stride)
+	if rest >= 2 || (rest == 1 && !f.rerank) { // a query needs a document
+		n++
+	}
+	return n
+}
+
+// appendPoolingBody renders the JSON body of a pooling request. Requests
+// that are not pooling requests send their text as the one input (or
+// the query with no document).
+func (c *Client) appendPoolingBody(b []byte, req *Request, model []byte) []byte {
+	p := req.pool
+	if p == nil {
+		p = &pooled{inputs: []string{req.Text()}}
+	}
+	b = append(b, '{')
+	if c.cfg.Endpoint != EndpointTEIRerank { // TEI serves one model and takes none
+		b = append(b, `"model":`...)
+		b = append(b, model...)
+		b = append(b, ',')
+	}
+	switch c.cfg.Endpoint {
+	case EndpointEmbeddings:
+		b = appendStrings(append(b, `"input":`...), p.inputs)
+		if !c.hasExtra("encoding_format") {
+			b = append(b, `,"encoding_format":"float"`...)
+		}
+	case EndpointRerank:
+		b = record.AppendJSONString(append(b, `"query":`...), p.query)
+		b = appendStrings(append(b, `,"documents":`...), p.inputs)
+	case EndpointTEIRerank:
+		b = record.AppendJSONString(append(b, `"query":`...), p.query)
+		b = appendStrings(append(b, `,"texts":`...), p.inputs)
+	case EndpointScore:
+		b = record.AppendJSONString(append(b, `"text_1":`...), p.query)
+		b = appendStrings(append(b, `,"text_2":`...), p.inputs)
+	}
+	for _, f := range c.extra {
+		b = append(b, ',')
+		b = appendJSONStr(b, f.key)
+		b = append(b, ':')
+		b = append(b, f.raw...)
+	}
+	return append(b, '}')
+}
+
+func (c *Client) hasExtra(k string) bool {
+	for _, f := range c.extra {
+		if f.key == k {
+			return true
+		}
+	}
+	return false
+}
+
+func appendStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = record.AppendJSONString(b, s)
+	}
+	return append(b, ']')
+}
+
+// readPooling handles the response of a pooling request: one JSON body
+// whose results (embeddings, scores, ranked documents) must answer the
+// request's inputs. The request ends when the body's last byte arrives;
+// it has no tokens, so FirstToken and the chunk times stay unset, and
+// its prompt tokens are the server's usage, else the client's count.
+func (c *Client) readPooling(ctx context.Context, resp *http.Response, st *streamState, stall *stallWatch, req *Request) {
+	rec, cn := st.rec, st.cn
+	if !c.readAll(ctx, resp, st, stall) {
+		return
+	}
+	cn.chunk.Reset()
+	results, err := sse.DecodePoolingBody(cn.text, &cn.chunk)
+	if err != nil {
+		c.fail(rec, record.ErrProtocol, "malformed response: "+err.Error())
+		return
+	}
+	ch := &cn.chunk
+	if ch.Err != nil {
+		c.fail(rec, record.ErrStreamError, ch.Err.Error())
+		return
+	}
+	rec.ResponseID = string(ch.ID)
+	rec.OutputTokens, rec.OutputSource = 0, record.TokensUnknown
+	if ch.Usage.Present {
+		rec.ServerPromptTokens = ch.Usage.PromptTokens
+		rec.PromptTokens = ch.Usage.PromptTokens
+	} else if rec.ClientPromptTokens >= 0 {
+		rec.PromptTokens = rec.ClientPromptTokens
+	}
+	want := max(req.Inputs(), 1)
+	switch {
+	case results == 0:
+		c.fail(rec, record.ErrEmptyResponse, "response carried no result")
+		return
+	case c.cfg.Endpoint == EndpointEmbeddings && results != want:
+		c.fail(rec, record.ErrProtocol, fmt.Sprintf("response carried %d embeddings for %d inputs", results, want))
+		return
+	case results > want:
+		c.fail(rec, record.ErrProtocol, fmt.Sprintf("response ranked %d documents of %d", results, want))
+		return
+	}
+	rec.Status = record.StatusSuccessful
+}

@@ -1,0 +1,311 @@
+package mock
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Pooling endpoints: embeddings, rerank and score, answered with one JSON
+// body after a forward pass whose time grows with the tokens read:
+//
+//	latency = TTFT + tokens × PoolingTokenTime
+//
+// where the tokens are an embeddings request's inputs, or a rerank's
+// (query + document) pairs, so a rerank's time grows with its documents.
+// TTFT is the configured mean, without its stdev: the latency is exact.
+
+// PoolingTokenTime is the mock's time per token of a pooling request (a
+// prefill of 50 000 tokens/s).
+const PoolingTokenTime = 20 * time.Microsecond
+
+// EmbeddingDims is the length of the mock's embedding vectors (as
+// BAAI/bge-small-en's).
+const EmbeddingDims = 384
+
+// poolKind is the form of a pooling request.
+type poolKind int
+
+const (
+	poolEmbeddings poolKind = iota
+	poolRerank              // Cohere/vLLM/Jina: {"query","documents","top_n"}
+	poolTEIRerank           // TEI: {"query","texts"} → a bare array
+	poolScore               // vLLM: {"text_1","text_2"}
+)
+
+// poolingPaths are the pooling paths the mock serves.
+var poolingPaths = map[string]poolKind{
+	"/v1/embeddings": poolEmbeddings,
+	"/v1/rerank":     poolRerank,
+	"/v2/rerank":     poolRerank,
+	"/rerank":        poolTEIRerank,
+	"/score":         poolScore,
+	"/v1/score":      poolScore,
+}
+
+// poolRequest is the union of the pooling request bodies.
+type poolRequest struct {
+	Model     *string         `json:"model"`
+	Input     json.RawMessage `json:"input"`
+	Query     json.RawMessage `json:"query"`
+	Documents json.RawMessage `json:"documents"`
+	Texts     json.RawMessage `json:"texts"`
+	Text1     json.RawMessage `json:"text_1"`
+	Text2     json.RawMessage `json:"text_2"`
+	TopN      *int            `json:"top_n"`
+}
+
+// servePooling serves POST on a pooling path.
+func (s *Server) servePooling(w http.ResponseWriter, r *http.Request, kind poolKind) {
+	arrival := time.Now()
+	st := s.streams.Get().(*stream)
+	defer s.putStream(st)
+	body, err := readBody(r, st.body[:0])
+	st.body = body[:0]
+	if err != nil {
+		s.stats.rejected.Add(1)
+		writeAPIError(w, badRequest("", "reading request body: %v", err))
+		return
+	}
+	var req poolRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		s.stats.rejected.Add(1)
+		writeAPIError(w, badRequest("", "request body is not a valid JSON object: %v", err))
+		return
+	}
+	if kind != poolTEIRerank && req.Model != nil && *req.Model != "" && !s.cfg.serves(*req.Model) {
+		s.stats.rejected.Add(1)
+		writeAPIError(w, &apiError{status: http.StatusNotFound, typ: "NotFoundError", param: "model",
+			message: fmt.Sprintf("The model `%s` does not exist.", *req.Model)})
+		return
+	}
+	var query string
+	var items []string
+	var apiErr *apiError
+	switch kind {
+	case poolEmbeddings:
+		items, apiErr = textList(req.Input, "input", false)
+	case poolRerank, poolTEIRerank:
+		field, raw := "documents", req.Documents
+		if kind == poolTEIRerank {
+			field, raw = "texts", req.Texts
+		}
+		if apiErr = textField(req.Query, "query", &query); apiErr == nil {
+			items, apiErr = textList(raw, field, true)
+		}
+	case poolScore:
+		if apiErr = textField(req.Text1, "text_1", &query); apiErr == nil {
+			items, apiErr = textList(req.Text2, "text_2", false)
+		}
+	}
+	if apiErr != nil {
+		s.stats.rejected.Add(1)
+		writeAPIError(w, apiErr)
+		return
+	}
+	tokens, q := 0, 0
+	if kind != poolEmbeddings {
+		q = s.count(query)
+	}
+	for _, t := range items {
+		tokens += q + s.count(t)
+	}
+	if !s.enter() {
+		writeAPIError(w, &apiError{status: http.StatusServiceUnavailable, typ: "ServiceUnavailableError", message: "goodput mock: server is shutting down"})
+		return
+	}
+	defer s.leave()
+	k := s.seq.Add(1) - 1
+	s.stats.requests.Add(1)
+	m := s.metrics
+	m.running.Add(1)
+	defer m.running.Add(-1)
+
+	timer := time.NewTimer(time.Until(arrival.Add(s.cfg.TTFT + time.Duration(tokens)*PoolingTokenTime)))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-r.Context().Done():
+		s.stats.aborted.Add(1)
+		return
+	case <-s.ctx.Done():
+		s.stats.aborted.Add(1)
+		panic(http.ErrAbortHandler)
+	}
+	var b []byte
+	switch kind {
+	case poolEmbeddings:
+		b = s.appendEmbeddings(make([]byte, 0, len(items)*EmbeddingDims*12+256), k, len(items), tokens, arrival)
+	default:
+		b = s.appendRanking(make([]byte, 0, 64*len(items)+256), kind, k, items, req.TopN, tokens, arrival)
+	}
+	s.stats.completed.Add(1)
+	m.e2e.observeN(time.Since(arrival), 1)
+	writeJSON(w, http.StatusOK, b)
+}
+
+// textField reads a required string field.
+func textField(raw json.RawMessage, field string, dst *string) *apiError {
+	if len(raw) == 0 || string(raw) == "null" {
+		return badRequest(field, "%s: Field required", field)
+	}
+	if json.Unmarshal(raw, dst) != nil {
+		return badRequest(field, "%s: want a string", field)
+	}
+	return nil
+}
+
+// textList reads a string or a non-empty list of strings (with objects,
+// Cohere's {"text": ...} documents).
+func textList(raw json.RawMessage, field string, objects bool) ([]string, *apiError) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, badRequest(field, "%s: Field required", field)
+	}
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return []string{one}, nil
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) != nil || len(list) == 0 {
+		return nil, badRequest(field, "%s: want a string or a non-empty list of strings", field)
+	}
+	out := make([]string, len(list))
+	for i, e := range list {
+		if json.Unmarshal(e, &out[i]) == nil {
+			continue
+		}
+		var doc struct {
+			Text *string `json:"text"`
+		}
+		if !objects || json.Unmarshal(e, &doc) != nil || doc.Text == nil {
+			return nil, badRequest(field, "%s[%d]: want a string", field, i)
+		}
+		out[i] = *doc.Text
+	}
+	return out, nil
+}
+
+// poolValue is a deterministic value in [-1, 1) for request k, item i,
+// position j.
+func (s *Server) poolValue(k uint64, i, j int) float64 {
+	x := splitmix64(s.cfg.Seed ^ splitmix64(k<<20^uint64(i)<<10^uint64(j)))
+	return float64(x>>11)/(1<<52) - 1
+}
+
+// appendEmbeddings renders an embeddings response (OpenAI's and vLLM's
+// shape) of n unit-free vectors.
+func (s *Server) appendEmbeddings(b []byte, k uint64, n, tokens int, arrival time.Time) []byte {
+	b = append(b, `{"id":"embd-`...)
+	b = strconv.AppendUint(b, k, 10)
+	b = append(b, `","object":"list","created":`...)
+	b = appendInt(b, arrival.Unix())
+	b = append(b, `,"model":`...)
+	b = append(b, s.modelJSON...)
+	b = append(b, `,"data":[`...)
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"index":`...)
+		b = appendInt(b, int64(i))
+		b = append(b, `,"object":"embedding","embedding":[`...)
+		for j := range EmbeddingDims {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendFloat(b, s.poolValue(k, i, j)/math.Sqrt(EmbeddingDims), 'g', 6, 64)
+		}
+		b = append(b, "]}"...)
+	}
+	b = append(b, `],"usage":{"prompt_tokens":`...)
+	b = appendInt(b, int64(tokens))
+	b = append(b, `,"total_tokens":`...)
+	b = appendInt(b, int64(tokens))
+	return append(b, `,"completion_tokens":0,"prompt_tokens_details":null}}`...)
+}
+
+// appendRanking renders a rerank or score response: vLLM's rerank
+// (Cohere's results with vLLM's usage) ranked by score and cut to top_n,
+// TEI's bare array ranked by score, or vLLM's score list in input order.
+func (s *Server) appendRanking(b []byte, kind poolKind, k uint64, docs []string, topN *int, tokens int, arrival time.Time) []byte {
+	order := make([]int, len(docs))
+	scores := make([]float64, len(docs))
+	for i := range docs {
+		order[i] = i
+		scores[i] = (s.poolValue(k, i, 0) + 1) / 2
+	}
+	if kind != poolScore {
+		slices.SortStableFunc(order, func(x, y int) int {
+			switch {
+			case scores[x] > scores[y]:
+				return -1
+			case scores[x] < scores[y]:
+				return 1
+			}
+			return 0
+		})
+	}
+	if kind == poolRerank && topN != nil && *topN > 0 && *topN < len(order) {
+		order = order[:*topN]
+	}
+	score := func(b []byte, i int) []byte { return strconv.AppendFloat(b, scores[i], 'g', 8, 64) }
+	switch kind {
+	case poolTEIRerank:
+		b = append(b, '[')
+		for n, i := range order {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"index":`...)
+			b = appendInt(b, int64(i))
+			b = append(b, `,"score":`...)
+			b = append(score(b, i), '}')
+		}
+		return append(b, ']')
+	case poolScore:
+		b = append(b, `{"id":"score-`...)
+		b = strconv.AppendUint(b, k, 10)
+		b = append(b, `","object":"list","created":`...)
+		b = appendInt(b, arrival.Unix())
+		b = append(b, `,"model":`...)
+		b = append(b, s.modelJSON...)
+		b = append(b, `,"data":[`...)
+		for n, i := range order {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"index":`...)
+			b = appendInt(b, int64(i))
+			b = append(b, `,"object":"score","score":`...)
+			b = append(score(b, i), '}')
+		}
+		b = append(b, `],"usage":{"prompt_tokens":`...)
+		b = appendInt(b, int64(tokens))
+		b = append(b, `,"total_tokens":`...)
+		b = appendInt(b, int64(tokens))
+		return append(b, `,"completion_tokens":0,"prompt_tokens_details":null}}`...)
+	}
+	b = append(b, `{"id":"rerank-`...)
+	b = strconv.AppendUint(b, k, 10)
+	b = append(b, `","model":`...)
+	b = append(b, s.modelJSON...)
+	b = append(b, `,"usage":{"total_tokens":`...)
+	b = appendInt(b, int64(tokens))
+	b = append(b, `},"results":[`...)
+	for n, i := range order {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"index":`...)
+		b = appendInt(b, int64(i))
+		b = append(b, `,"document":{"text":`...)
+		b = appendJSONString(b, docs[i])
+		b = append(b, `},"relevance_score":`...)
+		b = append(score(b, i), '}')
+	}
+	return append(b, "]}"...)
+}
