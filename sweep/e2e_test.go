@@ -39,6 +39,9 @@ func startCapacityMock(t *testing.T, m mock.CapacityModel) string {
 	cfg := mock.DefaultConfig()
 	cfg.Capacity = &m
 	cfg.TokensPerChunk = 1
+	// Every request sends the same prompt, so with the prefix cache on all
+	// but the first would skip prefill; the analytic capacity counts it.
+	cfg.PrefixCache = false
 	srv, err := mock.New(cfg)
 	if err != nil {
 		t.Fatal(err)
