@@ -18,6 +18,7 @@ func (e *exact) censored() *report.Censored {
 		conf = stats.DefaultConfidence
 	}
 	var ttft, lat []stats.Observation
+	succeeded, withTTFT := false, false
 	for _, i := range e.in {
 		s := e.sum(i)
 		if s.status == report.StatusErrored {
@@ -26,18 +27,22 @@ func (e *exact) censored() *report.Censored {
 		el, hasEl := s.LatencyNs()
 		if v, ok := s.TTFTNs(); ok {
 			ttft = append(ttft, stats.Observation{Time: float64(v) / 1e6, Event: true})
+			withTTFT = true
 		} else if s.status == report.StatusIncomplete && hasEl {
 			ttft = append(ttft, stats.Observation{Time: float64(el) / 1e6})
 		}
+		succeeded = succeeded || s.status == report.StatusSuccessful
 		if hasEl {
 			lat = append(lat, stats.Observation{Time: float64(el) / 1e9, Event: s.status == report.StatusSuccessful})
 		}
 	}
-	return &report.Censored{
-		Confidence:         report.Float(conf),
-		TimeToFirstTokenMs: censoredDistribution(ttft, conf),
-		RequestLatency:     censoredDistribution(lat, conf),
+	c := &report.Censored{Confidence: report.Float(conf), RequestLatency: censoredDistribution(lat, conf)}
+	// Requests that succeed without a first token (pooling types, a
+	// non-streamed answer) have no TTFT to censor.
+	if withTTFT || !succeeded {
+		c.TimeToFirstTokenMs = censoredDistribution(ttft, conf)
 	}
+	return c
 }
 
 func censoredDistribution(obs []stats.Observation, conf float64) *report.CensoredDistribution {

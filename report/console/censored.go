@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/goodput-dev/goodput/internal/texttable"
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/report"
 )
 
@@ -14,7 +15,7 @@ import (
 func censoredTable(r *report.Report) *texttable.Table {
 	has := false
 	for _, bm := range r.Benchmarks {
-		if g := bm.Extras; g != nil && g.Censored != nil && g.Censored.TimeToFirstTokenMs != nil && g.Censored.TimeToFirstTokenMs.Censored > 0 {
+		if g := bm.Extras; g != nil && g.Censored != nil && g.Censored.RequestLatency != nil && g.Censored.RequestLatency.Censored > 0 {
 			has = true
 		}
 	}
@@ -44,13 +45,21 @@ func censoredTable(r *report.Report) *texttable.Table {
 			cut = fmt.Sprint(c.RequestLatency.Censored)
 		}
 		row = append(row, cut,
-			pctOnly(bm.Metrics.TimeToFirstTokenMs, 99, 1), kmCell(c.TimeToFirstTokenMs, 99, 1),
+			ttftCell(bm), kmCell(c.TimeToFirstTokenMs, 99, 1),
 			pctOnly(bm.Metrics.RequestLatency, 99, 2), kmCell(c.RequestLatency, 99, 2),
 			meanOf(bm.Metrics.RequestsPerSecond, 2), windowCell(g.WindowThroughput, true),
 			meanOf(bm.Metrics.OutputTokensPerSecond, 1), windowCell(g.WindowThroughput, false))
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// ttftCell is the completed-only TTFT P99, "-" when no request has one.
+func ttftCell(bm *report.Benchmark) string {
+	if absent(bm, metric.TTFT) {
+		return "-"
+	}
+	return pctOnly(bm.Metrics.TimeToFirstTokenMs, 99, 1)
 }
 
 func pctOnly(d *report.StatusDistributionSummary, pct float64, prec int) string {

@@ -29,8 +29,43 @@ func TestCensoredTable(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
 	}
-	bm.Extras.Censored.TimeToFirstTokenMs.Censored = 0
+	bm.Extras.Censored.TimeToFirstTokenMs.Censored, bm.Extras.Censored.RequestLatency.Censored = 0, 0
 	if censoredTable(&report.Report{Benchmarks: []*report.Benchmark{&bm}}) != nil {
 		t.Error("a table although no request was cut off")
+	}
+}
+
+// A pooling benchmark's requests succeed without a first token: GuideLLM's
+// TTFT field counts them as 0 ms, goodput's own leaves them out, and the
+// console prints no TTFT rather than 0 or "too few".
+func TestNoTTFTPrintsDash(t *testing.T) {
+	f := func(v float64) *report.Float { x := report.Float(v); return &x }
+	zero := &report.DistributionSummary{Count: 72}
+	bm := report.Benchmark{}
+	bm.Config.Strategy = report.Strategy{Type: report.StrategyConcurrent, Streams: 4}
+	bm.Metrics.TimeToFirstTokenMs = &report.StatusDistributionSummary{Successful: zero}
+	bm.Metrics.RequestLatency = &report.StatusDistributionSummary{Successful: &report.DistributionSummary{Count: 72, Percentiles: report.Percentiles{P50: f(0.1086), P95: 0.1096, P99: 0.1134}}}
+	bm.Extras = &report.Extras{
+		Censored: &report.Censored{Confidence: 0.95,
+			RequestLatency: &report.CensoredDistribution{Events: 72, Censored: 4, MaxObserved: 0.11}},
+	}
+	bm.Extras.Metrics.TimeToFirstTokenMs = &report.StatusDistributionSummary{Successful: &report.DistributionSummary{}}
+	r := &report.Report{Benchmarks: []*report.Benchmark{&bm}}
+	var b strings.Builder
+	if err := Write(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, "too few") || strings.Contains(out, " 0.0 ") {
+		t.Errorf("a TTFT printed for requests without one:\n%s", out)
+	}
+	tb := censoredTable(r)
+	if tb == nil {
+		t.Fatal("no censored table for a benchmark that cut 4 requests off")
+	}
+	var c strings.Builder
+	tb.Render(&c)
+	if !strings.Contains(c.String(), "|       4 |         -   - |") {
+		t.Errorf("censored table: want no TTFT cells, got\n%s", c.String())
 	}
 }

@@ -73,6 +73,10 @@ func Write(w io.Writer, r *report.Report) error {
 
 		lat := []string{idx, latencyLabel(bm)}
 		for _, l := range metric.Latencies {
+			if absent(bm, l) {
+				lat = append(lat, "-", "-", "-")
+				continue
+			}
 			lat = append(lat, pcts(m.Latency(l), l.ToMs())...)
 		}
 		t2.Rows = append(t2.Rows, lat)
@@ -171,6 +175,17 @@ func meanOf(d *report.StatusDistributionSummary, prec int) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.*f", prec, float64(d.Successful.Mean))
+}
+
+// absent reports whether no successful request of bm has latency l:
+// GuideLLM's fields count a request without the value as 0 (a pooling
+// request's TTFT), goodput's own leave it out, and no value is no latency.
+func absent(bm *report.Benchmark, l metric.Latency) bool {
+	if bm.Extras == nil {
+		return false
+	}
+	d := bm.Extras.Metrics.Latency(l)
+	return d != nil && d.Successful != nil && d.Successful.Count == 0
 }
 
 // pcts returns P50 (the median), P95 and P99 of the successful requests,
