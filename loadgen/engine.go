@@ -185,12 +185,12 @@ func (e *Engine) SetShard(i int) {
 func (e *Engine) AdaptProcs(ceiling int) { e.procs = ceiling }
 
 // procsFor returns the governor's ceiling for a benchmark of strategy s:
-// 0 (off) for open-loop schedules. Their dispatcher must run at the
-// intended instants, and on fewer Ps it waits behind the goroutines
+// 0 (off) for open-loop and user-centric schedules. Their dispatchers
+// must run at the intended instants, and on fewer Ps they wait behind the goroutines
 // reading responses: at 1,000 poisson requests/s on one P, the median
 // dispatch lateness grew from about 150 µs to 230 µs.
 func (e *Engine) procsFor(s Strategy) int {
-	if s.OpenLoop() {
+	if s.OpenLoop() || s.Kind == UserCentric {
 		return 0
 	}
 	return e.procs
@@ -328,6 +328,8 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 		}
 	}
 	switch {
+	case b.Strategy.Kind == UserCentric:
+		r.users(start)
 	case r.sessSrc != nil && b.Strategy.OpenLoop():
 		r.openSessions(r.sessSrc, start)
 	case b.Strategy.OpenLoop():

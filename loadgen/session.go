@@ -22,7 +22,8 @@ import (
 // and exactly the assistant text (and tool calls) the server streamed,
 // with a synthetic tool result after each tool call. Closed-loop
 // strategies run N sessions at a time (N users); open-loop rates are
-// rates of new sessions. Every turn counts as a request for limits.
+// rates of new sessions; a user-centric rate paces each user's turns
+// (user_centric.go). Every turn counts as a request for limits.
 
 // ToolDef is one tool offered to the model, in the chat completions
 // "function" form; the Responses and Messages forms are rendered from it.
@@ -422,7 +423,7 @@ func (r *run) runSession(s *Session, idx uint64, due int64, cn *conn, timer *tim
 	if checkSession(r.e.client.cfg.Endpoint, s) != nil {
 		return false // the first session was checked; a later bad one is skipped
 	}
-	immediate, _ = r.converse(s, r.sessionID(s, idx), due, cn, timer)
+	immediate, _ = r.converse(s, r.sessionID(s, idx), due, cn, timer, nil)
 	return immediate
 }
 
@@ -439,7 +440,7 @@ func (r *run) startBranch(b Branch, parent string, due int64) <-chan branchResul
 		cn := r.e.conns.Get().(*conn)
 		t := time.NewTimer(time.Hour)
 		t.Stop()
-		_, reply := r.converse(b.Session, parent+"/"+b.AgentID, due, cn, t)
+		_, reply := r.converse(b.Session, parent+"/"+b.AgentID, due, cn, t, nil)
 		r.e.conns.Put(cn)
 		ch <- branchResult{reply}
 	}()
@@ -447,8 +448,10 @@ func (r *run) startBranch(b Branch, parent string, due int64) <-chan branchResul
 }
 
 // converse runs the turns of s as session id from due; it returns whether
-// its last request failed immediately and its last reply.
-func (r *run) converse(s *Session, id string, due int64, cn *conn, timer *time.Timer) (immediate bool, reply string) {
+// its last request failed immediately and its last reply. With a user's
+// pacer (user-centric rate) the turns after the first are due at the
+// user's slots instead of after their think time.
+func (r *run) converse(s *Session, id string, due int64, cn *conn, timer *time.Timer, pace *userPacer) (immediate bool, reply string) {
 	ep := r.e.client.cfg.Endpoint
 	serverHist := s.ServerHistory && ep == EndpointResponses
 	choice := s.ToolChoice
@@ -472,7 +475,13 @@ func (r *run) converse(s *Session, id string, due int64, cn *conn, timer *time.T
 	var merged map[int][]string                // agent ids, likewise
 	for k := range s.Turns {
 		t := &s.Turns[k]
-		if k > 0 {
+		switch {
+		case k > 0 && pace != nil:
+			due = pace.next()
+			if !r.waitTurn(due, timer) {
+				return false, reply
+			}
+		case k > 0:
 			due = max(prevEnd+int64(t.Delay), first+int64(t.At))
 			if !r.sleep(due, timer) {
 				return false, reply
@@ -526,6 +535,9 @@ func (r *run) converse(s *Session, id string, due int64, cn *conn, timer *time.T
 		r.send(req, rec, cn)
 		ok := rec.Status == record.StatusSuccessful
 		prevEnd = max(rec.End, rec.Dispatched)
+		if pace != nil {
+			pace.done(prevEnd)
+		}
 		calls := cn.tools.Calls()
 		rec.Session.ToolCalls = len(calls)
 		end := !ok

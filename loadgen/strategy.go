@@ -23,6 +23,9 @@ const (
 	Constant    Kind = report.StrategyConstant    // open loop, evenly spaced at a rate
 	Poisson     Kind = report.StrategyPoisson     // open loop, exponential gaps at a rate (seeded)
 	Replay      Kind = report.StrategyReplay      // open loop, send times from a trace
+	// UserCentric is AIPerf's --user-centric-rate: Streams users, each
+	// sending its turns Streams/Rate seconds apart (user_centric.go).
+	UserCentric Kind = report.StrategyUserCentric
 )
 
 // DefaultMaxConcurrency caps in-flight requests of open-loop and throughput
@@ -32,10 +35,12 @@ const DefaultMaxConcurrency = 10240
 // Strategy describes how one benchmark generates load.
 type Strategy struct {
 	Kind Kind
-	// Streams is the number of concurrent streams (concurrent), or the
-	// concurrency of a throughput benchmark. Synchronous uses 1.
+	// Streams is the number of concurrent streams (concurrent), the
+	// concurrency of a throughput benchmark, or the users of a
+	// user-centric one. Synchronous uses 1.
 	Streams int
-	// Rate is requests per second for constant and poisson.
+	// Rate is requests per second for constant, poisson and user_centric
+	// (the users' total).
 	Rate float64
 	// MaxConcurrency caps requests in flight for open-loop strategies;
 	// 0 means DefaultMaxConcurrency. When the cap binds, requests are sent
@@ -83,8 +88,18 @@ func (s Strategy) Validate() error {
 		if len(s.Schedule) == 0 {
 			return fmt.Errorf("replay: the trace has no requests")
 		}
+	case UserCentric:
+		if s.Streams < 1 {
+			return fmt.Errorf("user_centric: users must be ≥ 1, got %d", s.Streams)
+		}
+		if !(s.Rate > 0) || math.IsInf(s.Rate, 0) {
+			return fmt.Errorf("user_centric: rate must be a positive number of requests per second, got %v", s.Rate)
+		}
+		if s.Rampup != 0 || s.MaxConcurrency != 0 || len(s.Series) > 0 {
+			return fmt.Errorf("user_centric: the users pace themselves: no rampup, rate series or max concurrency")
+		}
 	default:
-		return fmt.Errorf("strategy %q: want synchronous, concurrent, throughput, constant, poisson or replay", s.Kind)
+		return fmt.Errorf("strategy %q: want synchronous, concurrent, throughput, constant, poisson, replay or user_centric", s.Kind)
 	}
 	if s.MaxConcurrency < 0 || s.Rampup < 0 {
 		return fmt.Errorf("%s: max concurrency and rampup must not be negative", s.Kind)
@@ -96,7 +111,7 @@ func (s Strategy) Validate() error {
 		return fmt.Errorf("%s: a rate series needs constant or poisson", s.Kind)
 	case s.RampShape != "" && s.RampShape != RampLinear && s.RampShape != RampExponential:
 		return fmt.Errorf("%s: ramp shape %q: want linear or exponential", s.Kind, s.RampShape)
-	case (s.RampShape != "" || s.RampFrom != 0) && (s.Rampup == 0 || s.Kind == Synchronous || s.Kind == Replay):
+	case (s.RampShape != "" || s.RampFrom != 0) && (s.Rampup == 0 || s.Kind == Synchronous || s.Kind == Replay || s.Kind == UserCentric):
 		return fmt.Errorf("%s: a ramp shape or start needs a rampup duration and a concurrent, throughput, constant or poisson strategy", s.Kind)
 	case s.RampFrom < 0 || math.IsNaN(s.RampFrom) || math.IsInf(s.RampFrom, 0):
 		return fmt.Errorf("%s: ramp start %v: want a number ≥ 0", s.Kind, s.RampFrom)
@@ -153,13 +168,13 @@ func (s Strategy) MeanRate() float64 {
 // responses.
 func (s Strategy) OpenLoop() bool { return s.Kind == Constant || s.Kind == Poisson || s.Kind == Replay }
 
-// Workers is the number of closed-loop streams, or the in-flight cap of an
-// open-loop strategy.
+// Workers is the number of closed-loop streams or users, or the in-flight
+// cap of an open-loop strategy.
 func (s Strategy) Workers() int {
 	switch s.Kind {
 	case Synchronous:
 		return 1
-	case Concurrent, Throughput:
+	case Concurrent, Throughput, UserCentric:
 		return s.Streams
 	}
 	if s.MaxConcurrency > 0 {
@@ -182,6 +197,8 @@ func (s Strategy) String() string {
 			return fmt.Sprintf("%s@series(%d)", kind, len(s.Series))
 		}
 		return fmt.Sprintf("%s@%.2f", kind, s.Rate)
+	case UserCentric:
+		return fmt.Sprintf("%s@%.2fx%d", s.Kind, s.Rate, s.Streams)
 	}
 	return string(s.Kind)
 }

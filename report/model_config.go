@@ -17,6 +17,10 @@ const (
 	StrategyConstant    = "constant"
 	StrategyPoisson     = "poisson"
 	StrategyReplay      = "replay"
+	// StrategyUserCentric is AIPerf's user-centric rate, goodput's own
+	// kind: GuideLLM has none, so a report writes it as constant at its
+	// rate and says the rest in Extras.Arrival.
+	StrategyUserCentric = "user_centric"
 )
 
 // Strategy is the load pattern of one benchmark (GuideLLM's strategy

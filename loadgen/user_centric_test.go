@@ -1,0 +1,163 @@
+package loadgen
+
+import (
+	"context"
+	"net/http"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/record"
+)
+
+// TestUserPacerSlots checks each user's intended send times: user u's
+// first turn u/R after the start, the next ones N/R apart while the
+// server keeps up; a turn that could not go at its slot (its previous
+// turn still in flight) keeps the slot as its intended time, and the
+// user's later slots count from when it went out.
+func TestUserPacerSlots(t *testing.T) {
+	const s = int64(time.Second)
+	st := Strategy{Kind: UserCentric, Rate: 2, Streams: 4} // gap 2 s, users 0.5 s apart
+	if err := st.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	start := int64(1000 * s)
+	for u := range 4 {
+		p := newUserPacer(st, u, start)
+		for k := range 5 {
+			want := start + int64(u)*s/2 + int64(k)*2*s
+			due := p.next()
+			if due != want {
+				t.Errorf("user %d turn %d due at %+d ns, want %+d ns", u, k, due-start, want-start)
+			}
+			p.done(due + s) // each turn takes 1 s: on time
+		}
+	}
+	// Every user's turns together: one every 1/R = 0.5 s.
+	var all []int64
+	for u := range 4 {
+		p := newUserPacer(st, u, start)
+		for range 3 {
+			all = append(all, p.next())
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	for i, d := range all {
+		if d != start+int64(i)*s/2 {
+			t.Fatalf("the users' slots together: slot %d at %+d ns, want every 0.5 s", i, d-start)
+		}
+	}
+	// A slow turn: turn 1 ends 3 s after its slot (1 s past turn 2's).
+	p := newUserPacer(st, 0, start)
+	p.next()          // turn 0 at 0 s
+	p.done(start + s) // ends at 1 s
+	t1 := p.next()    // turn 1 at 2 s
+	p.done(t1 + 3*s)  // ends at 5 s
+	if t2 := p.next(); t2 != start+4*s {
+		t.Errorf("late turn 2: intended %+d ns, want its slot at 4 s (the lateness stays visible)", t2-start)
+	}
+	p.done(start + 6*s)
+	if t3 := p.next(); t3 != start+7*s {
+		t.Errorf("turn 3 after a late turn 2 sent at 5 s: intended %+d ns, want 7 s (one gap after it went out, no catching up)", t3-start)
+	}
+}
+
+func TestUserCentricValidate(t *testing.T) {
+	for _, s := range []Strategy{
+		{Kind: UserCentric, Rate: 1},
+		{Kind: UserCentric, Streams: 2},
+		{Kind: UserCentric, Rate: 1, Streams: 2, MaxConcurrency: 4},
+		{Kind: UserCentric, Rate: 1, Streams: 2, Rampup: time.Second},
+	} {
+		if s.Validate() == nil {
+			t.Errorf("%+v: valid, want an error", s)
+		}
+	}
+	s := Strategy{Kind: UserCentric, Rate: 1.5, Streams: 3}
+	if s.String() != "user_centric@1.50x3" || s.Workers() != 3 || s.OpenLoop() {
+		t.Errorf("%q, workers %d, open loop %v", s.String(), s.Workers(), s.OpenLoop())
+	}
+}
+
+// TestUserCentricSessions runs 3 users at 30 req/s against the recording
+// server (a 100 ms gap per user): every turn records its slot as its
+// intended send time and is not sent before it; a session's turns are a
+// gap apart; the turns of all users together are 1/R apart.
+func TestUserCentricSessions(t *testing.T) {
+	rc := &recorder{}
+	e := sessionEngine(t, rc, nil)
+	var sessions sessionList
+	for range 6 {
+		sessions = append(sessions, &Session{Turns: []Turn{
+			{Prompt: "a", MaxTokens: 2}, {Prompt: "b", MaxTokens: 2, Delay: time.Hour}, {Prompt: "c", MaxTokens: 2}}})
+	}
+	const rate, users = 30.0, 3
+	res, recs := collect(t, e, context.Background(), Benchmark{Strategy: Strategy{Kind: UserCentric, Rate: rate, Streams: users}, Source: sessions})
+	if len(recs) != 18 || res.StopReason != StopDataExhausted {
+		t.Fatalf("%d records, stop %s; want every turn of 6 sessions and requests_exhausted", len(recs), res.StopReason)
+	}
+	gap := int64(float64(users) / rate * 1e9)
+	step := 1e9 / rate // ns, not whole
+	bySession := map[string][]*record.Record{}
+	var intended []int64
+	for _, r := range recs {
+		if r.Status != record.StatusSuccessful {
+			t.Fatalf("turn %d of %s: %s %s", r.Session.Turn, r.Session.ID, r.Status, r.Error)
+		}
+		if r.Dispatched < r.Intended {
+			t.Errorf("turn %d of %s sent %d ns before its slot", r.Session.Turn, r.Session.ID, r.Intended-r.Dispatched)
+		}
+		bySession[r.Session.ID] = append(bySession[r.Session.ID], r)
+		intended = append(intended, r.Intended-res.Start)
+	}
+	for id, rs := range bySession {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Session.Turn < rs[j].Session.Turn })
+		for k := 1; k < len(rs); k++ {
+			if d := rs[k].Intended - rs[k-1].Intended; d != gap {
+				t.Errorf("%s: turn %d due %v after turn %d, want the gap %v (the data's think time gives way)", id, k, time.Duration(d), k-1, time.Duration(gap))
+			}
+		}
+	}
+	sort.Slice(intended, func(i, j int) bool { return intended[i] < intended[j] })
+	for i, d := range intended {
+		if want := float64(i) * step; float64(d) < want-2 || float64(d) > want+2 { // rounding of u/R and k·N/R to ns
+			t.Fatalf("slot %d at %v, want %v: the users' turns together are 1/R apart", i, time.Duration(d), time.Duration(want))
+		}
+	}
+}
+
+// TestUserCentricPlainRequests gives each user one request per slot from
+// a source without sessions, and stops at the request limit.
+func TestUserCentricPlainRequests(t *testing.T) {
+	rc := &recorder{}
+	e := sessionEngine(t, http.Handler(rc), nil)
+	res, recs := collect(t, e, context.Background(), Benchmark{Strategy: Strategy{Kind: UserCentric, Rate: 50, Streams: 2},
+		Source:      sessionList{{Turns: []Turn{{Prompt: "a", MaxTokens: 2}}}, {Turns: []Turn{{Prompt: "b", MaxTokens: 2}}}}.plain(),
+		Constraints: Constraints{MaxRequests: 6}})
+	if len(recs) != 6 || res.StopReason != StopMaxRequests {
+		t.Fatalf("%d records, stop %s; want 6, max_requests", len(recs), res.StopReason)
+	}
+	var intended []int64
+	for _, r := range recs {
+		intended = append(intended, r.Intended-res.Start)
+		if r.Session.ID != "" {
+			t.Errorf("a plain request carries session %q", r.Session.ID)
+		}
+	}
+	sort.Slice(intended, func(i, j int) bool { return intended[i] < intended[j] })
+	for i, d := range intended {
+		if want := int64(i) * 20e6; d < want-2 || d > want+2 {
+			t.Errorf("request %d due at %v, want %v", i, time.Duration(d), time.Duration(want))
+		}
+	}
+}
+
+// plainSource hands out the first turns of a session list, round and
+// round, as plain requests (no SessionSource).
+type plainSource struct{ l sessionList }
+
+func (l sessionList) plain() plainSource { return plainSource{l} }
+
+func (p plainSource) Request(i uint64) (*Request, bool) {
+	return p.l.Request(i % uint64(len(p.l)))
+}
