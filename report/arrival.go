@@ -5,11 +5,17 @@ package report
 // has): gamma gaps, a ramp other than GuideLLM's linear one from 0 (or on
 // poisson, whose GuideLLM object has no rampup), a piecewise rate series.
 // The strategy object then holds GuideLLM's nearest reading: gamma is
-// written as poisson, a series as constant or poisson at its mean rate.
+// written as poisson, a series as constant or poisson at its mean rate,
+// a user-centric rate as constant at its rate.
 type Arrival struct {
 	// Process is the arrival process of an open-loop schedule: constant,
-	// poisson or gamma; "" for closed-loop streams.
+	// poisson or gamma; user_centric for AIPerf's user-centric rate; ""
+	// for closed-loop streams.
 	Process string `json:"process,omitempty"`
+	// Users is the number of users of a user-centric rate, and TurnGapS
+	// the gap between one user's turns (users ÷ rate, seconds).
+	Users    int   `json:"users,omitempty"`
+	TurnGapS Float `json:"turn_gap_s,omitempty"`
 	// Burstiness is the gamma shape (vLLM's --burstiness, AIPerf's
 	// --arrival-smoothness): 1 is poisson, below 1 burstier.
 	Burstiness Float `json:"burstiness,omitempty"`

@@ -313,6 +313,10 @@ func reportStrategy(s loadgen.Strategy) report.Strategy {
 		rs.MaxConcurrency = s.Streams
 	case loadgen.Constant, loadgen.Poisson, loadgen.Replay:
 		rs.MaxConcurrency = s.Workers()
+	case loadgen.UserCentric:
+		// GuideLLM's nearest reading: constant at the users' total rate,
+		// each user at most one request in flight.
+		rs.Type, rs.MaxConcurrency = report.StrategyConstant, s.Streams
 	}
 	if s.Kind == loadgen.Poisson {
 		rs.RandomSeed = int64(s.Seed)
@@ -323,6 +327,9 @@ func reportStrategy(s loadgen.Strategy) report.Strategy {
 // reportArrival records what GuideLLM's strategy object cannot say about
 // the load's shape (report.Arrival): nil for GuideLLM's own shapes.
 func reportArrival(s loadgen.Strategy) *report.Arrival {
+	if s.Kind == loadgen.UserCentric {
+		return &report.Arrival{Process: string(s.Kind), Users: s.Streams, TurnGapS: report.Float(float64(s.Streams) / s.Rate)}
+	}
 	gamma := s.Burstiness != 0 && s.Burstiness != 1
 	ramp := s.Rampup > 0 && (s.RampShape == loadgen.RampExponential || s.RampFrom != 0 || s.Kind == loadgen.Poisson)
 	if !gamma && !ramp && len(s.Series) == 0 {

@@ -72,6 +72,9 @@ var (
 	// ErrReplayShards: a trace's send times cannot be split without
 	// changing its schedule.
 	ErrReplayShards = errors.New("a replayed trace cannot be split across shards")
+	// ErrUserCentricShards: the users' staggered slots are one schedule;
+	// splitting it is not done yet.
+	ErrUserCentricShards = errors.New("a user-centric rate cannot be split across shards yet (run it from one pod)")
 	// ErrShapeShards: n gamma processes merge into a smoother one than
 	// the target, and a shaped constant schedule has no interleaving
 	// offset; poisson shards of a ramp or series merge exactly.
@@ -109,6 +112,8 @@ func (s Shard) Strategy(total loadgen.Strategy) (share loadgen.Strategy, offset 
 		return loadgen.Strategy{}, 0, false, ErrSynchronousShards
 	case loadgen.Replay:
 		return loadgen.Strategy{}, 0, false, ErrReplayShards
+	case loadgen.UserCentric:
+		return loadgen.Strategy{}, 0, false, ErrUserCentricShards
 	case loadgen.Concurrent, loadgen.Throughput:
 		share.Streams = s.Share(total.Streams)
 		share.RampFrom = total.RampFrom / float64(s.Count)

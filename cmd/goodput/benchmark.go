@@ -52,6 +52,7 @@ type benchOptions struct {
 	confidence                                       float64       // --confidence
 	drainEnd                                         time.Duration // --drain
 	maxConcurrency                                   int
+	users                                            int // --rate-type user_centric
 	rampup                                           float64
 	apiKey                                           string
 	headers                                          []string
@@ -102,8 +103,9 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.modelSelection, "model-selection-strategy", "", "with several --model values (a,b or weighted a:0.6,b:0.4): round_robin (the default), random or weighted (the default with weights) (AIPerf's --model-selection-strategy)")
 	fs.StringVar(&o.targetSelection, "target-selection", "", "with several --target URLs: round_robin (the default) or least_in_flight (the replica with the fewest requests in flight)")
 	fs.IntVar(&o.batchSize, "batch-size", 1, "inputs per embeddings request, or documents per rerank/score request (each taken from the data's prompts; a rerank's query is the prompt before them) (AIPerf's --batch-size)")
-	fs.StringVar(&o.rateType, "rate-type", "sweep", "synchronous, concurrent, throughput, constant (alias async), poisson, replay, sweep (GuideLLM's, its default) or knee (search for the SLO's knee) (--profile NAME too; GuideLLM v0.7: --profile kind=…)")
-	fs.StringVar(&o.rate, "rate", "", "comma list: streams for concurrent, req/s for constant/poisson, max concurrency for throughput, rounds for sweep (default 10), the first load for knee")
+	fs.StringVar(&o.rateType, "rate-type", "sweep", "synchronous, concurrent, throughput, constant (alias async), poisson, replay, sweep (GuideLLM's, its default), knee (search for the SLO's knee) or user_centric (AIPerf's user-centric rate, with --users) (--profile NAME too; GuideLLM v0.7: --profile kind=…)")
+	fs.StringVar(&o.rate, "rate", "", "comma list: streams for concurrent, req/s for constant/poisson/user_centric, max concurrency for throughput, rounds for sweep (default 10), the first load for knee")
+	fs.IntVar(&o.users, "users", 0, "--rate-type user_centric: the number of users (AIPerf's --num-users); each sends its turns users/rate seconds apart, the users staggered 1/rate apart")
 	fs.StringVar(&o.data, "data", "", "synthetic spec (prompt_tokens=256,output_tokens=128), a .jsonl/.json/.csv/.txt/.parquet/.arrow file, a local Hugging Face dataset directory, a ShareGPT file, a trace for --rate-type replay (BurstGPT, Azure, Mooncake), or kind=...; required")
 	fs.StringVar(&o.processor, "processor", "", "tokenizer: a tokenizer.json path, a directory holding one, a Hugging Face cache id, or o200k_base/cl100k_base (default: the model's, when found locally; never downloaded)")
 	fs.StringVar(&o.processorArgs, "processor-args", "", "GuideLLM's Hugging Face tokenizer arguments: not supported (goodput reads tokenizer.json itself)")
@@ -262,6 +264,7 @@ type experimentKey struct {
 	maxErrors                            int
 	maxErrorRate                         float64
 	maxConcurrency                       int
+	users                                int
 	rampup                               float64
 	noStream, noStreamUsage, noIgnoreEOS bool
 	rxTimestamps, maxTokensField         string
@@ -288,6 +291,9 @@ func (k experimentKey) config(model string) string {
 	if k.batchSize > 1 {
 		key += "|batch=" + strconv.Itoa(k.batchSize)
 	}
+	if k.users > 0 {
+		key += "|users=" + strconv.Itoa(k.users)
+	}
 	return key
 }
 
@@ -305,7 +311,7 @@ func (o *benchOptions) experimentKey() experimentKey {
 		target: o.target, requestType: o.requestType, requestPath: o.requestPath, batchSize: o.batchSize, models: o.severalModels(), rateType: o.rateType, rate: o.rate, data: o.data, processor: o.processor,
 		slo: o.sweep.slo, kneeAxis: o.sweep.kneeAxis, maxSeconds: o.maxSeconds, maxRequests: o.maxRequests,
 		warmup: o.warmup, cooldown: o.cooldown, seed: o.seed, arrival: o.arrival.key(),
-		maxErrors: o.maxErrors, maxErrorRate: o.maxErrorRate, maxConcurrency: o.maxConcurrency, rampup: o.rampup,
+		maxErrors: o.maxErrors, maxErrorRate: o.maxErrorRate, maxConcurrency: o.maxConcurrency, users: o.users, rampup: o.rampup,
 		noStream: o.noStream, noStreamUsage: o.noStreamUsage, noIgnoreEOS: o.noIgnoreEOS, rxTimestamps: o.rxTimestamps,
 		maxTokensField: o.maxTokensField, extraBody: o.extraBody, requestTimeout: o.requestTimeout,
 	}
@@ -595,6 +601,9 @@ func (o *benchOptions) validateLimits(p *plan) error {
 	if o.maxConcurrency < 0 {
 		return usagef("--max-concurrency %d: want a positive count", o.maxConcurrency)
 	}
+	if o.users < 0 || (o.users != 0 && o.rateType != string(loadgen.UserCentric)) {
+		return usagef("--users %d: the number of users of --rate-type user_centric, a whole number ≥ 1", o.users)
+	}
 	if o.rampup < 0 || math.IsNaN(o.rampup) {
 		return usagef("--rampup %v: want seconds ≥ 0", o.rampup)
 	}
@@ -827,6 +836,24 @@ func (o *benchOptions) planRates(p *plan) error {
 			list = append(list, o.arrival.apply(s, rampup))
 		}
 		p.profile.Rate = rates
+	case loadgen.UserCentric:
+		switch {
+		case len(rates) == 0:
+			return usagef("--rate-type user_centric needs --rate, the users' total requests per second, e.g. --rate 2 --users 16")
+		case o.users < 1:
+			return usagef("--rate-type user_centric needs --users N, the number of users (each sends its turns N/rate seconds apart)")
+		case o.maxConcurrency != 0 || o.rampup != 0:
+			return usagef("--rate-type user_centric: the users pace themselves; --max-concurrency and --rampup do not apply")
+		}
+		for _, r := range rates {
+			if r <= 0 {
+				return usagef("--rate %v: requests per second must be > 0", r)
+			}
+			list = append(list, loadgen.Strategy{Kind: loadgen.UserCentric, Rate: r, Streams: o.users})
+		}
+		// GuideLLM's nearest reading: constant at the rate, each user at
+		// most one request in flight (the report's extras say the rest).
+		p.profile.Kind, p.profile.Rate, p.profile.MaxConcurrency = report.StrategyConstant, rates, o.users
 	case loadgen.Replay:
 		if len(rates) > 0 {
 			return usagef("--rate is not used with --rate-type replay (the trace gives the times; see --time-scale)")
@@ -837,7 +864,7 @@ func (o *benchOptions) planRates(p *plan) error {
 		p.profile.TimeScale = o.timeScale
 		list = append(list, loadgen.Strategy{Kind: loadgen.Replay, Schedule: p.data.Schedule, MaxConcurrency: o.maxConcurrency})
 	default:
-		return usagef("--rate-type %q: want synchronous, concurrent, throughput, constant (async), poisson, replay, sweep or knee", o.rateType)
+		return usagef("--rate-type %q: want synchronous, concurrent, throughput, constant (async), poisson, replay, sweep, knee or user_centric", o.rateType)
 	}
 	for _, s := range list {
 		if err := s.Validate(); err != nil && len(s.Series) > 0 {

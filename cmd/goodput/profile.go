@@ -64,6 +64,9 @@ type profileOptions struct {
 	smoothness                float64
 	rateRamp, concRamp        float64
 	rateSeries                string
+	userRate                  float64 // --user-centric-rate
+	numUsers                  int     // --num-users
+	userCentricSet            bool    // either of them given
 	isl, islStddev            int
 	osl, oslStddev            int
 	requestCount, warmupCount int
@@ -115,6 +118,8 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.Float64Var(&po.rateRamp, "request-rate-ramp-duration", 0, "seconds over which the request rate ramps linearly up to --request-rate, from AIPerf's start of rate × 0.1 s ÷ duration")
 	fs.Float64Var(&po.concRamp, "concurrency-ramp-duration", 0, "seconds over which --concurrency streams start, one more every duration ÷ concurrency (closed loop)")
 	fs.StringVar(&po.rateSeries, "request-rate-series", "", `JSON file of rate points, {"points":[{"time_s":0,"qps":5},{"time_s":60,"qps":10}]}: the rate moves linearly between them, then holds the last until --benchmark-duration (one benchmark; instead of --request-rate)`)
+	fs.Float64Var(&po.userRate, "user-centric-rate", 0, "requests per second of --num-users users together: each user sends its turns num-users/rate seconds apart, the users staggered (AIPerf's user-centric rate, for KV-cache benchmarks)")
+	fs.IntVar(&po.numUsers, "num-users", 0, "the users of --user-centric-rate")
 	for _, n := range islFlags {
 		fs.IntVar(&po.isl, n, profileDefaultISL, "input sequence length in tokens (mean; aliases --input-tokens, --input-tokens-mean, --synthetic-input-tokens-mean, --prompt-input-tokens-mean)")
 	}
@@ -345,6 +350,7 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 	if po.transport != "http" {
 		return nil, nil, usagef("--transport %q: goodput profile speaks http only", po.transport)
 	}
+	po.userCentricSet = fs.Changed("user-centric-rate") || fs.Changed("num-users")
 	concs, rates, err := po.loads(p)
 	if err != nil {
 		return nil, nil, err
@@ -384,6 +390,8 @@ func (po *profileOptions) loads(p *plan) (concs, rates []float64, err error) {
 	}
 	var list sweep.List
 	switch {
+	case po.userCentricSet:
+		return po.userCentric(p, rates, concs)
 	case po.replay():
 		// The trace's own schedule: the round is built once the data is
 		// open (finish).
@@ -441,6 +449,28 @@ func (po *profileOptions) loads(p *plan) (concs, rates []float64, err error) {
 	p.key.arrival = po.arrivalKey()
 	p.planner = list
 	return concs, rates, nil
+}
+
+// userCentric reads --user-centric-rate and --num-users into one
+// user-centric benchmark.
+func (po *profileOptions) userCentric(p *plan, rates, concs []float64) ([]float64, []float64, error) {
+	switch {
+	case !(po.userRate > 0) || math.IsInf(po.userRate, 0) || po.numUsers < 1:
+		return nil, nil, usagef("--user-centric-rate %v --num-users %d: want a rate > 0 (requests per second) and users ≥ 1, both given", po.userRate, po.numUsers)
+	case len(rates) > 0 || po.rateSeries != "" || po.replay():
+		return nil, nil, usagef("--user-centric-rate: give no --request-rate, --request-rate-series or --fixed-schedule with it (AIPerf's rule)")
+	case len(concs) > 0 || po.rateRamp > 0 || po.concRamp > 0:
+		return nil, nil, usagef("--user-centric-rate: each user has at most one request in flight and paces itself; --concurrency and the ramps do not apply")
+	}
+	s := loadgen.Strategy{Kind: loadgen.UserCentric, Rate: po.userRate, Streams: po.numUsers}
+	if err := s.Validate(); err != nil {
+		return nil, nil, usagef("--user-centric-rate: %v", err)
+	}
+	p.planner = sweep.List{s}
+	p.profile = report.Profile{Kind: report.StrategyConstant, Rate: []float64{po.userRate}, MaxConcurrency: po.numUsers}
+	p.key.rateType, p.key.rate, p.key.users = string(loadgen.UserCentric), formatList([]float64{po.userRate}), po.numUsers
+	p.key.arrival = po.arrivalKey()
+	return nil, []float64{po.userRate}, nil
 }
 
 // validateArrival checks AIPerf's arrival flags: gamma's smoothness, the
@@ -872,6 +902,8 @@ func (po *profileOptions) layout(rateMode bool, concs, rates []float64) (*profil
 	if dir == "" { // AIPerf's auto-name, e.g. Qwen_Qwen3-0.6B-openai-chat-concurrency4
 		var load string
 		switch {
+		case po.userCentricSet:
+			load = "user_centric_rate" + formatList(rates)
 		case rateMode && len(rates) > 1:
 			load = "request_rate_sweep"
 		case rateMode:

@@ -190,8 +190,8 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"warmup-prefill-concurrency-ramp-duration"}, refused: "goodput's warmup is the benchmark's own start, under its own load"},
 	{names: []string{"warmup-request-rate-ramp-duration"}, refused: "goodput's warmup is the benchmark's own start, under its own load"},
 	// User-Centric Rate
-	{names: []string{"user-centric-rate"}, refused: "user-centric rate: not yet, see issue 17"},
-	{names: []string{"num-users"}, refused: "user-centric rate: not yet, see issue 17"},
+	{names: []string{"user-centric-rate"}, maps: "N users' total rate, each user's turns N/rate seconds apart, users staggered (benchmark's --rate-type user_centric --rate)"},
+	{names: []string{"num-users"}, maps: "the users of --user-centric-rate (benchmark's --users)"},
 	// Request Cancellation
 	{names: []string{"request-cancellation-rate"}, refused: "request cancellation: not yet"},
 	{names: []string{"request-cancellation-delay"}, refused: "request cancellation: not yet"},

@@ -187,6 +187,11 @@ sweep:
 		"arrival-pattern": {[]string{"--request-rate", "2", "--arrival-pattern", "constant"}, func(s profileSetup) bool {
 			return rounds(s)[0].Kind == loadgen.Constant
 		}},
+		"user-centric-rate": {[]string{"--user-centric-rate", "1.5", "--num-users", "15"}, func(s profileSetup) bool {
+			l := rounds(s)
+			return len(l) == 1 && l[0].Kind == loadgen.UserCentric && l[0].Rate == 1.5 && l[0].Streams == 15
+		}},
+		"num-users": {[]string{"--user-centric-rate", "2", "--num-users", "8"}, func(s profileSetup) bool { return rounds(s)[0].Streams == 8 }},
 		"arrival-smoothness": {[]string{"--request-rate", "2", "--arrival-pattern", "gamma", "--arrival-smoothness", "2"}, func(s profileSetup) bool {
 			return rounds(s)[0].Burstiness == 2
 		}},

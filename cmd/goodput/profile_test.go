@@ -259,7 +259,10 @@ func TestProfileBadFlagsExitTwo(t *testing.T) {
 		want string
 	}{
 		{"unknown flag", with("--bogus-flag", "1"), "unknown flag: --bogus-flag"},
-		{"unsupported AIPerf flag", with("--num-users", "4"), "--num-users: an AIPerf flag goodput profile does not support: user-centric rate: not yet, see issue 17"},
+		{"unsupported AIPerf flag", with("--download-video-content", "4"), "--download-video-content: an AIPerf flag goodput profile does not support: video generation endpoints: not supported"},
+		{"user-centric rate without users", with("--user-centric-rate", "2"), "--user-centric-rate 2 --num-users 0"},
+		{"user-centric rate with a request rate", with("--user-centric-rate", "2", "--num-users", "4", "--request-rate", "3"), "--user-centric-rate: give no --request-rate"},
+		{"user-centric rate with concurrency", with("--user-centric-rate", "2", "--num-users", "4", "--concurrency", "4"), "--concurrency and the ramps do not apply"},
 		{"unsupported AIPerf short flag", with("-b", "4"), "-b: an AIPerf flag goodput profile does not support: embeddings"},
 		{"unsupported AIPerf flag with =", with("--prefill-concurrency=4"), "--prefill-concurrency"},
 		{"missing model", []string{"profile", "--url", "http://x"}, "--model is required"},

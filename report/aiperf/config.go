@@ -440,6 +440,10 @@ func aiperfPhases(b *report.Benchmark) ([]json.RawMessage, error) {
 	default:
 		phaseType = s.Type
 	}
+	users := 0
+	if g := b.Extras; g != nil && g.Arrival != nil && g.Arrival.Process == report.StrategyUserCentric {
+		phaseType, users, conc = report.StrategyUserCentric, g.Arrival.Users, 0 // AIPerf's phase type user_centric
+	}
 	warmReq := 0
 	if ws, wr := b.Config.Warmup.Limits(maxReq, maxSec); ws != nil || wr != nil {
 		w := report.NewOrderedObject()
@@ -471,6 +475,11 @@ func aiperfPhases(b *report.Benchmark) ([]json.RawMessage, error) {
 	}
 	if conc > 0 {
 		p.Field("concurrency", conc)
+	}
+	if users > 0 {
+		p.Field("users", users)
+		p.Field("request_rate", report.Float(rate))
+		rate = 0
 	}
 	if rate > 0 {
 		p.Field("request_rate", report.Float(rate))
