@@ -219,7 +219,7 @@ func (o *observer) BenchmarkStart(index int, st loadgen.Strategy, c loadgen.Cons
 	s.round.Set(float64(index))
 	s.target.Reset()
 	switch {
-	case st.OpenLoop() && st.MeanRate() > 0:
+	case (st.OpenLoop() || st.Kind == loadgen.UserCentric) && st.MeanRate() > 0:
 		s.target.WithLabelValues("rate").Set(st.MeanRate())
 	case st.Kind == loadgen.Synchronous:
 		s.target.WithLabelValues("concurrency").Set(1)
