@@ -180,7 +180,9 @@ func Compare(baseline, current *report.Report, baseName, curName string, opt Opt
 		Pairs: []Pair{}, UnmatchedBaseline: []string{}, UnmatchedCurrent: []string{}, MetadataDiffs: []FieldDiff{}, Notes: []string{},
 	}
 	for _, s := range specs {
-		res.Limits[s.Key] = limits[s.Key].String()
+		if !s.sessions {
+			res.Limits[s.Key] = limits[s.Key].String()
+		}
 	}
 	c := &comparer{opt: opt, limits: limits, res: res}
 
@@ -266,8 +268,11 @@ type comparer struct {
 func (c *comparer) pair(b, cur side, m matched) Pair {
 	p := Pair{Label: m.label, Match: m.kind, BaselineIndex: m.b, CurrentIndex: m.c}
 	for _, s := range specs {
-		if s.Key == MetricKnee {
+		if s.Key == MetricKnee || s.sessions && (b.sessions() == nil || cur.sessions() == nil) {
 			continue
+		}
+		if s.sessions {
+			c.res.Limits[s.Key] = c.limits[s.Key].String()
 		}
 		r := Row{Metric: s.Key, Title: s.Title, limit: c.limits[s.Key], higher: s.HigherIsBetter}
 		bv, bwhy := b.value(s)

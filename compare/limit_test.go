@@ -56,6 +56,7 @@ func TestDefaultLimits(t *testing.T) {
 	want := map[string]string{
 		MetricGoodput: "5%", MetricThroughput: "5%", MetricTTFTP50: "off", MetricTTFTP99: "10%", MetricITLP50: "off",
 		MetricITLP95: "10%", MetricLatencyP99: "off", MetricErrorRate: "0.5pp", MetricKnee: "10%",
+		MetricSessionGoodput: "5pp", MetricLaterTurnTTFT: "10%", MetricCacheHitRate: "5pp",
 	}
 	if len(d) != len(want) {
 		t.Fatalf("%d defaults, want %d", len(d), len(want))

@@ -19,6 +19,14 @@ var (
 	MetricITLP95     = metric.ITL.Key + "_p95"
 	MetricLatencyP99 = "latency_p99"
 	MetricErrorRate  = "error_rate"
+	// Session rows: only in pairs whose benchmarks both ran sessions
+	// (conversations). Session goodput is the share of sessions whose
+	// every turn met the SLO; the later turns' TTFT is the mean over
+	// turns ≥ 1 (what the prefix cache shortens); the hit rate is cached
+	// ÷ prompt tokens.
+	MetricSessionGoodput = "session_goodput"
+	MetricLaterTurnTTFT  = metric.TTFT.Key + "_later_turns_mean"
+	MetricCacheHitRate   = "prefix_cache_hit_rate"
 	// MetricKnee gates the knee's load (the knee section).
 	MetricKnee = "knee"
 )
@@ -43,6 +51,9 @@ type MetricSpec struct {
 	lat      *metric.Latency
 	pct      float64
 	perToken bool
+	// sessions: a session row, left out of a pair (and its limit out of
+	// the result) unless both benchmarks ran sessions.
+	sessions bool
 }
 
 // hist is the histogram of the noise estimate, "" for none.
@@ -72,6 +83,12 @@ var specs = []MetricSpec{
 		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: &metric.E2E, pct: 0.99},
 	{Key: MetricErrorRate, Title: "Error rate", Flag: "max-error-rate-increase", Default: "0.5pp",
 		Accept: []LimitKind{LimitPoints}},
+	{Key: MetricSessionGoodput, Title: "Session goodput (share)", Flag: "max-session-goodput-drop", Default: "5pp", HigherIsBetter: true,
+		Accept: []LimitKind{LimitPoints}, sessions: true},
+	{Key: MetricLaterTurnTTFT, Title: "TTFT of turns ≥ 1, mean (ms)", Flag: "max-later-turn-ttft-increase", Default: "10%",
+		Accept: []LimitKind{LimitPercent, LimitDuration}, sessions: true},
+	{Key: MetricCacheHitRate, Title: "Prefix-cache hit rate", Flag: "max-cache-hit-rate-drop", Default: "5pp", HigherIsBetter: true,
+		Accept: []LimitKind{LimitPoints}, sessions: true},
 	{Key: MetricKnee, Title: "Knee load", Flag: "max-knee-drop", Default: "10%", HigherIsBetter: true,
 		Accept: []LimitKind{LimitPercent}},
 }
@@ -132,8 +149,50 @@ func (s side) value(spec MetricSpec) (float64, string) {
 			return 0, "no request totals"
 		}
 		return float64(t.Errored) / float64(t.Total), ""
+	case MetricSessionGoodput, MetricLaterTurnTTFT, MetricCacheHitRate:
+		return s.sessionValue(spec.Key)
 	}
 	return 0, "unknown metric"
+}
+
+// sessions is the benchmark's session figures, nil when it ran none.
+func (s side) sessions() *report.SessionExtras {
+	if s.b.Extras == nil || s.b.Extras.Sessions == nil || s.b.Extras.Sessions.Sessions == 0 {
+		return nil
+	}
+	return s.b.Extras.Sessions
+}
+
+// sessionValue returns a session row's figure, or why it has none.
+func (s side) sessionValue(key string) (float64, string) {
+	x := s.sessions()
+	if x == nil {
+		return 0, "no sessions"
+	}
+	switch key {
+	case MetricSessionGoodput:
+		if x.GoodFraction == nil {
+			return 0, "no SLO verdict of the sessions"
+		}
+		return float64(*x.GoodFraction), ""
+	case MetricCacheHitRate:
+		if x.CacheHitRate == nil {
+			return 0, "no cached-token counts"
+		}
+		return float64(*x.CacheHitRate), ""
+	}
+	// The mean TTFT of turns ≥ 1: their turns' means weighted by count.
+	var sum, n float64
+	for _, t := range x.ByTurn {
+		if t.Turn >= 1 && t.TimeToFirstTokenMs.Count > 0 {
+			sum += float64(t.TimeToFirstTokenMs.Mean) * float64(t.TimeToFirstTokenMs.Count)
+			n += float64(t.TimeToFirstTokenMs.Count)
+		}
+	}
+	if n == 0 {
+		return 0, "no later turn with a TTFT"
+	}
+	return sum / n, ""
 }
 
 // windowThroughput is the SLO's throughput (output tokens of successful

@@ -163,7 +163,10 @@ func sideText(ri RunInfo) string {
 func (res *Result) limitsText() string {
 	var on, off []string
 	for _, s := range specs {
-		l := res.Limits[s.Key]
+		l, ok := res.Limits[s.Key]
+		if !ok {
+			continue // a session row's limit, without sessions on both sides
+		}
 		if l == "off" {
 			off = append(off, s.Key)
 			continue
