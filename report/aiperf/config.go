@@ -200,8 +200,32 @@ func aiperfHeader(rep *report.Report, index int, opts Options, source string) (*
 	}
 	if g := b.Extras; g != nil {
 		x.Goodput.ByModel, x.Goodput.ByTarget = g.ByModel, g.ByTarget
+		if g.Sessions != nil && g.Sessions.Sessions > 0 {
+			x.Goodput.Sessions = g.Sessions
+		}
 	}
 	return x, nil
+}
+
+// addSessionMetrics appends AIPerf's session metrics (session_count,
+// session_turns, session_duration) from the report's session figures,
+// when the benchmark ran sessions. They are the report's summaries in
+// either source, so the export says they are approximate.
+func addSessionMetrics(x *Export, b *report.Benchmark) {
+	if b.Extras == nil || b.Extras.Sessions == nil || b.Extras.Sessions.Sessions == 0 {
+		return
+	}
+	s := b.Extras.Sessions
+	x.Metrics = append(x.Metrics, scalarMetric("session_count", float64(s.Completed)))
+	if s.TurnsPerSession.Count > 0 {
+		x.Metrics = append(x.Metrics, summaryMetric(&sessionTurnsDef, &s.TurnsPerSession, 1))
+	}
+	if s.DurationSeconds.Count > 0 {
+		x.Metrics = append(x.Metrics, summaryMetric(&sessionDurationDef, &s.DurationSeconds, 1000))
+	}
+	x.Goodput.Exact = false
+	x.Goodput.InexactReasons = append(x.Goodput.InexactReasons,
+		"session_count (sessions whose every turn succeeded), session_turns and session_duration are the report's session figures (a session spanning the window's edges counts whole), not recomputed from the records")
 }
 
 // The parts of GuideLLM's scenario the input_config needs, read loosely

@@ -144,6 +144,11 @@ type Provenance struct {
 	// AIPerf's export has no place for them.
 	ByModel  []report.GroupFigures `json:"by_model,omitempty"`
 	ByTarget []report.GroupFigures `json:"by_target,omitempty"`
+	// Sessions are the report's figures of the benchmark's conversations
+	// (goodput's extras): session goodput, the prefix-cache hit rate and
+	// every latency by turn, which AIPerf's export has no place for; nil
+	// without sessions.
+	Sessions *report.SessionExtras `json:"sessions,omitempty"`
 }
 
 // ProvenanceKey is the top-level key of goodput's block.

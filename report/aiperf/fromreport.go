@@ -137,6 +137,7 @@ func FromReport(rep *report.Report, index int, opts Options) (*Export, error) {
 		prov.InexactReasons = append(prov.InexactReasons, fmt.Sprintf(
 			"--goodput %q needs per-request records: not evaluated", slo.FormatAIPerfGoodput(opts.SLOs)))
 	}
+	addSessionMetrics(x, b)
 	x.ErrorSummary = approxErrors(b, errored, incomplete)
 	return x, nil
 }

@@ -81,7 +81,15 @@ var aiperfScalarDefs = map[string]aiperfDef{
 	"osl_mismatch_count":      {tag: "osl_mismatch_count", header: "OSL Mismatch Count", unit: "requests"},
 	"good_request_count":      {tag: "good_request_count", header: "Good Request Count", unit: "requests"},
 	"goodput":                 {tag: "goodput", header: "Goodput", unit: "requests/sec"},
+	"session_count":           {tag: "session_count", header: "Session Count", unit: "sessions"},
 }
+
+// AIPerf's per-session metrics (its SessionMetricsResultsProcessor): one
+// value per session.
+var (
+	sessionTurnsDef    = aiperfDef{tag: "session_turns", header: "Turns Per Session", unit: "count", toDisplay: 1, toBase: 1}
+	sessionDurationDef = aiperfDef{tag: "session_duration", header: "Session Duration", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor}
+)
 
 // scalarMetric builds a derived metric block.
 func scalarMetric(tag string, v float64) Metric {

@@ -362,6 +362,7 @@ func (a *Builder) Export() (*Export, error) {
 	if a.errs > 0 && a.vals[apErrorISL].count() > 0 {
 		sc("total_error_isl", float64(a.totalErrISL))
 	}
+	addSessionMetrics(x, a.rep.Benchmarks[a.index])
 	x.ErrorSummary = a.errors.summary()
 	return x, nil
 }
