@@ -244,6 +244,7 @@ var invalidFlagValues = map[string][]string{
 	"mock --step-base":              {"soon", "0", "-1ms", "11s"},
 	"mock --step-per-seq":           {"soon", "-1ms", "2s"},
 	"mock --prefill-per-token":      {"soon", "-1us", "2s"},
+	"mock --session-data":           {"x", "turns=4", "turns=0,prompt_tokens=8,output_tokens=2", "turns=2,prompt_tokens=8,output_tokens=2,delay=1"},
 	"mock --knee-data":              {"x", "prompt_tokens=256", "prompt_tokens=256,output_tokens=0", "prompt_tokens=256,output_tokens=128,output_tokens_stdev=8"},
 	"mock --gpu-name":               {"", "bad\"name"},
 	"mock --gpu-memory-mib":         {"x", "0", "-1"},

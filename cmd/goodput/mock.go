@@ -43,6 +43,9 @@ func runMock(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "DCGM exporter metrics for %d × %s (%v W idle + %v W per running sequence, %v W cap) on %s\n",
 		n, gpu.Name, gpu.IdleWatts, gpu.WattsPerSeq, gpu.MaxWatts, dcgm)
 	fmt.Fprintln(e.stdout, describePrefixCache(&cfg, o.knee))
+	if o.session != nil {
+		fmt.Fprintln(e.stdout, describeSessionTTFT(&cfg, *o.session))
+	}
 	if o.urlFile != "" {
 		if err := os.WriteFile(o.urlFile, []byte(srv.URL()+"\n"), 0o644); err != nil {
 			return fmt.Errorf("--url-file: %w", err)
@@ -59,6 +62,7 @@ type mockOptions struct {
 	urlFile string
 	preset  string         // --preset as given
 	knee    mock.Workload  // request shape of the analytic knee; zero without a capacity model
+	session *sessionShape  // --session-data: the conversation whose TTFT by turn is printed; nil without
 	caps    *capacityFlags // the capacity and GPU flags, for their errors and the startup line
 }
 
@@ -120,6 +124,15 @@ func parseMockFlags(e *env, args []string) (*mockOptions, error) {
 		return nil, err
 	}
 	knee.TokensPerChunk = cfg.TokensPerChunk
+	var session *sessionShape
+	if fs.Changed("session-data") {
+		if capacity == nil || *noPrefixCache {
+			return nil, usagef("--session-data needs a capacity model and the prefix cache: give --preset or a capacity flag, without --no-prefix-cache")
+		}
+		if session, err = parseSessionData(cf.sessionData); err != nil {
+			return nil, err
+		}
+	}
 	if fs.NArg() > 0 {
 		return nil, usagef("unexpected argument %q (see 'goodput mock --help')", fs.Arg(0))
 	}
@@ -147,7 +160,7 @@ func parseMockFlags(e *env, args []string) (*mockOptions, error) {
 		cfg.LoRAModules = append(cfg.LoRAModules, mod)
 	}
 	return &mockOptions{cfg: cfg, addr: net.JoinHostPort(*host, strconv.Itoa(*port)), urlFile: *urlFile,
-		preset: *preset, knee: knee, caps: cf}, nil
+		preset: *preset, knee: knee, session: session, caps: cf}, nil
 }
 
 // mockFieldFlags names the flag of each mock.Config field (or nested
@@ -184,6 +197,7 @@ type capacityFlags struct {
 	gpuMemoryMiB                              int
 	gpuIdleWatts, gpuWattsPerSeq, gpuMaxWatts float64
 	kneeData                                  string
+	sessionData                               string
 }
 
 // capacityFlagNames are the flags that set CapacityModel fields, in the
@@ -205,6 +219,7 @@ func addCapacityFlags(fs *pflag.FlagSet) *capacityFlags {
 	fs.DurationVar(&f.stepBase, "step-base", 0, "fixed time of one engine step (Go duration; 1µs..10s, below about 2ms the 1ms timer granularity shows)"+def(tiny.StepBase))
 	fs.DurationVar(&f.stepPerSeq, "step-per-seq", 0, "extra step time per decoding sequence in the step (0..1s)"+def(tiny.StepPerSeq))
 	fs.DurationVar(&f.prefillPerToken, "prefill-per-token", 0, "extra step time per prompt token prefilled in the step (0..1s)"+def(tiny.PrefillPerToken))
+	fs.StringVar(&f.sessionData, "session-data", "", "a conversation shape, in benchmark --data syntax: turns=N,prompt_tokens=P,output_tokens=M[,prefix_tokens=S] (a system prefix of S tokens, P new tokens per user turn, M per reply): print at startup the TTFT the capacity model expects for each turn alone in the engine, with the prefix cache holding the conversation so far")
 	fs.StringVar(&f.kneeData, "knee-data", "", "request shape of the analytic knee printed at startup, in benchmark --data syntax with fixed lengths: prompt_tokens=N,output_tokens=M (a benchmark sending ignore_eos and max_tokens M); default: the preset's reference shape, prompt_tokens=1024,output_tokens=256 for the H100 presets, prompt_tokens=256,output_tokens=128 for tiny")
 	return f
 }
@@ -307,6 +322,79 @@ func (f *capacityFlags) kneeWorkload(m *mock.CapacityModel) (mock.Workload, erro
 		return mock.Workload{}, fmt.Errorf("the reference shape of %s: %w", m.Name, err)
 	}
 	return w, nil
+}
+
+// sessionShape is a conversation of --session-data: Turns user turns of
+// Prompt new tokens each, replies of Output tokens, after a system prefix
+// of Prefix tokens.
+type sessionShape struct{ Turns, Prompt, Output, Prefix int }
+
+// parseSessionData reads --session-data: turns, prompt_tokens and
+// output_tokens required, prefix_tokens optional.
+func parseSessionData(s string) (*sessionShape, error) {
+	bad := func(why string) error {
+		return usagef("--session-data %q: %s; want turns=N,prompt_tokens=P,output_tokens=M[,prefix_tokens=S] with N in 1..1000, P and M in 1..16777216, S in 0..16777216", s, why)
+	}
+	var sh sessionShape
+	seen := map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		key, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return nil, bad(fmt.Sprintf("%q is not key=value", part))
+		}
+		var dst *int
+		lo, hi := 1, 1<<24
+		switch key {
+		case "turns":
+			dst, hi = &sh.Turns, 1000
+		case "prompt_tokens":
+			dst = &sh.Prompt
+		case "output_tokens":
+			dst = &sh.Output
+		case "prefix_tokens":
+			dst, lo = &sh.Prefix, 0
+		default:
+			return nil, bad(fmt.Sprintf("unknown key %q", key))
+		}
+		if seen[key] {
+			return nil, bad(fmt.Sprintf("%s given twice", key))
+		}
+		seen[key] = true
+		n, err := strconv.Atoi(val)
+		if err != nil || n < lo || n > hi {
+			return nil, bad(fmt.Sprintf("%s=%q is out of range", key, val))
+		}
+		*dst = n
+	}
+	if !seen["turns"] || !seen["prompt_tokens"] || !seen["output_tokens"] {
+		return nil, bad("turns, prompt_tokens and output_tokens are required")
+	}
+	return &sh, nil
+}
+
+// describeSessionTTFT is the startup line of --session-data: for each turn
+// of the conversation, the TTFT of the turn alone in the engine, its
+// prompt (the prefix, every earlier turn and reply, the new turn and the
+// chat template's tokens) and the cached part: the whole blocks of the
+// conversation before it, which the prefix cache holds after each reply.
+// Turn 0 finds nothing cached (a prefix of its own).
+func describeSessionTTFT(cfg *mock.Config, sh sessionShape) string {
+	parts := make([]string, 0, sh.Turns)
+	for k := range sh.Turns {
+		before := sh.Prefix + k*(sh.Prompt+sh.Output) // the conversation before turn k
+		prompt := before + sh.Prompt + cfg.ChatTemplateTokens
+		cached := 0
+		if k > 0 {
+			cached = min(before, prompt-1) / cfg.BlockSize * cfg.BlockSize
+		}
+		ttft, err := cfg.Capacity.LoneTTFT(prompt, cached)
+		if err != nil {
+			return "expected TTFT by turn not computed: " + err.Error()
+		}
+		parts = append(parts, fmt.Sprintf("turn %d %v (%d prompt, %d cached)", k, ttft.Round(10*time.Microsecond), prompt, cached))
+	}
+	return fmt.Sprintf("expected TTFT by turn of a lone conversation (turns=%d,prompt_tokens=%d,output_tokens=%d,prefix_tokens=%d): %s",
+		sh.Turns, sh.Prompt, sh.Output, sh.Prefix, strings.Join(parts, ", "))
 }
 
 // parseKneeData reads --knee-data: prompt_tokens=N,output_tokens=M, both

@@ -174,6 +174,27 @@ func TestMockKneeLine(t *testing.T) {
 	}
 }
 
+// TestMockSessionLine: --session-data prints each turn's lone TTFT from
+// the capacity model, turn k ≥ 1 finding the whole blocks of the
+// conversation before it cached. With 20 ms steps, 100 µs per prefill
+// token and a 512-token budget: turn 0 prefills 70 + 30 + 20 (template)
+// tokens in one step (20 + 12 ms); turn 1's prompt is 70 + 30 + 20 + 30 +
+// 20 = 170 tokens, 112 of the 120 before it cached (7 blocks of 16): 58
+// prefilled (20 + 5.8 ms).
+func TestMockSessionLine(t *testing.T) {
+	o, err := parseMockFlags(&env{stdout: io.Discard, getenv: func(string) string { return "" }}, []string{
+		"--step-base", "20ms", "--step-per-seq", "0", "--prefill-per-token", "100us", "--max-num-batched-tokens", "512", "--chat-template-tokens", "20",
+		"--session-data", "turns=2,prompt_tokens=30,output_tokens=20,prefix_tokens=70"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "expected TTFT by turn of a lone conversation (turns=2,prompt_tokens=30,output_tokens=20,prefix_tokens=70): " +
+		"turn 0 32ms (120 prompt, 0 cached), turn 1 25.8ms (170 prompt, 112 cached)"
+	if got := describeSessionTTFT(&o.cfg, *o.session); got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+}
+
 // TestMockCommandServesOverrides runs the mock command in-process on
 // 127.0.0.1:0 with overrides and checks that the engine it serves has
 // them: its startup lines, two slots (a third request waits), 20 ms steps
