@@ -5,6 +5,9 @@
 # knee under the interactive-chat SLO, measuring energy and cost in every
 # round's window, then prints the summary and writes the run directory
 # (report JSON, CSV, per-request JSON Lines, report.html, scorecard).
+# Then a short multi-turn run: two users in conversations whose long
+# system prompt the mock's prefix cache keeps, so turns after the first
+# come back faster, next to the TTFT by turn the mock expects.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=./bin/goodput
@@ -15,7 +18,9 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-$bin mock --port 0 --url-file "$tmp/url" --preset tiny --dcgm-interval 100ms --processor o200k_base >"$tmp/mock.log" 2>&1 &
+session=turns=4,prompt_tokens=64,output_tokens=32,prefix_tokens=1536
+$bin mock --port 0 --url-file "$tmp/url" --preset tiny --dcgm-interval 100ms --processor o200k_base \
+  --session-data "$session" >"$tmp/mock.log" 2>&1 &
 mock_pid=$!
 for _ in $(seq 100); do [ -s "$tmp/url" ] && break; sleep 0.1; done
 [ -s "$tmp/url" ] || { echo "demo: the mock did not start:"; cat "$tmp/mock.log"; exit 1; }
@@ -28,4 +33,10 @@ $bin benchmark --target "$url" --rate-type knee --rampup 1 \
   --dcgm-url "$url/dcgm/metrics" --telemetry-interval 250ms --telemetry-wait 2s \
   --gpu-cost-per-hour 2.5 --currency EUR --pue 1.3 --grid-intensity 56 \
   --label hardware=mock-L4 --label precision=bf16 --label model_revision=demo \
+  --output-dir results --progress-interval 5s
+echo
+echo "demo: conversations ($session, a system prompt of its own per session), 2 users at 4 turns/s in all"
+grep '^expected TTFT by turn' "$tmp/mock.log" | sed 's/^/demo: the mock /'
+$bin benchmark --target "$url" --rate-type user_centric --rate 4 --users 2 \
+  --data "$session,prefix_count=100" --processor o200k_base --max-requests 16 \
   --output-dir results --progress-interval 5s
