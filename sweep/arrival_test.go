@@ -35,6 +35,8 @@ func TestReportArrival(t *testing.T) {
 			`{"ramp":{"shape":"exponential","duration_s":1.0,"from":1.0,"to":8.0,"unit":"streams"}}`},
 		{loadgen.Strategy{Kind: loadgen.Constant, Series: series},
 			`{"process":"constant","series":[{"duration_s":2.0,"from_rate":1.0,"to_rate":5.0},{"duration_s":2.0,"from_rate":10.0,"to_rate":10.0}]}`},
+		{loadgen.Strategy{Kind: loadgen.UserCentric, Rate: 2, Streams: 15},
+			`{"process":"user_centric","users":15,"turn_gap_s":7.5}`},
 	} {
 		b, err := json.Marshal(reportArrival(c.s))
 		if err != nil || string(b) != c.want {

@@ -86,6 +86,7 @@ func TestShardStrategy(t *testing.T) {
 			loadgen.Strategy{Kind: loadgen.Synchronous}, 0, false, nil},
 		{"synchronous", Shard{0, 2}, loadgen.Strategy{Kind: loadgen.Synchronous}, loadgen.Strategy{}, 0, false, ErrSynchronousShards},
 		{"replay", Shard{0, 2}, loadgen.Strategy{Kind: loadgen.Replay, Schedule: []time.Duration{0}}, loadgen.Strategy{}, 0, false, ErrReplayShards},
+		{"user-centric", Shard{0, 2}, loadgen.Strategy{Kind: loadgen.UserCentric, Rate: 2, Streams: 4}, loadgen.Strategy{}, 0, false, ErrUserCentricShards},
 		{"cap below shards", Shard{0, 4}, loadgen.Strategy{Kind: loadgen.Poisson, Rate: 5, MaxConcurrency: 3}, loadgen.Strategy{}, 0, false, errAny},
 		{"bad shard", Shard{4, 4}, loadgen.Strategy{Kind: loadgen.Concurrent, Streams: 4}, loadgen.Strategy{}, 0, false, errAny},
 	}

@@ -25,3 +25,15 @@ func TestAIPerfPhaseArrivalPattern(t *testing.T) {
 		}
 	}
 }
+
+// A user-centric benchmark (constant at its rate in GuideLLM's strategy,
+// the users in goodput's arrival extras) is AIPerf's user_centric phase.
+func TestAIPerfPhaseUserCentric(t *testing.T) {
+	b := &report.Benchmark{Config: report.BenchmarkConfig{Strategy: report.Strategy{Type: report.StrategyConstant, Rate: 2, MaxConcurrency: 8}},
+		Extras: &report.Extras{Arrival: &report.Arrival{Process: report.StrategyUserCentric, Users: 8, TurnGapS: 4}}}
+	phases, err := aiperfPhases(b)
+	want := `{"name":"profiling","type":"user_centric","exclude_from_results":false,"users":8,"request_rate":2.0}`
+	if err != nil || len(phases) != 1 || string(phases[0]) != want {
+		t.Errorf("%s (%v), want %s", phases, err, want)
+	}
+}
