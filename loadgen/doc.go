@@ -3,7 +3,8 @@
 // Messages (ClientConfig.Endpoint; Path overrides the path) that stamps
 // every request phase on a monotonic clock, and a
 // scheduler that drives it with a load strategy (synchronous, concurrent,
-// throughput, constant, poisson, replay) under stop constraints.
+// throughput, constant, poisson, replay, user_centric) under stop
+// constraints.
 //
 // The engine produces one record.Record per request and hands it to a
 // channel; what happens to records (files, reports, live progress) is the
@@ -29,7 +30,9 @@
 //
 // A Source that is also a SessionSource runs conversations (session.go):
 // each session's turns in order, the next after the last ended plus its
-// think time, with the history, streamed replies and tool calls.
+// think time, with the history, streamed replies and tool calls. The
+// user-centric rate (user_centric.go) paces N users' turns N/R apart, each
+// turn's slot recorded as its intended send time.
 //
 // Enter with NewClient (a ClientConfig and NewClock), NewEngine, then
 // Engine.Run(ctx, Benchmark{Strategy, Constraints, Source}, out) per benchmark.

@@ -161,3 +161,40 @@ func (l sessionList) plain() plainSource { return plainSource{l} }
 func (p plainSource) Request(i uint64) (*Request, bool) {
 	return p.l.Request(i % uint64(len(p.l)))
 }
+
+// slowChat answers every chat request after a fixed delay.
+type slowChat struct {
+	rc    *recorder
+	delay time.Duration
+}
+
+func (s slowChat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	time.Sleep(s.delay)
+	s.rc.ServeHTTP(w, r)
+}
+
+// TestUserCentricLateTurn: one user with a 50 ms gap against a server
+// that takes 120 ms. Turn 1's slot passes while turn 0 runs: it goes out
+// when turn 0 ends, keeps its slot as the intended time (its lateness is
+// the wait: no coordinated omission), and turn 2's slot is one gap after
+// turn 1 went out, not the grid's (no burst to catch up).
+func TestUserCentricLateTurn(t *testing.T) {
+	e := sessionEngine(t, slowChat{&recorder{}, 120 * time.Millisecond}, nil)
+	s := &Session{Turns: []Turn{{Prompt: "a", MaxTokens: 2}, {Prompt: "b", MaxTokens: 2}, {Prompt: "c", MaxTokens: 2}}}
+	res, recs := collect(t, e, context.Background(), Benchmark{Strategy: Strategy{Kind: UserCentric, Rate: 20, Streams: 1}, Source: sessionList{s}})
+	if len(recs) != 3 {
+		t.Fatalf("%d records, want 3", len(recs))
+	}
+	sort.Slice(recs, func(i, j int) bool { return recs[i].Session.Turn < recs[j].Session.Turn })
+	const gap = int64(50 * time.Millisecond)
+	r0, r1, r2 := recs[0], recs[1], recs[2]
+	if r0.Intended != res.Start || r1.Intended != res.Start+gap {
+		t.Errorf("turns 0 and 1 due at %v and %v, want 0 and the gap", time.Duration(r0.Intended-res.Start), time.Duration(r1.Intended-res.Start))
+	}
+	if late := r1.Dispatched - r1.Intended; late < int64(60*time.Millisecond) || r1.Dispatched < r0.End {
+		t.Errorf("turn 1 sent %v after its slot, before turn 0 ended: %v; want it sent when turn 0 ended, about 70 ms late", time.Duration(late), r1.Dispatched < r0.End)
+	}
+	if d := r2.Intended - r1.Dispatched; d < gap-int64(5*time.Millisecond) || d > gap+int64(time.Millisecond) {
+		t.Errorf("turn 2 due %v after turn 1 went out, want the gap (%v)", time.Duration(d), time.Duration(gap))
+	}
+}
