@@ -1,5 +1,7 @@
 package report
 
+import "fmt"
+
 // Arrival is the shape of a benchmark's load beyond what GuideLLM's
 // strategy object can say (in Extras.Arrival; nil for the shapes GuideLLM
 // has): gamma gaps, a ramp other than GuideLLM's linear one from 0 (or on
@@ -42,4 +44,21 @@ type RateSegment struct {
 	DurationS Float `json:"duration_s"`
 	FromRate  Float `json:"from_rate"`
 	ToRate    Float `json:"to_rate"`
+}
+
+// Label names a benchmark's load as the console tables show it: the
+// strategy's label, except where goodput's arrival shape says more than
+// GuideLLM's strategy object can (a user-centric rate, gamma gaps).
+func (b *Benchmark) Label() string {
+	s := b.Config.Strategy
+	if b.Extras == nil || b.Extras.Arrival == nil {
+		return s.Label()
+	}
+	switch a := b.Extras.Arrival; a.Process {
+	case "user_centric":
+		return fmt.Sprintf("user_centric %.2f/s, %d users", s.Rate, a.Users)
+	case "gamma":
+		return fmt.Sprintf("gamma %.2f/s", s.Rate)
+	}
+	return s.Label()
 }

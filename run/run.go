@@ -439,7 +439,7 @@ func (s *state) write(rep *report.Report, rounds []sweep.Round) error {
 			continue
 		}
 		for _, w := range b.Extras.TokenWarnings {
-			fmt.Fprintf(s.stderr, "WARNING: benchmark %d (%s): %s\n", b.Config.RunIndex, b.Config.Strategy.Label(), w.Message)
+			fmt.Fprintf(s.stderr, "WARNING: benchmark %d (%s): %s\n", b.Config.RunIndex, b.Label(), w.Message)
 		}
 	}
 	for _, r := range rounds {

@@ -81,7 +81,7 @@ func Table(r *report.Report) *texttable.Table {
 	t.Groups = append(t.Groups, texttable.Group{Name: "Goodput (good requests over the window)", Span: 4})
 	t.Heads = append(t.Heads, "Attain %", "Good req/s", "Good tok/s", "Tput tok/s")
 	for i, bm := range r.Benchmarks {
-		row := []string{fmt.Sprint(i), bm.Config.Strategy.Label()}
+		row := []string{fmt.Sprint(i), bm.Label()}
 		var s *report.SLOResult
 		if bm.Extras != nil {
 			s = bm.Extras.SLO

@@ -1497,7 +1497,7 @@ func checkErrorRate(w io.Writer, rep *report.Report, max *float64) error {
 	failed := false
 	for i, b := range rep.Benchmarks {
 		if rate, ok := errorRate(b); ok && rate > *max {
-			fmt.Fprintf(w, "goodput: benchmark %d (%s): error rate %.1f%% exceeds --fail-on-error-rate %g\n", i, b.Config.Strategy.Label(), 100*rate, *max)
+			fmt.Fprintf(w, "goodput: benchmark %d (%s): error rate %.1f%% exceeds --fail-on-error-rate %g\n", i, b.Label(), 100*rate, *max)
 			failed = true
 		}
 	}

@@ -30,7 +30,7 @@ func censoredTable(r *report.Report) *texttable.Table {
 		Heads:  []string{"#", "Strategy", "Cut off", "completed", "KM", "completed", "KM", "completed", "window", "completed", "window"},
 	}
 	for i, bm := range r.Benchmarks {
-		row := []string{fmt.Sprint(i), bm.Config.Strategy.Label()}
+		row := []string{fmt.Sprint(i), bm.Label()}
 		g := bm.Extras
 		if g == nil || g.Censored == nil {
 			for len(row) < len(t.Heads) {

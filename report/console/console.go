@@ -49,7 +49,7 @@ func Write(w io.Writer, r *report.Report) error {
 	var notes []string
 	for i, bm := range r.Benchmarks {
 		idx := fmt.Sprint(i)
-		strat := bm.Config.Strategy.Label()
+		strat := bm.Label()
 		m := &bm.Metrics
 		row := []string{idx, strat}
 		if t := m.RequestTotals; t != nil {
@@ -137,7 +137,7 @@ func Write(w io.Writer, r *report.Report) error {
 			if i < 0 || i >= len(r.Benchmarks) {
 				return ""
 			}
-			return r.Benchmarks[i].Config.Strategy.Label()
+			return r.Benchmarks[i].Label()
 		}))
 	}
 	if r.Run != nil {

@@ -121,7 +121,7 @@ const saturationMark = "*"
 // when the client was saturated, or when the round started on a busy
 // server.
 func latencyLabel(b *report.Benchmark) string {
-	l := b.Config.Strategy.Label()
+	l := b.Label()
 	if clientSaturated(b) {
 		l += saturationMark
 	}
@@ -139,7 +139,7 @@ func saturationNotes(r *report.Report) []string {
 		if !clientSaturated(bm) {
 			continue
 		}
-		n := fmt.Sprintf("%s benchmark %d (%s): client saturated: latency figures unreliable", saturationMark, i, bm.Config.Strategy.Label())
+		n := fmt.Sprintf("%s benchmark %d (%s): client saturated: latency figures unreliable", saturationMark, i, bm.Label())
 		if reason := strings.TrimSpace(report.OneLine(bm.Extras.Client.Reason)); reason != "" {
 			n += ": " + reason
 		}

@@ -28,7 +28,7 @@ func groupTable(r *report.Report, what string, of func(*report.Extras) []report.
 			continue
 		}
 		for _, g := range of(bm.Extras) {
-			t.Rows = append(t.Rows, []string{fmt.Sprint(i), bm.Config.Strategy.Label(), g.Name,
+			t.Rows = append(t.Rows, []string{fmt.Sprint(i), bm.Label(), g.Name,
 				fmt.Sprint(g.Requests.Successful), fmt.Sprint(g.Requests.Errored), fmt.Sprint(g.Requests.Incomplete),
 				fmt.Sprintf("%.2f", float64(g.RequestsPerSecond)), fmt.Sprintf("%.1f", float64(g.OutputTokensPerSecond)),
 				q(g.RequestLatencyMs, p50), q(g.RequestLatencyMs, p99), q(g.TTFTMs, p50), q(g.TTFTMs, p99), q(g.ITLMs, p50), attain(g.Attainment)})

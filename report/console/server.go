@@ -124,7 +124,7 @@ func busyNotes(r *report.Report) []string {
 	var notes []string
 	for i, bm := range r.Benchmarks {
 		if startedBusy(bm) {
-			notes = append(notes, fmt.Sprintf("%s benchmark %d (%s) %s", busyMark, i, bm.Config.Strategy.Label(), bm.Extras.Drain.Warning()))
+			notes = append(notes, fmt.Sprintf("%s benchmark %d (%s) %s", busyMark, i, bm.Label(), bm.Extras.Drain.Warning()))
 		}
 	}
 	return notes
