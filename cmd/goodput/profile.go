@@ -57,7 +57,10 @@ import (
 
 // profileOptions are the flags of `goodput profile` (AIPerf's names).
 type profileOptions struct {
-	url, model, endpointType  string
+	urls, models              []string // AIPerf's lists: --url A --url B, --model a,b
+	urlStrategy               string
+	modelSelection            string
+	endpointType              string
 	streaming                 bool
 	concurrency, requestRate  string
 	rateMode                  string
@@ -101,9 +104,11 @@ type profileOptions struct {
 const profileDefaultISL = 550
 
 func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
-	fs.StringVarP(&po.url, "url", "u", "localhost:8000", "server URL (AIPerf's form: host:port, http://host:port or …/v1)")
-	fs.StringVarP(&po.model, "model", "m", "", "model name (required; alias --model-names)")
-	fs.StringVar(&po.model, "model-names", "", "alias of --model")
+	fs.VarP(listValue{&po.urls}, "url", "u", "server URL (AIPerf's form: host:port, http://host:port or …/v1; default localhost:8000); several (--url A --url B, or A,B) spread the requests (see --url-strategy)")
+	fs.StringVar(&po.urlStrategy, "url-strategy", loadgen.TargetRoundRobin, "with several --url servers: round_robin (request i goes to server i mod n; AIPerf's only strategy) or least_in_flight (goodput's: the server with the fewest requests in flight)")
+	fs.VarP(listValue{&po.models}, "model", "m", "model name, or a comma list (or the flag repeated) of models each request picks one of (see --model-selection-strategy) (required; alias --model-names)")
+	fs.Var(listValue{&po.models}, "model-names", "alias of --model")
+	fs.StringVar(&po.modelSelection, "model-selection-strategy", loadgen.ModelRoundRobin, "with several models: round_robin (request i goes to model i mod n) or random (uniform, seeded by --random-seed); weighted with weights in --model a:0.6,b:0.4 (goodput's)")
 	fs.StringVar(&po.endpointType, "endpoint-type", "chat", "chat (/v1/chat/completions), completions (/v1/completions), responses (/v1/responses) or messages (Anthropic's /v1/messages)")
 	fs.BoolVar(&po.streaming, "streaming", false, "stream responses (SSE); needed for TTFT, ITL and the other per-token metrics")
 	fs.StringVar(&po.concurrency, "concurrency", "", "concurrent requests; a comma list (4,8,16,32) runs one benchmark each (default 1)")
@@ -303,21 +308,20 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 	if fs.Changed("random-seed") {
 		p.seed = po.seed
 	}
-	if strings.TrimSpace(po.model) == "" {
-		return nil, nil, usagef("--model is required, e.g. --model Qwen/Qwen3-0.6B")
-	}
-	if strings.Contains(po.model, ",") {
-		return nil, nil, usagef("--model %q: goodput profile benchmarks one model (AIPerf's model lists are not supported)", po.model)
-	}
-	target := po.url
-	if !strings.Contains(target, "://") {
-		target = "http://" + target
-	}
-	p.client = loadgen.ClientConfig{Target: target, Model: po.model, APIKey: po.apiKey, NoStream: !po.streaming,
+	p.client = loadgen.ClientConfig{APIKey: po.apiKey, NoStream: !po.streaming,
 		// AIPerf sends no ignore_eos unless asked (--extra-inputs ignore_eos:true).
 		NoIgnoreEOS: true, ConnectTimeout: d.connectTimeout, StallTimeout: d.stallTimeout, RequestTimeout: d.requestTimeout}
-	p.key = experimentKey{target: target, kneeAxis: d.sweep.kneeAxis, noStream: !po.streaming, noIgnoreEOS: true,
-		rxTimestamps: d.rxTimestamps, requestTimeout: d.requestTimeout}
+	if err := po.servers(p); err != nil {
+		return nil, nil, err
+	}
+	p.key = experimentKey{target: strings.Join(p.client.Targets, ","), models: strings.Join(p.client.Models, ","),
+		kneeAxis: d.sweep.kneeAxis, noStream: !po.streaming, noIgnoreEOS: true, rxTimestamps: d.rxTimestamps, requestTimeout: d.requestTimeout}
+	if len(p.client.Targets) == 1 {
+		p.client.Targets, p.key.target = nil, p.client.Target
+	}
+	if len(p.client.Models) == 1 {
+		p.client.Models, p.key.models = nil, ""
+	}
 	switch po.endpointType {
 	case "chat":
 		p.client.Endpoint, p.key.requestType = loadgen.EndpointChat, "chat_completions"
@@ -365,6 +369,49 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 	p.files = run.Outputs{Path: lay.report, Dir: d.outputDir, Force: true} // AIPerf overwrites its artifacts
 	p.outputs = map[string]bool{"json": true, "csv": true, "jsonl": true, "console": true}
 	return p, lay, nil
+}
+
+// servers reads AIPerf's --url and --model lists and their strategies
+// into the client: several servers are benchmark's --target A,B with
+// --target-selection, several models its --model a,b with
+// --model-selection-strategy.
+func (po *profileOptions) servers(p *plan) error {
+	urls := po.urls
+	if len(urls) == 0 {
+		urls = []string{"localhost:8000"}
+	}
+	for _, u := range urls {
+		if !strings.Contains(u, "://") {
+			u = "http://" + u
+		}
+		p.client.Targets = append(p.client.Targets, u)
+	}
+	p.client.Target = p.client.Targets[0]
+	switch po.urlStrategy {
+	case loadgen.TargetRoundRobin, loadgen.TargetLeastInFlight:
+		if po.urlStrategy != loadgen.TargetRoundRobin {
+			p.client.TargetSelection = po.urlStrategy
+		}
+	default:
+		return usagef("--url-strategy %q: want round_robin or least_in_flight", po.urlStrategy)
+	}
+	models, weights, err := loadgen.ParseModels(strings.Join(po.models, ","))
+	switch {
+	case err != nil:
+		return usagef("--model: %v", err)
+	case len(models) == 0:
+		return usagef("--model is required, e.g. --model Qwen/Qwen3-0.6B")
+	}
+	p.client.Model, p.client.Models, p.client.ModelWeights = models[0], models, weights
+	switch s := po.modelSelection; {
+	case s != loadgen.ModelRoundRobin && s != loadgen.ModelRandom && s != loadgen.ModelWeighted:
+		return usagef("--model-selection-strategy %q: want round_robin or random (or weighted, with weights: --model a:0.6,b:0.4)", s)
+	case (s == loadgen.ModelWeighted) != (weights != nil):
+		return usagef("--model-selection-strategy %s: weights (--model a:0.6,b:0.4) go with weighted, and weighted needs them", s)
+	case s != loadgen.ModelRoundRobin:
+		p.client.ModelSelection, p.client.ModelSeed = s, uint64(p.seed)
+	}
+	return nil
 }
 
 // loads reads --concurrency, --request-rate and --request-rate-mode into
@@ -742,8 +789,10 @@ func (po *profileOptions) request(fs *pflag.FlagSet, p *plan) error {
 // finish checks what needs the server-independent resources (the target's
 // form, the tokenizer, the data) and splits a sharded run.
 func (po *profileOptions) finish(p *plan) error {
-	if _, err := loadgen.NormalizeTarget(p.client.Target); err != nil {
-		return usagef("--url: %v", err)
+	for _, t := range append([]string{p.client.Target}, p.client.Targets...) {
+		if _, err := loadgen.NormalizeTarget(t); err != nil {
+			return usagef("--url: %v", err)
+		}
 	}
 	if po.tokenizer != "" {
 		// Exact synthetic prompt lengths and client-side token counts.
@@ -881,7 +930,7 @@ func (po *profileOptions) layout(rateMode bool, concs, rates []float64) (*profil
 		default:
 			load = "concurrency" + formatList(concs)
 		}
-		dir = filepath.Join("artifacts", aiperfDirName(po.model)+"-openai-"+po.endpointType+"-"+load)
+		dir = filepath.Join("artifacts", aiperfDirName(strings.Join(po.models, ","))+"-openai-"+po.endpointType+"-"+load)
 	}
 	rep := filepath.Join(dir, "goodput.json")
 	return &profileLayout{report: rep, records: filepath.Join(dir, "goodput.jsonl"),
@@ -898,6 +947,29 @@ func aiperfDirName(s string) string {
 		return '_'
 	}, s)
 }
+
+// listValue is one of AIPerf's list options (--url A --url B, --model
+// a,b): every value adds its comma-separated items.
+type listValue struct{ p *[]string }
+
+func (v listValue) Set(s string) error {
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x == "" {
+			return errors.New("want a value, or a comma list of values")
+		}
+		*v.p = append(*v.p, x)
+	}
+	return nil
+}
+
+func (v listValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strings.Join(*v.p, ",")
+}
+
+func (v listValue) Type() string { return "list" }
 
 func parseProfileConcurrency(s string) ([]float64, error) {
 	if strings.TrimSpace(s) == "" {

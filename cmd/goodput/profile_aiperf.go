@@ -23,13 +23,13 @@ type aiperfFlag struct {
 // docs/cli-options.md, 2026), in its sections' order.
 var aiperfFlags = []aiperfFlag{
 	// Endpoint
-	{names: []string{"model", "model-names", "m"}, maps: "the model of every request (one model)"},
-	{names: []string{"model-selection-strategy"}, refused: "multi-model runs: not yet (one model per run)"},
+	{names: []string{"model", "model-names", "m"}, maps: "the model, or a comma list of models each request picks one of (benchmark's --model a,b)"},
+	{names: []string{"model-selection-strategy"}, maps: "round_robin or random, seeded by --random-seed (benchmark's --model-selection-strategy; weighted with --model a:0.6,b:0.4)"},
 	{names: []string{"custom-endpoint", "endpoint"}, maps: "the request path under --url (benchmark's --request-path)"},
 	{names: []string{"endpoint-type"}, maps: "chat, completions, responses or messages (embeddings and rankings: not yet, see issue 18)"},
 	{names: []string{"streaming"}, maps: "streamed responses; without it stream:false, as AIPerf (benchmark's --no-stream)"},
-	{names: []string{"url", "u"}, maps: "the server (benchmark's --target); host:port gets http://"},
-	{names: []string{"url-strategy"}, refused: "several --url servers: not yet (one server per run)"},
+	{names: []string{"url", "u"}, maps: "the server (benchmark's --target); host:port gets http://; several (repeated or a comma list) spread the requests (benchmark's --target A,B)"},
+	{names: []string{"url-strategy"}, maps: "round_robin (benchmark's --target-selection; least_in_flight too)"},
 	{names: []string{"request-timeout-seconds"}, maps: "the request timeout (benchmark's --request-timeout)"},
 	{names: []string{"wait-for-model-timeout"}, refused: "goodput waits for /v1/models itself before the load"},
 	{names: []string{"wait-for-model-mode"}, refused: "goodput waits for /v1/models itself before the load"},

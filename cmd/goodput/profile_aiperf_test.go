@@ -95,7 +95,19 @@ sweep:
 		args []string
 		ok   check
 	}{
-		"model": {[]string{"--model", "Qwen/Qwen3-0.6B"}, func(s profileSetup) bool { return s.cfg.Client.Model == "Qwen/Qwen3-0.6B" }},
+		"model": {[]string{"--model", "Qwen/Qwen3-0.6B"}, func(s profileSetup) bool {
+			// setupProfile gives --model m: a repeated --model adds a model.
+			return s.cfg.Client.Model == "m" && slices.Equal(s.cfg.Client.Models, []string{"m", "Qwen/Qwen3-0.6B"})
+		}},
+		"model-selection-strategy": {[]string{"--model-names", "a,b", "--model-selection-strategy", "random", "--random-seed", "3"}, func(s profileSetup) bool {
+			// --model m (setupProfile's) and --model-names a,b: three models.
+			return slices.Equal(s.cfg.Client.Models, []string{"m", "a", "b"}) && s.cfg.Client.ModelSelection == loadgen.ModelRandom &&
+				s.cfg.Client.ModelSeed == 3 && s.p.key.models == "m,a,b"
+		}},
+		"url-strategy": {[]string{"--url", "http://b:8000", "--url", "c:8000,d:8000", "--url-strategy", "round_robin"}, func(s profileSetup) bool {
+			return slices.Equal(s.cfg.Client.Targets, []string{"http://127.0.0.1:1", "http://b:8000", "http://c:8000", "http://d:8000"}) &&
+				s.cfg.Client.Target == "http://127.0.0.1:1" && s.cfg.Client.TargetSelection == ""
+		}},
 		"custom-endpoint": {[]string{"--custom-endpoint", "/v1/custom"}, func(s profileSetup) bool {
 			return s.cfg.Client.Path == "/v1/custom"
 		}},
@@ -103,7 +115,7 @@ sweep:
 			return s.cfg.Client.Endpoint == loadgen.EndpointCompletions
 		}},
 		"streaming": {[]string{"--streaming"}, func(s profileSetup) bool { return !s.cfg.Client.NoStream }},
-		"url":       {[]string{"--url", "svc:8000"}, func(s profileSetup) bool { return s.cfg.Client.Target == "http://svc:8000" }},
+		"url":       {[]string{"--url", "svc:8000"}, func(s profileSetup) bool { return s.cfg.Client.Target == "http://127.0.0.1:1" && s.cfg.Client.Targets[1] == "http://svc:8000" }},
 		"request-timeout-seconds": {[]string{"--request-timeout-seconds", "90"}, func(s profileSetup) bool {
 			return s.cfg.Client.RequestTimeout == 90*time.Second
 		}},
@@ -433,7 +445,6 @@ benchmark:
 		{"benchmark:\n  model: x\n  phases: {type: concurrency, concurency: 8}\n", `benchmark.phases: unknown key "concurency"`},
 		{"benchmark:\n  model: \"{{ name }}\"\n", "computed values"},
 		{"benchmark:\n  model: ${NOPE}\n", "${NOPE} is not set"},
-		{"benchmark:\n  models: [a, b]\n", "one model"},
 		{"benchmark:\n  model: m\nsweep: {type: zip, parameters: {concurrency: [1, 2]}}\n", "sweep.type"},
 		{"benchmark:\n  model: m\n  phases: [{name: warmup, concurrency: 4, requests: 5}, {name: profiling, requests: 9}]\n", "warmup is the benchmark's own start"},
 	} {

@@ -263,7 +263,7 @@ func TestProfileBadFlagsExitTwo(t *testing.T) {
 		{"unsupported AIPerf short flag", with("-b", "4"), "-b: an AIPerf flag goodput profile does not support: embeddings"},
 		{"unsupported AIPerf flag with =", with("--prefill-concurrency=4"), "--prefill-concurrency"},
 		{"missing model", []string{"profile", "--url", "http://x"}, "--model is required"},
-		{"model list", with("--model", "a,b"), "one model"},
+		{"model list", with("--model", "a,a"), "listed twice"},
 		{"endpoint type", with("--endpoint-type", "embeddings"), "--endpoint-type"},
 		{"bad concurrency", with("--concurrency", "4,x"), "--concurrency"},
 		{"zero concurrency", with("--concurrency", "0"), "--concurrency"},
@@ -306,7 +306,7 @@ func TestProfileBadFlagsExitTwo(t *testing.T) {
 }
 
 func TestProfileDefaultLayout(t *testing.T) {
-	po := profileOptions{model: "Qwen/Qwen3-0.6B", endpointType: "chat"}
+	po := profileOptions{models: []string{"Qwen/Qwen3-0.6B"}, endpointType: "chat"}
 	for _, c := range []struct {
 		rate         bool
 		concs, rates []float64
@@ -326,7 +326,7 @@ func TestProfileDefaultLayout(t *testing.T) {
 			t.Errorf("layout %+v, want dir %s", lay, c.want)
 		}
 	}
-	p := profileOptions{model: "m", output: "/r/aiperf.json"}
+	p := profileOptions{models: []string{"m"}, output: "/r/aiperf.json"}
 	lay, err := p.layout(false, []float64{1}, nil)
 	if err != nil {
 		t.Fatal(err)
