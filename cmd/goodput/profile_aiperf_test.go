@@ -115,7 +115,9 @@ sweep:
 			return s.cfg.Client.Endpoint == loadgen.EndpointCompletions
 		}},
 		"streaming": {[]string{"--streaming"}, func(s profileSetup) bool { return !s.cfg.Client.NoStream }},
-		"url":       {[]string{"--url", "svc:8000"}, func(s profileSetup) bool { return s.cfg.Client.Target == "http://127.0.0.1:1" && s.cfg.Client.Targets[1] == "http://svc:8000" }},
+		"url": {[]string{"--url", "svc:8000"}, func(s profileSetup) bool {
+			return s.cfg.Client.Target == "http://127.0.0.1:1" && s.cfg.Client.Targets[1] == "http://svc:8000"
+		}},
 		"request-timeout-seconds": {[]string{"--request-timeout-seconds", "90"}, func(s profileSetup) bool {
 			return s.cfg.Client.RequestTimeout == 90*time.Second
 		}},
