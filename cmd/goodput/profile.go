@@ -83,6 +83,11 @@ type profileOptions struct {
 	ui                        string
 	failOnErrorRate           float64
 	customEndpoint, transport string
+	// embeddings and rankings: inputs per request, AIPerf's rankings shape
+	batchSize                    int
+	passages, passagesStddev     int
+	passageTokens, passageStddev int
+	queryTokens, queryStddev     int
 	// synthetic prompts: shared prefixes and distinct entries
 	prefixPool, prefixLength int
 	sharedSystemPrompt       int
@@ -109,7 +114,20 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.VarP(listValue{&po.models}, "model", "m", "model name, or a comma list (or the flag repeated) of models each request picks one of (see --model-selection-strategy) (required; alias --model-names)")
 	fs.Var(listValue{&po.models}, "model-names", "alias of --model")
 	fs.StringVar(&po.modelSelection, "model-selection-strategy", loadgen.ModelRoundRobin, "with several models: round_robin (request i goes to model i mod n) or random (uniform, seeded by --random-seed); weighted with weights in --model a:0.6,b:0.4 (goodput's)")
-	fs.StringVar(&po.endpointType, "endpoint-type", "chat", "chat (/v1/chat/completions), completions (/v1/completions), responses (/v1/responses) or messages (Anthropic's /v1/messages)")
+	fs.StringVar(&po.endpointType, "endpoint-type", "chat", "chat (/v1/chat/completions), completions (/v1/completions), responses (/v1/responses), messages (Anthropic's /v1/messages), embeddings (/v1/embeddings), cohere_rankings (/v1/rerank) or hf_tei_rankings (TEI's /rerank)")
+	for _, n := range batchFlags {
+		short := ""
+		if n == "batch-size" {
+			short = "b"
+		}
+		fs.IntVarP(&po.batchSize, n, short, 1, "texts per embeddings request, passages per rankings request unless --rankings-passages-mean (aliases -b, --prompt-batch-size, --batch-size-text)")
+	}
+	fs.IntVar(&po.passages, "rankings-passages-mean", 1, "passages per rankings request (benchmark's --batch-size)")
+	fs.IntVar(&po.passagesStddev, "rankings-passages-stddev", 0, "0 only: every rankings request has --rankings-passages-mean passages")
+	fs.IntVar(&po.passageTokens, "rankings-passages-prompt-token-mean", 550, "tokens of each rankings passage (synthetic prompt_tokens; the query has the same length)")
+	fs.IntVar(&po.passageStddev, "rankings-passages-prompt-token-stddev", 0, "standard deviation of the passage and query lengths (prompt_tokens_stdev)")
+	fs.IntVar(&po.queryTokens, "rankings-query-prompt-token-mean", 550, "tokens of each rankings query: the same as the passages' (goodput draws both from one set of synthetic prompts)")
+	fs.IntVar(&po.queryStddev, "rankings-query-prompt-token-stddev", 0, "the same as --rankings-passages-prompt-token-stddev")
 	fs.BoolVar(&po.streaming, "streaming", false, "stream responses (SSE); needed for TTFT, ITL and the other per-token metrics")
 	fs.StringVar(&po.concurrency, "concurrency", "", "concurrent requests; a comma list (4,8,16,32) runs one benchmark each (default 1)")
 	fs.StringVar(&po.requestRate, "request-rate", "", "requests per second, open loop; a comma list runs one benchmark each (--concurrency is then the in-flight cap)")
@@ -182,10 +200,12 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 		"output-tokens", "output-tokens-mean", "prompt-output-tokens-mean", "synthetic-output-tokens-mean", "output-tokens-stddev",
 		"prompt-output-tokens-stddev", "synthetic-output-tokens-stddev", "num-requests", "output-artifact-dir", "ui",
 		"endpoint", "transport-type", "prompt-prefix-pool-size", "num-prefix-prompts", "prompt-prefix-length", "num-prompts",
-		"num-warmup-requests"} {
+		"num-warmup-requests", "prompt-batch-size", "batch-size-text"} {
 		_ = fs.MarkHidden(alias)
 	}
 }
+
+var batchFlags = []string{"prompt-batch-size", "batch-size-text", "batch-size"}
 
 var prefixPoolFlags = []string{"prefix-prompt-pool-size", "prompt-prefix-pool-size", "num-prefix-prompts"}
 
@@ -266,6 +286,9 @@ func (po *profileOptions) setup(e *env, args []string) (*plan, *profileLayout, [
 		return nil, nil, nil, usagef("%v", err)
 	}
 	p.slo = slo.Default()
+	if p.client.Endpoint.Pooling() {
+		p.slo = slo.DefaultPooling() // no tokens to time: the request latency
+	}
 	if len(po.goodput) > 0 {
 		// The same thresholds judge every benchmark in goodput's own report.
 		// (AIPerf's export judges its own, longer list of tags: a tag the
@@ -331,10 +354,18 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 		p.client.Endpoint, p.key.requestType = loadgen.EndpointResponses, "responses"
 	case "messages":
 		p.client.Endpoint, p.key.requestType = loadgen.EndpointMessages, "messages"
+	case "embeddings":
+		p.client.Endpoint, p.key.requestType = loadgen.EndpointEmbeddings, "embeddings"
+	case "cohere_rankings":
+		p.client.Endpoint, p.key.requestType = loadgen.EndpointRerank, "rerank"
+	case "hf_tei_rankings":
+		p.client.Endpoint, p.key.requestType = loadgen.EndpointTEIRerank, "tei_rerank"
+	case "nim_rankings":
+		return nil, nil, usagef("--endpoint-type nim_rankings: NIM's ranking body ({\"query\":{\"text\"},\"passages\":[…]}) is not one goodput sends: use cohere_rankings (/v1/rerank) or hf_tei_rankings (/rerank)")
 	default:
-		return nil, nil, usagef("--endpoint-type %q: goodput profile supports chat, completions, responses and messages", po.endpointType)
+		return nil, nil, usagef("--endpoint-type %q: goodput profile supports chat, completions, responses, messages, embeddings, cohere_rankings and hf_tei_rankings", po.endpointType)
 	}
-	if po.legacyMaxTokens && (p.client.Endpoint == loadgen.EndpointResponses || p.client.Endpoint == loadgen.EndpointMessages) {
+	if po.legacyMaxTokens && p.client.Endpoint != loadgen.EndpointChat && p.client.Endpoint != loadgen.EndpointCompletions {
 		return nil, nil, usagef("--use-legacy-max-tokens: only for --endpoint-type chat and completions")
 	}
 	if po.legacyMaxTokens {
@@ -354,6 +385,9 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 		return nil, nil, err
 	}
 	if err := po.dataSpec(fs, p); err != nil {
+		return nil, nil, err
+	}
+	if err := po.pooling(fs, p); err != nil {
 		return nil, nil, err
 	}
 	if err := po.limits(fs, p, concs, rates); err != nil {
@@ -610,6 +644,60 @@ func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *plan) error {
 	}
 	spec.Samples = po.numEntries
 	p.synthetic, p.key.data = spec, spec.String()
+	return nil
+}
+
+// pooling reads the inputs per embeddings or rankings request (AIPerf's
+// --batch-size and --rankings-passages-mean: benchmark's --batch-size) and
+// the rankings lengths (the synthetic prompt length: goodput draws a
+// rankings query and its passages from the same synthetic prompts).
+func (po *profileOptions) pooling(fs *pflag.FlagSet, p *plan) error {
+	ep := p.client.Endpoint
+	rerank := ep == loadgen.EndpointRerank || ep == loadgen.EndpointTEIRerank
+	changed := func(n string) bool { return fs != nil && fs.Changed(n) }
+	batch := usedAlias(fs, batchFlags)
+	switch {
+	case po.batchSize < 1:
+		return usagef("--%s %d: want a number of inputs ≥ 1", batch, po.batchSize)
+	case po.batchSize > 1 && !ep.Pooling():
+		return usagef("--%s %d: applies to --endpoint-type embeddings, cohere_rankings and hf_tei_rankings (not %s)", batch, po.batchSize, po.endpointType)
+	}
+	n := po.batchSize
+	for _, f := range []string{"rankings-passages-mean", "rankings-passages-stddev", "rankings-passages-prompt-token-mean",
+		"rankings-passages-prompt-token-stddev", "rankings-query-prompt-token-mean", "rankings-query-prompt-token-stddev"} {
+		if changed(f) && !rerank {
+			return usagef("--%s: applies to --endpoint-type cohere_rankings and hf_tei_rankings", f)
+		}
+	}
+	if changed("rankings-passages-mean") {
+		switch {
+		case po.passages < 1:
+			return usagef("--rankings-passages-mean %d: want a number of passages ≥ 1", po.passages)
+		case changedAlias(fs, batchFlags) != "" && po.batchSize != po.passages:
+			return usagef("--%s %d and --rankings-passages-mean %d: give one number of passages", batch, po.batchSize, po.passages)
+		}
+		n = po.passages
+	}
+	if po.passagesStddev != 0 {
+		return usagef("--rankings-passages-stddev %d: not supported: every rankings request of goodput has --rankings-passages-mean passages (give 0)", po.passagesStddev)
+	}
+	if changed("rankings-passages-prompt-token-mean") || changed("rankings-passages-prompt-token-stddev") ||
+		changed("rankings-query-prompt-token-mean") || changed("rankings-query-prompt-token-stddev") {
+		switch {
+		case po.passageTokens < 1 || po.passageStddev < 0:
+			return usagef("--rankings-passages-prompt-token-mean %d, -stddev %d: want a token count ≥ 1 and a deviation ≥ 0", po.passageTokens, po.passageStddev)
+		case po.queryTokens != po.passageTokens || po.queryStddev != po.passageStddev:
+			return usagef("--rankings-query-prompt-token-mean %d (stddev %d) and --rankings-passages-prompt-token-mean %d (stddev %d): goodput draws the query and the passages from the same synthetic prompts: give them the same length",
+				po.queryTokens, po.queryStddev, po.passageTokens, po.passageStddev)
+		case p.synthetic == nil:
+			return usagef("--rankings-passages-prompt-token-mean: shapes synthetic prompts, not --input-file")
+		case changedAlias(fs, islFlags) != "" && (po.isl != po.passageTokens || po.islStddev != po.passageStddev):
+			return usagef("--%s %d and --rankings-passages-prompt-token-mean %d: give one prompt length", usedAlias(fs, islFlags), po.isl, po.passageTokens)
+		}
+		p.synthetic.Prompt = dataset.Dist{Mean: po.passageTokens, Stdev: po.passageStddev}
+		p.key.data = p.synthetic.String()
+	}
+	p.client.BatchSize, p.key.batchSize = n, n
 	return nil
 }
 

@@ -11,10 +11,12 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/goodput-dev/goodput/dataset"
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/run"
 	"github.com/goodput-dev/goodput/scorecard"
+	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
 )
 
@@ -113,6 +115,27 @@ sweep:
 		}},
 		"endpoint-type": {[]string{"--endpoint-type", "completions"}, func(s profileSetup) bool {
 			return s.cfg.Client.Endpoint == loadgen.EndpointCompletions
+		}},
+		"prompt-batch-size": {[]string{"--endpoint-type", "embeddings", "-b", "8"}, func(s profileSetup) bool {
+			return s.cfg.Client.Endpoint == loadgen.EndpointEmbeddings && s.cfg.Client.BatchSize == 8 && s.p.key.batchSize == 8 && s.cfg.SLO.String() == slo.DefaultPooling().String()
+		}},
+		"rankings-passages-mean": {[]string{"--endpoint-type", "cohere_rankings", "--rankings-passages-mean", "5"}, func(s profileSetup) bool {
+			return s.cfg.Client.Endpoint == loadgen.EndpointRerank && s.cfg.Client.BatchSize == 5
+		}},
+		"rankings-passages-stddev": {[]string{"--endpoint-type", "hf_tei_rankings", "--rankings-passages-stddev", "0"}, func(s profileSetup) bool {
+			return s.cfg.Client.Endpoint == loadgen.EndpointTEIRerank && s.cfg.Client.BatchSize == 1
+		}},
+		"rankings-passages-prompt-token-mean": {[]string{"--endpoint-type", "cohere_rankings", "--rankings-passages-prompt-token-mean", "200", "--rankings-query-prompt-token-mean", "200"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Prompt.Mean == 200
+		}},
+		"rankings-passages-prompt-token-stddev": {[]string{"--endpoint-type", "cohere_rankings", "--rankings-passages-prompt-token-stddev", "20", "--rankings-query-prompt-token-stddev", "20"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Prompt == dataset.Dist{Mean: 550, Stdev: 20}
+		}},
+		"rankings-query-prompt-token-mean": {[]string{"--endpoint-type", "cohere_rankings", "--rankings-query-prompt-token-mean", "550"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Prompt.Mean == 550
+		}},
+		"rankings-query-prompt-token-stddev": {[]string{"--endpoint-type", "cohere_rankings", "--rankings-query-prompt-token-stddev", "0"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Prompt.Stdev == 0
 		}},
 		"streaming": {[]string{"--streaming"}, func(s profileSetup) bool { return !s.cfg.Client.NoStream }},
 		"url": {[]string{"--url", "svc:8000"}, func(s profileSetup) bool {
@@ -283,6 +306,11 @@ func TestAIPerfBareListFlags(t *testing.T) {
 		{"--isl", "10", "--input-file", "x.jsonl"},
 		{"--shared-system-prompt-length", "10", "--prefix-prompt-length", "5"},
 		{"--custom-dataset-type", "multi_turn", "--input-file", "x.jsonl"},
+		{"--endpoint-type", "cohere_rankings", "--rankings-passages-stddev", "2"},
+		{"--endpoint-type", "cohere_rankings", "--rankings-passages-prompt-token-mean", "200"},
+		{"--endpoint-type", "cohere_rankings", "-b", "3", "--rankings-passages-mean", "4"},
+		{"--rankings-passages-mean", "4"},
+		{"--endpoint-type", "chat", "--batch-size", "2"},
 		{"--warmup-duration", "5", "--warmup-request-count", "3", "--request-count", "9"},
 	} {
 		if _, err := setupProfile(t, bad...); err == nil {
@@ -453,6 +481,31 @@ benchmark:
 		_, err := run(c.yaml)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--config ") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: %v, want one line with %q", c.yaml, err, c.want)
+		}
+	}
+}
+
+// Embeddings and rankings run against the mock with AIPerf's spellings:
+// each request carries -b texts or --rankings-passages-mean passages.
+func TestProfilePoolingRun(t *testing.T) {
+	url := startTestMock(t, nil)
+	for _, args := range [][]string{
+		{"--endpoint-type", "embeddings", "-b", "4", "--isl", "16"},
+		{"--endpoint-type", "cohere_rankings", "--rankings-passages-mean", "3", "--rankings-passages-prompt-token-mean", "12", "--rankings-query-prompt-token-mean", "12"},
+		{"--endpoint-type", "hf_tei_rankings", "--batch-size", "2", "--isl", "8"},
+	} {
+		dir := t.TempDir()
+		code, _, stderr := runGoodput(t, append([]string{"profile", "--url", url, "--model", "goodput-mock", "--artifact-dir", dir,
+			"--ui-type", "none", "--request-count", "4", "--concurrency", "2"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr)
+		}
+		rep, err := report.Read(filepath.Join(dir, "goodput.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rq := rep.Benchmarks[0].Metrics.RequestTotals; rq == nil || rq.Successful != 4 {
+			t.Errorf("%q: requests %+v", args, rq)
 		}
 	}
 }
