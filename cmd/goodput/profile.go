@@ -88,6 +88,15 @@ type profileOptions struct {
 	passages, passagesStddev     int
 	passageTokens, passageStddev int
 	queryTokens, queryStddev     int
+	// synthetic images and audio (AIPerf's Image Input and Audio Input)
+	imageWidth, imageWidthStddev   float64
+	imageHeight, imageHeightStddev float64
+	imageBatch                     int
+	imageFormat                    string
+	audioLength, audioLengthStddev float64
+	audioBatch, audioChannels      int
+	audioFormat                    string
+	audioRates, audioDepths        []string
 	// synthetic prompts: shared prefixes and distinct entries
 	prefixPool, prefixLength int
 	sharedSystemPrompt       int
@@ -173,6 +182,7 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&po.customEndpoint, "endpoint", "", "alias of --custom-endpoint")
 	fs.StringVar(&po.transport, "transport", "http", "http (the only transport; alias --transport-type)")
 	fs.StringVar(&po.transport, "transport-type", "http", "alias of --transport")
+	mediaFlags(po, fs)
 	for _, n := range prefixPoolFlags {
 		fs.IntVar(&po.prefixPool, n, 0, "distinct shared prefixes of the synthetic prompts, sent as the system message; request i uses prefix i mod N (aliases --prompt-prefix-pool-size, --num-prefix-prompts)")
 	}
@@ -200,9 +210,113 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 		"output-tokens", "output-tokens-mean", "prompt-output-tokens-mean", "synthetic-output-tokens-mean", "output-tokens-stddev",
 		"prompt-output-tokens-stddev", "synthetic-output-tokens-stddev", "num-requests", "output-artifact-dir", "ui",
 		"endpoint", "transport-type", "prompt-prefix-pool-size", "num-prefix-prompts", "prompt-prefix-length", "num-prompts",
-		"num-warmup-requests", "prompt-batch-size", "batch-size-text"} {
+		"num-warmup-requests", "prompt-batch-size", "batch-size-text", "batch-size-image", "batch-size-audio"} {
 		_ = fs.MarkHidden(alias)
 	}
+}
+
+// mediaFlags registers AIPerf's synthetic image and audio flags (the
+// synthetic data's image_* and audio_* keys).
+func mediaFlags(po *profileOptions, fs *pflag.FlagSet) {
+	fs.Float64Var(&po.imageWidth, "image-width-mean", 0, "width in pixels of the synthetic images sent with each request (with --image-height-mean; synthetic image_width)")
+	fs.Float64Var(&po.imageWidthStddev, "image-width-stddev", 0, "0 only: goodput's synthetic images all have one size")
+	fs.Float64Var(&po.imageHeight, "image-height-mean", 0, "height in pixels of the synthetic images (synthetic image_height)")
+	fs.Float64Var(&po.imageHeightStddev, "image-height-stddev", 0, "0 only: goodput's synthetic images all have one size")
+	for _, n := range []string{"image-batch-size", "batch-size-image"} {
+		fs.IntVar(&po.imageBatch, n, 1, "images per request when --image-width-mean and --image-height-mean are given; 0: none (synthetic image_count; alias --batch-size-image)")
+	}
+	fs.StringVar(&po.imageFormat, "image-format", "png", "png or jpeg (synthetic image_format)")
+	for _, n := range []string{"audio-batch-size", "batch-size-audio"} {
+		fs.IntVar(&po.audioBatch, n, 1, "audio clips per request when --audio-length-mean is given; 0: none (synthetic audio_count; alias --batch-size-audio)")
+	}
+	fs.Float64Var(&po.audioLength, "audio-length-mean", 0, "seconds of each synthetic audio clip, a whole number (synthetic audio_seconds)")
+	fs.Float64Var(&po.audioLengthStddev, "audio-length-stddev", 0, "0 only: goodput's synthetic clips all have one length")
+	fs.StringVar(&po.audioFormat, "audio-format", "wav", "wav only (16-bit PCM)")
+	fs.Var(listValue{&po.audioDepths}, "audio-depths", "16 only: goodput's clips are 16-bit PCM")
+	fs.Var(listValue{&po.audioRates}, "audio-sample-rates", "the clips' sample rate in kHz, one value (default 16; synthetic audio_sample_rate)")
+	fs.IntVar(&po.audioChannels, "audio-num-channels", 1, "1 only: goodput's clips are mono")
+}
+
+// mediaFlagNames are the flags mediaFlags registers, for messages.
+var mediaFlagNames = []string{"image-width-mean", "image-width-stddev", "image-height-mean", "image-height-stddev", "image-batch-size", "batch-size-image",
+	"image-format", "audio-batch-size", "batch-size-audio", "audio-length-mean", "audio-length-stddev", "audio-format", "audio-depths", "audio-sample-rates", "audio-num-channels"}
+
+// media reads AIPerf's image and audio flags into the synthetic spec.
+// AIPerf draws sizes and lengths from a normal distribution; goodput's
+// synthetic media have one size and length, so a nonzero stddev is
+// refused, as are the encodings goodput does not write (mp3, other bit
+// depths, stereo, several sample rates).
+func (po *profileOptions) media(fs *pflag.FlagSet, spec *dataset.Spec) error {
+	changed := func(n string) bool { return fs != nil && fs.Changed(n) }
+	whole := func(flag string, v float64, limit int) (int, error) {
+		if v < 0 || v != math.Trunc(v) || v > float64(limit) {
+			return 0, usagef("--%s %v: want a whole number from 0 to %d", flag, v, limit)
+		}
+		return int(v), nil
+	}
+	for _, sd := range []struct {
+		flag, why string
+		v         float64
+	}{{"image-width-stddev", "images all have one size", po.imageWidthStddev}, {"image-height-stddev", "images all have one size", po.imageHeightStddev},
+		{"audio-length-stddev", "clips all have one length", po.audioLengthStddev}} {
+		if sd.v != 0 {
+			return usagef("--%s %v: not supported: goodput's synthetic %s (give 0)", sd.flag, sd.v, sd.why)
+		}
+	}
+	w, err := whole("image-width-mean", po.imageWidth, 8192)
+	if err != nil {
+		return err
+	}
+	h, err := whole("image-height-mean", po.imageHeight, 8192)
+	if err != nil {
+		return err
+	}
+	switch {
+	case (w > 0) != (h > 0):
+		return usagef("--image-width-mean and --image-height-mean: give both, e.g. 512 and 512")
+	case po.imageBatch < 0 || po.imageBatch > 16:
+		return usagef("--image-batch-size %d: want 0 to 16 images per request", po.imageBatch)
+	case po.imageFormat != "png" && po.imageFormat != "jpeg":
+		return usagef("--image-format %s: want png or jpeg (goodput's synthetic images have one format)", po.imageFormat)
+	case w == 0 && (changed("image-format") || changed("image-batch-size") || changed("batch-size-image")) && po.imageBatch > 0:
+		return usagef("--image-batch-size and --image-format need --image-width-mean and --image-height-mean")
+	case w > 0 && po.imageBatch > 0:
+		spec.Media.ImageWidth, spec.Media.ImageHeight, spec.Media.ImageCount = w, h, po.imageBatch
+		if po.imageFormat != "png" {
+			spec.Media.ImageFormat = po.imageFormat
+		}
+	}
+	secs, err := whole("audio-length-mean", po.audioLength, 3600)
+	if err != nil {
+		return usagef("--audio-length-mean %v: want whole seconds from 0 to 3600 (goodput's synthetic clips last whole seconds)", po.audioLength)
+	}
+	rate := 0
+	switch {
+	case len(po.audioRates) > 1:
+		return usagef("--audio-sample-rates %s: not supported: goodput's synthetic clips have one sample rate (give one value in kHz)", strings.Join(po.audioRates, " "))
+	case len(po.audioRates) == 1:
+		khz, err := strconv.ParseFloat(po.audioRates[0], 64)
+		hz := khz * 1000
+		if err != nil || hz != math.Trunc(hz) || hz < 1000 || hz > 192000 {
+			return usagef("--audio-sample-rates %s: want one rate in kHz from 1 to 192, e.g. 16 or 44.1", po.audioRates[0])
+		}
+		rate = int(hz)
+	}
+	switch {
+	case po.audioFormat != "wav":
+		return usagef("--audio-format %s: not supported: goodput's synthetic clips are WAV (wav)", po.audioFormat)
+	case len(po.audioDepths) > 0 && (len(po.audioDepths) > 1 || po.audioDepths[0] != "16"):
+		return usagef("--audio-depths %s: not supported: goodput's synthetic clips are 16-bit PCM (16)", strings.Join(po.audioDepths, " "))
+	case po.audioChannels != 1:
+		return usagef("--audio-num-channels %d: not supported: goodput's synthetic clips are mono (1)", po.audioChannels)
+	case po.audioBatch < 0 || po.audioBatch > 16:
+		return usagef("--audio-batch-size %d: want 0 to 16 clips per request", po.audioBatch)
+	case secs == 0 && (rate > 0 || changed("audio-batch-size") || changed("batch-size-audio")) && po.audioBatch > 0:
+		return usagef("--audio-batch-size and --audio-sample-rates need --audio-length-mean (seconds)")
+	case secs > 0 && po.audioBatch > 0:
+		spec.Media.AudioSeconds, spec.Media.AudioCount, spec.Media.AudioSampleRate = secs, po.audioBatch, rate
+	}
+	return nil
 }
 
 var batchFlags = []string{"prompt-batch-size", "batch-size-text", "batch-size"}
@@ -639,6 +753,9 @@ func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *plan) error {
 	if err := po.prefixes(fs, spec); err != nil {
 		return err
 	}
+	if err := po.media(fs, spec); err != nil {
+		return err
+	}
 	if po.numEntries < 0 {
 		return usagef("--%s %d: want a number of prompts ≥ 1", usedAlias(fs, []string{"num-dataset-entries", "num-prompts"}), po.numEntries)
 	}
@@ -768,7 +885,7 @@ func (po *profileOptions) inputData(fs *pflag.FlagSet) error {
 	}
 	if fs != nil {
 		for _, group := range [][]string{islFlags, islStddevFlags, oslFlags, oslStddevFlags, prefixPoolFlags, prefixLengthFlags,
-			{"shared-system-prompt-length"}, {"num-dataset-entries", "num-prompts"}} {
+			{"shared-system-prompt-length"}, {"num-dataset-entries", "num-prompts"}, mediaFlagNames} {
 			if n := changedAlias(fs, group); n != "" {
 				return usagef("--%s: shapes synthetic prompts, not --input-file", n)
 			}

@@ -137,6 +137,47 @@ sweep:
 		"rankings-query-prompt-token-stddev": {[]string{"--endpoint-type", "cohere_rankings", "--rankings-query-prompt-token-stddev", "0"}, func(s profileSetup) bool {
 			return s.cfg.Data.Synthetic.Prompt.Stdev == 0
 		}},
+		"image-width-mean": {[]string{"--image-width-mean", "512", "--image-height-mean", "256"}, func(s profileSetup) bool {
+			m := s.cfg.Data.Synthetic.Media
+			return m.ImageWidth == 512 && m.ImageHeight == 256 && m.ImageCount == 1
+		}},
+		"image-width-stddev": {[]string{"--image-width-mean", "64", "--image-height-mean", "64", "--image-width-stddev", "0"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.ImageWidth == 64
+		}},
+		"image-height-mean": {[]string{"--image-width-mean", "32", "--image-height-mean", "48.0"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.ImageHeight == 48
+		}},
+		"image-height-stddev": {[]string{"--image-width-mean", "64", "--image-height-mean", "64", "--image-height-stddev", "0"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.ImageHeight == 64
+		}},
+		"image-batch-size": {[]string{"--image-width-mean", "64", "--image-height-mean", "64", "--batch-size-image", "3"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.ImageCount == 3 && strings.Contains(s.p.key.data, "image_count=3")
+		}},
+		"image-format": {[]string{"--image-width-mean", "64", "--image-height-mean", "64", "--image-format", "jpeg"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.ImageFormat == "jpeg"
+		}},
+		"audio-length-mean": {[]string{"--audio-length-mean", "5"}, func(s profileSetup) bool {
+			m := s.cfg.Data.Synthetic.Media
+			return m.AudioSeconds == 5 && m.AudioCount == 1 && m.AudioSampleRate == 0
+		}},
+		"audio-length-stddev": {[]string{"--audio-length-mean", "2", "--audio-length-stddev", "0"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.AudioSeconds == 2
+		}},
+		"audio-batch-size": {[]string{"--audio-length-mean", "2", "--audio-batch-size", "2"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.AudioCount == 2
+		}},
+		"audio-sample-rates": {[]string{"--audio-length-mean", "2", "--audio-sample-rates", "44.1"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.AudioSampleRate == 44100
+		}},
+		"audio-format": {[]string{"--audio-length-mean", "1", "--audio-format", "wav"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.AudioSeconds == 1
+		}},
+		"audio-depths": {[]string{"--audio-length-mean", "1", "--audio-depths", "16"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.AudioSeconds == 1
+		}},
+		"audio-num-channels": {[]string{"--audio-length-mean", "1", "--audio-num-channels", "1"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.AudioSeconds == 1
+		}},
 		"streaming": {[]string{"--streaming"}, func(s profileSetup) bool { return !s.cfg.Client.NoStream }},
 		"url": {[]string{"--url", "svc:8000"}, func(s profileSetup) bool {
 			return s.cfg.Client.Target == "http://127.0.0.1:1" && s.cfg.Client.Targets[1] == "http://svc:8000"
@@ -310,6 +351,17 @@ func TestAIPerfBareListFlags(t *testing.T) {
 		{"--endpoint-type", "cohere_rankings", "--rankings-passages-prompt-token-mean", "200"},
 		{"--endpoint-type", "cohere_rankings", "-b", "3", "--rankings-passages-mean", "4"},
 		{"--rankings-passages-mean", "4"},
+		{"--image-width-mean", "64", "--image-height-mean", "64", "--image-width-stddev", "8"},
+		{"--image-width-mean", "64"},
+		{"--image-width-mean", "64", "--image-height-mean", "64", "--image-format", "random"},
+		{"--image-batch-size", "2"},
+		{"--audio-length-mean", "2.5"},
+		{"--audio-length-mean", "2", "--audio-length-stddev", "1"},
+		{"--audio-length-mean", "2", "--audio-format", "mp3"},
+		{"--audio-length-mean", "2", "--audio-depths", "16", "24"},
+		{"--audio-length-mean", "2", "--audio-sample-rates", "16", "44.1"},
+		{"--audio-length-mean", "2", "--audio-num-channels", "2"},
+		{"--audio-length-mean", "2", "--input-file", "x.jsonl"},
 		{"--endpoint-type", "chat", "--batch-size", "2"},
 		{"--warmup-duration", "5", "--warmup-request-count", "3", "--request-count", "9"},
 	} {
@@ -485,14 +537,16 @@ benchmark:
 	}
 }
 
-// Embeddings and rankings run against the mock with AIPerf's spellings:
-// each request carries -b texts or --rankings-passages-mean passages.
-func TestProfilePoolingRun(t *testing.T) {
+// Embeddings, rankings and synthetic media run against the mock with
+// AIPerf's spellings: each request carries -b texts,
+// --rankings-passages-mean passages, or its images and clips.
+func TestProfilePoolingAndMediaRun(t *testing.T) {
 	url := startTestMock(t, nil)
 	for _, args := range [][]string{
 		{"--endpoint-type", "embeddings", "-b", "4", "--isl", "16"},
 		{"--endpoint-type", "cohere_rankings", "--rankings-passages-mean", "3", "--rankings-passages-prompt-token-mean", "12", "--rankings-query-prompt-token-mean", "12"},
 		{"--endpoint-type", "hf_tei_rankings", "--batch-size", "2", "--isl", "8"},
+		{"--image-width-mean", "32", "--image-height-mean", "24", "--image-batch-size", "2", "--audio-length-mean", "1", "--audio-sample-rates", "8", "--isl", "8", "--osl", "4", "--streaming"},
 	} {
 		dir := t.TempDir()
 		code, _, stderr := runGoodput(t, append([]string{"profile", "--url", url, "--model", "goodput-mock", "--artifact-dir", dir,
