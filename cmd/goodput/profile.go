@@ -97,6 +97,14 @@ type profileOptions struct {
 	audioBatch, audioChannels      int
 	audioFormat                    string
 	audioRates, audioDepths        []string
+	// conversations (AIPerf's Conversation Input)
+	conversations                   int
+	turns, turnsStddev              int
+	turnDelay, turnDelayStddev      float64 // milliseconds
+	turnDelayRatio                  float64
+	sessionHeader                   string
+	userContext                     int
+	fileSession                     dataset.SessionSpec // the delay flags for an --input-file's conversations
 	// synthetic prompts: shared prefixes and distinct entries
 	prefixPool, prefixLength int
 	sharedSystemPrompt       int
@@ -183,6 +191,7 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&po.transport, "transport", "http", "http (the only transport; alias --transport-type)")
 	fs.StringVar(&po.transport, "transport-type", "http", "alias of --transport")
 	mediaFlags(po, fs)
+	conversationFlags(po, fs)
 	for _, n := range prefixPoolFlags {
 		fs.IntVar(&po.prefixPool, n, 0, "distinct shared prefixes of the synthetic prompts, sent as the system message; request i uses prefix i mod N (aliases --prompt-prefix-pool-size, --num-prefix-prompts)")
 	}
@@ -210,9 +219,102 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 		"output-tokens", "output-tokens-mean", "prompt-output-tokens-mean", "synthetic-output-tokens-mean", "output-tokens-stddev",
 		"prompt-output-tokens-stddev", "synthetic-output-tokens-stddev", "num-requests", "output-artifact-dir", "ui",
 		"endpoint", "transport-type", "prompt-prefix-pool-size", "num-prefix-prompts", "prompt-prefix-length", "num-prompts",
-		"num-warmup-requests", "prompt-batch-size", "batch-size-text", "batch-size-image", "batch-size-audio"} {
+		"num-warmup-requests", "prompt-batch-size", "batch-size-text", "batch-size-image", "batch-size-audio",
+		"num-conversations", "num-sessions", "session-turns-mean", "session-turns-stddev", "session-turn-delay-mean",
+		"session-turn-delay-stddev", "session-delay-ratio"} {
 		_ = fs.MarkHidden(alias)
 	}
+}
+
+// conversationFlags registers AIPerf's conversation flags (synthetic
+// sessions: turns=N and the think time between turns).
+func conversationFlags(po *profileOptions, fs *pflag.FlagSet) {
+	for _, n := range conversationNumFlags {
+		fs.IntVar(&po.conversations, n, 0, "conversations per benchmark, each sent once (the synthetic data's sessions; aliases --num-conversations, --num-sessions)")
+	}
+	for _, n := range turnFlags {
+		fs.IntVar(&po.turns, n, 1, "turns of each synthetic conversation, the history sent with each turn (synthetic turns=N; alias --session-turns-mean)")
+	}
+	for _, n := range turnStddevFlags {
+		fs.IntVar(&po.turnsStddev, n, 0, "0 only: goodput's synthetic conversations all have --conversation-turn-mean turns")
+	}
+	for _, n := range turnDelayFlags {
+		fs.Float64Var(&po.turnDelay, n, 0, "think time in milliseconds before each later turn (synthetic delay, in seconds; for --input-file, the turns without a delay of their own)")
+	}
+	for _, n := range turnDelayStddevFlags {
+		fs.Float64Var(&po.turnDelayStddev, n, 0, "standard deviation of the think time in milliseconds (synthetic delay_stdev)")
+	}
+	for _, n := range turnDelayRatioFlags {
+		fs.Float64Var(&po.turnDelayRatio, n, 1, "multiplies the think time of --conversation-turn-delay-mean and -stddev (0: no think time)")
+	}
+	fs.StringVar(&po.sessionHeader, "session-header", "", "send each conversation's stable id in this header (e.g. x-session-id), for session-affinity routers (benchmark's --session-header)")
+	fs.IntVar(&po.userContext, "user-context-prompt-length", 0, "tokens of a context prompt per dataset entry, sent as its system message (synthetic prefix_count=--num-dataset-entries, prefix_tokens=N)")
+}
+
+var (
+	conversationNumFlags = []string{"conversation-num", "num-conversations", "num-sessions"}
+	turnFlags            = []string{"conversation-turn-mean", "session-turns-mean"}
+	turnStddevFlags      = []string{"conversation-turn-stddev", "session-turns-stddev"}
+	turnDelayFlags       = []string{"conversation-turn-delay-mean", "session-turn-delay-mean"}
+	turnDelayStddevFlags = []string{"conversation-turn-delay-stddev", "session-turn-delay-stddev"}
+	turnDelayRatioFlags  = []string{"conversation-turn-delay-ratio", "session-delay-ratio"}
+)
+
+// conversations reads AIPerf's conversation flags: synthetic sessions
+// into spec (nil for an --input-file, whose records are the
+// conversations: then only the think time of turns without a delay of
+// their own applies, in po.fileSession).
+func (po *profileOptions) conversation(fs *pflag.FlagSet, spec *dataset.Spec) error {
+	given := func(names []string) bool { return fs != nil && changedAlias(fs, names) != "" }
+	delayGiven := given(turnDelayFlags) || given(turnDelayStddevFlags) || given(turnDelayRatioFlags)
+	switch {
+	case po.conversations < 0:
+		return usagef("--%s %d: want a number of conversations ≥ 1", usedAlias(fs, conversationNumFlags), po.conversations)
+	case po.turns < 1 || po.turns > 1024:
+		return usagef("--%s %d: want 1 to 1024 turns", usedAlias(fs, turnFlags), po.turns)
+	case po.turnsStddev != 0:
+		return usagef("--%s %d: not supported: goodput's synthetic conversations all have --conversation-turn-mean turns (give 0)", usedAlias(fs, turnStddevFlags), po.turnsStddev)
+	case po.turnDelay < 0 || po.turnDelayStddev < 0 || po.turnDelayRatio < 0 || math.IsNaN(po.turnDelay+po.turnDelayStddev+po.turnDelayRatio) ||
+		po.turnDelay*po.turnDelayRatio > 86_400_000 || po.turnDelayStddev*po.turnDelayRatio > 86_400_000:
+		return usagef("--conversation-turn-delay-mean %v, -stddev %v, -ratio %v: want milliseconds ≥ 0 (at most a day) and a ratio ≥ 0", po.turnDelay, po.turnDelayStddev, po.turnDelayRatio)
+	}
+	delay := dataset.DelayDist{Mean: po.turnDelay * po.turnDelayRatio / 1000, Stdev: po.turnDelayStddev * po.turnDelayRatio / 1000}
+	if spec == nil {
+		switch {
+		case po.conversations > 0 || po.turns > 1 || po.userContext > 0:
+			n := usedAlias(fs, conversationNumFlags)
+			if po.turns > 1 {
+				n = usedAlias(fs, turnFlags)
+			} else if po.userContext > 0 {
+				n = "user-context-prompt-length"
+			}
+			return usagef("--%s: shapes synthetic conversations; an --input-file's records are its conversations", n)
+		case delayGiven && slices.Contains(aiperfTraceTypes, po.datasetType):
+			return usagef("--conversation-turn-delay-mean: a trace's turns are due at its timestamps")
+		case delayGiven && po.turnDelayRatio != 1:
+			return usagef("--conversation-turn-delay-ratio %v: not supported with --input-file: goodput does not scale the file's own delays", po.turnDelayRatio)
+		}
+		po.fileSession.Delay = delay
+		return nil
+	}
+	if delayGiven && po.turns < 2 && delay.Set() {
+		return usagef("--%s: think time is between turns: give --conversation-turn-mean ≥ 2", usedAlias(fs, turnDelayFlags))
+	}
+	if po.turns > 1 {
+		spec.Session.Turns, spec.Session.Delay = po.turns, delay
+	}
+	if po.userContext != 0 {
+		switch {
+		case po.userContext < 0:
+			return usagef("--user-context-prompt-length %d: want a token count ≥ 1", po.userContext)
+		case po.numEntries == 0:
+			return usagef("--user-context-prompt-length needs --num-dataset-entries (one context prompt per entry, as in AIPerf)")
+		case spec.PrefixCount > 0:
+			return usagef("--user-context-prompt-length and --shared-system-prompt-length/--prefix-prompt-length: give one (goodput sends one system prefix per request)")
+		}
+		spec.PrefixCount, spec.PrefixTokens = po.numEntries, po.userContext
+	}
+	return nil
 }
 
 // mediaFlags registers AIPerf's synthetic image and audio flags (the
@@ -482,6 +584,10 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 	if po.legacyMaxTokens && p.client.Endpoint != loadgen.EndpointChat && p.client.Endpoint != loadgen.EndpointCompletions {
 		return nil, nil, usagef("--use-legacy-max-tokens: only for --endpoint-type chat and completions")
 	}
+	if h := po.sessionHeader; h != "" && strings.Trim(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {
+		return nil, nil, usagef("--session-header %q: want a header name such as x-session-id", h)
+	}
+	p.client.SessionHeader = po.sessionHeader
 	if po.legacyMaxTokens {
 		p.client.MaxTokensField, p.key.maxTokensField = "max_tokens", "max_tokens"
 	}
@@ -744,6 +850,9 @@ func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *plan) error {
 	}
 	if err := po.inputData(fs); err != nil || po.inputFile != "" {
 		p.dataValue, p.key.data = po.inputFile, po.inputFile
+		if err == nil {
+			err = po.conversation(fs, nil)
+		}
 		return err
 	}
 	spec := &dataset.Spec{Prompt: dataset.Dist{Mean: po.isl, Stdev: po.islStddev}}
@@ -756,11 +865,17 @@ func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *plan) error {
 	if err := po.media(fs, spec); err != nil {
 		return err
 	}
+	if err := po.conversation(fs, spec); err != nil {
+		return err
+	}
 	if po.numEntries < 0 {
 		return usagef("--%s %d: want a number of prompts ≥ 1", usedAlias(fs, []string{"num-dataset-entries", "num-prompts"}), po.numEntries)
 	}
 	spec.Samples = po.numEntries
 	p.synthetic, p.key.data = spec, spec.String()
+	if po.conversations > 0 {
+		p.key.data += ",conversations=" + strconv.Itoa(po.conversations)
+	}
 	return nil
 }
 
@@ -851,13 +966,15 @@ var aiperfTraceTypes = []string{"mooncake_trace", "burst_gpt_trace"}
 // inputData checks --input-file and the flags that go with it.
 func (po *profileOptions) inputData(fs *pflag.FlagSet) error {
 	switch po.datasetType {
-	case "", "single_turn", "mooncake_trace", "burst_gpt_trace":
-	case "multi_turn", "random_pool", "dag_jsonl":
-		return usagef("--custom-dataset-type %s: conversations are not yet supported (see issue 17)", po.datasetType)
+	case "", "single_turn", "multi_turn", "mooncake_trace", "burst_gpt_trace":
+	case "random_pool":
+		return usagef("--custom-dataset-type random_pool: a directory of prompt pools is not supported (single_turn or multi_turn JSON Lines)")
+	case "dag_jsonl":
+		return usagef("--custom-dataset-type dag_jsonl: AIPerf's DAG conversations (sub-agents as graph nodes) are not supported: multi_turn records, or goodput benchmark's synthetic branches")
 	case "bailian_trace", "baseten_trace", "weka_trace":
-		return usagef("--custom-dataset-type %s: not yet supported (traces: mooncake_trace, burst_gpt_trace)", po.datasetType)
+		return usagef("--custom-dataset-type %s: not supported (traces: mooncake_trace, burst_gpt_trace)", po.datasetType)
 	default:
-		return usagef("--custom-dataset-type %q: goodput profile reads single_turn, mooncake_trace and burst_gpt_trace", po.datasetType)
+		return usagef("--custom-dataset-type %q: goodput profile reads single_turn, multi_turn, mooncake_trace and burst_gpt_trace", po.datasetType)
 	}
 	trace := slices.Contains(aiperfTraceTypes, po.datasetType)
 	switch {
@@ -917,7 +1034,7 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 		maxConc = int(slices.Max(concs))
 	}
 	count := po.requestCount
-	if count == 0 && po.duration == 0 && po.rateSeries == "" && po.inputFile == "" {
+	if count == 0 && po.duration == 0 && po.rateSeries == "" && po.inputFile == "" && po.conversations == 0 {
 		count = max(10, 2*maxConc) // AIPerf's default; a series, a file and a trace end by themselves
 	}
 	switch {
@@ -1012,13 +1129,16 @@ func (po *profileOptions) finish(p *plan) error {
 		}
 		p.tokExplicit = tok
 	}
-	p.dataOpts = dataset.Options{Tokenizer: p.tokExplicit, Seed: uint64(p.seed), TimeScale: 1}
+	p.dataOpts = dataset.Options{Tokenizer: p.tokExplicit, Seed: uint64(p.seed), TimeScale: 1, Samples: po.conversations, Session: po.fileSession}
 	var err error
 	if po.inputFile != "" {
 		p.dataOpts.Trace = slices.Contains(aiperfTraceTypes, po.datasetType)
 		p.dataOpts.Shuffle = po.sampling == "shuffle"
 		if p.data, err = dataset.Open(po.inputFile, p.dataOpts); err != nil {
 			return usagef("--input-file: %s", oneLineErr(err))
+		}
+		if po.datasetType == "multi_turn" && p.data.Description.Sessions == 0 {
+			return usagef(`--custom-dataset-type multi_turn: %s holds no conversations (want {"session_id":…,"turns":[{"text":…,"delay":ms},…]} a line)`, po.inputFile)
 		}
 	} else if p.data, err = dataset.OpenSynthetic(*p.synthetic, p.dataOpts); err != nil {
 		return usagef("--isl/--osl: %s", oneLineErr(err))

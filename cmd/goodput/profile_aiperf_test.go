@@ -178,6 +178,29 @@ sweep:
 		"audio-num-channels": {[]string{"--audio-length-mean", "1", "--audio-num-channels", "1"}, func(s profileSetup) bool {
 			return s.cfg.Data.Synthetic.Media.AudioSeconds == 1
 		}},
+		"session-header": {[]string{"--session-header", "x-session-id"}, func(s profileSetup) bool { return s.cfg.Client.SessionHeader == "x-session-id" }},
+		"conversation-num": {[]string{"--num-sessions", "20", "--conversation-turn-mean", "3"}, func(s profileSetup) bool {
+			return s.cfg.Data.Options.Samples == 20 && s.cfg.Data.Synthetic.Session.Turns == 3 && s.cfg.Plan.Constraints.MaxRequests == 0
+		}},
+		"conversation-turn-mean": {[]string{"--session-turns-mean", "4"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Session.Turns == 4 && strings.Contains(s.p.key.data, "turns=4")
+		}},
+		"conversation-turn-stddev": {[]string{"--conversation-turn-mean", "2", "--conversation-turn-stddev", "0"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Session.Turns == 2
+		}},
+		"conversation-turn-delay-mean": {[]string{"--conversation-turn-mean", "2", "--conversation-turn-delay-mean", "1500"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Session.Delay == dataset.DelayDist{Mean: 1.5}
+		}},
+		"conversation-turn-delay-stddev": {[]string{"--conversation-turn-mean", "2", "--conversation-turn-delay-mean", "1000", "--session-turn-delay-stddev", "200"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Session.Delay == dataset.DelayDist{Mean: 1, Stdev: 0.2}
+		}},
+		"conversation-turn-delay-ratio": {[]string{"--conversation-turn-mean", "2", "--conversation-turn-delay-mean", "1000", "--conversation-turn-delay-stddev", "100", "--conversation-turn-delay-ratio", "0.5"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Session.Delay == dataset.DelayDist{Mean: 0.5, Stdev: 0.05}
+		}},
+		"user-context-prompt-length": {[]string{"--num-dataset-entries", "10", "--user-context-prompt-length", "64", "--conversation-turn-mean", "2"}, func(s profileSetup) bool {
+			sp := s.cfg.Data.Synthetic
+			return sp.PrefixCount == 10 && sp.PrefixTokens == 64 && sp.Samples == 10
+		}},
 		"streaming": {[]string{"--streaming"}, func(s profileSetup) bool { return !s.cfg.Client.NoStream }},
 		"url": {[]string{"--url", "svc:8000"}, func(s profileSetup) bool {
 			return s.cfg.Client.Target == "http://127.0.0.1:1" && s.cfg.Client.Targets[1] == "http://svc:8000"
@@ -351,6 +374,13 @@ func TestAIPerfBareListFlags(t *testing.T) {
 		{"--endpoint-type", "cohere_rankings", "--rankings-passages-prompt-token-mean", "200"},
 		{"--endpoint-type", "cohere_rankings", "-b", "3", "--rankings-passages-mean", "4"},
 		{"--rankings-passages-mean", "4"},
+		{"--conversation-turn-mean", "3", "--conversation-turn-stddev", "1"},
+		{"--conversation-turn-delay-mean", "100"},
+		{"--user-context-prompt-length", "64"},
+		{"--user-context-prompt-length", "64", "--num-dataset-entries", "4", "--shared-system-prompt-length", "32"},
+		{"--session-header", "x session"},
+		{"--num-sessions", "4", "--input-file", "x.jsonl"},
+		{"--custom-dataset-type", "random_pool", "--input-file", "x.jsonl"},
 		{"--image-width-mean", "64", "--image-height-mean", "64", "--image-width-stddev", "8"},
 		{"--image-width-mean", "64"},
 		{"--image-width-mean", "64", "--image-height-mean", "64", "--image-format", "random"},
@@ -560,6 +590,37 @@ func TestProfilePoolingAndMediaRun(t *testing.T) {
 		}
 		if rq := rep.Benchmarks[0].Metrics.RequestTotals; rq == nil || rq.Successful != 4 {
 			t.Errorf("%q: requests %+v", args, rq)
+		}
+	}
+}
+
+// Conversations run against the mock with AIPerf's spellings: synthetic
+// sessions of --conversation-turn-mean turns, and a multi_turn file.
+func TestProfileConversationsRun(t *testing.T) {
+	url := startTestMock(t, nil)
+	multi := writeFile(t, "multi.jsonl", `{"session_id": "a", "turns": [{"text": "Hello there"}, {"text": "And then?", "delay": 5}]}
+{"session_id": "b", "turns": [{"text": "Hi"}, {"text": "Why?"}, {"text": "Thanks"}]}
+`)
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--num-sessions", "3", "--conversation-turn-mean", "2", "--conversation-turn-delay-mean", "10", "--session-header", "x-session-id",
+			"--isl", "16", "--osl", "4"}, 6},
+		{[]string{"--input-file", multi, "--custom-dataset-type", "multi_turn", "--conversation-turn-delay-mean", "5"}, 5},
+	} {
+		dir := t.TempDir()
+		code, _, stderr := runGoodput(t, append([]string{"profile", "--url", url, "--model", "goodput-mock", "--artifact-dir", dir,
+			"--ui-type", "none", "--concurrency", "2", "--streaming"}, c.args...)...)
+		if code != exitOK {
+			t.Fatalf("%q: exit %d: %s", c.args, code, stderr)
+		}
+		rep, err := report.Read(filepath.Join(dir, "goodput.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rq := rep.Benchmarks[0].Metrics.RequestTotals; rq == nil || int(rq.Successful) != c.want {
+			t.Errorf("%q: requests %+v, want %d turns", c.args, rq, c.want)
 		}
 	}
 }
