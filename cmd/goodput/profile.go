@@ -98,13 +98,13 @@ type profileOptions struct {
 	audioFormat                    string
 	audioRates, audioDepths        []string
 	// conversations (AIPerf's Conversation Input)
-	conversations                   int
-	turns, turnsStddev              int
-	turnDelay, turnDelayStddev      float64 // milliseconds
-	turnDelayRatio                  float64
-	sessionHeader                   string
-	userContext                     int
-	fileSession                     dataset.SessionSpec // the delay flags for an --input-file's conversations
+	conversations              int
+	turns, turnsStddev         int
+	turnDelay, turnDelayStddev float64 // milliseconds
+	turnDelayRatio             float64
+	sessionHeader              string
+	userContext                int
+	fileSession                dataset.SessionSpec // the delay flags for an --input-file's conversations
 	// synthetic prompts: shared prefixes and distinct entries
 	prefixPool, prefixLength int
 	sharedSystemPrompt       int
