@@ -20,6 +20,7 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/aiperf"
+	"github.com/goodput-dev/goodput/report/stats"
 	"github.com/goodput-dev/goodput/run"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
@@ -105,6 +106,12 @@ type profileOptions struct {
 	sessionHeader              string
 	userContext                int
 	fileSession                dataset.SessionSpec // the delay flags for an --input-file's conversations
+	// repeated runs and time slices (AIPerf's Multi-Run and Output)
+	profileRuns           int
+	runCooldown, sweepGap float64
+	confidence            float64
+	sweepMode             string
+	sliceDuration         float64
 	// synthetic prompts: shared prefixes and distinct entries
 	prefixPool, prefixLength int
 	sharedSystemPrompt       int
@@ -192,6 +199,12 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&po.transport, "transport-type", "http", "alias of --transport")
 	mediaFlags(po, fs)
 	conversationFlags(po, fs)
+	fs.IntVar(&po.profileRuns, "num-profile-runs", 1, "run every benchmark this many times and report each figure's spread across the runs (benchmark's --num-runs)")
+	fs.Float64Var(&po.runCooldown, "profile-run-cooldown-seconds", 0, "with --num-profile-runs > 1: the least pause in seconds before each later benchmark (benchmark's --round-gap)")
+	fs.Float64Var(&po.sweepGap, "parameter-sweep-cooldown-seconds", 0, "with a --concurrency or --request-rate list: the least pause in seconds before each later benchmark (benchmark's --round-gap)")
+	fs.Float64Var(&po.confidence, "confidence-level", stats.DefaultConfidence, "confidence of every interval of the report, across repeated runs too (benchmark's --confidence)")
+	fs.StringVar(&po.sweepMode, "parameter-sweep-mode", "repeated", "repeated only: with --num-profile-runs the whole --concurrency or --request-rate list runs once per run, in order")
+	fs.Float64Var(&po.sliceDuration, "slice-duration", 0, "cut each benchmark into slices of this many seconds with their own throughput and latency percentiles (benchmark's --slice-duration)")
 	for _, n := range prefixPoolFlags {
 		fs.IntVar(&po.prefixPool, n, 0, "distinct shared prefixes of the synthetic prompts, sent as the system message; request i uses prefix i mod N (aliases --prompt-prefix-pool-size, --num-prefix-prompts)")
 	}
@@ -614,6 +627,9 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 		return nil, nil, err
 	}
 	if err := po.request(fs, p); err != nil {
+		return nil, nil, err
+	}
+	if err := po.runs(fs, p, max(len(concs), len(rates))); err != nil {
 		return nil, nil, err
 	}
 	lay, err := po.layout(len(rates) > 0, concs, rates)
@@ -1068,6 +1084,37 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 	return nil
 }
 
+// runs reads the repeated runs' settings (--num-profile-runs itself is
+// applied once the plan is complete, in finish), the pauses between
+// benchmarks, the confidence and the time slices.
+func (po *profileOptions) runs(fs *pflag.FlagSet, p *plan, benchmarks int) error {
+	changed := func(n string) bool { return fs != nil && fs.Changed(n) }
+	switch {
+	case po.sweepMode != "repeated":
+		return usagef("--parameter-sweep-mode %q: goodput runs the whole list once per run (repeated); independent is not supported", po.sweepMode)
+	case !(po.confidence > 0 && po.confidence < 1):
+		return usagef("--confidence-level %v: want a confidence between 0 and 1, e.g. 0.95", po.confidence)
+	case po.runCooldown < 0 || po.sweepGap < 0 || math.IsNaN(po.runCooldown+po.sweepGap) || math.IsInf(po.runCooldown+po.sweepGap, 0):
+		return usagef("--profile-run-cooldown-seconds %v, --parameter-sweep-cooldown-seconds %v: want seconds ≥ 0", po.runCooldown, po.sweepGap)
+	case po.runCooldown > 0 && po.profileRuns < 2:
+		return usagef("--profile-run-cooldown-seconds: pauses between repeated runs: give --num-profile-runs ≥ 2")
+	case po.sweepGap > 0 && benchmarks < 2:
+		return usagef("--parameter-sweep-cooldown-seconds: pauses between the benchmarks of a --concurrency or --request-rate list: give several values")
+	case po.runCooldown > 0 && po.sweepGap > 0 && po.runCooldown != po.sweepGap:
+		return usagef("--profile-run-cooldown-seconds %v and --parameter-sweep-cooldown-seconds %v: goodput pauses the same before every benchmark: give one", po.runCooldown, po.sweepGap)
+	case po.sliceDuration < 0 || math.IsNaN(po.sliceDuration) || math.IsInf(po.sliceDuration, 0) || changed("slice-duration") && po.sliceDuration == 0:
+		return usagef("--slice-duration %v: want seconds > 0", po.sliceDuration)
+	}
+	if changed("confidence-level") {
+		p.confidence = po.confidence
+	}
+	if gap := max(po.runCooldown, po.sweepGap); gap > 0 {
+		p.drain.Gap = time.Duration(gap * float64(time.Second))
+	}
+	p.metrics.SliceDuration = time.Duration(po.sliceDuration * float64(time.Second))
+	return nil
+}
+
 // request reads the request's settings: timeout, display, headers and
 // extra body fields.
 func (po *profileOptions) request(fs *pflag.FlagSet, p *plan) error {
@@ -1157,6 +1204,9 @@ func (po *profileOptions) finish(p *plan) error {
 		return err
 	}
 	if p.shard, err = p.shardDefaults.resolve(p.getenv, time.Now()); err != nil {
+		return err
+	}
+	if err := repeatPlan(p, "--num-profile-runs", po.profileRuns, "--run-variation-threshold", sweep.DefaultRunVariation); err != nil {
 		return err
 	}
 	return p.shardRun(p.key.rateType)

@@ -201,6 +201,20 @@ sweep:
 			sp := s.cfg.Data.Synthetic
 			return sp.PrefixCount == 10 && sp.PrefixTokens == 64 && sp.Samples == 10
 		}},
+		"num-profile-runs": {[]string{"--num-profile-runs", "3", "--concurrency", "2,4"}, func(s profileSetup) bool {
+			return s.cfg.Metrics.NumRuns == 3 && sweep.Planned(s.cfg.Plan.Planner) == 6
+		}},
+		"profile-run-cooldown-seconds": {[]string{"--num-profile-runs", "2", "--profile-run-cooldown-seconds", "30"}, func(s profileSetup) bool {
+			return s.cfg.Plan.Drain.Gap == 30*time.Second
+		}},
+		"parameter-sweep-cooldown-seconds": {[]string{"--concurrency", "1,2", "--parameter-sweep-cooldown-seconds", "5"}, func(s profileSetup) bool {
+			return s.cfg.Plan.Drain.Gap == 5*time.Second
+		}},
+		"confidence-level": {[]string{"--confidence-level", "0.9"}, func(s profileSetup) bool { return s.cfg.Plan.Confidence == 0.9 }},
+		"parameter-sweep-mode": {[]string{"--parameter-sweep-mode", "repeated", "--num-profile-runs", "2"}, func(s profileSetup) bool {
+			return s.cfg.Metrics.NumRuns == 2
+		}},
+		"slice-duration": {[]string{"--slice-duration", "2.5"}, func(s profileSetup) bool { return s.cfg.Metrics.SliceDuration == 2500*time.Millisecond }},
 		"streaming": {[]string{"--streaming"}, func(s profileSetup) bool { return !s.cfg.Client.NoStream }},
 		"url": {[]string{"--url", "svc:8000"}, func(s profileSetup) bool {
 			return s.cfg.Client.Target == "http://127.0.0.1:1" && s.cfg.Client.Targets[1] == "http://svc:8000"
@@ -374,6 +388,12 @@ func TestAIPerfBareListFlags(t *testing.T) {
 		{"--endpoint-type", "cohere_rankings", "--rankings-passages-prompt-token-mean", "200"},
 		{"--endpoint-type", "cohere_rankings", "-b", "3", "--rankings-passages-mean", "4"},
 		{"--rankings-passages-mean", "4"},
+		{"--num-profile-runs", "0"},
+		{"--profile-run-cooldown-seconds", "5"},
+		{"--parameter-sweep-cooldown-seconds", "5"},
+		{"--parameter-sweep-mode", "independent"},
+		{"--confidence-level", "1"},
+		{"--slice-duration", "0"},
 		{"--conversation-turn-mean", "3", "--conversation-turn-stddev", "1"},
 		{"--conversation-turn-delay-mean", "100"},
 		{"--user-context-prompt-length", "64"},
@@ -621,6 +641,31 @@ func TestProfileConversationsRun(t *testing.T) {
 		}
 		if rq := rep.Benchmarks[0].Metrics.RequestTotals; rq == nil || int(rq.Successful) != c.want {
 			t.Errorf("%q: requests %+v, want %d turns", c.args, rq, c.want)
+		}
+	}
+}
+
+// --num-profile-runs runs every benchmark again; each run gets its AIPerf
+// export, and the report its trials.
+func TestProfileRepeatedRuns(t *testing.T) {
+	url := startTestMock(t, nil)
+	dir := t.TempDir()
+	code, _, stderr := runGoodput(t, "profile", "--url", url, "--model", "goodput-mock", "--artifact-dir", dir, "--ui-type", "none",
+		"--concurrency", "2", "--request-count", "4", "--isl", "16", "--osl", "4", "--num-profile-runs", "2", "--confidence-level", "0.9",
+		"--slice-duration", "1")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, err := report.Read(filepath.Join(dir, "goodput.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Benchmarks) != 2 {
+		t.Fatalf("%d benchmarks, want one per run", len(rep.Benchmarks))
+	}
+	for _, label := range []string{"concurrency_2", "concurrency_2_2"} {
+		if x := readAIPerf(t, filepath.Join(dir, label, "profile_export_aiperf.json")); metricAvg(t, x, "request_count") != 4 {
+			t.Errorf("%s: request_count %v", label, metricAvg(t, x, "request_count"))
 		}
 	}
 }
