@@ -215,7 +215,7 @@ sweep:
 			return s.cfg.Metrics.NumRuns == 2
 		}},
 		"slice-duration": {[]string{"--slice-duration", "2.5"}, func(s profileSetup) bool { return s.cfg.Metrics.SliceDuration == 2500*time.Millisecond }},
-		"streaming": {[]string{"--streaming"}, func(s profileSetup) bool { return !s.cfg.Client.NoStream }},
+		"streaming":      {[]string{"--streaming"}, func(s profileSetup) bool { return !s.cfg.Client.NoStream }},
 		"url": {[]string{"--url", "svc:8000"}, func(s profileSetup) bool {
 			return s.cfg.Client.Target == "http://127.0.0.1:1" && s.cfg.Client.Targets[1] == "http://svc:8000"
 		}},
