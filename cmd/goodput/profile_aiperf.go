@@ -47,7 +47,7 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"use-server-token-count"}, maps: "the AIPerf export's lengths from the server's usage counts"},
 	{names: []string{"connection-reuse-strategy"}, refused: "goodput's client always pools connections"},
 	{names: []string{"download-video-content"}, refused: "video generation endpoints: not supported"},
-	{names: []string{"request-content-type"}, refused: "multipart requests: not supported (JSON bodies only)"},
+	{names: []string{"request-content-type"}, refused: "the body's form follows the endpoint type: JSON (goodput sends multipart only to audio transcriptions, an endpoint AIPerf's profile lacks)"},
 	{names: []string{"session-header"}, maps: "send each conversation's stable id in this header (benchmark's --session-header)"},
 	{names: []string{"uuid-and-strip"}, refused: "image UUID references (the server's multimodal cache): not supported; goodput sends every image's content"},
 	// Tokenizer
