@@ -287,9 +287,14 @@ func (po *profileOptions) conversation(fs *pflag.FlagSet, spec *dataset.Spec) er
 		return usagef("--%s %d: want 1 to 1024 turns", usedAlias(fs, turnFlags), po.turns)
 	case po.turnsStddev != 0:
 		return usagef("--%s %d: not supported: goodput's synthetic conversations all have --conversation-turn-mean turns (give 0)", usedAlias(fs, turnStddevFlags), po.turnsStddev)
-	case po.turnDelay < 0 || po.turnDelayStddev < 0 || po.turnDelayRatio < 0 || math.IsNaN(po.turnDelay+po.turnDelayStddev+po.turnDelayRatio) ||
-		po.turnDelay*po.turnDelayRatio > 86_400_000 || po.turnDelayStddev*po.turnDelayRatio > 86_400_000:
-		return usagef("--conversation-turn-delay-mean %v, -stddev %v, -ratio %v: want milliseconds ≥ 0 (at most a day) and a ratio ≥ 0", po.turnDelay, po.turnDelayStddev, po.turnDelayRatio)
+	}
+	for _, d := range []struct {
+		flags []string
+		v     float64
+	}{{turnDelayFlags, po.turnDelay}, {turnDelayStddevFlags, po.turnDelayStddev}, {turnDelayRatioFlags, po.turnDelayRatio}} {
+		if d.v < 0 || math.IsNaN(d.v) || math.IsInf(d.v, 0) || d.v*max(1, po.turnDelayRatio) > 86_400_000 {
+			return usagef("--%s %v: want a number ≥ 0 (think times in milliseconds, at most a day)", usedAlias(fs, d.flags), d.v)
+		}
 	}
 	delay := dataset.DelayDist{Mean: po.turnDelay * po.turnDelayRatio / 1000, Stdev: po.turnDelayStddev * po.turnDelayRatio / 1000}
 	if spec == nil {
