@@ -572,6 +572,10 @@ benchmark:
 		s.cfg.Plan.Constraints.MaxDuration != 2*time.Minute || s.lay.target.Dir != dir || s.cfg.Data.Synthetic.Prompt.Mean != 64 {
 		t.Errorf("config %+v, rounds %+v", s.cfg.Client, l)
 	}
+	if s, err := run("benchmark:\n  models: [a, b]\n  endpoint: {url: \"http://127.0.0.1:1\"}\n", "--ui-type", "none", "--artifact-dir", dir); err != nil ||
+		!slices.Equal(s.cfg.Client.Models, []string{"a", "b"}) {
+		t.Errorf("benchmark.models: %v", err)
+	}
 	for _, c := range []struct{ yaml, want string }{
 		{"benchmark:\n  modle: x\n", `unknown key "modle"`},
 		{"benchmark:\n  model: x\n  phases: {type: concurrency, concurency: 8}\n", `benchmark.phases: unknown key "concurency"`},
