@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/sweep"
 )
 
 // GuideLLM v0.7's options of `guidellm run` on goodput benchmark (alias
@@ -87,13 +90,13 @@ func v07Table() []v07Row {
 		{Opt: "backend", Kind: "openai_http", Maps: "the OpenAI-compatible HTTP client (`--backend-type openai_http`)", apply: kindOnly},
 		{Opt: "backend", Kind: "openai_http", Key: "target", Required: true, Maps: "`--target` (a trailing `/v1` is dropped, as GuideLLM does)", apply: str("target", func(o *benchOptions) *string { return &o.target })},
 		{Opt: "backend", Kind: "openai_http", Key: "model", Maps: "`--model` (empty: the first id of `GET /v1/models`)", apply: str("model", func(o *benchOptions) *string { return &o.model })},
-		{Opt: "backend", Kind: "openai_http", Key: "request_format", Maps: "`--request-type`: `/v1/chat/completions` (default), `/v1/completions`, `/v1/responses`; goodput adds `/v1/messages`. Embeddings, audio and `/pooling` are refused (goodput measures generation)", apply: func(a *v07Applier, v any) error {
+		{Opt: "backend", Kind: "openai_http", Key: "request_format", Maps: "`--request-type`: `/v1/chat/completions` (default), `/v1/completions`, `/v1/responses`, `/v1/embeddings`, `/v1/audio/transcriptions`; goodput adds `/v1/messages`, `/v1/rerank`, `/rerank` (TEI) and `/score`. `/pooling` and `/v1/audio/translations` are refused", apply: func(a *v07Applier, v any) error {
 			s, ok := text(v)
 			if !ok {
 				return a.bad(v, "an endpoint such as /v1/chat/completions")
 			}
 			if _, err := parseRequestType(s); err != nil {
-				return usagef("--backend request_format=%s: not supported: want /v1/chat/completions, /v1/completions, /v1/responses or /v1/messages (goodput measures text generation)", s)
+				return usagef("--backend request_format=%s: not supported: want /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/rerank, /rerank, /score or /v1/audio/transcriptions", s)
 			}
 			return a.set("request-type", func() { a.o.requestType = s })
 		}},
@@ -126,8 +129,8 @@ func v07Table() []v07Row {
 		{Opt: "backend", Kind: "openai_http", Key: "extras", Maps: "`extras.body` → `--extra-body`, `extras.headers` → `--header`; `params`, `files`, `content`, `method` are refused", apply: func(a *v07Applier, v any) error { return a.extras(v) }},
 		{Opt: "backend", Kind: "openai_http", Key: "headers", Maps: "`--header` (goodput also takes them here, as pre-0.7 `--backend-args` did)", apply: func(a *v07Applier, v any) error { return a.headers(v) }},
 		{Opt: "backend", Kind: "openai_http", Key: "max_tokens", Refuse: "give the output length in --data (output_tokens=N)", Maps: "refused: give `output_tokens` in `--data`"},
-		{Opt: "backend", Kind: "openai_http", Key: "server_history", Maps: "false only (the default)", apply: accept(false, "goodput keeps no server-side conversation")},
-		{Opt: "backend", Kind: "openai_http", Key: "tool_call_missing_behavior", Maps: "`error_stop` only (the default)", apply: accept("error_stop", "goodput does not drive tool calls")},
+		{Opt: "backend", Kind: "openai_http", Key: "server_history", Maps: "false only (the default); goodput's server-side history is the data's session key (`--data …,turns=N,server_history=true` with `--request-type responses`)", apply: accept(false, "goodput's server-side history is the data's session key: give --data …,turns=N,server_history=true with request_format=/v1/responses")},
+		{Opt: "backend", Kind: "openai_http", Key: "tool_call_missing_behavior", Maps: "`error_stop` only (the default); goodput's tool-call sessions take the data's session key `tool_call_missing_behavior=continue|skip|error`", apply: accept("error_stop", "goodput's tool-call sessions take it as the data's session key tool_call_missing_behavior=continue|skip|error")},
 		{Opt: "backend", Kind: "openai_http", Key: "multiturn_reasoning", Maps: "false only (the default)", apply: accept(false, "goodput sends no reasoning back")},
 		{Opt: "backend", Kind: "vllm_python", Refuse: "goodput drives servers over HTTP: start `vllm serve` and give kind=openai_http,target=URL", Maps: "refused: serve the model and use `openai_http`"},
 		{Opt: "backend", Kind: "openai_websocket", Refuse: "goodput measures text generation over HTTP (realtime transcription is not supported)", Maps: "refused"},
@@ -228,9 +231,29 @@ func v07Table() []v07Row {
 			return a.count(v, "error-rate-window", &a.o.errorRateWindow)
 		}},
 		{Opt: "constraint", Kind: "max_global_error_rate", Refuse: notYet + ": goodput's error stops are max_errors and max_error_rate (a sliding window); --fail-on-error-rate judges the whole run after it", Maps: "refused (" + notYet + "); see `max_error_rate` and `--fail-on-error-rate`"},
-		{Opt: "constraint", Kind: "over_saturation", Refuse: notYet, Maps: notYet},
-		{Opt: "constraint", Kind: "target_moe", Refuse: notYet, Maps: notYet},
-		{Opt: "constraint", Key: "stopping_scope", Maps: "`--stopping-scope` (current or all; all applies to the error stops)", apply: func(a *v07Applier, v any) error {
+		{Opt: "constraint", Kind: "over_saturation", Maps: "`--over-saturation` (GuideLLM's defaults; its keys below)", apply: overSat},
+		{Opt: "constraint", Kind: "over_saturation", Key: "mode", Maps: "`--over-saturation mode=`: enforce (stop, the default) or monitor", apply: overSat},
+		{Opt: "constraint", Kind: "over_saturation", Key: "min_seconds", Maps: "`--over-saturation min_seconds=` (30)", apply: overSat},
+		{Opt: "constraint", Kind: "over_saturation", Key: "max_window_seconds", Maps: "`--over-saturation max_window_seconds=` (120)", apply: overSat},
+		{Opt: "constraint", Kind: "over_saturation", Key: "moe_threshold", Maps: "`--over-saturation moe_threshold=` (2.0)", apply: overSat},
+		{Opt: "constraint", Kind: "over_saturation", Key: "minimum_ttft", Maps: "`--over-saturation minimum_ttft=` seconds (2.5)", apply: overSat},
+		{Opt: "constraint", Kind: "over_saturation", Key: "maximum_window_ratio", Maps: "`--over-saturation maximum_window_ratio=` (0.75)", apply: overSat},
+		{Opt: "constraint", Kind: "over_saturation", Key: "minimum_window_size", Maps: "`--over-saturation minimum_window_size=` (5)", apply: overSat},
+		{Opt: "constraint", Kind: "over_saturation", Key: "confidence", Maps: "`--over-saturation confidence=` (0.95)", apply: overSat},
+		{Opt: "constraint", Kind: "target_moe", Maps: "`--target-moe` (GuideLLM's newest docs; its keys below)", apply: targetMOE},
+		{Opt: "constraint", Kind: "target_moe", Key: "metric", Maps: "`--target-moe metric=`: time_to_first_token_ms (default) or request_latency", apply: targetMOE},
+		{Opt: "constraint", Kind: "target_moe", Key: "statistic", Maps: "`--target-moe statistic=`: mean (default), p25 … p999", apply: targetMOE},
+		{Opt: "constraint", Kind: "target_moe", Key: "moe", Maps: "`--target-moe moe=` relative margin (0.05)", apply: targetMOE},
+		{Opt: "constraint", Kind: "target_moe", Key: "confidence", Maps: "`--target-moe confidence=` (0.95)", apply: targetMOE},
+		{Opt: "constraint", Kind: "target_moe", Key: "min_samples", Maps: "`--target-moe min_samples=` (30)", apply: targetMOE},
+		{Opt: "constraint", Kind: "target_moe", Key: "check_interval", Maps: "`--target-moe check_interval=` requests (10)", apply: targetMOE},
+		{Opt: "constraint", Key: "stopping_scope", Maps: "`--stopping-scope` (current or all; all applies to the error stops), or over_saturation's and target_moe's own `stopping_scope`", apply: func(a *v07Applier, v any) error {
+			if a.kind == "over_saturation" {
+				return overSat(a, v)
+			}
+			if a.kind == "target_moe" {
+				return targetMOE(a, v)
+			}
 			s, _ := text(v)
 			switch {
 			case s == "current":
@@ -270,20 +293,22 @@ func v07Table() []v07Row {
 			}
 			return a.set("data-shuffle", func() { a.o.dataShuffle = b })
 		}},
-		{Opt: "data-loader", Kind: "pytorch", Key: "num_workers", Maps: "accepted, no effect: goodput prepares the requests in-process before the load", apply: func(a *v07Applier, v any) error {
+		{Opt: "data-loader", Kind: "pytorch", Key: "num_workers", Maps: "0 or 1 (GuideLLM's default) only: goodput prepares the requests in its own process before the load, with no loader workers to add", apply: func(a *v07Applier, v any) error {
 			if f, ok := number(v); !ok || f < 0 || f != math.Trunc(f) {
 				return a.bad(v, "a count ≥ 0")
+			} else if f > 1 {
+				return usagef("--data-loader num_workers=%s: not supported: goodput prepares the requests in its own process before the load (no loader workers to add; give 1 or leave it out)", shown(v))
 			}
 			return nil
 		}},
-		{Opt: "data-preprocessor", Kind: "encode_media", Maps: "accepted (GuideLLM's default; goodput's text prompts have no media to encode)", apply: kindOnly},
-		{Opt: "data-preprocessor", Kind: "encode_media", Key: "audio_kwargs", Maps: "empty only", apply: accept(map[string]any{}, "goodput sends no media")},
-		{Opt: "data-preprocessor", Kind: "encode_media", Key: "image_kwargs", Maps: "empty only", apply: accept(map[string]any{}, "goodput sends no media")},
-		{Opt: "data-preprocessor", Kind: "encode_media", Key: "video_kwargs", Maps: "empty only", apply: accept(map[string]any{}, "goodput sends no media")},
-		{Opt: "data-preprocessor", Kind: "tool_calling_message_extractor", Refuse: "goodput does not drive tool calls", Maps: "refused"},
+		{Opt: "data-preprocessor", Kind: "encode_media", Maps: "accepted (GuideLLM's default): goodput sends the data's images and audio as data URLs, as read", apply: kindOnly},
+		{Opt: "data-preprocessor", Kind: "encode_media", Key: "audio_kwargs", Maps: "empty only", apply: accept(map[string]any{}, "goodput sends media files as they are, with no re-encoding options")},
+		{Opt: "data-preprocessor", Kind: "encode_media", Key: "image_kwargs", Maps: "empty only", apply: accept(map[string]any{}, "goodput sends media files as they are, with no re-encoding options")},
+		{Opt: "data-preprocessor", Kind: "encode_media", Key: "video_kwargs", Maps: "empty only", apply: accept(map[string]any{}, "goodput sends media files as they are, with no re-encoding options")},
+		{Opt: "data-preprocessor", Kind: "tool_calling_message_extractor", Refuse: "goodput takes tools from the data's tools column or synthetic tools=N (session keys), not from a message extractor", Maps: "refused: tools come from the data's `tools` column or synthetic `tools=N`"},
 		{Opt: "data-preprocessor", Kind: "turn_pivot", Refuse: "give one --data source", Maps: "refused"},
 		{Opt: "data-finalizer", Kind: "generative", Maps: "accepted (GuideLLM's default)", apply: kindOnly},
-		{Opt: "data-finalizer", Kind: "generative", Key: "tool_call_mode", Maps: "`client` only (the default)", apply: accept("client", "goodput does not drive tool calls")},
+		{Opt: "data-finalizer", Kind: "generative", Key: "tool_call_mode", Maps: "`client` only (the default)", apply: accept("client", "goodput answers tool calls on the client side only")},
 		{Opt: "tokenizer", Kind: "huggingface_auto", Maps: "`--processor` (goodput reads tokenizer.json itself, offline)", apply: kindOnly},
 		{Opt: "tokenizer", Kind: "hf_auto", Maps: "`--processor`", apply: kindOnly},
 		{Opt: "tokenizer", Key: "model", Maps: "`--processor` (a tokenizer.json, its directory, a Hugging Face cache id, o200k_base, cl100k_base; never downloaded)", apply: str("processor", func(o *benchOptions) *string { return &o.processor })},
@@ -323,6 +348,57 @@ func v07Table() []v07Row {
 		{Opt: "metrics", Kind: "generative", Key: "slo", Maps: "`--slo` per-request thresholds: `ttft_ms` → `ttft`, `tpot_ms` → `itl` (GuideLLM compares it with ITL), `e2el_ms` → `e2e`, `itl_ms` → `itl`", apply: func(a *v07Applier, v any) error { return a.sloObjectives(v) }},
 	}
 	return rows
+}
+
+// overSat applies --constraint kind=over_saturation and its keys to
+// --over-saturation (loadgen.ParseOverSaturation's form).
+func overSat(a *v07Applier, v any) error {
+	return a.constraintKey("over-saturation", &a.o.quality.overSat, v, func(s string) error {
+		_, err := loadgen.ParseOverSaturation(s)
+		return err
+	})
+}
+
+// targetMOE applies --constraint kind=target_moe and its keys to
+// --target-moe (sweep.ParseTargetMOE's form).
+func targetMOE(a *v07Applier, v any) error {
+	return a.constraintKey("target-moe", &a.o.quality.targetMOE, v, func(s string) error {
+		_, err := sweep.ParseTargetMOE(s)
+		return err
+	})
+}
+
+// constraintKey adds the key being applied (none for the kind itself)
+// to a constraint flag's key=value items, checked by parse.
+func (a *v07Applier) constraintKey(flag string, dst *string, v any, parse func(string) error) error {
+	item := "kind=" + a.kind
+	if a.key != "" {
+		var val string
+		switch t := v.(type) {
+		case string:
+			val = t
+		case bool:
+			val = strconv.FormatBool(t)
+		default:
+			f, ok := number(v)
+			if !ok {
+				return a.bad(v, "a number or a word")
+			}
+			val = strconv.FormatFloat(f, 'f', -1, 64)
+		}
+		if a.kind == "over_saturation" && a.key == "mode" && val == "enforce" {
+			val = "stop" // GuideLLM's name of stop
+		}
+		item = *dst + "," + a.key + "=" + val
+	}
+	if err := parse(item); err != nil {
+		where := "kind=" + a.kind
+		if a.key != "" {
+			where += "," + a.key + "=" + shown(v)
+		}
+		return usagef("--constraint %s: %v", where, err)
+	}
+	return a.set(flag, func() { *dst = item })
 }
 
 // v07Applier applies v0.7 option values to the benchmark options.
@@ -770,7 +846,7 @@ func v07Flags(o *benchOptions, fs *pflag.FlagSet) {
 	}
 	add("backend", &v07Value{legacy: to("backend-type")}, "GuideLLM v0.7: kind=openai_http,target=URL,model=…,request_format=…,api_key=…,timeout=…,http2=…,extras=… or a JSON/YAML object (a plain openai_http: --backend-type)")
 	add("profile", &v07Value{legacy: to("rate-type")}, "GuideLLM v0.7: kind=synchronous|concurrent|throughput|constant|poisson|sweep|replay|goodput with streams, rate, max_concurrency, sweep_size, strategy_type, time_scale, rampup_duration, warmup, cooldown (a plain name: --rate-type)")
-	add("constraint", &v07Value{repeat: true}, "GuideLLM v0.7 (repeatable): kind=max_duration,seconds=N | max_requests,count=N | max_errors,count=N | max_error_rate,rate=X,window=N")
+	add("constraint", &v07Value{repeat: true}, "GuideLLM v0.7 (repeatable): kind=max_duration,seconds=N | max_requests,count=N | max_errors,count=N | max_error_rate,rate=X,window=N | over_saturation[,mode=…,min_seconds=…] (--over-saturation) | target_moe,metric=…,statistic=…,moe=… (--target-moe)")
 	add("output", &v07Value{repeat: true}, "GuideLLM v0.7 (repeatable): kind=json|yaml|csv|html|console,path=FILE")
 	add("tokenizer", &v07Value{legacy: to("processor")}, "GuideLLM v0.7: kind=huggingface_auto,model=PATH (a plain path: --processor)")
 	fs.Var(&v07Value{opt: "data-column-mapper", st: st, needKind: true, legacy: func(s string) error { o.columnMapper = s; return nil }, str: func() string { return o.columnMapper }},

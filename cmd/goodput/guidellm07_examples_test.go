@@ -17,7 +17,8 @@ import (
 // the sections first run, load patterns, request formats, scenarios,
 // benchmark controls, outputs and over-saturation, as written there (the
 // docs' fragments `guidellm run --profile …` completed with the first
-// run's backend, data and constraint), run with the binary name changed:
+// run's backend, data and constraint; a fragment with a backend but no
+// data gets the first run's data), run with the binary name changed:
 // the target becomes the in-process mock, durations and counts are
 // shortened, placeholders (path/to/…) become local files, and a command
 // that gives no end gets --constraint kind=max_duration. Each writes a
@@ -36,8 +37,7 @@ var guidellmExamples = []struct {
 	{doc: "README dataset", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000 --data kind=huggingface,source=abisee/cnn_dailymail,load_kwargs.name=3.0.0 --data-column-mapper kind=generative_column_mapper,column_mappings.text_column=article`, refused: "never downloads"},
 	{doc: "README request format", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000,request_format=/v1/chat/completions --data kind=json_file,path=path/to/data.json`},
 	{doc: "README scenario", cmd: `guidellm run --config chat --backend kind=openai_http,target=http://localhost:8000`, addEnd: true, seconds: "0.5"}, // 256-token answers
-	{doc: "README benchmark controls", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000 --profile kind=concurrent,streams=16,warmup=0.1,cooldown=0.1 --constraint kind=max_errors,count=5 --constraint kind=over_saturation --data kind=synthetic_text,prompt_tokens=256,output_tokens=128`, refused: "kind=over_saturation: not supported yet"},
-	{doc: "README benchmark controls, without over_saturation", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000 --profile kind=concurrent,streams=16,warmup=0.1,cooldown=0.1 --constraint kind=max_errors,count=5 --data kind=synthetic_text,prompt_tokens=256,output_tokens=128`, addEnd: true},
+	{doc: "README benchmark controls", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000 --profile kind=concurrent,streams=16,warmup=0.1,cooldown=0.1 --constraint kind=max_errors,count=5 --constraint kind=over_saturation --data kind=synthetic_text,prompt_tokens=256,output_tokens=128`, addEnd: true},
 
 	// docs/getting-started/benchmark.md
 	{doc: "benchmark.md first benchmark", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000 --data kind=synthetic_text,prompt_tokens=256,output_tokens=128 --constraint kind=max_duration,seconds=60`},
@@ -62,7 +62,7 @@ var guidellmExamples = []struct {
 	{doc: "backends.md api key", cmd: `guidellm run --backend kind=openai_http,target=https://api.openai.com/v1,api_key=sk-...,model=gpt-3.5-turbo --data kind=synthetic_text,prompt_tokens=256,output_tokens=128`, model: "gpt-3.5-turbo", addEnd: true},
 	{doc: "backends.md extras", cmd: `guidellm run --backend '{"kind":"openai_http","target":"http://localhost:8000/v1","model":"meta-llama/Meta-Llama-3.1-8B-Instruct","extras":{"body":{"temperature":0.6,"top_p":0.95,"top_k":20}}}' --data kind=synthetic_text,prompt_tokens=256,output_tokens=128`, model: "meta-llama/Meta-Llama-3.1-8B-Instruct", addEnd: true},
 	{doc: "backends.md api key and extras", cmd: `guidellm run --backend '{"kind":"openai_http","target":"http://localhost:8000/v1","model":"meta-llama/Meta-Llama-3.1-8B-Instruct","api_key":"sk-...","extras":{"body":{"temperature":0.8,"top_p":0.9}}}' --data kind=synthetic_text,prompt_tokens=256,output_tokens=128`, model: "meta-llama/Meta-Llama-3.1-8B-Instruct", addEnd: true},
-	{doc: "embeddings.md", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000/v1,model=BAAI/bge-small-en-v1.5,request_format=/v1/embeddings --data kind=synthetic_text,prompt_tokens=128 --constraint kind=max_requests,count=100`, refused: "request_format=/v1/embeddings: not supported"},
+	{doc: "embeddings.md", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000/v1,model=BAAI/bge-small-en-v1.5,request_format=/v1/embeddings --data kind=synthetic_text,prompt_tokens=128 --constraint kind=max_requests,count=100`, model: "BAAI/bge-small-en-v1.5"},
 
 	// docs/guides/datasets.md
 	{doc: "datasets.md hub with tokenizer and loader", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000 --profile kind=throughput --constraint kind=max_requests,count=1000 --data '{"kind":"huggingface","source":"my/dataset","load_kwargs":{"split":"test"}}' --data-column-mapper '{"kind":"generative_column_mapper","column_mappings":{"text_column":"prompt"}}' --tokenizer '{"kind":"huggingface_auto","model":"path/to/processor","load_kwargs":{"use_fast":false}}' --data-loader kind=pytorch,shuffle=true`, refused: "--tokenizer load_kwargs={\"use_fast\":false}: not supported"},
@@ -79,10 +79,10 @@ var guidellmExamples = []struct {
 	{doc: "outputs.md sample size", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000 --profile kind=sweep --constraint kind=max_requests,count=10000 --data kind=synthetic_text,prompt_tokens=256,output_tokens=128 --metrics kind=generative,sample_size=100 --output kind=json,path=results/benchmark.json`},
 
 	// docs/guides/over_saturation_stopping.md
-	{doc: "over_saturation_stopping.md throughput", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000 --profile kind=throughput,max_concurrency=10 --constraint kind=over_saturation`, refused: "kind=over_saturation: not supported yet"},
-	{doc: "over_saturation_stopping.md tuned", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000 --profile kind=concurrent,streams=16 --constraint kind=over_saturation,mode=enforce,min_seconds=60,max_window_seconds=300,moe_threshold=1.5`, refused: "kind=over_saturation: not supported yet"},
-	{doc: "over_saturation_stopping.md sweep", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000 --profile kind=sweep,sweep_size=5 --constraint kind=over_saturation`, refused: "kind=over_saturation: not supported yet"},
-	{doc: "over_saturation_stopping.md full", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000 --profile kind=concurrent,streams=16 --data kind=synthetic_text,prompt_tokens=256,output_tokens=128 --constraint kind=max_duration,seconds=300 --constraint kind=over_saturation,mode=enforce,min_seconds=30,max_window_seconds=120 --output kind=json,path=benchmark.json --output kind=html,path=benchmark.html`, refused: "kind=over_saturation: not supported yet"},
+	{doc: "over_saturation_stopping.md throughput", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000 --profile kind=throughput,max_concurrency=10 --constraint kind=over_saturation`, addEnd: true},
+	{doc: "over_saturation_stopping.md tuned", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000 --profile kind=concurrent,streams=16 --constraint kind=over_saturation,mode=enforce,min_seconds=60,max_window_seconds=300,moe_threshold=1.5`, addEnd: true},
+	{doc: "over_saturation_stopping.md sweep", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000 --profile kind=sweep,sweep_size=5 --constraint kind=over_saturation`, addEnd: true},
+	{doc: "over_saturation_stopping.md full", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000 --profile kind=concurrent,streams=16 --data kind=synthetic_text,prompt_tokens=256,output_tokens=128 --constraint kind=max_duration,seconds=300 --constraint kind=over_saturation,mode=enforce,min_seconds=30,max_window_seconds=120 --output kind=json,path=benchmark.json --output kind=html,path=benchmark.html`},
 
 	// docs/examples
 	{doc: "practice_on_vllm_simulator.md", cmd: `guidellm run --backend kind=openai_http,target=http://localhost:8000/,model=tweet-summary-0 --tokenizer kind=huggingface_auto,model=${local_path}/Qwen2.5-1.5B-Instruct --profile kind=sweep --constraint kind=max_duration,seconds=10 --constraint kind=max_requests,count=10 --data kind=synthetic_text,prompt_tokens=128,output_tokens=56`, model: "tweet-summary-0"},
@@ -103,8 +103,11 @@ var (
 func exampleArgs(t *testing.T, cmd, url string, addEnd bool, seconds string) []string {
 	t.Helper()
 	cmd = strings.TrimPrefix(cmd, "guidellm run ")
-	if !strings.Contains(cmd, "--backend") {
+	switch {
+	case !strings.Contains(cmd, "--backend"):
 		cmd += " " + exampleBase
+	case !strings.Contains(cmd, "--data ") && !strings.Contains(cmd, "--config"):
+		cmd += " --data kind=synthetic_text,prompt_tokens=256,output_tokens=128" // the first run's data
 	}
 	cmd = exampleTarget.ReplaceAllStringFunc(cmd, func(m string) string {
 		if strings.HasPrefix(m, `"`) {

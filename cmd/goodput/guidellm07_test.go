@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/report"
 )
 
@@ -185,8 +186,14 @@ func TestV07BadInputOneLine(t *testing.T) {
 		{[]string{"--profile", "kind=concurrent,streams=1,2,4"}, "a list needs JSON"},
 		{[]string{"--profile", "kind=constant,rate=5", "--rate", "6"}, "--profile rate= and --rate both given"},
 		{[]string{"--constraint", "kind=max_requests,count=3"}, "--constraint kind=max_requests given twice"},
-		{[]string{"--constraint", "kind=over_saturation"}, "--constraint kind=over_saturation: not supported yet"},
-		{[]string{"--constraint", "kind=target_moe,metric=request_latency"}, "--constraint kind=target_moe: not supported yet"},
+		{[]string{"--constraint", "kind=over_saturation,mode=sometimes"}, "--constraint kind=over_saturation,mode=sometimes: over_saturation mode"},
+		{[]string{"--constraint", "kind=over_saturation,confidence=2"}, "--constraint kind=over_saturation,confidence=2:"},
+		{[]string{"--constraint", "kind=over_saturation,nope=1"}, `--constraint kind=over_saturation: unknown key "nope"`},
+		{[]string{"--constraint", "kind=target_moe,metric=tpot"}, "--constraint kind=target_moe,metric=tpot: target_moe metric"},
+		{[]string{"--constraint", "kind=target_moe,statistic=p42"}, "--constraint kind=target_moe,statistic=p42: target_moe statistic"},
+		{[]string{"--constraint", "kind=over_saturation", "--over-saturation", "true"}, "--constraint kind=over_saturation and --over-saturation both given"},
+		{[]string{"--backend", "kind=openai_http,target=http://x,request_format=/pooling"}, "--backend request_format=/pooling: not supported"},
+		{[]string{"--data-loader", "kind=pytorch,num_workers=4"}, "--data-loader num_workers=4: not supported: goodput prepares the requests in its own process"},
 		{[]string{"--constraint", `{"kind":"max_duration","seconds":[10,20]}`}, "one value per benchmark is not supported"},
 		{[]string{"--output", "kind=plot"}, "--output kind=plot: give kind=html"},
 		{[]string{"--data", "kind=huggingface,source=no-such-org/no-such-set"}, "never downloads"},
@@ -255,6 +262,59 @@ func TestV07ReachesRunConfig(t *testing.T) {
 	if got := c.Outputs.Kinds; !got["csv"] || !got["console"] || got["json"] || c.Outputs.Files["csv"] == "" {
 		t.Errorf("outputs %v, files %v", got, c.Outputs.Files)
 	}
+}
+
+// --constraint kind=over_saturation and kind=target_moe reach the run's
+// constraints through goodput's own parsers, and request_format the
+// request type.
+func TestV07ConstraintsAndRequestFormat(t *testing.T) {
+	plan := func(args ...string) *plan {
+		t.Helper()
+		var o benchOptions
+		fs := newFlagSet("benchmark", "", &strings.Builder{})
+		benchFlags(&o, fs)
+		base := []string{"--backend", "kind=openai_http,target=http://127.0.0.1:1", "--data", "prompt_tokens=8,output_tokens=4",
+			"--profile", "kind=concurrent,streams=2", "--constraint", "kind=max_duration,seconds=1"}
+		if err := parseFlags(fs, append(base, args...)); err != nil {
+			t.Fatal(err)
+		}
+		o.v07.cli = changedFlags(fs)
+		if err := applyV07(&o, fs, o.v07, ""); err != nil {
+			t.Fatal(err)
+		}
+		p, err := o.validateAll(fs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := plan("--constraint", "kind=over_saturation,mode=enforce,min_seconds=60,max_window_seconds=300,moe_threshold=1.5,stopping_scope=current")
+	if o := p.cons.OverSaturation; o == nil || o.Monitor || o.MinSeconds != 60 || o.MaxWindowSeconds != 300 || o.MOEThreshold != 1.5 || o.ScopeAll {
+		t.Errorf("over_saturation %+v", o)
+	}
+	p = plan("--constraint", `{"kind":"over_saturation","mode":"monitor","minimum_window_size":8,"confidence":0.9}`)
+	if o := p.cons.OverSaturation; o == nil || !o.Monitor || o.MinWindowSize != 8 || o.Confidence != 0.9 {
+		t.Errorf("over_saturation %+v", o)
+	}
+	if def := loadgen.DefaultOverSaturation(); *plan("--constraint", "kind=over_saturation").cons.OverSaturation != def {
+		t.Errorf("kind=over_saturation alone: want GuideLLM's defaults %+v", def)
+	}
+	p = plan("--constraint", "kind=target_moe,metric=request_latency,statistic=p95,moe=0.1,confidence=0.9,min_samples=50,check_interval=5,stopping_scope=all")
+	if m := p.targetMOE; m == nil || m.Metric != "request_latency" || m.Statistic != "p95" || m.MOE != 0.1 || m.Confidence != 0.9 ||
+		m.MinSamples != 50 || m.CheckInterval != 5 || !m.ScopeAll {
+		t.Errorf("target_moe %+v", m)
+	}
+	for format, want := range map[string]loadgen.Endpoint{"/v1/embeddings": loadgen.EndpointEmbeddings, "/v1/audio/transcriptions": loadgen.EndpointTranscriptions,
+		"/v1/responses": loadgen.EndpointResponses, "/v1/rerank": loadgen.EndpointRerank, "/score": loadgen.EndpointScore} {
+		data := "prompt_tokens=8,output_tokens=4"
+		if want == loadgen.EndpointTranscriptions {
+			data = "prompt_tokens=8,audio_seconds=1"
+		}
+		if p := plan("--backend", "kind=openai_http,target=http://127.0.0.1:1,request_format="+format, "--data", data); p.client.Endpoint != want {
+			t.Errorf("request_format=%s: endpoint %s", format, p.client.Endpoint)
+		}
+	}
+	_ = plan("--data-loader", "kind=pytorch,num_workers=1")
 }
 
 // GuideLLM's newest goodput profile and SLO metrics become goodput's knee

@@ -20,6 +20,7 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/aiperf"
+	"github.com/goodput-dev/goodput/report/stats"
 	"github.com/goodput-dev/goodput/run"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
@@ -57,7 +58,10 @@ import (
 
 // profileOptions are the flags of `goodput profile` (AIPerf's names).
 type profileOptions struct {
-	url, model, endpointType  string
+	urls, models              []string // AIPerf's lists: --url A --url B, --model a,b
+	urlStrategy               string
+	modelSelection            string
+	endpointType              string
 	streaming                 bool
 	concurrency, requestRate  string
 	rateMode                  string
@@ -83,6 +87,34 @@ type profileOptions struct {
 	ui                        string
 	failOnErrorRate           float64
 	customEndpoint, transport string
+	// embeddings and rankings: inputs per request, AIPerf's rankings shape
+	batchSize                    int
+	passages, passagesStddev     int
+	passageTokens, passageStddev int
+	queryTokens, queryStddev     int
+	// synthetic images and audio (AIPerf's Image Input and Audio Input)
+	imageWidth, imageWidthStddev   float64
+	imageHeight, imageHeightStddev float64
+	imageBatch                     int
+	imageFormat                    string
+	audioLength, audioLengthStddev float64
+	audioBatch, audioChannels      int
+	audioFormat                    string
+	audioRates, audioDepths        []string
+	// conversations (AIPerf's Conversation Input)
+	conversations              int
+	turns, turnsStddev         int
+	turnDelay, turnDelayStddev float64 // milliseconds
+	turnDelayRatio             float64
+	sessionHeader              string
+	userContext                int
+	fileSession                dataset.SessionSpec // the delay flags for an --input-file's conversations
+	// repeated runs and time slices (AIPerf's Multi-Run and Output)
+	profileRuns           int
+	runCooldown, sweepGap float64
+	confidence            float64
+	sweepMode             string
+	sliceDuration         float64
 	// synthetic prompts: shared prefixes and distinct entries
 	prefixPool, prefixLength int
 	sharedSystemPrompt       int
@@ -104,10 +136,25 @@ type profileOptions struct {
 const profileDefaultISL = 550
 
 func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
-	fs.StringVarP(&po.url, "url", "u", "localhost:8000", "server URL (AIPerf's form: host:port, http://host:port or …/v1)")
-	fs.StringVarP(&po.model, "model", "m", "", "model name (required; alias --model-names)")
-	fs.StringVar(&po.model, "model-names", "", "alias of --model")
-	fs.StringVar(&po.endpointType, "endpoint-type", "chat", "chat (/v1/chat/completions), completions (/v1/completions), responses (/v1/responses) or messages (Anthropic's /v1/messages)")
+	fs.VarP(listValue{&po.urls}, "url", "u", "server URL (AIPerf's form: host:port, http://host:port or …/v1; default localhost:8000); several (--url A --url B, or A,B) spread the requests (see --url-strategy)")
+	fs.StringVar(&po.urlStrategy, "url-strategy", loadgen.TargetRoundRobin, "with several --url servers: round_robin (request i goes to server i mod n; AIPerf's only strategy) or least_in_flight (goodput's: the server with the fewest requests in flight)")
+	fs.VarP(listValue{&po.models}, "model", "m", "model name, or a comma list (or the flag repeated) of models each request picks one of (see --model-selection-strategy) (required; alias --model-names)")
+	fs.Var(listValue{&po.models}, "model-names", "alias of --model")
+	fs.StringVar(&po.modelSelection, "model-selection-strategy", loadgen.ModelRoundRobin, "with several models: round_robin (request i goes to model i mod n) or random (uniform, seeded by --random-seed); weighted with weights in --model a:0.6,b:0.4 (goodput's)")
+	fs.StringVar(&po.endpointType, "endpoint-type", "chat", "chat (/v1/chat/completions), completions (/v1/completions), responses (/v1/responses), messages (Anthropic's /v1/messages), embeddings (/v1/embeddings), cohere_rankings (/v1/rerank) or hf_tei_rankings (TEI's /rerank)")
+	for _, n := range batchFlags {
+		short := ""
+		if n == "batch-size" {
+			short = "b"
+		}
+		fs.IntVarP(&po.batchSize, n, short, 1, "texts per embeddings request, passages per rankings request unless --rankings-passages-mean (aliases -b, --prompt-batch-size, --batch-size-text)")
+	}
+	fs.IntVar(&po.passages, "rankings-passages-mean", 1, "passages per rankings request (benchmark's --batch-size)")
+	fs.IntVar(&po.passagesStddev, "rankings-passages-stddev", 0, "0 only: every rankings request has --rankings-passages-mean passages")
+	fs.IntVar(&po.passageTokens, "rankings-passages-prompt-token-mean", 550, "tokens of each rankings passage (synthetic prompt_tokens; the query has the same length)")
+	fs.IntVar(&po.passageStddev, "rankings-passages-prompt-token-stddev", 0, "standard deviation of the passage and query lengths (prompt_tokens_stdev)")
+	fs.IntVar(&po.queryTokens, "rankings-query-prompt-token-mean", 550, "tokens of each rankings query: the same as the passages' (goodput draws both from one set of synthetic prompts)")
+	fs.IntVar(&po.queryStddev, "rankings-query-prompt-token-stddev", 0, "the same as --rankings-passages-prompt-token-stddev")
 	fs.BoolVar(&po.streaming, "streaming", false, "stream responses (SSE); needed for TTFT, ITL and the other per-token metrics")
 	fs.StringVar(&po.concurrency, "concurrency", "", "concurrent requests; a comma list (4,8,16,32) runs one benchmark each (default 1)")
 	fs.StringVar(&po.requestRate, "request-rate", "", "requests per second, open loop; a comma list runs one benchmark each (--concurrency is then the in-flight cap)")
@@ -155,6 +202,14 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&po.customEndpoint, "endpoint", "", "alias of --custom-endpoint")
 	fs.StringVar(&po.transport, "transport", "http", "http (the only transport; alias --transport-type)")
 	fs.StringVar(&po.transport, "transport-type", "http", "alias of --transport")
+	mediaFlags(po, fs)
+	conversationFlags(po, fs)
+	fs.IntVar(&po.profileRuns, "num-profile-runs", 1, "run every benchmark this many times and report each figure's spread across the runs (benchmark's --num-runs)")
+	fs.Float64Var(&po.runCooldown, "profile-run-cooldown-seconds", 0, "with --num-profile-runs > 1: the least pause in seconds before each later benchmark (benchmark's --round-gap)")
+	fs.Float64Var(&po.sweepGap, "parameter-sweep-cooldown-seconds", 0, "with a --concurrency or --request-rate list: the least pause in seconds before each later benchmark (benchmark's --round-gap)")
+	fs.Float64Var(&po.confidence, "confidence-level", stats.DefaultConfidence, "confidence of every interval of the report, across repeated runs too (benchmark's --confidence)")
+	fs.StringVar(&po.sweepMode, "parameter-sweep-mode", "repeated", "repeated only: with --num-profile-runs the whole --concurrency or --request-rate list runs once per run, in order")
+	fs.Float64Var(&po.sliceDuration, "slice-duration", 0, "cut each benchmark into slices of this many seconds with their own throughput and latency percentiles (benchmark's --slice-duration)")
 	for _, n := range prefixPoolFlags {
 		fs.IntVar(&po.prefixPool, n, 0, "distinct shared prefixes of the synthetic prompts, sent as the system message; request i uses prefix i mod N (aliases --prompt-prefix-pool-size, --num-prefix-prompts)")
 	}
@@ -182,10 +237,214 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 		"output-tokens", "output-tokens-mean", "prompt-output-tokens-mean", "synthetic-output-tokens-mean", "output-tokens-stddev",
 		"prompt-output-tokens-stddev", "synthetic-output-tokens-stddev", "num-requests", "output-artifact-dir", "ui",
 		"endpoint", "transport-type", "prompt-prefix-pool-size", "num-prefix-prompts", "prompt-prefix-length", "num-prompts",
-		"num-warmup-requests"} {
+		"num-warmup-requests", "prompt-batch-size", "batch-size-text", "batch-size-image", "batch-size-audio",
+		"num-conversations", "num-sessions", "session-turns-mean", "session-turns-stddev", "session-turn-delay-mean",
+		"session-turn-delay-stddev", "session-delay-ratio"} {
 		_ = fs.MarkHidden(alias)
 	}
 }
+
+// conversationFlags registers AIPerf's conversation flags (synthetic
+// sessions: turns=N and the think time between turns).
+func conversationFlags(po *profileOptions, fs *pflag.FlagSet) {
+	for _, n := range conversationNumFlags {
+		fs.IntVar(&po.conversations, n, 0, "conversations per benchmark, each sent once (the synthetic data's sessions; aliases --num-conversations, --num-sessions)")
+	}
+	for _, n := range turnFlags {
+		fs.IntVar(&po.turns, n, 1, "turns of each synthetic conversation, the history sent with each turn (synthetic turns=N; alias --session-turns-mean)")
+	}
+	for _, n := range turnStddevFlags {
+		fs.IntVar(&po.turnsStddev, n, 0, "0 only: goodput's synthetic conversations all have --conversation-turn-mean turns")
+	}
+	for _, n := range turnDelayFlags {
+		fs.Float64Var(&po.turnDelay, n, 0, "think time in milliseconds before each later turn (synthetic delay, in seconds; for --input-file, the turns without a delay of their own)")
+	}
+	for _, n := range turnDelayStddevFlags {
+		fs.Float64Var(&po.turnDelayStddev, n, 0, "standard deviation of the think time in milliseconds (synthetic delay_stdev)")
+	}
+	for _, n := range turnDelayRatioFlags {
+		fs.Float64Var(&po.turnDelayRatio, n, 1, "multiplies the think time of --conversation-turn-delay-mean and -stddev (0: no think time)")
+	}
+	fs.StringVar(&po.sessionHeader, "session-header", "", "send each conversation's stable id in this header (e.g. x-session-id), for session-affinity routers (benchmark's --session-header)")
+	fs.IntVar(&po.userContext, "user-context-prompt-length", 0, "tokens of a context prompt per dataset entry, sent as its system message (synthetic prefix_count=--num-dataset-entries, prefix_tokens=N)")
+}
+
+var (
+	conversationNumFlags = []string{"conversation-num", "num-conversations", "num-sessions"}
+	turnFlags            = []string{"conversation-turn-mean", "session-turns-mean"}
+	turnStddevFlags      = []string{"conversation-turn-stddev", "session-turns-stddev"}
+	turnDelayFlags       = []string{"conversation-turn-delay-mean", "session-turn-delay-mean"}
+	turnDelayStddevFlags = []string{"conversation-turn-delay-stddev", "session-turn-delay-stddev"}
+	turnDelayRatioFlags  = []string{"conversation-turn-delay-ratio", "session-delay-ratio"}
+)
+
+// conversations reads AIPerf's conversation flags: synthetic sessions
+// into spec (nil for an --input-file, whose records are the
+// conversations: then only the think time of turns without a delay of
+// their own applies, in po.fileSession).
+func (po *profileOptions) conversation(fs *pflag.FlagSet, spec *dataset.Spec) error {
+	given := func(names []string) bool { return fs != nil && changedAlias(fs, names) != "" }
+	delayGiven := given(turnDelayFlags) || given(turnDelayStddevFlags) || given(turnDelayRatioFlags)
+	switch {
+	case po.conversations < 0:
+		return usagef("--%s %d: want a number of conversations ≥ 1", usedAlias(fs, conversationNumFlags), po.conversations)
+	case po.turns < 1 || po.turns > 1024:
+		return usagef("--%s %d: want 1 to 1024 turns", usedAlias(fs, turnFlags), po.turns)
+	case po.turnsStddev != 0:
+		return usagef("--%s %d: not supported: goodput's synthetic conversations all have --conversation-turn-mean turns (give 0)", usedAlias(fs, turnStddevFlags), po.turnsStddev)
+	}
+	for _, d := range []struct {
+		flags []string
+		v     float64
+	}{{turnDelayFlags, po.turnDelay}, {turnDelayStddevFlags, po.turnDelayStddev}, {turnDelayRatioFlags, po.turnDelayRatio}} {
+		if d.v < 0 || math.IsNaN(d.v) || math.IsInf(d.v, 0) || d.v*max(1, po.turnDelayRatio) > 86_400_000 {
+			return usagef("--%s %v: want a number ≥ 0 (think times in milliseconds, at most a day)", usedAlias(fs, d.flags), d.v)
+		}
+	}
+	delay := dataset.DelayDist{Mean: po.turnDelay * po.turnDelayRatio / 1000, Stdev: po.turnDelayStddev * po.turnDelayRatio / 1000}
+	if spec == nil {
+		switch {
+		case po.conversations > 0 || po.turns > 1 || po.userContext > 0:
+			n := usedAlias(fs, conversationNumFlags)
+			if po.turns > 1 {
+				n = usedAlias(fs, turnFlags)
+			} else if po.userContext > 0 {
+				n = "user-context-prompt-length"
+			}
+			return usagef("--%s: shapes synthetic conversations; an --input-file's records are its conversations", n)
+		case delayGiven && slices.Contains(aiperfTraceTypes, po.datasetType):
+			return usagef("--conversation-turn-delay-mean: a trace's turns are due at its timestamps")
+		case delayGiven && po.turnDelayRatio != 1:
+			return usagef("--conversation-turn-delay-ratio %v: not supported with --input-file: goodput does not scale the file's own delays", po.turnDelayRatio)
+		}
+		po.fileSession.Delay = delay
+		return nil
+	}
+	if delayGiven && po.turns < 2 && delay.Set() {
+		return usagef("--%s: think time is between turns: give --conversation-turn-mean ≥ 2", usedAlias(fs, turnDelayFlags))
+	}
+	if po.turns > 1 {
+		spec.Session.Turns, spec.Session.Delay = po.turns, delay
+	}
+	if po.userContext != 0 {
+		switch {
+		case po.userContext < 0:
+			return usagef("--user-context-prompt-length %d: want a token count ≥ 1", po.userContext)
+		case po.numEntries == 0:
+			return usagef("--user-context-prompt-length needs --num-dataset-entries (one context prompt per entry, as in AIPerf)")
+		case spec.PrefixCount > 0:
+			return usagef("--user-context-prompt-length and --shared-system-prompt-length/--prefix-prompt-length: give one (goodput sends one system prefix per request)")
+		}
+		spec.PrefixCount, spec.PrefixTokens = po.numEntries, po.userContext
+	}
+	return nil
+}
+
+// mediaFlags registers AIPerf's synthetic image and audio flags (the
+// synthetic data's image_* and audio_* keys).
+func mediaFlags(po *profileOptions, fs *pflag.FlagSet) {
+	fs.Float64Var(&po.imageWidth, "image-width-mean", 0, "width in pixels of the synthetic images sent with each request (with --image-height-mean; synthetic image_width)")
+	fs.Float64Var(&po.imageWidthStddev, "image-width-stddev", 0, "0 only: goodput's synthetic images all have one size")
+	fs.Float64Var(&po.imageHeight, "image-height-mean", 0, "height in pixels of the synthetic images (synthetic image_height)")
+	fs.Float64Var(&po.imageHeightStddev, "image-height-stddev", 0, "0 only: goodput's synthetic images all have one size")
+	for _, n := range []string{"image-batch-size", "batch-size-image"} {
+		fs.IntVar(&po.imageBatch, n, 1, "images per request when --image-width-mean and --image-height-mean are given; 0: none (synthetic image_count; alias --batch-size-image)")
+	}
+	fs.StringVar(&po.imageFormat, "image-format", "png", "png or jpeg (synthetic image_format)")
+	for _, n := range []string{"audio-batch-size", "batch-size-audio"} {
+		fs.IntVar(&po.audioBatch, n, 1, "audio clips per request when --audio-length-mean is given; 0: none (synthetic audio_count; alias --batch-size-audio)")
+	}
+	fs.Float64Var(&po.audioLength, "audio-length-mean", 0, "seconds of each synthetic audio clip, a whole number (synthetic audio_seconds)")
+	fs.Float64Var(&po.audioLengthStddev, "audio-length-stddev", 0, "0 only: goodput's synthetic clips all have one length")
+	fs.StringVar(&po.audioFormat, "audio-format", "wav", "wav only (16-bit PCM)")
+	fs.Var(listValue{&po.audioDepths}, "audio-depths", "16 only: goodput's clips are 16-bit PCM")
+	fs.Var(listValue{&po.audioRates}, "audio-sample-rates", "the clips' sample rate in kHz, one value (default 16; synthetic audio_sample_rate)")
+	fs.IntVar(&po.audioChannels, "audio-num-channels", 1, "1 only: goodput's clips are mono")
+}
+
+// mediaFlagNames are the flags mediaFlags registers, for messages.
+var mediaFlagNames = []string{"image-width-mean", "image-width-stddev", "image-height-mean", "image-height-stddev", "image-batch-size", "batch-size-image",
+	"image-format", "audio-batch-size", "batch-size-audio", "audio-length-mean", "audio-length-stddev", "audio-format", "audio-depths", "audio-sample-rates", "audio-num-channels"}
+
+// media reads AIPerf's image and audio flags into the synthetic spec.
+// AIPerf draws sizes and lengths from a normal distribution; goodput's
+// synthetic media have one size and length, so a nonzero stddev is
+// refused, as are the encodings goodput does not write (mp3, other bit
+// depths, stereo, several sample rates).
+func (po *profileOptions) media(fs *pflag.FlagSet, spec *dataset.Spec) error {
+	changed := func(n string) bool { return fs != nil && fs.Changed(n) }
+	whole := func(flag string, v float64, limit int) (int, error) {
+		if v < 0 || v != math.Trunc(v) || v > float64(limit) {
+			return 0, usagef("--%s %v: want a whole number from 0 to %d", flag, v, limit)
+		}
+		return int(v), nil
+	}
+	for _, sd := range []struct {
+		flag, why string
+		v         float64
+	}{{"image-width-stddev", "images all have one size", po.imageWidthStddev}, {"image-height-stddev", "images all have one size", po.imageHeightStddev},
+		{"audio-length-stddev", "clips all have one length", po.audioLengthStddev}} {
+		if sd.v != 0 {
+			return usagef("--%s %v: not supported: goodput's synthetic %s (give 0)", sd.flag, sd.v, sd.why)
+		}
+	}
+	w, err := whole("image-width-mean", po.imageWidth, 8192)
+	if err != nil {
+		return err
+	}
+	h, err := whole("image-height-mean", po.imageHeight, 8192)
+	if err != nil {
+		return err
+	}
+	switch {
+	case (w > 0) != (h > 0):
+		return usagef("--image-width-mean and --image-height-mean: give both, e.g. 512 and 512")
+	case po.imageBatch < 0 || po.imageBatch > 16:
+		return usagef("--image-batch-size %d: want 0 to 16 images per request", po.imageBatch)
+	case po.imageFormat != "png" && po.imageFormat != "jpeg":
+		return usagef("--image-format %s: want png or jpeg (goodput's synthetic images have one format)", po.imageFormat)
+	case w == 0 && (changed("image-format") || changed("image-batch-size") || changed("batch-size-image")) && po.imageBatch > 0:
+		return usagef("--image-batch-size and --image-format need --image-width-mean and --image-height-mean")
+	case w > 0 && po.imageBatch > 0:
+		spec.Media.ImageWidth, spec.Media.ImageHeight, spec.Media.ImageCount = w, h, po.imageBatch
+		if po.imageFormat != "png" {
+			spec.Media.ImageFormat = po.imageFormat
+		}
+	}
+	secs, err := whole("audio-length-mean", po.audioLength, 3600)
+	if err != nil {
+		return usagef("--audio-length-mean %v: want whole seconds from 0 to 3600 (goodput's synthetic clips last whole seconds)", po.audioLength)
+	}
+	rate := 0
+	switch {
+	case len(po.audioRates) > 1:
+		return usagef("--audio-sample-rates %s: not supported: goodput's synthetic clips have one sample rate (give one value in kHz)", strings.Join(po.audioRates, " "))
+	case len(po.audioRates) == 1:
+		khz, err := strconv.ParseFloat(po.audioRates[0], 64)
+		hz := khz * 1000
+		if err != nil || hz != math.Trunc(hz) || hz < 1000 || hz > 192000 {
+			return usagef("--audio-sample-rates %s: want one rate in kHz from 1 to 192, e.g. 16 or 44.1", po.audioRates[0])
+		}
+		rate = int(hz)
+	}
+	switch {
+	case po.audioFormat != "wav":
+		return usagef("--audio-format %s: not supported: goodput's synthetic clips are WAV (wav)", po.audioFormat)
+	case len(po.audioDepths) > 0 && (len(po.audioDepths) > 1 || po.audioDepths[0] != "16"):
+		return usagef("--audio-depths %s: not supported: goodput's synthetic clips are 16-bit PCM (16)", strings.Join(po.audioDepths, " "))
+	case po.audioChannels != 1:
+		return usagef("--audio-num-channels %d: not supported: goodput's synthetic clips are mono (1)", po.audioChannels)
+	case po.audioBatch < 0 || po.audioBatch > 16:
+		return usagef("--audio-batch-size %d: want 0 to 16 clips per request", po.audioBatch)
+	case secs == 0 && (rate > 0 || changed("audio-batch-size") || changed("batch-size-audio")) && po.audioBatch > 0:
+		return usagef("--audio-batch-size and --audio-sample-rates need --audio-length-mean (seconds)")
+	case secs > 0 && po.audioBatch > 0:
+		spec.Media.AudioSeconds, spec.Media.AudioCount, spec.Media.AudioSampleRate = secs, po.audioBatch, rate
+	}
+	return nil
+}
+
+var batchFlags = []string{"prompt-batch-size", "batch-size-text", "batch-size"}
 
 var prefixPoolFlags = []string{"prefix-prompt-pool-size", "prompt-prefix-pool-size", "num-prefix-prompts"}
 
@@ -266,6 +525,9 @@ func (po *profileOptions) setup(e *env, args []string) (*plan, *profileLayout, [
 		return nil, nil, nil, usagef("%v", err)
 	}
 	p.slo = slo.Default()
+	if p.client.Endpoint.Pooling() {
+		p.slo = slo.DefaultPooling() // no tokens to time: the request latency
+	}
 	if len(po.goodput) > 0 {
 		// The same thresholds judge every benchmark in goodput's own report.
 		// (AIPerf's export judges its own, longer list of tags: a tag the
@@ -308,21 +570,20 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 	if fs.Changed("random-seed") {
 		p.seed = po.seed
 	}
-	if strings.TrimSpace(po.model) == "" {
-		return nil, nil, usagef("--model is required, e.g. --model Qwen/Qwen3-0.6B")
-	}
-	if strings.Contains(po.model, ",") {
-		return nil, nil, usagef("--model %q: goodput profile benchmarks one model (AIPerf's model lists are not supported)", po.model)
-	}
-	target := po.url
-	if !strings.Contains(target, "://") {
-		target = "http://" + target
-	}
-	p.client = loadgen.ClientConfig{Target: target, Model: po.model, APIKey: po.apiKey, NoStream: !po.streaming,
+	p.client = loadgen.ClientConfig{APIKey: po.apiKey, NoStream: !po.streaming,
 		// AIPerf sends no ignore_eos unless asked (--extra-inputs ignore_eos:true).
 		NoIgnoreEOS: true, ConnectTimeout: d.connectTimeout, StallTimeout: d.stallTimeout, RequestTimeout: d.requestTimeout}
-	p.key = experimentKey{target: target, kneeAxis: d.sweep.kneeAxis, noStream: !po.streaming, noIgnoreEOS: true,
-		rxTimestamps: d.rxTimestamps, requestTimeout: d.requestTimeout}
+	if err := po.servers(p); err != nil {
+		return nil, nil, err
+	}
+	p.key = experimentKey{target: strings.Join(p.client.Targets, ","), models: strings.Join(p.client.Models, ","),
+		kneeAxis: d.sweep.kneeAxis, noStream: !po.streaming, noIgnoreEOS: true, rxTimestamps: d.rxTimestamps, requestTimeout: d.requestTimeout}
+	if len(p.client.Targets) == 1 {
+		p.client.Targets, p.key.target = nil, p.client.Target
+	}
+	if len(p.client.Models) == 1 {
+		p.client.Models, p.key.models = nil, ""
+	}
 	switch po.endpointType {
 	case "chat":
 		p.client.Endpoint, p.key.requestType = loadgen.EndpointChat, "chat_completions"
@@ -332,12 +593,24 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 		p.client.Endpoint, p.key.requestType = loadgen.EndpointResponses, "responses"
 	case "messages":
 		p.client.Endpoint, p.key.requestType = loadgen.EndpointMessages, "messages"
+	case "embeddings":
+		p.client.Endpoint, p.key.requestType = loadgen.EndpointEmbeddings, "embeddings"
+	case "cohere_rankings":
+		p.client.Endpoint, p.key.requestType = loadgen.EndpointRerank, "rerank"
+	case "hf_tei_rankings":
+		p.client.Endpoint, p.key.requestType = loadgen.EndpointTEIRerank, "tei_rerank"
+	case "nim_rankings":
+		return nil, nil, usagef("--endpoint-type nim_rankings: NIM's ranking body ({\"query\":{\"text\"},\"passages\":[…]}) is not one goodput sends: use cohere_rankings (/v1/rerank) or hf_tei_rankings (/rerank)")
 	default:
-		return nil, nil, usagef("--endpoint-type %q: goodput profile supports chat, completions, responses and messages", po.endpointType)
+		return nil, nil, usagef("--endpoint-type %q: goodput profile supports chat, completions, responses, messages, embeddings, cohere_rankings and hf_tei_rankings", po.endpointType)
 	}
-	if po.legacyMaxTokens && (p.client.Endpoint == loadgen.EndpointResponses || p.client.Endpoint == loadgen.EndpointMessages) {
+	if po.legacyMaxTokens && p.client.Endpoint != loadgen.EndpointChat && p.client.Endpoint != loadgen.EndpointCompletions {
 		return nil, nil, usagef("--use-legacy-max-tokens: only for --endpoint-type chat and completions")
 	}
+	if h := po.sessionHeader; h != "" && strings.Trim(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {
+		return nil, nil, usagef("--session-header %q: want a header name such as x-session-id", h)
+	}
+	p.client.SessionHeader = po.sessionHeader
 	if po.legacyMaxTokens {
 		p.client.MaxTokensField, p.key.maxTokensField = "max_tokens", "max_tokens"
 	}
@@ -358,10 +631,16 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 	if err := po.dataSpec(fs, p); err != nil {
 		return nil, nil, err
 	}
+	if err := po.pooling(fs, p); err != nil {
+		return nil, nil, err
+	}
 	if err := po.limits(fs, p, concs, rates); err != nil {
 		return nil, nil, err
 	}
 	if err := po.request(fs, p); err != nil {
+		return nil, nil, err
+	}
+	if err := po.runs(fs, p, max(len(concs), len(rates))); err != nil {
 		return nil, nil, err
 	}
 	lay, err := po.layout(len(rates) > 0, concs, rates)
@@ -371,6 +650,49 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 	p.files = run.Outputs{Path: lay.report, Dir: d.outputDir, Force: true} // AIPerf overwrites its artifacts
 	p.outputs = map[string]bool{"json": true, "csv": true, "jsonl": true, "console": true}
 	return p, lay, nil
+}
+
+// servers reads AIPerf's --url and --model lists and their strategies
+// into the client: several servers are benchmark's --target A,B with
+// --target-selection, several models its --model a,b with
+// --model-selection-strategy.
+func (po *profileOptions) servers(p *plan) error {
+	urls := po.urls
+	if len(urls) == 0 {
+		urls = []string{"localhost:8000"}
+	}
+	for _, u := range urls {
+		if !strings.Contains(u, "://") {
+			u = "http://" + u
+		}
+		p.client.Targets = append(p.client.Targets, u)
+	}
+	p.client.Target = p.client.Targets[0]
+	switch po.urlStrategy {
+	case loadgen.TargetRoundRobin, loadgen.TargetLeastInFlight:
+		if po.urlStrategy != loadgen.TargetRoundRobin {
+			p.client.TargetSelection = po.urlStrategy
+		}
+	default:
+		return usagef("--url-strategy %q: want round_robin or least_in_flight", po.urlStrategy)
+	}
+	models, weights, err := loadgen.ParseModels(strings.Join(po.models, ","))
+	switch {
+	case err != nil:
+		return usagef("--model: %v", err)
+	case len(models) == 0:
+		return usagef("--model is required, e.g. --model Qwen/Qwen3-0.6B")
+	}
+	p.client.Model, p.client.Models, p.client.ModelWeights = models[0], models, weights
+	switch s := po.modelSelection; {
+	case s != loadgen.ModelRoundRobin && s != loadgen.ModelRandom && s != loadgen.ModelWeighted:
+		return usagef("--model-selection-strategy %q: want round_robin or random (or weighted, with weights: --model a:0.6,b:0.4)", s)
+	case (s == loadgen.ModelWeighted) != (weights != nil):
+		return usagef("--model-selection-strategy %s: weights (--model a:0.6,b:0.4) go with weighted, and weighted needs them", s)
+	case s != loadgen.ModelRoundRobin:
+		p.client.ModelSelection, p.client.ModelSeed = s, uint64(p.seed)
+	}
+	return nil
 }
 
 // loads reads --concurrency, --request-rate and --request-rate-mode into
@@ -579,6 +901,9 @@ func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *plan) error {
 	}
 	if err := po.inputData(fs); err != nil || po.inputFile != "" {
 		p.dataValue, p.key.data = po.inputFile, po.inputFile
+		if err == nil {
+			err = po.conversation(fs, nil)
+		}
 		return err
 	}
 	spec := &dataset.Spec{Prompt: dataset.Dist{Mean: po.isl, Stdev: po.islStddev}}
@@ -588,11 +913,74 @@ func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *plan) error {
 	if err := po.prefixes(fs, spec); err != nil {
 		return err
 	}
+	if err := po.media(fs, spec); err != nil {
+		return err
+	}
+	if err := po.conversation(fs, spec); err != nil {
+		return err
+	}
 	if po.numEntries < 0 {
 		return usagef("--%s %d: want a number of prompts ≥ 1", usedAlias(fs, []string{"num-dataset-entries", "num-prompts"}), po.numEntries)
 	}
 	spec.Samples = po.numEntries
 	p.synthetic, p.key.data = spec, spec.String()
+	if po.conversations > 0 {
+		p.key.data += ",conversations=" + strconv.Itoa(po.conversations)
+	}
+	return nil
+}
+
+// pooling reads the inputs per embeddings or rankings request (AIPerf's
+// --batch-size and --rankings-passages-mean: benchmark's --batch-size) and
+// the rankings lengths (the synthetic prompt length: goodput draws a
+// rankings query and its passages from the same synthetic prompts).
+func (po *profileOptions) pooling(fs *pflag.FlagSet, p *plan) error {
+	ep := p.client.Endpoint
+	rerank := ep == loadgen.EndpointRerank || ep == loadgen.EndpointTEIRerank
+	changed := func(n string) bool { return fs != nil && fs.Changed(n) }
+	batch := usedAlias(fs, batchFlags)
+	switch {
+	case po.batchSize < 1:
+		return usagef("--%s %d: want a number of inputs ≥ 1", batch, po.batchSize)
+	case po.batchSize > 1 && !ep.Pooling():
+		return usagef("--%s %d: applies to --endpoint-type embeddings, cohere_rankings and hf_tei_rankings (not %s)", batch, po.batchSize, po.endpointType)
+	}
+	n := po.batchSize
+	for _, f := range []string{"rankings-passages-mean", "rankings-passages-stddev", "rankings-passages-prompt-token-mean",
+		"rankings-passages-prompt-token-stddev", "rankings-query-prompt-token-mean", "rankings-query-prompt-token-stddev"} {
+		if changed(f) && !rerank {
+			return usagef("--%s: applies to --endpoint-type cohere_rankings and hf_tei_rankings", f)
+		}
+	}
+	if changed("rankings-passages-mean") {
+		switch {
+		case po.passages < 1:
+			return usagef("--rankings-passages-mean %d: want a number of passages ≥ 1", po.passages)
+		case changedAlias(fs, batchFlags) != "" && po.batchSize != po.passages:
+			return usagef("--%s %d and --rankings-passages-mean %d: give one number of passages", batch, po.batchSize, po.passages)
+		}
+		n = po.passages
+	}
+	if po.passagesStddev != 0 {
+		return usagef("--rankings-passages-stddev %d: not supported: every rankings request of goodput has --rankings-passages-mean passages (give 0)", po.passagesStddev)
+	}
+	if changed("rankings-passages-prompt-token-mean") || changed("rankings-passages-prompt-token-stddev") ||
+		changed("rankings-query-prompt-token-mean") || changed("rankings-query-prompt-token-stddev") {
+		switch {
+		case po.passageTokens < 1 || po.passageStddev < 0:
+			return usagef("--rankings-passages-prompt-token-mean %d, -stddev %d: want a token count ≥ 1 and a deviation ≥ 0", po.passageTokens, po.passageStddev)
+		case po.queryTokens != po.passageTokens || po.queryStddev != po.passageStddev:
+			return usagef("--rankings-query-prompt-token-mean %d (stddev %d) and --rankings-passages-prompt-token-mean %d (stddev %d): goodput draws the query and the passages from the same synthetic prompts: give them the same length",
+				po.queryTokens, po.queryStddev, po.passageTokens, po.passageStddev)
+		case p.synthetic == nil:
+			return usagef("--rankings-passages-prompt-token-mean: shapes synthetic prompts, not --input-file")
+		case changedAlias(fs, islFlags) != "" && (po.isl != po.passageTokens || po.islStddev != po.passageStddev):
+			return usagef("--%s %d and --rankings-passages-prompt-token-mean %d: give one prompt length", usedAlias(fs, islFlags), po.isl, po.passageTokens)
+		}
+		p.synthetic.Prompt = dataset.Dist{Mean: po.passageTokens, Stdev: po.passageStddev}
+		p.key.data = p.synthetic.String()
+	}
+	p.client.BatchSize, p.key.batchSize = n, n
 	return nil
 }
 
@@ -629,13 +1017,15 @@ var aiperfTraceTypes = []string{"mooncake_trace", "burst_gpt_trace"}
 // inputData checks --input-file and the flags that go with it.
 func (po *profileOptions) inputData(fs *pflag.FlagSet) error {
 	switch po.datasetType {
-	case "", "single_turn", "mooncake_trace", "burst_gpt_trace":
-	case "multi_turn", "random_pool", "dag_jsonl":
-		return usagef("--custom-dataset-type %s: conversations are not yet supported (see issue 17)", po.datasetType)
+	case "", "single_turn", "multi_turn", "mooncake_trace", "burst_gpt_trace":
+	case "random_pool":
+		return usagef("--custom-dataset-type random_pool: a directory of prompt pools is not supported (single_turn or multi_turn JSON Lines)")
+	case "dag_jsonl":
+		return usagef("--custom-dataset-type dag_jsonl: AIPerf's DAG conversations (sub-agents as graph nodes) are not supported: multi_turn records, or goodput benchmark's synthetic branches")
 	case "bailian_trace", "baseten_trace", "weka_trace":
-		return usagef("--custom-dataset-type %s: not yet supported (traces: mooncake_trace, burst_gpt_trace)", po.datasetType)
+		return usagef("--custom-dataset-type %s: not supported (traces: mooncake_trace, burst_gpt_trace)", po.datasetType)
 	default:
-		return usagef("--custom-dataset-type %q: goodput profile reads single_turn, mooncake_trace and burst_gpt_trace", po.datasetType)
+		return usagef("--custom-dataset-type %q: goodput profile reads single_turn, multi_turn, mooncake_trace and burst_gpt_trace", po.datasetType)
 	}
 	trace := slices.Contains(aiperfTraceTypes, po.datasetType)
 	switch {
@@ -663,7 +1053,7 @@ func (po *profileOptions) inputData(fs *pflag.FlagSet) error {
 	}
 	if fs != nil {
 		for _, group := range [][]string{islFlags, islStddevFlags, oslFlags, oslStddevFlags, prefixPoolFlags, prefixLengthFlags,
-			{"shared-system-prompt-length"}, {"num-dataset-entries", "num-prompts"}} {
+			{"shared-system-prompt-length"}, {"num-dataset-entries", "num-prompts"}, mediaFlagNames} {
 			if n := changedAlias(fs, group); n != "" {
 				return usagef("--%s: shapes synthetic prompts, not --input-file", n)
 			}
@@ -695,7 +1085,7 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 		maxConc = int(slices.Max(concs))
 	}
 	count := po.requestCount
-	if count == 0 && po.duration == 0 && po.rateSeries == "" && po.inputFile == "" {
+	if count == 0 && po.duration == 0 && po.rateSeries == "" && po.inputFile == "" && po.conversations == 0 {
 		count = max(10, 2*maxConc) // AIPerf's default; a series, a file and a trace end by themselves
 	}
 	switch {
@@ -726,6 +1116,37 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 		p.cons.MaxRequests = count + po.warmupCount
 	}
 	p.key.maxSeconds, p.key.maxRequests, p.key.warmup, p.key.seed = po.duration, p.cons.MaxRequests, p.warmText, p.seed
+	return nil
+}
+
+// runs reads the repeated runs' settings (--num-profile-runs itself is
+// applied once the plan is complete, in finish), the pauses between
+// benchmarks, the confidence and the time slices.
+func (po *profileOptions) runs(fs *pflag.FlagSet, p *plan, benchmarks int) error {
+	changed := func(n string) bool { return fs != nil && fs.Changed(n) }
+	switch {
+	case po.sweepMode != "repeated":
+		return usagef("--parameter-sweep-mode %q: goodput runs the whole list once per run (repeated); independent is not supported", po.sweepMode)
+	case !(po.confidence > 0 && po.confidence < 1):
+		return usagef("--confidence-level %v: want a confidence between 0 and 1, e.g. 0.95", po.confidence)
+	case po.runCooldown < 0 || po.sweepGap < 0 || math.IsNaN(po.runCooldown+po.sweepGap) || math.IsInf(po.runCooldown+po.sweepGap, 0):
+		return usagef("--profile-run-cooldown-seconds %v, --parameter-sweep-cooldown-seconds %v: want seconds ≥ 0", po.runCooldown, po.sweepGap)
+	case po.runCooldown > 0 && po.profileRuns < 2:
+		return usagef("--profile-run-cooldown-seconds: pauses between repeated runs: give --num-profile-runs ≥ 2")
+	case po.sweepGap > 0 && benchmarks < 2:
+		return usagef("--parameter-sweep-cooldown-seconds: pauses between the benchmarks of a --concurrency or --request-rate list: give several values")
+	case po.runCooldown > 0 && po.sweepGap > 0 && po.runCooldown != po.sweepGap:
+		return usagef("--profile-run-cooldown-seconds %v and --parameter-sweep-cooldown-seconds %v: goodput pauses the same before every benchmark: give one", po.runCooldown, po.sweepGap)
+	case po.sliceDuration < 0 || math.IsNaN(po.sliceDuration) || math.IsInf(po.sliceDuration, 0) || changed("slice-duration") && po.sliceDuration == 0:
+		return usagef("--slice-duration %v: want seconds > 0", po.sliceDuration)
+	}
+	if changed("confidence-level") {
+		p.confidence = po.confidence
+	}
+	if gap := max(po.runCooldown, po.sweepGap); gap > 0 {
+		p.drain.Gap = time.Duration(gap * float64(time.Second))
+	}
+	p.metrics.SliceDuration = time.Duration(po.sliceDuration * float64(time.Second))
 	return nil
 }
 
@@ -772,8 +1193,10 @@ func (po *profileOptions) request(fs *pflag.FlagSet, p *plan) error {
 // finish checks what needs the server-independent resources (the target's
 // form, the tokenizer, the data) and splits a sharded run.
 func (po *profileOptions) finish(p *plan) error {
-	if _, err := loadgen.NormalizeTarget(p.client.Target); err != nil {
-		return usagef("--url: %v", err)
+	for _, t := range append([]string{p.client.Target}, p.client.Targets...) {
+		if _, err := loadgen.NormalizeTarget(t); err != nil {
+			return usagef("--url: %v", err)
+		}
 	}
 	if po.tokenizer != "" {
 		// Exact synthetic prompt lengths and client-side token counts.
@@ -788,13 +1211,16 @@ func (po *profileOptions) finish(p *plan) error {
 		}
 		p.tokExplicit = tok
 	}
-	p.dataOpts = dataset.Options{Tokenizer: p.tokExplicit, Seed: uint64(p.seed), TimeScale: 1}
+	p.dataOpts = dataset.Options{Tokenizer: p.tokExplicit, Seed: uint64(p.seed), TimeScale: 1, Samples: po.conversations, Session: po.fileSession}
 	var err error
 	if po.inputFile != "" {
 		p.dataOpts.Trace = slices.Contains(aiperfTraceTypes, po.datasetType)
 		p.dataOpts.Shuffle = po.sampling == "shuffle"
 		if p.data, err = dataset.Open(po.inputFile, p.dataOpts); err != nil {
 			return usagef("--input-file: %s", oneLineErr(err))
+		}
+		if po.datasetType == "multi_turn" && p.data.Description.Sessions == 0 {
+			return usagef(`--custom-dataset-type multi_turn: %s holds no conversations (want {"session_id":…,"turns":[{"text":…,"delay":ms},…]} a line)`, po.inputFile)
 		}
 	} else if p.data, err = dataset.OpenSynthetic(*p.synthetic, p.dataOpts); err != nil {
 		return usagef("--isl/--osl: %s", oneLineErr(err))
@@ -813,6 +1239,9 @@ func (po *profileOptions) finish(p *plan) error {
 		return err
 	}
 	if p.shard, err = p.shardDefaults.resolve(p.getenv, time.Now()); err != nil {
+		return err
+	}
+	if err := repeatPlan(p, "--num-profile-runs", po.profileRuns, "--run-variation-threshold", sweep.DefaultRunVariation); err != nil {
 		return err
 	}
 	return p.shardRun(p.key.rateType)
@@ -913,7 +1342,7 @@ func (po *profileOptions) layout(rateMode bool, concs, rates []float64) (*profil
 		default:
 			load = "concurrency" + formatList(concs)
 		}
-		dir = filepath.Join("artifacts", aiperfDirName(po.model)+"-openai-"+po.endpointType+"-"+load)
+		dir = filepath.Join("artifacts", aiperfDirName(strings.Join(po.models, ","))+"-openai-"+po.endpointType+"-"+load)
 	}
 	rep := filepath.Join(dir, "goodput.json")
 	return &profileLayout{report: rep, records: filepath.Join(dir, "goodput.jsonl"),
@@ -930,6 +1359,29 @@ func aiperfDirName(s string) string {
 		return '_'
 	}, s)
 }
+
+// listValue is one of AIPerf's list options (--url A --url B, --model
+// a,b): every value adds its comma-separated items.
+type listValue struct{ p *[]string }
+
+func (v listValue) Set(s string) error {
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x == "" {
+			return errors.New("want a value, or a comma list of values")
+		}
+		*v.p = append(*v.p, x)
+	}
+	return nil
+}
+
+func (v listValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strings.Join(*v.p, ",")
+}
+
+func (v listValue) Type() string { return "list" }
 
 func parseProfileConcurrency(s string) ([]float64, error) {
 	if strings.TrimSpace(s) == "" {

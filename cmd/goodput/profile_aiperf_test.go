@@ -11,10 +11,12 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/goodput-dev/goodput/dataset"
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/run"
 	"github.com/goodput-dev/goodput/scorecard"
+	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
 )
 
@@ -95,15 +97,128 @@ sweep:
 		args []string
 		ok   check
 	}{
-		"model": {[]string{"--model", "Qwen/Qwen3-0.6B"}, func(s profileSetup) bool { return s.cfg.Client.Model == "Qwen/Qwen3-0.6B" }},
+		"model": {[]string{"--model", "Qwen/Qwen3-0.6B"}, func(s profileSetup) bool {
+			// setupProfile gives --model m: a repeated --model adds a model.
+			return s.cfg.Client.Model == "m" && slices.Equal(s.cfg.Client.Models, []string{"m", "Qwen/Qwen3-0.6B"})
+		}},
+		"model-selection-strategy": {[]string{"--model-names", "a,b", "--model-selection-strategy", "random", "--random-seed", "3"}, func(s profileSetup) bool {
+			// --model m (setupProfile's) and --model-names a,b: three models.
+			return slices.Equal(s.cfg.Client.Models, []string{"m", "a", "b"}) && s.cfg.Client.ModelSelection == loadgen.ModelRandom &&
+				s.cfg.Client.ModelSeed == 3 && s.p.key.models == "m,a,b"
+		}},
+		"url-strategy": {[]string{"--url", "http://b:8000", "--url", "c:8000,d:8000", "--url-strategy", "round_robin"}, func(s profileSetup) bool {
+			return slices.Equal(s.cfg.Client.Targets, []string{"http://127.0.0.1:1", "http://b:8000", "http://c:8000", "http://d:8000"}) &&
+				s.cfg.Client.Target == "http://127.0.0.1:1" && s.cfg.Client.TargetSelection == ""
+		}},
 		"custom-endpoint": {[]string{"--custom-endpoint", "/v1/custom"}, func(s profileSetup) bool {
 			return s.cfg.Client.Path == "/v1/custom"
 		}},
 		"endpoint-type": {[]string{"--endpoint-type", "completions"}, func(s profileSetup) bool {
 			return s.cfg.Client.Endpoint == loadgen.EndpointCompletions
 		}},
-		"streaming": {[]string{"--streaming"}, func(s profileSetup) bool { return !s.cfg.Client.NoStream }},
-		"url":       {[]string{"--url", "svc:8000"}, func(s profileSetup) bool { return s.cfg.Client.Target == "http://svc:8000" }},
+		"prompt-batch-size": {[]string{"--endpoint-type", "embeddings", "-b", "8"}, func(s profileSetup) bool {
+			return s.cfg.Client.Endpoint == loadgen.EndpointEmbeddings && s.cfg.Client.BatchSize == 8 && s.p.key.batchSize == 8 && s.cfg.SLO.String() == slo.DefaultPooling().String()
+		}},
+		"rankings-passages-mean": {[]string{"--endpoint-type", "cohere_rankings", "--rankings-passages-mean", "5"}, func(s profileSetup) bool {
+			return s.cfg.Client.Endpoint == loadgen.EndpointRerank && s.cfg.Client.BatchSize == 5
+		}},
+		"rankings-passages-stddev": {[]string{"--endpoint-type", "hf_tei_rankings", "--rankings-passages-stddev", "0"}, func(s profileSetup) bool {
+			return s.cfg.Client.Endpoint == loadgen.EndpointTEIRerank && s.cfg.Client.BatchSize == 1
+		}},
+		"rankings-passages-prompt-token-mean": {[]string{"--endpoint-type", "cohere_rankings", "--rankings-passages-prompt-token-mean", "200", "--rankings-query-prompt-token-mean", "200"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Prompt.Mean == 200
+		}},
+		"rankings-passages-prompt-token-stddev": {[]string{"--endpoint-type", "cohere_rankings", "--rankings-passages-prompt-token-stddev", "20", "--rankings-query-prompt-token-stddev", "20"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Prompt == dataset.Dist{Mean: 550, Stdev: 20}
+		}},
+		"rankings-query-prompt-token-mean": {[]string{"--endpoint-type", "cohere_rankings", "--rankings-query-prompt-token-mean", "550"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Prompt.Mean == 550
+		}},
+		"rankings-query-prompt-token-stddev": {[]string{"--endpoint-type", "cohere_rankings", "--rankings-query-prompt-token-stddev", "0"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Prompt.Stdev == 0
+		}},
+		"image-width-mean": {[]string{"--image-width-mean", "512", "--image-height-mean", "256"}, func(s profileSetup) bool {
+			m := s.cfg.Data.Synthetic.Media
+			return m.ImageWidth == 512 && m.ImageHeight == 256 && m.ImageCount == 1
+		}},
+		"image-width-stddev": {[]string{"--image-width-mean", "64", "--image-height-mean", "64", "--image-width-stddev", "0"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.ImageWidth == 64
+		}},
+		"image-height-mean": {[]string{"--image-width-mean", "32", "--image-height-mean", "48.0"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.ImageHeight == 48
+		}},
+		"image-height-stddev": {[]string{"--image-width-mean", "64", "--image-height-mean", "64", "--image-height-stddev", "0"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.ImageHeight == 64
+		}},
+		"image-batch-size": {[]string{"--image-width-mean", "64", "--image-height-mean", "64", "--batch-size-image", "3"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.ImageCount == 3 && strings.Contains(s.p.key.data, "image_count=3")
+		}},
+		"image-format": {[]string{"--image-width-mean", "64", "--image-height-mean", "64", "--image-format", "jpeg"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.ImageFormat == "jpeg"
+		}},
+		"audio-length-mean": {[]string{"--audio-length-mean", "5"}, func(s profileSetup) bool {
+			m := s.cfg.Data.Synthetic.Media
+			return m.AudioSeconds == 5 && m.AudioCount == 1 && m.AudioSampleRate == 0
+		}},
+		"audio-length-stddev": {[]string{"--audio-length-mean", "2", "--audio-length-stddev", "0"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.AudioSeconds == 2
+		}},
+		"audio-batch-size": {[]string{"--audio-length-mean", "2", "--audio-batch-size", "2"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.AudioCount == 2
+		}},
+		"audio-sample-rates": {[]string{"--audio-length-mean", "2", "--audio-sample-rates", "44.1"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.AudioSampleRate == 44100
+		}},
+		"audio-format": {[]string{"--audio-length-mean", "1", "--audio-format", "wav"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.AudioSeconds == 1
+		}},
+		"audio-depths": {[]string{"--audio-length-mean", "1", "--audio-depths", "16"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.AudioSeconds == 1
+		}},
+		"audio-num-channels": {[]string{"--audio-length-mean", "1", "--audio-num-channels", "1"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.AudioSeconds == 1
+		}},
+		"session-header": {[]string{"--session-header", "x-session-id"}, func(s profileSetup) bool { return s.cfg.Client.SessionHeader == "x-session-id" }},
+		"conversation-num": {[]string{"--num-sessions", "20", "--conversation-turn-mean", "3"}, func(s profileSetup) bool {
+			return s.cfg.Data.Options.Samples == 20 && s.cfg.Data.Synthetic.Session.Turns == 3 && s.cfg.Plan.Constraints.MaxRequests == 0
+		}},
+		"conversation-turn-mean": {[]string{"--session-turns-mean", "4"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Session.Turns == 4 && strings.Contains(s.p.key.data, "turns=4")
+		}},
+		"conversation-turn-stddev": {[]string{"--conversation-turn-mean", "2", "--conversation-turn-stddev", "0"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Session.Turns == 2
+		}},
+		"conversation-turn-delay-mean": {[]string{"--conversation-turn-mean", "2", "--conversation-turn-delay-mean", "1500"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Session.Delay == dataset.DelayDist{Mean: 1.5}
+		}},
+		"conversation-turn-delay-stddev": {[]string{"--conversation-turn-mean", "2", "--conversation-turn-delay-mean", "1000", "--session-turn-delay-stddev", "200"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Session.Delay == dataset.DelayDist{Mean: 1, Stdev: 0.2}
+		}},
+		"conversation-turn-delay-ratio": {[]string{"--conversation-turn-mean", "2", "--conversation-turn-delay-mean", "1000", "--conversation-turn-delay-stddev", "100", "--conversation-turn-delay-ratio", "0.5"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Session.Delay == dataset.DelayDist{Mean: 0.5, Stdev: 0.05}
+		}},
+		"user-context-prompt-length": {[]string{"--num-dataset-entries", "10", "--user-context-prompt-length", "64", "--conversation-turn-mean", "2"}, func(s profileSetup) bool {
+			sp := s.cfg.Data.Synthetic
+			return sp.PrefixCount == 10 && sp.PrefixTokens == 64 && sp.Samples == 10
+		}},
+		"num-profile-runs": {[]string{"--num-profile-runs", "3", "--concurrency", "2,4"}, func(s profileSetup) bool {
+			return s.cfg.Metrics.NumRuns == 3 && sweep.Planned(s.cfg.Plan.Planner) == 6
+		}},
+		"profile-run-cooldown-seconds": {[]string{"--num-profile-runs", "2", "--profile-run-cooldown-seconds", "30"}, func(s profileSetup) bool {
+			return s.cfg.Plan.Drain.Gap == 30*time.Second
+		}},
+		"parameter-sweep-cooldown-seconds": {[]string{"--concurrency", "1,2", "--parameter-sweep-cooldown-seconds", "5"}, func(s profileSetup) bool {
+			return s.cfg.Plan.Drain.Gap == 5*time.Second
+		}},
+		"confidence-level": {[]string{"--confidence-level", "0.9"}, func(s profileSetup) bool { return s.cfg.Plan.Confidence == 0.9 }},
+		"parameter-sweep-mode": {[]string{"--parameter-sweep-mode", "repeated", "--num-profile-runs", "2"}, func(s profileSetup) bool {
+			return s.cfg.Metrics.NumRuns == 2
+		}},
+		"slice-duration": {[]string{"--slice-duration", "2.5"}, func(s profileSetup) bool { return s.cfg.Metrics.SliceDuration == 2500*time.Millisecond }},
+		"streaming":      {[]string{"--streaming"}, func(s profileSetup) bool { return !s.cfg.Client.NoStream }},
+		"url": {[]string{"--url", "svc:8000"}, func(s profileSetup) bool {
+			return s.cfg.Client.Target == "http://127.0.0.1:1" && s.cfg.Client.Targets[1] == "http://svc:8000"
+		}},
 		"request-timeout-seconds": {[]string{"--request-timeout-seconds", "90"}, func(s profileSetup) bool {
 			return s.cfg.Client.RequestTimeout == 90*time.Second
 		}},
@@ -274,6 +389,35 @@ func TestAIPerfBareListFlags(t *testing.T) {
 		{"--isl", "10", "--input-file", "x.jsonl"},
 		{"--shared-system-prompt-length", "10", "--prefix-prompt-length", "5"},
 		{"--custom-dataset-type", "multi_turn", "--input-file", "x.jsonl"},
+		{"--endpoint-type", "cohere_rankings", "--rankings-passages-stddev", "2"},
+		{"--endpoint-type", "cohere_rankings", "--rankings-passages-prompt-token-mean", "200"},
+		{"--endpoint-type", "cohere_rankings", "-b", "3", "--rankings-passages-mean", "4"},
+		{"--rankings-passages-mean", "4"},
+		{"--num-profile-runs", "0"},
+		{"--profile-run-cooldown-seconds", "5"},
+		{"--parameter-sweep-cooldown-seconds", "5"},
+		{"--parameter-sweep-mode", "independent"},
+		{"--confidence-level", "1"},
+		{"--slice-duration", "0"},
+		{"--conversation-turn-mean", "3", "--conversation-turn-stddev", "1"},
+		{"--conversation-turn-delay-mean", "100"},
+		{"--user-context-prompt-length", "64"},
+		{"--user-context-prompt-length", "64", "--num-dataset-entries", "4", "--shared-system-prompt-length", "32"},
+		{"--session-header", "x session"},
+		{"--num-sessions", "4", "--input-file", "x.jsonl"},
+		{"--custom-dataset-type", "random_pool", "--input-file", "x.jsonl"},
+		{"--image-width-mean", "64", "--image-height-mean", "64", "--image-width-stddev", "8"},
+		{"--image-width-mean", "64"},
+		{"--image-width-mean", "64", "--image-height-mean", "64", "--image-format", "random"},
+		{"--image-batch-size", "2"},
+		{"--audio-length-mean", "2.5"},
+		{"--audio-length-mean", "2", "--audio-length-stddev", "1"},
+		{"--audio-length-mean", "2", "--audio-format", "mp3"},
+		{"--audio-length-mean", "2", "--audio-depths", "16", "24"},
+		{"--audio-length-mean", "2", "--audio-sample-rates", "16", "44.1"},
+		{"--audio-length-mean", "2", "--audio-num-channels", "2"},
+		{"--audio-length-mean", "2", "--input-file", "x.jsonl"},
+		{"--endpoint-type", "chat", "--batch-size", "2"},
 		{"--warmup-duration", "5", "--warmup-request-count", "3", "--request-count", "9"},
 	} {
 		if _, err := setupProfile(t, bad...); err == nil {
@@ -433,18 +577,104 @@ benchmark:
 		s.cfg.Plan.Constraints.MaxDuration != 2*time.Minute || s.lay.target.Dir != dir || s.cfg.Data.Synthetic.Prompt.Mean != 64 {
 		t.Errorf("config %+v, rounds %+v", s.cfg.Client, l)
 	}
+	if s, err := run("benchmark:\n  models: [a, b]\n  endpoint: {url: \"http://127.0.0.1:1\"}\n", "--ui-type", "none", "--artifact-dir", dir); err != nil ||
+		!slices.Equal(s.cfg.Client.Models, []string{"a", "b"}) {
+		t.Errorf("benchmark.models: %v", err)
+	}
 	for _, c := range []struct{ yaml, want string }{
 		{"benchmark:\n  modle: x\n", `unknown key "modle"`},
 		{"benchmark:\n  model: x\n  phases: {type: concurrency, concurency: 8}\n", `benchmark.phases: unknown key "concurency"`},
 		{"benchmark:\n  model: \"{{ name }}\"\n", "computed values"},
 		{"benchmark:\n  model: ${NOPE}\n", "${NOPE} is not set"},
-		{"benchmark:\n  models: [a, b]\n", "one model"},
 		{"benchmark:\n  model: m\nsweep: {type: zip, parameters: {concurrency: [1, 2]}}\n", "sweep.type"},
 		{"benchmark:\n  model: m\n  phases: [{name: warmup, concurrency: 4, requests: 5}, {name: profiling, requests: 9}]\n", "warmup is the benchmark's own start"},
 	} {
 		_, err := run(c.yaml)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--config ") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: %v, want one line with %q", c.yaml, err, c.want)
+		}
+	}
+}
+
+// Embeddings, rankings and synthetic media run against the mock with
+// AIPerf's spellings: each request carries -b texts,
+// --rankings-passages-mean passages, or its images and clips.
+func TestProfilePoolingAndMediaRun(t *testing.T) {
+	url := startTestMock(t, nil)
+	for _, args := range [][]string{
+		{"--endpoint-type", "embeddings", "-b", "4", "--isl", "16"},
+		{"--endpoint-type", "cohere_rankings", "--rankings-passages-mean", "3", "--rankings-passages-prompt-token-mean", "12", "--rankings-query-prompt-token-mean", "12"},
+		{"--endpoint-type", "hf_tei_rankings", "--batch-size", "2", "--isl", "8"},
+		{"--image-width-mean", "32", "--image-height-mean", "24", "--image-batch-size", "2", "--audio-length-mean", "1", "--audio-sample-rates", "8", "--isl", "8", "--osl", "4", "--streaming"},
+	} {
+		dir := t.TempDir()
+		code, _, stderr := runGoodput(t, append([]string{"profile", "--url", url, "--model", "goodput-mock", "--artifact-dir", dir,
+			"--ui-type", "none", "--request-count", "4", "--concurrency", "2"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr)
+		}
+		rep, err := report.Read(filepath.Join(dir, "goodput.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rq := rep.Benchmarks[0].Metrics.RequestTotals; rq == nil || rq.Successful != 4 {
+			t.Errorf("%q: requests %+v", args, rq)
+		}
+	}
+}
+
+// Conversations run against the mock with AIPerf's spellings: synthetic
+// sessions of --conversation-turn-mean turns, and a multi_turn file.
+func TestProfileConversationsRun(t *testing.T) {
+	url := startTestMock(t, nil)
+	multi := writeFile(t, "multi.jsonl", `{"session_id": "a", "turns": [{"text": "Hello there"}, {"text": "And then?", "delay": 5}]}
+{"session_id": "b", "turns": [{"text": "Hi"}, {"text": "Why?"}, {"text": "Thanks"}]}
+`)
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--num-sessions", "3", "--conversation-turn-mean", "2", "--conversation-turn-delay-mean", "10", "--session-header", "x-session-id",
+			"--isl", "16", "--osl", "4"}, 6},
+		{[]string{"--input-file", multi, "--custom-dataset-type", "multi_turn", "--conversation-turn-delay-mean", "5"}, 5},
+	} {
+		dir := t.TempDir()
+		code, _, stderr := runGoodput(t, append([]string{"profile", "--url", url, "--model", "goodput-mock", "--artifact-dir", dir,
+			"--ui-type", "none", "--concurrency", "2", "--streaming"}, c.args...)...)
+		if code != exitOK {
+			t.Fatalf("%q: exit %d: %s", c.args, code, stderr)
+		}
+		rep, err := report.Read(filepath.Join(dir, "goodput.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rq := rep.Benchmarks[0].Metrics.RequestTotals; rq == nil || int(rq.Successful) != c.want {
+			t.Errorf("%q: requests %+v, want %d turns", c.args, rq, c.want)
+		}
+	}
+}
+
+// --num-profile-runs runs every benchmark again; each run gets its AIPerf
+// export, and the report its trials.
+func TestProfileRepeatedRuns(t *testing.T) {
+	url := startTestMock(t, nil)
+	dir := t.TempDir()
+	code, _, stderr := runGoodput(t, "profile", "--url", url, "--model", "goodput-mock", "--artifact-dir", dir, "--ui-type", "none",
+		"--concurrency", "2", "--request-count", "4", "--isl", "16", "--osl", "4", "--num-profile-runs", "2", "--confidence-level", "0.9",
+		"--slice-duration", "1")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, err := report.Read(filepath.Join(dir, "goodput.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Benchmarks) != 2 {
+		t.Fatalf("%d benchmarks, want one per run", len(rep.Benchmarks))
+	}
+	for _, label := range []string{"concurrency_2", "concurrency_2_2"} {
+		if x := readAIPerf(t, filepath.Join(dir, label, "profile_export_aiperf.json")); metricAvg(t, x, "request_count") != 4 {
+			t.Errorf("%s: request_count %v", label, metricAvg(t, x, "request_count"))
 		}
 	}
 }

@@ -147,15 +147,12 @@ func (c configSetter) apply(po *profileOptions, cf *aiperfConfigFile) error {
 	if b.Model != "" {
 		models = append([]string{b.Model}, models...)
 	}
-	switch {
-	case len(models) > 1:
-		return c.errf("benchmark.models", "goodput profile benchmarks one model")
-	case len(models) == 1:
-		c.set([]string{"model", "model-names"}, func() { po.model = models[0] })
+	if len(models) > 0 {
+		c.set([]string{"model", "model-names"}, func() { po.models = models })
 	}
 	if e := b.Endpoint; e != nil {
 		if e.URL != "" {
-			c.set([]string{"url"}, func() { po.url = e.URL })
+			c.set([]string{"url"}, func() { po.urls = []string{e.URL} })
 		}
 		if e.Type != "" {
 			c.set([]string{"endpoint-type"}, func() { po.endpointType = e.Type })

@@ -263,11 +263,12 @@ func TestProfileBadFlagsExitTwo(t *testing.T) {
 		{"user-centric rate without users", with("--user-centric-rate", "2"), "--user-centric-rate 2 --num-users 0"},
 		{"user-centric rate with a request rate", with("--user-centric-rate", "2", "--num-users", "4", "--request-rate", "3"), "--user-centric-rate: give no --request-rate"},
 		{"user-centric rate with concurrency", with("--user-centric-rate", "2", "--num-users", "4", "--concurrency", "4"), "--concurrency and the ramps do not apply"},
-		{"unsupported AIPerf short flag", with("-b", "4"), "-b: an AIPerf flag goodput profile does not support: embeddings"},
+		{"batch size on chat", with("-b", "4"), "--batch-size 4: applies to --endpoint-type embeddings"},
 		{"unsupported AIPerf flag with =", with("--prefill-concurrency=4"), "--prefill-concurrency"},
 		{"missing model", []string{"profile", "--url", "http://x"}, "--model is required"},
-		{"model list", with("--model", "a,b"), "one model"},
-		{"endpoint type", with("--endpoint-type", "embeddings"), "--endpoint-type"},
+		{"model list", with("--model", "a,a"), "listed twice"},
+		{"endpoint type", with("--endpoint-type", "image_generation"), "--endpoint-type"},
+		{"NIM rankings", with("--endpoint-type", "nim_rankings"), "--endpoint-type nim_rankings"},
 		{"bad concurrency", with("--concurrency", "4,x"), "--concurrency"},
 		{"zero concurrency", with("--concurrency", "0"), "--concurrency"},
 		{"duplicate concurrency", with("--concurrency", "4,8,4"), "listed twice"},
@@ -309,7 +310,7 @@ func TestProfileBadFlagsExitTwo(t *testing.T) {
 }
 
 func TestProfileDefaultLayout(t *testing.T) {
-	po := profileOptions{model: "Qwen/Qwen3-0.6B", endpointType: "chat"}
+	po := profileOptions{models: []string{"Qwen/Qwen3-0.6B"}, endpointType: "chat"}
 	for _, c := range []struct {
 		rate         bool
 		concs, rates []float64
@@ -329,7 +330,7 @@ func TestProfileDefaultLayout(t *testing.T) {
 			t.Errorf("layout %+v, want dir %s", lay, c.want)
 		}
 	}
-	p := profileOptions{model: "m", output: "/r/aiperf.json"}
+	p := profileOptions{models: []string{"m"}, output: "/r/aiperf.json"}
 	lay, err := p.layout(false, []float64{1}, nil)
 	if err != nil {
 		t.Fatal(err)
