@@ -25,7 +25,7 @@ import (
 // against GuideLLM v0.7.3's kinds and keys (v07Table, one row per key),
 // and applied to the benchmark's own options, so that the rest of the
 // command validates and plans as with goodput's flags. The table is also
-// the README's "Coming from GuideLLM" section (TestREADMEGuideLLMTable).
+// the README's "Coming from GuideLLM / AIPerf" section (TestREADMEGuideLLMTable).
 
 // v07Row is one kind or one key of a v0.7 option.
 type v07Row struct {
@@ -890,7 +890,7 @@ func normalizeData(s string) string {
 	return canonicalJSON(map[string]any(v))
 }
 
-// v07MarkdownTable is v07Table as the README's "Coming from GuideLLM"
+// v07MarkdownTable is v07Table as the README's GuideLLM
 // table: one row per option, kind and key.
 func v07MarkdownTable() string {
 	var b strings.Builder

@@ -14,7 +14,7 @@ const (
 	guidellmTableEnd   = "<!-- guidellm-options:end -->"
 )
 
-// The README's "Coming from GuideLLM" table is the code's own table
+// The README's GuideLLM table is the code's own table
 // (v07Table): it fails when they differ; -update-readme rewrites it.
 func TestREADMEGuideLLMTable(t *testing.T) {
 	const path = "../../README.md"
