@@ -141,6 +141,7 @@ func renderRun(p *page, v *runView, tl *timeline) {
 	renderKnee(p, v)
 	renderRounds(p, v)
 	renderLoadCurve(p, v)
+	renderGroups(p, v)
 	renderDistributions(p, v)
 	renderTimeline(p, v, tl)
 	renderErrors(p, v)
