@@ -169,6 +169,7 @@ func TestRequestBodiesGolden(t *testing.T) {
 		{"chat-media", ClientConfig{}, mediaRequest(true), "/v1/chat/completions"},
 		{"responses-media", ClientConfig{Endpoint: EndpointResponses}, mediaRequest(false), "/v1/responses"},
 		{"messages-media", ClientConfig{Endpoint: EndpointMessages}, mediaRequest(false), "/v1/messages"},
+		{"chat-video", ClientConfig{}, videoRequest(), "/v1/chat/completions"},
 		{"embeddings", ClientConfig{Endpoint: EndpointEmbeddings}, NewEmbeddingsRequest([]string{"a \"b\"", "c"}), "/v1/embeddings"},
 		{"embeddings-one", ClientConfig{Endpoint: EndpointEmbeddings, ExtraBody: `{"dimensions":64}`}, sys, "/v1/embeddings"},
 		{"rerank", ClientConfig{Endpoint: EndpointRerank}, NewRerankRequest("q?", []string{"d1", "d2"}), "/v1/rerank"},

@@ -73,7 +73,9 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 	rec.ClientPromptTokens = req.PromptTokens
 	rec.Inputs, rec.MediaBytes = req.Inputs(), req.MediaBytes()
 	for _, m := range req.Media {
-		rec.AudioSeconds += m.Seconds
+		if m.Kind == "audio" {
+			rec.AudioSeconds += m.Seconds
+		}
 	}
 	mi := c.models.pick(rec.ID)
 	if len(c.models.names) > 1 {

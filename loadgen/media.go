@@ -15,25 +15,29 @@ import (
 	"strings"
 )
 
-// Media input: images and audio sent with the last user message of a
-// chat, Responses or Messages request, as base64 data URLs, in each API's
-// content-part form:
+// Media input: images, audio and video sent with the last user message
+// of a chat, Responses or Messages request, as base64 data URLs, in each
+// API's content-part form:
 //
 //	chat        {"type":"image_url","image_url":{"url":"data:image/png;base64,…"}}
 //	            {"type":"input_audio","input_audio":{"data":"…","format":"wav"}}
+//	            {"type":"video_url","video_url":{"url":"data:video/mp4;base64,…"}}
 //	responses   {"type":"input_image","image_url":"data:image/png;base64,…"}
 //	messages    {"type":"image","source":{"type":"base64","media_type":"image/png","data":"…"}}
 //
-// The Responses and Messages APIs take no audio input: a request with
-// audio cannot be rendered for them (CheckMedia says so before the run).
+// The Responses and Messages APIs take no audio or video input (their
+// content parts are text, images and files): a request with either cannot
+// be rendered for them (CheckMedia says so before the run).
 
-// Media is one image or audio clip of a request.
+// Media is one image, audio clip or video of a request.
 type Media struct {
-	Kind string // "image" or "audio"
-	MIME string // image/png, image/jpeg, image/webp, image/gif, audio/wav, audio/mpeg
+	Kind string // "image", "audio" or "video"
+	MIME string // image/png, image/jpeg, image/webp, image/gif, audio/wav, audio/mpeg, video/mp4, …
 	Data []byte
-	// Seconds is an audio clip's length (0 when unknown or an image).
+	// Seconds is an audio clip's or a video's length, Frames a video's
+	// frame count (0 when unknown).
 	Seconds float64
+	Frames  int
 }
 
 // MediaBytes is the raw size of a request's media (before base64).
@@ -45,8 +49,14 @@ func (r *Request) MediaBytes() int {
 	return n
 }
 
+// videoTypes are the video files ReadMedia takes, by extension.
+var videoTypes = map[string]string{".mp4": "video/mp4", ".m4v": "video/mp4", ".webm": "video/webm", ".mov": "video/quicktime",
+	".avi": "video/x-msvideo", ".mkv": "video/x-matroska"}
+
 // ReadMedia reads a media file, its kind and type from its extension
-// (.png, .jpg/.jpeg, .webp, .gif; .wav, .mp3, .flac, .ogg).
+// (.png, .jpg/.jpeg, .webp, .gif; .wav, .mp3, .flac, .ogg; .mp4, .m4v,
+// .webm, .mov, .avi, .mkv). A WAV file's length and an AVI file's frames
+// and length are read from their headers.
 func ReadMedia(path string) (Media, error) {
 	ext := strings.ToLower(filepath.Ext(path))
 	var kind, typ string
@@ -65,15 +75,22 @@ func ReadMedia(path string) (Media, error) {
 	case ".ogg":
 		kind, typ = "audio", "audio/ogg"
 	default:
-		return Media{}, fmt.Errorf("media file %s: want .png, .jpg, .webp, .gif, .wav, .mp3, .flac or .ogg", path)
+		if typ = videoTypes[ext]; typ != "" {
+			kind = "video"
+			break
+		}
+		return Media{}, fmt.Errorf("media file %s: want .png, .jpg, .webp, .gif, .wav, .mp3, .flac, .ogg, .mp4, .webm, .mov, .avi or .mkv", path)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return Media{}, fmt.Errorf("media file: %w", err)
 	}
 	m := Media{Kind: kind, MIME: typ, Data: b}
-	if typ == "audio/wav" {
+	switch typ {
+	case "audio/wav":
 		m.Seconds = wavSeconds(b)
+	case "video/x-msvideo":
+		m.Frames, m.Seconds = aviFrames(b)
 	}
 	return m, nil
 }
@@ -160,26 +177,34 @@ func wavSeconds(b []byte) float64 {
 
 // CheckMedia reports whether endpoint e can send req's media.
 func CheckMedia(e Endpoint, req *Request) error {
-	if len(req.Media) == 0 && e != EndpointTranscriptions {
+	if e == EndpointTranscriptions && audioOf(req) == nil {
+		return fmt.Errorf("%s needs audio: give audio_seconds in a synthetic spec, or an audio_column", e)
+	}
+	kinds := make([]string, len(req.Media))
+	for i, m := range req.Media {
+		kinds[i] = m.Kind
+	}
+	return CheckMediaKinds(e, kinds...)
+}
+
+// CheckMediaKinds reports whether endpoint e can send media of the given
+// kinds ("image", "audio", "video").
+func CheckMediaKinds(e Endpoint, kinds ...string) error {
+	if len(kinds) == 0 {
 		return nil
 	}
 	switch e {
-	case EndpointChat:
-		return nil
-	case EndpointTranscriptions:
-		if audioOf(req) == nil {
-			return fmt.Errorf("%s needs audio: give audio_seconds in a synthetic spec, or an audio_column", e)
-		}
+	case EndpointChat, EndpointTranscriptions:
 		return nil
 	case EndpointResponses, EndpointMessages:
-		for _, m := range req.Media {
-			if m.Kind == "audio" {
-				return fmt.Errorf("%s takes no audio input: use chat_completions", e)
+		for _, k := range kinds {
+			if k == "audio" || k == "video" {
+				return fmt.Errorf("%s takes no %s input: use chat_completions", e, k)
 			}
 		}
 		return nil
 	}
-	return fmt.Errorf("%s takes no image or audio input: use chat_completions, responses or messages", e)
+	return fmt.Errorf("%s takes no image, audio or video input: use chat_completions, responses or messages", e)
 }
 
 // appendMediaContent appends the content of the last user message: its
@@ -201,6 +226,12 @@ func appendMediaContent(b []byte, api Endpoint, text string, media []Media) []by
 			b = append(b, `{"type":"image","source":{"type":"base64","media_type":"`...)
 			b = append(b, m.MIME...)
 			b = append(b, `","data":"`...)
+			b = base64.StdEncoding.AppendEncode(b, m.Data)
+			b = append(b, `"}}`...)
+		case m.Kind == "video":
+			b = append(b, `{"type":"video_url","video_url":{"url":"data:`...)
+			b = append(b, m.MIME...)
+			b = append(b, `;base64,`...)
 			b = base64.StdEncoding.AppendEncode(b, m.Data)
 			b = append(b, `"}}`...)
 		case m.Kind == "audio":

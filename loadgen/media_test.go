@@ -65,6 +65,13 @@ func mediaRequest(audio bool) *Request {
 	return r
 }
 
+// videoRequest is the golden body's request with an image and a video.
+func videoRequest() *Request {
+	r := NewRequest("", "what happens?", 8)
+	r.Media = []Media{{Kind: "image", MIME: "image/jpeg", Data: []byte("JPG")}, {Kind: "video", MIME: "video/mp4", Data: []byte("MP4 video")}}
+	return r
+}
+
 func TestCheckMedia(t *testing.T) {
 	if err := CheckMedia(EndpointMessages, mediaRequest(true)); err == nil {
 		t.Error("audio accepted for messages")
