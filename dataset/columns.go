@@ -18,6 +18,7 @@ const (
 	roleTimestamp   = "timestamp_column"
 	roleImage       = "image_column" // paths of image files (media.go)
 	roleAudio       = "audio_column" // paths of audio files
+	roleVideo       = "video_column" // paths of video files
 )
 
 // defaultColumns are GuideLLM's default column names per role.
@@ -29,12 +30,12 @@ var defaultColumns = map[string][]string{
 	roleOutputCount: {"output_tokens_count", "completion_tokens_count"},
 }
 
-// image_column and audio_column have no default names: a column of
+// image_column, audio_column and video_column have no default names: a column of
 // images is read only when --data-column-mapper names it, so that a data
 // set whose "image" column holds something else still opens.
 
 // mapperRoles are the roles a column mapper may name.
-var mapperRoles = []string{roleText, roleMessages, rolePrefix, rolePromptCount, roleOutputCount, roleTimestamp, roleImage, roleAudio}
+var mapperRoles = []string{roleText, roleMessages, rolePrefix, rolePromptCount, roleOutputCount, roleTimestamp, roleImage, roleAudio, roleVideo}
 
 // ColumnMapper maps roles to candidate column names, as GuideLLM's
 // --data-column-mapper does. A nil ColumnMapper means GuideLLM's defaults; a

@@ -34,14 +34,14 @@ type fileRow struct {
 // mapping is the columns a table's roles resolved to ("" = not mapped).
 type mapping struct {
 	text, messages, prefix, promptCount, outputCount string
-	image, audio                                     string
+	image, audio, video                              string
 }
 
 // columns returns the mapping for reports: role → column.
 func (mp mapping) columns() map[string]string {
 	m := map[string]string{}
 	for role, c := range map[string]string{roleText: mp.text, roleMessages: mp.messages, rolePrefix: mp.prefix, rolePromptCount: mp.promptCount, roleOutputCount: mp.outputCount,
-		roleImage: mp.image, roleAudio: mp.audio} {
+		roleImage: mp.image, roleAudio: mp.audio, roleVideo: mp.video} {
 		if c != "" {
 			m[role] = c
 		}
@@ -55,7 +55,7 @@ func resolveMapping(t *table, m ColumnMapper) (mapping, error) {
 		role string
 		dst  *string
 	}{{roleText, &mp.text}, {roleMessages, &mp.messages}, {rolePrefix, &mp.prefix}, {rolePromptCount, &mp.promptCount}, {roleOutputCount, &mp.outputCount},
-		{roleImage, &mp.image}, {roleAudio, &mp.audio}} {
+		{roleImage, &mp.image}, {roleAudio, &mp.audio}, {roleVideo, &mp.video}} {
 		c, err := m.resolve(t, r.role)
 		if err != nil {
 			return mp, err
@@ -126,7 +126,7 @@ func extractRows(t *table, mp mapping) (rows []fileRow, skipped int, err error) 
 				}
 			}
 		}
-		for _, col := range []string{mp.image, mp.audio} {
+		for _, col := range []string{mp.image, mp.audio, mp.video} {
 			if col == "" {
 				continue
 			}

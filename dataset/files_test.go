@@ -245,7 +245,7 @@ func TestFileErrors(t *testing.T) {
 		{"jsonl duplicate key", "x.jsonl", `{"prompt":"a","prompt":"b"}`, "", `x.jsonl:1: key "prompt" given twice`},
 		{"no prompt column", "x.jsonl", `{"a":1,"b":"x"}`, "", `x.jsonl: no prompt column (looked for prompt, instruction, question, input, context, content, conversation, turn, text; columns: "a", "b")`},
 		{"mapper missing column", "x.jsonl", `{"a":"x"}`, `{"text_column":"q"}`, `--data-column-mapper: text_column "q": no such column in`},
-		{"mapper unknown role", "x.jsonl", `{"a":"x"}`, `{"video_column":"a"}`, `--data-column-mapper: unknown role "video_column"`},
+		{"mapper unknown role", "x.jsonl", `{"a":"x"}`, `{"pixel_column":"a"}`, `--data-column-mapper: unknown role "pixel_column"`},
 		{"mapper bad value", "x.jsonl", `{"a":"x"}`, `{"text_column":5}`, `--data-column-mapper: text_column: want a column name or a list of names`},
 		{"csv wrong fields", "x.csv", "prompt,n\na,1\nb\n", "", "x.csv:3: wrong number of fields"},
 		{"csv bad quote", "x.csv", "prompt\n\"a\"b\n", "", "x.csv:2: extraneous or missing \" in quoted-field"},

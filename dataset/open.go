@@ -405,7 +405,7 @@ func openSynthetic(spec Spec, opts Options) (*Dataset, error) {
 	} else {
 		s = NewSynthetic(spec, opts.Seed)
 	}
-	if s.images, s.clips, err = spec.Media.pool(opts.Seed); err != nil {
+	if s.media, err = spec.Media.pool(opts.Seed); err != nil {
 		return nil, err
 	}
 	d := &Dataset{Source: s, synth: s, limit: opts.Samples}

@@ -38,9 +38,8 @@ type Synthetic struct {
 	totalW   float64
 	pool     []draw // spec.Samples draws; nil draws per request
 	shape    *sessionShape
-	// images and clips are the synthetic media requests take in turn
-	// (media.go); nil without.
-	images, clips []loadgen.Media
+	// media is the synthetic media requests take in turn (media.go).
+	media mediaPool
 }
 
 type prefixText struct {

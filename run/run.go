@@ -159,6 +159,15 @@ func (s *state) openData(ctx context.Context) error {
 			return usagef("--data with --request-type: %v", err)
 		}
 	}
+	// A media column may be empty in the first row: its kind is refused
+	// for an API that cannot send it, whatever the first row holds.
+	for _, c := range []struct{ role, kind string }{{"image_column", "image"}, {"audio_column", "audio"}, {"video_column", "video"}} {
+		if _, ok := s.data.Description.Columns[c.role]; ok {
+			if err := loadgen.CheckMediaKinds(s.client.Config().Endpoint, c.kind); err != nil {
+				return usagef("--data with --request-type: %s: %v", c.role, err)
+			}
+		}
+	}
 	if s.cfg.Tokens.applies() {
 		return s.applyOverhead(ctx, opts)
 	}
