@@ -195,6 +195,14 @@ func TestNonStreamingBodies(t *testing.T) {
 			tokens: 3,
 		},
 		{
+			name: "chat with image, audio and video parts (the text's tokens only)",
+			path: "/v1/chat/completions",
+			body: `{"messages":[{"role":"user","content":[{"type":"text","text":"hello world!"},{"type":"image_url","image_url":{"url":"data:image/png;base64,UE5H"}},` +
+				`{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}},{"type":"video_url","video_url":{"url":"data:video/mp4;base64,TVA0"}}]}],"max_tokens":3,"ignore_eos":true}`,
+			want:   `{"id":"chatcmpl-ID","object":"chat.completion","created":0,"model":"goodput-mock","choices":[{"index":0,"message":{"role":"assistant","content":" the of and","tool_calls":[]},"logprobs":null,"finish_reason":"length","stop_reason":null}],` + usageFinal(3, 3) + `,"prompt_logprobs":null}`,
+			tokens: 3,
+		},
+		{
 			name:   "completions",
 			path:   "/v1/completions",
 			body:   `{"prompt":"hi","max_tokens":2,"ignore_eos":true,"stream":false}`,
