@@ -72,10 +72,8 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 	rec.RequestedOutputTokens = req.MaxTokens
 	rec.ClientPromptTokens = req.PromptTokens
 	rec.Inputs, rec.MediaBytes = req.Inputs(), req.MediaBytes()
-	for _, m := range req.Media {
-		if m.Kind == "audio" {
-			rec.AudioSeconds += m.Seconds
-		}
+	if len(req.Media) > 0 {
+		rec.Media, rec.AudioSeconds = req.MediaFigures()
 	}
 	mi := c.models.pick(rec.ID)
 	if len(c.models.names) > 1 {

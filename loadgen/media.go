@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"image"
+	_ "image/gif" // ReadMedia reads a GIF's size
 	"image/jpeg"
 	"image/png"
 	"math"
@@ -13,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/goodput-dev/goodput/record"
 )
 
 // Media input: images, audio and video sent with the last user message
@@ -35,9 +38,51 @@ type Media struct {
 	MIME string // image/png, image/jpeg, image/webp, image/gif, audio/wav, audio/mpeg, video/mp4, …
 	Data []byte
 	// Seconds is an audio clip's or a video's length, Frames a video's
-	// frame count (0 when unknown).
+	// frame count, Pixels an image's, Samples an audio clip's (0 when
+	// unknown).
 	Seconds float64
 	Frames  int
+	Pixels  int
+	Samples int
+}
+
+// MediaFigures sums a request's media by kind for its record, and the
+// length of its audio; a figure that some part of its kind lacks (a .webp
+// image's pixels, an .mp4's frames) is 0 for the whole kind.
+func (r *Request) MediaFigures() (m record.Media, audioSeconds float64) {
+	var noPixels, noSamples, noFrames, noSeconds bool
+	for _, p := range r.Media {
+		switch p.Kind {
+		case "image":
+			m.ImageCount++
+			m.ImageBytes += len(p.Data)
+			m.ImagePixels += p.Pixels
+			noPixels = noPixels || p.Pixels == 0
+		case "audio":
+			m.AudioBytes += len(p.Data)
+			m.AudioSamples += p.Samples
+			noSamples = noSamples || p.Samples == 0
+			audioSeconds += p.Seconds
+		case "video":
+			m.VideoBytes += len(p.Data)
+			m.VideoFrames += p.Frames
+			m.VideoSeconds += p.Seconds
+			noFrames, noSeconds = noFrames || p.Frames == 0, noSeconds || p.Seconds == 0
+		}
+	}
+	if noPixels {
+		m.ImagePixels = 0
+	}
+	if noSamples {
+		m.AudioSamples = 0
+	}
+	if noFrames {
+		m.VideoFrames = 0
+	}
+	if noSeconds {
+		m.VideoSeconds = 0
+	}
+	return m, audioSeconds
 }
 
 // MediaBytes is the raw size of a request's media (before base64).
@@ -87,8 +132,12 @@ func ReadMedia(path string) (Media, error) {
 	}
 	m := Media{Kind: kind, MIME: typ, Data: b}
 	switch typ {
+	case "image/png", "image/jpeg", "image/gif":
+		if c, _, err := image.DecodeConfig(bytes.NewReader(b)); err == nil {
+			m.Pixels = c.Width * c.Height
+		}
 	case "audio/wav":
-		m.Seconds = wavSeconds(b)
+		m.Seconds, m.Samples = wavInfo(b)
 	case "video/x-msvideo":
 		m.Frames, m.Seconds = aviFrames(b)
 	}
@@ -119,12 +168,12 @@ func SyntheticImage(width, height int, format string, seed uint64) (Media, error
 		if err := png.Encode(&buf, img); err != nil {
 			return Media{}, err
 		}
-		return Media{Kind: "image", MIME: "image/png", Data: buf.Bytes()}, nil
+		return Media{Kind: "image", MIME: "image/png", Data: buf.Bytes(), Pixels: width * height}, nil
 	case "jpeg", "jpg":
 		if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 85}); err != nil {
 			return Media{}, err
 		}
-		return Media{Kind: "image", MIME: "image/jpeg", Data: buf.Bytes()}, nil
+		return Media{Kind: "image", MIME: "image/jpeg", Data: buf.Bytes(), Pixels: width * height}, nil
 	}
 	return Media{}, fmt.Errorf("image format %q: want png or jpeg", format)
 }
@@ -156,23 +205,32 @@ func SyntheticAudio(seconds float64, sampleRate int, seed uint64) (Media, error)
 		v := 8000*math.Sin(2*math.Pi*freq*float64(i)/float64(sampleRate)) + float64(int16(x))/16
 		binary.LittleEndian.PutUint16(b[44+2*i:], uint16(int16(v)))
 	}
-	return Media{Kind: "audio", MIME: "audio/wav", Data: b, Seconds: float64(n) / float64(sampleRate)}, nil
+	return Media{Kind: "audio", MIME: "audio/wav", Data: b, Seconds: float64(n) / float64(sampleRate), Samples: n}, nil
 }
 
 // wavSeconds reads a PCM WAV file's length, 0 when it cannot.
 func wavSeconds(b []byte) float64 {
+	s, _ := wavInfo(b)
+	return s
+}
+
+// wavInfo reads a PCM WAV file's length and sample frames (per channel),
+// 0, 0 when it cannot.
+func wavInfo(b []byte) (float64, int) {
 	if len(b) < 44 || string(b[0:4]) != "RIFF" || string(b[8:12]) != "WAVE" {
-		return 0
+		return 0, 0
 	}
 	byteRate := binary.LittleEndian.Uint32(b[28:32])
+	blockAlign := int(binary.LittleEndian.Uint16(b[32:34]))
 	for i := 12; i+8 <= len(b); {
 		size := int(binary.LittleEndian.Uint32(b[i+4:]))
-		if string(b[i:i+4]) == "data" && byteRate > 0 {
-			return float64(min(size, len(b)-i-8)) / float64(byteRate)
+		if string(b[i:i+4]) == "data" && byteRate > 0 && blockAlign > 0 {
+			n := min(size, len(b)-i-8)
+			return float64(n) / float64(byteRate), n / blockAlign
 		}
 		i += 8 + size + size%2
 	}
-	return 0
+	return 0, 0
 }
 
 // CheckMedia reports whether endpoint e can send req's media.

@@ -83,3 +83,35 @@ func TestCheckMedia(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A request's media figures sum its parts by kind; a figure one part of a
+// kind lacks (an MP4's frames) is 0 for the kind, and read files carry
+// their pixels and samples.
+func TestMediaFigures(t *testing.T) {
+	img, _ := SyntheticImage(40, 30, "png", 1)
+	clip, _ := SyntheticAudio(0.5, 8000, 1)
+	vid, _ := SyntheticVideo(1, 4, 16, 16, 1)
+	r := NewRequest("", "x", 1)
+	r.Media = []Media{img, img, clip, vid}
+	m, secs := r.MediaFigures()
+	if m.ImageCount != 2 || m.ImagePixels != 2*1200 || m.ImageBytes != 2*len(img.Data) || m.AudioSamples != 4000 || m.AudioBytes != len(clip.Data) ||
+		secs != 0.5 || m.VideoFrames != 4 || m.VideoSeconds != 1 || m.VideoBytes != len(vid.Data) {
+		t.Fatalf("figures %+v, audio %gs", m, secs)
+	}
+	r.Media = append(r.Media, Media{Kind: "video", MIME: "video/mp4", Data: []byte("mp4")})
+	if m, _ = r.MediaFigures(); m.VideoFrames != 0 || m.VideoSeconds != 0 || m.VideoBytes != len(vid.Data)+3 || m.ImagePixels != 2400 {
+		t.Fatalf("with an MP4: %+v", m)
+	}
+	dir := t.TempDir()
+	for name, b := range map[string][]byte{"a.png": img.Data, "b.wav": clip.Data} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m, err := ReadMedia(filepath.Join(dir, "a.png")); err != nil || m.Pixels != 1200 {
+		t.Fatalf("png: %d pixels, %v", m.Pixels, err)
+	}
+	if m, err := ReadMedia(filepath.Join(dir, "b.wav")); err != nil || m.Samples != 4000 || m.Seconds != 0.5 {
+		t.Fatalf("wav: %d samples, %gs, %v", m.Samples, m.Seconds, err)
+	}
+}

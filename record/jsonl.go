@@ -140,6 +140,9 @@ func AppendJSON(b []byte, r *Record) []byte {
 	if r.Inputs != 0 {
 		b = appendInt(b, "inputs", int64(r.Inputs))
 	}
+	if r.Media != (Media{}) {
+		b = appendMedia(b, &r.Media)
+	}
 	if r.OutputText != "" {
 		b = appendStr(b, "output_text", r.OutputText)
 	}
@@ -157,6 +160,25 @@ func AppendJSON(b []byte, r *Record) []byte {
 		}
 	}
 	return append(b, '}')
+}
+
+// appendMedia writes the media figures that are known, with GuideLLM's
+// input_metrics names.
+func appendMedia(b []byte, m *Media) []byte {
+	for _, f := range [...]struct {
+		k string
+		v int
+	}{{"image_count", m.ImageCount}, {"image_pixels", m.ImagePixels}, {"image_bytes", m.ImageBytes},
+		{"audio_samples", m.AudioSamples}, {"audio_bytes", m.AudioBytes}, {"video_frames", m.VideoFrames}, {"video_bytes", m.VideoBytes}} {
+		if f.v != 0 {
+			b = appendInt(b, f.k, int64(f.v))
+		}
+	}
+	if m.VideoSeconds != 0 {
+		b = append(b, `,"video_seconds":`...)
+		b = strconv.AppendFloat(b, m.VideoSeconds, 'g', -1, 64)
+	}
+	return b
 }
 
 func appendInt(b []byte, k string, v int64) []byte {
@@ -283,6 +305,14 @@ type jsonRecord struct {
 	MediaBytes            int     `json:"media_bytes"`
 	AudioSeconds          float64 `json:"audio_seconds"`
 	Inputs                int     `json:"inputs"`
+	ImageCount            int     `json:"image_count"`
+	ImagePixels           int     `json:"image_pixels"`
+	ImageBytes            int     `json:"image_bytes"`
+	AudioSamples          int     `json:"audio_samples"`
+	AudioBytes            int     `json:"audio_bytes"`
+	VideoFrames           int     `json:"video_frames"`
+	VideoBytes            int     `json:"video_bytes"`
+	VideoSeconds          float64 `json:"video_seconds"`
 	OutputText            string  `json:"output_text"`
 	ReasoningText         string  `json:"reasoning_text"`
 	SessionID             string  `json:"session_id"`
@@ -373,6 +403,8 @@ func UnmarshalLine(line []byte, r *Record) error {
 	setOpt(&r.RequestedPromptTokens, j.RequestedPromptTokens)
 	setOpt(&r.RequestedOutputTokens, j.RequestedOutputTokens)
 	r.Model, r.Target, r.Inputs, r.MediaBytes, r.AudioSeconds = j.Model, j.Target, j.Inputs, j.MediaBytes, j.AudioSeconds
+	r.Media = Media{ImageCount: j.ImageCount, ImagePixels: j.ImagePixels, ImageBytes: j.ImageBytes, AudioSamples: j.AudioSamples, AudioBytes: j.AudioBytes,
+		VideoFrames: j.VideoFrames, VideoBytes: j.VideoBytes, VideoSeconds: j.VideoSeconds}
 	r.OutputText, r.ReasoningText = j.OutputText, j.ReasoningText
 	if j.SessionID != "" {
 		r.Session = Session{ID: j.SessionID, Turn: j.TurnIndex, Turns: j.SessionTurns, HistoryMessages: j.HistoryMessages, HistoryTokens: -1, ToolCalls: j.ToolCalls}

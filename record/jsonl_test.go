@@ -35,6 +35,11 @@ func TestRoundTrip(t *testing.T) {
 		r := New()
 		r.ID, r.Status = 1, StatusSuccessful
 		return r
+	}(), "media": func() *Record {
+		r := sampleRecord()
+		r.MediaBytes, r.AudioSeconds = 9000, 1.5
+		r.Media = Media{ImageCount: 2, ImagePixels: 2 * 640 * 480, ImageBytes: 4000, AudioSamples: 24000, AudioBytes: 3000, VideoFrames: 15, VideoBytes: 2000, VideoSeconds: 1.5}
+		return r
 	}(), "session": func() *Record {
 		r := sampleRecord()
 		r.Session = Session{ID: "s-7", Turn: 2, Turns: 5, HistoryMessages: 5, HistoryTokens: 812, ToolCalls: 1}

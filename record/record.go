@@ -175,6 +175,10 @@ type Record struct {
 	// (a transcription's file), 0 without.
 	MediaBytes   int
 	AudioSeconds float64
+	// Media is the request's media by kind, in GuideLLM's input_metrics
+	// terms; a figure not known (a .webp image's pixels, an .mp3's
+	// samples, an .mp4's frames) is 0 for the whole request.
+	Media Media
 
 	// Inputs is the number of inputs of a pooling request: the texts of
 	// an embeddings request, the documents of a rerank or score request;
@@ -220,6 +224,15 @@ func (r *Record) Reset() {
 	r.ServerPromptTokens, r.ServerOutputTokens = -1, -1
 	r.ClientPromptTokens, r.ClientOutputTokens = -1, -1
 	r.RequestedPromptTokens, r.RequestedOutputTokens = -1, -1
+}
+
+// Media is what a request's images, audio and video were (0: none, or
+// not known). The audio's length is Record.AudioSeconds.
+type Media struct {
+	ImageCount, ImagePixels, ImageBytes int
+	AudioSamples, AudioBytes            int
+	VideoFrames, VideoBytes             int
+	VideoSeconds                        float64
 }
 
 // New returns a record with every "unknown" field set to -1.
