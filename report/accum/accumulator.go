@@ -156,7 +156,10 @@ type Accumulator struct {
 	byModel, byTarget *groupDim
 	// audio holds each stored summary's audio seconds (parallel to sums)
 	// when InputKind is InputAudio.
-	audio       []float32
+	audio []float32
+	// media holds the media quantities of the stored summaries that have
+	// any, by index in sums (media.go); nil without.
+	media       map[int32]*mediaVals
 	overCap     int64 // valid, classified records beyond ExactCap
 	overOutside int64 // of those, decided outside the window
 	binned      *binnedAgg
@@ -210,6 +213,7 @@ type pendingRec struct {
 	times  []int64
 	tokens []int32
 	counts tokenCounts
+	media  *mediaVals
 }
 
 // New returns an Accumulator for one benchmark.
@@ -332,6 +336,7 @@ func (a *Accumulator) Add(r *record.Record) {
 		a.timeN++
 	}
 	a.sample(r, &s)
+	mv := mediaOf(r)
 
 	over := a.sums.len() >= a.exactCap
 	switch a.decide(&s) {
@@ -339,7 +344,7 @@ func (a *Accumulator) Add(r *record.Record) {
 		s.flags |= flagOnlineIn
 		a.feedHist(&s, r.ChunkTimes, r.ChunkTokens, countsOf(r))
 		if over {
-			a.binnedAdd(&s)
+			a.binnedAdd(&s, mv)
 			countGood(&a.goodOver, &s)
 		}
 	case decOut:
@@ -355,7 +360,7 @@ func (a *Accumulator) Add(r *record.Record) {
 			}
 			break
 		}
-		p := pendingRec{s: s, idx: -1, times: append([]int64(nil), r.ChunkTimes...), counts: countsOf(r)}
+		p := pendingRec{s: s, idx: -1, times: append([]int64(nil), r.ChunkTimes...), counts: countsOf(r), media: mv}
 		if !over {
 			p.idx = a.sums.len()
 		}
@@ -370,6 +375,7 @@ func (a *Accumulator) Add(r *record.Record) {
 		return
 	}
 	a.groupsOf(r)
+	a.storeMedia(a.sums.len(), mv)
 	a.sums.append(s)
 }
 
@@ -492,7 +498,7 @@ func (a *Accumulator) resolvePending(in func(*RequestSummary) bool) {
 		if p.idx >= 0 {
 			a.sums.at(p.idx).flags |= flagOnlineIn
 		} else {
-			a.binnedAdd(&p.s)
+			a.binnedAdd(&p.s, p.media)
 			countGood(&a.goodOver, &p.s)
 		}
 	}
@@ -591,6 +597,7 @@ type sampled struct {
 	cached, reasoningTokens, srv, cli                int
 	source                                           record.TokenSource
 	session                                          record.Session
+	media                                            *mediaVals
 }
 
 // sample keeps r in its status's reservoir (Algorithm R, seeded).
@@ -616,6 +623,6 @@ func (a *Accumulator) sample(r *record.Record, s *RequestSummary) {
 		output: r.OutputText, reason: r.ReasoningText,
 		firstChunk: r.FirstChunk, sent: r.Sent, headers: r.Headers,
 		cached: r.CachedTokens, reasoningTokens: r.ReasoningTokens, source: r.OutputSource,
-		srv: r.ServerOutputTokens, cli: r.ClientOutputTokens, session: r.Session,
+		srv: r.ServerOutputTokens, cli: r.ClientOutputTokens, session: r.Session, media: mediaOf(r),
 	}
 }

@@ -76,7 +76,8 @@ type binnedAgg struct {
 	errored      int64
 	intervals    [report.NumStatus]int64
 	textRequests [report.NumStatus]int64
-	confidence   float64 // of the distributions' intervals
+	confidence   float64      // of the distributions' intervals
+	media        *binnedMedia // nil until a request with media
 }
 
 // binSeries holds weights per time bin (Unix seconds) for several
@@ -86,15 +87,16 @@ type binnedAgg struct {
 type binSeries struct {
 	origin, width float64
 	used          int
-	rate          [numRateCh][report.NumStatus][]float64
-	net, part     [numConcCh][report.NumStatus][]float64
+	rate          [][report.NumStatus][]float64 // numRateCh channels (the media's: numMedia)
+	net, part     [][report.NumStatus][]float64 // numConcCh channels (the media's: numMedia)
 	nbins         int
 	tmp           []float64      // channel sums
 	ss            []stats.Tagged // per-bin samples
 }
 
-func newBinSeries(origin, width float64, nbins int) binSeries {
-	b := binSeries{origin: origin, width: width, nbins: nbins}
+func newBinSeries(origin, width float64, nbins, nRate, nConc int) binSeries {
+	b := binSeries{origin: origin, width: width, nbins: nbins, rate: make([][report.NumStatus][]float64, nRate),
+		net: make([][report.NumStatus][]float64, nConc), part: make([][report.NumStatus][]float64, nConc)}
 	for c := range b.rate {
 		for st := range b.rate[c] {
 			b.rate[c][st] = make([]float64, nbins)
@@ -179,7 +181,7 @@ func (a *Accumulator) ensureBinned(first int64) *binnedAgg {
 	if a.minStart != 0 && a.minStart < origin {
 		origin = a.minStart
 	}
-	x := &binnedAgg{bins: newBinSeries(NsToSec(origin), 1e-3, binnedTimeBins),
+	x := &binnedAgg{bins: newBinSeries(NsToSec(origin), 1e-3, binnedTimeBins, numRateCh, numConcCh),
 		errClass: map[string]int64{}, errHTTP: map[int]int64{}, confidence: a.confidence()}
 	for i := range x.vals {
 		for st := range x.vals[i] {
@@ -190,9 +192,11 @@ func (a *Accumulator) ensureBinned(first int64) *binnedAgg {
 	return x
 }
 
-// binnedAdd adds an in-window request to the binned aggregates.
-func (a *Accumulator) binnedAdd(s *RequestSummary) {
+// binnedAdd adds an in-window request, and its media (nil: none), to the
+// binned aggregates.
+func (a *Accumulator) binnedAdd(s *RequestSummary, media *mediaVals) {
 	x := a.ensureBinned(s.start)
+	x.addMedia(s, media)
 	st := s.status
 	x.counts[st]++
 	rec := func(m int, v float64, ok bool, w int64) {
@@ -336,7 +340,8 @@ func (x *binnedAgg) metrics(w MeasureWindow, ex *report.Extras) report.Metrics {
 	if anyIn || anyOut {
 		m.Text.Tokens = ms
 	}
-	m.Image, m.Video, m.Audio, m.ToolCall = &report.ImageMetrics{}, &report.VideoMetrics{}, &report.AudioMetrics{}, &report.ToolCallMetrics{}
+	m.Image, m.Video, m.Audio = x.mediaMetrics()
+	m.ToolCall = &report.ToolCallMetrics{}
 	return m
 }
 
@@ -533,7 +538,7 @@ func (a *Accumulator) binnedTokenRates(in []int32) (*report.StatusDistributionSu
 		width = 1e-3
 	}
 	inv := 1 / width
-	b := binSeries{origin: lo, width: width, nbins: nb, used: nb}
+	b := binSeries{origin: lo, width: width, nbins: nb, used: nb, rate: make([][report.NumStatus][]float64, numRateCh)}
 	for st := range b.rate[cOutTok] {
 		b.rate[cOutTok][st] = make([]float64, nb)
 		b.rate[cPromptTok][st] = make([]float64, nb)

@@ -197,9 +197,7 @@ func (e *exact) metrics(ex *report.Extras) (report.Metrics, report.ExtraMetrics)
 	e.tokenRates(&m, ex)
 	m.Text = &report.TextMetrics{}
 	m.PromptTokenCount, m.Text.Tokens = e.textTokens()
-	m.Image = &report.ImageMetrics{}
-	m.Video = &report.VideoMetrics{}
-	m.Audio = &report.AudioMetrics{}
+	m.Image, m.Video, m.Audio = e.mediaMetrics()
 	m.ToolCall = &report.ToolCallMetrics{}
 	return m, x
 }

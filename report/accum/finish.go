@@ -135,7 +135,7 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 		ex.Censored, ex.WindowThroughput = e.censored(), e.windowThroughput()
 	} else {
 		for _, i := range in {
-			a.binnedAdd(a.sums.at(int(i)))
+			a.binnedAdd(a.sums.at(int(i)), a.media[i])
 		}
 		a.ensureBinned(w.ReqStart)
 		m = a.binned.metrics(w, ex)

@@ -63,6 +63,24 @@ func (r *sampled) stats(info BenchmarkInfo, w MeasureWindow) *report.RequestStat
 		rs.InputMetrics.TextTokens = report.IntPtr(p)
 		rs.InputMetrics.TotalTokens = report.IntPtr(p)
 	}
+	if m := r.media; m != nil {
+		in := &rs.InputMetrics
+		for _, f := range [...]struct {
+			q   int
+			dst **report.Int
+		}{{mImages, &in.ImageCount}, {mPixels, &in.ImagePixels}, {mImageBytes, &in.ImageBytes}, {mSamples, &in.AudioSamples},
+			{mAudioBytes, &in.AudioBytes}, {mFrames, &in.VideoFrames}, {mVideoBytes, &in.VideoBytes}} {
+			if m[f.q] > 0 {
+				*f.dst = report.IntPtr(int64(m[f.q]))
+			}
+		}
+		if m[mAudioSeconds] > 0 {
+			in.AudioSeconds = report.FloatPtr(m[mAudioSeconds])
+		}
+		if m[mVideoSeconds] > 0 {
+			in.VideoSeconds = report.FloatPtr(m[mVideoSeconds])
+		}
+	}
 	if s.usageOut >= 0 {
 		rs.OutputMetrics.TextTokens = report.IntPtr(int64(s.usageOut))
 		rs.OutputMetrics.TotalTokens = report.IntPtr(int64(s.usageOut))
