@@ -12,7 +12,8 @@ import (
 )
 
 // Synthetic video runs end to end against the mock as chat_completions
-// (each record's media_bytes is the AVI's size); a video column is refused
+// (each record's media_bytes is the AVI's size, and GuideLLM's
+// metrics.video gives its frames, seconds and bytes); a video column is refused
 // for responses and messages before any load, with a one-line error.
 func TestBenchmarkVideo(t *testing.T) {
 	url := startTestMock(t, nil)
@@ -43,6 +44,12 @@ func TestBenchmarkVideo(t *testing.T) {
 	}
 	if n != 4 {
 		t.Fatalf("%d records", n)
+	}
+	// GuideLLM's video metrics: two frames, one second, the AVI's bytes.
+	v := readReport(t, filepath.Join(dir, "v", "benchmarks.json")).Benchmarks[0].Metrics.Video
+	if v == nil || v.Frames == nil || v.Seconds == nil || v.Bytes == nil || v.Frames.Input.Total.Count != 4 || v.Frames.Input.Total.Mean != 2 ||
+		v.Seconds.Input.Total.Mean != 1 || v.Bytes.Input.Total.Mean < 500 || v.Tokens != nil {
+		t.Fatalf("metrics.video %+v", v)
 	}
 
 	clip, _ := loadgen.SyntheticVideo(1, 2, 16, 16, 1)
