@@ -119,6 +119,9 @@ type profileOptions struct {
 	prefixPool, prefixLength int
 	sharedSystemPrompt       int
 	numEntries               int
+	// synthetic video (AIPerf's --video-*): on when width and height are set
+	videoWidth, videoHeight, videoFPS, videoBatch int
+	videoDuration                                 float64
 	// data files and traces
 	inputFile, datasetType string
 	fixedSchedule          bool
@@ -239,7 +242,7 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 		"endpoint", "transport-type", "prompt-prefix-pool-size", "num-prefix-prompts", "prompt-prefix-length", "num-prompts",
 		"num-warmup-requests", "prompt-batch-size", "batch-size-text", "batch-size-image", "batch-size-audio",
 		"num-conversations", "num-sessions", "session-turns-mean", "session-turns-stddev", "session-turn-delay-mean",
-		"session-turn-delay-stddev", "session-delay-ratio"} {
+		"session-turn-delay-stddev", "session-delay-ratio", "batch-size-video"} {
 		_ = fs.MarkHidden(alias)
 	}
 }
@@ -340,8 +343,8 @@ func (po *profileOptions) conversation(fs *pflag.FlagSet, spec *dataset.Spec) er
 	return nil
 }
 
-// mediaFlags registers AIPerf's synthetic image and audio flags (the
-// synthetic data's image_* and audio_* keys).
+// mediaFlags registers AIPerf's synthetic image, audio and video flags
+// (the synthetic data's image_*, audio_* and video_* keys).
 func mediaFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.Float64Var(&po.imageWidth, "image-width-mean", 0, "width in pixels of the synthetic images sent with each request (with --image-height-mean; synthetic image_width)")
 	fs.Float64Var(&po.imageWidthStddev, "image-width-stddev", 0, "0 only: goodput's synthetic images all have one size")
@@ -360,6 +363,13 @@ func mediaFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.Var(listValue{&po.audioDepths}, "audio-depths", "16 only: goodput's clips are 16-bit PCM")
 	fs.Var(listValue{&po.audioRates}, "audio-sample-rates", "the clips' sample rate in kHz, one value (default 16; synthetic audio_sample_rate)")
 	fs.IntVar(&po.audioChannels, "audio-num-channels", 1, "1 only: goodput's clips are mono")
+	fs.IntVar(&po.videoWidth, "video-width", 0, "synthetic video in every request (with --video-height): frame width in pixels; a Motion-JPEG AVI sent as a video_url part (chat)")
+	fs.IntVar(&po.videoHeight, "video-height", 0, "synthetic video frame height in pixels (with --video-width)")
+	fs.IntVar(&po.videoFPS, "video-fps", 4, "synthetic video frames per second")
+	fs.Float64Var(&po.videoDuration, "video-duration", 5, "synthetic video length in seconds")
+	for _, n := range videoBatchFlags {
+		fs.IntVar(&po.videoBatch, n, 1, "synthetic videos per request (alias --batch-size-video)")
+	}
 }
 
 // mediaFlagNames are the flags mediaFlags registers, for messages.
@@ -923,6 +933,9 @@ func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *plan) error {
 		return usagef("--%s %d: want a number of prompts ≥ 1", usedAlias(fs, []string{"num-dataset-entries", "num-prompts"}), po.numEntries)
 	}
 	spec.Samples = po.numEntries
+	if err := po.video(fs, spec); err != nil {
+		return err
+	}
 	p.synthetic, p.key.data = spec, spec.String()
 	if po.conversations > 0 {
 		p.key.data += ",conversations=" + strconv.Itoa(po.conversations)
@@ -981,6 +994,40 @@ func (po *profileOptions) pooling(fs *pflag.FlagSet, p *plan) error {
 		p.key.data = p.synthetic.String()
 	}
 	p.client.BatchSize, p.key.batchSize = n, n
+	return nil
+}
+
+// videoBatchFlags are AIPerf's spellings of the videos per request.
+var videoBatchFlags = []string{"video-batch-size", "batch-size-video"}
+
+// videoFlags are the flags that shape the synthetic video.
+var videoFlags = append([]string{"video-width", "video-height", "video-fps", "video-duration"}, videoBatchFlags...)
+
+// video reads AIPerf's --video-* flags into the synthetic spec's video
+// (dataset.MediaSpec's video_* keys): as in AIPerf, a video is sent only
+// when both its width and height are given.
+func (po *profileOptions) video(fs *pflag.FlagSet, spec *dataset.Spec) error {
+	if po.videoWidth == 0 && po.videoHeight == 0 {
+		if fs != nil {
+			if n := changedAlias(fs, videoFlags); n != "" {
+				return usagef("--%s needs --video-width and --video-height (AIPerf sends no video without them)", n)
+			}
+		}
+		return nil
+	}
+	if po.videoWidth <= 0 || po.videoHeight <= 0 {
+		return usagef("--video-width %d --video-height %d: give both, in pixels", po.videoWidth, po.videoHeight)
+	}
+	if po.videoBatch < 1 || po.videoFPS < 1 || !(po.videoDuration > 0) {
+		return usagef("--%s %d, --video-fps %d, --video-duration %g: want at least 1 video, 1 frame a second and a length above 0",
+			usedAlias(fs, videoBatchFlags), po.videoBatch, po.videoFPS, po.videoDuration)
+	}
+	spec.Media.VideoWidth, spec.Media.VideoHeight, spec.Media.VideoFPS = po.videoWidth, po.videoHeight, po.videoFPS
+	spec.Media.VideoSeconds, spec.Media.VideoCount = po.videoDuration, po.videoBatch
+	// The spec's own checks (sizes, frame counts), with its keys' names.
+	if _, err := dataset.ParseSpec(spec.String()); err != nil {
+		return usagef("--video-*: %v", err)
+	}
 	return nil
 }
 
@@ -1053,7 +1100,7 @@ func (po *profileOptions) inputData(fs *pflag.FlagSet) error {
 	}
 	if fs != nil {
 		for _, group := range [][]string{islFlags, islStddevFlags, oslFlags, oslStddevFlags, prefixPoolFlags, prefixLengthFlags,
-			{"shared-system-prompt-length"}, {"num-dataset-entries", "num-prompts"}, mediaFlagNames} {
+			{"shared-system-prompt-length"}, {"num-dataset-entries", "num-prompts"}, mediaFlagNames, videoFlags} {
 			if n := changedAlias(fs, group); n != "" {
 				return usagef("--%s: shapes synthetic prompts, not --input-file", n)
 			}

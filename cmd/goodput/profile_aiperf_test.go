@@ -345,6 +345,21 @@ sweep:
 		"output": {[]string{"--output", "/tmp/r/aiperf.json"}, func(s profileSetup) bool {
 			return s.lay.target.Single == "/tmp/r/aiperf.json" && s.cfg.Outputs.Path == "/tmp/r/aiperf.goodput.json"
 		}},
+		"video-width": {[]string{"--video-width", "320", "--video-height", "240"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.VideoWidth == 320 && s.cfg.Data.Synthetic.Media.VideoSeconds == 5
+		}},
+		"video-height": {[]string{"--video-width", "320", "--video-height", "240"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.VideoHeight == 240 && s.cfg.Data.Synthetic.Media.VideoFPS == 4
+		}},
+		"video-fps": {[]string{"--video-width", "64", "--video-height", "64", "--video-fps", "2"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.VideoFPS == 2
+		}},
+		"video-duration": {[]string{"--video-width", "64", "--video-height", "64", "--video-duration", "3"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.VideoSeconds == 3
+		}},
+		"video-batch-size": {[]string{"--video-width", "64", "--video-height", "64", "--video-batch-size", "2"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Media.VideoCount == 2
+		}},
 		"fail-on-error-rate": {[]string{"--fail-on-error-rate", "0.1"}, func(s profileSetup) bool { return s.p.maxErrorRate != nil && *s.p.maxErrorRate == 0.1 }},
 	}
 	for _, r := range aiperfFlags {
