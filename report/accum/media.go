@@ -72,7 +72,7 @@ func (a *Accumulator) storeMedia(i int, m *mediaVals) {
 	a.media[int32(i)] = m
 }
 
-// exactMedia is the exact path's image, video and audio metrics.
+// mediaMetrics is the exact path's image, video and audio metrics.
 func (e *exact) mediaMetrics() (*report.ImageMetrics, *report.VideoMetrics, *report.AudioMetrics) {
 	if len(e.a.media) == 0 {
 		return &report.ImageMetrics{}, &report.VideoMetrics{}, &report.AudioMetrics{}
@@ -89,14 +89,13 @@ func (e *exact) mediaMetrics() (*report.ImageMetrics, *report.VideoMetrics, *rep
 			}
 			return 0
 		}
-		any := false
+		found := false
 		for _, i := range e.in {
-			if has(e.sum(i)) {
-				any = true
+			if found = has(e.sum(i)); found {
 				break
 			}
 		}
-		if !any {
+		if !found {
 			return nil
 		}
 		lists := e.lists(func(s *RequestSummary) (float64, bool) { return val(s), has(s) })
