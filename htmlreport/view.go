@@ -223,6 +223,14 @@ func jsonString(raw json.RawMessage, keys ...string) string {
 // strategyLabel names a benchmark's strategy with its rate or streams.
 func strategyLabel(b *report.Benchmark) string {
 	s := b.Config.Strategy
+	if a := arrivalOf(b); a != nil {
+		switch a.Process {
+		case "user_centric":
+			return "user-centric " + fmtNum(s.Rate) + " req/s, " + strconv.Itoa(a.Users) + " users"
+		case "gamma":
+			return "gamma " + fmtNum(s.Rate) + " req/s"
+		}
+	}
 	switch s.Type {
 	case report.StrategyConstant, report.StrategyPoisson:
 		return s.Type + " " + fmtNum(s.Rate) + " req/s"
@@ -243,6 +251,13 @@ func strategyLabel(b *report.Benchmark) string {
 		return "–"
 	}
 	return s.Type
+}
+
+func arrivalOf(b *report.Benchmark) *report.Arrival {
+	if b.Extras == nil {
+		return nil
+	}
+	return b.Extras.Arrival
 }
 
 // chooseLoad picks the load axis: configured streams when every round is
