@@ -203,7 +203,7 @@ func (p *Prometheus) ServerWindow(ctx context.Context, start, end time.Time, ps 
 	if most < coarseFactor {
 		w.Warnings = append(w.Warnings, fmt.Sprintf(
 			"inexact: the window (%v) holds %d scrapes of the server in %s (one about every %v): increase() extrapolates to the window edges, so the counters and histograms are approximate; lengthen the round to %d scrape intervals or scrape more often",
-			d, most, p.name, (d / time.Duration(most)).Round(time.Millisecond), coarseFactor))
+			d, most, p.name, (d/time.Duration(most)).Round(time.Millisecond), coarseFactor))
 	}
 
 	f := newServerFigures()
