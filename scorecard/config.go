@@ -74,6 +74,13 @@ type Config struct {
 	ServerMetrics     ServerMetrics
 	ServerMetricsURL  string
 	ServerMetricsURLs []string
+	// ServerMetricsSelector, when set, reads the server figures of every
+	// window from a Prometheus instead of scraping /metrics: the series
+	// of every replica under these label matchers, summed
+	// (--server-metrics 'prometheus=URL,selector={…}').
+	// ServerMetricsPrometheus is that Prometheus; "" means PrometheusURL.
+	ServerMetricsSelector   telemetry.Matchers
+	ServerMetricsPrometheus string
 
 	// OpenCostURL prices windows with OpenCost's allocation API
 	// (--opencost); OpenCostQuery selects the workload (Start and End are
@@ -123,6 +130,18 @@ func (c *Config) serverMetricsURLs() []string {
 		out = append(out, c.ServerMetricsURL)
 	}
 	return append(out, c.ServerMetricsURLs...)
+}
+
+// serverPrometheus is the Prometheus the server figures are read from; ""
+// when they are scraped.
+func (c *Config) serverPrometheus() string {
+	if len(c.ServerMetricsSelector) == 0 {
+		return ""
+	}
+	if c.ServerMetricsPrometheus != "" {
+		return c.ServerMetricsPrometheus
+	}
+	return c.PrometheusURL
 }
 
 // HasEnergy reports whether an energy source is configured.
@@ -175,6 +194,21 @@ func (c *Config) Validate() error {
 		if err := checkURL("--server-metrics", u); err != nil {
 			return err
 		}
+	}
+	if len(c.ServerMetricsSelector) > 0 {
+		switch {
+		case c.ServerMetrics == ServerMetricsOff:
+			return fmt.Errorf("--server-metrics: a selector with off: give one or the other")
+		case len(c.serverMetricsURLs()) > 0:
+			return fmt.Errorf("--server-metrics: give /metrics URLs or prometheus=URL,selector={…}, not both")
+		case c.serverPrometheus() == "":
+			return fmt.Errorf("--server-metrics selector={%s}: which Prometheus? give prometheus=URL in it, or --prometheus URL", c.ServerMetricsSelector)
+		}
+		if err := checkURL("--server-metrics prometheus=", c.serverPrometheus()); err != nil {
+			return err
+		}
+	} else if c.ServerMetricsPrometheus != "" {
+		return fmt.Errorf("--server-metrics prometheus=%s: give selector={…} label matchers of the server's series too, e.g. prometheus=%[1]s,selector={namespace=\"llm\",app=\"vllm\"}", c.ServerMetricsPrometheus)
 	}
 	if c.OpenCostURL != "" {
 		if err := checkURL("--opencost", c.OpenCostURL); err != nil {

@@ -109,7 +109,7 @@ func (t *Telemetry) measure(abort context.Context, start, end time.Time) measure
 			} else {
 				metric = selector(metric, t.cfg.PrometheusSelector)
 			}
-			if err := t.waitPrometheus(waitCtx, metric, end); err != nil {
+			if err := waitPrometheus(waitCtx, t.prom, metric, end); err != nil {
 				note(fmt.Sprintf("%s: no scrape after the window end within %v (%v); increase() extrapolates from the last sample", t.prom.Name(), t.cfg.wait(), err))
 			}
 			if prom != nil {
@@ -147,6 +147,11 @@ func (t *Telemetry) measure(abort context.Context, start, end time.Time) measure
 			m.server = &w
 		})
 	}
+	if t.serverProm != nil {
+		run(func() {
+			m.server, m.serverErr = t.serverPromWindow(waitCtx, query, start, end, note)
+		})
+	}
 	if t.opencost != nil {
 		run(func() {
 			qctx, qcancel := query()
@@ -170,15 +175,40 @@ func (t *Telemetry) measure(abort context.Context, start, end time.Time) measure
 	return m
 }
 
-// waitPrometheus polls until Prometheus's newest sample of expr is at or
-// after end.
-func (t *Telemetry) waitPrometheus(ctx context.Context, expr string, end time.Time) error {
+// serverPromWindow reads the server figures of [start, end] from the
+// Prometheus of --server-metrics prometheus=URL,selector={…}, once it has
+// scraped the server past end (or waitCtx ends: then increase()
+// extrapolates from the last scrape, and a note says so).
+func (t *Telemetry) serverPromWindow(waitCtx context.Context, query func() (context.Context, context.CancelFunc), start, end time.Time, note func(string)) (*telemetry.ServerWindow, error) {
+	qctx, qcancel := query()
+	ps, err := t.serverProm.ServerSeries(qctx, t.cfg.ServerMetricsSelector, end)
+	qcancel()
+	if err != nil {
+		return nil, err
+	}
+	if err := waitPrometheus(waitCtx, t.serverProm, ps.Probe(), end); err != nil {
+		note(fmt.Sprintf("server metrics: %s has not scraped the server after the window end within %v (%v); increase() extrapolates from the last scrape", t.serverProm.Name(), t.cfg.wait(), err))
+	}
+	qctx, qcancel = query()
+	defer qcancel()
+	if again, err := t.serverProm.ServerSeries(qctx, t.cfg.ServerMetricsSelector, end); err == nil {
+		ps = again // histograms created during the window, now scraped
+	}
+	w, err := t.serverProm.ServerWindow(qctx, start, end, ps)
+	if err != nil {
+		return nil, err
+	}
+	return &w, nil
+}
+
+// waitPrometheus polls until p's newest sample of expr is at or after end.
+func waitPrometheus(ctx context.Context, p *telemetry.Prometheus, expr string, end time.Time) error {
 	tick := time.NewTicker(promPoll)
 	defer tick.Stop()
 	want := float64(end.UnixNano()) / 1e9
 	var last error
 	for {
-		v, _, err := t.prom.Query(ctx, "max(timestamp("+expr+"))", time.Now())
+		v, _, err := p.Query(ctx, "max(timestamp("+expr+"))", time.Now())
 		if err == nil {
 			if len(v) > 0 && v[0].Value >= want {
 				return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -236,6 +237,10 @@ func TestOpenFailsBeforeLoad(t *testing.T) {
 		{"prometheus without dcgm series", Config{PrometheusURL: prom, PrometheusSelector: mustMatchers(t, `Hostname=~"gpu-.*"`)}, []string{`DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{Hostname=~"gpu-.*"}`, "--prometheus-selector"}},
 		{"unreachable prometheus", Config{PrometheusURL: dead}, []string{"prometheus " + dead}},
 		{"server metrics required", Config{ServerMetrics: ServerMetricsOn, ServerMetricsURL: notDCGM + "/metrics"}, []string{"--server-metrics", "no vLLM, SGLang, TGI or Triton/TensorRT-LLM metrics"}},
+		{"server metrics from an unreachable prometheus", Config{ServerMetrics: ServerMetricsOn, ServerMetricsPrometheus: dead, ServerMetricsSelector: mustMatchers(t, `app="vllm"`)},
+			[]string{"--server-metrics", "prometheus " + dead}},
+		{"server metrics prometheus without server series", Config{ServerMetrics: ServerMetricsOn, ServerMetricsPrometheus: prom, ServerMetricsSelector: mustMatchers(t, `app="vllm"`)},
+			[]string{"--server-metrics", `no vLLM, SGLang, TGI or Triton/TensorRT-LLM series under {app="vllm"}`}},
 		{"opencost without the namespace", Config{OpenCostURL: oc, OpenCostQuery: mustQuery("other")}, []string{"--opencost", "no allocation matches", "kube-system, llm-serving"}},
 		{"unreachable opencost", Config{OpenCostURL: dead}, []string{"opencost " + dead}},
 		{"nvml not built", Config{NVML: true}, []string{"--nvml"}},
@@ -330,6 +335,60 @@ func TestServerMetricsAuto(t *testing.T) {
 	o.Finish(context.Background())
 	if tel.Active() || b.Extras.Telemetry != nil {
 		t.Errorf("inactive telemetry wrote %+v", b.Extras.Telemetry)
+	}
+}
+
+// TestServerMetricsPrometheus: with --server-metrics prometheus=URL,
+// selector={…} each round's server block comes from Prometheus' answers,
+// and names the Prometheus and the selector as its source.
+func TestServerMetricsPrometheus(t *testing.T) {
+	answer := func(q string) string {
+		vec := func(rows ...string) string {
+			return `{"status":"success","data":{"resultType":"vector","result":[` + strings.Join(rows, ",") + `]}}`
+		}
+		row := func(labels, v string) string { return `{"metric":{` + labels + `},"value":[1780308600,"` + v + `"]}` }
+		switch {
+		case strings.HasPrefix(q, "count by (__name__"):
+			if !strings.Contains(q, `,job="vllm"}`) {
+				return vec()
+			}
+			return vec(row(`"__name__":"vllm:num_requests_running"`, "2"), row(`"__name__":"vllm:generation_tokens_total"`, "2"))
+		case strings.HasPrefix(q, "max(timestamp("):
+			return vec(row("", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10)))
+		case strings.HasPrefix(q, "max by (instance) (count_over_time("):
+			return vec(row(`"instance":"a:8000"`, "30"), row(`"instance":"b:8000"`, "30"))
+		case strings.HasPrefix(q, `sum(increase(vllm:generation_tokens_total{job="vllm"}[`):
+			return vec(row("", "17"))
+		case strings.HasPrefix(q, `max_over_time(sum(vllm:num_requests_running{job="vllm"})[`):
+			return vec(row("", "6"))
+		}
+		return vec()
+	}
+	prom := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(answer(r.PostForm.Get("query"))))
+	}))
+	tel, err := Open(context.Background(), Config{ServerMetrics: ServerMetricsOn, ServerMetricsPrometheus: prom,
+		ServerMetricsSelector: mustMatchers(t, `job="vllm"`), Wait: time.Second}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tel.Close()
+	if !tel.Active() || len(tel.Lines()) != 1 || !strings.Contains(tel.Lines()[0], "server metrics (vllm) from prometheus "+prom+` {job="vllm"}`) {
+		t.Errorf("active %v, lines %q", tel.Active(), tel.Lines())
+	}
+	clock := loadgen.NewClock()
+	o := tel.Observer(nil, clock.Time)
+	b := runWindow(t, context.Background(), o, clock, 0, 0.05, 0.05, 0)
+	o.Finish(context.Background())
+	s := b.Extras.Telemetry.Server
+	if s == nil {
+		t.Fatalf("no server block; missing %+v", b.Extras.Telemetry.Missing)
+	}
+	if s.Source != "prometheus "+prom+` {job="vllm"}` || s.Engine != "vllm" || fval(s.GenerationTokens) != 17 || s.Replicas != 2 ||
+		fval(s.RequestsRunningMax) != 6 || s.RequestsRunningMean != nil || s.TTFT != nil {
+		t.Errorf("server block %+v", s)
 	}
 }
 

@@ -36,6 +36,9 @@ type Telemetry struct {
 	server       *telemetry.ServerSampler
 	serverSource string // the scraped /metrics URL, credentials removed
 	serverURL    string // the scraped /metrics URL as given
+	// serverProm reads the server figures from a Prometheus instead
+	// (--server-metrics prometheus=URL,selector={…}); nil when scraped.
+	serverProm *telemetry.Prometheus
 
 	opencost *telemetry.OpenCost
 
@@ -248,6 +251,10 @@ func (t *Telemetry) openServer(ctx context.Context, target string, fail func(str
 	if mode == ServerMetricsOff {
 		return
 	}
+	if t.cfg.serverPrometheus() != "" {
+		t.openServerPrometheus(ctx, fail)
+		return
+	}
 	urls := t.cfg.serverMetricsURLs()
 	if len(urls) == 0 {
 		if target == "" {
@@ -295,6 +302,29 @@ func (t *Telemetry) openServer(ctx context.Context, target string, fail func(str
 	t.lines = append(t.lines, fmt.Sprintf("telemetry: server metrics from %s, sampled every %v", source, t.cfg.Interval))
 }
 
+// openServerPrometheus checks that the Prometheus of --server-metrics
+// prometheus=URL,selector={…} holds an engine's series under the selector.
+// Each window finds them again (replicas come and go, vLLM creates its
+// histograms at the first request).
+func (t *Telemetry) openServerPrometheus(ctx context.Context, fail func(string, error)) {
+	raw, sel := t.cfg.serverPrometheus(), t.cfg.ServerMetricsSelector
+	p, err := telemetry.NewPrometheus(raw, t.cfg.HTTPClient)
+	if err != nil {
+		fail("server metrics prometheus "+redact.URL(raw), fmt.Errorf("--server-metrics: %w", err))
+		return
+	}
+	source := p.Name() + " {" + sel.String() + "}"
+	pctx, cancel := t.probeCtx(ctx)
+	defer cancel()
+	ps, err := p.ServerSeries(pctx, sel, time.Now())
+	if err != nil {
+		fail("server metrics "+source, fmt.Errorf("--server-metrics: %w", err))
+		return
+	}
+	t.serverProm, t.serverSource = p, source
+	t.lines = append(t.lines, fmt.Sprintf("telemetry: server metrics (%s) from %s, every replica's series summed over each window", ps.Engine, source))
+}
+
 // openCost probes OpenCost, and resolves the GPU count of a per-GPU price.
 func (t *Telemetry) openCost(ctx context.Context, fail func(string, error)) {
 	cur := t.cfg.currency()
@@ -339,7 +369,7 @@ func (t *Telemetry) openCost(ctx context.Context, fail func(string, error)) {
 // metrics is not active, and its report stays as it would be without
 // telemetry.
 func (t *Telemetry) Active() bool {
-	return t.gpu != nil || t.prom != nil || t.server != nil || t.opencost != nil ||
+	return t.gpu != nil || t.prom != nil || t.server != nil || t.serverProm != nil || t.opencost != nil ||
 		t.cfg.HasEnergy() || t.cfg.HasCost() || t.cfg.ServerMetrics == ServerMetricsOn
 }
 

@@ -10,7 +10,8 @@
 // from Start until Stop and answers Window queries afterwards; a
 // ServerSampler (NewServerSampler, NewReplicaSampler for several replicas)
 // does the same for the inference server's /metrics (vLLM, SGLang, TGI,
-// Triton/TensorRT-LLM). GPU gauges (utilization, memory, temperature,
+// Triton/TensorRT-LLM); Prometheus.ServerSeries and ServerWindow read the
+// same figures of every replica under a label selector from Prometheus. GPU gauges (utilization, memory, temperature,
 // clocks) come with the energy readings, also from AMD's ROCm exporter. NewOpenCost prices a window; Cost and DeriveEnergy are the pure
 // arithmetic behind the scorecard figures; DescribeHardware names the local
 // GPUs. QueueReader reads a server's running and waiting requests now (vLLM,

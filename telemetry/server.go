@@ -603,6 +603,15 @@ type ServerWindow struct {
 	Warnings []string
 }
 
+// newServerWindow returns a window with every figure NaN.
+func newServerWindow(start, end time.Time, engine string, replicas int) ServerWindow {
+	w := ServerWindow{Start: start, End: end, Engine: engine, Metrics: map[string]string{}, Replicas: replicas}
+	f := newServerFigures()
+	f.fill(&w)
+	w.Warnings = nil
+	return w
+}
+
 // Window returns the server figures over [start, end]; counters and
 // histogram buckets are interpolated at the edges like energy counters.
 func (sv *ServerSampler) Window(start, end time.Time) (ServerWindow, error) {
@@ -612,17 +621,9 @@ func (sv *ServerSampler) Window(start, end time.Time) (ServerWindow, error) {
 	a, b := sv.clock.nanosOf(start), sv.clock.nanosOf(end)
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
-	w := ServerWindow{Start: start, End: end, Engine: sv.engine, Metrics: map[string]string{}, Replicas: len(sv.urls)}
+	w := newServerWindow(start, end, sv.engine, len(sv.urls))
 	for k, v := range sv.used {
 		w.Metrics[k] = v
-	}
-	nan := math.NaN()
-	w.KVCacheUsage, w.RequestsRunning, w.RequestsWaiting = Stat{nan, nan}, Stat{nan, nan}, Stat{nan, nan}
-	w.Preemptions, w.PromptTokens, w.GenerationTokens = nan, nan, nan
-	w.Requests, w.PrefixCacheQueries, w.PrefixCacheHits, w.SpecAccepted, w.SpecDraft = nan, nan, nan, nan, nan
-	lats := [numHists]*Latency{&w.TTFT, &w.ITL, &w.E2E, &w.QueueTime, &w.InferenceTime, &w.PrefillTime, &w.DecodeTime, &w.IterationTokens}
-	for _, l := range lats {
-		*l = emptyLatency()
 	}
 	s := sv.s
 	ca, cb, ok := s.span(a, b)
@@ -648,47 +649,94 @@ func (sv *ServerSampler) Window(start, end time.Time) (ServerWindow, error) {
 		w.Warnings = append(w.Warnings, fmt.Sprintf("missing samples: no scrape of %s for %v from %s",
 			sv.name, time.Duration(gap).Round(time.Millisecond), time.Unix(0, at).Format(time.RFC3339)))
 	}
-	gauge := func(c int) Stat {
-		if !s.valid(c, lo, hi) {
-			return Stat{nan, nan}
-		}
-		return Stat{Mean: s.mean(c, ca, cb), Max: s.peakIn(c, ca, cb)}
+	f := newServerFigures()
+	for k, v := range sv.used {
+		f.used[k] = v
 	}
-	counter := func(c int) float64 {
-		if !s.valid(c, lo, hi) {
-			return nan
-		}
-		if r := s.resetsIn(c, s.t[lo], s.t[hi]); len(r) > 0 {
-			w.Warnings = append(w.Warnings, fmt.Sprintf("counter reset: %s dropped at %s (server restart?); the post-reset value was added",
-				sv.used[serverScalars[c].key], time.Unix(0, r[0]).Format(time.RFC3339)))
-		}
-		return s.delta(c, ca, cb)
-	}
-	w.KVCacheUsage = gauge(srvKV)
-	w.RequestsRunning = gauge(srvRunning)
-	w.RequestsWaiting = gauge(srvWaiting)
-	w.Preemptions = counter(srvPreempt)
-	w.PromptTokens = counter(srvPrompt)
-	w.GenerationTokens = counter(srvGen)
-	w.Requests = counter(srvRequests)
-	w.PrefixCacheQueries, w.PrefixCacheHits = counter(srvPrefixQueries), counter(srvPrefixHits)
-	w.SpecAccepted, w.SpecDraft = counter(srvSpecAccepted), counter(srvSpecDraft)
 	for i, q := range serverScalars {
-		if _, seen := sv.used[q.key]; !seen {
+		if !s.valid(i, lo, hi) {
+			_, seen := sv.used[q.key]
+			f.partial[i] = seen
+			continue
+		}
+		if q.kind == gaugeCol {
+			f.gauges[i] = Stat{Mean: s.mean(i, ca, cb), Max: s.peakIn(i, ca, cb)}
+			continue
+		}
+		if r := s.resetsIn(i, s.t[lo], s.t[hi]); len(r) > 0 {
+			w.Warnings = append(w.Warnings, fmt.Sprintf("counter reset: %s dropped at %s (server restart?); the post-reset value was added",
+				sv.used[q.key], time.Unix(0, r[0]).Format(time.RFC3339)))
+		}
+		f.counters[i] = s.delta(i, ca, cb)
+	}
+	for h := range serverHistograms {
+		f.hists[h] = sv.histDelta(h, lo, hi, ca, cb)
+	}
+	f.fill(&w)
+	return w, nil
+}
+
+// serverFigures are one window's figures as either source reads them (the
+// sampler's scrapes, or Prometheus' queries), before fill turns them into
+// a ServerWindow: the one place where the per-window figures are computed.
+type serverFigures struct {
+	used     map[string]string     // quantity key → exposed name used
+	gauges   [srvFixedCols]Stat    // gauge quantities; NaN when absent
+	counters [srvFixedCols]float64 // counter changes; NaN when absent
+	partial  [srvFixedCols]bool    // exposed, but absent from some scrapes of the window
+	hists    [numHists]histDelta
+}
+
+// histDelta is one histogram's change over a window.
+type histDelta struct {
+	metric     string   // exposed name used; "" when absent
+	buckets    []Bucket // cumulative bucket changes, sorted by upper bound
+	count, sum float64  // NaN when unknown
+}
+
+func newServerFigures() serverFigures {
+	nan := math.NaN()
+	f := serverFigures{used: map[string]string{}}
+	for i := range f.gauges {
+		f.gauges[i], f.counters[i] = Stat{nan, nan}, nan
+	}
+	for h := range f.hists {
+		f.hists[h] = histDelta{count: nan, sum: nan}
+	}
+	return f
+}
+
+// fill sets w's figures from f, and warns about what the server does not
+// expose.
+func (f *serverFigures) fill(w *ServerWindow) {
+	for k, v := range f.used {
+		w.Metrics[k] = v
+	}
+	w.KVCacheUsage = f.gauges[srvKV]
+	w.RequestsRunning = f.gauges[srvRunning]
+	w.RequestsWaiting = f.gauges[srvWaiting]
+	w.Preemptions = f.counters[srvPreempt]
+	w.PromptTokens = f.counters[srvPrompt]
+	w.GenerationTokens = f.counters[srvGen]
+	w.Requests = f.counters[srvRequests]
+	w.PrefixCacheQueries, w.PrefixCacheHits = f.counters[srvPrefixQueries], f.counters[srvPrefixHits]
+	w.SpecAccepted, w.SpecDraft = f.counters[srvSpecAccepted], f.counters[srvSpecDraft]
+	for i, q := range serverScalars {
+		if _, seen := f.used[q.key]; !seen {
 			if !q.optional {
 				w.Warnings = append(w.Warnings, fmt.Sprintf("server does not expose %s (looked for %s)", q.key, strings.Join(refNames(q.refs), ", ")))
 			}
-		} else if !s.valid(i, lo, hi) {
-			w.Warnings = append(w.Warnings, fmt.Sprintf("missing samples: %s absent from some scrapes in the window", sv.used[q.key]))
+		} else if f.partial[i] {
+			w.Warnings = append(w.Warnings, fmt.Sprintf("missing samples: %s absent from some scrapes in the window", f.used[q.key]))
 		}
 	}
+	lats := [numHists]*Latency{&w.TTFT, &w.ITL, &w.E2E, &w.QueueTime, &w.InferenceTime, &w.PrefillTime, &w.DecodeTime, &w.IterationTokens}
 	for h, sh := range serverHistograms {
-		*lats[h] = sv.latency(h, lo, hi, ca, cb)
+		*lats[h] = f.hists[h].latency()
 		if lats[h].Metric == "" && !sh.optional {
 			w.Warnings = append(w.Warnings, fmt.Sprintf("server does not expose a %s histogram (looked for %s)", histKey(h), strings.Join(refNames(sh.refs), ", ")))
 		}
 	}
-	return w, nil
 }
 
 func emptyLatency() Latency {
@@ -696,29 +744,41 @@ func emptyLatency() Latency {
 	return Latency{Count: nan, MeanS: nan, P50: nan, P95: nan, P99: nan}
 }
 
-// latency computes one histogram's window figures (sv.mu held).
-func (sv *ServerSampler) latency(h, lo, hi int, a, b int64) Latency {
+// latency computes the histogram's window figures: mean Δsum/Δcount and
+// quantiles interpolated in the bucket changes.
+func (d histDelta) latency() Latency {
 	l := emptyLatency()
-	hc := sv.hists[h]
-	if hc.sumCol < 0 || !sv.s.valid(hc.countCol, lo, hi) {
+	if d.metric == "" {
 		return l
 	}
-	l.Metric = sv.used[histKey(h)]
-	for _, le := range hc.les {
-		c := hc.col[le]
-		if !sv.s.valid(c, lo, hi) {
-			continue // a bucket layout change: skip buckets not present throughout
-		}
-		l.Buckets = append(l.Buckets, Bucket{UpperBound: le, Count: sv.s.delta(c, a, b)})
-	}
-	l.Count = sv.s.delta(hc.countCol, a, b)
+	l.Metric, l.Buckets, l.Count = d.metric, d.buckets, d.count
 	if l.Count > 0 {
-		l.MeanS = sv.s.delta(hc.sumCol, a, b) / l.Count
+		l.MeanS = d.sum / l.Count
 	}
 	l.P50 = HistogramQuantile(0.50, l.Buckets)
 	l.P95 = HistogramQuantile(0.95, l.Buckets)
 	l.P99 = HistogramQuantile(0.99, l.Buckets)
 	return l
+}
+
+// histDelta reads one histogram's change over the window (sv.mu held).
+func (sv *ServerSampler) histDelta(h, lo, hi int, a, b int64) histDelta {
+	d := histDelta{count: math.NaN(), sum: math.NaN()}
+	hc := sv.hists[h]
+	if hc.sumCol < 0 || !sv.s.valid(hc.countCol, lo, hi) {
+		return d
+	}
+	d.metric = sv.used[histKey(h)]
+	for _, le := range hc.les {
+		c := hc.col[le]
+		if !sv.s.valid(c, lo, hi) {
+			continue // a bucket layout change: skip buckets not present throughout
+		}
+		d.buckets = append(d.buckets, Bucket{UpperBound: le, Count: sv.s.delta(c, a, b)})
+	}
+	d.count = sv.s.delta(hc.countCol, a, b)
+	d.sum = sv.s.delta(hc.sumCol, a, b)
+	return d
 }
 
 // WaitCovered blocks until a successful scrape at or after t exists, or ctx

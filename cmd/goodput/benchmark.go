@@ -1646,7 +1646,7 @@ func scorecardFlags(o *scorecardOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.keplerNamespace, "kepler-namespace", "", "also read Kepler's energy of this namespace from --prometheus (cross-check)")
 	fs.StringVar(&o.keplerPod, "kepler-pod", "", "also read Kepler's energy of this pod from --prometheus")
 	fs.StringVar(&o.keplerContainer, "kepler-container", "", "also read Kepler's energy of this container from --prometheus")
-	fs.StringArrayVar(&o.serverMetrics, "server-metrics", []string{string(scorecard.ServerMetricsAuto)}, "inference server /metrics (KV cache, queue, prefix cache, spec decode, server TTFT/ITL of vLLM, SGLang, TGI or Triton/TensorRT-LLM): auto (scrape <target>/metrics when it serves them), on (required), off, or URLs, one per replica (comma-separated or repeated; counters and histograms are summed)")
+	fs.StringArrayVar(&o.serverMetrics, "server-metrics", []string{string(scorecard.ServerMetricsAuto)}, `inference server /metrics (KV cache, queue, prefix cache, spec decode, server TTFT/ITL of vLLM, SGLang, TGI or Triton/TensorRT-LLM): auto (scrape <target>/metrics when it serves them), on (required), off, or URLs, one per replica (comma-separated or repeated; counters and histograms are summed), or every replica's series read from Prometheus: 'prometheus=http://prometheus:9090,selector={namespace="llm",app="vllm"}'`)
 	fs.StringVar(&o.opencost, "opencost", "", "OpenCost API that prices each window, e.g. http://opencost.opencost:9003")
 	fs.StringVar(&o.opencostNamespace, "opencost-namespace", "", "OpenCost: the namespace to price")
 	fs.StringVar(&o.opencostLabel, "opencost-label", "", "OpenCost: price the allocations with this label, key=value (e.g. app=vllm)")
@@ -1693,8 +1693,23 @@ func (o *scorecardOptions) config(fs *pflag.FlagSet) (scorecard.Config, error) {
 	if o.keplerNamespace != "" || o.keplerPod != "" || o.keplerContainer != "" {
 		c.Kepler = &telemetry.KeplerSelector{Namespace: o.keplerNamespace, Pod: o.keplerPod, Container: o.keplerContainer}
 	}
+	for _, v := range o.serverMetrics {
+		if !isServerMetricsProm(v) {
+			continue
+		}
+		if len(o.serverMetrics) > 1 {
+			return c, usagef("--server-metrics %q: the Prometheus form is given alone (not with URLs, auto, on or off)", v)
+		}
+		if c.ServerMetricsPrometheus, c.ServerMetricsSelector, err = parseServerMetricsProm(v); err != nil {
+			return c, usagef("--server-metrics %q: %v", v, err)
+		}
+		c.ServerMetrics = scorecard.ServerMetricsOn
+	}
 	var sms []string
 	for _, v := range o.serverMetrics {
+		if isServerMetricsProm(v) {
+			break
+		}
 		for _, x := range strings.Split(v, ",") {
 			if x = strings.TrimSpace(x); x != "" {
 				sms = append(sms, x)
@@ -1702,7 +1717,11 @@ func (o *scorecardOptions) config(fs *pflag.FlagSet) (scorecard.Config, error) {
 		}
 	}
 	switch sm := strings.Join(sms, ","); strings.ToLower(sm) {
-	case "auto", "":
+	case "":
+		if c.ServerMetrics == "" {
+			c.ServerMetrics = scorecard.ServerMetricsAuto
+		}
+	case "auto":
 		c.ServerMetrics = scorecard.ServerMetricsAuto
 	case "on", "true":
 		c.ServerMetrics = scorecard.ServerMetricsOn
@@ -1711,7 +1730,7 @@ func (o *scorecardOptions) config(fs *pflag.FlagSet) (scorecard.Config, error) {
 	default:
 		for _, u := range sms {
 			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-				return c, usagef("--server-metrics %q: want auto, on, off or http(s) URLs (comma-separated or repeated, one per replica)", u)
+				return c, usagef("--server-metrics %q: want auto, on, off, http(s) URLs (comma-separated or repeated, one per replica) or prometheus=URL,selector={label matchers}", u)
 			}
 		}
 		c.ServerMetrics, c.ServerMetricsURL, c.ServerMetricsURLs = scorecard.ServerMetricsOn, sms[0], sms[1:]
@@ -1751,6 +1770,86 @@ func (o *scorecardOptions) config(fs *pflag.FlagSet) (scorecard.Config, error) {
 		return c, usagef("%v", err)
 	}
 	return c, nil
+}
+
+// serverMetricsPromForm is the accepted form of --server-metrics' Prometheus
+// source, for error messages.
+const serverMetricsPromForm = `want prometheus=URL,selector={label matchers}, e.g. prometheus=http://prometheus:9090,selector={namespace="llm",app="vllm"} (prometheus= may be left out with --prometheus URL)`
+
+// isServerMetricsProm reports whether a --server-metrics value is the
+// Prometheus form (prometheus=URL,selector={…}).
+func isServerMetricsProm(v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	return strings.HasPrefix(v, "prometheus=") || strings.HasPrefix(v, "selector=")
+}
+
+// parseServerMetricsProm reads prometheus=URL,selector={matchers}: keys
+// separated by commas, the selector's value running to its closing brace
+// (its matchers hold commas) or, without braces, to the end.
+func parseServerMetricsProm(v string) (string, telemetry.Matchers, error) {
+	var promURL, sel string
+	haveSel := false
+	rest := strings.TrimSpace(v)
+	for rest != "" {
+		key, val, ok := strings.Cut(rest, "=")
+		if !ok {
+			return "", nil, fmt.Errorf("%q has no value; %s", key, serverMetricsPromForm)
+		}
+		key = strings.ToLower(strings.TrimSpace(key))
+		val = strings.TrimLeft(val, " ")
+		switch key {
+		case "selector":
+			end := len(val)
+			if strings.HasPrefix(val, "{") {
+				if end = closingBrace(val); end < 0 {
+					return "", nil, fmt.Errorf("selector %q has no closing brace; %s", val, serverMetricsPromForm)
+				}
+				end++
+			}
+			sel, haveSel, rest = val[:end], true, val[end:]
+		case "prometheus":
+			u, r, _ := strings.Cut(val, ",")
+			promURL, rest = strings.TrimSpace(u), ","+r
+			if r == "" {
+				rest = ""
+			}
+		default:
+			return "", nil, fmt.Errorf("unknown key %q; %s", key, serverMetricsPromForm)
+		}
+		rest = strings.TrimSpace(rest)
+		if rest != "" && rest[0] != ',' {
+			return "", nil, fmt.Errorf("unexpected %q after %s=; %s", rest, key, serverMetricsPromForm)
+		}
+		rest = strings.TrimSpace(strings.TrimPrefix(rest, ","))
+	}
+	if !haveSel {
+		return "", nil, fmt.Errorf("no selector: %s", serverMetricsPromForm)
+	}
+	ms, err := telemetry.ParseMatchers(sel)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(ms) == 0 {
+		return "", nil, fmt.Errorf("empty selector (it would sum every server Prometheus holds); %s", serverMetricsPromForm)
+	}
+	return promURL, ms, nil
+}
+
+// closingBrace returns the index of the brace closing s[0] == '{', skipping
+// quoted strings, or -1.
+func closingBrace(s string) int {
+	inQuote := false
+	for i := 1; i < len(s); i++ {
+		switch {
+		case inQuote && s[i] == '\\':
+			i++
+		case s[i] == '"':
+			inQuote = !inQuote
+		case !inQuote && s[i] == '}':
+			return i
+		}
+	}
+	return -1
 }
 
 // metadataOptions are the run-metadata flags of `goodput benchmark`

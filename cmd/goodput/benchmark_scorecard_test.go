@@ -55,6 +55,27 @@ func TestScorecardFlags(t *testing.T) {
 	}
 }
 
+// TestScorecardFlagsServerPrometheus: --server-metrics' Prometheus form,
+// its selector's commas kept, the URL defaulting to --prometheus.
+func TestScorecardFlagsServerPrometheus(t *testing.T) {
+	c, err := parseScorecardFlags(t, "--server-metrics", `prometheus=http://prometheus:9090, selector={namespace="llm",app=~"vllm|llm-d"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ServerMetrics != scorecard.ServerMetricsOn || c.ServerMetricsPrometheus != "http://prometheus:9090" ||
+		c.ServerMetricsSelector.String() != `namespace="llm",app=~"vllm|llm-d"` || c.ServerMetricsURL != "" {
+		t.Errorf("config %+v", c)
+	}
+	c, err = parseScorecardFlags(t, "--prometheus", "http://p:9090", "--server-metrics", `selector={pod=~"vllm-.*"},prometheus=http://q:9090`)
+	if err != nil || c.ServerMetricsPrometheus != "http://q:9090" || c.ServerMetricsSelector.String() != `pod=~"vllm-.*"` {
+		t.Errorf("selector first: %+v, %v", c, err)
+	}
+	c, err = parseScorecardFlags(t, "--prometheus", "http://p:9090", "--server-metrics", `selector=job="vllm",instance!="x"`)
+	if err != nil || c.ServerMetricsPrometheus != "" || c.PrometheusURL != "http://p:9090" || len(c.ServerMetricsSelector) != 2 {
+		t.Errorf("--prometheus's URL: %+v, %v", c, err)
+	}
+}
+
 func TestScorecardFlagErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -67,6 +88,14 @@ func TestScorecardFlagErrors(t *testing.T) {
 		{[]string{"--kepler-pod", "p"}, "give --prometheus URL"},
 		{[]string{"--gpu-selector", "gpu=0"}, "--gpu-selector selects GPUs of --dcgm-url or --nvml"},
 		{[]string{"--server-metrics", "sometimes"}, `--server-metrics "sometimes": want auto, on, off`},
+		{[]string{"--server-metrics", "prometheus=http://prom:9090"}, `--server-metrics "prometheus=http://prom:9090": no selector: want prometheus=URL,selector={label matchers}`},
+		{[]string{"--server-metrics", "prometheus=http://prom:9090,selector={}"}, "empty selector"},
+		{[]string{"--server-metrics", "prometheus=http://prom:9090,selector={app=vllm}"}, `label app: value must be double-quoted`},
+		{[]string{"--server-metrics", `prometheus=http://prom:9090,selector={app="vllm"`}, "has no closing brace"},
+		{[]string{"--server-metrics", `prometheus=http://prom:9090,job="vllm"`}, `unknown key "job"`},
+		{[]string{"--server-metrics", `selector={app="vllm"}`}, `--server-metrics selector={app="vllm"}: which Prometheus? give prometheus=URL in it, or --prometheus URL`},
+		{[]string{"--server-metrics", `prometheus=prom:9090,selector={app="vllm"}`}, `--server-metrics prometheus= "prom:9090": want an absolute http://`},
+		{[]string{"--server-metrics", `prometheus=http://prom:9090,selector={app="vllm"}`, "--server-metrics", "http://vllm:8000/metrics"}, "the Prometheus form is given alone"},
 		{[]string{"--opencost-namespace", "x"}, "need --opencost URL"},
 		{[]string{"--opencost", "http://oc", "--opencost-label", "vllm"}, `--opencost-label "vllm": want key=value`},
 		{[]string{"--opencost", "http://oc", "--gpu-cost-per-hour", "2"}, "choose one price source"},

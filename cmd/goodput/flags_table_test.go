@@ -112,7 +112,7 @@ var invalidFlagValues = map[string][]string{
 	"benchmark --kepler-namespace":         {"ns"},
 	"benchmark --kepler-pod":               {"pod"},
 	"benchmark --kepler-container":         {"c"},
-	"benchmark --server-metrics":           {"sometimes", "http://a:8000/metrics,on"},
+	"benchmark --server-metrics":           {"sometimes", "http://a:8000/metrics,on", "prometheus=http://p:9090", `selector={a="b"}`},
 	"benchmark --metrics-addr":             {"9090", "localhost"},
 	"benchmark --opencost":                 {"not a url"},
 	"benchmark --opencost-namespace":       {"ns"},

@@ -22,7 +22,7 @@ func TestServerMetricsReplicas(t *testing.T) {
 	if c, err = parseScorecardFlags(t, "--server-metrics", "off"); err != nil || c.ServerMetrics != scorecard.ServerMetricsOff || len(c.ServerMetricsURLs) != 0 {
 		t.Errorf("off: %v %+v", err, c)
 	}
-	if _, err = parseScorecardFlags(t, "--server-metrics", "http://a:8000/metrics,on"); err == nil || !strings.Contains(err.Error(), `--server-metrics "on": want auto, on, off or http(s) URLs`) {
+	if _, err = parseScorecardFlags(t, "--server-metrics", "http://a:8000/metrics,on"); err == nil || !strings.Contains(err.Error(), `--server-metrics "on": want auto, on, off, http(s) URLs`) {
 		t.Errorf("mixed: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 // Package promtest starts a real Prometheus server (the Debian package's
 // binary) for integration tests: on 127.0.0.1, scraping one target every
-// second, killed when the test ends. Without the binary the test is
+// second (Start) or several at a chosen interval (StartScrape), killed
+// when the test ends. Without the binary the test is
 // skipped with a message saying how to install it, unless $GOODPUT_CI is
 // set: CI installs it (.ci/run), so there a missing binary fails.
 package promtest
@@ -41,6 +42,20 @@ func (l *Logs) String() string {
 // and returns its base URL once /-/ready answers, and its logs.
 func Start(t testing.TB, ctx context.Context, target, path string) (string, *Logs) {
 	t.Helper()
+	return StartScrape(t, ctx, Scrape{Path: path, Targets: []string{target}})
+}
+
+// Scrape is what StartScrape's Prometheus scrapes.
+type Scrape struct {
+	Job      string        // the job label; default dcgm-exporter
+	Path     string        // default /metrics
+	Interval time.Duration // default 1s (also the scrape timeout)
+	Targets  []string      // host:port each
+}
+
+// StartScrape runs prometheus scraping every target of sc, like Start.
+func StartScrape(t testing.TB, ctx context.Context, sc Scrape) (string, *Logs) {
+	t.Helper()
 	bin, err := exec.LookPath("prometheus")
 	if err != nil {
 		msg := "prometheus binary not found in PATH; install the Debian package (apt-get install -y --no-install-recommends prometheus) to run this integration test"
@@ -56,19 +71,33 @@ func Start(t testing.TB, ctx context.Context, target, path string) (string, *Log
 	addr := l.Addr().String()
 	l.Close()
 	dir := t.TempDir()
-	if path == "" {
-		path = "/metrics"
+	if sc.Path == "" {
+		sc.Path = "/metrics"
 	}
+	if sc.Job == "" {
+		sc.Job = "dcgm-exporter"
+	}
+	if sc.Interval <= 0 {
+		sc.Interval = time.Second
+	}
+	targets := ""
+	for i, tg := range sc.Targets {
+		if i > 0 {
+			targets += ", "
+		}
+		targets += fmt.Sprintf("%q", tg)
+	}
+	iv := fmt.Sprintf("%dms", sc.Interval.Milliseconds())
 	cfg := fmt.Sprintf(`global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
+  scrape_interval: %s
+  scrape_timeout: %s
   evaluation_interval: 1s
 scrape_configs:
-  - job_name: dcgm-exporter
+  - job_name: %s
     metrics_path: %s
     static_configs:
-      - targets: [%q]
-`, path, target)
+      - targets: [%s]
+`, iv, iv, sc.Job, sc.Path, targets)
 	cfgPath := filepath.Join(dir, "prometheus.yml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
