@@ -25,6 +25,12 @@ func (n narratedPlanner) Next(done []sweep.Round) (loadgen.Strategy, bool, error
 	return s, ok, err
 }
 
+// Scale passes the planner's longer rounds (a knee search's extensions)
+// through to the runner.
+func (n narratedPlanner) Scale(done []sweep.Round, next loadgen.Strategy) float64 {
+	return sweep.ScaleOf(n.Planner, done, next)
+}
+
 // kneeBracket describes where the knee stands after the rounds done so
 // far, "" when nothing is known yet or the plan is not a search.
 func kneeBracket(p sweep.Planner, done []sweep.Round) string {

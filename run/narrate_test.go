@@ -34,3 +34,18 @@ func TestKneeBracketNarrows(t *testing.T) {
 		t.Errorf("a list has no bracket, got %q", got)
 	}
 }
+
+// The runner sees the knee search's longer extension rounds through the
+// progress wrapper: an undecided load measured again runs twice as long.
+func TestNarratedPlannerKeepsTheScale(t *testing.T) {
+	undecided := func(streams int, decision string) sweep.Round {
+		b := &report.Benchmark{Extras: &report.Extras{SLO: &report.SLOResult{Pass: true, Decision: decision, Confidence: 0.5}}}
+		return sweep.Round{Strategy: loadgen.Strategy{Kind: loadgen.Concurrent, Streams: streams}, Benchmark: b}
+	}
+	n := narratedPlanner{Planner: sweep.KneeSearch{Start: 8}, live: &liveStats{}}
+	done := []sweep.Round{undecided(8, report.DecisionIndeterminate)}
+	next := loadgen.Strategy{Kind: loadgen.Concurrent, Streams: 8}
+	if got := sweep.ScaleOf(n, done, next); got != 2 {
+		t.Errorf("scale %g, want 2", got)
+	}
+}

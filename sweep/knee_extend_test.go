@@ -55,3 +55,35 @@ func TestKneeExtendsUndecidedSide(t *testing.T) {
 		t.Errorf("knee %+v", kn)
 	}
 }
+
+// TestWrappersKeepTheScale: the planners that wrap a knee search (a stop
+// rule, repeated runs, the throughput-knee grid) pass its longer
+// extension rounds on to the runner; repeated runs count only the current
+// repetition's rounds.
+func TestWrappersKeepTheScale(t *testing.T) {
+	k := KneeSearch{Start: 8}
+	rounds := []Round{
+		decidedRound(8, true, report.DecisionHolds, 0.999),
+		decidedRound(13, false, report.DecisionIndeterminate, 0.7),
+	}
+	next := loadgen.Strategy{Kind: loadgen.Concurrent, Streams: 13}
+	for name, p := range map[string]Planner{
+		"stop":       StopOn(k, loadgen.StopMaxErrors),
+		"repeat":     Repeat(k, 2),
+		"knee grid":  &KneePlanner{Inner: k},
+		"bare":       k,
+		"stop twice": StopOn(StopOn(k, loadgen.StopMaxErrors), loadgen.StopOverSaturation),
+	} {
+		if got := ScaleOf(p, rounds, next); got != 2 {
+			t.Errorf("%s: scale %g, want 2", name, got)
+		}
+	}
+	if got := ScaleOf(List{next}, rounds, next); got != 1 {
+		t.Errorf("a list: scale %g, want 1", got)
+	}
+	r := Repeat(k, 2).(*repeat)
+	r.starts, r.rep = []int{0, 2}, 1
+	if got := ScaleOf(r, append(rounds, decidedRound(8, true, report.DecisionHolds, 0.999)), next); got != 1 {
+		t.Errorf("second repetition: scale %g, want 1 (its own rounds have no 13 yet)", got)
+	}
+}

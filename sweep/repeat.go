@@ -42,6 +42,16 @@ func (r *repeat) Next(done []Round) (loadgen.Strategy, bool, error) {
 	}
 }
 
+// Scale is the inner planner's factor over the current repetition's
+// rounds.
+func (r *repeat) Scale(done []Round, next loadgen.Strategy) float64 {
+	from := 0
+	if len(r.starts) > 0 {
+		from = r.starts[r.rep]
+	}
+	return ScaleOf(r.p, done[from:], next)
+}
+
 // Knee is the inner planner's knee over the first repetition.
 func (r *repeat) Knee(rounds []Round) *report.Knee {
 	end := len(rounds)

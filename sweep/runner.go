@@ -116,11 +116,9 @@ func (r *Runner) Run(ctx context.Context, p Planner) ([]Round, error) {
 			drain = &w
 		}
 		cons := r.Constraints
-		if sc, ok := p.(RoundScaler); ok {
-			if f := sc.Scale(rounds, s); f > 1 {
-				cons.MaxDuration = time.Duration(float64(cons.MaxDuration) * f)
-				cons.MaxRequests = int(float64(cons.MaxRequests) * f)
-			}
+		if f := ScaleOf(p, rounds, s); f > 1 {
+			cons.MaxDuration = time.Duration(float64(cons.MaxDuration) * f)
+			cons.MaxRequests = int(float64(cons.MaxRequests) * f)
 		}
 		round, err := r.round(ctx, i, s, cons, drain)
 		if err != nil {
@@ -142,6 +140,17 @@ func (r *Runner) Run(ctx context.Context, p Planner) ([]Round, error) {
 // undecided load again with more requests.
 type RoundScaler interface {
 	Scale(done []Round, next loadgen.Strategy) float64
+}
+
+// ScaleOf is p's factor for the next round (RoundScaler), 1 when p
+// lengthens no round. A planner that wraps another implements Scale by
+// calling ScaleOf on it, so the wrapped knee search still extends its
+// rounds.
+func ScaleOf(p Planner, done []Round, next loadgen.Strategy) float64 {
+	if sc, ok := p.(RoundScaler); ok {
+		return sc.Scale(done, next)
+	}
+	return 1
 }
 
 // RecordsFlushEvery is how often the request records written during a

@@ -35,6 +35,9 @@ func (s stopOn) Next(done []Round) (loadgen.Strategy, bool, error) {
 	return s.p.Next(done)
 }
 
+// Scale delegates to the wrapped planner.
+func (s stopOn) Scale(done []Round, next loadgen.Strategy) float64 { return ScaleOf(s.p, done, next) }
+
 // Knee delegates to the wrapped planner.
 func (s stopOn) Knee(rounds []Round) *report.Knee { return kneeOf(s.p, rounds) }
 

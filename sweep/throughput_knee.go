@@ -243,6 +243,14 @@ type KneePlanner struct {
 	planned   bool
 }
 
+// Scale is Inner's factor while Inner plans, 1 on the adaptive grid.
+func (k *KneePlanner) Scale(done []Round, next loadgen.Strategy) float64 {
+	if k.planned {
+		return 1
+	}
+	return ScaleOf(k.Inner, done, next)
+}
+
 // Next implements Planner.
 func (k *KneePlanner) Next(done []Round) (loadgen.Strategy, bool, error) {
 	if !k.planned {
