@@ -29,7 +29,7 @@ echo "demo: mock engine (preset tiny) serving on $url"
 $bin benchmark --target "$url" --rate-type knee --rampup 1 \
   --data prompt_tokens=256,output_tokens=128 --processor o200k_base \
   --max-seconds 4 --warmup 1s \
-  --slo ttft_p99=500ms,itl_p95=50ms,error_rate=0.5% --target-load-tok-s 5000 \
+  --slo ttft_p90=500ms,itl_p90=50ms --target-load-tok-s 5000 \
   --dcgm-url "$url/dcgm/metrics" --telemetry-interval 250ms --telemetry-wait 2s \
   --gpu-cost-per-hour 2.5 --currency EUR --pue 1.3 --grid-intensity 56 \
   --label hardware=mock-L4 --label precision=bf16 --label model_revision=demo \
