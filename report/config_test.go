@@ -107,3 +107,33 @@ func TestNewSpecValidation(t *testing.T) {
 		t.Errorf("backend: %s", sc.Spec.Backend)
 	}
 }
+
+// goodput's own request formats are written as GuideLLM's nearest one
+// (GuideLLM's request_format is a closed list its loader checks), with
+// the route the requests went to in api_routes.
+func TestBackendOwnFormatsLoadable(t *testing.T) {
+	for rf, want := range map[string][2]string{
+		"/v1/chat/completions": {"/v1/chat/completions", ""},
+		"/v1/embeddings":       {"/v1/embeddings", ""},
+		"/v1/rerank":           {"/pooling", "/v1/rerank"},
+		"/rerank":              {"/pooling", "/rerank"},
+		"/score":               {"/pooling", "/score"},
+		"/v1/messages":         {"/v1/chat/completions", "/v1/messages"},
+	} {
+		sc, err := NewScenario(SpecInput{Backend: Backend{Target: "http://h:8000", RequestFormat: rf}, Profile: Profile{Kind: "synchronous"},
+			Data: []SyntheticText{{PromptTokens: 10}}})
+		if err != nil {
+			t.Fatalf("%s: %v", rf, err)
+		}
+		var be struct {
+			RequestFormat string            `json:"request_format"`
+			APIRoutes     map[string]string `json:"api_routes"`
+		}
+		if err := json.Unmarshal(sc.Spec.Backend, &be); err != nil {
+			t.Fatal(err)
+		}
+		if be.RequestFormat != want[0] || be.APIRoutes[want[0]] != want[1] || (want[1] == "" && len(be.APIRoutes) != 0) {
+			t.Errorf("%s: request_format %q, api_routes %v; want %q routed to %q", rf, be.RequestFormat, be.APIRoutes, want[0], want[1])
+		}
+	}
+}

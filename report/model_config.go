@@ -294,7 +294,7 @@ type Spec struct {
 type Backend struct {
 	Target         string
 	Model          string
-	RequestFormat  string   // "/v1/chat/completions" (default), "/v1/completions", "/v1/responses" or "/v1/messages"
+	RequestFormat  string   // the route's request type: "/v1/chat/completions" (default), "/v1/completions", "/v1/responses", "/v1/messages", "/v1/rerank"…
 	APIKeySet      bool     // written as "**********"
 	Timeout        *float64 // read timeout, seconds (nil = none)
 	TimeoutConnect float64  // seconds (0 = 5)
@@ -465,10 +465,19 @@ func backendJSON(b Backend) (json.RawMessage, error) {
 	if rf == "" {
 		rf = "/v1/chat/completions"
 	}
+	// GuideLLM's request_format is a closed list: goodput's own formats
+	// are written as GuideLLM's nearest one, the pooling route for vLLM's
+	// and TEI's rerank and score, chat for Anthropic Messages (the same
+	// streamed generation), with the real route in api_routes, so that
+	// GuideLLM loads the report and nothing is hidden.
+	routes := map[string]string{}
 	switch rf {
 	case "/v1/completions", "/v1/chat/completions", "/v1/embeddings", "/v1/responses",
-		"/v1/audio/transcriptions", "/v1/audio/translations", "/pooling",
-		"/v1/messages", "/v1/rerank", "/rerank", "/score": // goodput's own: Anthropic Messages, rerank (Cohere/vLLM, TEI), vLLM's score
+		"/v1/audio/transcriptions", "/v1/audio/translations", "/pooling":
+	case "/v1/rerank", "/rerank", "/score":
+		routes["/pooling"], rf = rf, "/pooling"
+	case "/v1/messages":
+		routes["/v1/chat/completions"], rf = rf, "/v1/chat/completions"
 	default:
 		return nil, fmt.Errorf("spec: request format %q is not one of GuideLLM's (/v1/chat/completions, /v1/completions, …) or one of goodput's (/v1/messages, /v1/rerank, /rerank, /score)", rf)
 	}
@@ -482,7 +491,7 @@ func backendJSON(b Backend) (json.RawMessage, error) {
 	} else {
 		w.Field("api_key", nil)
 	}
-	w.Field("api_routes", map[string]string{})
+	w.Field("api_routes", routes)
 	if b.Timeout != nil {
 		w.Field("timeout", Float(*b.Timeout))
 	} else {

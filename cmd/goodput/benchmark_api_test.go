@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,9 +42,10 @@ func TestBenchmarkResponsesAndMessages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Contains(raw, []byte(`"request_format": "/v1/`+rt+`"`)) && !bytes.Contains(raw, []byte(`"request_format":"/v1/`+rt+`"`)) {
-			t.Fatalf("%s: report does not name request_format /v1/%s", rt, rt)
+		if flat := strings.ReplaceAll(string(raw), " ", ""); !strings.Contains(flat, `"request_format":"/v1/`+rt+`"`) && !strings.Contains(flat, `":"/v1/`+rt+`"`) {
+			t.Fatalf("%s: report names neither request_format /v1/%s nor a route to it in api_routes", rt, rt)
 		}
+		guideLLMLoads(t, filepath.Join(dir, rt, "benchmarks.json"))
 		for _, name := range []string{"benchmarks.json", "requests.jsonl"} {
 			if b, _ := os.ReadFile(filepath.Join(dir, rt, name)); bytes.Contains(b, []byte("sk-SENTINEL")) {
 				t.Fatalf("%s/%s contains the API key", rt, name)
@@ -114,5 +116,20 @@ func TestProfileResponsesAndMessages(t *testing.T) {
 		if ic.Endpoint.Type != typ || len(ic.Endpoint.URLs) != 1 || !strings.HasSuffix(ic.Endpoint.URLs[0], "/v1/"+typ) {
 			t.Errorf("%s: endpoint %+v", typ, ic.Endpoint)
 		}
+	}
+}
+
+// guideLLMLoads runs GuideLLM v0.7.3's loader rules
+// (report/testdata/guidellm_v2_check.py) on a report; skipped without
+// python3.
+func guideLLMLoads(t *testing.T, path string) {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not found: cannot run the GuideLLM v2 checker")
+	}
+	out, err := exec.Command(py, filepath.Join("..", "..", "report", "testdata", "guidellm_v2_check.py"), path).CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "OK" {
+		t.Errorf("GuideLLM v0.7.3 would not load %s: %v\n%s", path, err, out)
 	}
 }

@@ -231,16 +231,31 @@ func addSessionMetrics(x *Export, b *report.Benchmark) {
 // The parts of GuideLLM's scenario the input_config needs, read loosely
 // (reports from other tools may lack any of them).
 type scenarioBackend struct {
-	Target        string   `json:"target"`
-	Model         string   `json:"model"`
-	RequestFormat string   `json:"request_format"`
-	Stream        *bool    `json:"stream"`
-	Timeout       *float64 `json:"timeout"`
-	MaxTokens     *int     `json:"max_tokens"`
+	Target        string            `json:"target"`
+	Model         string            `json:"model"`
+	RequestFormat string            `json:"request_format"`
+	APIRoutes     map[string]string `json:"api_routes"`
+	Stream        *bool             `json:"stream"`
+	Timeout       *float64          `json:"timeout"`
+	MaxTokens     *int              `json:"max_tokens"`
 	Extras        *struct {
 		Headers map[string]string `json:"headers"`
 		Body    json.RawMessage   `json:"body"`
 	} `json:"extras"`
+}
+
+// route is the path the requests went to: request_format, unless
+// api_routes sends that format to a route of goodput's own (rerank, score
+// and Anthropic Messages are written as GuideLLM's nearest format).
+func (b scenarioBackend) route() string {
+	rf := b.RequestFormat
+	if rf == "" {
+		rf = "/v1/chat/completions"
+	}
+	if r := b.APIRoutes[rf]; strings.HasPrefix(r, "/") {
+		return r
+	}
+	return rf
 }
 
 type scenarioData struct {
@@ -272,7 +287,7 @@ func poolingReport(rep *report.Report) bool {
 	if rep.Config == nil || len(rep.Config.Spec.Backend) == 0 || json.Unmarshal(rep.Config.Spec.Backend, &be) != nil {
 		return false
 	}
-	switch be.RequestFormat {
+	switch be.route() {
 	case "/v1/embeddings", "/v1/rerank", "/rerank", "/score":
 		return true
 	}
@@ -326,10 +341,7 @@ func aiperfInputConfig(rep *report.Report, b *report.Benchmark, opts Options) (j
 	}
 	if be.Target != "" {
 		ep := report.NewOrderedObject()
-		rf := be.RequestFormat
-		if rf == "" {
-			rf = "/v1/chat/completions"
-		}
+		rf := be.route()
 		urls := []string{strings.TrimRight(be.Target, "/") + rf}
 		if g := b.Extras; g != nil && len(g.ByTarget) > 1 {
 			urls = urls[:0]
