@@ -14,6 +14,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/goodput-dev/goodput/internal/redact"
@@ -98,6 +99,11 @@ type ClientConfig struct {
 	RequestTimeout time.Duration
 
 	MaxConns int // connection pool size hint; default 1024
+	// LocalAddrs are source IP addresses new connections take in turn:
+	// one source IP opens at most its ephemeral ports' worth of
+	// connections (about 28,000) to one server address and port. Empty:
+	// the system picks.
+	LocalAddrs []string
 
 	DisableHTTP2    bool // never negotiate HTTP/2 (it is offered on TLS by default)
 	FollowRedirects bool // follow 3xx responses (default: report them as errors)
@@ -145,6 +151,26 @@ type Client struct {
 type extraField struct {
 	key string
 	raw []byte
+}
+
+// localDialers is a dialer per ClientConfig.LocalAddrs entry, or one
+// without a source address.
+func localDialers(cfg ClientConfig) ([]*net.Dialer, error) {
+	base := net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+	if len(cfg.LocalAddrs) == 0 {
+		return []*net.Dialer{&base}, nil
+	}
+	ds := make([]*net.Dialer, 0, len(cfg.LocalAddrs))
+	for _, a := range cfg.LocalAddrs {
+		ip := net.ParseIP(strings.TrimSpace(a))
+		if ip == nil {
+			return nil, fmt.Errorf("local address %q: want an IP address, e.g. 127.0.0.2", a)
+		}
+		d := base
+		d.LocalAddr = &net.TCPAddr{IP: ip}
+		ds = append(ds, &d)
+	}
+	return ds, nil
 }
 
 // NewClient validates cfg and builds a client on clock.
@@ -252,13 +278,20 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 		}
 		tlsConf.RootCAs = pool
 	}
-	dialer := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
-	dial := dialer.DialContext
+	dialers, err := localDialers(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var next atomic.Uint64
+	pick := func() *net.Dialer { return dialers[(next.Add(1)-1)%uint64(len(dialers))] }
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return pick().DialContext(ctx, network, addr)
+	}
 	if !cfg.UserTimestamps {
 		// Collected with the client; the runtime's finalizer closes it.
 		c.rxHolder = holdRxStamps()
 		dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			return dialStamped(ctx, dialer, network, addr)
+			return dialStamped(ctx, pick(), network, addr)
 		}
 	}
 	tr := &http.Transport{

@@ -48,6 +48,10 @@ type Server struct {
 	srv      *http.Server
 	ln       net.Listener
 	served   chan struct{} // closed when srv.Serve returns
+	// more are the addresses Listen added: their base URLs and a channel
+	// closed when each one's Serve returns.
+	moreURLs   []string
+	moreServed []chan struct{}
 	dcgmSrv  *http.Server  // the DCGMAddr listener's server, if any
 	dcgmLn   net.Listener
 	dcgmDone chan struct{} // closed when dcgmSrv.Serve returns
@@ -269,6 +273,49 @@ func (s *Server) Start(addr string) error {
 	return nil
 }
 
+// Listen serves the same endpoints on one more address, after Start: one
+// client IP reaches one server address and port from at most its
+// ephemeral ports (about 28,000 by Linux's default), so tens of thousands
+// of streams need several. It returns the address's base URL.
+func (s *Server) Listen(addr string) (string, error) {
+	addr, err := listenAddr(addr)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return "", errors.New("mock: Listen after Close")
+	case s.srv == nil:
+		return "", errors.New("mock: Listen before Start")
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("mock: listening on %s: %w", addr, err)
+	}
+	done := make(chan struct{})
+	s.moreURLs = append(s.moreURLs, "http://"+ln.Addr().String())
+	s.moreServed = append(s.moreServed, done)
+	srv := s.srv
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln) // closed with srv by Close
+	}()
+	return s.moreURLs[len(s.moreURLs)-1], nil
+}
+
+// URLs returns the base URL of every address served: Start's, then
+// Listen's in order.
+func (s *Server) URLs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln == nil {
+		return nil
+	}
+	return append([]string{"http://" + s.ln.Addr().String()}, s.moreURLs...)
+}
+
 // listenAddr applies Start's defaults to addr.
 func listenAddr(addr string) (string, error) {
 	if addr == "" {
@@ -307,15 +354,18 @@ func (s *Server) Close() error {
 	if s.inflight == 0 {
 		close(s.idle)
 	}
-	srv, served := s.srv, s.served
+	srv, served, more := s.srv, s.served, s.moreServed
 	dsrv, ddone := s.dcgmSrv, s.dcgmDone
 	s.mu.Unlock()
 
 	s.cancel() // wakes every admitted handler and stops the engine
 	var err error
 	if srv != nil {
-		err = srv.Close() // closes the listener and every connection
+		err = srv.Close() // closes the listeners and every connection
 		<-served
+		for _, d := range more {
+			<-d
+		}
 	}
 	if dsrv != nil {
 		if derr := dsrv.Close(); err == nil {

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/goodput-dev/goodput/loadgen"
@@ -47,5 +48,17 @@ func TestNarratedPlannerKeepsTheScale(t *testing.T) {
 	next := loadgen.Strategy{Kind: loadgen.Concurrent, Streams: 8}
 	if got := sweep.ScaleOf(n, done, next); got != 2 {
 		t.Errorf("scale %g, want 2", got)
+	}
+}
+
+func TestOpenFilesWarning(t *testing.T) {
+	if w := openFilesWarning(1024, 960); w != "" {
+		t.Errorf("960 streams under 1024 files: %q", w)
+	}
+	if w := openFilesWarning(1024, 1000); w == "" || !strings.Contains(w, "1024") || !strings.Contains(w, "1000 connections") {
+		t.Errorf("1000 streams under 1024 files: %q", w)
+	}
+	if openFilesWarning(0, 50000) != "" || openFilesWarning(1024, 0) != "" {
+		t.Error("a warning although the limit or the streams are unknown")
 	}
 }

@@ -54,6 +54,7 @@ type benchOptions struct {
 	maxConcurrency                                   int
 	users                                            int // --rate-type user_centric
 	rampup                                           float64
+	localAddrs                                       []string
 	apiKey                                           string
 	headers                                          []string
 	sessionHeader                                    string // conversations: a header carrying each session's id
@@ -144,6 +145,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.BoolVar(&o.noStreamUsage, "no-stream-usage", false, "omit stream_options (for servers that reject include_usage/continuous_usage_stats)")
 	fs.BoolVar(&o.noIgnoreEOS, "no-ignore-eos", false, "never send ignore_eos (output lengths then depend on the model)")
 	fs.StringVar(&o.maxTokensField, "max-tokens-field", "", "max_tokens or max_completion_tokens (default: max_completion_tokens for chat, max_tokens for completions)")
+	fs.StringSliceVar(&o.localAddrs, "local-addrs", nil, "source IP addresses new connections take in turn (comma-separated or repeated), e.g. 127.0.0.2,127.0.0.3: one source IP opens at most about 28,000 connections to one server address and port")
 	fs.StringVar(&o.rxTimestamps, "rx-timestamps", "kernel", "when a response byte arrived: kernel (the kernel's receive timestamp, so the client's own scheduling delays stay out of TTFT and ITL; Linux, HTTP/1.1, else the read time) or user (the time the read returned, as other load generators measure)")
 	fs.StringVar(&o.caFile, "ca-file", "", "PEM file of extra CA certificates for https targets")
 	fs.BoolVar(&o.insecure, "insecure", false, "skip TLS certificate verification")
@@ -671,7 +673,12 @@ func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 		NoStream: o.noStream, NoStreamUsage: o.noStreamUsage, NoIgnoreEOS: o.noIgnoreEOS,
 		MaxTokensField: o.maxTokensField, CAFile: o.caFile, Insecure: o.insecure,
 		ConnectTimeout: o.connectTimeout, StallTimeout: negIfZero(o.stallTimeout), RequestTimeout: negIfZero(o.requestTimeout),
-		UserTimestamps: o.rxTimestamps == "user",
+		UserTimestamps: o.rxTimestamps == "user", LocalAddrs: o.localAddrs,
+	}
+	for _, a := range o.localAddrs {
+		if net.ParseIP(strings.TrimSpace(a)) == nil {
+			return usagef("--local-addrs %q: want IP addresses of this machine, comma-separated, e.g. 127.0.0.2,127.0.0.3", a)
+		}
 	}
 	if o.connectTimeout <= 0 {
 		return usagef("--connect-timeout %v: want a positive duration", o.connectTimeout)

@@ -30,7 +30,12 @@ func runMock(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("listening on %s: %w", o.addr, err)
 	}
 	defer srv.Close()
-	fmt.Fprintf(e.stdout, "goodput mock serving %q on %s (Ctrl-C to stop)\n", cfg.Model, srv.URL())
+	for _, addr := range o.listen {
+		if _, err := srv.Listen(addr); err != nil {
+			return fmt.Errorf("--listen %s: %w", addr, err)
+		}
+	}
+	fmt.Fprintf(e.stdout, "goodput mock serving %q on %s (Ctrl-C to stop)\n", cfg.Model, strings.Join(srv.URLs(), ", "))
 	dcgm := srv.URL() + "/dcgm/metrics"
 	if u := srv.DCGMURL(); u != "" {
 		dcgm += " and " + u + "/metrics"
@@ -47,7 +52,7 @@ func runMock(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, describeSessionTTFT(&cfg, *o.session))
 	}
 	if o.urlFile != "" {
-		if err := os.WriteFile(o.urlFile, []byte(srv.URL()+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(o.urlFile, []byte(strings.Join(srv.URLs(), ",")+"\n"), 0o644); err != nil {
 			return fmt.Errorf("--url-file: %w", err)
 		}
 	}
@@ -58,7 +63,8 @@ func runMock(ctx context.Context, e *env, args []string) error {
 // mockOptions is what the mock command's flags ask for.
 type mockOptions struct {
 	cfg     mock.Config
-	addr    string // host:port to listen on
+	addr    string   // host:port to listen on
+	listen  []string // --listen: more host:port addresses served alike
 	urlFile string
 	preset  string         // --preset as given
 	knee    mock.Workload  // request shape of the analytic knee; zero without a capacity model
@@ -73,7 +79,8 @@ func parseMockFlags(e *env, args []string) (*mockOptions, error) {
 	fs := newFlagSet("mock", "mock [flags]", e.stdout)
 	host := fs.String("host", "127.0.0.1", "address to bind (the mock binds loopback unless told otherwise)")
 	port := fs.Int("port", 8000, "port to listen on (0 picks a free one)")
-	urlFile := fs.String("url-file", "", "write the served base URL to this file once listening (for scripts)")
+	urlFile := fs.String("url-file", "", "write the served base URL to this file once listening (for scripts; with --listen, every URL, comma-separated, as --target takes them)")
+	listen := fs.StringArray("listen", nil, "also serve on this host:port (repeatable), e.g. 127.0.0.2:8000: one client IP opens at most about 28,000 connections to one address and port, so tens of thousands of streams need several (goodput benchmark --target URL1,URL2)")
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "served model name")
 	lora := fs.StringSlice("lora-modules", nil, "LoRA adapters served as extra models, as vLLM's --lora-modules: name=path, comma-separated or repeated (listed by /v1/models, accepted as a request's model)")
 	fs.StringVar(&cfg.Version, "server-version", cfg.Version, "what GET /version reports")
@@ -159,7 +166,12 @@ func parseMockFlags(e *env, args []string) (*mockOptions, error) {
 		}
 		cfg.LoRAModules = append(cfg.LoRAModules, mod)
 	}
-	return &mockOptions{cfg: cfg, addr: net.JoinHostPort(*host, strconv.Itoa(*port)), urlFile: *urlFile,
+	for _, a := range *listen {
+		if h, p, err := net.SplitHostPort(a); err != nil || h == "" || p == "" {
+			return nil, usagef("--listen %q: want host:port, e.g. 127.0.0.2:8000 (port 0 picks a free one)", a)
+		}
+	}
+	return &mockOptions{cfg: cfg, addr: net.JoinHostPort(*host, strconv.Itoa(*port)), listen: *listen, urlFile: *urlFile,
 		preset: *preset, knee: knee, session: session, caps: cf}, nil
 }
 
