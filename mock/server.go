@@ -52,9 +52,9 @@ type Server struct {
 	// closed when each one's Serve returns.
 	moreURLs   []string
 	moreServed []chan struct{}
-	dcgmSrv  *http.Server  // the DCGMAddr listener's server, if any
-	dcgmLn   net.Listener
-	dcgmDone chan struct{} // closed when dcgmSrv.Serve returns
+	dcgmSrv    *http.Server // the DCGMAddr listener's server, if any
+	dcgmLn     net.Listener
+	dcgmDone   chan struct{} // closed when dcgmSrv.Serve returns
 
 	// newSchedule makes a request's token schedule: the seam for a capacity
 	// model. New sets it to the independent per-request latency model.
