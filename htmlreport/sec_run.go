@@ -273,6 +273,9 @@ func renderRounds(p *page, v *runView) {
 			if g.Client.ArrivalTimestamps != "" {
 				title += "; arrival timestamps: " + g.Client.ArrivalTimestamps
 			}
+			if g.Client.HTTPClient != "" {
+				title += "; HTTP client: " + g.Client.HTTPClient
+			}
 			client = cell{text: "ok", title: title}
 			if g.Client.Saturated {
 				client = cell{text: "saturated", class: "fail", title: g.Client.Reason}

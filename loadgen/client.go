@@ -105,7 +105,11 @@ type ClientConfig struct {
 	// the system picks.
 	LocalAddrs []string
 
-	DisableHTTP2    bool // never negotiate HTTP/2 (it is offered on TLS by default)
+	DisableHTTP2 bool // never negotiate HTTP/2 (it is offered on TLS by default)
+	// HTTPClient picks the implementation that sends requests:
+	// HTTPClientAuto (the default), HTTPClientGoodput or HTTPClientNet
+	// (see h1.go).
+	HTTPClient      string
 	FollowRedirects bool // follow 3xx responses (default: report them as errors)
 
 	// UserTimestamps stamps each response byte's arrival when the read
@@ -135,7 +139,8 @@ type Client struct {
 	cfg       ClientConfig
 	decode    func([]byte, *sse.Chunk) error // one stream event
 	decodeAll func([]byte, *sse.Chunk) error // a non-streaming body
-	http      *http.Client
+	http      *http.Client                   // net/http: side requests, and targets it serves
+	h1        *h1Transport                   // goodput's own HTTP/1.1 client, nil when no target uses it
 	clock     *Clock
 	extra     []extraField
 	maxField  string
@@ -316,6 +321,22 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 	if !cfg.FollowRedirects {
 		c.http.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	}
+	h1 := &h1Transport{dial: dial, tls: tlsConf, tlsTimeout: cfg.ConnectTimeout, maxIdle: cfg.MaxConns, idleTimeout: tr.IdleConnTimeout}
+	for _, t := range targets {
+		own, err := ownClient(cfg, t.base, tr.Proxy)
+		if err != nil {
+			return nil, err
+		}
+		t.http = c.http
+		if own {
+			c.h1 = h1
+			t.http = &http.Client{Transport: h1, CheckRedirect: c.http.CheckRedirect}
+			t.client = HTTPClientGoodput
+			if !cfg.FollowRedirects {
+				t.direct = h1
+			}
+		}
+	}
 	var secrets []string
 	if cfg.APIKey != "" {
 		secrets = append(secrets, cfg.APIKey, "***")
@@ -427,7 +448,64 @@ func (c *Client) BaseURL() string { return c.baseURL }
 func (c *Client) Redact(s string) string { return c.redactor.Replace(s) }
 
 // CloseIdle closes idle pooled connections.
-func (c *Client) CloseIdle() { c.http.CloseIdleConnections() }
+func (c *Client) CloseIdle() {
+	c.http.CloseIdleConnections()
+	if c.h1 != nil {
+		c.h1.closeIdle()
+	}
+}
+
+// HTTPClients says which implementation sends each target's requests
+// (HTTPClientGoodput or HTTPClientNet), in the order of the targets.
+func (c *Client) HTTPClients() []string {
+	out := make([]string, len(c.targets))
+	for i, t := range c.targets {
+		out[i] = t.client
+	}
+	return out
+}
+
+// httpClientLabel names what sends the requests, for the report: one
+// implementation, or each with its target count.
+func (c *Client) httpClientLabel() string {
+	own := 0
+	for _, t := range c.targets {
+		if t.client == HTTPClientGoodput {
+			own++
+		}
+	}
+	switch own {
+	case len(c.targets):
+		return HTTPClientGoodput
+	case 0:
+		return HTTPClientNet
+	}
+	return fmt.Sprintf("%s for %d of %d targets, else %s", HTTPClientGoodput, own, len(c.targets), HTTPClientNet)
+}
+
+// ownClient says whether goodput's own HTTP/1.1 client serves the target
+// at base under cfg.HTTPClient: forced, or, by default, for plain HTTP and
+// for TLS without HTTP/2, when proxy gives no proxy for it.
+func ownClient(cfg ClientConfig, base string, proxy func(*http.Request) (*url.URL, error)) (bool, error) {
+	switch cfg.HTTPClient {
+	case HTTPClientGoodput:
+		return true, nil
+	case HTTPClientNet:
+		return false, nil
+	case "", HTTPClientAuto:
+	default:
+		return false, fmt.Errorf("HTTP client %q: want %s, %s or %s", cfg.HTTPClient, HTTPClientAuto, HTTPClientGoodput, HTTPClientNet)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return false, err
+	}
+	if u.Scheme == "https" && !cfg.DisableHTTP2 {
+		return false, nil // HTTP/2 may be negotiated
+	}
+	via, err := proxy(&http.Request{URL: u})
+	return err == nil && via == nil, nil
+}
 
 // NormalizeTarget validates a target URL and strips a trailing "/" and
 // "/v1" (GuideLLM's rule).

@@ -40,8 +40,23 @@ type conn struct {
 	tools sse.ToolCallAccumulator
 }
 
-func newConn() *conn {
-	return &conn{buf: make([]byte, 16<<10), body: make([]byte, 0, 4<<10), parser: sse.NewParser()}
+func newConn() *conn { return newConnSized(16 << 10) }
+
+// newConnSized is a conn whose reads take up to buf bytes. The request
+// body's buffer grows with the requests sent.
+func newConnSized(buf int) *conn {
+	return &conn{buf: make([]byte, buf), parser: sse.NewParser()}
+}
+
+// newConn is a conn sized for the client. goodput's own client keeps
+// what a read brought in its connection's pooled buffer, so a stream's
+// own buffer need not be large: a token event is a few hundred bytes,
+// and a larger read is fed to the parser in pieces, without system calls.
+func (c *Client) newConn() *conn {
+	if c.h1 != nil {
+		return newConnSized(1 << 10)
+	}
+	return newConn()
 }
 
 // streamState follows one response stream.
@@ -125,7 +140,7 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 	}
 
 	rec.Dispatched = c.clock.Now()
-	resp, err := c.http.Do(hreq)
+	resp, err := tg.do(hreq)
 	if err != nil {
 		c.failCtx(ctx, rec, err)
 		return
@@ -204,6 +219,11 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 				return
 			}
 			break
+		}
+	}
+	if st.done && st.fail == record.ErrNone {
+		if b, ok := resp.Body.(interface{ streamComplete() }); ok {
+			b.streamComplete()
 		}
 	}
 	// The stream ended when its last bytes arrived.

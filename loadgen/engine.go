@@ -159,7 +159,7 @@ func (e *Engine) Live() Live { return Live{InFlight: e.inflight.Load(), Sent: e.
 func NewEngine(c *Client) *Engine {
 	e := &Engine{client: c, clock: c.clock}
 	e.recs.New = func() any { return record.New() }
-	e.conns.New = func() any { return newConn() }
+	e.conns.New = func() any { return c.newConn() }
 	return e
 }
 
@@ -356,6 +356,7 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 		res.StopTime = res.End
 	}
 	res.Client = r.mon.finish()
+	res.Client.HTTPClient = e.client.httpClientLabel()
 	if r.sat != nil {
 		res.Saturation = r.sat.state()
 	}

@@ -406,10 +406,14 @@ func TestTLSArrivalTimestamps(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		http2  bool
+		client string
 		kernel bool
 	}{
-		{"HTTP/2", true, false},
-		{"HTTP/1.1", false, rxStampsAvailable},
+		{"HTTP/2", true, HTTPClientAuto, false},
+		{"HTTP/1.1", false, HTTPClientAuto, rxStampsAvailable},
+		// goodput's own client offers only HTTP/1.1, even to a server
+		// that would speak HTTP/2.
+		{"HTTP/1.1, goodput's client", false, HTTPClientGoodput, rxStampsAvailable},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			mux := http.NewServeMux()
@@ -425,10 +429,17 @@ func TestTLSArrivalTimestamps(t *testing.T) {
 				ssetest.OK(w)
 			})
 			srv := httptest.NewUnstartedServer(mux)
-			srv.EnableHTTP2 = c.http2
+			srv.EnableHTTP2 = c.http2 || c.client == HTTPClientGoodput
 			srv.StartTLS()
 			t.Cleanup(srv.Close)
-			e := newEngine(t, ClientConfig{Target: srv.URL, Insecure: true})
+			e := newEngine(t, ClientConfig{Target: srv.URL, Insecure: true, HTTPClient: c.client})
+			want := HTTPClientNet
+			if c.client == HTTPClientGoodput {
+				want = HTTPClientGoodput
+			}
+			if got := e.Client().HTTPClients(); len(got) != 1 || got[0] != want {
+				t.Fatalf("HTTP clients %v, want %s", got, want)
+			}
 			res, recs := collect(t, e, context.Background(), Benchmark{
 				Strategy: Strategy{Kind: Concurrent, Streams: 2}, Constraints: Constraints{MaxRequests: 4},
 				Source: fixedSource{NewRequest("", "hello", 3)},

@@ -68,6 +68,9 @@ func streamForever(s *faultServer, w http.ResponseWriter, r *http.Request) {
 	ssetest.Forever(w, r, s.done)
 }
 
+// httpClients are the implementations the fault suites run against.
+var httpClients = []string{HTTPClientGoodput, HTTPClientNet}
+
 func TestFaultClassification(t *testing.T) {
 	stall := func(c *ClientConfig) { c.StallTimeout = 150 * time.Millisecond }
 	noTimeouts := func(c *ClientConfig) { c.StallTimeout, c.RequestTimeout = -1, -1 }
@@ -169,48 +172,50 @@ func TestFaultClassification(t *testing.T) {
 		{name: "streams forever: benchmark end", max: -1, client: noTimeouts, handler: streamForever, cons: Constraints{MaxDuration: 300 * time.Millisecond},
 			want: faultWant{status: record.StatusIncomplete, class: record.ErrCancelled, http: 200, tokens: true}, stop: StopMaxDuration},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := startFaultServer(t, "127.0.0.1:0", tc.handler)
-			base := leaktest.Snapshot()
-			cfg := ClientConfig{Target: srv.url(), Model: "m", StallTimeout: 5 * time.Second, RequestTimeout: 10 * time.Second}
-			if tc.client != nil {
-				tc.client(&cfg)
-			}
-			c, err := NewClient(cfg, NewClock())
-			if err != nil {
-				t.Fatal(err)
-			}
-			cons, stop, maxTok := tc.cons, tc.stop, tc.max
-			if cons == (Constraints{}) {
-				cons = Constraints{MaxRequests: 4}
-			}
-			if stop == "" {
-				stop = StopMaxRequests
-			}
-			if maxTok == 0 {
-				maxTok = 8
-			}
-			e := NewEngine(c)
-			res, recs := collect(t, e, context.Background(), Benchmark{
-				Strategy: Strategy{Kind: Concurrent, Streams: 2}, Constraints: cons, Source: fixedSource{NewRequest("", "x", maxTok)},
+	for _, hc := range httpClients {
+		for _, tc := range cases {
+			t.Run(hc+"/"+tc.name, func(t *testing.T) {
+				srv := startFaultServer(t, "127.0.0.1:0", tc.handler)
+				base := leaktest.Snapshot()
+				cfg := ClientConfig{Target: srv.url(), Model: "m", StallTimeout: 5 * time.Second, RequestTimeout: 10 * time.Second, HTTPClient: hc}
+				if tc.client != nil {
+					tc.client(&cfg)
+				}
+				c, err := NewClient(cfg, NewClock())
+				if err != nil {
+					t.Fatal(err)
+				}
+				cons, stop, maxTok := tc.cons, tc.stop, tc.max
+				if cons == (Constraints{}) {
+					cons = Constraints{MaxRequests: 4}
+				}
+				if stop == "" {
+					stop = StopMaxRequests
+				}
+				if maxTok == 0 {
+					maxTok = 8
+				}
+				e := NewEngine(c)
+				res, recs := collect(t, e, context.Background(), Benchmark{
+					Strategy: Strategy{Kind: Concurrent, Streams: 2}, Constraints: cons, Source: fixedSource{NewRequest("", "x", maxTok)},
+				})
+				if res.StopReason != stop || res.Interrupted {
+					t.Fatalf("stop reason %q (interrupted %v), want %q", res.StopReason, res.Interrupted, stop)
+				}
+				if len(recs) == 0 || int64(len(recs)) != res.Created || res.Successful+res.Errored+res.Incomplete != res.Created {
+					t.Fatalf("%d records, result %+v: every request must be accounted for", len(recs), res)
+				}
+				if cons.MaxRequests > 0 && len(recs) != cons.MaxRequests {
+					t.Fatalf("%d records, want %d: the run must go on after a failed request", len(recs), cons.MaxRequests)
+				}
+				for _, r := range recs {
+					checkRecord(t, r, tc.want)
+				}
+				t.Logf("%s/%s HTTP %d: %q", recs[0].Status, recs[0].ErrorClass, recs[0].HTTPStatus, recs[0].Error)
+				c.CloseIdle()
+				leaktest.Check(t, base, noOpenConns(srv))
 			})
-			if res.StopReason != stop || res.Interrupted {
-				t.Fatalf("stop reason %q (interrupted %v), want %q", res.StopReason, res.Interrupted, stop)
-			}
-			if len(recs) == 0 || int64(len(recs)) != res.Created || res.Successful+res.Errored+res.Incomplete != res.Created {
-				t.Fatalf("%d records, result %+v: every request must be accounted for", len(recs), res)
-			}
-			if cons.MaxRequests > 0 && len(recs) != cons.MaxRequests {
-				t.Fatalf("%d records, want %d: the run must go on after a failed request", len(recs), cons.MaxRequests)
-			}
-			for _, r := range recs {
-				checkRecord(t, r, tc.want)
-			}
-			t.Logf("%s/%s HTTP %d: %q", recs[0].Status, recs[0].ErrorClass, recs[0].HTTPStatus, recs[0].Error)
-			c.CloseIdle()
-			leaktest.Check(t, base, noOpenConns(srv))
-		})
+		}
 	}
 }
 
@@ -269,26 +274,28 @@ func TestFaultNonStreaming(t *testing.T) {
 			_, _ = io.WriteString(w, `{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi there"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`)
 		}, faultWant{status: record.StatusSuccessful, http: 200}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := startFaultServer(t, "127.0.0.1:0", tc.handler)
-			base := leaktest.Snapshot()
-			c, err := NewClient(ClientConfig{Target: srv.url(), Model: "m", NoStream: true, StallTimeout: 5 * time.Second}, NewClock())
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, recs := collect(t, NewEngine(c), context.Background(), Benchmark{
-				Strategy: Strategy{Kind: Concurrent, Streams: 2}, Constraints: Constraints{MaxRequests: 4}, Source: fixedSource{NewRequest("", "x", 8)},
+	for _, hc := range httpClients {
+		for _, tc := range cases {
+			t.Run(hc+"/"+tc.name, func(t *testing.T) {
+				srv := startFaultServer(t, "127.0.0.1:0", tc.handler)
+				base := leaktest.Snapshot()
+				c, err := NewClient(ClientConfig{Target: srv.url(), Model: "m", NoStream: true, StallTimeout: 5 * time.Second, HTTPClient: hc}, NewClock())
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, recs := collect(t, NewEngine(c), context.Background(), Benchmark{
+					Strategy: Strategy{Kind: Concurrent, Streams: 2}, Constraints: Constraints{MaxRequests: 4}, Source: fixedSource{NewRequest("", "x", 8)},
+				})
+				if len(recs) != 4 || res.StopReason != StopMaxRequests {
+					t.Fatalf("%d records, result %+v", len(recs), res)
+				}
+				for _, r := range recs {
+					checkRecord(t, r, tc.want)
+				}
+				c.CloseIdle()
+				leaktest.Check(t, base, noOpenConns(srv))
 			})
-			if len(recs) != 4 || res.StopReason != StopMaxRequests {
-				t.Fatalf("%d records, result %+v", len(recs), res)
-			}
-			for _, r := range recs {
-				checkRecord(t, r, tc.want)
-			}
-			c.CloseIdle()
-			leaktest.Check(t, base, noOpenConns(srv))
-		})
+		}
 	}
 }
 
@@ -298,6 +305,12 @@ func TestFaultNonStreaming(t *testing.T) {
 // sent for it (the server's own account, by request id), and requests
 // after the burst succeed.
 func TestFaultErrorBurst(t *testing.T) {
+	for _, hc := range httpClients {
+		t.Run(hc, func(t *testing.T) { testFaultErrorBurst(t, hc) })
+	}
+}
+
+func testFaultErrorBurst(t *testing.T, hc string) {
 	var first atomic.Int64
 	var n atomic.Int64
 	codes := []int{429, 500, 503}
@@ -316,7 +329,7 @@ func TestFaultErrorBurst(t *testing.T) {
 		ssetest.OK(w)
 	})
 	base := leaktest.Snapshot()
-	c, err := NewClient(ClientConfig{Target: srv.url(), Model: "m"}, NewClock())
+	c, err := NewClient(ClientConfig{Target: srv.url(), Model: "m", HTTPClient: hc}, NewClock())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,162 +376,166 @@ func TestFaultErrorBurst(t *testing.T) {
 // by the kill are disconnects; after the restart requests succeed again
 // on new connections. The run goes on to its max duration throughout.
 func TestFaultServerGoesAway(t *testing.T) {
-	for _, restart := range []bool{false, true} {
-		t.Run(map[bool]string{false: "refused", true: "restart"}[restart], func(t *testing.T) {
-			var (
-				mu       sync.Mutex
-				epochs   []*faultServer
-				firstSrv atomic.Pointer[faultServer]
-				served   atomic.Int64
-				killed   = make(chan struct{})
-				back     = make(chan struct{})
-			)
-			handler := func(s *faultServer, w http.ResponseWriter, r *http.Request) {
-				epoch := 1
-				if s == firstSrv.Load() {
-					epoch = 0
-				}
-				s.note(r, fmt.Sprint("epoch ", epoch))
-				f := ssetest.Start(w)
-				for _, e := range []string{ssetest.Token("a"), ssetest.Token("b"), ssetest.Token("c"), ssetest.Finish, ssetest.Done} {
-					select {
-					case <-r.Context().Done():
-						return
-					case <-s.done:
-						return
-					case <-time.After(2 * time.Millisecond):
-					}
-					if _, err := io.WriteString(w, e); err != nil {
-						return
-					}
-					f.Flush()
-				}
-				if epoch == 0 && served.Add(1) == 5 {
-					close(killed)
-				}
-			}
-			first := startFaultServer(t, "127.0.0.1:0", handler)
-			firstSrv.Store(first)
-			epochs = append(epochs, first)
-			base := leaktest.Snapshot()
-			c, err := NewClient(ClientConfig{Target: first.url(), Model: "m", ConnectTimeout: time.Second}, NewClock())
-			if err != nil {
-				t.Fatal(err)
-			}
-			e := NewEngine(c)
-			out := make(chan *record.Record, 1024)
-			var recs []*record.Record
-			collected := make(chan struct{})
-			var connectErrs atomic.Int64
-			go func() {
-				defer close(collected)
-				for r := range out {
-					cp := *r
-					recs = append(recs, &cp)
-					if r.ErrorClass == record.ErrConnect {
-						connectErrs.Add(1)
-					}
-					e.Release(r)
-				}
-			}()
-			// The server side: kill after the fifth successful request; for a
-			// restart, come back once the client has seen the port refuse
-			// and 300 ms have passed.
-			go func() {
-				<-killed
-				first.close()
-				if !restart {
-					return
-				}
-				downAt := time.Now()
-				for connectErrs.Load() == 0 || time.Since(downAt) < 300*time.Millisecond {
-					time.Sleep(5 * time.Millisecond)
-				}
-				again, err := listenFaultServer(t, first.addr, handler)
-				if err != nil {
-					t.Errorf("restarting on %s: %v", first.addr, err)
-					return
-				}
-				mu.Lock()
-				epochs = append(epochs, again)
-				mu.Unlock()
-				close(back)
-			}()
-			res, err := e.Run(context.Background(), Benchmark{
-				Strategy: Strategy{Kind: Constant, Rate: 60}, Constraints: Constraints{MaxDuration: 1500 * time.Millisecond},
-				Source: fixedSource{NewRequest("", "x", 8)},
-			}, out)
-			close(out)
-			<-collected
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.StopReason != StopMaxDuration {
-				t.Fatalf("stop reason %q: losing the server must not end the run", res.StopReason)
-			}
-			select {
-			case <-killed:
-			default:
-				t.Fatalf("the server was never killed: %d records", len(recs))
-			}
-			if restart {
-				select {
-				case <-back:
-				case <-time.After(5 * time.Second):
-					t.Fatal("the server never came back")
-				}
-			}
-			mu.Lock()
-			servers := append([]*faultServer(nil), epochs...)
-			mu.Unlock()
-			byOutcome := map[string]int{}
-			for _, r := range recs {
-				note, seen := "", false
-				for _, s := range servers {
-					if n, ok := s.noteOf(r.ID); ok {
-						note, seen = n, true
-					}
-				}
-				key := r.Status.String() + "/" + string(r.ErrorClass)
-				switch {
-				case r.Status == record.StatusSuccessful:
-					if !seen {
-						t.Fatalf("record %d succeeded but no server saw it", r.ID)
-					}
-					key += note
-				case r.ErrorClass == record.ErrCancelled:
-					// in flight at the benchmark's end
-				case !seen:
-					if r.ErrorClass != record.ErrConnect && r.ErrorClass != record.ErrDisconnect {
-						t.Fatalf("record %d never reached a server: %s/%s %q, want connect (or disconnect on a dying pooled connection)", r.ID, r.Status, r.ErrorClass, r.Error)
-					}
-				default:
-					if r.ErrorClass != record.ErrDisconnect {
-						t.Fatalf("record %d was cut by the kill: %s/%s %q, want disconnect", r.ID, r.Status, r.ErrorClass, r.Error)
-					}
-				}
-				if r.Status == record.StatusErrored && (r.Error == "" || strings.ContainsAny(r.Error, "\n")) {
-					t.Fatalf("record %d: error %q", r.ID, r.Error)
-				}
-				byOutcome[key]++
-			}
-			t.Logf("outcomes: %v", byOutcome)
-			if byOutcome["errored/connect"] == 0 || byOutcome["successful/epoch 0"] < 5 {
-				t.Fatalf("outcomes %v: want successes, then refused connections", byOutcome)
-			}
-			if restart && byOutcome["successful/epoch 1"] == 0 {
-				t.Fatalf("outcomes %v: no request succeeded after the restart", byOutcome)
-			}
-			if restart && servers[1].accepted.Load() == 0 {
-				t.Fatal("the restarted server accepted no connection")
-			}
-			c.CloseIdle()
-			for _, s := range servers {
-				s.close()
-			}
-			leaktest.Check(t, base, noOpenConns(servers...))
-		})
+	for _, hc := range httpClients {
+		for _, restart := range []bool{false, true} {
+			t.Run(hc+"/"+map[bool]string{false: "refused", true: "restart"}[restart], func(t *testing.T) { testFaultServerGoesAway(t, hc, restart) })
+		}
 	}
+}
+
+func testFaultServerGoesAway(t *testing.T, hc string, restart bool) {
+	var (
+		mu       sync.Mutex
+		epochs   []*faultServer
+		firstSrv atomic.Pointer[faultServer]
+		served   atomic.Int64
+		killed   = make(chan struct{})
+		back     = make(chan struct{})
+	)
+	handler := func(s *faultServer, w http.ResponseWriter, r *http.Request) {
+		epoch := 1
+		if s == firstSrv.Load() {
+			epoch = 0
+		}
+		s.note(r, fmt.Sprint("epoch ", epoch))
+		f := ssetest.Start(w)
+		for _, e := range []string{ssetest.Token("a"), ssetest.Token("b"), ssetest.Token("c"), ssetest.Finish, ssetest.Done} {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-s.done:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+			if _, err := io.WriteString(w, e); err != nil {
+				return
+			}
+			f.Flush()
+		}
+		if epoch == 0 && served.Add(1) == 5 {
+			close(killed)
+		}
+	}
+	first := startFaultServer(t, "127.0.0.1:0", handler)
+	firstSrv.Store(first)
+	epochs = append(epochs, first)
+	base := leaktest.Snapshot()
+	c, err := NewClient(ClientConfig{Target: first.url(), Model: "m", ConnectTimeout: time.Second, HTTPClient: hc}, NewClock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := NewEngine(c)
+	out := make(chan *record.Record, 1024)
+	var recs []*record.Record
+	collected := make(chan struct{})
+	var connectErrs atomic.Int64
+	go func() {
+		defer close(collected)
+		for r := range out {
+			cp := *r
+			recs = append(recs, &cp)
+			if r.ErrorClass == record.ErrConnect {
+				connectErrs.Add(1)
+			}
+			e.Release(r)
+		}
+	}()
+	// The server side: kill after the fifth successful request; for a
+	// restart, come back once the client has seen the port refuse
+	// and 300 ms have passed.
+	go func() {
+		<-killed
+		first.close()
+		if !restart {
+			return
+		}
+		downAt := time.Now()
+		for connectErrs.Load() == 0 || time.Since(downAt) < 300*time.Millisecond {
+			time.Sleep(5 * time.Millisecond)
+		}
+		again, err := listenFaultServer(t, first.addr, handler)
+		if err != nil {
+			t.Errorf("restarting on %s: %v", first.addr, err)
+			return
+		}
+		mu.Lock()
+		epochs = append(epochs, again)
+		mu.Unlock()
+		close(back)
+	}()
+	res, err := e.Run(context.Background(), Benchmark{
+		Strategy: Strategy{Kind: Constant, Rate: 60}, Constraints: Constraints{MaxDuration: 1500 * time.Millisecond},
+		Source: fixedSource{NewRequest("", "x", 8)},
+	}, out)
+	close(out)
+	<-collected
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StopReason != StopMaxDuration {
+		t.Fatalf("stop reason %q: losing the server must not end the run", res.StopReason)
+	}
+	select {
+	case <-killed:
+	default:
+		t.Fatalf("the server was never killed: %d records", len(recs))
+	}
+	if restart {
+		select {
+		case <-back:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the server never came back")
+		}
+	}
+	mu.Lock()
+	servers := append([]*faultServer(nil), epochs...)
+	mu.Unlock()
+	byOutcome := map[string]int{}
+	for _, r := range recs {
+		note, seen := "", false
+		for _, s := range servers {
+			if n, ok := s.noteOf(r.ID); ok {
+				note, seen = n, true
+			}
+		}
+		key := r.Status.String() + "/" + string(r.ErrorClass)
+		switch {
+		case r.Status == record.StatusSuccessful:
+			if !seen {
+				t.Fatalf("record %d succeeded but no server saw it", r.ID)
+			}
+			key += note
+		case r.ErrorClass == record.ErrCancelled:
+			// in flight at the benchmark's end
+		case !seen:
+			if r.ErrorClass != record.ErrConnect && r.ErrorClass != record.ErrDisconnect {
+				t.Fatalf("record %d never reached a server: %s/%s %q, want connect (or disconnect on a dying pooled connection)", r.ID, r.Status, r.ErrorClass, r.Error)
+			}
+		default:
+			if r.ErrorClass != record.ErrDisconnect {
+				t.Fatalf("record %d was cut by the kill: %s/%s %q, want disconnect", r.ID, r.Status, r.ErrorClass, r.Error)
+			}
+		}
+		if r.Status == record.StatusErrored && (r.Error == "" || strings.ContainsAny(r.Error, "\n")) {
+			t.Fatalf("record %d: error %q", r.ID, r.Error)
+		}
+		byOutcome[key]++
+	}
+	t.Logf("outcomes: %v", byOutcome)
+	if byOutcome["errored/connect"] == 0 || byOutcome["successful/epoch 0"] < 5 {
+		t.Fatalf("outcomes %v: want successes, then refused connections", byOutcome)
+	}
+	if restart && byOutcome["successful/epoch 1"] == 0 {
+		t.Fatalf("outcomes %v: no request succeeded after the restart", byOutcome)
+	}
+	if restart && servers[1].accepted.Load() == 0 {
+		t.Fatal("the restarted server accepted no connection")
+	}
+	c.CloseIdle()
+	for _, s := range servers {
+		s.close()
+	}
+	leaktest.Check(t, base, noOpenConns(servers...))
 }
 
 // TestFaultConnectRefused: a port nobody listens on gives connect errors,

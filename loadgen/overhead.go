@@ -20,7 +20,7 @@ func (c *Client) PromptOverhead(ctx context.Context, req *Request) (int, error) 
 	// A fresh request (its render caches are its own) asking for one token.
 	probe := Request{Messages: req.Messages, PromptTokens: req.PromptTokens, TargetPromptTokens: req.TargetPromptTokens, MaxTokens: 1}
 	rec := record.New()
-	c.Do(ctx, &probe, rec, newConn())
+	c.Do(ctx, &probe, rec, c.newConn())
 	switch {
 	case rec.Status != record.StatusSuccessful:
 		return 0, fmt.Errorf("prompt overhead probe: the request failed (%s): %s", rec.ErrorClass, rec.Error)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -37,6 +38,12 @@ type stampConn struct {
 	iov syscall.Iovec
 	oob [64]byte
 	fn  func(fd uintptr) bool
+
+	// A read into a pooled buffer (readPooled): the buffer is taken
+	// when the read is tried and given back when there was nothing to
+	// read, so a connection waiting for bytes holds none.
+	pool   *sync.Pool
+	pooled *[]byte
 }
 
 // holdRxStamps opens a socket that asks for receive timestamps and keeps
@@ -89,7 +96,7 @@ func (c *stampConn) lastRx() int64 { return c.last.Load() }
 // Read reads like net.TCPConn.Read and records the receive time of the
 // bytes read.
 func (c *stampConn) Read(p []byte) (int, error) {
-	if len(p) == 0 {
+	if len(p) == 0 && c.pool == nil {
 		return 0, nil
 	}
 	c.p, c.n, c.err = p, 0, 0
@@ -110,9 +117,26 @@ func (c *stampConn) Read(p []byte) (int, error) {
 	return c.n, nil
 }
 
+// readPooled reads like Read into a buffer of pool, taken only while
+// the read is tried; buf is nil when n is 0.
+func (c *stampConn) readPooled(pool *sync.Pool) (buf *[]byte, n int, err error) {
+	c.pool = pool
+	n, err = c.Read(nil)
+	buf, c.pool, c.pooled = c.pooled, nil, nil
+	if n == 0 && buf != nil {
+		pool.Put(buf)
+		buf = nil
+	}
+	return buf, n, err
+}
+
 // read is the RawConn callback: one recvmsg; false asks the poller to wait
 // until the socket is readable.
 func (c *stampConn) read(fd uintptr) bool {
+	if c.pool != nil {
+		c.pooled = c.pool.Get().(*[]byte)
+		c.p = *c.pooled
+	}
 	c.iov.Base = &c.p[0]
 	c.iov.SetLen(len(c.p))
 	c.msg.Iov = &c.iov
@@ -127,6 +151,10 @@ func (c *stampConn) read(fd uintptr) bool {
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
+			if c.pool != nil {
+				c.pool.Put(c.pooled)
+				c.pooled = nil
+			}
 			return false
 		default:
 			c.err = e

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"fmt"
+	"net/http"
 	"sync/atomic"
 
 	"github.com/goodput-dev/goodput/internal/redact"
@@ -18,6 +19,19 @@ const (
 type target struct {
 	base, url, public string
 	inflight          atomic.Int64
+	http              *http.Client // goodput's own or net/http (ownClient)
+	client            string       // HTTPClientGoodput or HTTPClientNet
+	// direct, when set, sends requests without http.Client, whose
+	// redirect handling is not wanted (3xx responses are errors).
+	direct http.RoundTripper
+}
+
+// do sends req to the target.
+func (t *target) do(req *http.Request) (*http.Response, error) {
+	if t.direct != nil {
+		return t.direct.RoundTrip(req)
+	}
+	return t.http.Do(req)
 }
 
 // newTargets normalizes cfg's targets (Targets, else Target) and joins
@@ -43,7 +57,7 @@ func newTargets(cfg *ClientConfig, path string) ([]*target, error) {
 			return nil, fmt.Errorf("target %s: listed twice", redact.URL(base))
 		}
 		seen[base] = true
-		out = append(out, &target{base: base, url: base + path, public: redact.URL(base)})
+		out = append(out, &target{base: base, url: base + path, public: redact.URL(base), client: HTTPClientNet})
 	}
 	return out, nil
 }

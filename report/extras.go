@@ -225,6 +225,10 @@ type ClientLoad struct {
 	// client's reads returned) or a mix with its counts; empty when no
 	// response arrived.
 	ArrivalTimestamps string `json:"arrival_timestamps"`
+	// HTTPClient names what sent the requests: "goodput" (goodput's own
+	// HTTP/1.1 client), "net/http" (Go's, for HTTP/2 and proxies) or
+	// both with their target counts.
+	HTTPClient string `json:"http_client,omitempty"`
 	// Saturated says the client could not keep up; the benchmark's latency
 	// figures are then unreliable, for the Reason given.
 	Saturated bool   `json:"saturated"`

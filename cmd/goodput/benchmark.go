@@ -61,7 +61,7 @@ type benchOptions struct {
 	extraBody, backendType, backendArgs              string
 	noStream, noStreamUsage, noIgnoreEOS             bool
 	maxTokensField                                   string
-	caFile, rxTimestamps                             string
+	caFile, rxTimestamps, httpClient                 string
 	insecure                                         bool
 	connectTimeout, stallTimeout, requestTimeout     time.Duration
 	labels                                           []string
@@ -147,6 +147,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.maxTokensField, "max-tokens-field", "", "max_tokens or max_completion_tokens (default: max_completion_tokens for chat, max_tokens for completions)")
 	fs.StringSliceVar(&o.localAddrs, "local-addrs", nil, "source IP addresses new connections take in turn (comma-separated or repeated), e.g. 127.0.0.2,127.0.0.3: one source IP opens at most about 28,000 connections to one server address and port")
 	fs.StringVar(&o.rxTimestamps, "rx-timestamps", "kernel", "when a response byte arrived: kernel (the kernel's receive timestamp, so the client's own scheduling delays stay out of TTFT and ITL; Linux, HTTP/1.1, else the read time) or user (the time the read returned, as other load generators measure)")
+	fs.StringVar(&o.httpClient, "http-client", loadgen.HTTPClientAuto, "what sends the requests: goodput (goodput's own HTTP/1.1 client: no goroutine per connection, small buffers; plain HTTP and TLS), net/http (Go's: HTTP/2, proxies) or auto (goodput's for http:// targets and for https:// with HTTP/2 off, when no proxy is set; net/http otherwise)")
 	fs.StringVar(&o.caFile, "ca-file", "", "PEM file of extra CA certificates for https targets")
 	fs.BoolVar(&o.insecure, "insecure", false, "skip TLS certificate verification")
 	fs.DurationVar(&o.connectTimeout, "connect-timeout", 10*time.Second, "dial and TLS handshake timeout")
@@ -673,7 +674,12 @@ func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 		NoStream: o.noStream, NoStreamUsage: o.noStreamUsage, NoIgnoreEOS: o.noIgnoreEOS,
 		MaxTokensField: o.maxTokensField, CAFile: o.caFile, Insecure: o.insecure,
 		ConnectTimeout: o.connectTimeout, StallTimeout: negIfZero(o.stallTimeout), RequestTimeout: negIfZero(o.requestTimeout),
-		UserTimestamps: o.rxTimestamps == "user", LocalAddrs: o.localAddrs,
+		UserTimestamps: o.rxTimestamps == "user", LocalAddrs: o.localAddrs, HTTPClient: o.httpClient,
+	}
+	switch o.httpClient {
+	case loadgen.HTTPClientAuto, loadgen.HTTPClientGoodput, loadgen.HTTPClientNet:
+	default:
+		return usagef("--http-client %q: want auto, goodput or net/http", o.httpClient)
 	}
 	for _, a := range o.localAddrs {
 		if net.ParseIP(strings.TrimSpace(a)) == nil {

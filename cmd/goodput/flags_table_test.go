@@ -30,6 +30,7 @@ var invalidFlagValues = map[string][]string{
 	"benchmark --model-selection-strategy": {"fastest"},
 	"benchmark --target-selection":         {"fastest", "least_in_flight"},
 	"benchmark --local-addrs":              {"not-an-ip", "127.0.0.1,x"},
+	"benchmark --http-client":              {"curl", ""},
 	"benchmark --request-path":             {"v1/chat/completions", "/v1/x?y=1"},
 	"benchmark --session-header":           {"x session", "x:y"},
 	"benchmark --rate-type":                {"fast", ""},

@@ -505,6 +505,12 @@ func mergeClient(bs []*report.Benchmark) *report.ClientLoad {
 		case out.ArrivalTimestamps != c.ArrivalTimestamps && c.ArrivalTimestamps != "":
 			out.ArrivalTimestamps = "mixed across shards"
 		}
+		switch {
+		case out.HTTPClient == "":
+			out.HTTPClient = c.HTTPClient
+		case out.HTTPClient != c.HTTPClient && c.HTTPClient != "":
+			out.HTTPClient = "mixed across shards"
+		}
 		if c.Saturated {
 			out.Saturated = true
 			reasons = append(reasons, fmt.Sprintf("shard %d: %s", i, c.Reason))
