@@ -37,8 +37,8 @@ func fdRoom(streams int) (bool, string) {
 		return false, fmt.Sprintf("open-files hard limit %d < %d (client and mock each hold a socket per stream)", r.Max, need)
 	}
 	if b, err := os.ReadFile("/proc/sys/fs/file-max"); err == nil {
-		if max, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && max < uint64(2*streams+2*fdMargin) {
-			return false, fmt.Sprintf("fs.file-max %d < %d", max, 2*streams+2*fdMargin)
+		if fileMax, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && fileMax < uint64(2*streams+2*fdMargin) {
+			return false, fmt.Sprintf("fs.file-max %d < %d", fileMax, 2*streams+2*fdMargin)
 		}
 	}
 	return true, ""
