@@ -208,32 +208,6 @@ func (s *suite) pythonCmp() error {
 	return nil
 }
 
-// scaling: client CPU per token from 1 to 10,000 concurrent streams at a
-// constant total token rate (~20,000 tok/s: ITL = streams × 50 µs).
-func (s *suite) scaling() error {
-	secs := s.pick(6, 12)
-	for _, c := range []int{1, 10, 100, 1000, 10000} {
-		itl := time.Duration(c) * 50 * time.Microsecond
-		mockArgs := []string{"--ttft", "0", "--ttft-stdev", "0", "--itl", itl.String(), "--itl-stdev", "0", "--output-tokens-stdev", "0"}
-		args := []string{"--rate-type", "concurrent", "--rate", strconv.Itoa(c),
-			"--data", "prompt_tokens=16,output_tokens=16", "--max-seconds", strconv.Itoa(secs)}
-		if c >= 1000 {
-			args = append(args, "--rampup", "2")
-		}
-		u, path, err := s.runMocked(mockArgs, args...)
-		if err != nil {
-			return err
-		}
-		toks, err := allChunks(path)
-		if err != nil {
-			return err
-		}
-		s.add("scaling", fmt.Sprintf("%5d streams: client CPU per token (%.0f tok/s)", c, toks/float64(secs)), u.cpu*1e6/toks, "µs", "", nil)
-		s.add("scaling", fmt.Sprintf("%5d streams: client peak RSS", c), u.maxRSSMB, "MB", "", nil)
-	}
-	return nil
-}
-
 // fidelity: measured gaps and first-token times minus the mock's true
 // emission times, ITL 10 ms, at 1, 64, 256 and 1,024 streams.
 func (s *suite) fidelity() error {

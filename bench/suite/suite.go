@@ -32,6 +32,8 @@ type figure struct {
 type suite struct {
 	bin, pyBin, work string
 	quick            bool
+	httpClients      []string // values of goodput's --http-client; "" passes none
+	streams          []int    // stream counts of scaling and scale (nil: the defaults)
 	figs             []figure
 	seq              int
 }
@@ -85,8 +87,10 @@ func (s *suite) markdown() string {
 
 // mockProc is a goodput mock running in its own process.
 type mockProc struct {
-	cmd *exec.Cmd
-	url string
+	cmd  *exec.Cmd
+	url  string // comma-separated with --listen
+	t0   time.Time
+	poll func() (float64, []cpuSample)
 }
 
 func (s *suite) startMock(args ...string) (*mockProc, error) {
@@ -94,21 +98,26 @@ func (s *suite) startMock(args ...string) (*mockProc, error) {
 	urlFile := filepath.Join(s.work, fmt.Sprintf("mock-%d.url", s.seq))
 	cmd := exec.Command(s.bin, append([]string{"mock", "--port", "0", "--url-file", urlFile}, args...)...)
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
+	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
+	poll := pollProc(cmd.Process.Pid)
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(urlFile); err == nil && len(b) > 0 {
-			return &mockProc{cmd: cmd, url: strings.TrimSpace(string(b))}, nil
+			return &mockProc{cmd: cmd, url: strings.TrimSpace(string(b)), t0: t0, poll: poll}, nil
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	poll()
 	return nil, errors.New("mock did not start")
 }
 
-func (m *mockProc) stop() {
+// stop ends the mock and returns what it cost over its whole life.
+func (m *mockProc) stop() usage {
 	_ = m.cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() { _ = m.cmd.Wait(); close(done) }()
@@ -118,12 +127,107 @@ func (m *mockProc) stop() {
 		_ = m.cmd.Process.Kill()
 		<-done
 	}
+	u := usage{wall: time.Since(m.t0).Seconds(), cpu: cpuOf(m.cmd.ProcessState)}
+	u.maxRSSMB, u.samples = m.poll()
+	return u
+}
+
+// pollProc polls a child every 100 ms for its peak RSS (its own VmHWM:
+// the rusage's maxrss of a waited child is the largest of any child the
+// suite waited for, python's included) and its CPU time so far; the
+// returned function stops polling and gives the peak in MB and the CPU
+// samples.
+func pollProc(pid int) func() (float64, []cpuSample) {
+	type result struct {
+		peak    float64
+		samples []cpuSample
+	}
+	res := make(chan result, 1)
+	stop := make(chan struct{})
+	go func() {
+		var r result
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if mb, ok := procStatusMB(pid, "VmHWM:"); ok {
+				r.peak = max(r.peak, mb)
+			}
+			if cpu, ok := procCPU(pid); ok {
+				r.samples = append(r.samples, cpuSample{time.Now().UnixNano(), cpu})
+			}
+			select {
+			case <-stop:
+				res <- r
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() (float64, []cpuSample) {
+		close(stop)
+		r := <-res
+		return r.peak, r.samples
+	}
+}
+
+// cpuSample is a process's CPU time (s) at a wall-clock instant (ns).
+type cpuSample struct {
+	at  int64
+	cpu float64
+}
+
+// procCPU is a process's user + system CPU time so far from
+// /proc/PID/stat, in seconds (clock ticks of 10 ms).
+func procCPU(pid int) (float64, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, false
+	}
+	// After the command name: state is field 3, utime 14, stime 15.
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	ut, err1 := strconv.ParseFloat(f[11], 64)
+	st, err2 := strconv.ParseFloat(f[12], 64)
+	return (ut + st) / 100, err1 == nil && err2 == nil
+}
+
+// cpuAt is the CPU time at instant ns, interpolated between samples (NaN
+// outside them).
+func cpuAt(samples []cpuSample, ns int64) float64 {
+	for i := 1; i < len(samples); i++ {
+		a, b := samples[i-1], samples[i]
+		if a.at <= ns && ns <= b.at {
+			if b.at == a.at {
+				return a.cpu
+			}
+			return a.cpu + (b.cpu-a.cpu)*float64(ns-a.at)/float64(b.at-a.at)
+		}
+	}
+	return math.NaN()
+}
+
+// cpuOf is a waited child's user + system CPU time in seconds.
+func cpuOf(ps *os.ProcessState) float64 {
+	if ps == nil {
+		return 0
+	}
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok && ru != nil {
+		return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	}
+	return 0
 }
 
 // usage is what a finished child process cost.
 type usage struct {
 	cpu, wall float64 // seconds
 	maxRSSMB  float64
+	samples   []cpuSample // CPU time through the run
 }
 
 // runGoodput runs a goodput benchmark and returns its cost and its records
@@ -157,33 +261,10 @@ func (s *suite) runGoodputPID(ctx context.Context, pid chan<- int, env []string,
 	if err != nil {
 		return usage{}, "", err
 	}
-	// The peak RSS is the child's own VmHWM, polled until it exits (the
-	// rusage's maxrss here is the largest of any child the suite waited
-	// for, python's included).
-	hwm := make(chan float64, 1)
-	stopPoll := make(chan struct{})
-	go func(p int) {
-		peak := 0.0
-		t := time.NewTicker(100 * time.Millisecond)
-		defer t.Stop()
-		for {
-			if mb, ok := procStatusMB(p, "VmHWM:"); ok {
-				peak = max(peak, mb)
-			}
-			select {
-			case <-stopPoll:
-				hwm <- peak
-				return
-			case <-t.C:
-			}
-		}
-	}(cmd.Process.Pid)
+	poll := pollProc(cmd.Process.Pid)
 	err = cmd.Wait()
-	close(stopPoll)
-	u := usage{wall: time.Since(t0).Seconds(), maxRSSMB: <-hwm}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
-		u.cpu = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-	}
+	u := usage{wall: time.Since(t0).Seconds(), cpu: cpuOf(cmd.ProcessState)}
+	u.maxRSSMB, u.samples = poll()
 	if err != nil {
 		return u, "", fmt.Errorf("goodput %s: %v: %s", strings.Join(args, " "), err, lastLine(stderr.String()))
 	}
