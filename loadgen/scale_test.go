@@ -1,0 +1,161 @@
+package loadgen
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/internal/leaktest"
+	"github.com/goodput-dev/goodput/mock"
+	"github.com/goodput-dev/goodput/record"
+)
+
+// mockProcessEnv makes the test binary serve the mock instead of running
+// tests (TestMain): the scale test measures the client's memory alone.
+const mockProcessEnv = "GOODPUT_TEST_MOCK_PROCESS"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(mockProcessEnv) != "" {
+		serveMockProcess()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// serveMockProcess serves a mock (TTFT 0, 16 tokens 100 ms apart), prints
+// its URL and serves until its standard input closes.
+func serveMockProcess() {
+	cfg := mock.DefaultConfig()
+	cfg.TTFT, cfg.TTFTStdev, cfg.ITL, cfg.ITLStdev = 0, 0, 100*time.Millisecond, 0
+	cfg.OutputTokens, cfg.OutputTokensStdev = 16, 0
+	srv, err := mock.New(cfg)
+	if err == nil {
+		err = srv.Start("127.0.0.1:0")
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(srv.URL())
+	_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+	_ = srv.Close()
+}
+
+// startMockProcess starts the mock in a child process and returns its URL.
+func startMockProcess(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), mockProcessEnv+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		_ = cmd.Wait()
+	})
+	url, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("mock process: %v", err)
+	}
+	return strings.TrimSpace(url)
+}
+
+// openFiles counts the process's open file descriptors.
+func openFiles(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("cannot count open files: %v", err)
+	}
+	return len(fds)
+}
+
+// TestTwoThousandStreams holds 2,000 streams on goodput's own client
+// against a mock in another process: the client's live memory (heap and
+// goroutine stacks) per stream stays within issue 22's 20 KB, and after
+// the run no goroutine or connection is left.
+func TestTwoThousandStreams(t *testing.T) {
+	const streams = 2000
+	url := startMockProcess(t)
+	c, err := NewClient(ClientConfig{Target: url, Model: mock.DefaultModel, HTTPClient: HTTPClientGoodput}, NewClock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := NewEngine(c)
+	runtime.GC()
+	base := leaktest.Snapshot()
+	files := openFiles(t)
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+
+	out := make(chan *record.Record, 1024)
+	var ok, total int
+	done := make(chan struct{})
+	go func() {
+		for r := range out {
+			total++
+			if r.Status == record.StatusSuccessful && len(r.ChunkTimes) == 16 {
+				ok++
+			}
+			e.Release(r)
+		}
+		close(done)
+	}()
+	// Every stream sends two requests of 1.6 s each; the memory is read
+	// once all streams hold their connection.
+	var during runtime.MemStats
+	measured := make(chan int, 1)
+	go func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for openFiles(t) < files+streams && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&during)
+		measured <- openFiles(t) - files
+	}()
+	res, err := e.Run(context.Background(), Benchmark{
+		Strategy: Strategy{Kind: Concurrent, Streams: streams}, Constraints: Constraints{MaxRequests: 2 * streams},
+		Source: fixedSource{NewRequest("", "hello", 16)},
+	}, out)
+	close(out)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns := <-measured
+	if ok != 2*streams || total != 2*streams || res.Successful != 2*streams {
+		t.Fatalf("%d of %d records successful (result %+v), want %d", ok, total, res, 2*streams)
+	}
+	if conns < streams {
+		t.Fatalf("%d connections open at once, want %d", conns, streams)
+	}
+	perStream := (float64(during.HeapAlloc+during.StackInuse) - float64(before.HeapAlloc+before.StackInuse)) / streams
+	t.Logf("%d connections; live memory per stream %.1f KB (heap %.1f KB, goroutine stacks %.1f KB)", conns, perStream/1024,
+		(float64(during.HeapAlloc)-float64(before.HeapAlloc))/streams/1024, (float64(during.StackInuse)-float64(before.StackInuse))/streams/1024)
+	if !raceEnabled && perStream > 20<<10 {
+		t.Errorf("live memory per stream %.1f KB, want at most 20 KB", perStream/1024)
+	}
+	c.CloseIdle()
+	leaktest.CheckWithin(t, base, func() error {
+		if n := openFiles(t); n > files {
+			return fmt.Errorf("%d files open, %d before the run", n, files)
+		}
+		return nil
+	}, 30*time.Second)
+}
