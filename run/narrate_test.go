@@ -52,13 +52,13 @@ func TestNarratedPlannerKeepsTheScale(t *testing.T) {
 }
 
 func TestOpenFilesWarning(t *testing.T) {
-	if w := openFilesWarning(1024, 960); w != "" {
+	if w := openFilesWarning(1024, 960, ""); w != "" {
 		t.Errorf("960 streams under 1024 files: %q", w)
 	}
-	if w := openFilesWarning(1024, 1000); w == "" || !strings.Contains(w, "1024") || !strings.Contains(w, "1000 connections") {
+	if w := openFilesWarning(1024, 1000, ""); w == "" || !strings.Contains(w, "1024") || !strings.Contains(w, "1000 connections") {
 		t.Errorf("1000 streams under 1024 files: %q", w)
 	}
-	if openFilesWarning(0, 50000) != "" || openFilesWarning(1024, 0) != "" {
+	if openFilesWarning(0, 50000, "") != "" || openFilesWarning(1024, 0, "") != "" {
 		t.Error("a warning although the limit or the streams are unknown")
 	}
 }

@@ -325,7 +325,7 @@ func (s *state) rounds(ctx context.Context) ([]sweep.Round, error) {
 	if p.Shard.Plan != nil {
 		engine.SetShard(p.Shard.Shard.Index)
 	}
-	if w := openFilesWarning(openFilesLimit(), sweep.MaxStreams(p.Planner)); w != "" {
+	if w := fitOpenFiles(sweep.MaxStreams(p.Planner)); w != "" {
 		fmt.Fprintln(s.stderr, w)
 	}
 	live := newLiveStats(engine, sweep.Planned(p.Planner))
