@@ -7,9 +7,13 @@
 // The engine hands one record.Record per request to a channel; what
 // happens to records is the caller's business. The per-token path
 // allocates nothing in steady state: each in-flight request owns a
-// reusable read buffer, SSE parser and chunk decoder. Arrival times are
-// the kernel's receive timestamps on Linux over HTTP/1.1 (rxstamp.go), so
-// the client's own scheduling delays are not counted as server latency.
+// reusable read buffer, SSE parser and chunk decoder. Requests go out
+// through goodput's own HTTP/1.1 client (h1.go: no goroutine per
+// connection, read buffers pooled while a stream waits) or net/http (for
+// HTTP/2 and proxies), chosen per target (ClientConfig.HTTPClient).
+// Arrival times are the kernel's receive timestamps on Linux over
+// HTTP/1.1 (rxstamp.go), so the client's own scheduling delays are not
+// counted as server latency.
 //
 // Open-loop strategies never wait for responses: every record carries its
 // intended send time beside its dispatch, so latency is also measured

@@ -373,6 +373,7 @@ func (r *run) stop(reason StopReason, abort bool) {
 	}
 	if abort && r.abortAt == 0 {
 		r.abortAt = now
+		r.mon.aborted.Store(now)
 	}
 	r.stopMu.Unlock()
 	if reason == StopInterrupted {

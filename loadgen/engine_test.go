@@ -183,6 +183,24 @@ func TestMonitorFlagsReadLag(t *testing.T) {
 	}
 }
 
+// Requests that end once the benchmark has cancelled those in flight
+// read late because of the cancellation itself (at 10,000 streams about
+// 0.4 s of closing): their read lag is not the load's and is not counted.
+func TestMonitorIgnoresReadLagAfterAbort(t *testing.T) {
+	m := newMonitor(NewClock(), 0)
+	m.start()
+	m.t0 -= int64(time.Hour)
+	m.aborted.Store(1000)
+	for i := 0; i < 200; i++ {
+		m.observe(&record.Record{Headers: 1, RxKernel: true, MaxReadLag: int64(200 * time.Microsecond), End: 999})
+		m.observe(&record.Record{Headers: 1, RxKernel: true, MaxReadLag: int64(80 * time.Millisecond), End: 1000})
+	}
+	l := m.finish()
+	if l.Saturated || l.ReadLagSamples != 200 || l.ReadLagP99us > 1000 {
+		t.Fatalf("saturated %v (%s), %d read lag samples, P99 %v µs: want the 200 prompt reads before the end only", l.Saturated, l.Reason, l.ReadLagSamples, l.ReadLagP99us)
+	}
+}
+
 func TestConstantRateIsOpenLoop(t *testing.T) {
 	srv := startMock(t, func(c *mock.Config) { c.TTFT = 300 * time.Millisecond })
 	e := newEngine(t, ClientConfig{Target: srv.URL()})

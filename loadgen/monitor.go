@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -43,6 +44,12 @@ type monitor struct {
 	t0                int64
 	gov               *procGovernor  // nil: GOMAXPROCS is left alone
 	cpu               func() float64 // the process's CPU seconds (processCPU)
+	// aborted is when the benchmark cancelled its requests in flight (0:
+	// not yet). The client's own delays after it are not the load's:
+	// cancelling thousands of requests at once delays the reads and
+	// timers of that moment, so neither read lag nor timer lag counts
+	// from then on.
+	aborted atomic.Int64
 }
 
 // newMonitor builds a benchmark's monitor; a ceiling above 1 turns on the
@@ -78,7 +85,9 @@ func (m *monitor) start() {
 			case <-t.C:
 			}
 			now := m.clock.Now()
-			_ = m.lag.RecordValue(max((now-due)/1000, 1))
+			if a := m.aborted.Load(); a == 0 || due < a {
+				_ = m.lag.RecordValue(max((now-due)/1000, 1))
+			}
 			if m.gov != nil && now-govAt >= int64(govInterval) {
 				cpu := m.cpu()
 				applyProcs(m.gov.step((cpu - govCPU) / (float64(now-govAt) / 1e9)))
@@ -100,7 +109,9 @@ func (m *monitor) observe(r *record.Record) {
 	m.responses++
 	if r.RxKernel {
 		m.kernel++
-		_ = m.readLag.RecordValue(max(r.MaxReadLag/1000, 1))
+		if a := m.aborted.Load(); a == 0 || r.End < a {
+			_ = m.readLag.RecordValue(max(r.MaxReadLag/1000, 1))
+		}
 	}
 	if stamped {
 		for i, e := range r.EmitTimes {
