@@ -48,15 +48,16 @@ func newConnSized(buf int) *conn {
 	return &conn{buf: make([]byte, buf), parser: sse.NewParser()}
 }
 
-// newConn is a conn sized for the client. goodput's own client keeps
-// what a read brought in its connection's pooled buffer, so a stream's
-// own buffer need not be large: a token event is a few hundred bytes,
-// and a larger read is fed to the parser in pieces, without system calls.
+// newConn is a conn sized for the client: goodput's own client hands the
+// parser what a read brought in place (readSlice), so with every target
+// on it a stream needs no read buffer of its own.
 func (c *Client) newConn() *conn {
-	if c.h1 != nil {
-		return newConnSized(1 << 10)
+	for _, t := range c.targets {
+		if t.client != HTTPClientGoodput {
+			return newConn()
+		}
 	}
-	return newConn()
+	return newConnSized(0)
 }
 
 // streamState follows one response stream.
@@ -187,12 +188,25 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 	st.perChunk, st.maxTokens = true, req.MaxTokens
 	cn.parser.Reset()
 	cn.text, cn.reason = cn.text[:0], cn.reason[:0]
+	// goodput's own client hands over body bytes where they lie.
+	inPlace, _ := resp.Body.(interface{ readSlice() ([]byte, error) })
+	if inPlace == nil && len(cn.buf) == 0 {
+		cn.buf = make([]byte, 16<<10)
+	}
 	for !st.done && st.fail == record.ErrNone {
-		n, rerr := resp.Body.Read(cn.buf)
-		if n > 0 {
+		var data []byte
+		var rerr error
+		if inPlace != nil {
+			data, rerr = inPlace.readSlice()
+		} else {
+			var n int
+			n, rerr = resp.Body.Read(cn.buf)
+			data = cn.buf[:n]
+		}
+		if len(data) > 0 {
 			st.arrived()
 			events := rec.Iterations
-			if err := cn.parser.Feed(cn.buf[:n], st.event); err != nil && st.fail == record.ErrNone {
+			if err := cn.parser.Feed(data, st.event); err != nil && st.fail == record.ErrNone {
 				st.setFail(record.ErrProtocol, err.Error())
 			}
 			// The stall timeout counts from the last event (a chunk):

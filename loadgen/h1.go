@@ -48,8 +48,8 @@ type h1Transport struct {
 	pools       sync.Map // host:port and scheme → *h1Pool
 }
 
-// h1ReadBuffer is a connection's read buffer: a response's headers and,
-// streaming, a wake-up's worth of chunks.
+// h1ReadBuffer is the read buffer of a connection that takes it before
+// a read that may block (see h1ReadBufs).
 const h1ReadBuffer = 4 << 10
 
 // h1Pool holds one host's idle connections, most recent last.
@@ -62,10 +62,10 @@ type h1Pool struct {
 type h1Conn struct {
 	net.Conn
 	// buf[r:w] are the bytes read and not yet consumed; buf is nil when
-	// there are none (h1read.go), pooled when it came from h1ReadBufs.
+	// there are none (h1read.go), from the pool it came from.
 	buf    *[]byte
+	from   *sync.Pool
 	r, w   int
-	pooled bool
 	pool   *h1Pool
 	t      *h1Transport
 	idleAt time.Time
@@ -80,10 +80,10 @@ type h1Conn struct {
 
 // Close closes the connection and gives its buffer back.
 func (pc *h1Conn) Close() error {
-	if pc.buf != nil && pc.pooled {
-		h1ReadBufs.Put(pc.buf)
+	if pc.buf != nil && pc.from != nil {
+		pc.from.Put(pc.buf)
 	}
-	pc.buf, pc.r, pc.w, pc.pooled = nil, 0, 0, false
+	pc.buf, pc.from, pc.r, pc.w = nil, nil, 0, 0
 	return pc.Conn.Close()
 }
 
@@ -434,6 +434,22 @@ func (b *h1Body) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// readSlice is Read without a copy (bodyReader.readSlice).
+func (b *h1Body) readSlice() ([]byte, error) {
+	switch {
+	case b.eof:
+		return nil, io.EOF
+	case b.done:
+		return nil, errH1Closed
+	}
+	s, err := b.body.readSlice()
+	if err == io.EOF {
+		b.eof = true
+		b.finish(true)
+	}
+	return s, err
+}
+
 func (b *h1Body) Close() error {
 	if !b.done {
 		b.finish(false)
@@ -443,6 +459,7 @@ func (b *h1Body) Close() error {
 
 func (b *h1Body) finish(eof bool) {
 	b.done = true
+	b.pc.release()
 	cancelled := !b.stop()
 	switch {
 	case cancelled || !b.keep:

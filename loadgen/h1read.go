@@ -18,9 +18,18 @@ import (
 // buffer comes from a pool when bytes arrive (on a stamping connection,
 // inside the read itself, so a stream waiting for its next token holds
 // none) and goes back once they are consumed. Thousands of idle streams
-// so cost no buffer each.
+// so cost no buffer each. A streamed body is handed to the SSE parser
+// where it lies in that buffer (readSlice), without a copy.
 
-var h1ReadBufs = sync.Pool{New: func() any { b := make([]byte, h1ReadBuffer); return &b }}
+// Read buffers. A stamping connection takes its buffer inside the
+// receive, only when bytes are there, so the buffer can be large (a
+// fast stream's wake-up brings many events) at no cost per waiting
+// stream. Other connections (TLS, no kernel timestamps) take theirs
+// before a read that may block, so theirs is smaller.
+var (
+	h1ReadBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
+	h1WaitBufs = sync.Pool{New: func() any { b := make([]byte, h1ReadBuffer); return &b }}
+)
 
 // pooledReader is a connection that can take its read buffer from a pool
 // only once bytes are there to read (stampConn).
@@ -44,38 +53,47 @@ func (pc *h1Conn) buffered() []byte {
 	return (*pc.buf)[pc.r:pc.w]
 }
 
-// consume marks n buffered bytes read, and returns the buffer to its pool
-// once it is empty.
+// consume marks n buffered bytes read, and gives the buffer back once it
+// is empty.
 func (pc *h1Conn) consume(n int) {
 	pc.r += n
-	if pc.r == pc.w && pc.buf != nil {
-		if pc.pooled {
-			h1ReadBufs.Put(pc.buf)
-		}
-		pc.buf, pc.r, pc.w, pc.pooled = nil, 0, 0, false
+	pc.release()
+}
+
+// release gives the buffer back to its pool when every byte in it was
+// read.
+func (pc *h1Conn) release() {
+	if pc.buf == nil || pc.r != pc.w {
+		return
 	}
+	if pc.from != nil {
+		pc.from.Put(pc.buf)
+	}
+	pc.buf, pc.from, pc.r, pc.w = nil, nil, 0, 0
 }
 
 // fill reads more bytes after the buffered ones (at least one, or an
-// error). With nothing buffered, the bytes go into a pooled buffer taken
-// when they arrive.
+// error). With nothing buffered, the bytes go into a pooled buffer.
 func (pc *h1Conn) fill() error {
+	pc.release()
 	if pc.buf == nil {
 		var bp *[]byte
 		var n int
 		var err error
+		from := &h1ReadBufs
 		if pr, ok := pc.Conn.(pooledReader); ok {
-			bp, n, err = pr.readPooled(&h1ReadBufs)
+			bp, n, err = pr.readPooled(from)
 		} else {
-			bp = h1ReadBufs.Get().(*[]byte)
+			from = &h1WaitBufs
+			bp = from.Get().(*[]byte)
 			n, err = pc.Conn.Read(*bp)
 			if n == 0 {
-				h1ReadBufs.Put(bp)
+				from.Put(bp)
 				bp = nil
 			}
 		}
 		if n > 0 {
-			pc.buf, pc.r, pc.w, pc.pooled = bp, 0, n, true
+			pc.buf, pc.from, pc.r, pc.w = bp, from, 0, n
 			return nil
 		}
 		if err == nil {
@@ -94,10 +112,10 @@ func (pc *h1Conn) fill() error {
 		}
 		nb := make([]byte, 2*len(b))
 		copy(nb, b[:pc.w])
-		if pc.pooled {
-			h1ReadBufs.Put(pc.buf)
+		if pc.from != nil {
+			pc.from.Put(pc.buf)
 		}
-		pc.buf, pc.pooled = &nb, false
+		pc.buf, pc.from = &nb, nil
 		b = nb
 	}
 	n, err := pc.Conn.Read(b[pc.w:])
@@ -295,6 +313,73 @@ func (r *bodyReader) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	return r.readChunked(p)
+}
+
+// readSlice returns the next body bytes where they lie in the
+// connection's buffer, without a copy; they stay valid until the next
+// call. It blocks only when nothing is buffered.
+func (r *bodyReader) readSlice() ([]byte, error) {
+	pc := r.pc
+	pc.release()
+	if r.eof {
+		return nil, io.EOF
+	}
+	if r.framing != bodyChunked {
+		if len(pc.buffered()) == 0 {
+			if err := pc.fill(); err != nil {
+				if err == io.EOF {
+					if r.framing == bodyClose {
+						r.eof = true
+						return nil, io.EOF
+					}
+					err = io.ErrUnexpectedEOF
+				}
+				return nil, err
+			}
+		}
+		b := pc.buffered()
+		if r.framing == bodyLength {
+			b = b[:min(int64(len(b)), r.left)]
+			if r.left -= int64(len(b)); r.left == 0 {
+				r.eof = true
+			}
+		}
+		pc.r += len(b)
+		return b, nil
+	}
+	for r.state != chunkDone {
+		b := pc.buffered()
+		switch r.state {
+		case chunkData:
+			if len(b) > 0 {
+				b = b[:min(int64(len(b)), r.left)]
+				pc.r += len(b)
+				if r.left -= int64(len(b)); r.left == 0 {
+					r.state = chunkEnd
+				}
+				return b, nil
+			}
+		case chunkSize, chunkEnd, chunkTrailer:
+			if i := bytes.IndexByte(b, '\n'); i >= 0 {
+				if err := r.chunkLine(bytes.TrimSuffix(b[:i], []byte("\r"))); err != nil {
+					return nil, err
+				}
+				pc.consume(i + 1)
+				continue
+			}
+			if len(b) > h1MaxLine {
+				return nil, errMalformedChunk
+			}
+		}
+		if err := pc.fill(); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+	r.eof = true
+	return nil, io.EOF
 }
 
 // readChunked decodes the chunked coding; it blocks for more bytes only

@@ -42,7 +42,7 @@ func (c *pieceConn) SetReadDeadline(time.Time) error { return nil }
 func (c *pieceConn) Close() error                    { return nil }
 
 // readH1 reads one response from data, delivered in pieces, with reads of
-// readSize bytes: its status, body and error.
+// readSize bytes (0: in place, readSlice): its status, body and error.
 func readH1(data []byte, pieces []int, readSize int, method string) (int, []byte, error) {
 	pc := &h1Conn{Conn: &pieceConn{data: data, pieces: pieces}}
 	req, _ := http.NewRequest(method, "http://x/", nil)
@@ -58,7 +58,19 @@ func readH1(data []byte, pieces []int, readSize int, method string) (int, []byte
 	}
 	body := newBodyReader(pc, resp)
 	var out []byte
-	p := make([]byte, max(1, readSize))
+	if readSize == 0 { // in place
+		for {
+			b, err := body.readSlice()
+			out = append(out, b...)
+			if err == io.EOF {
+				return resp.StatusCode, out, nil
+			}
+			if err != nil {
+				return resp.StatusCode, out, err
+			}
+		}
+	}
+	p := make([]byte, readSize)
 	for {
 		n, err := body.Read(p)
 		out = append(out, p[:n]...)
@@ -114,7 +126,7 @@ func TestH1ReadsResponses(t *testing.T) {
 			// Every way of cutting the bytes into reads, and of reading the
 			// body, gives the same result.
 			for _, pieces := range [][]int{nil, {1}, {2, 3}, {7}} {
-				for _, size := range []int{1, 3, 1024} {
+				for _, size := range []int{0, 1, 3, 1024} {
 					status, body, err := readH1([]byte(c.raw), pieces, size, "POST")
 					if status != c.status || string(body) != c.body || (err == nil) != (c.err == "") || (err != nil && !strings.Contains(err.Error(), c.err)) {
 						t.Fatalf("pieces %v, reads of %d: status %d, body %q, error %v; want %d, %q, %q", pieces, size, status, body, err, c.status, c.body, c.err)

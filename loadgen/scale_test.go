@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	neturl "net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -75,6 +77,28 @@ func startMockProcess(t *testing.T) string {
 	return strings.TrimSpace(url)
 }
 
+// established counts the client ends of the TCP connections to port in
+// state ESTABLISHED, from /proc/net/tcp.
+func established(t *testing.T, port int) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		t.Skipf("cannot count connections: %v", err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 4 || f[3] != "01" {
+			continue
+		}
+		_, rem, _ := strings.Cut(f[2], ":")
+		if p, err := strconv.ParseInt(rem, 16, 32); err == nil && int(p) == port {
+			n++
+		}
+	}
+	return n
+}
+
 // openFiles counts the process's open file descriptors.
 func openFiles(t *testing.T) int {
 	t.Helper()
@@ -92,11 +116,17 @@ func openFiles(t *testing.T) int {
 func TestTwoThousandStreams(t *testing.T) {
 	const streams = 2000
 	url := startMockProcess(t)
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, _ := strconv.Atoi(u.Port())
 	c, err := NewClient(ClientConfig{Target: url, Model: mock.DefaultModel, HTTPClient: HTTPClientGoodput}, NewClock())
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := NewEngine(c)
+	runtime.GC()
 	runtime.GC()
 	base := leaktest.Snapshot()
 	files := openFiles(t)
@@ -122,12 +152,15 @@ func TestTwoThousandStreams(t *testing.T) {
 	measured := make(chan int, 1)
 	go func() {
 		deadline := time.Now().Add(30 * time.Second)
-		for openFiles(t) < files+streams && time.Now().Before(deadline) {
+		for established(t, port) < streams && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
 		}
+		// Two collections: the first moves the pools' idle buffers to
+		// their victim caches, the second frees them.
+		runtime.GC()
 		runtime.GC()
 		runtime.ReadMemStats(&during)
-		measured <- openFiles(t) - files
+		measured <- established(t, port)
 	}()
 	res, err := e.Run(context.Background(), Benchmark{
 		Strategy: Strategy{Kind: Concurrent, Streams: streams}, Constraints: Constraints{MaxRequests: 2 * streams},
@@ -153,6 +186,9 @@ func TestTwoThousandStreams(t *testing.T) {
 	}
 	c.CloseIdle()
 	leaktest.CheckWithin(t, base, func() error {
+		if n := established(t, port); n > 0 {
+			return fmt.Errorf("%d connections still open", n)
+		}
 		if n := openFiles(t); n > files {
 			return fmt.Errorf("%d files open, %d before the run", n, files)
 		}
