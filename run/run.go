@@ -111,7 +111,13 @@ func (s *state) onClose(f func()) { s.closers = append(s.closers, f) }
 // connect makes the client and checks the server is ready (GET
 // /v1/models), which also names the model when none was given.
 func (s *state) connect(ctx context.Context) error {
-	client, err := loadgen.NewClient(s.cfg.Client, loadgen.NewClock())
+	cc := s.cfg.Client
+	if cc.MaxConns == 0 {
+		// Keep a connection per stream between requests: with fewer, the
+		// streams that finish together would dial again.
+		cc.MaxConns = max(1024, sweep.MaxStreams(s.cfg.Plan.Planner))
+	}
+	client, err := loadgen.NewClient(cc, loadgen.NewClock())
 	if err != nil {
 		return usagef("%v", err)
 	}
