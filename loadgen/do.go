@@ -38,6 +38,7 @@ type conn struct {
 	// reply and tools keep a session turn's answer for its history.
 	reply []byte
 	tools sse.ToolCallAccumulator
+	st    streamState // the response being read
 }
 
 func newConn() *conn { return newConnSized(16 << 10) }
@@ -83,7 +84,55 @@ type streamState struct {
 // Do sends req and fills rec. ctx cancellation (the end of a benchmark)
 // makes the request incomplete; every other failure makes it errored with a
 // class. rec must have been Reset; rec.ID, Benchmark and Intended are kept.
+//
+// Do's goroutine waits for each chunk at the bottom of Do → stream →
+// the read, so those frames stay small: at many thousands of streams
+// they decide the size of every goroutine's stack (4 KB, not 8). The
+// rest (the request, the checks, the failures) is in functions that
+// return before the stream is read.
 func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *conn) {
+	c.prepare(req, rec, cn)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if c.cfg.RequestTimeout > 0 {
+		t := time.AfterFunc(c.cfg.RequestTimeout, func() { cancel(errTimeout) })
+		defer t.Stop()
+	}
+	var stall *stallWatch
+	if c.cfg.StallTimeout > 0 {
+		stall = watchStall(c.clock, c.cfg.StallTimeout, func() { cancel(errStall) })
+		defer stall.stop()
+	}
+	tr := c.newTrace()
+	defer tr.settle(rec)
+	tg := c.pickTarget(rec.ID)
+	if len(c.targets) > 1 {
+		rec.Target = tg.public
+		tg.inflight.Add(1)
+		defer tg.inflight.Add(-1)
+	}
+	resp := c.send(ctx, tg, tr, req, rec, cn)
+	if resp == nil {
+		return
+	}
+	defer resp.Body.Close()
+	// st follows the arrivals from here on, the headers' first. It is
+	// kept in cn, off this frame.
+	st := &cn.st
+	*st = streamState{c: c, rec: rec, cn: cn, rx: tr.rx, now: rec.Sent, capture: req.turn != nil}
+	switch c.accept(resp, st, req) {
+	case readStream:
+		c.stream(ctx, resp, st, stall)
+	case readPooling:
+		c.readPooling(ctx, resp, st, stall, req)
+	case readWhole:
+		c.readBody(ctx, resp, st, stall)
+	}
+	*st = streamState{} // holds no record or connection past the request
+}
+
+// prepare fills rec's request figures and renders req's body into cn.
+func (c *Client) prepare(req *Request, rec *record.Record, cn *conn) {
 	rec.RequestedPromptTokens = req.TargetPromptTokens
 	rec.RequestedOutputTokens = req.MaxTokens
 	rec.ClientPromptTokens = req.PromptTokens
@@ -96,79 +145,86 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 		rec.Model = c.models.names[mi]
 	}
 	cn.body = c.appendBody(cn.body[:0], req, c.models.json[mi])
+}
 
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	if c.cfg.RequestTimeout > 0 {
-		t := time.AfterFunc(c.cfg.RequestTimeout, func() { cancel(errTimeout) })
-		defer t.Stop()
-	}
-	var stall *stallWatch
-	if c.cfg.StallTimeout > 0 {
-		stall = watchStall(c.clock, c.cfg.StallTimeout, func() { cancel(errStall) })
-		defer stall.stop()
-	}
+// sendTrace follows one request through the transport: the connection it
+// got (for receive timestamps) and when its write ended.
+type sendTrace struct {
+	rx rxStamper
 	// The transport calls WroteRequest on its writing goroutine, which
-	// over HTTP/2 can run on after the response has begun: hence an atomic,
-	// read when the response arrives and again at the end.
-	var rx rxStamper
-	var sent atomic.Int64
-	trace := &httptrace.ClientTrace{
-		GotConn:      func(info httptrace.GotConnInfo) { rx = rxOf(info.Conn) },
-		WroteRequest: func(httptrace.WroteRequestInfo) { sent.Store(c.clock.Now()) },
+	// over HTTP/2 can run on after the response has begun: hence an
+	// atomic, read when the response arrives and again at the end.
+	sent atomic.Int64
+	ct   httptrace.ClientTrace
+}
+
+func (c *Client) newTrace() *sendTrace {
+	tr := &sendTrace{}
+	tr.ct.GotConn = func(info httptrace.GotConnInfo) { tr.rx = rxOf(info.Conn) }
+	tr.ct.WroteRequest = func(httptrace.WroteRequestInfo) { tr.sent.Store(c.clock.Now()) }
+	return tr
+}
+
+// settle gives rec the send time of a request that failed before its
+// response.
+func (tr *sendTrace) settle(rec *record.Record) {
+	if rec.Sent == 0 {
+		rec.Sent = tr.sent.Load()
 	}
-	defer func() {
-		if rec.Sent == 0 {
-			rec.Sent = sent.Load()
-		}
-	}()
-	tg := c.pickTarget(rec.ID)
-	if len(c.targets) > 1 {
-		rec.Target = tg.public
-		tg.inflight.Add(1)
-		defer tg.inflight.Add(-1)
-	}
-	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, tg.url, bytes.NewReader(cn.body))
+}
+
+// send sends the request in cn to tg and returns the response, or nil
+// with rec failed.
+func (c *Client) send(ctx context.Context, tg *target, tr *sendTrace, req *Request, rec *record.Record, cn *conn) *http.Response {
+	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, &tr.ct), http.MethodPost, tg.url, bytes.NewReader(cn.body))
 	if err != nil {
 		c.fail(rec, record.ErrClient, err.Error())
-		return
+		return nil
 	}
 	hreq.Header = c.headers.Clone()
 	hreq.Header.Set("X-Request-Id", c.cfg.RequestIDPrefix+strconv.FormatUint(rec.ID, 10))
-	capture := req.turn != nil
-	if capture {
+	if req.turn != nil {
 		c.startTurn(hreq, req, rec, cn)
 	}
-
 	rec.Dispatched = c.clock.Now()
 	resp, err := tg.do(hreq)
 	if err != nil {
 		c.failCtx(ctx, rec, err)
-		return
+		return nil
 	}
 	if resp.ProtoMajor != 1 {
 		// HTTP/2 multiplexes streams on one connection, read by the
 		// transport's goroutine: a receive time is not this stream's.
-		rx = nil
+		tr.rx = nil
 	}
-	rec.Sent = sent.Load()
-	// st follows the arrivals from here on, the headers' first.
-	st := streamState{c: c, rec: rec, cn: cn, rx: rx, now: rec.Sent, capture: capture}
+	rec.Sent = tr.sent.Load()
+	return resp
+}
+
+// How accept has a response's body read.
+const (
+	readNone    = iota // the response failed the request
+	readStream         // server-sent events
+	readPooling        // a pooling endpoint's JSON
+	readWhole          // a non-streamed response
+)
+
+// accept stamps the response's headers and checks its status and type;
+// it returns how to read the body.
+func (c *Client) accept(resp *http.Response, st *streamState, req *Request) int {
+	rec, cn := st.rec, st.cn
 	st.arrived()
 	rec.Headers = st.now
 	rec.HTTPStatus = resp.StatusCode
-	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		c.fail(rec, record.ErrHTTPStatus, fmt.Sprintf("HTTP %d%s", resp.StatusCode, c.errorBody(resp)))
-		return
+		return readNone
 	}
 	if c.cfg.Endpoint.Pooling() {
-		c.readPooling(ctx, resp, &st, stall, req)
-		return
+		return readPooling
 	}
 	if c.cfg.NoStream {
-		c.readBody(ctx, resp, &st, stall)
-		return
+		return readWhole
 	}
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
 		msg := fmt.Sprintf("expected Content-Type text/event-stream, got %q", ct)
@@ -178,63 +234,86 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 				cn.chunk.Reset()
 				if sse.DecodeResponse(body, &cn.chunk) == nil && cn.chunk.Err != nil {
 					c.fail(rec, record.ErrStreamError, cn.chunk.Err.Error())
-					return
+					return readNone
 				}
 			}
 		}
 		c.fail(rec, record.ErrProtocol, msg)
-		return
+		return readNone
 	}
 	st.perChunk, st.maxTokens = true, req.MaxTokens
 	cn.parser.Reset()
 	cn.text, cn.reason = cn.text[:0], cn.reason[:0]
-	// goodput's own client hands over body bytes where they lie.
-	inPlace, _ := resp.Body.(interface{ readSlice() ([]byte, error) })
-	if inPlace == nil && len(cn.buf) == 0 {
+	if _, inPlace := resp.Body.(inPlaceBody); !inPlace && len(cn.buf) == 0 {
 		cn.buf = make([]byte, 16<<10)
 	}
+	return readStream
+}
+
+// inPlaceBody is goodput's own client's body: it hands over body bytes
+// where they lie in the connection's buffer.
+type inPlaceBody interface{ readSlice() ([]byte, error) }
+
+// stream reads an event stream to its end.
+func (c *Client) stream(ctx context.Context, resp *http.Response, st *streamState, stall *stallWatch) {
+	inPlace, _ := resp.Body.(inPlaceBody)
 	for !st.done && st.fail == record.ErrNone {
 		var data []byte
-		var rerr error
+		var err error
 		if inPlace != nil {
-			data, rerr = inPlace.readSlice()
+			data, err = inPlace.readSlice()
 		} else {
 			var n int
-			n, rerr = resp.Body.Read(cn.buf)
-			data = cn.buf[:n]
+			n, err = resp.Body.Read(st.cn.buf)
+			data = st.cn.buf[:n]
 		}
 		if len(data) > 0 {
-			st.arrived()
-			events := rec.Iterations
-			if err := cn.parser.Feed(data, st.event); err != nil && st.fail == record.ErrNone {
-				st.setFail(record.ErrProtocol, err.Error())
-			}
-			// The stall timeout counts from the last event (a chunk):
-			// comment lines (": ping") keep a connection open but are
-			// no progress.
-			if stall != nil && rec.Iterations != events {
-				stall.progress(st.now)
-			}
+			st.feed(data, stall)
 		}
-		if rerr != nil {
-			if rerr == io.EOF {
-				st.now = max(c.clock.Now(), st.now)
-				if err := cn.parser.Finish(st.event); err != nil && st.fail == record.ErrNone {
-					st.setFail(record.ErrProtocol, err.Error())
-				}
-				if !st.done && st.fail == record.ErrNone && !st.finished {
-					st.setFail(record.ErrDisconnect, "stream ended without [DONE] or finish_reason")
-				}
-				break
-			}
+		if err == io.EOF {
+			st.eof()
+			break
+		}
+		if err != nil {
 			if st.fail == record.ErrNone {
-				c.failCtx(ctx, rec, rerr)
-				c.finishTokens(&st)
+				c.failCtx(ctx, st.rec, err)
+				c.finishTokens(st)
 				return
 			}
 			break
 		}
 	}
+	c.settle(resp, st)
+}
+
+// feed parses the bytes just read.
+func (st *streamState) feed(data []byte, stall *stallWatch) {
+	st.arrived()
+	events := st.rec.Iterations
+	if err := st.cn.parser.Feed(data, st.event); err != nil && st.fail == record.ErrNone {
+		st.setFail(record.ErrProtocol, err.Error())
+	}
+	// The stall timeout counts from the last event (a chunk): comment
+	// lines (": ping") keep a connection open but are no progress.
+	if stall != nil && st.rec.Iterations != events {
+		stall.progress(st.now)
+	}
+}
+
+// eof ends a stream whose body ended.
+func (st *streamState) eof() {
+	st.now = max(st.c.clock.Now(), st.now)
+	if err := st.cn.parser.Finish(st.event); err != nil && st.fail == record.ErrNone {
+		st.setFail(record.ErrProtocol, err.Error())
+	}
+	if !st.done && st.fail == record.ErrNone && !st.finished {
+		st.setFail(record.ErrDisconnect, "stream ended without [DONE] or finish_reason")
+	}
+}
+
+// settle ends a stream that ended or failed in its events.
+func (c *Client) settle(resp *http.Response, st *streamState) {
+	rec := st.rec
 	if st.done && st.fail == record.ErrNone {
 		if b, ok := resp.Body.(interface{ streamComplete() }); ok {
 			b.streamComplete()
@@ -243,11 +322,11 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 	// The stream ended when its last bytes arrived.
 	rec.End = st.now
 	if st.fail != record.ErrNone {
-		c.finishTokens(&st)
+		c.finishTokens(st)
 		c.fail(rec, st.fail, st.failMsg)
 		return
 	}
-	c.finishTokens(&st)
+	c.finishTokens(st)
 	if len(rec.ChunkTimes) == 0 && rec.OutputTokens == 0 {
 		c.fail(rec, record.ErrEmptyResponse, "response carried no output token")
 		return

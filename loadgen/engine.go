@@ -470,19 +470,12 @@ func (r *run) observeErrorRate(errored bool) {
 // closedLoop runs N streams that each send when their last request ended.
 func (r *run) closedLoop() {
 	n := r.b.Strategy.Workers()
-	maxReq := int64(r.b.Constraints.MaxRequests)
 	for w := 0; w < n; w++ {
 		r.wg.Add(1)
 		go func(w int) {
 			defer r.wg.Done()
-			if d := r.b.Strategy.StreamStart(w, n); d > 0 {
-				t := time.NewTimer(d)
-				select {
-				case <-t.C:
-				case <-r.stopCh:
-					t.Stop()
-					return
-				}
+			if !r.awaitStreamStart(w, n) {
+				return
 			}
 			cn := r.e.conns.Get().(*conn)
 			defer r.e.conns.Put(cn)
@@ -490,34 +483,59 @@ func (r *run) closedLoop() {
 				r.sessionStream(r.sessSrc, cn)
 				return
 			}
-			timer := time.NewTimer(time.Hour)
-			timer.Stop()
-			fails := 0 // consecutive immediate failures
-			for !r.stopped() {
-				i := r.created.Add(1) - 1
-				if maxReq > 0 && i >= maxReq {
-					r.created.Add(-1)
-					r.stop(StopMaxRequests, false)
-					return
-				}
-				req, ok := r.b.Source.Request(uint64(i))
-				if !ok {
-					r.created.Add(-1)
-					r.stop(StopDataExhausted, false)
-					return
-				}
-				rec := r.e.newRecord(r.b.Index)
-				rec.Intended = r.e.clock.Now()
-				if !r.execute(req, rec, cn) {
-					fails = 0
-					continue
-				}
-				fails++
-				if !r.backoff(backoffDelay(fails), timer) {
-					return
-				}
-			}
+			r.requestStream(cn)
 		}(w)
+	}
+}
+
+// awaitStreamStart waits for stream w of n to start (a rampup); false
+// when the benchmark stopped first.
+func (r *run) awaitStreamStart(w, n int) bool {
+	d := r.b.Strategy.StreamStart(w, n)
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	select {
+	case <-t.C:
+		return true
+	case <-r.stopCh:
+		t.Stop()
+		return false
+	}
+}
+
+// requestStream sends one request after another until the benchmark
+// stops. Its goroutine waits for every chunk below this frame, so the
+// frame stays small (see Client.Do).
+func (r *run) requestStream(cn *conn) {
+	maxReq := int64(r.b.Constraints.MaxRequests)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	fails := 0 // consecutive immediate failures
+	for !r.stopped() {
+		i := r.created.Add(1) - 1
+		if maxReq > 0 && i >= maxReq {
+			r.created.Add(-1)
+			r.stop(StopMaxRequests, false)
+			return
+		}
+		req, ok := r.b.Source.Request(uint64(i))
+		if !ok {
+			r.created.Add(-1)
+			r.stop(StopDataExhausted, false)
+			return
+		}
+		rec := r.e.newRecord(r.b.Index)
+		rec.Intended = r.e.clock.Now()
+		if !r.execute(req, rec, cn) {
+			fails = 0
+			continue
+		}
+		fails++
+		if !r.backoff(backoffDelay(fails), timer) {
+			return
+		}
 	}
 }
 

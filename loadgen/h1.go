@@ -186,6 +186,28 @@ func (t *h1Transport) conn(ctx context.Context, scheme, addr string) (*h1Conn, e
 		pc.reused = true
 		return pc, nil
 	}
+	// The dial and the TLS handshake run deep in the net and crypto
+	// packages: on a goroutine of their own, so that they do not double
+	// the stack the request's goroutine keeps while it streams.
+	dialed := make(chan dialResult, 1)
+	go func() {
+		c, err := t.dialConn(ctx, scheme, addr)
+		dialed <- dialResult{c, err}
+	}()
+	d := <-dialed
+	if d.err != nil {
+		return nil, d.err
+	}
+	return &h1Conn{Conn: d.c, pool: pool, t: t}, nil
+}
+
+type dialResult struct {
+	c   net.Conn
+	err error
+}
+
+// dialConn dials addr, and shakes hands over TLS for https.
+func (t *h1Transport) dialConn(ctx context.Context, scheme, addr string) (net.Conn, error) {
 	c, err := t.dial(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
@@ -210,7 +232,7 @@ func (t *h1Transport) conn(ctx context.Context, scheme, addr string) (*h1Conn, e
 		}
 		c = tc
 	}
-	return &h1Conn{Conn: c, pool: pool, t: t}, nil
+	return c, nil
 }
 
 func (p *h1Pool) take() *h1Conn {

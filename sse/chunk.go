@@ -179,17 +179,14 @@ type toolRec struct {
 
 // Reset clears c for reuse, keeping its buffers.
 func (c *Chunk) Reset() {
-	*c = Chunk{
-		Usage:        Usage{CachedTokens: -1, ReasoningTokens: -1},
-		contentBuf:   c.contentBuf[:0],
-		reasoningBuf: c.reasoningBuf[:0],
-		refusalBuf:   c.refusalBuf[:0],
-		toolBuf:      c.toolBuf[:0],
-		scratch:      c.scratch[:0],
-		choices:      c.choices[:0],
-		tools:        c.tools[:0],
-		ToolDeltas:   c.ToolDeltas[:0],
-	}
+	// Cleared in place: a composite literal would build the large Chunk
+	// on the caller's stack, deep in every stream's read.
+	contentBuf, reasoningBuf, refusalBuf, toolBuf := c.contentBuf[:0], c.reasoningBuf[:0], c.refusalBuf[:0], c.toolBuf[:0]
+	scratch, choices, tools, deltas := c.scratch[:0], c.choices[:0], c.tools[:0], c.ToolDeltas[:0]
+	*c = Chunk{}
+	c.Usage.CachedTokens, c.Usage.ReasoningTokens = -1, -1
+	c.contentBuf, c.reasoningBuf, c.refusalBuf, c.toolBuf = contentBuf, reasoningBuf, refusalBuf, toolBuf
+	c.scratch, c.choices, c.tools, c.ToolDeltas = scratch, choices, tools, deltas
 }
 
 // HasToken reports whether the chunk carries output: content, reasoning,
