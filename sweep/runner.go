@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/goodput-dev/goodput/loadgen"
@@ -237,6 +238,12 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, cons 
 	if runErr != nil {
 		return Round{}, runErr
 	}
+	// The load's garbage is collected before the round is summarised, so
+	// that the summary's own allocations reuse it instead of adding to
+	// the process's peak (at 10,000 streams the two added up to 60 MB
+	// more), and so that the next round does not start with a collection
+	// due.
+	runtime.GC()
 	info := r.Info
 	info.RunIndex = index
 	info.Strategy = reportStrategy(s)
