@@ -334,6 +334,11 @@ func (s *state) rounds(ctx context.Context) ([]sweep.Round, error) {
 	if w := fitOpenFiles(sweep.MaxStreams(p.Planner)); w != "" {
 		fmt.Fprintln(s.stderr, w)
 	}
+	heapMsg, restoreHeap := fitHeap(sweep.MaxStreams(p.Planner), s.env.Getenv)
+	defer restoreHeap()
+	if heapMsg != "" {
+		fmt.Fprintln(s.stderr, heapMsg)
+	}
 	live := newLiveStats(engine, sweep.Planned(p.Planner))
 	obs, closeProgress := s.progress(live)
 	obs = s.live.observer(engine, obs)
