@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
-	"time"
 
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/sse"
@@ -94,14 +93,9 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 	c.prepare(req, rec, cn)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if c.cfg.RequestTimeout > 0 {
-		t := time.AfterFunc(c.cfg.RequestTimeout, func() { cancel(errTimeout) })
-		defer t.Stop()
-	}
-	var stall *stallWatch
-	if c.cfg.StallTimeout > 0 {
-		stall = watchStall(c.clock, c.cfg.StallTimeout, func() { cancel(errStall) })
-		defer stall.stop()
+	wd := watch(c.clock, c.cfg.StallTimeout, c.cfg.RequestTimeout, cancel)
+	if wd != nil {
+		defer wd.stop()
 	}
 	tr := c.newTrace()
 	defer tr.settle(rec)
@@ -122,11 +116,11 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 	*st = streamState{c: c, rec: rec, cn: cn, rx: tr.rx, now: rec.Sent, capture: req.turn != nil}
 	switch c.accept(resp, st, req) {
 	case readStream:
-		c.stream(ctx, resp, st, stall)
+		c.stream(ctx, resp, st, wd)
 	case readPooling:
-		c.readPooling(ctx, resp, st, stall, req)
+		c.readPooling(ctx, resp, st, wd, req)
 	case readWhole:
-		c.readBody(ctx, resp, st, stall)
+		c.readBody(ctx, resp, st, wd)
 	}
 	*st = streamState{} // holds no record or connection past the request
 }
@@ -255,7 +249,7 @@ func (c *Client) accept(resp *http.Response, st *streamState, req *Request) int 
 type inPlaceBody interface{ readSlice() ([]byte, error) }
 
 // stream reads an event stream to its end.
-func (c *Client) stream(ctx context.Context, resp *http.Response, st *streamState, stall *stallWatch) {
+func (c *Client) stream(ctx context.Context, resp *http.Response, st *streamState, wd *watchdog) {
 	inPlace, _ := resp.Body.(inPlaceBody)
 	for !st.done && st.fail == record.ErrNone {
 		var data []byte
@@ -268,7 +262,7 @@ func (c *Client) stream(ctx context.Context, resp *http.Response, st *streamStat
 			data = st.cn.buf[:n]
 		}
 		if len(data) > 0 {
-			st.feed(data, stall)
+			st.feed(data, wd)
 		}
 		if err == io.EOF {
 			st.eof()
@@ -287,7 +281,7 @@ func (c *Client) stream(ctx context.Context, resp *http.Response, st *streamStat
 }
 
 // feed parses the bytes just read.
-func (st *streamState) feed(data []byte, stall *stallWatch) {
+func (st *streamState) feed(data []byte, wd *watchdog) {
 	st.arrived()
 	events := st.rec.Iterations
 	if err := st.cn.parser.Feed(data, st.event); err != nil && st.fail == record.ErrNone {
@@ -295,8 +289,8 @@ func (st *streamState) feed(data []byte, stall *stallWatch) {
 	}
 	// The stall timeout counts from the last event (a chunk): comment
 	// lines (": ping") keep a connection open but are no progress.
-	if stall != nil && st.rec.Iterations != events {
-		stall.progress(st.now)
+	if wd != nil && st.rec.Iterations != events {
+		wd.progress(st.now)
 	}
 }
 
@@ -488,9 +482,9 @@ func (c *Client) finishTokens(st *streamState) {
 }
 
 // readBody handles a non-streaming response.
-func (c *Client) readBody(ctx context.Context, resp *http.Response, st *streamState, stall *stallWatch) {
+func (c *Client) readBody(ctx context.Context, resp *http.Response, st *streamState, wd *watchdog) {
 	rec, cn := st.rec, st.cn
-	if !c.readAll(ctx, resp, st, stall) {
+	if !c.readAll(ctx, resp, st, wd) {
 		return
 	}
 	cn.chunk.Reset()
@@ -538,7 +532,7 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, st *streamSt
 
 // readAll reads a whole response body into st.cn.text and sets its end;
 // false when the request failed.
-func (c *Client) readAll(ctx context.Context, resp *http.Response, st *streamState, stall *stallWatch) bool {
+func (c *Client) readAll(ctx context.Context, resp *http.Response, st *streamState, wd *watchdog) bool {
 	rec, cn := st.rec, st.cn
 	cn.text = cn.text[:0]
 	for {
@@ -552,8 +546,8 @@ func (c *Client) readAll(ctx context.Context, resp *http.Response, st *streamSta
 			if rec.FirstChunk == 0 {
 				rec.FirstChunk = st.now
 			}
-			if stall != nil {
-				stall.progress(st.now)
+			if wd != nil {
+				wd.progress(st.now)
 			}
 		}
 		if err == io.EOF {

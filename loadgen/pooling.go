@@ -230,9 +230,9 @@ func appendStrings(b []byte, ss []string) []byte {
 // request's inputs. The request ends when the body's last byte arrives;
 // it has no tokens, so FirstToken and the chunk times stay unset, and
 // its prompt tokens are the server's usage, else the client's count.
-func (c *Client) readPooling(ctx context.Context, resp *http.Response, st *streamState, stall *stallWatch, req *Request) {
+func (c *Client) readPooling(ctx context.Context, resp *http.Response, st *streamState, wd *watchdog, req *Request) {
 	rec, cn := st.rec, st.cn
-	if !c.readAll(ctx, resp, st, stall) {
+	if !c.readAll(ctx, resp, st, wd) {
 		return
 	}
 	cn.chunk.Reset()
