@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -31,7 +32,6 @@ type conn struct {
 	buf    []byte
 	body   []byte
 	parser *sse.Parser
-	chunk  sse.Chunk
 	text   []byte
 	reason []byte
 	// reply and tools keep a session turn's answer for its history.
@@ -39,6 +39,11 @@ type conn struct {
 	tools sse.ToolCallAccumulator
 	st    streamState // the response being read
 }
+
+// chunks holds decoded chunks. A chunk (560 bytes, and its choices'
+// buffers) is taken for one read's events or one response body: a stream
+// waiting for its next token holds none.
+var chunks = sync.Pool{New: func() any { return new(sse.Chunk) }}
 
 func newConn() *conn { return newConnSized(16 << 10) }
 
@@ -65,6 +70,7 @@ type streamState struct {
 	c         *Client
 	rec       *record.Record
 	cn        *conn
+	ch        *sse.Chunk // the events' decoded chunk, while feed parses
 	now       int64
 	done      bool
 	finished  bool      // saw a finish_reason
@@ -225,9 +231,10 @@ func (c *Client) accept(resp *http.Response, st *streamState, req *Request) int 
 		if strings.HasPrefix(ct, "application/json") {
 			// A JSON error body with status 200 is a stream error, not a protocol one.
 			if body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10)); err == nil {
-				cn.chunk.Reset()
-				if sse.DecodeResponse(body, &cn.chunk) == nil && cn.chunk.Err != nil {
-					c.fail(rec, record.ErrStreamError, cn.chunk.Err.Error())
+				ch := chunks.Get().(*sse.Chunk)
+				defer chunks.Put(ch)
+				if sse.DecodeResponse(body, ch) == nil && ch.Err != nil {
+					c.fail(rec, record.ErrStreamError, ch.Err.Error())
 					return readNone
 				}
 			}
@@ -284,7 +291,11 @@ func (c *Client) stream(ctx context.Context, resp *http.Response, st *streamStat
 func (st *streamState) feed(data []byte, wd *watchdog) {
 	st.arrived()
 	events := st.rec.Iterations
-	if err := st.cn.parser.Feed(data, st.event); err != nil && st.fail == record.ErrNone {
+	st.ch = chunks.Get().(*sse.Chunk)
+	err := st.cn.parser.Feed(data, st.event)
+	chunks.Put(st.ch)
+	st.ch = nil
+	if err != nil && st.fail == record.ErrNone {
 		st.setFail(record.ErrProtocol, err.Error())
 	}
 	// The stall timeout counts from the last event (a chunk): comment
@@ -297,7 +308,11 @@ func (st *streamState) feed(data []byte, wd *watchdog) {
 // eof ends a stream whose body ended.
 func (st *streamState) eof() {
 	st.now = max(st.c.clock.Now(), st.now)
-	if err := st.cn.parser.Finish(st.event); err != nil && st.fail == record.ErrNone {
+	st.ch = chunks.Get().(*sse.Chunk)
+	err := st.cn.parser.Finish(st.event)
+	chunks.Put(st.ch)
+	st.ch = nil
+	if err != nil && st.fail == record.ErrNone {
 		st.setFail(record.ErrProtocol, err.Error())
 	}
 	if !st.done && st.fail == record.ErrNone && !st.finished {
@@ -348,7 +363,7 @@ func (st *streamState) setFail(class record.ErrorClass, msg string) {
 
 // event handles one SSE event of the stream.
 func (st *streamState) event(ev *sse.Event) error {
-	rec, ch := st.rec, &st.cn.chunk
+	rec, ch := st.rec, st.ch
 	if st.done || st.fail != record.ErrNone {
 		st.counted()
 		return nil
@@ -487,12 +502,12 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, st *streamSt
 	if !c.readAll(ctx, resp, st, wd) {
 		return
 	}
-	cn.chunk.Reset()
-	if err := c.decodeAll(cn.text, &cn.chunk); err != nil {
+	ch := chunks.Get().(*sse.Chunk)
+	defer chunks.Put(ch)
+	if err := c.decodeAll(cn.text, ch); err != nil {
 		c.fail(rec, record.ErrProtocol, "malformed response: "+err.Error())
 		return
 	}
-	ch := &cn.chunk
 	if ch.Err != nil {
 		c.fail(rec, record.ErrStreamError, ch.Err.Error())
 		return

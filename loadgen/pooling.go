@@ -235,13 +235,13 @@ func (c *Client) readPooling(ctx context.Context, resp *http.Response, st *strea
 	if !c.readAll(ctx, resp, st, wd) {
 		return
 	}
-	cn.chunk.Reset()
-	results, err := sse.DecodePoolingBody(cn.text, &cn.chunk)
+	ch := chunks.Get().(*sse.Chunk)
+	defer chunks.Put(ch)
+	results, err := sse.DecodePoolingBody(cn.text, ch)
 	if err != nil {
 		c.fail(rec, record.ErrProtocol, "malformed response: "+err.Error())
 		return
 	}
-	ch := &cn.chunk
 	if ch.Err != nil {
 		c.fail(rec, record.ErrStreamError, ch.Err.Error())
 		return
