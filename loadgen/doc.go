@@ -6,11 +6,14 @@
 //
 // The engine hands one record.Record per request to a channel; what
 // happens to records is the caller's business. The per-token path
-// allocates nothing in steady state: each in-flight request owns a
-// reusable read buffer, SSE parser and chunk decoder. Requests go out
-// through goodput's own HTTP/1.1 client (h1.go: no goroutine per
-// connection, read buffers pooled while a stream waits) or net/http (for
-// HTTP/2 and proxies), chosen per target (ClientConfig.HTTPClient).
+// allocates nothing in steady state: each stream keeps its SSE parser and
+// takes a read buffer and a decoded chunk from pools only while bytes
+// wait to be parsed, and its goroutine fits a 4 KB stack (see Client.Do),
+// so a stream waiting for its next token costs about 10 KB. Requests go
+// out through goodput's own HTTP/1.1 client (h1.go: no goroutine per
+// connection) or net/http (for HTTP/2 and proxies), chosen per target
+// (ClientConfig.HTTPClient). One watchdog timer per request enforces its
+// timeout and stall timeout (watchdog.go).
 // Arrival times are the kernel's receive timestamps on Linux over
 // HTTP/1.1 (rxstamp.go), so the client's own scheduling delays are not
 // counted as server latency.
