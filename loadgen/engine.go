@@ -488,6 +488,24 @@ func (r *run) closedLoop() {
 	}
 }
 
+// claim takes the benchmark's next request, or stops the benchmark when
+// its request limit or its source is exhausted.
+func (r *run) claim() (*Request, bool) {
+	i := r.created.Add(1) - 1
+	if maxReq := int64(r.b.Constraints.MaxRequests); maxReq > 0 && i >= maxReq {
+		r.created.Add(-1)
+		r.stop(StopMaxRequests, false)
+		return nil, false
+	}
+	req, ok := r.b.Source.Request(uint64(i))
+	if !ok {
+		r.created.Add(-1)
+		r.stop(StopDataExhausted, false)
+		return nil, false
+	}
+	return req, true
+}
+
 // awaitStreamStart waits for stream w of n to start (a rampup); false
 // when the benchmark stopped first.
 func (r *run) awaitStreamStart(w, n int) bool {
@@ -509,21 +527,12 @@ func (r *run) awaitStreamStart(w, n int) bool {
 // stops. Its goroutine waits for every chunk below this frame, so the
 // frame stays small (see Client.Do).
 func (r *run) requestStream(cn *conn) {
-	maxReq := int64(r.b.Constraints.MaxRequests)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	fails := 0 // consecutive immediate failures
 	for !r.stopped() {
-		i := r.created.Add(1) - 1
-		if maxReq > 0 && i >= maxReq {
-			r.created.Add(-1)
-			r.stop(StopMaxRequests, false)
-			return
-		}
-		req, ok := r.b.Source.Request(uint64(i))
+		req, ok := r.claim()
 		if !ok {
-			r.created.Add(-1)
-			r.stop(StopDataExhausted, false)
 			return
 		}
 		rec := r.e.newRecord(r.b.Index)

@@ -95,22 +95,13 @@ func (r *run) userSessions(p *userPacer, cn *conn, timer *time.Timer) {
 // one per slot. A request is claimed and built at its slot (as a turn
 // is), so the users' requests are numbered in the order they go out.
 func (r *run) userRequests(p *userPacer, cn *conn, timer *time.Timer) {
-	maxReq := int64(r.b.Constraints.MaxRequests)
 	for !r.stopped() {
 		due := p.next()
 		if !r.waitTurn(due, timer) {
 			return
 		}
-		i := r.created.Add(1) - 1
-		if maxReq > 0 && i >= maxReq {
-			r.created.Add(-1)
-			r.stop(StopMaxRequests, false)
-			return
-		}
-		req, ok := r.b.Source.Request(uint64(i))
+		req, ok := r.claim()
 		if !ok {
-			r.created.Add(-1)
-			r.stop(StopDataExhausted, false)
 			return
 		}
 		rec := r.e.newRecord(r.b.Index)
