@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -471,5 +472,21 @@ func TestTLSArrivalTimestamps(t *testing.T) {
 				t.Fatalf("client arrival timestamps %q, want %q", res.Client.ArrivalTimestamps, want)
 			}
 		})
+	}
+}
+
+// The client load records the collector's GOGC setting of the benchmark
+// (it trades the client's memory against its CPU).
+func TestClientLoadRecordsGOGC(t *testing.T) {
+	prev := debug.SetGCPercent(73)
+	defer debug.SetGCPercent(prev)
+	srv := startMock(t, nil)
+	e := newEngine(t, ClientConfig{Target: srv.URL(), Model: mock.DefaultModel})
+	res, _ := collect(t, e, context.Background(), Benchmark{
+		Strategy: Strategy{Kind: Synchronous}, Constraints: Constraints{MaxRequests: 1},
+		Source: fixedSource{NewRequest("", "hello", 4)},
+	})
+	if res.Client.GOGC != 73 {
+		t.Fatalf("client load gogc %d, want 73", res.Client.GOGC)
 	}
 }

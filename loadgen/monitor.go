@@ -2,7 +2,9 @@ package loadgen
 
 import (
 	"fmt"
+	"math"
 	"runtime"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -129,6 +131,7 @@ func (m *monitor) finish() report.ClientLoad {
 		CPUSeconds:  report.Float(cpu),
 		WallSeconds: report.Float(wall),
 		MaxProcs:    report.Int(runtime.GOMAXPROCS(0)),
+		GOGC:        report.Int(gcPercent()),
 	}
 	l.MinProcs = l.MaxProcs
 	if g := m.gov; g != nil {
@@ -189,4 +192,18 @@ func processCPU() float64 {
 		return 0
 	}
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// gcPercent is the collector's GOGC setting (-1 when off).
+func gcPercent() int {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	v := s[0].Value.Uint64()
+	if v > math.MaxInt32 {
+		return -1 // off: the runtime reports an impossible percentage
+	}
+	return int(v)
 }

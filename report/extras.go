@@ -229,6 +229,11 @@ type ClientLoad struct {
 	// HTTP/1.1 client), "net/http" (Go's, for HTTP/2 and proxies) or
 	// both with their target counts.
 	HTTPClient string `json:"http_client,omitempty"`
+	// GOGC is the Go collector's setting while the benchmark ran (GOGC:
+	// 100 by default, 50 for plans of many streams; -1 off): it trades
+	// the client's memory against its CPU. The largest of a merge's
+	// shards.
+	GOGC Int `json:"gogc,omitempty"`
 	// Saturated says the client could not keep up; the benchmark's latency
 	// figures are then unreliable, for the Reason given.
 	Saturated bool   `json:"saturated"`

@@ -475,10 +475,10 @@ func mergeClient(bs []*report.Benchmark) *report.ClientLoad {
 	var out *report.ClientLoad
 	var reasons []string
 	for i, b := range bs {
-		c := b.Extras.Client
-		if c == nil {
+		if b.Extras == nil || b.Extras.Client == nil {
 			continue
 		}
+		c := b.Extras.Client
 		if out == nil {
 			out = &report.ClientLoad{}
 		}
@@ -488,6 +488,7 @@ func mergeClient(bs []*report.Benchmark) *report.ClientLoad {
 		out.MaxProcs += c.MaxProcs
 		out.MinProcs += c.MinProcs
 		out.ProcsChanges += c.ProcsChanges
+		out.GOGC = max(out.GOGC, c.GOGC)
 		out.SchedLagP50us = max(out.SchedLagP50us, c.SchedLagP50us)
 		out.SchedLagP99us = max(out.SchedLagP99us, c.SchedLagP99us)
 		out.SchedLagMaxus = max(out.SchedLagMaxus, c.SchedLagMaxus)

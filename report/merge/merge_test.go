@@ -737,3 +737,31 @@ func TestMergePromptTokens(t *testing.T) {
 		t.Errorf("shards without prompt counts: %+v %+v", none.PromptTokenMismatch, none.PromptOverhead)
 	}
 }
+
+// TestMergeClient: the shards' client loads combine as documented: CPU,
+// cores and procs add, lags are the worst shard's, GOGC the largest, the
+// HTTP client named once or "mixed", saturated if any shard was.
+func TestMergeClient(t *testing.T) {
+	bench := func(c report.ClientLoad) *report.Benchmark {
+		return &report.Benchmark{Extras: &report.Extras{Client: &c}}
+	}
+	got := mergeClient([]*report.Benchmark{
+		bench(report.ClientLoad{CPUSeconds: 1, WallSeconds: 10, Cores: 0.1, MaxProcs: 2, SchedLagP99us: 30, GOGC: 50, HTTPClient: "goodput"}),
+		{}, // a shard without goodput's figures
+		{Extras: &report.Extras{}},
+		bench(report.ClientLoad{CPUSeconds: 2, WallSeconds: 12, Cores: 0.2, MaxProcs: 4, SchedLagP99us: 20, GOGC: 100, HTTPClient: "goodput",
+			Saturated: true, Reason: "timer lag"}),
+	})
+	if got == nil {
+		t.Fatal("no merged client load")
+	}
+	if got.CPUSeconds != 3 || got.WallSeconds != 12 || math.Abs(float64(got.Cores)-0.3) > 1e-9 || got.MaxProcs != 6 {
+		t.Errorf("cpu %v wall %v cores %v procs %v, want 3, 12, 0.3, 6", got.CPUSeconds, got.WallSeconds, got.Cores, got.MaxProcs)
+	}
+	if got.SchedLagP99us != 30 || got.GOGC != 100 || got.HTTPClient != "goodput" {
+		t.Errorf("sched lag %v, gogc %d, http client %q; want 30, 100, goodput", got.SchedLagP99us, got.GOGC, got.HTTPClient)
+	}
+	if !got.Saturated || !strings.Contains(got.Reason, "shard 3: timer lag") {
+		t.Errorf("saturated %v, reason %q", got.Saturated, got.Reason)
+	}
+}
