@@ -284,7 +284,7 @@ func (c *Client) stream(ctx context.Context, resp *http.Response, st *streamStat
 			break
 		}
 	}
-	c.settle(resp, st)
+	c.endStream(resp, st)
 }
 
 // feed parses the bytes just read.
@@ -320,8 +320,8 @@ func (st *streamState) eof() {
 	}
 }
 
-// settle ends a stream that ended or failed in its events.
-func (c *Client) settle(resp *http.Response, st *streamState) {
+// endStream settles a stream that ended or failed in its events.
+func (c *Client) endStream(resp *http.Response, st *streamState) {
 	rec := st.rec
 	if st.done && st.fail == record.ErrNone {
 		if b, ok := resp.Body.(interface{ streamComplete() }); ok {

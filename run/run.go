@@ -331,10 +331,11 @@ func (s *state) rounds(ctx context.Context) ([]sweep.Round, error) {
 	if p.Shard.Plan != nil {
 		engine.SetShard(p.Shard.Shard.Index)
 	}
-	if w := fitOpenFiles(sweep.MaxStreams(p.Planner)); w != "" {
+	streams := sweep.MaxStreams(p.Planner)
+	if w := fitOpenFiles(streams); w != "" {
 		fmt.Fprintln(s.stderr, w)
 	}
-	heapMsg, restoreHeap := fitHeap(sweep.MaxStreams(p.Planner), s.env.Getenv)
+	heapMsg, restoreHeap := fitHeap(streams, s.env.Getenv)
 	defer restoreHeap()
 	if heapMsg != "" {
 		fmt.Fprintln(s.stderr, heapMsg)
