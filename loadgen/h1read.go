@@ -162,11 +162,15 @@ func headEnd(b []byte) (head []byte, end int) {
 	}
 }
 
-// parseHead parses a response head (without its final blank line).
+// parseHead parses a response head (without its final blank line). It
+// copies the head once: the status and every header value are substrings
+// of that copy, the values of the header's keys share one array (as in
+// net/textproto), and common keys are interned by
+// textproto.CanonicalMIMEHeaderKey; the head a stream holds while it reads
+// its body is then three allocations besides the response.
 func parseHead(head []byte, req *http.Request) (*http.Response, error) {
-	lines := strings.Split(string(head), "\n")
-	status := strings.TrimSuffix(lines[0], "\r")
-	proto, rest, ok := strings.Cut(status, " ")
+	status, rest := cutLine(string(head))
+	proto, statusText, ok := strings.Cut(status, " ")
 	if !ok {
 		return nil, fmt.Errorf("malformed HTTP response %q", status)
 	}
@@ -174,18 +178,24 @@ func parseHead(head []byte, req *http.Request) (*http.Response, error) {
 	if !ok || major != 1 {
 		return nil, fmt.Errorf("malformed HTTP version %q", proto)
 	}
-	code, reason, _ := strings.Cut(strings.TrimLeft(rest, " "), " ")
+	statusText = strings.TrimLeft(statusText, " ")
+	code, _, _ := strings.Cut(statusText, " ")
 	sc, err := strconv.Atoi(code)
 	if len(code) != 3 || err != nil || sc < 100 {
 		return nil, fmt.Errorf("malformed HTTP status code %q", code)
 	}
-	resp := &http.Response{
-		Status: code + " " + reason, StatusCode: sc, Proto: proto, ProtoMajor: major, ProtoMinor: minor,
-		Header: make(http.Header, len(lines)-1), Request: req, ContentLength: -1,
+	lines := 0
+	if rest != "" {
+		lines = strings.Count(rest, "\n") + 1
 	}
-	var last string
-	for _, l := range lines[1:] {
-		l = strings.TrimSuffix(l, "\r")
+	resp := &http.Response{
+		Status: statusText, StatusCode: sc, Proto: proto, ProtoMajor: major, ProtoMinor: minor,
+		Header: make(http.Header, lines), Request: req, ContentLength: -1,
+	}
+	values := make([]string, lines)
+	var l, last string
+	for rest != "" {
+		l, rest = cutLine(rest)
 		if l != "" && (l[0] == ' ' || l[0] == '\t') && last != "" {
 			// An obsolete folded line continues the previous value.
 			vs := resp.Header[last]
@@ -197,7 +207,16 @@ func parseHead(head []byte, req *http.Request) (*http.Response, error) {
 			return nil, fmt.Errorf("malformed MIME header line: %q", l)
 		}
 		last = textproto.CanonicalMIMEHeaderKey(k)
-		resp.Header[last] = append(resp.Header[last], strings.TrimSpace(v))
+		v = strings.TrimSpace(v)
+		if vs, seen := resp.Header[last]; seen {
+			// Capped at their length, a key's values are copied here
+			// rather than overwrite the next key's.
+			resp.Header[last] = append(vs, v)
+			continue
+		}
+		values[0] = v
+		resp.Header[last] = values[:1:1]
+		values = values[1:]
 	}
 	connection := strings.ToLower(strings.Join(resp.Header["Connection"], ","))
 	resp.Close = strings.Contains(connection, "close") || (minor == 0 && !strings.Contains(connection, "keep-alive"))
@@ -229,6 +248,13 @@ func parseHead(head []byte, req *http.Request) (*http.Response, error) {
 		resp.TransferEncoding = nil
 	}
 	return resp, nil
+}
+
+// cutLine returns s's first line, without its line end (LF or CRLF),
+// and what follows it.
+func cutLine(s string) (line, rest string) {
+	line, rest, _ = strings.Cut(s, "\n")
+	return strings.TrimSuffix(line, "\r"), rest
 }
 
 // Body framings.

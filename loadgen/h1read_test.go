@@ -137,6 +137,33 @@ func TestH1ReadsResponses(t *testing.T) {
 	}
 }
 
+// TestH1ResponseHead checks the head as callers see it: the status as
+// net/http gives it, canonical keys, repeated keys in order (their values
+// share one array, which must not let one key's value overwrite
+// another's), and folded lines joined.
+func TestH1ResponseHead(t *testing.T) {
+	raw := "HTTP/1.1 200 OK\r\nx-a: 1\r\nB:  2 \r\nX-A: 3\r\nc: x\r\n  y\r\nX-A: 4\r\nd:\r\nContent-Length: 0\r\n\r\n"
+	resp, err := (&h1Conn{Conn: &pieceConn{data: []byte(raw)}}).readHead(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := http.Header{"X-A": {"1", "3", "4"}, "B": {"2"}, "C": {"x y"}, "D": {""}, "Content-Length": {"0"}}
+	if resp.Status != "200 OK" || fmt.Sprint(resp.Header) != fmt.Sprint(want) {
+		t.Fatalf("status %q, header %v; want \"200 OK\", %v", resp.Status, resp.Header, want)
+	}
+	std, err := http.ReadResponse(bufio.NewReader(strings.NewReader(raw)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(std.Header) != fmt.Sprint(resp.Header) {
+		t.Errorf("net/http reads header %v", std.Header)
+	}
+	resp, err = (&h1Conn{Conn: &pieceConn{data: []byte("HTTP/1.1 204\r\n\r\n")}}).readHead(nil)
+	if err != nil || resp.Status != "204" || len(resp.Header) != 0 {
+		t.Fatalf("status %q, header %v, error %v; want \"204\", none, nil", resp.Status, resp.Header, err)
+	}
+}
+
 // FuzzH1Response reads arbitrary responses cut into arbitrary reads: the
 // reader never panics or loops, and where both it and net/http read a
 // whole response they agree on the status and the body.
