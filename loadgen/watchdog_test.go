@@ -19,8 +19,8 @@ func (f *fired) fire(clock *Clock) func(error) {
 	}
 }
 
-// wait waits up to 5 s for f to fire and returns when.
-func (f *fired) wait(t *testing.T) int64 {
+// wait waits up to 5 s for f to fire with cause and returns when.
+func (f *fired) wait(t *testing.T, cause error) int64 {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for f.at.Load() == 0 && time.Now().Before(deadline) {
@@ -28,6 +28,9 @@ func (f *fired) wait(t *testing.T) int64 {
 	}
 	if f.at.Load() == 0 {
 		t.Fatal("never fired")
+	}
+	if c := f.cause.Load(); c != cause {
+		t.Fatalf("cause %v, want %v", c, cause)
 	}
 	return f.at.Load()
 }
@@ -52,12 +55,8 @@ func TestWatchdogStall(t *testing.T) {
 			t.Fatalf("fired %v after the last chunk, with chunks every 10 ms", time.Duration(at-last))
 		}
 	}
-	at := f.wait(t)
-	if idle := time.Duration(at - last); idle < d {
+	if idle := time.Duration(f.wait(t, errStall) - last); idle < d {
 		t.Fatalf("fired %v after the last chunk, before the %v timeout", idle, d)
-	}
-	if c := f.cause.Load(); c != errStall {
-		t.Fatalf("cause %v, want %v", c, errStall)
 	}
 }
 
@@ -74,12 +73,8 @@ func TestWatchdogRequestTimeout(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 		w.progress(clock.Now())
 	}
-	at := f.wait(t)
-	if el := time.Duration(at - start); el < total {
+	if el := time.Duration(f.wait(t, errTimeout) - start); el < total {
 		t.Fatalf("fired after %v, before the %v request timeout", el, total)
-	}
-	if c := f.cause.Load(); c != errTimeout {
-		t.Fatalf("cause %v, want %v", c, errTimeout)
 	}
 }
 
