@@ -14,7 +14,7 @@ STATICCHECK_VERSION := v0.8.2
 GOBIN_DIR   := $(or $(shell $(GO) env GOBIN),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin)
 STATICCHECK ?= $(GOBIN_DIR)/staticcheck
 
-.PHONY: all build test lint vet fmt-check staticcheck tools race knee fuzz demo bench image clean
+.PHONY: all build test lint vet fmt-check staticcheck tools race knee scale fuzz demo bench image clean
 
 all: build
 
@@ -22,9 +22,9 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -tags $(TAGS) -ldflags "$(LDFLAGS)" -o bin/goodput ./cmd/goodput
 
 ## test: everything CI runs: vet, gofmt, staticcheck, race-enabled tests, the real-time
-## knee check (without the race detector, which skews timing), and a
-## bounded fuzz pass.
-test: lint race knee fuzz
+## knee check and the 2,000-stream memory check (both without the race
+## detector, which skews timing and memory), and a bounded fuzz pass.
+test: lint race knee scale fuzz
 
 ## lint: go vet, the gofmt check and staticcheck.
 lint: vet fmt-check staticcheck
@@ -51,6 +51,11 @@ race:
 ## of the analytic knee (real time, about 80 s; skipped under -race).
 knee:
 	$(GO) test -count=1 -timeout 10m -run 'TestKneeMatchesCapacity' -v ./sweep
+
+## scale: 2,000 streams on goodput's client hold at most 20 KB of live memory
+## each (about 10 s; the memory is not checked under -race).
+scale:
+	$(GO) test -count=1 -timeout 5m -run 'TestTwoThousandStreams' -v ./loadgen
 
 ## fuzz: run every fuzz target for FUZZTIME (default 5s) each.
 fuzz:
