@@ -122,7 +122,10 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 	*st = streamState{c: c, rec: rec, cn: cn, rx: tr.rx, now: rec.Sent, capture: req.turn != nil}
 	switch c.accept(resp, st, req) {
 	case readStream:
-		c.stream(ctx, resp, st, wd)
+		// The stream needs the body alone: the response's head and its
+		// request are garbage while it is read (1.4 KB a stream on
+		// goodput's client).
+		c.stream(ctx, resp.Body, st, wd)
 	case readPooling:
 		c.readPooling(ctx, resp, st, wd, req)
 	case readWhole:
@@ -256,8 +259,8 @@ func (c *Client) accept(resp *http.Response, st *streamState, req *Request) int 
 type inPlaceBody interface{ readSlice() ([]byte, error) }
 
 // stream reads an event stream to its end.
-func (c *Client) stream(ctx context.Context, resp *http.Response, st *streamState, wd *watchdog) {
-	inPlace, _ := resp.Body.(inPlaceBody)
+func (c *Client) stream(ctx context.Context, body io.Reader, st *streamState, wd *watchdog) {
+	inPlace, _ := body.(inPlaceBody)
 	for !st.done && st.fail == record.ErrNone {
 		var data []byte
 		var err error
@@ -265,7 +268,7 @@ func (c *Client) stream(ctx context.Context, resp *http.Response, st *streamStat
 			data, err = inPlace.readSlice()
 		} else {
 			var n int
-			n, err = resp.Body.Read(st.cn.buf)
+			n, err = body.Read(st.cn.buf)
 			data = st.cn.buf[:n]
 		}
 		if len(data) > 0 {
@@ -284,7 +287,7 @@ func (c *Client) stream(ctx context.Context, resp *http.Response, st *streamStat
 			break
 		}
 	}
-	c.endStream(resp, st)
+	c.endStream(body, st)
 }
 
 // feed parses the bytes just read.
@@ -321,10 +324,10 @@ func (st *streamState) eof() {
 }
 
 // endStream settles a stream that ended or failed in its events.
-func (c *Client) endStream(resp *http.Response, st *streamState) {
+func (c *Client) endStream(body io.Reader, st *streamState) {
 	rec := st.rec
 	if st.done && st.fail == record.ErrNone {
-		if b, ok := resp.Body.(interface{ streamComplete() }); ok {
+		if b, ok := body.(interface{ streamComplete() }); ok {
 			b.streamComplete()
 		}
 	}
