@@ -9,7 +9,7 @@
 // allocates nothing in steady state: each stream keeps its SSE parser and
 // takes a read buffer and a decoded chunk from pools only while bytes
 // wait to be parsed, and its goroutine fits a 4 KB stack (see Client.Do),
-// so a stream waiting for its next token costs about 10 KB. Requests go
+// so a stream waiting for its next token costs about 9 KB. Requests go
 // out through goodput's own HTTP/1.1 client (h1.go: no goroutine per
 // connection) or net/http (for HTTP/2 and proxies), chosen per target
 // (ClientConfig.HTTPClient). One watchdog timer per request enforces its

@@ -7,7 +7,7 @@ import (
 
 // Plans of manyStreams concurrent streams or more run the collector at
 // manyStreamsGOGC. Their memory is then mostly the streams' own state
-// (connection, request, record, parser and stack: about 10 KB a
+// (connection, request, record, parser and stack: about 9 KB a
 // stream), which lives as long as the run: collecting at 1.5 × the live
 // heap instead of 2 × leaves less memory idle and costs few extra
 // collections. At 10,000
