@@ -22,7 +22,7 @@ import (
 	"github.com/goodput-dev/goodput/metadata"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/accum"
-	"github.com/goodput-dev/goodput/scorecard"
+	"github.com/goodput-dev/goodput/scorecard/measure"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/tokenize"
@@ -36,7 +36,7 @@ type Config struct {
 	Data      Data
 	Plan      Plan
 	SLO       slo.Spec // every round is judged against it
-	Telemetry scorecard.Config
+	Telemetry measure.Config
 	Outputs   Outputs
 	Metadata  Metadata
 	Progress  Progress

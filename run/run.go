@@ -19,7 +19,7 @@ import (
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/accum"
-	"github.com/goodput-dev/goodput/scorecard"
+	"github.com/goodput-dev/goodput/scorecard/measure"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/telemetry"
@@ -48,7 +48,7 @@ type state struct {
 	files            *runFiles
 	scPath           string // the scorecard file, "" for none
 	made             string // the run directory, when this run created it
-	tel              *scorecard.Telemetry
+	tel              *measure.Telemetry
 	live             *liveMetrics
 	jsonl            *os.File
 	enc              *record.Encoder

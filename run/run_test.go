@@ -14,7 +14,7 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/report"
-	"github.com/goodput-dev/goodput/scorecard"
+	"github.com/goodput-dev/goodput/scorecard/measure"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/tokenize"
@@ -95,7 +95,7 @@ func TestRunFromConfig(t *testing.T) {
 			Constraints: loadgen.Constraints{MaxRequests: 6}, Seed: 1,
 		},
 		SLO:       objective,
-		Telemetry: scorecard.Config{ServerMetrics: scorecard.ServerMetricsOff, Interval: time.Second, PUE: 1},
+		Telemetry: measure.Config{ServerMetrics: measure.ServerMetricsOff, Interval: time.Second, PUE: 1},
 		Outputs:   Outputs{Dir: dir, RunID: "r1", Kinds: map[string]bool{"json": true, "jsonl": true}, Key: func(string) string { return "k" }},
 		Metadata:  Metadata{ProbeTimeout: time.Second},
 		Progress:  Progress{Disable: true, LogFormat: "console", Interval: time.Second},
@@ -141,7 +141,7 @@ func TestRunDrainsByServerGauges(t *testing.T) {
 	// takes some before the drain starts.
 	spec := dataset.Spec{Prompt: dataset.Dist{Mean: 16}, Output: dataset.Dist{Mean: 40}}
 	opts := dataset.Options{Seed: 1, TimeScale: 1}
-	run := func(metrics scorecard.ServerMetrics, maxDrain time.Duration) (*report.Report, string) {
+	run := func(metrics measure.ServerMetrics, maxDrain time.Duration) (*report.Report, string) {
 		c := &Config{
 			Client: loadgen.ClientConfig{Target: srv.URL(), Endpoint: loadgen.EndpointChat, ConnectTimeout: time.Second, StallTimeout: -1, RequestTimeout: -1},
 			Data:   Data{Synthetic: &spec, Options: opts},
@@ -152,7 +152,7 @@ func TestRunDrainsByServerGauges(t *testing.T) {
 				Drain: &sweep.Drain{Max: maxDrain, Poll: 20 * time.Millisecond},
 			},
 			SLO:       slo.Default(),
-			Telemetry: scorecard.Config{ServerMetrics: metrics, Interval: time.Second, PUE: 1},
+			Telemetry: measure.Config{ServerMetrics: metrics, Interval: time.Second, PUE: 1},
 			Outputs:   Outputs{Kinds: map[string]bool{}, Key: func(string) string { return "k" }},
 			Metadata:  Metadata{ProbeTimeout: time.Second},
 			Progress:  Progress{Disable: true, LogFormat: "console", Interval: time.Second},
@@ -165,7 +165,7 @@ func TestRunDrainsByServerGauges(t *testing.T) {
 		}
 		return rep, errb.String()
 	}
-	rep, stderr := run(scorecard.ServerMetricsOn, 10*time.Second)
+	rep, stderr := run(measure.ServerMetricsOn, 10*time.Second)
 	w := rep.Benchmarks[1].Extras.Drain
 	if w == nil || w.Method != report.DrainGauges || w.Busy || w.WaitedS < 0.2 {
 		t.Errorf("drain after a cut round: %+v; want a wait by the gauges of about 1.5 s", w)
@@ -173,7 +173,7 @@ func TestRunDrainsByServerGauges(t *testing.T) {
 	if strings.Contains(stderr, "busy server") {
 		t.Errorf("warned of a busy round:\n%s", stderr)
 	}
-	rep, stderr = run(scorecard.ServerMetricsOn, 50*time.Millisecond)
+	rep, stderr = run(measure.ServerMetricsOn, 50*time.Millisecond)
 	w = rep.Benchmarks[1].Extras.Drain
 	if w == nil || w.Method != report.DrainGauges || !w.Busy || w.Running == nil || *w.Running == 0 {
 		t.Errorf("bounded drain after a cut round: %+v; want busy with requests running", w)
@@ -181,7 +181,7 @@ func TestRunDrainsByServerGauges(t *testing.T) {
 	if want := "WARNING: benchmark 1 (concurrent@4) started on a busy server"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
-	rep, _ = run(scorecard.ServerMetricsOff, 10*time.Second)
+	rep, _ = run(measure.ServerMetricsOff, 10*time.Second)
 	if w := rep.Benchmarks[1].Extras.Drain; w == nil || w.Method != report.DrainLatency || w.Busy || w.WaitedS < 0.2 {
 		t.Errorf("drain without server metrics: %+v; want a wait by the previous round's latency", w)
 	}

@@ -12,13 +12,14 @@ import (
 
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/scorecard"
+	"github.com/goodput-dev/goodput/scorecard/measure"
 )
 
 // openTelemetry probes every telemetry source before the load and starts
 // sampling; it prints one line per source to w. A failing source is an
 // error naming it (exit 1) unless the configuration makes it optional.
-func openTelemetry(ctx context.Context, w io.Writer, cfg scorecard.Config, target string) (*scorecard.Telemetry, error) {
-	tel, err := scorecard.Open(ctx, cfg, target)
+func openTelemetry(ctx context.Context, w io.Writer, cfg measure.Config, target string) (*measure.Telemetry, error) {
+	tel, err := measure.Open(ctx, cfg, target)
 	if err != nil {
 		return nil, err
 	}
@@ -32,9 +33,9 @@ func openTelemetry(ctx context.Context, w io.Writer, cfg scorecard.Config, targe
 // wait after its end) and writes every benchmark's goodput.telemetry. It
 // is not cut short by the run's interrupt: the completed rounds'
 // telemetry belongs in the partial report.
-func finishTelemetry(ctx context.Context, w io.Writer, obs *scorecard.Observer, wait time.Duration) {
+func finishTelemetry(ctx context.Context, w io.Writer, obs *measure.Observer, wait time.Duration) {
 	if wait <= 0 {
-		wait = scorecard.DefaultWait
+		wait = measure.DefaultWait
 	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait+30*time.Second)
 	defer cancel()

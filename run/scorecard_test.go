@@ -12,6 +12,7 @@ import (
 
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/scorecard"
+	"github.com/goodput-dev/goodput/scorecard/measure"
 	"github.com/goodput-dev/goodput/telemetry"
 )
 
@@ -22,8 +23,8 @@ func TestOpenTelemetryBeforeLoad(t *testing.T) {
 	s := httptest.NewServer(http.NotFoundHandler())
 	dead := s.URL
 	s.Close()
-	cfg := scorecard.Config{DCGMURLs: []string{dead + "/metrics"}, ServerMetrics: scorecard.ServerMetricsOff,
-		Currency: scorecard.DefaultCurrency, Interval: telemetry.DefaultInterval, Wait: scorecard.DefaultWait}
+	cfg := measure.Config{DCGMURLs: []string{dead + "/metrics"}, ServerMetrics: measure.ServerMetricsOff,
+		Currency: scorecard.DefaultCurrency, Interval: telemetry.DefaultInterval, Wait: measure.DefaultWait}
 	var errb bytes.Buffer
 	e := &errb
 	if _, err := openTelemetry(context.Background(), e, cfg, ""); err == nil || !strings.Contains(err.Error(), "dcgm-exporter "+dead+"/metrics") {

@@ -12,7 +12,7 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/report"
-	"github.com/goodput-dev/goodput/scorecard"
+	"github.com/goodput-dev/goodput/scorecard/measure"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/tokenize"
 )
@@ -56,7 +56,7 @@ func tokenRunErr(t *testing.T, tok *tokenize.Tokenizer, noStream bool, tokens To
 			Planner: sweep.List{{Kind: loadgen.Concurrent, Streams: 2}}, Profile: report.Profile{Kind: "concurrent", Streams: []int{2}},
 			Constraints: loadgen.Constraints{MaxRequests: 8}, Seed: 1,
 		},
-		Telemetry: scorecard.Config{ServerMetrics: scorecard.ServerMetricsOff, Interval: time.Second, PUE: 1},
+		Telemetry: measure.Config{ServerMetrics: measure.ServerMetricsOff, Interval: time.Second, PUE: 1},
 		Outputs:   Outputs{Dir: t.TempDir(), RunID: "r1", Kinds: map[string]bool{"console": true}, Key: func(string) string { return "k" }},
 		Metadata:  Metadata{ProbeTimeout: time.Second},
 		Progress:  Progress{Disable: true, LogFormat: "console", Interval: time.Second},

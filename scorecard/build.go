@@ -1,6 +1,7 @@
 package scorecard
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -120,7 +121,7 @@ func pickRunRow(rep *report.Report, rounds []Row) (int, string, string) {
 	if k := kneeOf(rep.Run); k != nil && k.Found {
 		for i, b := range rep.Benchmarks {
 			if int(b.Config.RunIndex) == int(k.Index) {
-				reason := fmt.Sprintf("the knee found by the %s search (round %d)", orDefault(k.Mode, "sweep"), k.Index)
+				reason := fmt.Sprintf("the knee found by the %s search (round %d)", cmp.Or(k.Mode, "sweep"), k.Index)
 				if k.Reason != "" {
 					reason += ": " + k.Reason
 				}
@@ -480,4 +481,12 @@ func missingReason(tel *report.BenchmarkTelemetry, axis, def string, sourceWords
 		return axis + " source missing: " + strings.Join(reasons, "; ")
 	}
 	return def
+}
+
+// fval reads a report value, NaN for nil.
+func fval(p *report.Float) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return float64(*p)
 }

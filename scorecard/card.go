@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,10 @@ import (
 // Version is the scorecard layout version, written as
 // metadata.scorecard_version.
 const Version = 1
+
+// DefaultCurrency is the currency assumed for prices (the article's €)
+// when a row names none.
+const DefaultCurrency = "EUR"
 
 // File is a scorecard file, scorecard-<run-id>.json: the run's row at the
 // top level — exactly the article's layout (run_id, metadata, performance,
@@ -461,4 +466,13 @@ func setLenient(f reflect.Value, v json.RawMessage) error {
 		return json.Unmarshal(v, f.Addr().Interface())
 	}
 	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -1,18 +1,10 @@
-// Package scorecard measures the three axes of goodput's scorecard (cost,
-// energy and performance) in the same time windows as the load, writes the
-// scorecard file, and compares runs on a Pareto frontier.
+// Package scorecard is goodput's scorecard file: the run's row of cost,
+// energy and performance, built from a finished report (Build), written
+// and read back (Write, Read, Decode), and compared across runs on a
+// Pareto frontier. It knows nothing of how the figures were measured: the
+// live measurement during a run is package scorecard/measure, which writes
+// them into the report's goodput.telemetry.
 //
-// During a run, Open probes every source in Config before any load is sent
-// (an unreachable source is an error naming it, unless Config.Optional),
-// and its Observer records the rounds' windows; Build then turns the report
-// into a File:
-//
-//	tel, err := scorecard.Open(ctx, cfg, target) // probes every source; fails before the load
-//	defer tel.Close()
-//	obs := tel.Observer(progress, engine.Clock().Time) // a sweep.Observer; forwards to progress
-//	runner.Observer = obs
-//	rounds, err := runner.Run(ctx, planner)
-//	obs.Finish(finishCtx) // writes goodput.telemetry into every benchmark
 //	card, err := scorecard.Build(rep)
 //	card.Write(w) // scorecard-<run-id>.json beside the report
 //

@@ -27,6 +27,7 @@ import (
 	"github.com/goodput-dev/goodput/report/stats"
 	"github.com/goodput-dev/goodput/run"
 	"github.com/goodput-dev/goodput/scorecard"
+	"github.com/goodput-dev/goodput/scorecard/measure"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/telemetry"
@@ -200,7 +201,7 @@ type plan struct {
 	outputs     map[string]bool
 	extraBody   map[string]any
 	skipReady   bool // --backend-args validate_backend:false
-	telemetry   scorecard.Config
+	telemetry   measure.Config
 	metricsAddr string
 	slo         slo.Spec
 	seed        int64
@@ -1620,7 +1621,7 @@ func (s *shardSpec) configHash(k experimentKey, model string) string {
 
 // Telemetry and scorecard flags of goodput benchmark: where energy, cost
 // and server metrics come from, measured in the same windows as the load
-// (package scorecard), and the scorecard file written beside the report.
+// (package scorecard/measure), and the scorecard file written beside the report.
 
 // scorecardOptions are the raw telemetry flags.
 type scorecardOptions struct {
@@ -1659,7 +1660,7 @@ func scorecardFlags(o *scorecardOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.keplerNamespace, "kepler-namespace", "", "also read Kepler's energy of this namespace from --prometheus (cross-check)")
 	fs.StringVar(&o.keplerPod, "kepler-pod", "", "also read Kepler's energy of this pod from --prometheus")
 	fs.StringVar(&o.keplerContainer, "kepler-container", "", "also read Kepler's energy of this container from --prometheus")
-	fs.StringArrayVar(&o.serverMetrics, "server-metrics", []string{string(scorecard.ServerMetricsAuto)}, `inference server /metrics (KV cache, queue, prefix cache, spec decode, server TTFT/ITL of vLLM, SGLang, TGI or Triton/TensorRT-LLM): auto (scrape <target>/metrics when it serves them), on (required), off, or URLs, one per replica (comma-separated or repeated; counters and histograms are summed), or every replica's series read from Prometheus: 'prometheus=http://prometheus:9090,selector={namespace="llm",app="vllm"}'`)
+	fs.StringArrayVar(&o.serverMetrics, "server-metrics", []string{string(measure.ServerMetricsAuto)}, `inference server /metrics (KV cache, queue, prefix cache, spec decode, server TTFT/ITL of vLLM, SGLang, TGI or Triton/TensorRT-LLM): auto (scrape <target>/metrics when it serves them), on (required), off, or URLs, one per replica (comma-separated or repeated; counters and histograms are summed), or every replica's series read from Prometheus: 'prometheus=http://prometheus:9090,selector={namespace="llm",app="vllm"}'`)
 	fs.StringVar(&o.opencost, "opencost", "", "OpenCost API that prices each window, e.g. http://opencost.opencost:9003")
 	fs.StringVar(&o.opencostNamespace, "opencost-namespace", "", "OpenCost: the namespace to price")
 	fs.StringVar(&o.opencostLabel, "opencost-label", "", "OpenCost: price the allocations with this label, key=value (e.g. app=vllm)")
@@ -1668,11 +1669,11 @@ func scorecardFlags(o *scorecardOptions, fs *pflag.FlagSet) {
 	fs.Float64Var(&o.costPerHour, "cost-per-hour", 0, "the whole deployment's price per hour (instead of --gpu-cost-per-hour)")
 	fs.IntVar(&o.gpus, "gpus", 0, "GPUs priced by --gpu-cost-per-hour")
 	fs.StringVar(&o.currency, "currency", scorecard.DefaultCurrency, "ISO 4217 code of the prices (goodput converts nothing)")
-	fs.Float64Var(&o.pue, "pue", scorecard.DefaultPUE, "data-centre power usage effectiveness for the PUE-adjusted energy and carbon (default 1: GPU energy only)")
+	fs.Float64Var(&o.pue, "pue", measure.DefaultPUE, "data-centre power usage effectiveness for the PUE-adjusted energy and carbon (default 1: GPU energy only)")
 	fs.Float64Var(&o.gridIntensity, "grid-intensity", 0, "grid carbon intensity in gCO2/kWh for the carbon axis (e.g. 40 for France)")
 	fs.BoolVar(&o.optional, "telemetry-optional", false, "run even when a telemetry source is unreachable; it is reported as missing")
 	fs.DurationVar(&o.interval, "telemetry-interval", telemetry.DefaultInterval, "sampling interval of --dcgm-url, --nvml and the server metrics")
-	fs.DurationVar(&o.wait, "telemetry-wait", scorecard.DefaultWait, "longest wait after each window end for a reading past it (dcgm-exporter refreshes every 30 s by default)")
+	fs.DurationVar(&o.wait, "telemetry-wait", measure.DefaultWait, "longest wait after each window end for a reading past it (dcgm-exporter refreshes every 30 s by default)")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve the run's own Prometheus series at http://ADDR/metrics while it runs (requests, in flight, TTFT/ITL/e2e per round, target load, client CPU), e.g. :9090")
 }
 
@@ -1690,8 +1691,8 @@ func (o *scorecardOptions) liveMetricsAddr() (string, error) {
 
 // config turns the flags into the scorecard configuration. Errors are
 // usage errors naming the flag and the accepted form.
-func (o *scorecardOptions) config(fs *pflag.FlagSet) (scorecard.Config, error) {
-	c := scorecard.Config{
+func (o *scorecardOptions) config(fs *pflag.FlagSet) (measure.Config, error) {
+	c := measure.Config{
 		DCGMURLs: o.dcgmURLs, NVML: o.nvml, PrometheusURL: o.prometheus,
 		OpenCostURL: o.opencost, GPUCostPerHour: o.gpuCostPerHour, CostPerHour: o.costPerHour, GPUs: o.gpus,
 		Currency: o.currency, GridIntensity: o.gridIntensity, Optional: o.optional, Interval: o.interval, Wait: o.wait,
@@ -1716,7 +1717,7 @@ func (o *scorecardOptions) config(fs *pflag.FlagSet) (scorecard.Config, error) {
 		if c.ServerMetricsPrometheus, c.ServerMetricsSelector, err = parseServerMetricsProm(v); err != nil {
 			return c, usagef("--server-metrics %q: %v", v, err)
 		}
-		c.ServerMetrics = scorecard.ServerMetricsOn
+		c.ServerMetrics = measure.ServerMetricsOn
 	}
 	var sms []string
 	for _, v := range o.serverMetrics {
@@ -1732,21 +1733,21 @@ func (o *scorecardOptions) config(fs *pflag.FlagSet) (scorecard.Config, error) {
 	switch sm := strings.Join(sms, ","); strings.ToLower(sm) {
 	case "":
 		if c.ServerMetrics == "" {
-			c.ServerMetrics = scorecard.ServerMetricsAuto
+			c.ServerMetrics = measure.ServerMetricsAuto
 		}
 	case "auto":
-		c.ServerMetrics = scorecard.ServerMetricsAuto
+		c.ServerMetrics = measure.ServerMetricsAuto
 	case "on", "true":
-		c.ServerMetrics = scorecard.ServerMetricsOn
+		c.ServerMetrics = measure.ServerMetricsOn
 	case "off", "false":
-		c.ServerMetrics = scorecard.ServerMetricsOff
+		c.ServerMetrics = measure.ServerMetricsOff
 	default:
 		for _, u := range sms {
 			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
 				return c, usagef("--server-metrics %q: want auto, on, off, http(s) URLs (comma-separated or repeated, one per replica) or prometheus=URL,selector={label matchers}", u)
 			}
 		}
-		c.ServerMetrics, c.ServerMetricsURL, c.ServerMetricsURLs = scorecard.ServerMetricsOn, sms[0], sms[1:]
+		c.ServerMetrics, c.ServerMetricsURL, c.ServerMetricsURLs = measure.ServerMetricsOn, sms[0], sms[1:]
 	}
 	if o.opencost == "" && (o.opencostNamespace != "" || o.opencostLabel != "" || o.opencostAggregate != "") {
 		return c, usagef("--opencost-namespace, --opencost-label and --opencost-aggregate need --opencost URL")

@@ -5,16 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goodput-dev/goodput/scorecard"
+	"github.com/goodput-dev/goodput/scorecard/measure"
 )
 
-func parseScorecardFlags(t *testing.T, args ...string) (scorecard.Config, error) {
+func parseScorecardFlags(t *testing.T, args ...string) (measure.Config, error) {
 	t.Helper()
 	var o scorecardOptions
 	fs := newFlagSet("benchmark", "benchmark", &bytes.Buffer{})
 	scorecardFlags(&o, fs)
 	if err := parseFlags(fs, args); err != nil {
-		return scorecard.Config{}, err
+		return measure.Config{}, err
 	}
 	return o.config(fs)
 }
@@ -24,7 +24,7 @@ func TestScorecardFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.PUE != 0 || c.Currency != "EUR" || c.ServerMetrics != scorecard.ServerMetricsAuto || c.HasEnergy() || c.HasCost() {
+	if c.PUE != 0 || c.Currency != "EUR" || c.ServerMetrics != measure.ServerMetricsAuto || c.HasEnergy() || c.HasCost() {
 		t.Errorf("defaults %+v", c)
 	}
 	c, err = parseScorecardFlags(t, "--dcgm-url", "http://a:9400/metrics", "--dcgm-url", "http://b:9400", "--gpu-selector", "hostname=a,gpu=0",
@@ -36,7 +36,7 @@ func TestScorecardFlags(t *testing.T) {
 	}
 	if len(c.DCGMURLs) != 2 || c.GPUSelector.String() != "hostname=a,gpu=0" || c.PrometheusSelector.String() != `Hostname=~"gpu-node-.*"` ||
 		c.Kepler == nil || c.Kepler.Namespace != "llm" || c.GPUCostPerHour != 2.7 || c.Currency != "USD" || c.PUE != 1.4 ||
-		c.GridIntensity != 40 || c.ServerMetrics != scorecard.ServerMetricsOn || !c.Optional {
+		c.GridIntensity != 40 || c.ServerMetrics != measure.ServerMetricsOn || !c.Optional {
 		t.Errorf("config %+v", c)
 	}
 	c, err = parseScorecardFlags(t, "--opencost", "http://oc:9003", "--opencost-label", "app=vllm", "--opencost-namespace", "llm", "--server-metrics", "http://vllm:8000/metrics")
@@ -50,7 +50,7 @@ func TestScorecardFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q := c.OpenCostQuery; q.Aggregate != "namespace" || q.Keys[0] != "llm" || c.ServerMetrics != scorecard.ServerMetricsOff {
+	if q := c.OpenCostQuery; q.Aggregate != "namespace" || q.Keys[0] != "llm" || c.ServerMetrics != measure.ServerMetricsOff {
 		t.Errorf("opencost query %+v", q)
 	}
 }
@@ -62,7 +62,7 @@ func TestScorecardFlagsServerPrometheus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ServerMetrics != scorecard.ServerMetricsOn || c.ServerMetricsPrometheus != "http://prometheus:9090" ||
+	if c.ServerMetrics != measure.ServerMetricsOn || c.ServerMetricsPrometheus != "http://prometheus:9090" ||
 		c.ServerMetricsSelector.String() != `namespace="llm",app=~"vllm|llm-d"` || c.ServerMetricsURL != "" {
 		t.Errorf("config %+v", c)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/run"
-	"github.com/goodput-dev/goodput/scorecard"
+	"github.com/goodput-dev/goodput/scorecard/measure"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
 )
@@ -330,10 +330,10 @@ sweep:
 			return s.lay.target.Dir == "/tmp/goodput-aiperf-x" && s.cfg.Outputs.Path == "/tmp/goodput-aiperf-x/goodput.json"
 		}},
 		"server-metrics": {[]string{"--server-metrics", "node1:8081"}, func(s profileSetup) bool {
-			return s.cfg.Telemetry.ServerMetrics == scorecard.ServerMetricsOn && s.cfg.Telemetry.ServerMetricsURL == "http://node1:8081/metrics"
+			return s.cfg.Telemetry.ServerMetrics == measure.ServerMetricsOn && s.cfg.Telemetry.ServerMetricsURL == "http://node1:8081/metrics"
 		}},
 		"no-server-metrics": {[]string{"--no-server-metrics"}, func(s profileSetup) bool {
-			return s.cfg.Telemetry.ServerMetrics == scorecard.ServerMetricsOff
+			return s.cfg.Telemetry.ServerMetrics == measure.ServerMetricsOff
 		}},
 		"gpu-telemetry": {[]string{"--gpu-telemetry", "node1:9400", "http://node2:9401/metrics"}, func(s profileSetup) bool {
 			return slices.Equal(s.cfg.Telemetry.DCGMURLs, []string{"http://node1:9400/metrics", "http://node2:9401/metrics"}) && !s.cfg.Telemetry.Optional
@@ -394,7 +394,7 @@ func TestAIPerfBareListFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	tel := s.cfg.Telemetry
-	if tel.ServerMetrics != scorecard.ServerMetricsOn || tel.ServerMetricsURL != "" || !tel.Optional ||
+	if tel.ServerMetrics != measure.ServerMetricsOn || tel.ServerMetricsURL != "" || !tel.Optional ||
 		!slices.Equal(tel.DCGMURLs, []string{"http://localhost:9400/metrics", "http://localhost:9401/metrics"}) {
 		t.Errorf("telemetry %+v", tel)
 	}

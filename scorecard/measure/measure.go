@@ -1,4 +1,4 @@
-package scorecard
+package measure
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package scorecard
+package measure
 
 import (
 	"fmt"
@@ -8,13 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goodput-dev/goodput/scorecard"
 	"github.com/goodput-dev/goodput/telemetry"
 )
 
 // Defaults of Config.
 const (
-	// DefaultCurrency is the currency assumed for prices (the article's €).
-	DefaultCurrency = "EUR"
 	// DefaultPUE is applied when no PUE is given: 1.0 means GPU energy
 	// only, no facility overhead, so the PUE-adjusted figures equal the
 	// measured ones until --pue says otherwise. (The article's example uses
@@ -280,7 +279,7 @@ func isCurrencyCode(s string) bool {
 // currency returns the configured currency or the default.
 func (c *Config) currency() string {
 	if c.Currency == "" {
-		return DefaultCurrency
+		return scorecard.DefaultCurrency
 	}
 	return c.Currency
 }

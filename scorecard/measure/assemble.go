@@ -1,4 +1,4 @@
-package scorecard
+package measure
 
 import (
 	"fmt"
@@ -19,14 +19,6 @@ func fptr(v float64) *report.Float {
 	}
 	f := report.Float(v)
 	return &f
-}
-
-// fval reads a report value, NaN for nil.
-func fval(p *report.Float) float64 {
-	if p == nil {
-		return math.NaN()
-	}
-	return float64(*p)
 }
 
 // assemble turns one round's measurements into its goodput.telemetry.

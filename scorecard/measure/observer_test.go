@@ -1,4 +1,4 @@
-package scorecard
+package measure
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/scorecard"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/telemetry"
 )
@@ -294,7 +295,7 @@ func TestOptionalMissingInScorecard(t *testing.T) {
 	if bt == nil || bt.Energy != nil || bt.Cost == nil || len(bt.Missing) != 1 {
 		t.Fatalf("telemetry %+v", bt)
 	}
-	f, err := Build(report.NewReport("test", nil, b))
+	f, err := scorecard.Build(report.NewReport("test", nil, b))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,10 @@
-package scorecard
+package measure
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 	"time"
 
@@ -466,13 +465,4 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -1,4 +1,4 @@
-package scorecard
+package measure
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/accum"
+	"github.com/goodput-dev/goodput/scorecard"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/telemetry"
 	"github.com/goodput-dev/goodput/telemetry/promtest"
@@ -137,7 +138,7 @@ func TestIntegrationMockPrometheus(t *testing.T) {
 	} else if g := fval(bt.Server.GenerationTokens); math.Abs(g/float64(bt.Tokens.Output)-1) > 0.05 {
 		t.Errorf("server generated %.0f tokens in the window, the client counted %.0f", g, float64(bt.Tokens.Output))
 	}
-	f, err := Build(report.NewReport("test", nil, b))
+	f, err := scorecard.Build(report.NewReport("test", nil, b))
 	if err != nil {
 		t.Fatal(err)
 	}
