@@ -16,7 +16,7 @@ import (
 // image_count, image_format; audio_seconds, audio_sample_rate,
 // audio_count; and AIPerf's --video-* as video_seconds, video_fps,
 // video_width, video_height, video_count), generated locally
-// (loadgen.SyntheticImage, SyntheticAudio, SyntheticVideo: a Motion-JPEG
+// (SyntheticImage, SyntheticAudio, SyntheticVideo: a Motion-JPEG
 // AVI) and sent as data URLs with the user message.
 type MediaSpec struct {
 	ImageCount, ImageWidth, ImageHeight int
@@ -173,7 +173,7 @@ func (m MediaSpec) pool(seed uint64) (mediaPool, error) {
 	var imgs, clips, videos []loadgen.Media
 	if n := m.images(); n > 0 {
 		for k := range max(n, mediaPoolSize) {
-			img, err := loadgen.SyntheticImage(m.ImageWidth, m.ImageHeight, m.ImageFormat, seed^uint64(k)*0x9e3779b97f4a7c15)
+			img, err := SyntheticImage(m.ImageWidth, m.ImageHeight, m.ImageFormat, seed^uint64(k)*0x9e3779b97f4a7c15)
 			if err != nil {
 				return mediaPool{}, err
 			}
@@ -186,7 +186,7 @@ func (m MediaSpec) pool(seed uint64) (mediaPool, error) {
 			rate = 16000
 		}
 		for k := range max(n, 4) {
-			clip, err := loadgen.SyntheticAudio(float64(m.AudioSeconds), rate, seed^uint64(k+1)*0xbf58476d1ce4e5b9)
+			clip, err := SyntheticAudio(float64(m.AudioSeconds), rate, seed^uint64(k+1)*0xbf58476d1ce4e5b9)
 			if err != nil {
 				return mediaPool{}, err
 			}
@@ -196,7 +196,7 @@ func (m MediaSpec) pool(seed uint64) (mediaPool, error) {
 	if n := m.videos(); n > 0 {
 		fps, w, h := m.videoShape()
 		for k := range max(n, 4) {
-			v, err := loadgen.SyntheticVideo(m.VideoSeconds, fps, w, h, seed^uint64(k+1)*0x94d049bb133111eb)
+			v, err := SyntheticVideo(m.VideoSeconds, fps, w, h, seed^uint64(k+1)*0x94d049bb133111eb)
 			if err != nil {
 				return mediaPool{}, err
 			}
@@ -260,7 +260,7 @@ func (f *mediaFiles) cell(c cell) ([]loadgen.Media, error) {
 		m, ok := f.read[p]
 		if !ok {
 			var err error
-			if m, err = loadgen.ReadMedia(p); err != nil {
+			if m, err = ReadMedia(p); err != nil {
 				return nil, err
 			}
 			f.read[p] = m

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/goodput-dev/goodput/loadgen"
 )
 
 // A column named by image_column, audio_column or video_column holds
@@ -15,9 +13,9 @@ import (
 // that cannot be read is a one-line error naming the line and column.
 func TestMediaColumns(t *testing.T) {
 	dir := t.TempDir()
-	img, _ := loadgen.SyntheticImage(8, 6, "png", 1)
-	clip, _ := loadgen.SyntheticAudio(0.5, 8000, 1)
-	video, _ := loadgen.SyntheticVideo(1, 2, 16, 16, 1)
+	img, _ := SyntheticImage(8, 6, "png", 1)
+	clip, _ := SyntheticAudio(0.5, 8000, 1)
+	video, _ := SyntheticVideo(1, 2, 16, 16, 1)
 	for name, b := range map[string][]byte{"a.png": img.Data, "b.wav": clip.Data, "c.avi": video.Data, "d.mp4": []byte("mp4")} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
 			t.Fatal(err)

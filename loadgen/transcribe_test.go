@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -18,10 +19,7 @@ import (
 // A transcription request is a multipart body Go's own reader parses:
 // the model, stream and usage fields, and the audio file as sent.
 func TestTranscriptionMultipart(t *testing.T) {
-	clip, err := SyntheticAudio(0.25, 8000, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clip := wavClip(0.25, 8000)
 	got := make(chan *http.Request, 1)
 	bodies := make(chan []byte, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -74,7 +72,7 @@ func TestTranscriptionAgainstMock(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, sec := range []float64{1, 4} {
-			clip, _ := SyntheticAudio(sec, 16000, 2)
+			clip := wavClip(sec, 16000)
 			req := NewRequest("", "x", -1)
 			req.Media = []Media{clip}
 			rec := record.New()
@@ -93,4 +91,25 @@ func TestTranscriptionAgainstMock(t *testing.T) {
 	if err := CheckMedia(EndpointTranscriptions, NewRequest("", "x", -1)); err == nil {
 		t.Fatal("a transcription without audio accepted")
 	}
+}
+
+// wavClip is seconds of silent 16-bit mono PCM at rate Hz as a WAV file
+// (package dataset makes the real ones; loadgen only sends them).
+func wavClip(seconds float64, rate int) Media {
+	n := int(seconds * float64(rate))
+	b := make([]byte, 44+2*n)
+	le := binary.LittleEndian
+	copy(b, "RIFF")
+	le.PutUint32(b[4:], uint32(36+2*n))
+	copy(b[8:], "WAVEfmt ")
+	le.PutUint32(b[16:], 16)
+	le.PutUint16(b[20:], 1) // PCM
+	le.PutUint16(b[22:], 1) // mono
+	le.PutUint32(b[24:], uint32(rate))
+	le.PutUint32(b[28:], uint32(2*rate))
+	le.PutUint16(b[32:], 2)
+	le.PutUint16(b[34:], 16)
+	copy(b[36:], "data")
+	le.PutUint32(b[40:], uint32(2*n))
+	return Media{Kind: "audio", MIME: "audio/wav", Data: b, Seconds: float64(n) / float64(rate), Samples: n}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/dataset"
 	"github.com/goodput-dev/goodput/record"
 )
 
@@ -52,7 +52,7 @@ func TestBenchmarkVideo(t *testing.T) {
 		t.Fatalf("metrics.video %+v", v)
 	}
 
-	clip, _ := loadgen.SyntheticVideo(1, 2, 16, 16, 1)
+	clip, _ := dataset.SyntheticVideo(1, 2, 16, 16, 1)
 	data := filepath.Join(dir, "clips.jsonl")
 	if err := os.WriteFile(filepath.Join(dir, "c.avi"), clip.Data, 0o600); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package loadgen
+package dataset
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
+
+	"github.com/goodput-dev/goodput/loadgen"
 )
 
 // Synthetic video is a Motion-JPEG AVI: a RIFF file whose frames are
@@ -20,10 +22,10 @@ import (
 // SyntheticVideo encodes seconds of width × height video at fps frames a
 // second as a Motion-JPEG AVI whose frames are a function of seed: a
 // gradient drifting from frame to frame under noise.
-func SyntheticVideo(seconds float64, fps, width, height int, seed uint64) (Media, error) {
+func SyntheticVideo(seconds float64, fps, width, height int, seed uint64) (loadgen.Media, error) {
 	frames := int(seconds*float64(fps) + 0.5)
 	if !(seconds > 0) || fps < 1 || fps > 120 || width < 16 || height < 16 || width > 3840 || height > 2160 || frames < 1 || frames > 3600 {
-		return Media{}, fmt.Errorf("video %gs at %d fps, %d×%d: want 1 to 3600 frames, 1 to 120 fps, 16×16 to 3840×2160 pixels", seconds, fps, width, height)
+		return loadgen.Media{}, fmt.Errorf("video %gs at %d fps, %d×%d: want 1 to 3600 frames, 1 to 120 fps, 16×16 to 3840×2160 pixels", seconds, fps, width, height)
 	}
 	img := image.NewYCbCr(image.Rect(0, 0, width, height), image.YCbCrSubsampleRatio420)
 	var jpegs [][]byte
@@ -33,7 +35,7 @@ func SyntheticVideo(seconds float64, fps, width, height int, seed uint64) (Media
 		shift := f * 4
 		for py := range height {
 			for px := range width {
-				x = mix64(x + uint64(py*width+px))
+				x = splitmix64(x + uint64(py*width+px))
 				img.Y[py*img.YStride+px] = uint8((px+shift)*255/width) ^ uint8(x)&0x1f
 			}
 		}
@@ -45,13 +47,13 @@ func SyntheticVideo(seconds float64, fps, width, height int, seed uint64) (Media
 		}
 		var buf bytes.Buffer
 		if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 80}); err != nil {
-			return Media{}, fmt.Errorf("video frame %d: %w", f, err)
+			return loadgen.Media{}, fmt.Errorf("video frame %d: %w", f, err)
 		}
 		b := buf.Bytes()
 		jpegs = append(jpegs, b)
 		maxFrame = max(maxFrame, len(b))
 	}
-	return Media{Kind: "video", MIME: "video/x-msvideo", Data: writeAVI(jpegs, fps, width, height, maxFrame),
+	return loadgen.Media{Kind: "video", MIME: "video/x-msvideo", Data: writeAVI(jpegs, fps, width, height, maxFrame),
 		Frames: frames, Seconds: float64(frames) / float64(fps)}, nil
 }
 

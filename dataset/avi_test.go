@@ -1,4 +1,4 @@
-package loadgen
+package dataset
 
 import (
 	"bytes"
@@ -129,9 +129,9 @@ func TestSyntheticVideo(t *testing.T) {
 	}
 }
 
-// Video files are read by extension (an MP4 as video/mp4, frames and
-// length unknown); Responses and Messages refuse video, chat takes it.
-func TestVideoMedia(t *testing.T) {
+// Video files are read by extension: an MP4 as video/mp4, frames and
+// length unknown.
+func TestReadVideo(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "clip.mp4")
 	if err := os.WriteFile(path, []byte("\x00\x00\x00\x18ftypisom"), 0o600); err != nil {
 		t.Fatal(err)
@@ -139,18 +139,5 @@ func TestVideoMedia(t *testing.T) {
 	m, err := ReadMedia(path)
 	if err != nil || m.Kind != "video" || m.MIME != "video/mp4" || m.Frames != 0 || m.Seconds != 0 {
 		t.Fatalf("ReadMedia: %+v %v", m, err)
-	}
-	r := NewRequest("", "what happens?", 8)
-	r.Media = []Media{m}
-	if err := CheckMedia(EndpointChat, r); err != nil {
-		t.Error(err)
-	}
-	for _, e := range []Endpoint{EndpointResponses, EndpointMessages} {
-		if err := CheckMedia(e, r); err == nil || err.Error() != string(e)+" takes no video input: use chat_completions" {
-			t.Errorf("%s: %v", e, err)
-		}
-	}
-	if err := CheckMedia(EndpointEmbeddings, r); err == nil {
-		t.Error("a video accepted for embeddings")
 	}
 }
