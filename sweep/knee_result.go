@@ -51,14 +51,11 @@ func kneeOf(p Planner, rounds []Round) *report.Knee {
 	return ListKnee(rounds)
 }
 
-// Planned is the number of rounds a planner plans, 0 when not known in
-// advance (a knee search).
+// Planned is the number of rounds a planner plans (RoundCounter), 0 when
+// not known in advance (a knee search).
 func Planned(p Planner) int {
-	switch x := p.(type) {
-	case List:
-		return len(x)
-	case interface{ Rounds() int }:
-		return x.Rounds()
+	if c, ok := p.(RoundCounter); ok {
+		return c.Rounds()
 	}
 	return 0
 }

@@ -64,12 +64,20 @@ func (r *repeat) Knee(rounds []Round) *report.Knee {
 // Rounds is n times the inner planner's rounds, 0 when not known.
 func (r *repeat) Rounds() int { return r.n * Planned(r.p) }
 
+// MaxStreams is the inner planner's.
+func (r *repeat) MaxStreams() int { return MaxStreams(r.p) }
+
 // Repetition is the 0-based repetition of round i (0 without Repeat).
 func Repetition(p Planner, i int) int {
-	r, ok := p.(*repeat)
-	if !ok {
-		return 0
+	if r, ok := p.(Repeater); ok {
+		return r.Repetition(i)
 	}
+	return 0
+}
+
+// Repetition implements Repeater. The repeat gives no AdaptivePlan: a
+// knee detection's grid is per repetition, not over the whole run.
+func (r *repeat) Repetition(i int) int {
 	k := 0
 	for j, s := range r.starts {
 		if i >= s {

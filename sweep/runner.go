@@ -26,8 +26,39 @@ type Round struct {
 
 // Planner decides the next round from the finished ones. ok=false ends
 // the run.
+//
+// A planner says what else it is through optional methods, never through
+// its type: RoundCounter (rounds known ahead), StreamLimiter (the most
+// connections a round holds), RoundScaler (longer rounds), Kneer (its
+// own knee), Repeater (repetitions) and AdaptivePlanner (a knee
+// detection's grid). A planner that wraps another implements each by
+// asking the wrapped one, so a new planner needs no edit elsewhere.
 type Planner interface {
 	Next(done []Round) (s loadgen.Strategy, ok bool, err error)
+}
+
+// RoundCounter is a planner that knows its rounds in advance.
+type RoundCounter interface {
+	Rounds() int
+}
+
+// StreamLimiter is a planner that knows the most connections a round of
+// its plan holds at once (MaxStreams).
+type StreamLimiter interface {
+	MaxStreams() int
+}
+
+// Repeater is a planner that plays a plan several times (Repeat):
+// Repetition is round i's, 0-based.
+type Repeater interface {
+	Repetition(i int) int
+}
+
+// AdaptivePlanner is a planner that adds a knee detection's adaptive grid
+// after its inner plan (KneePlanner): AdaptivePlan is the inner plan's
+// round count and the grid's streams, ok=false before the grid is made.
+type AdaptivePlanner interface {
+	AdaptivePlan() (initial int, grid []int, ok bool)
 }
 
 // List plans a fixed series of strategies, in order.
@@ -39,6 +70,18 @@ func (l List) Next(done []Round) (loadgen.Strategy, bool, error) {
 		return loadgen.Strategy{}, false, nil
 	}
 	return l[len(done)], true, nil
+}
+
+// Rounds is the list's length.
+func (l List) Rounds() int { return len(l) }
+
+// MaxStreams is the most streams of a round of the list.
+func (l List) MaxStreams() int {
+	n := 0
+	for _, s := range l {
+		n = max(n, strategyStreams(s))
+	}
+	return n
 }
 
 // Observer watches a run live (progress display, logs). Its methods are

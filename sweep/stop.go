@@ -43,3 +43,17 @@ func (s stopOn) Knee(rounds []Round) *report.Knee { return kneeOf(s.p, rounds) }
 
 // Rounds delegates to the wrapped planner.
 func (s stopOn) Rounds() int { return Planned(s.p) }
+
+// MaxStreams delegates to the wrapped planner.
+func (s stopOn) MaxStreams() int { return MaxStreams(s.p) }
+
+// Repetition delegates to the wrapped planner.
+func (s stopOn) Repetition(i int) int { return Repetition(s.p, i) }
+
+// AdaptivePlan delegates to the wrapped planner.
+func (s stopOn) AdaptivePlan() (int, []int, bool) {
+	if a, ok := s.p.(AdaptivePlanner); ok {
+		return a.AdaptivePlan()
+	}
+	return 0, nil, false
+}

@@ -3,35 +3,32 @@ package sweep
 import "github.com/goodput-dev/goodput/loadgen"
 
 // MaxStreams is the most connections a round of p holds at once as far
-// as the plan says ahead: a closed-loop round's streams, an open-loop
-// round's explicit in-flight cap, a concurrency search's limit. 0 when
-// no round says (open-loop rounds under the default cap, a rate search).
+// as the plan says ahead (StreamLimiter): a closed-loop round's streams,
+// an open-loop round's explicit in-flight cap, a concurrency search's
+// limit. 0 when no round says (open-loop rounds under the default cap, a
+// rate search).
 func MaxStreams(p Planner) int {
-	switch x := p.(type) {
-	case List:
-		n := 0
-		for _, s := range x {
-			n = max(n, strategyStreams(s))
-		}
-		return n
-	case KneeSearch:
-		if x.Axis == AxisConcurrency {
-			return x.withDefaults().MaxConcurrency
-		}
-		return x.MaxConcurrency
-	case GuideLLMSweep:
-		if x.MaxConcurrency > 0 {
-			return x.MaxConcurrency
-		}
-		return DefaultSweepMaxConcurrency
-	case stopOn:
-		return MaxStreams(x.p)
-	case *repeat:
-		return MaxStreams(x.p)
-	case *KneePlanner:
-		return MaxStreams(x.Inner)
+	if l, ok := p.(StreamLimiter); ok {
+		return l.MaxStreams()
 	}
 	return 0
+}
+
+// MaxStreams is the concurrency search's limit, the rate search's
+// explicit cap.
+func (k KneeSearch) MaxStreams() int {
+	if k.Axis == AxisConcurrency {
+		return k.withDefaults().MaxConcurrency
+	}
+	return k.MaxConcurrency
+}
+
+// MaxStreams is the sweep's in-flight cap.
+func (g GuideLLMSweep) MaxStreams() int {
+	if g.MaxConcurrency > 0 {
+		return g.MaxConcurrency
+	}
+	return DefaultSweepMaxConcurrency
 }
 
 func strategyStreams(s loadgen.Strategy) int {

@@ -32,3 +32,31 @@ func TestMaxStreams(t *testing.T) {
 		}
 	}
 }
+
+// fixedPlanner is a planner from outside the package's list: it says its
+// rounds and streams through the optional methods alone.
+type fixedPlanner struct{ List }
+
+func (f fixedPlanner) Rounds() int     { return 7 }
+func (f fixedPlanner) MaxStreams() int { return 33 }
+
+// A new planner is read through its methods, also behind the wrappers;
+// one without them is unknown ahead (0).
+func TestPlannerMethods(t *testing.T) {
+	f := fixedPlanner{List{{Kind: loadgen.Synchronous}}}
+	for name, p := range map[string]Planner{"bare": f, "stop": StopOn(f, loadgen.StopMaxErrors), "knee fit": &KneePlanner{Inner: f}} {
+		if got := MaxStreams(p); got != 33 {
+			t.Errorf("%s: MaxStreams %d, want 33", name, got)
+		}
+	}
+	if got := Planned(StopOn(f, loadgen.StopMaxErrors)); got != 7 {
+		t.Errorf("Planned %d, want 7", got)
+	}
+	if got := Planned(Repeat(f, 2)); got != 14 {
+		t.Errorf("Planned of two repetitions %d, want 14", got)
+	}
+	type bare struct{ Planner }
+	if MaxStreams(bare{f}) != 0 || Planned(bare{f}) != 0 || Repetition(bare{f}, 3) != 0 {
+		t.Error("a planner without the methods is known ahead")
+	}
+}

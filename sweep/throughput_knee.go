@@ -278,9 +278,16 @@ func (k *KneePlanner) Next(done []Round) (loadgen.Strategy, bool, error) {
 // Knee is the SLO knee of the inner planner's kind over every round.
 func (k *KneePlanner) Knee(rounds []Round) *report.Knee { return kneeOf(k.Inner, rounds) }
 
+// MaxStreams is Inner's: the grid is made during the run.
+func (k *KneePlanner) MaxStreams() int { return MaxStreams(k.Inner) }
+
+// AdaptivePlan implements AdaptivePlanner: Inner's rounds and the grid,
+// once Inner has finished.
+func (k *KneePlanner) AdaptivePlan() (int, []int, bool) { return k.initial, k.grid, k.planned }
+
 // ThroughputKnee is the knee detection's result over a run's rounds: the
 // initial fit on the rounds before the adaptive grid (all of them when p
-// is not a KneePlanner), the grid, and the final fit; nil without
+// has no AdaptivePlan), the grid, and the final fit; nil without
 // detection.
 func ThroughputKnee(d *KneeDetection, p Planner, rounds []Round) *report.ThroughputKnee {
 	if d == nil {
@@ -288,13 +295,12 @@ func ThroughputKnee(d *KneeDetection, p Planner, rounds []Round) *report.Through
 	}
 	initial := len(rounds)
 	plan := []report.Int{}
-	if s, ok := p.(stopOn); ok {
-		p = s.p
-	}
-	if kp, ok := p.(*KneePlanner); ok && kp.planned {
-		initial = min(kp.initial, len(rounds))
-		for _, c := range kp.grid {
-			plan = append(plan, report.Int(c))
+	if a, ok := p.(AdaptivePlanner); ok {
+		if n, grid, ok := a.AdaptivePlan(); ok {
+			initial = min(n, len(rounds))
+			for _, c := range grid {
+				plan = append(plan, report.Int(c))
+			}
 		}
 	}
 	t := &report.ThroughputKnee{Initial: FitThroughputKnee(kneePoints(rounds[:initial])), AdaptivePlan: plan}
