@@ -90,9 +90,12 @@ func resolveRunFiles(outputPath, outputDir, runID string, force bool) (*runFiles
 			if err := os.MkdirAll(rf.dir, 0o755); err != nil {
 				return nil, fmt.Errorf("--output-path: %w", err)
 			}
-			for _, f := range []string{rf.json, rf.csv, rf.jsonl, rf.htmlPath(), rf.yamlPath()} {
-				if _, err := os.Stat(f); err == nil && !force {
-					return nil, usagef("--output-path: %s exists; a run never overwrites another (use another name, or --force)", f)
+			for _, o := range outputTable {
+				if o.path == nil {
+					continue
+				}
+				if _, err := os.Stat(o.path(rf)); err == nil && !force {
+					return nil, usagef("--output-path: %s exists; a run never overwrites another (use another name, or --force)", o.path(rf))
 				}
 			}
 			return rf, checkWritable(rf.dir)
@@ -120,7 +123,8 @@ func resolveRunFiles(outputPath, outputDir, runID string, force bool) (*runFiles
 	return rf, checkWritable(rf.dir)
 }
 
-// place puts the single outputs of files (kind → path: csv, html, yaml)
+// place puts the single outputs of files (kind → path: the outputs with
+// a place, csv, html and yaml)
 // at their own paths, making their directories; an existing file is
 // refused without force, as a run's own files are.
 func (rf *runFiles) place(files map[string]string, force bool) error {
@@ -131,16 +135,11 @@ func (rf *runFiles) place(files map[string]string, force bool) error {
 	sort.Strings(kinds)
 	for _, k := range kinds {
 		p := files[k]
-		switch k {
-		case "csv":
-			rf.csv = p
-		case "html":
-			rf.html = p
-		case "yaml":
-			rf.yaml = p
-		default:
+		o, _ := lookupOutput(k)
+		if o.place == nil {
 			return usagef("--output kind=%s: a path of its own is not supported (it goes beside the JSON report)", k)
 		}
+		o.place(rf, p)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return fmt.Errorf("--output kind=%s: %w", k, err)
 		}

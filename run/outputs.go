@@ -12,55 +12,24 @@ import (
 	"github.com/goodput-dev/goodput/htmlreport"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/aiperf"
-	"github.com/goodput-dev/goodput/report/console"
 	"github.com/goodput-dev/goodput/sweep"
 	"sigs.k8s.io/yaml"
 )
 
-// writeOutputs writes the report files and prints the console summary.
+// writeOutputs writes the chosen outputs in the table's order (the
+// console summary last) and names the files written.
 func (s *state) writeOutputs(rep *report.Report) error {
-	kinds, files := s.cfg.Outputs.Kinds, s.files
-	if s.jsonl != nil {
-		if err := s.jsonl.Sync(); err != nil {
-			return fmt.Errorf("records file: %w", err)
-		}
-	}
-	if kinds["json"] {
-		if err := WriteFileAtomic(files.json, rep.WriteJSON); err != nil {
-			return err
-		}
-	}
-	if kinds["yaml"] {
-		if err := WriteFileAtomic(files.yamlPath(), func(w io.Writer) error { return writeYAML(w, rep) }); err != nil {
-			return err
-		}
-	}
-	if kinds["csv"] {
-		if err := WriteFileAtomic(files.csv, func(w io.Writer) error { return report.WriteCSV(w, rep) }); err != nil {
-			return err
-		}
-	}
-	if kinds["html"] {
-		if err := writeRunHTML(files, rep, kinds["jsonl"]); err != nil {
-			return err
-		}
-	}
-	aiperfPaths, err := s.writeAIPerf(rep)
-	if err != nil {
-		return err
-	}
-	if kinds["console"] {
-		if err := console.Write(s.env.Stdout, rep); err != nil {
-			return err
-		}
-	}
 	var written []string
-	for _, k := range []string{"json", "yaml", "csv", "jsonl", "html"} {
-		if kinds[k] {
-			written = append(written, map[string]string{"json": files.json, "yaml": files.yamlPath(), "csv": files.csv, "jsonl": files.jsonl, "html": files.htmlPath()}[k])
+	for _, o := range outputTable {
+		if o.write == nil || !s.cfg.Outputs.Kinds[o.Name] {
+			continue
 		}
+		paths, err := o.write(s, rep)
+		if err != nil {
+			return err
+		}
+		written = append(written, paths...)
 	}
-	written = append(written, aiperfPaths...)
 	if len(written) > 0 {
 		fmt.Fprintf(s.stderr, "wrote %s\n", strings.Join(written, ", "))
 	}
@@ -71,9 +40,6 @@ func (s *state) writeOutputs(rep *report.Report) error {
 // records file when the run wrote one (exact, AIPerf's way), else
 // approximated from the report.
 func (s *state) writeAIPerf(rep *report.Report) ([]string, error) {
-	if !s.cfg.Outputs.Kinds["aiperf"] {
-		return nil, nil
-	}
 	records := ""
 	if s.jsonl != nil {
 		records = s.files.jsonl
@@ -138,20 +104,18 @@ func writeYAML(w io.Writer, rep *report.Report) error {
 
 // scenario describes the run in GuideLLM's scenario terms for the report.
 func (s *state) scenario(prof report.Profile) (*report.Scenario, error) {
-	c, kinds, files := s.client, s.cfg.Outputs.Kinds, s.files
+	c := s.client
 	cfg := c.Config()
 	var outs []report.Output
-	if kinds["json"] {
-		outs = append(outs, report.Output{Kind: "json", Path: files.json})
-	}
-	if kinds["yaml"] {
-		outs = append(outs, report.Output{Kind: "yaml", Path: files.yamlPath()})
-	}
-	if kinds["csv"] {
-		outs = append(outs, report.Output{Kind: "csv", Path: files.csv})
-	}
-	if kinds["console"] {
-		outs = append(outs, report.Output{Kind: "console"})
+	for _, o := range outputTable {
+		if !o.Scenario || !s.cfg.Outputs.Kinds[o.Name] {
+			continue
+		}
+		out := report.Output{Kind: o.Name}
+		if o.path != nil {
+			out.Path = o.path(s.files)
+		}
+		outs = append(outs, out)
 	}
 	var headers []string
 	for k := range cfg.Headers {

@@ -76,7 +76,7 @@ func Run(ctx context.Context, cfg *Config, env Env) (*report.Report, error) {
 }
 
 func (s *state) run(ctx context.Context) (*report.Report, error) {
-	for _, step := range []func(context.Context) error{s.connect, s.openData, s.name, s.startLog, s.probe, s.prepareFiles, s.startTelemetry, s.startLiveMetrics, s.openRecords} {
+	for _, step := range []func(context.Context) error{s.checkOutputs, s.connect, s.openData, s.name, s.startLog, s.probe, s.prepareFiles, s.startTelemetry, s.startLiveMetrics, s.openRecords} {
 		if err := step(ctx); err != nil {
 			return nil, err
 		}
@@ -269,7 +269,7 @@ func (s *state) name(context.Context) error {
 func (s *state) prepareFiles(context.Context) error {
 	o := &s.cfg.Outputs
 	s.files = &runFiles{runID: s.runID}
-	if !o.Kinds["json"] && !o.Kinds["yaml"] && !o.Kinds["csv"] && !o.Kinds["jsonl"] && !o.Kinds["html"] && !o.Kinds["scorecard"] && !o.Kinds["aiperf"] {
+	if !o.needDir() {
 		return nil
 	}
 	dirID := s.runID
@@ -286,7 +286,7 @@ func (s *state) prepareFiles(context.Context) error {
 	if s.files.created {
 		s.made = s.files.dir
 	}
-	if o.Kinds["scorecard"] {
+	if o.Kinds[outScorecard] {
 		s.scPath, err = scorecardPath(s.files)
 	}
 	return err
@@ -307,7 +307,7 @@ func (s *state) startTelemetry(ctx context.Context) error {
 
 // openRecords opens the per-request JSON Lines file.
 func (s *state) openRecords(context.Context) error {
-	if !s.cfg.Outputs.Kinds["jsonl"] {
+	if !s.cfg.Outputs.Kinds[outJSONL] {
 		return nil
 	}
 	f, err := os.Create(s.files.jsonl)
@@ -446,12 +446,12 @@ func (s *state) write(rep *report.Report, rounds []sweep.Round) error {
 	if err := s.writeOutputs(rep); err != nil {
 		return err
 	}
-	if !kinds["console"] {
+	if !kinds[outConsole] {
 		printKnee(s.stderr, rep.Run.Knee)
 	}
-	if kinds["scorecard"] || s.tel.Active() {
+	if kinds[outScorecard] || s.tel.Active() {
 		var w io.Writer
-		if kinds["console"] {
+		if kinds[outConsole] {
 			w = s.env.Stdout
 		}
 		if _, err := writeScorecard(w, s.scPath, rep); err != nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net"
 	"os"
@@ -126,7 +127,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.Int64Var(&o.seed, "random-seed", 42, "seed for synthetic data and poisson schedules")
 	fs.StringVar(&o.outputPath, "output-path", "", "report file (e.g. /results/run.json); other outputs go beside it. A directory is used as --output-dir")
 	fs.StringVar(&o.outputDir, "output-dir", "results", "runs are written to <output-dir>/<run-id>/")
-	fs.StringVar(&o.outputs, "outputs", "json,csv,jsonl,html,scorecard,console", "comma list of json (GuideLLM v2 report), yaml (the same report as YAML), csv, jsonl (every request), html (a self-contained report.html), scorecard (cost, energy, latency rows), aiperf (AIPerf's profile_export_aiperf.json and .csv per benchmark), console")
+	fs.StringVar(&o.outputs, "outputs", "json,csv,jsonl,html,scorecard,console", run.OutputsHelp())
 	fs.StringVar(&o.runID, "run-id", "", "run id (default: UTC timestamp plus a short config hash); an existing run id is refused without --force")
 	fs.BoolVar(&o.force, "force", false, "overwrite an existing run directory or output file")
 	fs.IntVar(&o.sampleRequests, "sample-requests", accum.DefaultSampleSize, "request records kept per status in the JSON report (all are in the JSON Lines file) (alias --output-sampling)")
@@ -627,19 +628,11 @@ func (o *benchOptions) validateOutputs(p *plan) error {
 	if p.metaLabels, err = o.meta.metadataLabels(o.labels); err != nil {
 		return err
 	}
-	for _, out := range strings.Split(o.outputs, ",") {
-		out = strings.TrimSpace(out)
-		switch out {
-		case "json", "yaml", "csv", "jsonl", "console", "scorecard", "html", "aiperf":
-			p.outputs[out] = true
-		case "":
-		default:
-			return usagef("--outputs: unknown output %q (want a comma list of json, yaml, csv, jsonl, html, scorecard, aiperf, console)", out)
-		}
+	kinds, err := run.ParseOutputs(o.outputs)
+	if err != nil {
+		return err
 	}
-	if len(p.outputs) == 0 {
-		return usagef("--outputs %q: want a comma list of json, yaml, csv, jsonl, html, scorecard, aiperf, console", o.outputs)
-	}
+	maps.Copy(p.outputs, kinds)
 	if o.disableConsole {
 		delete(p.outputs, "console")
 	}
