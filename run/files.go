@@ -123,10 +123,10 @@ func resolveRunFiles(outputPath, outputDir, runID string, force bool) (*runFiles
 	return rf, checkWritable(rf.dir)
 }
 
-// place puts the single outputs of files (kind → path: the outputs with
-// a place, csv, html and yaml)
-// at their own paths, making their directories; an existing file is
-// refused without force, as a run's own files are.
+// place puts the single outputs of files (kind → path; the kinds whose
+// row has a place: csv, html, yaml) at their own paths, making their
+// directories; an existing file is refused without force, as a run's own
+// files are.
 func (rf *runFiles) place(files map[string]string, force bool) error {
 	kinds := make([]string, 0, len(files))
 	for k := range files {

@@ -91,9 +91,6 @@ var outputTable = []Output{
 		write: func(s *state, rep *report.Report) ([]string, error) { return nil, console.Write(s.env.Stdout, rep) }},
 }
 
-// OutputKinds are every output kind, in the order of --outputs' help.
-func OutputKinds() []Output { return append([]Output(nil), outputTable...) }
-
 // outputNames lists the kinds: "json, yaml, …, console".
 func outputNames() string {
 	names := make([]string, len(outputTable))
