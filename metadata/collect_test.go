@@ -308,7 +308,7 @@ func TestCollectEngineSources(t *testing.T) {
 				`"model_dtype":"torch.float16","model_device_type":"cuda","version":"2.4.0","sha":"abc","docker_label":null}`},
 				"/v1/models": {body: `{"object":"list","data":[{"id":"tgi","object":"model","created":0,"owned_by":"bigscience/bloom-560m"}]}`}},
 			model:  "tgi",
-			engine: EngineTGI, version: "2.4.0", src: "GET /info", vsrc: "GET /info version",
+			engine: telemetry.EngineTGI, version: "2.4.0", src: "GET /info", vsrc: "GET /info version",
 			wantModel: "bigscience/bloom-560m", revision: "4f42c91d806a19ae1a46af6c3fb5f4990d884cd6", precision: "fp16",
 		},
 		{
@@ -317,7 +317,7 @@ func TestCollectEngineSources(t *testing.T) {
 				`"revision":"main","quantization":"fp8","dtype":"auto","tp_size":1,"version":"0.4.6.post1"}`},
 				"/v1/models": {body: `{"object":"list","data":[{"id":"Qwen/Qwen3-8B","object":"model","owned_by":"sglang","root":"Qwen/Qwen3-8B"}]}`}},
 			model:  "Qwen/Qwen3-8B",
-			engine: EngineSGLang, version: "0.4.6.post1", src: "GET /get_server_info", vsrc: "GET /get_server_info version",
+			engine: telemetry.EngineSGLang, version: "0.4.6.post1", src: "GET /get_server_info", vsrc: "GET /get_server_info version",
 			wantModel: "Qwen/Qwen3-8B", revision: "main", precision: "fp8",
 		},
 		{
@@ -325,7 +325,7 @@ func TestCollectEngineSources(t *testing.T) {
 			routes: map[string]answer{"/get_server_info": {body: `{"model_path":"RedHatAI/Llama-3.1-8B-Instruct-FP8-dynamic",` +
 				`"quantization":"compressed-tensors","dtype":"auto","version":"0.5.0"}`}},
 			model:  "x",
-			engine: EngineSGLang, version: "0.5.0", src: "GET /get_server_info", vsrc: "GET /get_server_info version",
+			engine: telemetry.EngineSGLang, version: "0.5.0", src: "GET /get_server_info", vsrc: "GET /get_server_info version",
 			wantModel: "RedHatAI/Llama-3.1-8B-Instruct-FP8-dynamic", precision: "fp8", inferred: true,
 		},
 		{
@@ -333,14 +333,14 @@ func TestCollectEngineSources(t *testing.T) {
 			routes: map[string]answer{"/v1/models": {body: `{"data":[{"id":"m","owned_by":"system"}]}`}},
 			header: http.Header{"Server": {"text-generation-inference/3.3.2"}},
 			model:  "m",
-			engine: EngineTGI, version: "3.3.2", src: "Server header of GET /version", vsrc: "Server header of GET /version",
+			engine: telemetry.EngineTGI, version: "3.3.2", src: "Server header of GET /version", vsrc: "Server header of GET /version",
 			wantModel: "m",
 		},
 		{
 			name:   "X-Powered-By header",
 			header: http.Header{"Server": {"uvicorn"}, "X-Powered-By": {"sglang/0.4.9"}},
 			model:  "m",
-			engine: EngineSGLang, version: "0.4.9", src: "X-Powered-By header of GET /version", vsrc: "X-Powered-By header of GET /version",
+			engine: telemetry.EngineSGLang, version: "0.4.9", src: "X-Powered-By header of GET /version", vsrc: "X-Powered-By header of GET /version",
 			wantModel: "m",
 		},
 		{
@@ -354,7 +354,7 @@ func TestCollectEngineSources(t *testing.T) {
 			routes: map[string]answer{"/metrics": {ctype: "text/plain", body: "# TYPE sglang:build_info gauge\nsglang:build_info{version=\"0.5.1\"} 1\n" +
 				"# TYPE sglang:num_running_reqs gauge\nsglang:num_running_reqs 0\n"}},
 			model:  "m",
-			engine: EngineSGLang, version: "0.5.1", src: "GET /metrics (sglang:* families)", vsrc: "GET /metrics sglang:build_info{version}",
+			engine: telemetry.EngineSGLang, version: "0.5.1", src: "GET /metrics (sglang:* families)", vsrc: "GET /metrics sglang:build_info{version}",
 			wantModel: "m",
 		},
 		{
@@ -365,7 +365,7 @@ func TestCollectEngineSources(t *testing.T) {
 				"/metrics":   {ctype: "text/plain", body: vllmMetrics},
 			},
 			model:  "goodput-mock",
-			engine: EngineGoodputMock, version: "0.1.0", src: `GET /v1/models owned_by "goodput"`, vsrc: "GET /version",
+			engine: telemetry.EngineGoodputMock, version: "0.1.0", src: `GET /v1/models owned_by "goodput"`, vsrc: "GET /version",
 			wantModel: "goodput-mock",
 		},
 		{

@@ -44,7 +44,7 @@ func vllmProm(t *testing.T, scrapes string) *fakeProm {
 	}
 	return newFakeProm(t, func(q string) (int, string) {
 		if strings.HasPrefix(q, "count by (__name__") {
-			if !strings.HasSuffix(q, `({__name__=~"vllm:.+|sglang:.+|tgi_.+|nv_.+",namespace="llm",app="vllm"})`) {
+			if !strings.HasSuffix(q, `({__name__=~"vllm:.+|sglang:.+|tgi_.+|nv_.+|llamacpp:.+",namespace="llm",app="vllm"})`) {
 				return 200, vector()
 			}
 			var series []any
