@@ -46,6 +46,10 @@ func (ps PromServerSeries) selector(r metricRef, suffix string) string {
 	if r.label != "" {
 		ms = append(ms, Matcher{Name: r.label, Op: "=", Value: r.value})
 	}
+	if r.plus != "" { // both families: {__name__=~"a|b",…}
+		ms = append(Matchers{{Name: "__name__", Op: "=~", Value: regexp.QuoteMeta(r.name) + "|" + regexp.QuoteMeta(r.plus)}}, ms...)
+		return ms.selector("")
+	}
 	name := r.name + suffix
 	if r.histSum {
 		name = r.name + "_sum"

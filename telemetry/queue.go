@@ -3,7 +3,6 @@ package telemetry
 import (
 	"context"
 	"fmt"
-	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -83,19 +82,13 @@ func (q *QueueReader) queue(ctx context.Context, u *url.URL) (running, waiting f
 	var v [2]float64
 	found := false
 	for i, col := range []int{srvRunning, srvWaiting} {
-		mf, r, ok := firstRef(fams, serverScalars[col].refs)
+		_, r, ok := firstRef(fams, serverScalars[col].refs)
 		if !ok {
 			continue
 		}
-		for _, m := range mf.GetMetric() {
-			if !r.matches(m) {
-				continue
-			}
-			if x := r.valueOf(m); !math.IsNaN(x) {
-				v[i] += x
-				found = true
-			}
-		}
+		sum, n := r.sum(fams)
+		v[i] += sum
+		found = found || n > 0
 	}
 	if !found {
 		return 0, 0, fmt.Errorf("%s: no running or waiting requests gauge (looked for %s)", name,

@@ -18,11 +18,14 @@ import (
 // metricRef names one exposed series: a family, optionally only its series
 // with one label value (Triton's nv_trt_llm_request_metrics{request_type=
 // "waiting"}), optionally a histogram's sum read as a counter (TGI's token
-// histograms), with a factor to the quantity's unit (Triton's ms → s).
+// histograms), optionally plus a second counter family when the engine
+// splits the figure in two (llama.cpp's prompt tokens processed and
+// cached), with a factor to the quantity's unit (Triton's ms → s).
 type metricRef struct {
 	name         string
 	label, value string
 	histSum      bool
+	plus         string
 	scale        float64
 }
 
@@ -31,6 +34,9 @@ func refL(name, label, value string) metricRef {
 	return metricRef{name: name, label: label, value: value, scale: 1}
 }
 func refSum(name string) metricRef { return metricRef{name: name, histSum: true, scale: 1} }
+func refPlus(name, plus string) metricRef {
+	return metricRef{name: name, plus: plus, scale: 1}
+}
 
 // String is the series as a PromQL selector would name it.
 func (r metricRef) String() string {
@@ -39,6 +45,8 @@ func (r metricRef) String() string {
 		return r.name + "{" + r.label + `="` + r.value + `"}`
 	case r.histSum:
 		return r.name + "_sum"
+	case r.plus != "":
+		return r.name + " + " + r.plus
 	}
 	return r.name
 }
@@ -59,7 +67,28 @@ func (r metricRef) valueOf(m *dto.Metric) float64 {
 	return scalarValue(m) * r.scale
 }
 
-// present reports whether the scrape has a series of the reference.
+// sum adds the reference's series in the scrape (both families of a plus
+// reference); n counts the series read.
+func (r metricRef) sum(fams families) (sum float64, n int) {
+	for _, name := range []string{r.name, r.plus} {
+		if name == "" || fams[name] == nil {
+			continue
+		}
+		for _, m := range fams[name].GetMetric() {
+			if !r.matches(m) {
+				continue
+			}
+			if v := r.valueOf(m); !math.IsNaN(v) {
+				sum += v
+				n++
+			}
+		}
+	}
+	return sum, n
+}
+
+// present reports whether the scrape has a series of the reference (of
+// its first family, for a plus reference).
 func (r metricRef) present(fams families) *dto.MetricFamily {
 	mf := fams[r.name]
 	if mf == nil {
@@ -118,6 +147,9 @@ const (
 	srvPrefixHits
 	srvSpecAccepted
 	srvSpecDraft
+	srvSpecDrafts
+	srvPromptTput
+	srvGenTput
 	srvFixedCols
 )
 
@@ -136,6 +168,9 @@ var serverScalars = func() [srvFixedCols]serverQuantity {
 		srvPrefixHits:    {key: "prefix_cache_hits", kind: counterCol, optional: true},
 		srvSpecAccepted:  {key: "spec_decode_accepted_tokens", kind: counterCol, optional: true},
 		srvSpecDraft:     {key: "spec_decode_draft_tokens", kind: counterCol, optional: true},
+		srvSpecDrafts:    {key: "spec_decode_drafts", kind: counterCol, optional: true},
+		srvPromptTput:    {key: "prompt_throughput", kind: gaugeCol, optional: true},
+		srvGenTput:       {key: "generation_throughput", kind: gaugeCol, optional: true},
 	}
 	for i := range qs {
 		qs[i].refs = scalarRefs(i)
@@ -460,7 +495,7 @@ func (sv *ServerSampler) ingest(t int64, fams families) {
 		row[i] = math.NaN()
 	}
 	for i, q := range serverScalars {
-		mf, r, ok := firstRef(fams, q.refs)
+		_, r, ok := firstRef(fams, q.refs)
 		if !ok {
 			continue
 		}
@@ -471,16 +506,7 @@ func (sv *ServerSampler) ingest(t int64, fams families) {
 		if sv.engine == "" {
 			sv.engine = engineOf(r.name)
 		}
-		sum, n := 0.0, 0
-		for _, m := range mf.GetMetric() {
-			if !r.matches(m) {
-				continue
-			}
-			if v := r.valueOf(m); !math.IsNaN(v) {
-				sum += v
-				n++
-			}
-		}
+		sum, n := r.sum(fams)
 		if n == 0 {
 			continue
 		}
@@ -566,9 +592,14 @@ type ServerWindow struct {
 	// (vLLM prefix_cache_queries/hits; SGLang cached_tokens over
 	// prompt_tokens); NaN when not exposed.
 	PrefixCacheQueries, PrefixCacheHits float64
-	// SpecAccepted and SpecDraft are vLLM's speculative-decoding accepted
-	// and draft token counter changes; NaN without speculative decoding.
-	SpecAccepted, SpecDraft float64
+	// SpecAccepted and SpecDraft are the speculative-decoding accepted and
+	// draft token counter changes, SpecDrafts the number of drafts; NaN
+	// without speculative decoding.
+	SpecAccepted, SpecDraft, SpecDrafts float64
+	// PromptThroughput and GenerationThroughput are the server's own
+	// tokens/s gauges (llama.cpp's prompt_tokens_seconds and
+	// predicted_tokens_seconds), summed over engines; NaN when absent.
+	PromptThroughput, GenerationThroughput Stat
 	// TTFT, ITL and E2E are the server-side latency histograms.
 	TTFT, ITL, E2E Latency
 	// QueueTime, InferenceTime, PrefillTime and DecodeTime are the
@@ -700,7 +731,8 @@ func (f *serverFigures) fill(w *ServerWindow) {
 	w.GenerationTokens = f.counters[srvGen]
 	w.Requests = f.counters[srvRequests]
 	w.PrefixCacheQueries, w.PrefixCacheHits = f.counters[srvPrefixQueries], f.counters[srvPrefixHits]
-	w.SpecAccepted, w.SpecDraft = f.counters[srvSpecAccepted], f.counters[srvSpecDraft]
+	w.SpecAccepted, w.SpecDraft, w.SpecDrafts = f.counters[srvSpecAccepted], f.counters[srvSpecDraft], f.counters[srvSpecDrafts]
+	w.PromptThroughput, w.GenerationThroughput = f.gauges[srvPromptTput], f.gauges[srvGenTput]
 	for i, q := range serverScalars {
 		if _, seen := f.used[q.key]; !seen {
 			if !q.optional {
