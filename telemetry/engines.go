@@ -167,7 +167,28 @@ var engineTable = []Engine{
 			histTTFT: {{name: "nv_inference_first_response_histogram_ms", label: "model", value: tritonLLMModel, scale: 0.001}},
 		},
 	},
-	{Name: EngineLlamaCpp, Aliases: []string{"llamacpp", "llama-cpp"}, Prefixes: []string{"llamacpp:"}},
+	{
+		// llama.cpp's llama-server (--metrics). Its prompt tokens exclude
+		// the cached ones; requests_deferred counts tasks (an 8-input
+		// embeddings request is 8); tokens_predicted_total grows when a
+		// request ends. Some builds have the KV cache ratio.
+		Name: EngineLlamaCpp, Display: "llama.cpp", MetricsFlag: "--metrics", Aliases: []string{"llamacpp", "llama-cpp"},
+		Prefixes: []string{"llamacpp:"},
+		scalars: [srvFixedCols][]metricRef{
+			srvKV:            {ref("llamacpp:kv_cache_usage_ratio")},
+			srvRunning:       {ref("llamacpp:requests_processing")},
+			srvWaiting:       {ref("llamacpp:requests_deferred")},
+			srvPrompt:        {refPlus("llamacpp:prompt_tokens_total", "llamacpp:prompt_tokens_cached_total")},
+			srvGen:           {ref("llamacpp:tokens_predicted_total")},
+			srvPrefixQueries: {refPlus("llamacpp:prompt_tokens_cached_total", "llamacpp:prompt_tokens_total")},
+			srvPrefixHits:    {ref("llamacpp:prompt_tokens_cached_total")},
+			srvSpecAccepted:  {ref("llamacpp:spec_decode_num_accepted_tokens_total")},
+			srvSpecDraft:     {ref("llamacpp:spec_decode_num_draft_tokens_total")},
+			srvSpecDrafts:    {ref("llamacpp:spec_decode_num_drafts_total")},
+			srvPromptTput:    {ref("llamacpp:prompt_tokens_seconds")},
+			srvGenTput:       {ref("llamacpp:predicted_tokens_seconds")},
+		},
+	},
 	{Name: EngineOllama},
 	{Name: EngineLMDeploy},
 	{
