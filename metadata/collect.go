@@ -101,8 +101,9 @@ type Result struct {
 }
 
 // Collect gathers the run metadata before any load is sent: it probes the
-// server (GET /version, /v1/models, /metrics, /info, /get_server_info,
-// all at once, within Probe.Timeout), detects local GPUs when no hardware
+// server (GET /version, /v1/models, /metrics and every engine's info
+// endpoint: /info, /get_server_info, /props, /api/version, all at once,
+// within Probe.Timeout), detects local GPUs when no hardware
 // label is given, and merges that with the inputs and labels. A failed
 // probe never fails Collect: the field it would have filled is left
 // empty and listed in Missing, and Notes says why. Collect fails only on
@@ -308,6 +309,15 @@ func (c *collector) server(f serverFacts, model string) {
 		c.set(FieldEngineVersion, v.source)
 		if declared.value != "" && probedVersion.value != "" && declared.value != probedVersion.value {
 			c.note("engine_version: label says %q, the server says %q (%s); kept the label", declared.value, probedVersion.value, probedVersion.source)
+		}
+	}
+
+	// Slots: where the engine's info endpoint says.
+	for _, in := range f.infos {
+		if n, err := strconv.Atoi(in.Slots.Value); err == nil && n > 0 && in.engine == engine {
+			md.ServerSlots = report.Int(n)
+			c.set(FieldServerSlots, in.source(in.Slots))
+			break
 		}
 	}
 

@@ -3,6 +3,7 @@ package telemetry
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -174,6 +175,7 @@ var engineTable = []Engine{
 		// request ends. Some builds have the KV cache ratio.
 		Name: EngineLlamaCpp, Display: "llama.cpp", MetricsFlag: "--metrics", Aliases: []string{"llamacpp", "llama-cpp"},
 		Prefixes: []string{"llamacpp:"},
+		Info:     []InfoEndpoint{{"/props", parseLlamaCppProps}},
 		scalars: [srvFixedCols][]metricRef{
 			srvKV:            {ref("llamacpp:kv_cache_usage_ratio")},
 			srvRunning:       {ref("llamacpp:requests_processing")},
@@ -189,7 +191,7 @@ var engineTable = []Engine{
 			srvGenTput:       {ref("llamacpp:predicted_tokens_seconds")},
 		},
 	},
-	{Name: EngineOllama},
+	{Name: EngineOllama, Info: []InfoEndpoint{{"/api/version", parseOllamaVersion}}},
 	{Name: EngineLMDeploy},
 	{
 		// goodput's own mock serves vLLM's series.
@@ -326,6 +328,35 @@ func parseSGLangInfo(body []byte) (ServerInfo, error) {
 		Dtype: o.str("dtype"), Quantization: o.str("quantization")}
 	if in.Model.Value == "" {
 		return ServerInfo{}, errors.New("answer is not SGLang's server info (no model_path)")
+	}
+	return in, nil
+}
+
+// parseLlamaCppProps reads llama-server's GET /props: its build
+// ("b6123-abcdef0", also every chunk's system_fingerprint), its slots (the
+// sequences it decodes at once) and the model file.
+func parseLlamaCppProps(body []byte) (ServerInfo, error) {
+	o, err := readInfoObject(body)
+	if err != nil {
+		return ServerInfo{}, err
+	}
+	var slots int
+	if json.Unmarshal(o["total_slots"], &slots) != nil || slots <= 0 {
+		return ServerInfo{}, errors.New("answer is not llama.cpp's /props (no total_slots)")
+	}
+	return ServerInfo{Version: o.str("build_info"), Model: o.str("model_path"),
+		Slots: InfoField{Key: "total_slots", Value: strconv.Itoa(slots)}}, nil
+}
+
+// parseOllamaVersion reads Ollama's GET /api/version, {"version":"0.x.y"}.
+func parseOllamaVersion(body []byte) (ServerInfo, error) {
+	o, err := readInfoObject(body)
+	if err != nil {
+		return ServerInfo{}, err
+	}
+	in := ServerInfo{Version: o.str("version")}
+	if in.Version.Value == "" || len(o) != 1 {
+		return ServerInfo{}, errors.New(`answer is not Ollama's /api/version (not only a "version" string)`)
 	}
 	return in, nil
 }
