@@ -284,3 +284,47 @@ func TestServerLlamaCppWithoutCache(t *testing.T) {
 		t.Errorf("prompt %v prefix %v/%v; want 2400 and no prefix cache", w.PromptTokens, w.PrefixCacheHits, w.PrefixCacheQueries)
 	}
 }
+
+// TestEngineTable: every name and alias names one row, in lower case; each
+// row's prefixes lead back to it (an earlier, shorter prefix would take
+// its series: nv_ comes after nv_trt_llm_); every series of a figure is
+// under its row's prefixes.
+func TestEngineTable(t *testing.T) {
+	seen := map[string]string{}
+	for _, e := range Engines() {
+		for _, a := range append([]string{e.Name}, e.Aliases...) {
+			if a != strings.ToLower(a) {
+				t.Errorf("%s: alias %q is not lower case", e.Name, a)
+			}
+			if other, ok := seen[a]; ok {
+				t.Errorf("%q names both %s and %s", a, other, e.Name)
+			}
+			seen[a] = e.Name
+			if got, ok := LookupEngine(strings.ToUpper(a)); !ok || got.Name != e.Name {
+				t.Errorf("LookupEngine(%q) = %q, %v", strings.ToUpper(a), got.Name, ok)
+			}
+		}
+		for _, p := range e.Prefixes {
+			if got, prefix, ok := EngineOfMetric(p + "x"); !ok || got.Name != e.Name || prefix != p {
+				t.Errorf("EngineOfMetric(%q) = %q %q, want %s", p+"x", got.Name, prefix, e.Name)
+			}
+		}
+		var refs []metricRef
+		for _, rs := range e.scalars {
+			refs = append(refs, rs...)
+		}
+		for _, rs := range e.hists {
+			refs = append(refs, rs...)
+		}
+		for _, r := range refs {
+			for _, name := range []string{r.name, r.plus} {
+				if got, _, ok := EngineOfMetric(name); name != "" && (!ok || got.Name != e.Name) {
+					t.Errorf("%s: series %s reads as engine %q", e.Name, name, got.Name)
+				}
+			}
+		}
+	}
+	if _, ok := LookupEngine("uvicorn"); ok {
+		t.Error("uvicorn names an engine")
+	}
+}
