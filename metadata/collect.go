@@ -101,8 +101,9 @@ type Result struct {
 }
 
 // Collect gathers the run metadata before any load is sent: it probes the
-// server (GET /version, /v1/models, /metrics, /info, /get_server_info,
-// all at once, within Probe.Timeout), detects local GPUs when no hardware
+// server (GET /version, /v1/models, /metrics and every engine's info
+// endpoint: /info, /get_server_info, /props, /api/version, all at once,
+// within Probe.Timeout), detects local GPUs when no hardware
 // label is given, and merges that with the inputs and labels. A failed
 // probe never fails Collect: the field it would have filled is left
 // empty and listed in Missing, and Notes says why. Collect fails only on
@@ -235,11 +236,8 @@ func (c *collector) server(f serverFacts, model string) {
 
 	// Engine.
 	var probed []cand
-	if f.tgi != nil {
-		probed = append(probed, cand{EngineTGI, "GET /info"})
-	}
-	if f.sglang != nil {
-		probed = append(probed, cand{EngineSGLang, "GET /get_server_info"})
+	for _, in := range f.infos {
+		probed = append(probed, cand{in.engine, "GET " + in.path})
 	}
 	if entry != nil {
 		if e := canonicalEngine(entry.OwnedBy); e != "" {
@@ -278,11 +276,10 @@ func (c *collector) server(f serverFacts, model string) {
 		declared = cand{labelVersion, c.decl[FieldEngine].Source}
 	}
 	var vc []cand
-	if f.tgi != nil && engine == EngineTGI {
-		vc = append(vc, cand{cleanValue(f.tgi.Version), "GET /info version"})
-	}
-	if f.sglang != nil && engine == EngineSGLang {
-		vc = append(vc, cand{f.sglang.Version, "GET /get_server_info version"})
+	for _, in := range f.infos {
+		if in.engine == engine {
+			vc = append(vc, cand{in.Version.Value, in.source(in.Version)})
+		}
 	}
 	for _, h := range f.headers {
 		if h.engine == engine {
@@ -293,7 +290,7 @@ func (c *collector) server(f serverFacts, model string) {
 		vc = append(vc, cand{f.buildVersion, fmt.Sprintf("GET /metrics %s{version}", f.buildFamily)})
 	}
 	if f.version != "" {
-		if versionEndpointEngines[engine] {
+		if versionEndpointEngine(engine) {
 			vc = append(vc, cand{f.version, "GET /version"})
 		} else {
 			who := "unknown"
@@ -315,6 +312,15 @@ func (c *collector) server(f serverFacts, model string) {
 		}
 	}
 
+	// Slots: where the engine's info endpoint says.
+	for _, in := range f.infos {
+		if n, err := strconv.Atoi(in.Slots.Value); err == nil && n > 0 && in.engine == engine {
+			md.ServerSlots = report.Int(n)
+			c.set(FieldServerSlots, in.source(in.Slots))
+			break
+		}
+	}
+
 	// Model: the weights behind the served name where the server says
 	// (a Hugging Face id or cache snapshot in root / model_id /
 	// model_path), else the served name.
@@ -322,11 +328,8 @@ func (c *collector) server(f serverFacts, model string) {
 	if entry != nil && entry.Root != "" && entry.Root != entry.ID {
 		mc = append(mc, cand{entry.Root, fmt.Sprintf("GET /v1/models root (served as %q)", entry.ID)})
 	}
-	if f.tgi != nil {
-		mc = append(mc, cand{cleanValue(f.tgi.ModelID), "GET /info model_id"})
-	}
-	if f.sglang != nil {
-		mc = append(mc, cand{f.sglang.ModelPath, "GET /get_server_info model_path"})
+	for _, in := range f.infos {
+		mc = append(mc, cand{in.Model.Value, in.source(in.Model)})
 	}
 	var serverModel, snapshotRev cand
 	for _, x := range mc {
@@ -364,11 +367,8 @@ func (c *collector) server(f serverFacts, model string) {
 	if d, ok := c.label(FieldModelRevision); ok {
 		rc = append(rc, cand{d.Value, d.Source})
 	}
-	if f.tgi != nil {
-		rc = append(rc, cand{cleanValue(f.tgi.ModelSHA), "GET /info model_sha"})
-	}
-	if f.sglang != nil {
-		rc = append(rc, cand{f.sglang.Revision, "GET /get_server_info revision"})
+	for _, in := range f.infos {
+		rc = append(rc, cand{in.ModelRevision.Value, in.source(in.ModelRevision)})
 	}
 	if entry != nil {
 		if v, key := entry.revision(); v != "" {
@@ -388,23 +388,20 @@ func (c *collector) server(f serverFacts, model string) {
 		pc = append(pc, cand{strings.ToLower(d.Value), d.Source})
 	}
 	quantGeneric := ""
-	if s := f.sglang; s != nil {
-		q := strings.ToLower(s.Quantization)
+	for _, in := range f.infos {
+		q, generic := strings.ToLower(in.Quantization.Value), false
 		switch {
 		case q == "" || q == "none" || q == "null":
 		case genericQuantization[q]:
-			quantGeneric = q
+			quantGeneric, generic = q, true
 		case q == "modelopt_fp4":
-			pc = append(pc, cand{"nvfp4", "GET /get_server_info quantization " + strconv.Quote(s.Quantization)})
+			pc = append(pc, cand{"nvfp4", in.source(in.Quantization) + " " + strconv.Quote(in.Quantization.Value)})
 		default:
-			pc = append(pc, cand{q, "GET /get_server_info quantization"})
+			pc = append(pc, cand{q, in.source(in.Quantization)})
 		}
-		if quantGeneric == "" {
-			pc = append(pc, cand{normalizeDtype(s.Dtype), "GET /get_server_info dtype"})
+		if !generic {
+			pc = append(pc, cand{normalizeDtype(in.Dtype.Value), in.source(in.Dtype)})
 		}
-	}
-	if f.tgi != nil {
-		pc = append(pc, cand{normalizeDtype(f.tgi.ModelDtype), "GET /info model_dtype"})
 	}
 	if v, ok := first(pc...); ok {
 		md.Precision = v.value

@@ -273,13 +273,13 @@ func TestCollectIsBoundedBySlowServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// All five probes run at once: the whole takes one timeout, not five.
-	// The bound leaves room for a loaded machine but is far below 5×.
+	// All seven probes run at once: the whole takes one timeout, not
+	// seven. The bound leaves room for a loaded machine but is far below 7×.
 	if elapsed > 4*timeout {
 		t.Errorf("Collect took %v with a %v probe timeout", elapsed, timeout)
 	}
-	if notes := strings.Join(res.Notes, "\n"); strings.Count(notes, ": timed out") != 5 {
-		t.Errorf("want five timed-out probes in the notes:\n%s", notes)
+	if notes := strings.Join(res.Notes, "\n"); strings.Count(notes, ": timed out") != 7 {
+		t.Errorf("want seven timed-out probes in the notes:\n%s", notes)
 	}
 }
 
@@ -308,7 +308,7 @@ func TestCollectEngineSources(t *testing.T) {
 				`"model_dtype":"torch.float16","model_device_type":"cuda","version":"2.4.0","sha":"abc","docker_label":null}`},
 				"/v1/models": {body: `{"object":"list","data":[{"id":"tgi","object":"model","created":0,"owned_by":"bigscience/bloom-560m"}]}`}},
 			model:  "tgi",
-			engine: EngineTGI, version: "2.4.0", src: "GET /info", vsrc: "GET /info version",
+			engine: telemetry.EngineTGI, version: "2.4.0", src: "GET /info", vsrc: "GET /info version",
 			wantModel: "bigscience/bloom-560m", revision: "4f42c91d806a19ae1a46af6c3fb5f4990d884cd6", precision: "fp16",
 		},
 		{
@@ -317,7 +317,7 @@ func TestCollectEngineSources(t *testing.T) {
 				`"revision":"main","quantization":"fp8","dtype":"auto","tp_size":1,"version":"0.4.6.post1"}`},
 				"/v1/models": {body: `{"object":"list","data":[{"id":"Qwen/Qwen3-8B","object":"model","owned_by":"sglang","root":"Qwen/Qwen3-8B"}]}`}},
 			model:  "Qwen/Qwen3-8B",
-			engine: EngineSGLang, version: "0.4.6.post1", src: "GET /get_server_info", vsrc: "GET /get_server_info version",
+			engine: telemetry.EngineSGLang, version: "0.4.6.post1", src: "GET /get_server_info", vsrc: "GET /get_server_info version",
 			wantModel: "Qwen/Qwen3-8B", revision: "main", precision: "fp8",
 		},
 		{
@@ -325,7 +325,7 @@ func TestCollectEngineSources(t *testing.T) {
 			routes: map[string]answer{"/get_server_info": {body: `{"model_path":"RedHatAI/Llama-3.1-8B-Instruct-FP8-dynamic",` +
 				`"quantization":"compressed-tensors","dtype":"auto","version":"0.5.0"}`}},
 			model:  "x",
-			engine: EngineSGLang, version: "0.5.0", src: "GET /get_server_info", vsrc: "GET /get_server_info version",
+			engine: telemetry.EngineSGLang, version: "0.5.0", src: "GET /get_server_info", vsrc: "GET /get_server_info version",
 			wantModel: "RedHatAI/Llama-3.1-8B-Instruct-FP8-dynamic", precision: "fp8", inferred: true,
 		},
 		{
@@ -333,14 +333,14 @@ func TestCollectEngineSources(t *testing.T) {
 			routes: map[string]answer{"/v1/models": {body: `{"data":[{"id":"m","owned_by":"system"}]}`}},
 			header: http.Header{"Server": {"text-generation-inference/3.3.2"}},
 			model:  "m",
-			engine: EngineTGI, version: "3.3.2", src: "Server header of GET /version", vsrc: "Server header of GET /version",
+			engine: telemetry.EngineTGI, version: "3.3.2", src: "Server header of GET /version", vsrc: "Server header of GET /version",
 			wantModel: "m",
 		},
 		{
 			name:   "X-Powered-By header",
 			header: http.Header{"Server": {"uvicorn"}, "X-Powered-By": {"sglang/0.4.9"}},
 			model:  "m",
-			engine: EngineSGLang, version: "0.4.9", src: "X-Powered-By header of GET /version", vsrc: "X-Powered-By header of GET /version",
+			engine: telemetry.EngineSGLang, version: "0.4.9", src: "X-Powered-By header of GET /version", vsrc: "X-Powered-By header of GET /version",
 			wantModel: "m",
 		},
 		{
@@ -354,7 +354,7 @@ func TestCollectEngineSources(t *testing.T) {
 			routes: map[string]answer{"/metrics": {ctype: "text/plain", body: "# TYPE sglang:build_info gauge\nsglang:build_info{version=\"0.5.1\"} 1\n" +
 				"# TYPE sglang:num_running_reqs gauge\nsglang:num_running_reqs 0\n"}},
 			model:  "m",
-			engine: EngineSGLang, version: "0.5.1", src: "GET /metrics (sglang:* families)", vsrc: "GET /metrics sglang:build_info{version}",
+			engine: telemetry.EngineSGLang, version: "0.5.1", src: "GET /metrics (sglang:* families)", vsrc: "GET /metrics sglang:build_info{version}",
 			wantModel: "m",
 		},
 		{
@@ -365,7 +365,7 @@ func TestCollectEngineSources(t *testing.T) {
 				"/metrics":   {ctype: "text/plain", body: vllmMetrics},
 			},
 			model:  "goodput-mock",
-			engine: EngineGoodputMock, version: "0.1.0", src: `GET /v1/models owned_by "goodput"`, vsrc: "GET /version",
+			engine: telemetry.EngineGoodputMock, version: "0.1.0", src: `GET /v1/models owned_by "goodput"`, vsrc: "GET /version",
 			wantModel: "goodput-mock",
 		},
 		{
@@ -627,5 +627,87 @@ func TestRequiredFieldsMatchTheReportKeys(t *testing.T) {
 	}
 	if n := len(MissingFields(&report.RunMetadata{})); n != len(RequiredFields()) {
 		t.Errorf("an empty metadata misses %d fields, want all %d", n, len(RequiredFields()))
+	}
+}
+
+// TestCollectLlamaCppAndOllama: llama-server is known by GET /props (its
+// build as the version, its slots), Ollama by GET /api/version; neither
+// has /version, so the other engines' 404s are only notes.
+func TestCollectLlamaCppAndOllama(t *testing.T) {
+	tests := []struct {
+		name                               string
+		routes                             map[string]answer
+		model                              string
+		engine, version, src, vsrc, model2 string
+		slots                              int64
+		slotsSrc                           string
+	}{
+		{
+			name: "llama.cpp /props",
+			routes: map[string]answer{
+				"/props": {body: `{"default_generation_settings":{"n_ctx":4096,"params":{"temperature":0.8}},"total_slots":4,` +
+					`"model_path":"/models/tiny-llama3.gguf","chat_template":"{{ messages }}","modalities":{"vision":false,"audio":false},"build_info":"b6123-4b0a0f9d"}`},
+				"/v1/models": {body: `{"object":"list","data":[{"id":"/models/tiny-llama3.gguf","object":"model","created":1765000000,"owned_by":"llamacpp","meta":{"n_vocab":128256}}]}`},
+				"/metrics":   {ctype: "text/plain", body: "# TYPE llamacpp:requests_processing gauge\nllamacpp:requests_processing 0\n"},
+			},
+			model:  "/models/tiny-llama3.gguf",
+			engine: telemetry.EngineLlamaCpp, version: "b6123-4b0a0f9d", src: "GET /props", vsrc: "GET /props build_info",
+			model2: "/models/tiny-llama3.gguf", slots: 4, slotsSrc: "GET /props total_slots",
+		},
+		{
+			name: "llama.cpp by its metrics only",
+			routes: map[string]answer{
+				"/metrics": {ctype: "text/plain", body: "# TYPE llamacpp:requests_processing gauge\nllamacpp:requests_processing 0\n"},
+			},
+			model:  "m",
+			engine: telemetry.EngineLlamaCpp, src: "GET /metrics (llamacpp:* families)", model2: "m",
+		},
+		{
+			name: "Ollama /api/version",
+			routes: map[string]answer{
+				"/api/version": {body: `{"version":"0.6.2"}`},
+				"/v1/models":   {body: `{"object":"list","data":[{"id":"tiny:latest","object":"model","created":1765000000,"owned_by":"library"}]}`},
+			},
+			model:  "tiny:latest",
+			engine: telemetry.EngineOllama, version: "0.6.2", src: "GET /api/version", vsrc: "GET /api/version version", model2: "tiny:latest",
+		},
+		{
+			name:   "a /api/version that is not Ollama's",
+			routes: map[string]answer{"/api/version": {body: `{"version":"2.1.0","name":"gateway"}`}},
+			model:  "m", model2: "m",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFakeServer(t, tt.routes, nil)
+			res, err := Collect(context.Background(), Probe{BaseURL: srv.URL, Model: tt.model}, fullInputs())
+			if err != nil {
+				t.Fatal(err)
+			}
+			md := res.Metadata
+			if md.Engine != tt.engine || md.EngineVersion != tt.version || md.Model != tt.model2 {
+				t.Errorf("engine %q %q model %q, want %q %q %q", md.Engine, md.EngineVersion, md.Model, tt.engine, tt.version, tt.model2)
+			}
+			if md.Sources[FieldEngine] != tt.src || md.Sources[FieldEngineVersion] != tt.vsrc {
+				t.Errorf("sources %q / %q, want %q / %q", md.Sources[FieldEngine], md.Sources[FieldEngineVersion], tt.src, tt.vsrc)
+			}
+			if int64(md.ServerSlots) != tt.slots || md.Sources[FieldServerSlots] != tt.slotsSrc {
+				t.Errorf("slots %d from %q, want %d from %q", md.ServerSlots, md.Sources[FieldServerSlots], tt.slots, tt.slotsSrc)
+			}
+			b, err := json.Marshal(md)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if has := strings.Contains(string(b), `"server_slots":`); has != (tt.slots > 0) {
+				t.Errorf("server_slots in the JSON: %v, want %v: %s", has, tt.slots > 0, b)
+			}
+			var buf strings.Builder
+			if err := WriteText(&buf, md, res.Notes); err != nil {
+				t.Fatal(err)
+			}
+			if tt.slots > 0 && !strings.Contains(buf.String(), "server_slots") {
+				t.Errorf("console lacks the slots:\n%s", buf.String())
+			}
+		})
 	}
 }

@@ -35,6 +35,9 @@ func WriteText(w io.Writer, md *report.RunMetadata, notes []string) error {
 		}
 		fmt.Fprintf(&b, "  %-16s %-40s %s\n", f, v, md.Sources[f])
 	}
+	if md.ServerSlots > 0 {
+		fmt.Fprintf(&b, "  %-16s %-40d %s\n", FieldServerSlots, md.ServerSlots, md.Sources[FieldServerSlots])
+	}
 	if md.Data != "" {
 		fmt.Fprintf(&b, "  %-16s %s\n", "data", md.Data)
 	}

@@ -3,62 +3,24 @@ package metadata
 import (
 	"regexp"
 	"strings"
+
+	"github.com/goodput-dev/goodput/telemetry"
 )
 
-// Canonical engine names.
-const (
-	EngineVLLM        = "vllm"
-	EngineSGLang      = "sglang"
-	EngineTGI         = "tgi"
-	EngineLlamaCpp    = "llama.cpp"
-	EngineOllama      = "ollama"
-	EngineLMDeploy    = "lmdeploy"
-	EngineTensorRTLLM = "tensorrt-llm"
-	EngineTriton      = "triton"
-	EngineGoodputMock = "goodput-mock"
-)
-
-// engineAliases maps what servers write (a /v1/models owned_by, a Server
-// header product, a metric prefix), lower-cased, to a canonical engine
-// name.
-var engineAliases = map[string]string{
-	"vllm":                      EngineVLLM,
-	"sglang":                    EngineSGLang,
-	"tgi":                       EngineTGI,
-	"text-generation-inference": EngineTGI,
-	"text_generation_inference": EngineTGI,
-	"llamacpp":                  EngineLlamaCpp,
-	"llama.cpp":                 EngineLlamaCpp,
-	"llama-cpp":                 EngineLlamaCpp,
-	"ollama":                    EngineOllama,
-	"lmdeploy":                  EngineLMDeploy,
-	"tensorrt_llm":              EngineTensorRTLLM,
-	"tensorrt-llm":              EngineTensorRTLLM,
-	"trtllm":                    EngineTensorRTLLM,
-	"triton":                    EngineTriton,
-	"goodput":                   EngineGoodputMock,
-	"goodput-mock":              EngineGoodputMock,
-}
-
-// canonicalEngine returns the canonical name of an engine alias, "" when
-// s names no known engine.
+// canonicalEngine returns the canonical name of an engine alias (the
+// engine table's names and aliases), "" when s names no known engine.
 func canonicalEngine(s string) string {
-	return engineAliases[strings.ToLower(strings.TrimSpace(s))]
+	e, _ := telemetry.LookupEngine(s)
+	return e.Name
 }
 
-// versionEndpointEngines are the engines whose GET /version answers
-// {"version": …} with their own version. For others (or an unknown
-// engine) a /version answer may come from a gateway in front of the
-// engine, so it is not recorded.
-var versionEndpointEngines = map[string]bool{EngineVLLM: true, EngineSGLang: true, EngineGoodputMock: true}
-
-// metricPrefixes identify an engine by the names of its /metrics
-// families.
-var metricPrefixes = []struct{ prefix, engine string }{
-	{"vllm:", EngineVLLM},
-	{"sglang:", EngineSGLang},
-	{"tgi_", EngineTGI},
-	{"llamacpp:", EngineLlamaCpp},
+// versionEndpointEngine says the engine's GET /version answers {"version":
+// …} with its own version. For others (or an unknown engine) a /version
+// answer may come from a gateway in front of the engine, so it is not
+// recorded.
+func versionEndpointEngine(name string) bool {
+	e, ok := telemetry.LookupEngine(name)
+	return ok && e.VersionEndpoint
 }
 
 // productRe matches one product of a Server or X-Powered-By header,

@@ -29,6 +29,8 @@ const (
 	FieldSLO            = "slo"
 	FieldWarmup         = "warmup"
 	FieldRunID          = "run_id"
+	// FieldServerSlots is optional: filled where the server says.
+	FieldServerSlots = "server_slots"
 )
 
 // required lists the fields every auditable run fills, in report order.

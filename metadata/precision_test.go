@@ -1,6 +1,10 @@
 package metadata
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/goodput-dev/goodput/telemetry"
+)
 
 func TestInferPrecision(t *testing.T) {
 	tests := []struct {
@@ -78,13 +82,13 @@ func TestSplitEngine(t *testing.T) {
 
 func TestHeaderEngine(t *testing.T) {
 	tests := []struct{ in, engine, version string }{
-		{"text-generation-inference/2.4.0", EngineTGI, "2.4.0"},
+		{"text-generation-inference/2.4.0", telemetry.EngineTGI, "2.4.0"},
 		{"uvicorn", "", ""},
 		{"nginx/1.25.3", "", ""},
 		{"envoy", "", ""},
-		{"istio-envoy, sglang/0.4.6", EngineSGLang, "0.4.6"},
-		{"vllm", EngineVLLM, ""},
-		{"Ollama", EngineOllama, ""},
+		{"istio-envoy, sglang/0.4.6", telemetry.EngineSGLang, "0.4.6"},
+		{"vllm", telemetry.EngineVLLM, ""},
+		{"Ollama", telemetry.EngineOllama, ""},
 	}
 	for _, tt := range tests {
 		e, v := headerEngine(tt.in)

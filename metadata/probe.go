@@ -13,6 +13,8 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/goodput-dev/goodput/telemetry"
 )
 
 // Probe limits: bodies larger than these are cut (JSON answers are then
@@ -46,24 +48,15 @@ func (m modelEntry) revision() (string, string) {
 	return "", ""
 }
 
-// tgiInfo is the part of TGI's GET /info that identifies the run.
-type tgiInfo struct {
-	ModelID    string `json:"model_id"`
-	ModelSHA   string `json:"model_sha"`
-	ModelDtype string `json:"model_dtype"`
-	Version    string `json:"version"`
+// engineInfo is the answer of one engine's info endpoint (the engine
+// table's InfoEndpoint).
+type engineInfo struct {
+	engine, path string
+	telemetry.ServerInfo
 }
 
-// sglangInfo is the part of SGLang's GET /get_server_info that identifies
-// the run (its server arguments plus the version).
-type sglangInfo struct {
-	Version       string `json:"version"`
-	ModelPath     string `json:"model_path"`
-	TokenizerPath string `json:"tokenizer_path"`
-	Revision      string `json:"revision"`
-	Quantization  string `json:"quantization"`
-	Dtype         string `json:"dtype"`
-}
+// source names where one of its fields came from: "GET /info model_id".
+func (in engineInfo) source(f telemetry.InfoField) string { return "GET " + in.path + " " + f.Key }
 
 // headerProduct is an engine named by a response header.
 type headerProduct struct {
@@ -76,9 +69,8 @@ type serverFacts struct {
 	version      string // GET /version
 	models       []modelEntry
 	modelsOK     bool
-	tgi          *tgiInfo
-	sglang       *sglangInfo
-	metricEngine string // from /metrics family names
+	infos        []engineInfo // in the engine table's order
+	metricEngine string       // from /metrics family names
 	metricPrefix string
 	buildVersion string // from a *_build_info{version} family of metricEngine
 	buildFamily  string
@@ -149,12 +141,13 @@ type probeResult struct {
 // Each probe writes only its own result slot; the merge runs after all of
 // them returned.
 func (p *prober) probeServer(ctx context.Context, wantModels bool) serverFacts {
-	probes := []probeSpec{
-		{"/version", "application/json", maxJSONBytes, parseVersion},
-		{"/info", "application/json", maxJSONBytes, parseTGIInfo},
-		{"/get_server_info", "application/json", maxJSONBytes, parseSGLangInfo},
-		{"/metrics", "text/plain;version=0.0.4", maxMetricsBytes, parseMetrics},
+	probes := []probeSpec{{"/version", "application/json", maxJSONBytes, parseVersion}}
+	for _, e := range telemetry.Engines() {
+		for _, ep := range e.Info {
+			probes = append(probes, probeSpec{ep.Path, "application/json", maxJSONBytes, infoParser(e.Name, ep)})
+		}
 	}
+	probes = append(probes, probeSpec{"/metrics", "text/plain;version=0.0.4", maxMetricsBytes, parseMetrics})
 	if wantModels {
 		probes = append(probes, probeSpec{"/v1/models", "application/json", maxJSONBytes, parseModels})
 	}
@@ -209,13 +202,7 @@ func decodeObject(body []byte, v any) error {
 }
 
 // cleanValue keeps a short single-line printable value from a server.
-func cleanValue(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) > 200 || strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
-		return ""
-	}
-	return s
-}
+func cleanValue(s string) string { return telemetry.CleanInfoValue(s) }
 
 func parseVersion(body []byte) (func(*serverFacts), error) {
 	var v struct {
@@ -242,37 +229,15 @@ func parseModels(body []byte) (func(*serverFacts), error) {
 	return func(f *serverFacts) { f.models, f.modelsOK = v.Data, true }, nil
 }
 
-func parseTGIInfo(body []byte) (func(*serverFacts), error) {
-	var v tgiInfo
-	if err := decodeObject(body, &v); err != nil {
-		return nil, err
-	}
-	if cleanValue(v.ModelID) == "" || cleanValue(v.Version) == "" {
-		return nil, errors.New("answer is not TGI's /info (no model_id and version)")
-	}
-	return func(f *serverFacts) { f.tgi = &v }, nil
-}
-
-func parseSGLangInfo(body []byte) (func(*serverFacts), error) {
-	var raw map[string]json.RawMessage
-	if err := decodeObject(body, &raw); err != nil {
-		return nil, err
-	}
-	str := func(k string) string {
-		var s string
-		if json.Unmarshal(raw[k], &s) != nil {
-			return ""
+// infoParser reads an engine's info endpoint.
+func infoParser(engine string, ep telemetry.InfoEndpoint) func([]byte) (func(*serverFacts), error) {
+	return func(body []byte) (func(*serverFacts), error) {
+		in, err := ep.Parse(body)
+		if err != nil {
+			return nil, err
 		}
-		return cleanValue(s)
+		return func(f *serverFacts) { f.infos = append(f.infos, engineInfo{engine, ep.Path, in}) }, nil
 	}
-	v := sglangInfo{
-		Version: str("version"), ModelPath: str("model_path"), TokenizerPath: str("tokenizer_path"),
-		Revision: str("revision"), Quantization: str("quantization"), Dtype: str("dtype"),
-	}
-	if v.ModelPath == "" {
-		return nil, errors.New("answer is not SGLang's server info (no model_path)")
-	}
-	return func(f *serverFacts) { f.sglang = &v }, nil
 }
 
 // parseMetrics reads the family names of a Prometheus text exposition: the
@@ -294,18 +259,16 @@ func parseMetrics(body []byte) (func(*serverFacts), error) {
 		}
 		n++
 		name := mf.GetName()
-		for _, mp := range metricPrefixes {
-			if strings.HasPrefix(name, mp.prefix) {
-				if engine == "" {
-					engine, prefix = mp.engine, mp.prefix
-				}
-				if mp.engine == engine && version == "" &&
-					(strings.HasSuffix(name, "build_info") || strings.HasSuffix(name, "version_info")) {
-					for _, m := range mf.GetMetric() {
-						for _, lp := range m.GetLabel() {
-							if lp.GetName() == "version" && cleanValue(lp.GetValue()) != "" {
-								version, family = cleanValue(lp.GetValue()), name
-							}
+		if e, p, ok := telemetry.EngineOfMetric(name); ok {
+			if engine == "" {
+				engine, prefix = e.Name, p
+			}
+			if e.Name == engine && version == "" &&
+				(strings.HasSuffix(name, "build_info") || strings.HasSuffix(name, "version_info")) {
+				for _, m := range mf.GetMetric() {
+					for _, lp := range m.GetLabel() {
+						if lp.GetName() == "version" && cleanValue(lp.GetValue()) != "" {
+							version, family = cleanValue(lp.GetValue()), name
 						}
 					}
 				}

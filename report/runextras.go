@@ -169,6 +169,9 @@ type RunMetadata struct {
 	// "GET /version", "hardware": "--label").
 	Sources map[string]string `json:"sources"`
 	Missing []string          `json:"missing"`
+	// ServerSlots is how many sequences the server decodes at once, where
+	// it says (llama.cpp's total_slots); absent when unknown.
+	ServerSlots Int `json:"server_slots,omitempty"`
 }
 
 // GoodputCounts are the good-request counts of one benchmark's

@@ -198,7 +198,7 @@ type OpenCostQuery struct {
 // window, beside the client's own figures.
 type ServerTelemetry struct {
 	Source string `json:"source"`
-	Engine string `json:"engine"` // vllm, sglang, tgi, tensorrt-llm or triton
+	Engine string `json:"engine"` // the engine table's name (telemetry.Engines): vllm, sglang, llama.cpp …
 	// Replicas counts the /metrics URLs combined (counters and histograms
 	// summed over them); absent for one.
 	Replicas Int `json:"replicas,omitempty"`
@@ -225,8 +225,13 @@ type ServerTelemetry struct {
 	RequestsSucceeded *Float `json:"requests_succeeded,omitempty"`
 	// PrefixCache is the prefix cache over the window (vLLM, SGLang).
 	PrefixCache *PrefixCacheTelemetry `json:"prefix_cache,omitempty"`
-	// SpecDecode is speculative decoding over the window (vLLM).
+	// SpecDecode is speculative decoding over the window (vLLM, llama.cpp).
 	SpecDecode *SpecDecodeTelemetry `json:"spec_decode,omitempty"`
+	// The server's own tokens/s gauges (llama.cpp), where it has them.
+	PromptThroughputMean     *Float `json:"prompt_throughput_mean,omitempty"`
+	PromptThroughputMax      *Float `json:"prompt_throughput_max,omitempty"`
+	GenerationThroughputMean *Float `json:"generation_throughput_mean,omitempty"`
+	GenerationThroughputMax  *Float `json:"generation_throughput_max,omitempty"`
 	// Phases are the server's request-phase histograms (queue, inference,
 	// prefill, decode time), and its tokens per engine step.
 	QueueTime       *ServerLatency  `json:"queue_time,omitempty"`
@@ -354,6 +359,8 @@ type SpecDecodeTelemetry struct {
 	DraftTokens    *Float `json:"draft_tokens"`
 	AcceptedTokens *Float `json:"accepted_tokens"`
 	AcceptanceRate *Float `json:"acceptance_rate"` // AcceptedTokens / DraftTokens, 0..1
+	// Drafts counts the drafts proposed, where the server says.
+	Drafts *Float `json:"drafts,omitempty"`
 }
 
 // TokenHistogram is a server histogram of token counts over the window

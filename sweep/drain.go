@@ -16,7 +16,7 @@ const (
 )
 
 // QueueGauges reads the server's own count of requests running and waiting
-// now (telemetry.QueueReader reads vLLM's, SGLang's and TGI's).
+// now (telemetry.QueueReader reads those of every engine in its table).
 type QueueGauges interface {
 	Queue(ctx context.Context) (running, waiting float64, err error)
 }

@@ -9,13 +9,14 @@
 // Kepler series (NewPrometheus). A GPUSampler samples the direct sources
 // from Start until Stop and answers Window queries afterwards; a
 // ServerSampler (NewServerSampler, NewReplicaSampler for several replicas)
-// does the same for the inference server's /metrics (vLLM, SGLang, TGI,
-// Triton/TensorRT-LLM); Prometheus.ServerSeries and ServerWindow read the
+// does the same for the inference server's /metrics (every engine of the
+// engine table, engines.go); Prometheus.ServerSeries and ServerWindow read the
 // same figures of every replica under a label selector from Prometheus. GPU gauges (utilization, memory, temperature,
 // clocks) come with the energy readings, also from AMD's ROCm exporter. NewOpenCost prices a window; Cost and DeriveEnergy are the pure
 // arithmetic behind the scorecard figures; DescribeHardware names the local
-// GPUs. QueueReader reads a server's running and waiting requests now (vLLM,
-// SGLang, TGI) for a runner that waits for an idle server between rounds.
+// GPUs. QueueReader reads a server's running and waiting requests now (the
+// engine table's gauges) for a runner that waits for an idle server between
+// rounds.
 // Every scrape and probe retries transient errors (retry.go).
 //
 //	src, err := telemetry.NewDCGMExporter("http://gpu-node-07:9400/metrics", nil)

@@ -217,3 +217,114 @@ func TestReplicaQueueReader(t *testing.T) {
 		t.Errorf("unreadable replica: %v", err)
 	}
 }
+
+// TestServerGoldenLlamaCpp: llama-server's --metrics (testdata/llamacpp.prom,
+// written from the names of its handle_metrics): running and waiting are
+// requests_processing and requests_deferred, prompt tokens the processed
+// (2,400) plus the cached (9,600), so the prefix cache hit 9,600 of
+// 12,000; speculative decoding 2,100 of 3,000 draft tokens in 750 drafts;
+// its throughput gauges. It has no latency histograms.
+func TestServerGoldenLlamaCpp(t *testing.T) {
+	idle := "llamacpp:requests_processing 0\nllamacpp:requests_deferred 0\nllamacpp:kv_cache_usage_ratio 0\n" +
+		"llamacpp:prompt_tokens_seconds 0\nllamacpp:predicted_tokens_seconds 0\n"
+	w := goldenWindow(t, idle, "llamacpp.prom")
+	if w.Engine != "llama.cpp" || w.RequestsRunning != (Stat{Mean: 2, Max: 4}) || w.RequestsWaiting != (Stat{Mean: 24, Max: 48}) || w.KVCacheUsage.Max != 0.25 {
+		t.Errorf("engine %q running %+v waiting %+v kv %+v", w.Engine, w.RequestsRunning, w.RequestsWaiting, w.KVCacheUsage)
+	}
+	for name, c := range map[string][2]float64{
+		"prompt": {w.PromptTokens, 12000}, "generation": {w.GenerationTokens, 6400},
+		"prefix queries": {w.PrefixCacheQueries, 12000}, "prefix hits": {w.PrefixCacheHits, 9600},
+		"spec draft": {w.SpecDraft, 3000}, "spec accepted": {w.SpecAccepted, 2100}, "spec drafts": {w.SpecDrafts, 750},
+		"prompt tok/s max": {w.PromptThroughput.Max, 1500}, "prompt tok/s mean": {w.PromptThroughput.Mean, 750},
+		"generation tok/s max": {w.GenerationThroughput.Max, 200},
+	} {
+		if c[0] != c[1] {
+			t.Errorf("%s = %v, want %v", name, c[0], c[1])
+		}
+	}
+	if !math.IsNaN(w.Requests) || !math.IsNaN(w.Preemptions) {
+		t.Errorf("requests %v preemptions %v; llama.cpp counts neither", w.Requests, w.Preemptions)
+	}
+	if got := w.Metrics["prompt_tokens"]; got != "llamacpp:prompt_tokens_total + llamacpp:prompt_tokens_cached_total" {
+		t.Errorf("prompt_tokens from %q", got)
+	}
+	for _, warn := range w.Warnings {
+		if strings.HasPrefix(warn, "server does not expose ") && !strings.HasPrefix(warn, "server does not expose a ") {
+			t.Errorf("a scalar figure is missing: %q", warn)
+		}
+	}
+	if w.TTFT.Metric != "" || !hasWarning(w.Warnings, "does not expose a ttft histogram") {
+		t.Errorf("ttft %+v warnings %q", w.TTFT, w.Warnings)
+	}
+}
+
+// TestServerLlamaCppWithoutCache: a build without the cached-tokens
+// counter reads its processed prompt tokens and no prefix cache (rather
+// than a cache with no hits).
+func TestServerLlamaCppWithoutCache(t *testing.T) {
+	b, err := os.ReadFile("testdata/llamacpp.prom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), "llamacpp:prompt_tokens_cached_total 9600\n", "", 1)
+	sv, srv, clk := newServerRig(t, "llamacpp:requests_processing 0\nllamacpp:requests_deferred 0\n")
+	if err := sv.Sample(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	clk.Set(10 * time.Second)
+	srv.set(text)
+	if err := sv.Sample(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w, err := sv.Window(at(0), at(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.PromptTokens != 2400 || !math.IsNaN(w.PrefixCacheQueries) || !math.IsNaN(w.PrefixCacheHits) {
+		t.Errorf("prompt %v prefix %v/%v; want 2400 and no prefix cache", w.PromptTokens, w.PrefixCacheHits, w.PrefixCacheQueries)
+	}
+}
+
+// TestEngineTable: every name and alias names one row, in lower case; each
+// row's prefixes lead back to it (an earlier, shorter prefix would take
+// its series: nv_ comes after nv_trt_llm_); every series of a figure is
+// under its row's prefixes.
+func TestEngineTable(t *testing.T) {
+	seen := map[string]string{}
+	for _, e := range Engines() {
+		for _, a := range append([]string{e.Name}, e.Aliases...) {
+			if a != strings.ToLower(a) {
+				t.Errorf("%s: alias %q is not lower case", e.Name, a)
+			}
+			if other, ok := seen[a]; ok {
+				t.Errorf("%q names both %s and %s", a, other, e.Name)
+			}
+			seen[a] = e.Name
+			if got, ok := LookupEngine(strings.ToUpper(a)); !ok || got.Name != e.Name {
+				t.Errorf("LookupEngine(%q) = %q, %v", strings.ToUpper(a), got.Name, ok)
+			}
+		}
+		for _, p := range e.Prefixes {
+			if got, prefix, ok := EngineOfMetric(p + "x"); !ok || got.Name != e.Name || prefix != p {
+				t.Errorf("EngineOfMetric(%q) = %q %q, want %s", p+"x", got.Name, prefix, e.Name)
+			}
+		}
+		var refs []metricRef
+		for _, rs := range e.scalars {
+			refs = append(refs, rs...)
+		}
+		for _, rs := range e.hists {
+			refs = append(refs, rs...)
+		}
+		for _, r := range refs {
+			for _, name := range []string{r.name, r.plus} {
+				if got, _, ok := EngineOfMetric(name); name != "" && (!ok || got.Name != e.Name) {
+					t.Errorf("%s: series %s reads as engine %q", e.Name, name, got.Name)
+				}
+			}
+		}
+	}
+	if _, ok := LookupEngine("uvicorn"); ok {
+		t.Error("uvicorn names an engine")
+	}
+}

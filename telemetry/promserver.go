@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,6 +46,10 @@ func (ps PromServerSeries) selector(r metricRef, suffix string) string {
 	if r.label != "" {
 		ms = append(ms, Matcher{Name: r.label, Op: "=", Value: r.value})
 	}
+	if r.plus != "" { // both families: {__name__=~"a|b",…}
+		ms = append(Matchers{{Name: "__name__", Op: "=~", Value: regexp.QuoteMeta(r.name) + "|" + regexp.QuoteMeta(r.plus)}}, ms...)
+		return ms.selector("")
+	}
 	name := r.name + suffix
 	if r.histSum {
 		name = r.name + "_sum"
@@ -52,8 +57,25 @@ func (ps PromServerSeries) selector(r metricRef, suffix string) string {
 	return ms.selector(name)
 }
 
-// serverNamePattern matches every engine's series names (engineOf).
-const serverNamePattern = `vllm:.+|sglang:.+|tgi_.+|nv_.+`
+// serverNamePattern matches every engine's series names: the engine
+// table's prefixes, less those another prefix covers (nv_trt_llm_ by nv_).
+var serverNamePattern = func() string {
+	var all []string
+	for _, e := range engineTable {
+		all = append(all, e.Prefixes...)
+	}
+	var alts []string
+	for _, p := range all {
+		covered := false
+		for _, q := range all {
+			covered = covered || q != p && strings.HasPrefix(p, q)
+		}
+		if !covered {
+			alts = append(alts, regexp.QuoteMeta(p)+".+")
+		}
+	}
+	return strings.Join(alts, "|")
+}()
 
 // ServerSeries finds which server series Prometheus holds under the
 // matchers at time at (its instant-query lookback, 5 min by default): one
@@ -114,8 +136,9 @@ func (p *Prometheus) ServerSeries(ctx context.Context, m Matchers, at time.Time)
 		}
 	}
 	if !found {
-		return PromServerSeries{}, fmt.Errorf("%s: no vLLM, SGLang, TGI or Triton/TensorRT-LLM series under {%s} at %s (looked for %s, …; is the server scraped by this Prometheus, and do its series carry these labels?)",
-			p.name, m, at.UTC().Format(time.RFC3339), strings.Join(refNames(serverScalars[srvRunning].refs), ", "))
+		names, _ := metricsEngines()
+		return PromServerSeries{}, fmt.Errorf("%s: no %s series under {%s} at %s (looked for %s, …; is the server scraped by this Prometheus, and do its series carry these labels?)",
+			p.name, names, m, at.UTC().Format(time.RFC3339), strings.Join(refNames(serverScalars[srvRunning].refs), ", "))
 	}
 	if ps.Engine == "" {
 		for _, r := range ps.hists {

@@ -44,7 +44,7 @@ func vllmProm(t *testing.T, scrapes string) *fakeProm {
 	}
 	return newFakeProm(t, func(q string) (int, string) {
 		if strings.HasPrefix(q, "count by (__name__") {
-			if !strings.HasSuffix(q, `({__name__=~"vllm:.+|sglang:.+|tgi_.+|nv_.+",namespace="llm",app="vllm"})`) {
+			if !strings.HasSuffix(q, `({__name__=~"vllm:.+|sglang:.+|tgi_.+|nv_.+|llamacpp:.+",namespace="llm",app="vllm"})`) {
 				return 200, vector()
 			}
 			var series []any
@@ -188,8 +188,13 @@ func TestPrometheusServerSeriesEngines(t *testing.T) {
 		ps.selector(*ps.hists[histTTFT], "_bucket") != `nv_inference_first_response_histogram_ms_bucket{app="triton",model="tensorrt_llm"}` {
 		t.Errorf("triton: %+v, %v", ps, err)
 	}
+	// A reference that adds two families selects both by name.
+	r := scalarRefs(srvPrompt)
+	if got := ps.selector(r[len(r)-1], ""); got != `{__name__=~"llamacpp:prompt_tokens_total|llamacpp:prompt_tokens_cached_total",app="triton"}` {
+		t.Errorf("llama.cpp prompt tokens selector %s", got)
+	}
 	_, err = p.ServerSeries(ctx, Matchers{{Name: "app", Op: "=", Value: "none"}}, now)
-	if err == nil || !strings.Contains(err.Error(), `no vLLM, SGLang, TGI or Triton/TensorRT-LLM series under {app="none"}`) {
+	if err == nil || !strings.Contains(err.Error(), `no vLLM, SGLang, TGI, Triton/TensorRT-LLM or llama.cpp series under {app="none"}`) {
 		t.Errorf("no series: %v", err)
 	}
 }

@@ -3,21 +3,14 @@ package telemetry
 import (
 	"context"
 	"fmt"
-	"math"
 	"net/http"
 	"net/url"
 	"strings"
 )
 
-// queueGauges are the names of a server's running and waiting requests:
-// vLLM, SGLang, then TGI. The first name present is used.
-var queueGauges = [2][]string{
-	{"vllm:num_requests_running", "sglang:num_running_reqs", "tgi_batch_current_size"},
-	{"vllm:num_requests_waiting", "sglang:num_queue_reqs", "tgi_queue_size"},
-}
-
 // QueueReader reads how many requests an inference server is running and
-// how many wait in its queue, now, from its /metrics: what a runner asks
+// how many wait in its queue, now, from its /metrics (the engine table's
+// running and waiting series): what a runner asks
 // before a round to know that the server has drained what earlier rounds
 // left (sweep.Drain).
 type QueueReader struct {
@@ -88,21 +81,18 @@ func (q *QueueReader) queue(ctx context.Context, u *url.URL) (running, waiting f
 	}
 	var v [2]float64
 	found := false
-	for i, names := range queueGauges {
-		mf, _ := firstFamily(fams, names)
-		if mf == nil {
+	for i, col := range []int{srvRunning, srvWaiting} {
+		_, r, ok := firstRef(fams, serverScalars[col].refs)
+		if !ok {
 			continue
 		}
-		for _, m := range mf.GetMetric() {
-			if x := scalarValue(m); !math.IsNaN(x) {
-				v[i] += x
-				found = true
-			}
-		}
+		sum, n := r.sum(fams)
+		v[i] += sum
+		found = found || n > 0
 	}
 	if !found {
 		return 0, 0, fmt.Errorf("%s: no running or waiting requests gauge (looked for %s)", name,
-			strings.Join(append(append([]string(nil), queueGauges[0]...), queueGauges[1]...), ", "))
+			strings.Join(append(refNames(serverScalars[srvRunning].refs), refNames(serverScalars[srvWaiting].refs)...), ", "))
 	}
 	return v[0], v[1], nil
 }

@@ -18,11 +18,14 @@ import (
 // metricRef names one exposed series: a family, optionally only its series
 // with one label value (Triton's nv_trt_llm_request_metrics{request_type=
 // "waiting"}), optionally a histogram's sum read as a counter (TGI's token
-// histograms), with a factor to the quantity's unit (Triton's ms → s).
+// histograms), optionally plus a second counter family when the engine
+// splits the figure in two (llama.cpp's prompt tokens processed and
+// cached), with a factor to the quantity's unit (Triton's ms → s).
 type metricRef struct {
 	name         string
 	label, value string
 	histSum      bool
+	plus         string
 	scale        float64
 }
 
@@ -31,11 +34,9 @@ func refL(name, label, value string) metricRef {
 	return metricRef{name: name, label: label, value: value, scale: 1}
 }
 func refSum(name string) metricRef { return metricRef{name: name, histSum: true, scale: 1} }
-
-// tritonLLMModel is the model whose Triton series are read: the TensorRT-LLM
-// backend's model of the tensorrtllm_backend repository (an ensemble's
-// other models count the same requests again).
-const tritonLLMModel = "tensorrt_llm"
+func refPlus(name, plus string) metricRef {
+	return metricRef{name: name, plus: plus, scale: 1}
+}
 
 // String is the series as a PromQL selector would name it.
 func (r metricRef) String() string {
@@ -44,6 +45,8 @@ func (r metricRef) String() string {
 		return r.name + "{" + r.label + `="` + r.value + `"}`
 	case r.histSum:
 		return r.name + "_sum"
+	case r.plus != "":
+		return r.name + " + " + r.plus
 	}
 	return r.name
 }
@@ -64,7 +67,28 @@ func (r metricRef) valueOf(m *dto.Metric) float64 {
 	return scalarValue(m) * r.scale
 }
 
-// present reports whether the scrape has a series of the reference.
+// sum adds the reference's series in the scrape (both families of a plus
+// reference); n counts the series read.
+func (r metricRef) sum(fams families) (sum float64, n int) {
+	for _, name := range []string{r.name, r.plus} {
+		if name == "" || fams[name] == nil {
+			continue
+		}
+		for _, m := range fams[name].GetMetric() {
+			if !r.matches(m) {
+				continue
+			}
+			if v := r.valueOf(m); !math.IsNaN(v) {
+				sum += v
+				n++
+			}
+		}
+	}
+	return sum, n
+}
+
+// present reports whether the scrape has a series of the reference (of
+// its first family, for a plus reference).
 func (r metricRef) present(fams families) *dto.MetricFamily {
 	mf := fams[r.name]
 	if mf == nil {
@@ -89,28 +113,19 @@ func refNames(refs []metricRef) []string {
 	return out
 }
 
-// engineOf names the engine behind an exposed metric name: vllm, sglang,
-// tgi, tensorrt-llm (Triton's TensorRT-LLM backend) or triton.
+// engineOf names the engine behind an exposed metric name (the engine
+// table's prefixes), else the name's part before a colon.
 func engineOf(name string) string {
-	switch {
-	case strings.HasPrefix(name, "vllm:"):
-		return "vllm"
-	case strings.HasPrefix(name, "sglang:"):
-		return "sglang"
-	case strings.HasPrefix(name, "tgi_"):
-		return "tgi"
-	case strings.HasPrefix(name, "nv_trt_llm_"), strings.HasPrefix(name, "nv_llm_"):
-		return "tensorrt-llm"
-	case strings.HasPrefix(name, "nv_"):
-		return "triton"
+	if e, _, ok := EngineOfMetric(name); ok {
+		return e.Name
 	}
 	name, _, _ = strings.Cut(name, ":")
 	return name
 }
 
 // serverQuantity is one server-side figure and the series that carry it,
-// vLLM first, then SGLang, TGI and Triton/TensorRT-LLM (telemetry.md §3);
-// the first present in a scrape is used.
+// in the engine table's order (telemetry.md §3); the first present in a
+// scrape is used.
 type serverQuantity struct {
 	key      string
 	kind     colKind
@@ -132,31 +147,36 @@ const (
 	srvPrefixHits
 	srvSpecAccepted
 	srvSpecDraft
+	srvSpecDrafts
+	srvPromptTput
+	srvGenTput
 	srvFixedCols
 )
 
-// serverScalars is an immutable lookup table, indexed by the constants above.
-var serverScalars = [srvFixedCols]serverQuantity{
-	srvKV: {"kv_cache_usage", gaugeCol, true, false, []metricRef{ref("vllm:kv_cache_usage_perc"), ref("vllm:gpu_cache_usage_perc"), ref("sglang:token_usage"),
-		refL("nv_trt_llm_kv_cache_block_metrics", "kv_cache_block_type", "fraction")}},
-	srvRunning: {"requests_running", gaugeCol, false, false, []metricRef{ref("vllm:num_requests_running"), ref("sglang:num_running_reqs"),
-		ref("tgi_batch_current_size"), refL("nv_trt_llm_request_metrics", "request_type", "scheduled")}},
-	srvWaiting: {"requests_waiting", gaugeCol, false, false, []metricRef{ref("vllm:num_requests_waiting"), ref("sglang:num_queue_reqs"),
-		ref("tgi_queue_size"), refL("nv_trt_llm_request_metrics", "request_type", "waiting"), refL("nv_inference_pending_request_count", "model", tritonLLMModel)}},
-	srvPreempt: {"preemptions", counterCol, false, true, []metricRef{ref("vllm:num_preemptions_total"), ref("sglang:num_retracted_requests_total")}},
-	srvPrompt: {"prompt_tokens", counterCol, false, false, []metricRef{ref("vllm:prompt_tokens_total"), ref("sglang:prompt_tokens_total"),
-		refSum("tgi_request_input_length"), refSum("nv_llm_input_token_len")}},
-	srvGen: {"generation_tokens", counterCol, false, false, []metricRef{ref("vllm:generation_tokens_total"), ref("sglang:generation_tokens_total"),
-		refSum("tgi_request_generated_tokens"), refSum("nv_llm_output_token_len")}},
-	srvRequests: {"requests_succeeded", counterCol, false, true, []metricRef{ref("vllm:request_success_total"), ref("sglang:num_requests_total"),
-		ref("tgi_request_success"), refL("nv_inference_request_success", "model", tritonLLMModel)}},
-	srvPrefixQueries: {"prefix_cache_queries", counterCol, false, true, []metricRef{ref("vllm:prefix_cache_queries_total"), ref("vllm:gpu_prefix_cache_queries_total"),
-		ref("sglang:prompt_tokens_total")}},
-	srvPrefixHits: {"prefix_cache_hits", counterCol, false, true, []metricRef{ref("vllm:prefix_cache_hits_total"), ref("vllm:gpu_prefix_cache_hits_total"),
-		ref("sglang:cached_tokens_total")}},
-	srvSpecAccepted: {"spec_decode_accepted_tokens", counterCol, false, true, []metricRef{ref("vllm:spec_decode_num_accepted_tokens_total")}},
-	srvSpecDraft:    {"spec_decode_draft_tokens", counterCol, false, true, []metricRef{ref("vllm:spec_decode_num_draft_tokens_total")}},
-}
+// serverScalars is an immutable lookup table, indexed by the constants
+// above; each figure's series are the engine table's, in its order.
+var serverScalars = func() [srvFixedCols]serverQuantity {
+	qs := [srvFixedCols]serverQuantity{
+		srvKV:            {key: "kv_cache_usage", kind: gaugeCol, mean: true},
+		srvRunning:       {key: "requests_running", kind: gaugeCol},
+		srvWaiting:       {key: "requests_waiting", kind: gaugeCol},
+		srvPreempt:       {key: "preemptions", kind: counterCol, optional: true},
+		srvPrompt:        {key: "prompt_tokens", kind: counterCol},
+		srvGen:           {key: "generation_tokens", kind: counterCol},
+		srvRequests:      {key: "requests_succeeded", kind: counterCol, optional: true},
+		srvPrefixQueries: {key: "prefix_cache_queries", kind: counterCol, optional: true},
+		srvPrefixHits:    {key: "prefix_cache_hits", kind: counterCol, optional: true},
+		srvSpecAccepted:  {key: "spec_decode_accepted_tokens", kind: counterCol, optional: true},
+		srvSpecDraft:     {key: "spec_decode_draft_tokens", kind: counterCol, optional: true},
+		srvSpecDrafts:    {key: "spec_decode_drafts", kind: counterCol, optional: true},
+		srvPromptTput:    {key: "prompt_throughput", kind: gaugeCol, optional: true},
+		srvGenTput:       {key: "generation_throughput", kind: gaugeCol, optional: true},
+	}
+	for i := range qs {
+		qs[i].refs = scalarRefs(i)
+	}
+	return qs
+}()
 
 // Server histograms.
 const (
@@ -171,25 +191,28 @@ const (
 	numHists
 )
 
-// serverHistograms is an immutable lookup table of the histograms' keys and
-// series; the first four after E2E are optional (vLLM's request phases,
-// tokens per engine step).
-var serverHistograms = [numHists]struct {
+// serverHistogram is one server histogram: its key and series.
+type serverHistogram struct {
 	key      string
 	optional bool
 	refs     []metricRef
-}{
-	histTTFT: {"ttft", false, []metricRef{ref("vllm:time_to_first_token_seconds"), ref("sglang:time_to_first_token_seconds"),
-		{name: "nv_inference_first_response_histogram_ms", label: "model", value: tritonLLMModel, scale: 0.001}}},
-	histITL: {"itl", false, []metricRef{ref("vllm:inter_token_latency_seconds"), ref("vllm:time_per_output_token_seconds"),
-		ref("sglang:inter_token_latency_seconds"), ref("sglang:time_per_output_token_seconds"), ref("tgi_request_mean_time_per_token_duration")}},
-	histE2E:        {"e2e", false, []metricRef{ref("vllm:e2e_request_latency_seconds"), ref("sglang:e2e_request_latency_seconds"), ref("tgi_request_duration")}},
-	histQueue:      {"queue_time", true, []metricRef{ref("vllm:request_queue_time_seconds"), ref("tgi_request_queue_duration")}},
-	histInference:  {"inference_time", true, []metricRef{ref("vllm:request_inference_time_seconds"), ref("tgi_request_inference_duration")}},
-	histPrefill:    {"prefill_time", true, []metricRef{ref("vllm:request_prefill_time_seconds")}},
-	histDecode:     {"decode_time", true, []metricRef{ref("vllm:request_decode_time_seconds")}},
-	histIterTokens: {"iteration_tokens", true, []metricRef{ref("vllm:iteration_tokens_total")}},
 }
+
+// serverHistograms is an immutable lookup table of the histograms' keys and
+// series (the engine table's); the four after E2E are optional (vLLM's
+// request phases, tokens per engine step).
+var serverHistograms = func() [numHists]serverHistogram {
+	hs := [numHists]serverHistogram{
+		histTTFT: {key: "ttft"}, histITL: {key: "itl"}, histE2E: {key: "e2e"},
+		histQueue: {key: "queue_time", optional: true}, histInference: {key: "inference_time", optional: true},
+		histPrefill: {key: "prefill_time", optional: true}, histDecode: {key: "decode_time", optional: true},
+		histIterTokens: {key: "iteration_tokens", optional: true},
+	}
+	for h := range hs {
+		hs[h].refs = histRefs(h)
+	}
+	return hs
+}()
 
 // histCols maps one histogram's buckets to series columns.
 type histCols struct {
@@ -325,8 +348,9 @@ func (sv *ServerSampler) sample(ctx context.Context, bound time.Duration) error 
 				return err
 			})
 			if errs[i] == nil && !hasServerMetrics(scraped[i]) {
-				errs[i] = fmt.Errorf("no vLLM, SGLang, TGI or Triton/TensorRT-LLM metrics found (looked for %s, …); is this the inference server's /metrics URL, and for SGLang was it started with --enable-metrics?",
-					strings.Join(refNames(serverScalars[srvRunning].refs), ", "))
+				names, hints := metricsEngines()
+				errs[i] = fmt.Errorf("no %s metrics found (looked for %s, …); is this the inference server's /metrics URL, and was it started with its metrics on (%s)?",
+					names, strings.Join(refNames(serverScalars[srvRunning].refs), ", "), hints)
 			}
 			if errs[i] != nil && len(sv.urls) > 1 {
 				errs[i] = fmt.Errorf("%s: %w", u.Redacted(), errs[i])
@@ -471,7 +495,7 @@ func (sv *ServerSampler) ingest(t int64, fams families) {
 		row[i] = math.NaN()
 	}
 	for i, q := range serverScalars {
-		mf, r, ok := firstRef(fams, q.refs)
+		_, r, ok := firstRef(fams, q.refs)
 		if !ok {
 			continue
 		}
@@ -482,16 +506,7 @@ func (sv *ServerSampler) ingest(t int64, fams families) {
 		if sv.engine == "" {
 			sv.engine = engineOf(r.name)
 		}
-		sum, n := 0.0, 0
-		for _, m := range mf.GetMetric() {
-			if !r.matches(m) {
-				continue
-			}
-			if v := r.valueOf(m); !math.IsNaN(v) {
-				sum += v
-				n++
-			}
-		}
+		sum, n := r.sum(fams)
 		if n == 0 {
 			continue
 		}
@@ -512,15 +527,6 @@ func (sv *ServerSampler) ingest(t int64, fams families) {
 		row[hc.countCol] = v.count
 	}
 	sv.s.add(t, row)
-}
-
-func firstFamily(fams families, names []string) (*dto.MetricFamily, string) {
-	for _, n := range names {
-		if mf := fams[n]; mf != nil {
-			return mf, n
-		}
-	}
-	return nil, ""
 }
 
 func histKey(h int) string { return serverHistograms[h].key }
@@ -562,8 +568,8 @@ type Latency struct {
 // ServerWindow is what the server reported about one window.
 type ServerWindow struct {
 	Start, End time.Time
-	// Engine is "vllm", "sglang", "tgi", "tensorrt-llm" or "triton", from
-	// the metric names seen.
+	// Engine is the engine table's name of the engine whose metric names
+	// were seen (EngineVLLM …).
 	Engine string
 	// Metrics maps each figure (kv_cache_usage, requests_running,
 	// requests_waiting, preemptions, prompt_tokens, generation_tokens, ttft,
@@ -586,9 +592,14 @@ type ServerWindow struct {
 	// (vLLM prefix_cache_queries/hits; SGLang cached_tokens over
 	// prompt_tokens); NaN when not exposed.
 	PrefixCacheQueries, PrefixCacheHits float64
-	// SpecAccepted and SpecDraft are vLLM's speculative-decoding accepted
-	// and draft token counter changes; NaN without speculative decoding.
-	SpecAccepted, SpecDraft float64
+	// SpecAccepted and SpecDraft are the speculative-decoding accepted and
+	// draft token counter changes, SpecDrafts the number of drafts; NaN
+	// without speculative decoding.
+	SpecAccepted, SpecDraft, SpecDrafts float64
+	// PromptThroughput and GenerationThroughput are the server's own
+	// tokens/s gauges (llama.cpp's prompt_tokens_seconds and
+	// predicted_tokens_seconds), summed over engines; NaN when absent.
+	PromptThroughput, GenerationThroughput Stat
 	// TTFT, ITL and E2E are the server-side latency histograms.
 	TTFT, ITL, E2E Latency
 	// QueueTime, InferenceTime, PrefillTime and DecodeTime are the
@@ -720,7 +731,8 @@ func (f *serverFigures) fill(w *ServerWindow) {
 	w.GenerationTokens = f.counters[srvGen]
 	w.Requests = f.counters[srvRequests]
 	w.PrefixCacheQueries, w.PrefixCacheHits = f.counters[srvPrefixQueries], f.counters[srvPrefixHits]
-	w.SpecAccepted, w.SpecDraft = f.counters[srvSpecAccepted], f.counters[srvSpecDraft]
+	w.SpecAccepted, w.SpecDraft, w.SpecDrafts = f.counters[srvSpecAccepted], f.counters[srvSpecDraft], f.counters[srvSpecDrafts]
+	w.PromptThroughput, w.GenerationThroughput = f.gauges[srvPromptTput], f.gauges[srvGenTput]
 	for i, q := range serverScalars {
 		if _, seen := f.used[q.key]; !seen {
 			if !q.optional {

@@ -216,7 +216,8 @@ sglang:time_per_output_token_seconds_count{model_name="m"} %g
 func TestServerSamplerErrors(t *testing.T) {
 	sv, _, _ := newServerRig(t, "# TYPE up gauge\nup 1\n")
 	err := sv.Start(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "no vLLM, SGLang, TGI or Triton/TensorRT-LLM metrics") || !strings.Contains(err.Error(), "vllm:num_requests_running") {
+	if err == nil || !strings.Contains(err.Error(), "no vLLM, SGLang, TGI, Triton/TensorRT-LLM or llama.cpp metrics") || !strings.Contains(err.Error(), "vllm:num_requests_running") ||
+		!strings.Contains(err.Error(), "SGLang --enable-metrics, llama.cpp --metrics") {
 		t.Errorf("no server metrics: %v", err)
 	}
 	sv.Stop()

@@ -304,8 +304,10 @@ func serverBlock(w *telemetry.ServerWindow, b *report.Benchmark) *report.ServerT
 	}
 	if !math.IsNaN(w.SpecDraft) {
 		s.SpecDecode = &report.SpecDecodeTelemetry{DraftTokens: fptr(w.SpecDraft), AcceptedTokens: fptr(w.SpecAccepted),
-			AcceptanceRate: fptr(w.SpecAccepted / w.SpecDraft)}
+			AcceptanceRate: fptr(w.SpecAccepted / w.SpecDraft), Drafts: fptr(w.SpecDrafts)}
 	}
+	s.PromptThroughputMean, s.PromptThroughputMax = fptr(w.PromptThroughput.Mean), fptr(w.PromptThroughput.Max)
+	s.GenerationThroughputMean, s.GenerationThroughputMax = fptr(w.GenerationThroughput.Mean), fptr(w.GenerationThroughput.Max)
 	s.QueueTime = latency(w.QueueTime, "", nil, 1)
 	s.InferenceTime = latency(w.InferenceTime, "", nil, 1)
 	s.PrefillTime = latency(w.PrefillTime, "", nil, 1)
