@@ -106,6 +106,7 @@ const (
 	PathTEIRerank      = "/rerank"
 	PathScore          = "/score"
 	PathTranscriptions = "/v1/audio/transcriptions"
+	PathImages         = "/v1/images/generations"
 )
 
 // All is the table, in the order the command line lists it.
@@ -136,6 +137,9 @@ var All = [...]Type{
 		Help: "multipart; needs audio in the data", Report: "audio/transcriptions", AIPerf: "audio_transcriptions", API: APITranscriptions, Stream: true,
 		Output: OutputTokens, Inputs: "audio_seconds", SLO: SLOTokens, NoStreamSLO: SLOLatency,
 		Media: []string{"image", "audio", "video"}, NeedsMedia: "audio", SendsModel: true},
+	{Name: "image_generation", Path: PathImages, Help: "OpenAI images; --batch-size sets n", AIPerf: "image_generation", Profile: true,
+		GuideLLM: "/pooling", API: APIImages, Output: OutputItems, Inputs: "images", Batch: "images",
+		SLO: SLOLatency, NoStreamSLO: SLOLatency, SendsModel: true},
 }
 
 // ByName finds a type by its name, an alias or its path (the forms
