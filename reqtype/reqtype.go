@@ -87,8 +87,8 @@ type Type struct {
 	NeedsMedia       string   // a media kind every request must carry ("" none)
 	Tools            bool     // sessions may declare tools
 	ServerHistory    bool     // sessions may keep their history on the server
-	// MaxTokens is the output limit's default field ("" none: no output
-	// tokens); MaxTokensFixed, the API takes no other.
+	// MaxTokens is the output limit's default field ("": the body sends
+	// no limit); MaxTokensFixed, the API takes no other.
 	MaxTokens      string
 	MaxTokensFixed bool
 	SendsModel     bool     // the body names the model
@@ -177,10 +177,6 @@ func ByAIPerf(s string) (*Type, bool) {
 // Pooling reports whether t is a pooling type: one JSON body answering its
 // inputs, no output.
 func (t *Type) Pooling() bool { return t.Output == OutputNone }
-
-// OneBody reports whether every request of t is answered with one JSON
-// body however --no-stream is set.
-func (t *Type) OneBody() bool { return !t.Stream }
 
 // DefaultSLO is the family of t's default SLO, streamed or not.
 func (t *Type) DefaultSLO(stream bool) SLO {
