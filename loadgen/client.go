@@ -18,19 +18,24 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/internal/redact"
-	"github.com/goodput-dev/goodput/sse"
+	"github.com/goodput-dev/goodput/reqtype"
 )
 
 // Endpoint selects the API the client talks to (the request body, the
 // stream's events and the headers), named by its default path.
 type Endpoint string
 
-// Endpoints.
+// Endpoints: the paths of the request types (reqtype.All) the code names.
 const (
-	EndpointChat        Endpoint = "/v1/chat/completions"
-	EndpointCompletions Endpoint = "/v1/completions"
-	EndpointResponses   Endpoint = "/v1/responses" // OpenAI Responses API
-	EndpointMessages    Endpoint = "/v1/messages"  // Anthropic Messages API
+	EndpointChat           Endpoint = reqtype.PathChat
+	EndpointCompletions    Endpoint = reqtype.PathCompletions
+	EndpointResponses      Endpoint = reqtype.PathResponses // OpenAI Responses API
+	EndpointMessages       Endpoint = reqtype.PathMessages  // Anthropic Messages API
+	EndpointTranscriptions Endpoint = reqtype.PathTranscriptions
+	EndpointEmbeddings     Endpoint = reqtype.PathEmbeddings // OpenAI embeddings (vLLM, TEI, Ollama)
+	EndpointRerank         Endpoint = reqtype.PathRerank     // Cohere's rerank form, as vLLM and Jina serve it
+	EndpointTEIRerank      Endpoint = reqtype.PathTEIRerank  // Hugging Face TEI's rerank: {"query","texts"}
+	EndpointScore          Endpoint = reqtype.PathScore      // vLLM's score: {"text_1","text_2"}
 )
 
 // AnthropicVersion is the anthropic-version header sent to /v1/messages
@@ -137,10 +142,10 @@ type ClientConfig struct {
 // Client sends requests and measures them. It is safe for concurrent use.
 type Client struct {
 	cfg       ClientConfig
-	decode    func([]byte, *sse.Chunk) error // one stream event
-	decodeAll func([]byte, *sse.Chunk) error // a non-streaming body
-	http      *http.Client                   // net/http: side requests, and targets it serves
-	h1        *h1Transport                   // goodput's own HTTP/1.1 client, nil when no target uses it
+	rt        *reqtype.Type // the endpoint's request type
+	api       *api          // its body and decoders
+	http      *http.Client  // net/http: side requests, and targets it serves
+	h1        *h1Transport  // goodput's own HTTP/1.1 client, nil when no target uses it
 	clock     *Clock
 	extra     []extraField
 	maxField  string
@@ -183,24 +188,12 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 	if cfg.Endpoint == "" {
 		cfg.Endpoint = EndpointChat
 	}
-	var decode, decodeAll func([]byte, *sse.Chunk) error
-	switch cfg.Endpoint {
-	case EndpointChat, EndpointCompletions:
-		decode, decodeAll = sse.DecodeChunk, sse.DecodeResponse
-	case EndpointResponses:
-		decode, decodeAll = sse.DecodeResponsesEvent, sse.DecodeResponsesBody
-	case EndpointMessages:
-		decode, decodeAll = sse.DecodeMessagesEvent, sse.DecodeMessagesBody
-	case EndpointTranscriptions:
-		decode, decodeAll = sse.DecodeTranscriptionEvent, decodeTranscription
-	case EndpointEmbeddings, EndpointRerank, EndpointTEIRerank, EndpointScore:
-		// pooling.go reads their bodies
-		if cfg.BatchSize < 0 {
-			return nil, fmt.Errorf("batch size %d: want 1 or more inputs per request", cfg.BatchSize)
-		}
-	default:
-		return nil, fmt.Errorf("endpoint %q: want %s, %s, %s, %s, %s, %s, %s, %s or %s", cfg.Endpoint, EndpointChat, EndpointCompletions, EndpointResponses, EndpointMessages,
-			EndpointEmbeddings, EndpointRerank, EndpointTEIRerank, EndpointScore, EndpointTranscriptions)
+	rt, ok := cfg.Endpoint.Type()
+	if !ok || apis[rt.API] == nil {
+		return nil, fmt.Errorf("endpoint %q: want %s", cfg.Endpoint, reqtype.Names(nil, func(t *reqtype.Type) string { return t.Path }, "or"))
+	}
+	if rt.Batch != "" && cfg.BatchSize < 0 {
+		return nil, fmt.Errorf("batch size %d: want 1 or more %s per request", cfg.BatchSize, rt.Batch)
 	}
 	if len(cfg.Targets) > 0 {
 		cfg.Target = cfg.Targets[0]
@@ -235,20 +228,18 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{cfg: cfg, baseURL: base, targets: targets, clock: clock, decode: decode, decodeAll: decodeAll}
+	c := &Client{cfg: cfg, rt: rt, api: apis[rt.API], baseURL: base, targets: targets, clock: clock}
 	switch cfg.MaxTokensField {
 	case "":
-		if cfg.Endpoint == EndpointResponses {
-			c.maxField = "max_output_tokens"
-			break
-		}
-		c.maxField = "max_tokens"
-		if cfg.Endpoint == EndpointChat {
-			c.maxField = "max_completion_tokens"
+		c.maxField = rt.MaxTokens
+		if c.maxField == "" {
+			c.maxField = "max_tokens"
 		}
 	case "max_tokens", "max_completion_tokens":
-		if cfg.Endpoint == EndpointResponses || cfg.Endpoint == EndpointMessages {
-			return nil, fmt.Errorf("max tokens field %q: only for %s and %s (%s sends its own)", cfg.MaxTokensField, EndpointChat, EndpointCompletions, cfg.Endpoint)
+		if rt.MaxTokensFixed {
+			return nil, fmt.Errorf("max tokens field %q: only for %s (%s sends its own)", cfg.MaxTokensField,
+				reqtype.Names(func(t *reqtype.Type) bool { return t.MaxTokens != "" && !t.MaxTokensFixed },
+					func(t *reqtype.Type) string { return t.Path }, "and"), cfg.Endpoint)
 		}
 		c.maxField = cfg.MaxTokensField
 	default:
@@ -352,22 +343,17 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 		c.headers.Set(k, v)
 	}
 	c.headers.Set("Content-Type", "application/json")
-	if cfg.Endpoint == EndpointTranscriptions {
-		c.headers.Set("Content-Type", "multipart/form-data; boundary="+multipartBoundary)
+	if c.api.contentType != "" {
+		c.headers.Set("Content-Type", c.api.contentType)
 	}
-	if cfg.NoStream || cfg.Endpoint.Pooling() {
+	if cfg.NoStream || !rt.Stream {
 		c.headers.Set("Accept", "application/json")
 	} else {
 		c.headers.Set("Accept", "text/event-stream")
 	}
 	switch {
-	case cfg.Endpoint == EndpointMessages:
-		if cfg.APIKey != "" {
-			c.headers.Set("X-Api-Key", cfg.APIKey)
-		}
-		if c.headers.Get("Anthropic-Version") == "" {
-			c.headers.Set("Anthropic-Version", AnthropicVersion)
-		}
+	case c.api.auth != nil:
+		c.api.auth(c.headers, cfg.APIKey)
 	case cfg.APIKey != "":
 		c.headers.Set("Authorization", "Bearer "+cfg.APIKey)
 	}

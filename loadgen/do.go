@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/reqtype"
 	"github.com/goodput-dev/goodput/sse"
 )
 
@@ -126,8 +127,8 @@ func (c *Client) Do(ctx context.Context, req *Request, rec *record.Record, cn *c
 		// request are garbage while it is read (about 1.6 KB a stream on
 		// goodput's client).
 		c.stream(ctx, resp.Body, st, wd)
-	case readPooling:
-		c.readPooling(ctx, resp, st, wd, req)
+	case readOne:
+		c.api.read(c, ctx, resp, st, wd, req)
 	case readWhole:
 		c.readBody(ctx, resp, st, wd)
 	}
@@ -206,10 +207,10 @@ func (c *Client) send(ctx context.Context, tg *target, tr *sendTrace, req *Reque
 
 // How accept has a response's body read.
 const (
-	readNone    = iota // the response failed the request
-	readStream         // server-sent events
-	readPooling        // a pooling endpoint's JSON
-	readWhole          // a non-streamed response
+	readNone   = iota // the response failed the request
+	readStream        // server-sent events
+	readOne           // the one JSON body of a type that never streams
+	readWhole         // a non-streamed response
 )
 
 // accept stamps the response's headers and checks its status and type;
@@ -223,8 +224,8 @@ func (c *Client) accept(resp *http.Response, st *streamState, req *Request) int 
 		c.fail(rec, record.ErrHTTPStatus, fmt.Sprintf("HTTP %d%s", resp.StatusCode, c.errorBody(resp)))
 		return readNone
 	}
-	if c.cfg.Endpoint.Pooling() {
-		return readPooling
+	if c.api.read != nil {
+		return readOne
 	}
 	if c.cfg.NoStream {
 		return readWhole
@@ -371,7 +372,7 @@ func (st *streamState) event(ev *sse.Event) error {
 		st.counted()
 		return nil
 	}
-	err := st.c.decode(ev.Data, ch)
+	err := st.c.api.decode(ev.Data, ch)
 	if err == nil && ch.Keepalive() {
 		return nil // like a comment line: no chunk, no progress
 	}
@@ -507,7 +508,7 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, st *streamSt
 	}
 	ch := chunks.Get().(*sse.Chunk)
 	defer chunks.Put(ch)
-	if err := c.decodeAll(cn.text, ch); err != nil {
+	if err := c.api.decodeAll(cn.text, ch); err != nil {
 		c.fail(rec, record.ErrProtocol, "malformed response: "+err.Error())
 		return
 	}
@@ -672,28 +673,50 @@ func oneLine(s string) string {
 	return s
 }
 
-// appendBody renders the JSON request body for req.
+// The generation APIs: a JSON body of the model, the prompt in the API's
+// form, the stream and output-limit fields.
+var (
+	_ = register(reqtype.APIChat, &api{decode: sse.DecodeChunk, decodeAll: sse.DecodeResponse,
+		body: generation(func(b []byte, r *Request) []byte { return append(b, r.chat()...) }, true, 0)})
+	_ = register(reqtype.APICompletions, &api{decode: sse.DecodeChunk, decodeAll: sse.DecodeResponse,
+		body: generation(func(b []byte, r *Request) []byte { return append(b, r.prompt()...) }, true, 0)})
+	_ = register(reqtype.APIResponses, &api{decode: sse.DecodeResponsesEvent, decodeAll: sse.DecodeResponsesBody,
+		body: generation(func(b []byte, r *Request) []byte { return append(append(b, `"input":`...), r.responses()...) }, false, 0)})
+	_ = register(reqtype.APIMessages, &api{decode: sse.DecodeMessagesEvent, decodeAll: sse.DecodeMessagesBody, auth: anthropicAuth,
+		body: generation(func(b []byte, r *Request) []byte { return append(b, r.anthropic()...) }, false, DefaultMessagesMaxTokens)})
+)
+
+// anthropicAuth sends the API key as the Messages API wants it, with its
+// version.
+func anthropicAuth(h http.Header, key string) {
+	if key != "" {
+		h.Set("X-Api-Key", key)
+	}
+	if h.Get("Anthropic-Version") == "" {
+		h.Set("Anthropic-Version", AnthropicVersion)
+	}
+}
+
+// generation is a generation API's body: content appends its prompt;
+// openai marks the two OpenAI APIs that take stream_options and
+// ignore_eos; defaultMax is an output limit the API requires.
+func generation(content func([]byte, *Request) []byte, openai bool, defaultMax int) func(*Client, []byte, *Request, []byte) []byte {
+	return func(c *Client, b []byte, req *Request, model []byte) []byte {
+		return c.appendGeneration(b, req, model, content, openai, defaultMax)
+	}
+}
+
+// appendBody renders the request body for req.
 func (c *Client) appendBody(b []byte, req *Request, model []byte) []byte {
-	if c.cfg.Endpoint.Pooling() {
-		return c.appendPoolingBody(b, req, model)
-	}
-	if c.cfg.Endpoint == EndpointTranscriptions {
-		return c.appendMultipart(b, req, model)
-	}
+	return c.api.body(c, b, req, model)
+}
+
+// appendGeneration renders a generation API's JSON body.
+func (c *Client) appendGeneration(b []byte, req *Request, model []byte, content func([]byte, *Request) []byte, openai bool, defaultMax int) []byte {
 	b = append(b, `{"model":`...)
 	b = append(b, model...)
 	b = append(b, ',')
-	switch c.cfg.Endpoint {
-	case EndpointChat:
-		b = append(b, req.chat()...)
-	case EndpointResponses:
-		b = append(b, `"input":`...)
-		b = append(b, req.responses()...)
-	case EndpointMessages:
-		b = append(b, req.anthropic()...)
-	default:
-		b = append(b, req.prompt()...)
-	}
+	b = content(b, req)
 	if req.turn != nil {
 		b = c.appendTurnFields(b, req)
 	}
@@ -714,13 +737,12 @@ func (c *Client) appendBody(b []byte, req *Request, model []byte) []byte {
 	}
 	// Responses and Messages streams carry usage at their end unasked,
 	// and their APIs have no ignore_eos (--extra-body can add one).
-	openai := c.cfg.Endpoint == EndpointChat || c.cfg.Endpoint == EndpointCompletions
 	if openai && !c.cfg.NoStream && !c.cfg.NoStreamUsage && !has("stream_options") {
 		b = append(b, `,"stream_options":{"include_usage":true,"continuous_usage_stats":true}`...)
 	}
 	limit := req.MaxTokens
-	if limit <= 0 && c.cfg.Endpoint == EndpointMessages {
-		limit = DefaultMessagesMaxTokens
+	if limit <= 0 {
+		limit = defaultMax
 	}
 	if limit > 0 && !has(c.maxField) {
 		b = append(b, ',', '"')

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/reqtype"
 )
 
 // Media input: images, audio and video sent with the last user message
@@ -88,7 +89,7 @@ func (r *Request) MediaBytes() int {
 
 // CheckMedia reports whether endpoint e can send req's media.
 func CheckMedia(e Endpoint, req *Request) error {
-	if e == EndpointTranscriptions && audioOf(req) == nil {
+	if t, ok := e.Type(); ok && t.NeedsMedia == "audio" && audioOf(req) == nil {
 		return fmt.Errorf("%s needs audio: give audio_seconds in a synthetic spec, or an audio_column", e)
 	}
 	kinds := make([]string, len(req.Media))
@@ -99,23 +100,27 @@ func CheckMedia(e Endpoint, req *Request) error {
 }
 
 // CheckMediaKinds reports whether endpoint e can send media of the given
-// kinds ("image", "audio", "video").
+// kinds ("image", "audio", "video"): those its row of reqtype.All takes.
 func CheckMediaKinds(e Endpoint, kinds ...string) error {
 	if len(kinds) == 0 {
 		return nil
 	}
-	switch e {
-	case EndpointChat, EndpointTranscriptions:
-		return nil
-	case EndpointResponses, EndpointMessages:
-		for _, k := range kinds {
-			if k == "audio" || k == "video" {
-				return fmt.Errorf("%s takes no %s input: use chat_completions", e, k)
-			}
-		}
-		return nil
+	t, _ := e.Type()
+	if t == nil || len(t.Media) == 0 {
+		return fmt.Errorf("%s takes no image, audio or video input: use %s", e, mediaTypes("image"))
 	}
-	return fmt.Errorf("%s takes no image, audio or video input: use chat_completions, responses or messages", e)
+	for _, k := range kinds {
+		if !t.Takes(k) {
+			return fmt.Errorf("%s takes no %s input: use %s", e, k, mediaTypes(k))
+		}
+	}
+	return nil
+}
+
+// mediaTypes names the request types whose prompts carry media of kind.
+func mediaTypes(kind string) string {
+	return reqtype.Names(func(t *reqtype.Type) bool { return t.Takes(kind) && t.NeedsMedia == "" },
+		func(t *reqtype.Type) string { return t.Name }, "or")
 }
 
 // appendMediaContent appends the content of the last user message: its

@@ -6,26 +6,30 @@ import (
 	"net/http"
 
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/reqtype"
 	"github.com/goodput-dev/goodput/sse"
 )
 
 // Pooling endpoints: one JSON body, no stream, no output tokens. What is
 // measured is the request latency, the inputs (embedded texts, ranked
-// documents) and their prompt tokens.
-const (
-	EndpointEmbeddings Endpoint = "/v1/embeddings" // OpenAI embeddings (vLLM, TEI, Ollama)
-	EndpointRerank     Endpoint = "/v1/rerank"     // Cohere's rerank form, as vLLM and Jina serve it
-	EndpointTEIRerank  Endpoint = "/rerank"        // Hugging Face TEI's rerank: {"query","texts"}
-	EndpointScore      Endpoint = "/score"         // vLLM's score: {"text_1","text_2"}
+// documents) and their prompt tokens. Their bodies differ in the keys of
+// the query and the inputs only.
+var (
+	_ = register(reqtype.APIEmbeddings, poolingAPI("", "input"))
+	_ = register(reqtype.APIRerank, poolingAPI("query", "documents"))
+	_ = register(reqtype.APITEIRerank, poolingAPI("query", "texts"))
+	_ = register(reqtype.APIScore, poolingAPI("text_1", "text_2"))
 )
 
-// Pooling reports whether e is a pooling endpoint (no stream, no output).
-func (e Endpoint) Pooling() bool {
-	switch e {
-	case EndpointEmbeddings, EndpointRerank, EndpointTEIRerank, EndpointScore:
-		return true
+// poolingAPI is a pooling API whose body sends the query (none when
+// query is "") and the inputs under these keys.
+func poolingAPI(query, inputs string) *api {
+	return &api{
+		body: func(c *Client, b []byte, req *Request, model []byte) []byte {
+			return c.appendPoolingBody(b, req, model, query, inputs)
+		},
+		read: (*Client).readPooling,
 	}
-	return false
 }
 
 // pooled is what a pooling request sends beside (or instead of) the chat
@@ -67,11 +71,12 @@ func (r *Request) Inputs() int {
 // request's text) and BatchSize documents (the next BatchSize texts). For
 // other endpoints, src itself.
 func (c *Client) Group(src Source) Source {
-	if src == nil || !c.cfg.Endpoint.Pooling() {
+	rt, ok := c.cfg.Endpoint.Type()
+	if src == nil || !ok || !rt.Pooling() {
 		return src
 	}
 	n := max(c.cfg.BatchSize, 1)
-	g := &grouped{src: src, n: n, rerank: c.cfg.Endpoint != EndpointEmbeddings}
+	g := &grouped{src: src, n: n, rerank: rt.Batch == "documents"}
 	if g.rerank {
 		g.stride = uint64(n) + 1
 	} else {
@@ -169,32 +174,24 @@ func (f finiteGroup) Len() int {
 // appendPoolingBody renders the JSON body of a pooling request. Requests
 // that are not pooling requests send their text as the one input (or
 // the query with no document).
-func (c *Client) appendPoolingBody(b []byte, req *Request, model []byte) []byte {
+func (c *Client) appendPoolingBody(b []byte, req *Request, model []byte, queryKey, inputsKey string) []byte {
 	p := req.pool
 	if p == nil {
 		p = &pooled{inputs: []string{req.Text()}}
 	}
 	b = append(b, '{')
-	if c.cfg.Endpoint != EndpointTEIRerank { // TEI serves one model and takes none
+	if c.rt.SendsModel { // TEI serves one model and takes none
 		b = append(b, `"model":`...)
 		b = append(b, model...)
 		b = append(b, ',')
 	}
-	switch c.cfg.Endpoint {
-	case EndpointEmbeddings:
-		b = appendStrings(append(b, `"input":`...), p.inputs)
-		if !c.hasExtra("encoding_format") {
-			b = append(b, `,"encoding_format":"float"`...)
-		}
-	case EndpointRerank:
-		b = record.AppendJSONString(append(b, `"query":`...), p.query)
-		b = appendStrings(append(b, `,"documents":`...), p.inputs)
-	case EndpointTEIRerank:
-		b = record.AppendJSONString(append(b, `"query":`...), p.query)
-		b = appendStrings(append(b, `,"texts":`...), p.inputs)
-	case EndpointScore:
-		b = record.AppendJSONString(append(b, `"text_1":`...), p.query)
-		b = appendStrings(append(b, `,"text_2":`...), p.inputs)
+	if queryKey != "" {
+		b = record.AppendJSONString(append(appendJSONStr(b, queryKey), ':'), p.query)
+		b = append(b, ',')
+	}
+	b = appendStrings(append(appendJSONStr(b, inputsKey), ':'), p.inputs)
+	if queryKey == "" && !c.hasExtra("encoding_format") { // embeddings: vectors as numbers
+		b = append(b, `,"encoding_format":"float"`...)
 	}
 	for _, f := range c.extra {
 		b = append(b, ',')
@@ -259,7 +256,7 @@ func (c *Client) readPooling(ctx context.Context, resp *http.Response, st *strea
 	case results == 0:
 		c.fail(rec, record.ErrEmptyResponse, "response carried no result")
 		return
-	case c.cfg.Endpoint == EndpointEmbeddings && results != want:
+	case c.rt.Batch == "inputs" && results != want:
 		c.fail(rec, record.ErrProtocol, fmt.Sprintf("response carried %d embeddings for %d inputs", results, want))
 		return
 	case results > want:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/reqtype"
 )
 
 // textSource hands out requests "p0", "p1", … of 3 tokens each; n > 0
@@ -127,5 +128,21 @@ func TestPoolingMeasuresLatency(t *testing.T) {
 	c2.Do(context.Background(), NewRerankRequest("q", []string{"d"}), rec, newConn())
 	if rec.ErrorClass != record.ErrHTTPStatus || rec.HTTPStatus != 404 {
 		t.Fatalf("unknown model: %+v", rec)
+	}
+}
+
+// Every request type of the table has its body and decoders registered.
+func TestEveryRequestTypeHasAnAPI(t *testing.T) {
+	for i := range reqtype.All {
+		rt := &reqtype.All[i]
+		a := apis[rt.API]
+		switch {
+		case a == nil || a.body == nil:
+			t.Errorf("%s: no body", rt.Name)
+		case rt.Stream && (a.decode == nil || a.decodeAll == nil):
+			t.Errorf("%s streams without decoders", rt.Name)
+		case !rt.Stream && a.read == nil:
+			t.Errorf("%s: one body, no reader", rt.Name)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/reqtype"
 	"github.com/goodput-dev/goodput/sse"
 )
 
@@ -381,13 +382,19 @@ func toolFields(ep Endpoint, s *Session, choice string) []byte {
 
 // checkSession checks a session against the endpoint before it runs.
 func checkSession(ep Endpoint, s *Session) error {
+	rt, ok := ep.Type()
+	if !ok {
+		return fmt.Errorf("endpoint %q: not a request type", ep)
+	}
 	switch {
 	case len(s.Turns) == 0:
 		return fmt.Errorf("session %q has no turn", s.ID)
-	case len(s.Tools) > 0 && ep == EndpointCompletions:
-		return fmt.Errorf("tools: %s has no tool calling; use %s, %s or %s", ep, EndpointChat, EndpointResponses, EndpointMessages)
-	case s.ServerHistory && ep != EndpointResponses:
-		return fmt.Errorf("server_history=true: needs the Responses API (%s), not %s", EndpointResponses, ep)
+	case len(s.Tools) > 0 && !rt.Tools:
+		return fmt.Errorf("tools: %s has no tool calling; use %s", ep, reqtype.Names(func(t *reqtype.Type) bool { return t.Tools },
+			func(t *reqtype.Type) string { return t.Path }, "or"))
+	case s.ServerHistory && !rt.ServerHistory:
+		return fmt.Errorf("server_history=true: needs the Responses API (%s), not %s", reqtype.Names(func(t *reqtype.Type) bool { return t.ServerHistory },
+			func(t *reqtype.Type) string { return t.Path }, "or"), ep)
 	}
 	for _, b := range s.Branches {
 		if b.Session == nil || b.MergeAfter < 1 || b.AtTurn < 0 || b.AtTurn+b.MergeAfter >= len(s.Turns) {

@@ -4,15 +4,21 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/goodput-dev/goodput/reqtype"
 	"github.com/goodput-dev/goodput/sse"
 )
 
-// EndpointTranscriptions is OpenAI's audio transcription API, as vLLM
+// The transcription API (EndpointTranscriptions) is OpenAI's, as vLLM
 // serves it: a multipart/form-data request (the audio file, the model,
 // stream), answered with {"text": …} or, streamed, with chat-style
 // chunks whose delta.content carries the text. Its audio is the
 // request's first audio clip (Request.Media).
-const EndpointTranscriptions Endpoint = "/v1/audio/transcriptions"
+var _ = register(reqtype.APITranscriptions, &api{
+	body:        (*Client).appendMultipart,
+	decode:      sse.DecodeTranscriptionEvent,
+	decodeAll:   decodeTranscription,
+	contentType: "multipart/form-data; boundary=" + multipartBoundary,
+})
 
 // multipartBoundary separates the parts of a transcription request: long
 // and random enough never to occur in an audio file by chance.

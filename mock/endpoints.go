@@ -57,14 +57,12 @@ func scrapeDraw(seed, j uint64) float64 {
 // serveFallback answers unknown paths and wrong methods as vLLM's FastAPI
 // does: {"detail":"Not Found"} or {"detail":"Method Not Allowed"}.
 func serveFallback(w http.ResponseWriter, r *http.Request) {
-	_, pooling := poolingPaths[r.URL.Path]
+	_, post := servedPaths()[r.URL.Path]
 	switch r.URL.Path {
-	case "/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/messages", "/v1/audio/transcriptions":
-		w.Header().Set("Allow", "POST")
 	case "/v1/models", "/health", "/version", "/metrics", "/dcgm/metrics":
 		w.Header().Set("Allow", "GET, HEAD")
 	default:
-		if pooling {
+		if post {
 			w.Header().Set("Allow", "POST")
 			break
 		}

@@ -3,10 +3,13 @@ package mock
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goodput-dev/goodput/reqtype"
 )
 
 var (
@@ -389,6 +392,29 @@ func TestVocabNeedsNoEscaping(t *testing.T) {
 	for i, w := range vocab {
 		if q := jsonString(w); q != `"`+w+`"` || w[0] != ' ' || len(w) < 2 {
 			t.Errorf("vocab[%d] = %q: must be a space and a word needing no JSON escaping", i, w)
+		}
+	}
+}
+
+// The mock serves every request type's path (POST), and names POST in a
+// 405 to other methods there.
+func TestServesEveryRequestType(t *testing.T) {
+	s, err := New(fastConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := range reqtype.All {
+		rt := &reqtype.All[i]
+		for _, p := range append([]string{rt.Path}, rt.MockPaths...) {
+			rec := httptest.NewRecorder()
+			s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, p, nil))
+			if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != "POST" {
+				t.Errorf("GET %s (%s): %d, Allow %q", p, rt.Name, rec.Code, rec.Header().Get("Allow"))
+			}
+			if _, ok := servedPaths()[p]; !ok {
+				t.Errorf("%s (%s) not served", p, rt.Name)
+			}
 		}
 	}
 }

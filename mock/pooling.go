@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/goodput-dev/goodput/reqtype"
 )
 
 // Pooling endpoints: embeddings, rerank and score, answered with one JSON
@@ -37,15 +39,13 @@ const (
 	poolScore               // vLLM: {"text_1","text_2"}
 )
 
-// poolingPaths are the pooling paths the mock serves.
-var poolingPaths = map[string]poolKind{
-	"/v1/embeddings": poolEmbeddings,
-	"/v1/rerank":     poolRerank,
-	"/v2/rerank":     poolRerank,
-	"/rerank":        poolTEIRerank,
-	"/score":         poolScore,
-	"/v1/score":      poolScore,
-}
+// The pooling APIs the mock serves (reqtype.All's rows name their paths).
+var (
+	_ = serves(reqtype.APIEmbeddings, func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, poolEmbeddings) })
+	_ = serves(reqtype.APIRerank, func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, poolRerank) })
+	_ = serves(reqtype.APITEIRerank, func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, poolTEIRerank) })
+	_ = serves(reqtype.APIScore, func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, poolScore) })
+)
 
 // poolRequest is the union of the pooling request bodies.
 type poolRequest struct {

@@ -187,13 +187,9 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s.mux = http.NewServeMux()
-	for path, api := range map[string]apiKind{"/v1/chat/completions": apiChat, "/v1/completions": apiCompletions, "/v1/responses": apiResponses, "/v1/messages": apiMessages} {
-		s.mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) { s.serveCompletion(w, r, api) })
+	for path, serve := range servedPaths() {
+		s.mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) { serve(s, w, r) })
 	}
-	for path, kind := range poolingPaths {
-		s.mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, kind) })
-	}
-	s.mux.HandleFunc("POST /v1/audio/transcriptions", s.serveTranscription)
 	s.mux.HandleFunc("GET /v1/models", s.serveModels)
 	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	s.mux.HandleFunc("GET /version", s.serveVersion)

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/goodput-dev/goodput/reqtype"
 )
 
 // Content types and header values, shared read-only by every response.
@@ -46,6 +48,14 @@ const (
 	outClosing                    // Close ended it
 	outDisconnect                 // injected disconnect
 	outStreamError                // injected stream error
+)
+
+// The generation APIs, served by serveCompletion.
+var (
+	_ = serves(reqtype.APIChat, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serveCompletion(w, r, apiChat) })
+	_ = serves(reqtype.APICompletions, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serveCompletion(w, r, apiCompletions) })
+	_ = serves(reqtype.APIResponses, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serveCompletion(w, r, apiResponses) })
+	_ = serves(reqtype.APIMessages, func(s *Server, w http.ResponseWriter, r *http.Request) { s.serveCompletion(w, r, apiMessages) })
 )
 
 // serveCompletion serves POST /v1/chat/completions, /v1/completions,

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/goodput-dev/goodput/reqtype"
 )
 
 // Audio transcription (POST /v1/audio/transcriptions, multipart), as
@@ -26,6 +28,8 @@ const TranscribeTime = 20 * time.Millisecond
 
 // TranscribeWords is the words per second of audio the mock transcribes.
 const TranscribeWords = 2.5
+
+var _ = serves(reqtype.APITranscriptions, (*Server).serveTranscription)
 
 // serveTranscription serves POST /v1/audio/transcriptions.
 func (s *Server) serveTranscription(w http.ResponseWriter, r *http.Request) {

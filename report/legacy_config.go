@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/goodput-dev/goodput/reqtype"
 )
 
 // The run configuration of a GuideLLM v0.2–v0.3 report (each benchmark's
@@ -83,9 +85,9 @@ func legacyScenario(bs []*Benchmark) (*Scenario, error) {
 	var route *string
 	switch requestType {
 	case "text_completions":
-		format, route = "/v1/completions", info.TextCompletionsPath
+		format, route = reqtype.PathCompletions, info.TextCompletionsPath
 	case "chat_completions":
-		format, route = "/v1/chat/completions", info.ChatCompletionsPath
+		format, route = reqtype.PathChat, info.ChatCompletionsPath
 	default:
 		return nil, fmt.Errorf("request_type is %q, want text_completions or chat_completions", requestType)
 	}

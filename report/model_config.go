@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+
+	"github.com/goodput-dev/goodput/reqtype"
 )
 
 // Strategy types (GuideLLM's SchedulingStrategy type_), declared once
@@ -294,7 +296,7 @@ type Spec struct {
 type Backend struct {
 	Target         string
 	Model          string
-	RequestFormat  string   // the route's request type: "/v1/chat/completions" (default), "/v1/completions", "/v1/responses", "/v1/messages", "/v1/rerank"…
+	RequestFormat  string   // the route's request type: a reqtype.Type's path (default reqtype.PathChat)
 	APIKeySet      bool     // written as "**********"
 	Timeout        *float64 // read timeout, seconds (nil = none)
 	TimeoutConnect float64  // seconds (0 = 5)
@@ -457,29 +459,30 @@ func optString(s string) any {
 	return s
 }
 
+// guidellmOnlyFormats are GuideLLM's request formats that are no request
+// type of goodput's (a report read from GuideLLM may name them).
+var guidellmOnlyFormats = map[string]bool{"/v1/audio/translations": true, "/pooling": true}
+
 func backendJSON(b Backend) (json.RawMessage, error) {
 	if b.Target == "" {
 		return nil, fmt.Errorf("spec: backend target is required")
 	}
 	rf := b.RequestFormat
 	if rf == "" {
-		rf = "/v1/chat/completions"
+		rf = reqtype.PathChat
 	}
 	// GuideLLM's request_format is a closed list: goodput's own formats
-	// are written as GuideLLM's nearest one, the pooling route for vLLM's
-	// and TEI's rerank and score, chat for Anthropic Messages (the same
-	// streamed generation), with the real route in api_routes, so that
-	// GuideLLM loads the report and nothing is hidden.
+	// are written as GuideLLM's nearest one (reqtype's GuideLLM: the
+	// pooling route for vLLM's and TEI's rerank and score, chat for
+	// Anthropic Messages, the same streamed generation), with the real
+	// route in api_routes, so that GuideLLM loads the report and nothing is
+	// hidden.
 	routes := map[string]string{}
-	switch rf {
-	case "/v1/completions", "/v1/chat/completions", "/v1/embeddings", "/v1/responses",
-		"/v1/audio/transcriptions", "/v1/audio/translations", "/pooling":
-	case "/v1/rerank", "/rerank", "/score":
-		routes["/pooling"], rf = rf, "/pooling"
-	case "/v1/messages":
-		routes["/v1/chat/completions"], rf = rf, "/v1/chat/completions"
-	default:
-		return nil, fmt.Errorf("spec: request format %q is not one of GuideLLM's (/v1/chat/completions, /v1/completions, …) or one of goodput's (/v1/messages, /v1/rerank, /rerank, /score)", rf)
+	if t, ok := reqtype.ByPath(rf); ok && t.RouteFormat() != rf {
+		routes[t.RouteFormat()], rf = rf, t.RouteFormat()
+	} else if !ok && !guidellmOnlyFormats[rf] {
+		return nil, fmt.Errorf("spec: request format %q is not one of GuideLLM's (%s, %s, …) or one of goodput's (%s)", rf, reqtype.PathChat, reqtype.PathCompletions,
+			reqtype.Names(func(t *reqtype.Type) bool { return t.GuideLLM != "" }, func(t *reqtype.Type) string { return t.Path }, ""))
 	}
 	w := NewOrderedObject()
 	w.Field("kind", "openai_http")

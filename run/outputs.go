@@ -133,7 +133,7 @@ func (s *state) scenario(prof report.Profile) (*report.Scenario, error) {
 	return report.NewScenario(report.SpecInput{
 		Backend: report.Backend{
 			Target: c.PublicURL(), Model: c.Model(), RequestFormat: string(cfg.Endpoint), APIKeySet: cfg.APIKey != "",
-			Timeout: timeout, TimeoutConnect: cfg.ConnectTimeout.Seconds(), HTTP2: !cfg.DisableHTTP2, Stream: !cfg.NoStream && !cfg.Endpoint.Pooling(),
+			Timeout: timeout, TimeoutConnect: cfg.ConnectTimeout.Seconds(), HTTP2: !cfg.DisableHTTP2, Stream: !cfg.NoStream && cfg.Endpoint.Streams(),
 			ExtraBody: s.cfg.ExtraBody, ExtraHeaders: headers,
 		},
 		Profile:     prof,

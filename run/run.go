@@ -544,28 +544,18 @@ func (s *state) tokName() string {
 }
 
 // requestType is the report's name of an endpoint's request type
-// (GuideLLM's chat_completions and text_completions).
-// inputKind names what a pooling request's inputs are.
-func inputKind(e loadgen.Endpoint) string {
-	switch {
-	case e == loadgen.EndpointTranscriptions:
-		return accum.InputAudio
-	case e == loadgen.EndpointEmbeddings:
-		return "inputs"
-	case e.Pooling():
-		return "documents"
+// (GuideLLM's chat_completions and text_completions), and inputKind what
+// its extras' inputs count ("" none): its row of reqtype.All.
+func requestType(e loadgen.Endpoint) string {
+	if t, ok := e.Type(); ok {
+		return t.ReportName()
 	}
 	return ""
 }
 
-func requestType(e loadgen.Endpoint) string {
-	switch e {
-	case loadgen.EndpointChat:
-		return "chat_completions"
-	case loadgen.EndpointCompletions:
-		return "text_completions"
-	case loadgen.EndpointTEIRerank:
-		return "tei_rerank"
+func inputKind(e loadgen.Endpoint) string {
+	if t, ok := e.Type(); ok {
+		return t.Inputs
 	}
-	return strings.TrimPrefix(strings.TrimPrefix(string(e), "/v1/"), "/")
+	return ""
 }

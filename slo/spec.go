@@ -8,6 +8,7 @@ import (
 
 	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/reqtype"
 )
 
 // Metric is what an objective bounds: a latency metric's key
@@ -157,8 +158,8 @@ func Default() Spec {
 	return s
 }
 
-// DefaultPoolingSpec is the default SLO of the pooling request types
-// (embeddings, rerank, score), which have no tokens to time: request
+// DefaultPoolingSpec is the default SLO of the request types that have
+// no tokens to time (reqtype.SLOLatency: embeddings, rerank, score): request
 // latency P99 ≤ 1 s, errors ≤ 0.5 %.
 const DefaultPoolingSpec = "e2e_p99=1s,error_rate=0.5%"
 
@@ -170,6 +171,16 @@ func DefaultPooling() Spec {
 	}
 	s.Default = true
 	return s
+}
+
+// DefaultFor is the default spec of request type t, streamed or not: its
+// row's SLO family (Default for tokens, DefaultPooling for the request
+// latency).
+func DefaultFor(t *reqtype.Type, stream bool) Spec {
+	if t.DefaultSLO(stream) == reqtype.SLOLatency {
+		return DefaultPooling()
+	}
+	return Default()
 }
 
 // String is the canonical form, which Parse reads back to the same spec.

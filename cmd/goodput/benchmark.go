@@ -26,6 +26,7 @@ import (
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/accum"
 	"github.com/goodput-dev/goodput/report/stats"
+	"github.com/goodput-dev/goodput/reqtype"
 	"github.com/goodput-dev/goodput/run"
 	"github.com/goodput-dev/goodput/scorecard"
 	"github.com/goodput-dev/goodput/scorecard/measure"
@@ -100,7 +101,7 @@ type benchOptions struct {
 func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.target, "target", "", "server base URL, e.g. http://localhost:8000, or a comma list of replicas requests are spread over (see --target-selection) (required)")
 	fs.StringVar(&o.model, "model", "", "model name, or a comma list of models each request picks one of (weights optional: a:0.6,b:0.4; see --model-selection-strategy) (default: the first id of GET /v1/models)")
-	fs.StringVar(&o.requestType, "request-type", "chat_completions", "chat_completions, text_completions, responses (OpenAI Responses), messages (Anthropic Messages), embeddings, rerank (Cohere/vLLM form), tei_rerank (Hugging Face TEI), score (vLLM) or audio_transcriptions (multipart; needs audio in the data) (alias --request-format: /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/rerank, /rerank, /score or /v1/audio/transcriptions)")
+	fs.StringVar(&o.requestType, "request-type", "chat_completions", requestTypeHelp())
 	fs.StringVar(&o.requestType, "request-format", "chat_completions", "alias of --request-type")
 	fs.StringVar(&o.requestPath, "request-path", "", "send the requests to this path under --target, whose own path prefix is kept (default: the request type's, e.g. /v1/chat/completions; GuideLLM's api_routes)")
 	fs.StringVar(&o.modelSelection, "model-selection-strategy", "", "with several --model values (a,b or weighted a:0.6,b:0.4): round_robin (the default), random or weighted (the default with weights) (AIPerf's --model-selection-strategy)")
@@ -346,8 +347,8 @@ func runBenchmark(ctx context.Context, e *env, args []string) error {
 	if o.printConfig {
 		return printConfig(e.stdout, fs, &o)
 	}
-	if ep, err := parseRequestType(o.requestType); o.apiKey == "" && err == nil && ep == loadgen.EndpointMessages {
-		o.apiKey = e.getenv("ANTHROPIC_API_KEY")
+	if t, ok := reqtype.ByName(o.requestType); o.apiKey == "" && ok && t.KeyEnv != "" {
+		o.apiKey = e.getenv(t.KeyEnv)
 	}
 	if o.apiKey == "" {
 		o.apiKey = e.getenv("OPENAI_API_KEY")
@@ -381,8 +382,8 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 	if err := o.sweep.validate(fs, o.rateType); err != nil {
 		return nil, err
 	}
-	if ep, err := parseRequestType(o.requestType); err == nil && (ep.Pooling() || ep == loadgen.EndpointTranscriptions && o.noStream) && o.sweep.parsed.Default {
-		d := slo.DefaultPooling() // no tokens to time: the request latency
+	if t, ok := reqtype.ByName(o.requestType); ok && o.sweep.parsed.Default {
+		d := slo.DefaultFor(t, !o.noStream) // without tokens to time: the request latency
 		o.sweep.parsed = &d
 	}
 	p, err := o.validate()
@@ -692,7 +693,7 @@ func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 	if o.maxTokensField != "" && o.maxTokensField != "max_tokens" && o.maxTokensField != "max_completion_tokens" {
 		return usagef("--max-tokens-field %q: want max_tokens or max_completion_tokens", o.maxTokensField)
 	}
-	if o.maxTokensField != "" && (ep == loadgen.EndpointResponses || ep == loadgen.EndpointMessages) {
+	if rt, _ := ep.Type(); o.maxTokensField != "" && rt.MaxTokensFixed {
 		return usagef("--max-tokens-field: only for chat_completions and text_completions (responses sends max_output_tokens, messages max_tokens)")
 	}
 	if o.requestPath != "" && (!strings.HasPrefix(o.requestPath, "/") || strings.ContainsAny(o.requestPath, "?# ")) {
@@ -732,10 +733,11 @@ func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 	default:
 		return usagef("--target-selection %q: want round_robin or least_in_flight", o.targetSelection)
 	}
-	if o.batchSize < 1 || (o.batchSize > 1 && !ep.Pooling()) {
-		return usagef("--batch-size %d: want 1 or more, and more than 1 only for embeddings, rerank, tei_rerank and score", o.batchSize)
+	if rt, _ := ep.Type(); o.batchSize < 1 || (o.batchSize > 1 && rt.Batch == "") {
+		return usagef("--batch-size %d: want 1 or more, and more than 1 only for %s", o.batchSize,
+			reqtype.Names(func(t *reqtype.Type) bool { return t.Batch != "" }, func(t *reqtype.Type) string { return t.Name }, "and"))
 	}
-	if o.maxTokensField != "" && ep.Pooling() {
+	if rt, _ := ep.Type(); o.maxTokensField != "" && rt.Output != reqtype.OutputTokens {
 		return usagef("--max-tokens-field: only for chat_completions and text_completions (%s has no output tokens)", o.requestType)
 	}
 	if len(o.headers) > 0 {
@@ -885,27 +887,21 @@ func (o *benchOptions) planRates(p *plan) error {
 }
 
 func parseRequestType(s string) (loadgen.Endpoint, error) {
-	switch s {
-	case "chat_completions", "chat", "/v1/chat/completions":
-		return loadgen.EndpointChat, nil
-	case "text_completions", "completions", "/v1/completions":
-		return loadgen.EndpointCompletions, nil
-	case "responses", "/v1/responses":
-		return loadgen.EndpointResponses, nil
-	case "messages", "anthropic_messages", "/v1/messages":
-		return loadgen.EndpointMessages, nil
-	case "embeddings", "/v1/embeddings":
-		return loadgen.EndpointEmbeddings, nil
-	case "rerank", "cohere_rankings", "/v1/rerank":
-		return loadgen.EndpointRerank, nil
-	case "tei_rerank", "hf_tei_rankings", "/rerank":
-		return loadgen.EndpointTEIRerank, nil
-	case "score", "/score":
-		return loadgen.EndpointScore, nil
-	case "audio_transcriptions", "transcriptions", "/v1/audio/transcriptions":
-		return loadgen.EndpointTranscriptions, nil
+	if t, ok := reqtype.ByName(s); ok {
+		return loadgen.Endpoint(t.Path), nil
 	}
-	return "", usagef("--request-type %q: want chat_completions, text_completions, responses, messages, embeddings, rerank, tei_rerank, score or audio_transcriptions", s)
+	return "", usagef("--request-type %q: want %s", s, reqtype.Names(nil, func(t *reqtype.Type) string { return t.Name }, "or"))
+}
+
+// requestTypeHelp is --request-type's help: every request type's name,
+// then their paths (--request-format's form).
+func requestTypeHelp() string {
+	return reqtype.Names(nil, func(t *reqtype.Type) string {
+		if t.Help != "" {
+			return t.Name + " (" + t.Help + ")"
+		}
+		return t.Name
+	}, "or") + " (alias --request-format: " + reqtype.Names(nil, func(t *reqtype.Type) string { return t.Path }, "or") + ")"
 }
 
 func parseRates(s string) ([]float64, error) {

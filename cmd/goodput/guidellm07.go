@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/reqtype"
 	"github.com/goodput-dev/goodput/sweep"
 )
 
@@ -90,13 +91,13 @@ func v07Table() []v07Row {
 		{Opt: "backend", Kind: "openai_http", Maps: "the OpenAI-compatible HTTP client (`--backend-type openai_http`)", apply: kindOnly},
 		{Opt: "backend", Kind: "openai_http", Key: "target", Required: true, Maps: "`--target` (a trailing `/v1` is dropped, as GuideLLM does)", apply: str("target", func(o *benchOptions) *string { return &o.target })},
 		{Opt: "backend", Kind: "openai_http", Key: "model", Maps: "`--model` (empty: the first id of `GET /v1/models`)", apply: str("model", func(o *benchOptions) *string { return &o.model })},
-		{Opt: "backend", Kind: "openai_http", Key: "request_format", Maps: "`--request-type`: `/v1/chat/completions` (default), `/v1/completions`, `/v1/responses`, `/v1/embeddings`, `/v1/audio/transcriptions`; goodput adds `/v1/messages`, `/v1/rerank`, `/rerank` (TEI) and `/score`. `/pooling` and `/v1/audio/translations` are refused", apply: func(a *v07Applier, v any) error {
+		{Opt: "backend", Kind: "openai_http", Key: "request_format", Maps: requestFormatMaps(), apply: func(a *v07Applier, v any) error {
 			s, ok := text(v)
 			if !ok {
 				return a.bad(v, "an endpoint such as /v1/chat/completions")
 			}
 			if _, err := parseRequestType(s); err != nil {
-				return usagef("--backend request_format=%s: not supported: want /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/rerank, /rerank, /score or /v1/audio/transcriptions", s)
+				return usagef("--backend request_format=%s: not supported: want %s", s, reqtype.Names(nil, func(t *reqtype.Type) string { return t.Path }, "or"))
 			}
 			return a.set("request-type", func() { a.o.requestType = s })
 		}},
@@ -941,4 +942,22 @@ var v07OtherOptions = [][2]string{
 	{"--override KEY VALUES", "refused: give the list in the option (`--profile '{\"kind\":\"concurrent\",\"streams\":[1,2,4]}'`)"},
 	{"--disable-console / --disable-console-outputs", "`--disable-console-outputs`"},
 	{"--disable-console-interactive / --disable-progress", "`--disable-progress`"},
+}
+
+// requestFormatMaps is what request_format maps to: GuideLLM's own
+// formats, then goodput's (reqtype.All).
+func requestFormatMaps() string {
+	path := func(t *reqtype.Type) string {
+		p := "`" + t.Path + "`"
+		if t.Path == reqtype.PathChat {
+			p += " (default)"
+		}
+		if t.Vendor != "" && t.GuideLLM != reqtype.PathChat {
+			p += " (" + strings.TrimSuffix(t.Vendor, "'s") + ")"
+		}
+		return p
+	}
+	return "`--request-type`: " + reqtype.Names(func(t *reqtype.Type) bool { return t.GuideLLM == "" }, path, "") +
+		"; goodput adds " + reqtype.Names(func(t *reqtype.Type) bool { return t.GuideLLM != "" }, path, "and") +
+		". `/pooling` and `/v1/audio/translations` are refused"
 }

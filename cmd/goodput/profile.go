@@ -21,6 +21,7 @@ import (
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/aiperf"
 	"github.com/goodput-dev/goodput/report/stats"
+	"github.com/goodput-dev/goodput/reqtype"
 	"github.com/goodput-dev/goodput/run"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
@@ -144,7 +145,7 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.VarP(listValue{&po.models}, "model", "m", "model name, or a comma list (or the flag repeated) of models each request picks one of (see --model-selection-strategy) (required; alias --model-names)")
 	fs.Var(listValue{&po.models}, "model-names", "alias of --model")
 	fs.StringVar(&po.modelSelection, "model-selection-strategy", loadgen.ModelRoundRobin, "with several models: round_robin (request i goes to model i mod n) or random (uniform, seeded by --random-seed); weighted with weights in --model a:0.6,b:0.4 (goodput's)")
-	fs.StringVar(&po.endpointType, "endpoint-type", "chat", "chat (/v1/chat/completions), completions (/v1/completions), responses (/v1/responses), messages (Anthropic's /v1/messages), embeddings (/v1/embeddings), cohere_rankings (/v1/rerank) or hf_tei_rankings (TEI's /rerank)")
+	fs.StringVar(&po.endpointType, "endpoint-type", "chat", endpointTypeHelp())
 	for _, n := range batchFlags {
 		short := ""
 		if n == "batch-size" {
@@ -520,8 +521,8 @@ func (po *profileOptions) setup(e *env, args []string) (*plan, *profileLayout, [
 			return nil, nil, nil, err
 		}
 	}
-	if po.apiKey == "" && po.endpointType == "messages" {
-		po.apiKey = e.getenv("ANTHROPIC_API_KEY")
+	if t, ok := reqtype.ByAIPerf(po.endpointType); po.apiKey == "" && ok && t.KeyEnv != "" {
+		po.apiKey = e.getenv(t.KeyEnv)
 	}
 	if po.apiKey == "" {
 		po.apiKey = e.getenv("OPENAI_API_KEY")
@@ -535,8 +536,8 @@ func (po *profileOptions) setup(e *env, args []string) (*plan, *profileLayout, [
 		return nil, nil, nil, usagef("%v", err)
 	}
 	p.slo = slo.Default()
-	if p.client.Endpoint.Pooling() {
-		p.slo = slo.DefaultPooling() // no tokens to time: the request latency
+	if rt, ok := p.client.Endpoint.Type(); ok {
+		p.slo = slo.DefaultFor(rt, po.streaming) // without tokens to time: the request latency
 	}
 	if len(po.goodput) > 0 {
 		// The same thresholds judge every benchmark in goodput's own report.
@@ -594,27 +595,16 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 	if len(p.client.Models) == 1 {
 		p.client.Models, p.key.models = nil, ""
 	}
-	switch po.endpointType {
-	case "chat":
-		p.client.Endpoint, p.key.requestType = loadgen.EndpointChat, "chat_completions"
-	case "completions":
-		p.client.Endpoint, p.key.requestType = loadgen.EndpointCompletions, "text_completions"
-	case "responses":
-		p.client.Endpoint, p.key.requestType = loadgen.EndpointResponses, "responses"
-	case "messages":
-		p.client.Endpoint, p.key.requestType = loadgen.EndpointMessages, "messages"
-	case "embeddings":
-		p.client.Endpoint, p.key.requestType = loadgen.EndpointEmbeddings, "embeddings"
-	case "cohere_rankings":
-		p.client.Endpoint, p.key.requestType = loadgen.EndpointRerank, "rerank"
-	case "hf_tei_rankings":
-		p.client.Endpoint, p.key.requestType = loadgen.EndpointTEIRerank, "tei_rerank"
-	case "nim_rankings":
+	rt, ok := reqtype.ByAIPerf(po.endpointType)
+	switch {
+	case ok:
+		p.client.Endpoint, p.key.requestType = loadgen.Endpoint(rt.Path), rt.Name
+	case po.endpointType == "nim_rankings":
 		return nil, nil, usagef("--endpoint-type nim_rankings: NIM's ranking body ({\"query\":{\"text\"},\"passages\":[…]}) is not one goodput sends: use cohere_rankings (/v1/rerank) or hf_tei_rankings (/rerank)")
 	default:
-		return nil, nil, usagef("--endpoint-type %q: goodput profile supports chat, completions, responses, messages, embeddings, cohere_rankings and hf_tei_rankings", po.endpointType)
+		return nil, nil, usagef("--endpoint-type %q: goodput profile supports %s", po.endpointType, reqtype.Names(profileType, func(t *reqtype.Type) string { return t.AIPerf }, "and"))
 	}
-	if po.legacyMaxTokens && p.client.Endpoint != loadgen.EndpointChat && p.client.Endpoint != loadgen.EndpointCompletions {
+	if po.legacyMaxTokens && (rt.MaxTokens == "" || rt.MaxTokensFixed) {
 		return nil, nil, usagef("--use-legacy-max-tokens: only for --endpoint-type chat and completions")
 	}
 	if h := po.sessionHeader; h != "" && strings.Trim(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {
@@ -943,20 +933,35 @@ func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *plan) error {
 	return nil
 }
 
+// profileType selects the request types goodput profile takes.
+func profileType(t *reqtype.Type) bool { return t.Profile }
+
+// endpointTypeHelp is --endpoint-type's help: AIPerf's name of each type
+// profile takes, with its path.
+func endpointTypeHelp() string {
+	return reqtype.Names(profileType, func(t *reqtype.Type) string {
+		if t.Vendor != "" {
+			return t.AIPerf + " (" + t.Vendor + " " + t.Path + ")"
+		}
+		return t.AIPerf + " (" + t.Path + ")"
+	}, "or")
+}
+
 // pooling reads the inputs per embeddings or rankings request (AIPerf's
 // --batch-size and --rankings-passages-mean: benchmark's --batch-size) and
 // the rankings lengths (the synthetic prompt length: goodput draws a
 // rankings query and its passages from the same synthetic prompts).
 func (po *profileOptions) pooling(fs *pflag.FlagSet, p *plan) error {
-	ep := p.client.Endpoint
-	rerank := ep == loadgen.EndpointRerank || ep == loadgen.EndpointTEIRerank
+	ep, _ := p.client.Endpoint.Type()
+	rerank := ep.Batch == "documents"
 	changed := func(n string) bool { return fs != nil && fs.Changed(n) }
 	batch := usedAlias(fs, batchFlags)
 	switch {
 	case po.batchSize < 1:
 		return usagef("--%s %d: want a number of inputs ≥ 1", batch, po.batchSize)
-	case po.batchSize > 1 && !ep.Pooling():
-		return usagef("--%s %d: applies to --endpoint-type embeddings, cohere_rankings and hf_tei_rankings (not %s)", batch, po.batchSize, po.endpointType)
+	case po.batchSize > 1 && ep.Batch == "":
+		return usagef("--%s %d: applies to --endpoint-type %s (not %s)", batch, po.batchSize,
+			reqtype.Names(func(t *reqtype.Type) bool { return t.Profile && t.Batch != "" }, func(t *reqtype.Type) string { return t.AIPerf }, "and"), po.endpointType)
 	}
 	n := po.batchSize
 	for _, f := range []string{"rankings-passages-mean", "rankings-passages-stddev", "rankings-passages-prompt-token-mean",

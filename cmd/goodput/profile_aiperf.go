@@ -3,6 +3,8 @@ package main
 import (
 	"slices"
 	"strings"
+
+	"github.com/goodput-dev/goodput/reqtype"
 )
 
 // aiperfFlag is one row of the AIPerf flag table: one option of
@@ -26,7 +28,7 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"model", "model-names", "m"}, maps: "the model, or a comma list of models each request picks one of (benchmark's --model a,b)"},
 	{names: []string{"model-selection-strategy"}, maps: "round_robin or random, seeded by --random-seed (benchmark's --model-selection-strategy; weighted with --model a:0.6,b:0.4)"},
 	{names: []string{"custom-endpoint", "endpoint"}, maps: "the request path under --url (benchmark's --request-path)"},
-	{names: []string{"endpoint-type"}, maps: "chat, completions, responses, messages, embeddings, cohere_rankings (/v1/rerank) or hf_tei_rankings (/rerank) (benchmark's --request-type); nim_rankings and the generation, retrieval and template types refused"},
+	{names: []string{"endpoint-type"}, maps: endpointTypeMaps()},
 	{names: []string{"streaming"}, maps: "streamed responses; without it stream:false, as AIPerf (benchmark's --no-stream)"},
 	{names: []string{"url", "u"}, maps: "the server (benchmark's --target); host:port gets http://; several (repeated or a comma list) spread the requests (benchmark's --target A,B)"},
 	{names: []string{"url-strategy"}, maps: "round_robin (benchmark's --target-selection; least_in_flight too)"},
@@ -363,4 +365,15 @@ func aiperfFlagsMarkdown() string {
 		b.WriteString("| " + strings.Join(names, ", ") + " | " + strings.ReplaceAll(what, "|", `\|`) + " |\n")
 	}
 	return b.String()
+}
+
+// endpointTypeMaps is what --endpoint-type maps to: the request types
+// profile takes (reqtype.All), by AIPerf's names.
+func endpointTypeMaps() string {
+	return reqtype.Names(profileType, func(t *reqtype.Type) string {
+		if t.Batch == "documents" { // rankings: AIPerf's name does not say the route
+			return t.AIPerf + " (" + t.Path + ")"
+		}
+		return t.AIPerf
+	}, "or") + " (benchmark's --request-type); nim_rankings and the other generation, retrieval and template types refused"
 }

@@ -267,7 +267,7 @@ func TestProfileBadFlagsExitTwo(t *testing.T) {
 		{"unsupported AIPerf flag with =", with("--prefill-concurrency=4"), "--prefill-concurrency"},
 		{"missing model", []string{"profile", "--url", "http://x"}, "--model is required"},
 		{"model list", with("--model", "a,a"), "listed twice"},
-		{"endpoint type", with("--endpoint-type", "image_generation"), "--endpoint-type"},
+		{"endpoint type", with("--endpoint-type", "video_generation"), "--endpoint-type"},
 		{"NIM rankings", with("--endpoint-type", "nim_rankings"), "--endpoint-type nim_rankings"},
 		{"bad concurrency", with("--concurrency", "4,x"), "--concurrency"},
 		{"zero concurrency", with("--concurrency", "0"), "--concurrency"},

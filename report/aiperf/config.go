@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/reqtype"
 	"github.com/goodput-dev/goodput/slo"
 )
 
@@ -250,7 +251,7 @@ type scenarioBackend struct {
 func (b scenarioBackend) route() string {
 	rf := b.RequestFormat
 	if rf == "" {
-		rf = "/v1/chat/completions"
+		rf = reqtype.PathChat
 	}
 	if r := b.APIRoutes[rf]; strings.HasPrefix(r, "/") {
 		return r
@@ -279,19 +280,16 @@ func specSeed(rep *report.Report) (int64, bool) {
 	return int64(*s.Value), true
 }
 
-// poolingReport reports whether rep's requests went to a pooling endpoint
-// (embeddings, rerank, score): AIPerf gives no output-token metric for
-// them.
+// poolingReport reports whether rep's requests went to a request type
+// whose output is not tokens (embeddings, rerank, score): AIPerf gives no
+// output-token metric for them.
 func poolingReport(rep *report.Report) bool {
 	var be scenarioBackend
 	if rep.Config == nil || len(rep.Config.Spec.Backend) == 0 || json.Unmarshal(rep.Config.Spec.Backend, &be) != nil {
 		return false
 	}
-	switch be.route() {
-	case "/v1/embeddings", "/v1/rerank", "/rerank", "/score":
-		return true
-	}
-	return false
+	t, ok := reqtype.ByPath(be.route())
+	return ok && t.Output != reqtype.OutputTokens
 }
 
 // aiperfInputConfig renders what the report knows about the run in the
@@ -351,24 +349,9 @@ func aiperfInputConfig(rep *report.Report, b *report.Benchmark, opts Options) (j
 		}
 		ep.Field("urls", urls)
 		ep.Field("url_strategy", "round_robin")
-		switch rf {
-		case "/v1/chat/completions":
-			ep.Field("type", "chat")
-		case "/v1/completions":
-			ep.Field("type", "completions")
-		case "/v1/responses":
-			ep.Field("type", "responses")
-		case "/v1/messages":
-			ep.Field("type", "messages")
-		case "/v1/embeddings":
-			ep.Field("type", "embeddings")
-		case "/v1/rerank":
-			ep.Field("type", "cohere_rankings")
-		case "/rerank":
-			ep.Field("type", "hf_tei_rankings")
-		case "/v1/audio/transcriptions":
-			ep.Field("type", "audio_transcriptions")
-		default:
+		if t, ok := reqtype.ByPath(rf); ok && t.AIPerf != "" {
+			ep.Field("type", t.AIPerf)
+		} else {
 			ep.Field("type", rf)
 		}
 		if be.Timeout != nil {
