@@ -482,7 +482,7 @@ func distribution(m Metric, ex *report.Extras) (*report.DistributionSummary, flo
 		}
 		return ex.Streaming.LongestStallMs, l.ToMs()
 	}
-	sd := ex.Metrics.Latency(l)
+	sd := l.OfExtra(&ex.Metrics)
 	if sd == nil {
 		return nil, l.ToMs()
 	}
