@@ -87,9 +87,9 @@ type Latency struct {
 	// Stream says the metric is measured only when the streams' quality
 	// is (Stall): no histogram otherwise, and an SLO on it asks for it.
 	Stream bool
-	// Gapless says a successful request with a first token and no value
-	// had no gap to measure and meets a threshold (itl, stall).
-	Gapless bool
+	// Gapless reports whether a successful request without a value had no
+	// gap to measure and so meets a threshold (itl, stall); nil: never.
+	Gapless func(r *Request) bool
 	// Censor is what a cancelled request's value bounds.
 	Censor Censor
 
@@ -142,7 +142,8 @@ var (
 	// ITL is GuideLLM's per-request inter-token latency, (last token −
 	// first token) / (output tokens − 1).
 	ITL = &Latency{Key: "itl", Label: "ITL", Field: "inter_token_latency_ms", Unit: "ms",
-		AIPerf: "inter_token_latency", Hist: "inter_token_latency", Core: true, Weight: PerGap, Gapless: true,
+		AIPerf: "inter_token_latency", Hist: "inter_token_latency", Core: true, Weight: PerGap,
+		Gapless: func(r *Request) bool { return r.FirstToken != 0 && r.OutputTokens >= 0 && r.OutputTokens <= 1 },
 		Value: func(r *Request) (float64, bool) {
 			if r.FirstToken == 0 || r.LastToken == 0 || r.OutputTokens <= 1 {
 				return 0, false
@@ -178,7 +179,8 @@ var (
 	// asked (its extras' "streaming", where its Field is, and its
 	// histogram).
 	Stall = &Latency{Key: "stall", Label: "Longest stall", Field: "longest_stall_ms", Unit: "ms", Hist: "longest_stall",
-		Chunks: true, Stream: true, Gapless: true, Censor: CensorGrows,
+		Chunks: true, Stream: true, Censor: CensorGrows,
+		Gapless: func(r *Request) bool { return r.FirstToken != 0 },
 		Value: func(r *Request) (float64, bool) {
 			var g int64
 			for i := 1; i < len(r.Chunks); i++ {

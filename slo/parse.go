@@ -19,7 +19,16 @@ const specForm = "key=value items separated by commas, e.g. " + DefaultSpec
 const statForm = "a percentile p<x> with 0 < x < 100 (p50, p95, p99, p99.9, p97, …), mean or max"
 
 // keyForm lists the accepted keys, quoted in errors.
-const keyForm = "ttft, itl, tpot, e2e or stall with an optional _<statistic> (" + statForm + "), fluidity (_min, _mean, _p<x>), deadline_misses (_mean, _max, _p<x>), error_rate or attainment"
+var keyForm = latencyKeys() + " with an optional _<statistic> (" + statForm + "), fluidity (_min, _mean, _p<x>), deadline_misses (_mean, _max, _p<x>), error_rate or attainment"
+
+// latencyKeys lists the latency metrics' keys: "ttft, itl, … or stall".
+func latencyKeys() string {
+	ks := metric.Names()
+	if len(ks) < 2 {
+		return strings.Join(ks, "")
+	}
+	return strings.Join(ks[:len(ks)-1], ", ") + " or " + ks[len(ks)-1]
+}
 
 // Parse reads a spec in goodput's syntax (see the package documentation).
 // Errors name the bad item and the accepted form.
@@ -76,8 +85,7 @@ func parseItem(k, v string) (Objective, error) {
 			return parseQuality(q, k, strings.TrimPrefix(rest, "_"), v)
 		}
 	}
-	name, stat, hasStat := strings.Cut(k, "_")
-	m, ok := metricName(name)
+	m, stat, hasStat, ok := metricName(k)
 	if !ok {
 		return Objective{}, fmt.Errorf("unknown key %q: want %s", k, keyForm)
 	}
@@ -96,21 +104,20 @@ func parseItem(k, v string) (Objective, error) {
 	return o, nil
 }
 
-// metricName maps a metric name or alias to its metric.
-func metricName(s string) (Metric, bool) {
-	switch s {
-	case "ttft":
-		return TTFT, true
-	case "itl":
-		return ITL, true
-	case "tpot":
-		return TPOT, true
-	case "e2e", "e2el", "latency":
-		return E2E, true
-	case "stall":
-		return Stall, true
+// metricName splits a latency key into its metric (by its key or an
+// alias, metric.Latency) and the statistic after it, if any.
+func metricName(k string) (m Metric, stat string, hasStat, ok bool) {
+	for _, l := range metric.All {
+		if l.Key == "" {
+			continue
+		}
+		for _, name := range append([]string{l.Key}, l.Aliases...) {
+			if rest, found := strings.CutPrefix(k, name); found && (rest == "" || rest[0] == '_') {
+				return Metric(l.Key), strings.TrimPrefix(rest, "_"), rest != "", true
+			}
+		}
 	}
-	return "", false
+	return "", "", false, false
 }
 
 // parseStat reads a statistic: mean, avg, max, median or p<percentile>.

@@ -297,7 +297,7 @@ func (a *Accumulator) Add(r *record.Record) {
 			q := a.measure(&s, r.ChunkTimes, r.ChunkTokens)
 			sq = &q
 		}
-		s.flags |= verdictFlags(judge(a.thresholds, &s, sq))
+		s.flags |= verdictFlags(judge(a.thresholds, &s, r.ChunkTimes, sq))
 	}
 	a.adds++
 	a.made[st]++
