@@ -129,8 +129,9 @@ var (
 		Value: func(r *Request) (float64, bool) { return sinceStart(r, r.FirstOutputToken) },
 		Guide: func(m *report.Metrics) **report.StatusDistributionSummary { return &m.TimeToFirstOutputTokenMs },
 		Extra: func(x *report.ExtraMetrics) **report.StatusDistributionSummary { return &x.TimeToFirstOutputTokenMs }}
-	// TTST is the time to the second token-bearing chunk.
-	TTST = &Latency{Label: "TTST", Field: "time_to_second_token_ms", Unit: "ms",
+	// TTST is the time to the second token-bearing chunk (AIPerf's
+	// time_to_second_token is another figure: second − first chunk).
+	TTST = &Latency{Key: "ttst", Aliases: []string{"time_to_second_token"}, Label: "TTST", Field: "time_to_second_token_ms", Unit: "ms",
 		Hist: "time_to_second_token", Chunks: true, Censor: CensorSinceStart,
 		Value: func(r *Request) (float64, bool) {
 			if len(r.Chunks) < 2 {
