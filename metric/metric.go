@@ -77,8 +77,9 @@ type Latency struct {
 	// Core marks GuideLLM's four latencies, the console's columns
 	// (Latencies).
 	Core bool
-	// Value is a request's value in nanoseconds, ok false where it has none.
-	Value func(r *Request) (ns float64, ok bool)
+	// Value is a request's value in nanoseconds, ok false where it has none
+	// (r by value: it does not escape to the heap on the hot path).
+	Value func(r Request) (ns float64, ok bool)
 	// Weight is how many samples a value counts for.
 	Weight Weight
 	// Chunks says Value needs Request.Chunks, which the accumulator does
@@ -89,7 +90,7 @@ type Latency struct {
 	Stream bool
 	// Gapless reports whether a successful request without a value had no
 	// gap to measure and so meets a threshold (itl, stall); nil: never.
-	Gapless func(r *Request) bool
+	Gapless func(r Request) bool
 	// Censor is what a cancelled request's value bounds.
 	Censor Censor
 
@@ -100,52 +101,44 @@ type Latency struct {
 	Extra func(x *report.ExtraMetrics) **report.StatusDistributionSummary
 }
 
-// sinceStart is a time since dispatch, ok false without a dispatch or t.
-func sinceStart(r *Request, t int64) (float64, bool) {
-	if r.Start == 0 || t == 0 {
+// since is t − from, ok false when either did not happen.
+func since(from, t int64) (float64, bool) {
+	if from == 0 || t == 0 {
 		return 0, false
 	}
-	return float64(t - r.Start), true
-}
-
-// sinceIntended is a time since the schedule's target.
-func sinceIntended(r *Request, t int64) (float64, bool) {
-	if r.Intended == 0 || t == 0 {
-		return 0, false
-	}
-	return float64(t - r.Intended), true
+	return float64(t - from), true
 }
 
 // The metrics. All gives their slots and canonical order.
 var (
 	TTFT = &Latency{Key: "ttft", Label: "TTFT", Field: "time_to_first_token_ms", Unit: "ms",
 		AIPerf: "time_to_first_token", Hist: "time_to_first_token", Core: true, Censor: CensorSinceStart,
-		Value: func(r *Request) (float64, bool) { return sinceStart(r, r.FirstToken) },
+		Value: func(r Request) (float64, bool) { return since(r.Start, r.FirstToken) },
 		Guide: func(m *report.Metrics) **report.StatusDistributionSummary { return &m.TimeToFirstTokenMs },
 		Extra: func(x *report.ExtraMetrics) **report.StatusDistributionSummary { return &x.TimeToFirstTokenMs }}
 	// TTFOT is the time to the first non-reasoning chunk.
 	TTFOT = &Latency{Label: "TTFOT", Field: "time_to_first_output_token_ms", Unit: "ms",
 		Hist: "time_to_first_output_token", Censor: CensorSinceStart,
-		Value: func(r *Request) (float64, bool) { return sinceStart(r, r.FirstOutputToken) },
+		Value: func(r Request) (float64, bool) { return since(r.Start, r.FirstOutputToken) },
 		Guide: func(m *report.Metrics) **report.StatusDistributionSummary { return &m.TimeToFirstOutputTokenMs },
 		Extra: func(x *report.ExtraMetrics) **report.StatusDistributionSummary { return &x.TimeToFirstOutputTokenMs }}
 	// TTST is the time to the second token-bearing chunk (AIPerf's
 	// time_to_second_token is another figure: second − first chunk).
 	TTST = &Latency{Key: "ttst", Aliases: []string{"time_to_second_token"}, Label: "TTST", Field: "time_to_second_token_ms", Unit: "ms",
 		Hist: "time_to_second_token", Chunks: true, Censor: CensorSinceStart,
-		Value: func(r *Request) (float64, bool) {
+		Value: func(r Request) (float64, bool) {
 			if len(r.Chunks) < 2 {
 				return 0, false
 			}
-			return sinceStart(r, r.Chunks[1])
+			return since(r.Start, r.Chunks[1])
 		},
 		Extra: func(x *report.ExtraMetrics) **report.StatusDistributionSummary { return &x.TimeToSecondTokenMs }}
 	// ITL is GuideLLM's per-request inter-token latency, (last token −
 	// first token) / (output tokens − 1).
 	ITL = &Latency{Key: "itl", Label: "ITL", Field: "inter_token_latency_ms", Unit: "ms",
 		AIPerf: "inter_token_latency", Hist: "inter_token_latency", Core: true, Weight: PerGap,
-		Gapless: func(r *Request) bool { return r.FirstToken != 0 && r.OutputTokens >= 0 && r.OutputTokens <= 1 },
-		Value: func(r *Request) (float64, bool) {
+		Gapless: func(r Request) bool { return r.FirstToken != 0 && r.OutputTokens >= 0 && r.OutputTokens <= 1 },
+		Value: func(r Request) (float64, bool) {
 			if r.FirstToken == 0 || r.LastToken == 0 || r.OutputTokens <= 1 {
 				return 0, false
 			}
@@ -157,7 +150,7 @@ var (
 	// start) / output tokens: TTFT included.
 	TPOT = &Latency{Key: "tpot", Label: "TPOT", Field: "time_per_output_token_ms", Unit: "ms",
 		Hist: "time_per_output_token", Core: true, Weight: PerToken,
-		Value: func(r *Request) (float64, bool) {
+		Value: func(r Request) (float64, bool) {
 			if r.Start == 0 || r.OutputTokens <= 0 {
 				return 0, false
 			}
@@ -172,7 +165,7 @@ var (
 	// E2E is the request latency, end − start.
 	E2E = &Latency{Key: "e2e", Aliases: []string{"e2el", "latency"}, Label: "Request latency", Field: "request_latency", Unit: "s",
 		AIPerf: "request_latency", Hist: "request_latency", Core: true, Censor: CensorSinceStart,
-		Value: func(r *Request) (float64, bool) { return sinceStart(r, r.End) },
+		Value: func(r Request) (float64, bool) { return since(r.Start, r.End) },
 		Guide: func(m *report.Metrics) **report.StatusDistributionSummary { return &m.RequestLatency },
 		Extra: func(x *report.ExtraMetrics) **report.StatusDistributionSummary { return &x.RequestLatency }}
 	// Stall is a request's longest stall: the largest gap between two
@@ -181,8 +174,8 @@ var (
 	// histogram).
 	Stall = &Latency{Key: "stall", Label: "Longest stall", Field: "longest_stall_ms", Unit: "ms", Hist: "longest_stall",
 		Chunks: true, Stream: true, Censor: CensorGrows,
-		Gapless: func(r *Request) bool { return r.FirstToken != 0 },
-		Value: func(r *Request) (float64, bool) {
+		Gapless: func(r Request) bool { return r.FirstToken != 0 },
+		Value: func(r Request) (float64, bool) {
 			var g int64
 			for i := 1; i < len(r.Chunks); i++ {
 				if d := r.Chunks[i] - r.Chunks[i-1]; i == 1 || d > g {
@@ -194,23 +187,18 @@ var (
 	// Lateness is how late the client dispatched a request against its
 	// schedule (open-loop strategies).
 	Lateness = &Latency{Label: "Dispatch lateness", Field: "dispatch_lateness_ms", Unit: "ms", Hist: "dispatch_lateness",
-		Value: func(r *Request) (float64, bool) {
-			if r.Start == 0 {
-				return 0, false
-			}
-			return sinceIntended(r, r.Start)
-		},
+		Value: func(r Request) (float64, bool) { return since(r.Intended, r.Start) },
 		Extra: func(x *report.ExtraMetrics) **report.StatusDistributionSummary { return &x.DispatchLatenessMs }}
 	// ScheduledTTFT is the TTFT as the schedule's user saw it, lateness
 	// included.
 	ScheduledTTFT = &Latency{Label: "Scheduled TTFT", Field: "scheduled_time_to_first_token_ms", Unit: "ms",
 		Hist:  "scheduled_time_to_first_token",
-		Value: func(r *Request) (float64, bool) { return sinceIntended(r, r.FirstToken) },
+		Value: func(r Request) (float64, bool) { return since(r.Intended, r.FirstToken) },
 		Extra: func(x *report.ExtraMetrics) **report.StatusDistributionSummary { return &x.ScheduledTimeToFirstTokenMs }}
 	// ScheduledLatency is the request latency from the schedule's target.
 	ScheduledLatency = &Latency{Label: "Scheduled request latency", Field: "scheduled_request_latency", Unit: "s",
 		Hist:  "scheduled_request_latency",
-		Value: func(r *Request) (float64, bool) { return sinceIntended(r, r.End) },
+		Value: func(r Request) (float64, bool) { return since(r.Intended, r.End) },
 		Extra: func(x *report.ExtraMetrics) **report.StatusDistributionSummary { return &x.ScheduledRequestLatency }}
 )
 

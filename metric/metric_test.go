@@ -44,7 +44,7 @@ func TestValues(t *testing.T) {
 		Lateness: 10, ScheduledTTFT: 110, ScheduledLatency: 510,
 	}
 	for _, l := range All {
-		v, ok := l.Value(r)
+		v, ok := l.Value(*r)
 		if !ok || v != want[l] {
 			t.Errorf("%s = %v, %v; want %v", l.Label, v, ok, want[l])
 		}
@@ -52,7 +52,7 @@ func TestValues(t *testing.T) {
 	// Never dispatched: only the schedule's figures and ITL remain.
 	r.Start = 0
 	for _, l := range All {
-		_, ok := l.Value(r)
+		_, ok := l.Value(*r)
 		if wantOK := l == ITL || l == Stall || l == ScheduledTTFT || l == ScheduledLatency; ok != wantOK {
 			t.Errorf("undispatched %s: ok %v, want %v", l.Label, ok, wantOK)
 		}

@@ -116,7 +116,7 @@ func (r *Request) value(l *metric.Latency) (float64, bool) {
 	if l.Stream && !r.Streamed {
 		return 0, false
 	}
-	return l.Value(&r.Timing)
+	return l.Value(r.Timing)
 }
 
 // judgeDeadlines applies the token-deadline thresholds to a request that
@@ -170,7 +170,7 @@ func (t *RequestThresholds) Judge(r *Request) Verdict {
 			if exceeds(ns, ms) {
 				return VerdictBad
 			}
-		case l.Gapless != nil && l.Gapless(&r.Timing):
+		case l.Gapless != nil && l.Gapless(r.Timing):
 			// No gap to break the threshold.
 		default:
 			v = VerdictUndetermined
@@ -182,7 +182,7 @@ func (t *RequestThresholds) Judge(r *Request) Verdict {
 // judgeCensored classifies a request cancelled by the client: bad only when
 // what happened before the cancellation already breaks a threshold.
 func (t *RequestThresholds) judgeCensored(r *Request) Verdict {
-	elapsed, ok := metric.E2E.Value(&r.Timing)
+	elapsed, ok := metric.E2E.Value(r.Timing)
 	if !ok {
 		return VerdictUndetermined
 	}

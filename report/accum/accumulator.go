@@ -526,7 +526,7 @@ func (a *Accumulator) feedHist(s *RequestSummary, times []int64, tokens []int32,
 		if l.Stream && a.stream == nil {
 			continue
 		}
-		if v, ok := l.Value(&r); ok {
+		if v, ok := l.Value(r); ok {
 			a.histAcc(l.Slot, st).Record(int64(math.Round(v)), l.Samples(r.OutputTokens))
 		}
 	}

@@ -212,7 +212,7 @@ func (a *Accumulator) binnedAdd(s *RequestSummary, media *mediaVals) {
 	r := s.timing(nil)
 	for _, l := range metric.All {
 		if binnedLatency(l) {
-			v, ok := l.Value(&r)
+			v, ok := l.Value(r)
 			if !ok {
 				v = 0
 			}

@@ -130,7 +130,7 @@ func (e *exact) latency(l *metric.Latency, m *report.Metrics, x *report.ExtraMet
 	scale := l.Scale()
 	f := func(s *RequestSummary) (float64, float64, bool) {
 		r := s.timing(nil)
-		v, ok := l.Value(&r)
+		v, ok := l.Value(r)
 		return v / scale, float64(l.Samples(r.OutputTokens)), ok
 	}
 	if l.Guide == nil {

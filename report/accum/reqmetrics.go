@@ -133,7 +133,7 @@ func (s *RequestSummary) timing(times []int64) metric.Request {
 // gives the rules), without chunk times.
 func (s *RequestSummary) value(l *metric.Latency) (float64, bool) {
 	r := s.timing(nil)
-	return l.Value(&r)
+	return l.Value(r)
 }
 
 // ns is value for a metric of whole nanoseconds.

@@ -53,7 +53,7 @@ func (s Stream) Fluidity() (float64, bool) {
 // tbt⌋) and resets the slack to 0. No deadlines are set when tbt ≤ 0.
 func MeasureStream(start int64, times []int64, tokens []int32, ttft, tbt int64) Stream {
 	var s Stream
-	v, ok := metric.Stall.Value(&metric.Request{Chunks: times})
+	v, ok := metric.Stall.Value(metric.Request{Chunks: times})
 	s.StallNs, s.HasStall = int64(v), ok
 	if tbt <= 0 || len(times) == 0 {
 		return s
