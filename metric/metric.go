@@ -3,11 +3,13 @@
 // key, GuideLLM's report field, AIPerf's tag, the report's histogram key),
 // its unit, how a request's value is read (Value, Weight) and where its
 // distributions sit in the report (Guide, Extra). Every consumer loops over
-// All: the accumulator keeps one histogram per row (Slot), slo parses and
-// judges the rows with a Key, merge, the console, the HTML report and the
-// exports read them. Adding a metric is adding a row (see the
-// architecture's "Adding a metric").
+// All: the accumulator keeps one histogram per row (Slot) and computes its
+// exact, binned and histogram figures, merge merges them, slo parses and
+// judges the rows with a Key, and the console, compare, the HTML report and
+// the exports read the names.
 //
+// Adding a metric is adding a row to All: a new figure also needs its
+// field in report.ExtraMetrics (the JSON model), which Extra points at.
 // It imports only the report model. Every row is a latency: lower is
 // better. Quality rows are the streaming-quality figures measured against
 // token deadlines.

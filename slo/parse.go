@@ -305,13 +305,36 @@ func ParseAIPerf(s string) (Spec, error) {
 	return AIPerfSpec(ts)
 }
 
-// aiperfSpecKeys are the AIPerf tags goodput's Spec has a metric for.
-var aiperfSpecKeys = metric.TTFT.AIPerf + ", " + metric.ITL.AIPerf + ", " + metric.E2E.AIPerf + " or output_token_throughput_per_user"
+// aiperfPerUser is AIPerf's per-user output rate, 1 / ITL.
+const aiperfPerUser = "output_token_throughput_per_user"
+
+// aiperfSpecKeys are the AIPerf tags goodput's Spec has a metric for: the
+// SLO-able rows with an AIPerf tag, and the per-user rate.
+var aiperfSpecKeys = func() string {
+	var ks []string
+	for _, l := range metric.All {
+		if l.Key != "" && l.AIPerf != "" {
+			ks = append(ks, l.AIPerf)
+		}
+	}
+	return strings.Join(ks, ", ") + " or " + aiperfPerUser
+}()
+
+// aiperfMetric is the SLO-able metric whose AIPerf tag is tag.
+func aiperfMetric(tag string) (Metric, bool) {
+	for _, l := range metric.All {
+		if l.Key != "" && tag != "" && l.AIPerf == tag {
+			return Metric(l.Key), true
+		}
+	}
+	return "", false
+}
 
 // AIPerfSpec turns AIPerf --goodput pairs into goodput's Spec, per-request
-// thresholds only: time_to_first_token, inter_token_latency and
-// request_latency (ms), and output_token_throughput_per_user (tokens/s per
-// user, bounding itl at 1000/value ms); when both inter_token_latency and
+// thresholds only: the metrics whose AIPerf tag the metric table gives
+// (time_to_first_token, inter_token_latency and request_latency, in ms),
+// and output_token_throughput_per_user (tokens/s per user, bounding itl
+// at 1000/value ms); when both inter_token_latency and
 // output_token_throughput_per_user are given, the stricter itl bound
 // applies. A pair goodput has no metric for is an error naming it.
 func AIPerfSpec(ts []AIPerfThreshold) (Spec, error) {
@@ -321,16 +344,11 @@ func AIPerfSpec(ts []AIPerfThreshold) (Spec, error) {
 	var sp Spec
 	byMetric := map[Metric]int{}
 	for _, t := range ts {
-		var m Metric
+		m, ok := aiperfMetric(t.Tag)
 		var rate float64 // numerator turning a rate into ms; 0 for a value in ms
-		switch t.Tag {
-		case metric.TTFT.AIPerf:
-			m = TTFT
-		case metric.ITL.AIPerf:
-			m = ITL
-		case metric.E2E.AIPerf:
-			m = E2E
-		case "output_token_throughput_per_user":
+		switch {
+		case ok:
+		case t.Tag == aiperfPerUser:
 			m, rate = ITL, 1000 // tokens/s per user → ms per token
 		default:
 			return Spec{}, fmt.Errorf("AIPerf --goodput pair %q: unknown key %q: want %s", t, t.Tag, aiperfSpecKeys)
