@@ -72,15 +72,15 @@ var specs = []MetricSpec{
 	{Key: MetricThroughput, Title: "Throughput (out tok/s)", Flag: "max-throughput-drop", Default: "5%", HigherIsBetter: true,
 		Accept: []LimitKind{LimitPercent}},
 	{Key: MetricTTFTP50, Title: "TTFT p50 (ms)", Flag: "max-ttft-p50-increase", Default: "off",
-		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: &metric.TTFT, pct: 0.50},
+		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: metric.TTFT, pct: 0.50},
 	{Key: MetricTTFTP99, Title: "TTFT p99 (ms)", Flag: "max-ttft-p99-increase", Default: "10%",
-		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: &metric.TTFT, pct: 0.99},
+		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: metric.TTFT, pct: 0.99},
 	{Key: MetricITLP50, Title: "ITL p50 (ms)", Flag: "max-itl-p50-increase", Default: "off",
-		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: &metric.ITL, pct: 0.50, perToken: true},
+		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: metric.ITL, pct: 0.50, perToken: true},
 	{Key: MetricITLP95, Title: "ITL p95 (ms)", Flag: "max-itl-p95-increase", Default: "10%",
-		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: &metric.ITL, pct: 0.95, perToken: true},
+		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: metric.ITL, pct: 0.95, perToken: true},
 	{Key: MetricLatencyP99, Title: "Latency p99 (ms)", Flag: "max-latency-p99-increase", Default: "off",
-		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: &metric.E2E, pct: 0.99},
+		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: metric.E2E, pct: 0.99},
 	{Key: MetricErrorRate, Title: "Error rate", Flag: "max-error-rate-increase", Default: "0.5pp",
 		Accept: []LimitKind{LimitPoints}},
 	{Key: MetricSessionGoodput, Title: "Session goodput (share)", Flag: "max-session-goodput-drop", Default: "5pp", HigherIsBetter: true,
@@ -130,7 +130,7 @@ type side struct {
 func (s side) value(spec MetricSpec) (float64, string) {
 	m := &s.b.Metrics
 	if l := spec.lat; l != nil {
-		return percentile(m.Latency(*l), spec.pct, l.ToMs(), l.Field)
+		return percentile(l.Of(m), spec.pct, l.ToMs(), l.Field)
 	}
 	switch spec.Key {
 	case MetricGoodput:

@@ -116,10 +116,10 @@ var distMetrics = [...]distMetric{
 }
 
 // latencyDist is the row of a latency metric of the metric table.
-func latencyDist(l metric.Latency, title string, slo func(*runView) float64, about string) distMetric {
+func latencyDist(l *metric.Latency, title string, slo func(*runView) float64, about string) distMetric {
 	return distMetric{key: l.Key, title: title, hist: l.Hist, slo: slo, about: about,
-		extras: func(x *report.ExtraMetrics) *report.StatusDistributionSummary { return x.Latency(l) },
-		guide:  func(m *report.Metrics) *report.StatusDistributionSummary { return m.Latency(l) }}
+		extras: func(x *report.ExtraMetrics) *report.StatusDistributionSummary { return l.OfExtra(x) },
+		guide:  func(m *report.Metrics) *report.StatusDistributionSummary { return l.Of(m) }}
 }
 
 // renderDistributions writes a CDF chart per latency metric, one curve per

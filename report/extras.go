@@ -2,8 +2,6 @@ package report
 
 import (
 	"fmt"
-
-	"github.com/goodput-dev/goodput/metric"
 )
 
 // ExtrasVersion is the version of the layout of goodput's "goodput" keys.
@@ -397,16 +395,11 @@ func (h *StatusHistograms) Set(st uint8, enc string) {
 	}
 }
 
-// Histogram metric keys in Histograms.Metrics, besides the latency
+// Histogram metric keys in Histograms.Metrics, besides the per-request
 // metrics' own (metric.Latency.Hist).
 const (
-	HistTTFOT            = "time_to_first_output_token"
-	HistTTST             = "time_to_second_token"
-	HistITLPerGap        = "itl_per_gap"
-	HistITLPerToken      = "itl_per_token"
-	HistLateness         = "dispatch_lateness"
-	HistScheduledTTFT    = "scheduled_time_to_first_token"
-	HistScheduledLatency = "scheduled_request_latency"
+	HistITLPerGap   = "itl_per_gap"
+	HistITLPerToken = "itl_per_token"
 )
 
 // Drain methods (DrainWait.Method).
@@ -450,30 +443,4 @@ func (d *DrainWait) Warning() string {
 	}
 	return fmt.Sprintf("started on a busy server: after waiting %.1f s for earlier rounds to drain, %s; its figures are contaminated and knee and sweep verdicts leave it out",
 		float64(d.WaitedS), state)
-}
-
-// Latency is the distribution of a latency metric (in m.Field's unit), nil
-// when the report has none.
-func (m *Metrics) Latency(l metric.Latency) *StatusDistributionSummary {
-	return latencyOf(l, m.TimeToFirstTokenMs, m.InterTokenLatencyMs, m.TimePerOutputTokenMs, m.RequestLatency)
-}
-
-// Latency is goodput's distribution of a latency metric (in m.Field's
-// unit), nil when there is none.
-func (m *ExtraMetrics) Latency(l metric.Latency) *StatusDistributionSummary {
-	return latencyOf(l, m.TimeToFirstTokenMs, m.InterTokenLatencyMs, m.TimePerOutputTokenMs, m.RequestLatency)
-}
-
-func latencyOf(l metric.Latency, ttft, itl, tpot, e2e *StatusDistributionSummary) *StatusDistributionSummary {
-	switch l.Key {
-	case metric.TTFT.Key:
-		return ttft
-	case metric.ITL.Key:
-		return itl
-	case metric.TPOT.Key:
-		return tpot
-	case metric.E2E.Key:
-		return e2e
-	}
-	return nil
 }

@@ -3,8 +3,6 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-
-	"github.com/goodput-dev/goodput/metric"
 )
 
 // GuideLLM v0.2–v0.3 layout ({"benchmarks": [...]} only; see
@@ -155,12 +153,12 @@ func (lb *legacyBenchmark) toBenchmark() *Benchmark {
 	get := func(k string) *StatusDistributionSummary { return lb.Metrics[k] }
 	m.RequestsPerSecond = get("requests_per_second")
 	m.RequestConcurrency = get("request_concurrency")
-	m.RequestLatency = get(metric.E2E.Field)
+	m.RequestLatency = get("request_latency")
 	m.PromptTokenCount = get("prompt_token_count")
 	m.OutputTokenCount = get("output_token_count")
-	m.TimeToFirstTokenMs = get(metric.TTFT.Field)
-	m.TimePerOutputTokenMs = get(metric.TPOT.Field)
-	m.InterTokenLatencyMs = get(metric.ITL.Field)
+	m.TimeToFirstTokenMs = get("time_to_first_token_ms")
+	m.TimePerOutputTokenMs = get("time_per_output_token_ms")
+	m.InterTokenLatencyMs = get("inter_token_latency_ms")
 	m.OutputTokensPerSecond = get("output_tokens_per_second")
 	m.TokensPerSecond = get("tokens_per_second")
 	b.StartTime, b.EndTime, b.Duration = lb.StartTime, lb.EndTime, lb.Duration

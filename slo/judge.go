@@ -38,7 +38,12 @@ func (s Spec) Thresholds() RequestThresholds {
 		}
 		return 0
 	}
-	t := RequestThresholds{TTFTMs: get(TTFT), ITLMs: get(ITL), TPOTMs: get(TPOT), LatencyMs: get(E2E), StallMs: get(Stall)}
+	var t RequestThresholds
+	for _, l := range metric.All {
+		if l.Key != "" {
+			t.Ms[l.Slot] = get(Metric(l.Key))
+		}
+	}
 	for _, o := range s.Objectives {
 		if o.Stat == Mean {
 			continue
@@ -105,8 +110,11 @@ func (s Spec) AttainmentFloor() (floor float64, explicit bool) {
 			allowance += a
 		}
 	}
-	for _, m := range []Metric{TTFT, ITL, TPOT, E2E, Stall} {
-		o, ok := s.thresholdSource(m)
+	for _, l := range metric.All {
+		if l.Key == "" {
+			continue
+		}
+		o, ok := s.thresholdSource(Metric(l.Key))
 		if !ok {
 			continue
 		}
@@ -200,12 +208,18 @@ func (s Spec) Judge(b *report.Benchmark, c report.GoodputCounts) *report.SLOResu
 // guideLLM writes the verdict where GuideLLM's newest release keeps it:
 // the objectives in the benchmark's config.slo, the attainment and the
 // number of determined requests in its metrics. It writes nothing when the
-// per-request thresholds include tpot (GuideLLM's objectives are TTFT,
-// inter-token latency and request latency).
+// per-request thresholds include a latency GuideLLM's objectives lack
+// (they are TTFT, inter-token latency and request latency; a stall is
+// judged on the stream, beside them).
 func (s Spec) guideLLM(b *report.Benchmark, c report.GoodputCounts) {
 	t := s.Thresholds()
-	if t.IsZero() || t.TPOTMs > 0 {
+	if t.IsZero() {
 		return
+	}
+	for _, l := range metric.All {
+		if t.Ms[l.Slot] > 0 && !l.Stream && l != metric.TTFT && l != metric.ITL && l != metric.E2E {
+			return
+		}
 	}
 	ms := func(v float64) *report.Float {
 		if v <= 0 {
@@ -213,7 +227,7 @@ func (s Spec) guideLLM(b *report.Benchmark, c report.GoodputCounts) {
 		}
 		return report.FloatPtr(v)
 	}
-	b.Config.SLO = &report.GoodputSLO{TTFTMs: ms(t.TTFTMs), TPOTMs: ms(t.ITLMs), E2ELMs: ms(t.LatencyMs)}
+	b.Config.SLO = &report.GoodputSLO{TTFTMs: ms(t.Ms[metric.TTFT.Slot]), TPOTMs: ms(t.Ms[metric.ITL.Slot]), E2ELMs: ms(t.Ms[metric.E2E.Slot])}
 	n := report.Int(c.Judged)
 	b.Metrics.SLODeterminedRequests = &n
 	if c.Judged > 0 {
@@ -482,7 +496,7 @@ func distribution(m Metric, ex *report.Extras) (*report.DistributionSummary, flo
 		}
 		return ex.Streaming.LongestStallMs, l.ToMs()
 	}
-	sd := ex.Metrics.Latency(l)
+	sd := l.OfExtra(&ex.Metrics)
 	if sd == nil {
 		return nil, l.ToMs()
 	}

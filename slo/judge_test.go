@@ -25,11 +25,11 @@ func TestThresholds(t *testing.T) {
 		spec string
 		want RequestThresholds
 	}{
-		{DefaultSpec, RequestThresholds{TTFTMs: 500, ITLMs: 50}},
+		{DefaultSpec, ths(ms{metric.TTFT: 500, metric.ITL: 50})},
 		// The loosest threshold of a metric applies; a mean gives none.
-		{"ttft_p50=800ms,ttft_p99=500ms,ttft_mean=100ms", RequestThresholds{TTFTMs: 800}},
-		{"tpot_mean=10ms,e2e_max=3s,e2e=2s", RequestThresholds{LatencyMs: 3000}},
-		{"itl=20,tpot_p90=30,error_rate=1%", RequestThresholds{ITLMs: 20, TPOTMs: 30}},
+		{"ttft_p50=800ms,ttft_p99=500ms,ttft_mean=100ms", ths(ms{metric.TTFT: 800})},
+		{"tpot_mean=10ms,e2e_max=3s,e2e=2s", ths(ms{metric.E2E: 3000})},
+		{"itl=20,tpot_p90=30,error_rate=1%", ths(ms{metric.ITL: 20, metric.TPOT: 30})},
 		{"error_rate=1%", RequestThresholds{}},
 	}
 	for _, tc := range tests {
@@ -280,4 +280,16 @@ func TestJudgeDecisions(t *testing.T) {
 				tc.good, tc.judged, o.Decision, float64(o.Confidence), r.Decision, r.Pass, tc.want, tc.pass)
 		}
 	}
+}
+
+// ms are latency thresholds in milliseconds by metric.
+type ms map[*metric.Latency]float64
+
+// ths are the per-request thresholds m.
+func ths(m ms) RequestThresholds {
+	var t RequestThresholds
+	for l, v := range m {
+		t.Ms[l.Slot] = v
+	}
+	return t
 }

@@ -19,7 +19,16 @@ const specForm = "key=value items separated by commas, e.g. " + DefaultSpec
 const statForm = "a percentile p<x> with 0 < x < 100 (p50, p95, p99, p99.9, p97, …), mean or max"
 
 // keyForm lists the accepted keys, quoted in errors.
-const keyForm = "ttft, itl, tpot, e2e or stall with an optional _<statistic> (" + statForm + "), fluidity (_min, _mean, _p<x>), deadline_misses (_mean, _max, _p<x>), error_rate or attainment"
+var keyForm = latencyKeys() + " with an optional _<statistic> (" + statForm + "), fluidity (_min, _mean, _p<x>), deadline_misses (_mean, _max, _p<x>), error_rate or attainment"
+
+// latencyKeys lists the latency metrics' keys: "ttft, itl, … or stall".
+func latencyKeys() string {
+	ks := metric.Names()
+	if len(ks) < 2 {
+		return strings.Join(ks, "")
+	}
+	return strings.Join(ks[:len(ks)-1], ", ") + " or " + ks[len(ks)-1]
+}
 
 // Parse reads a spec in goodput's syntax (see the package documentation).
 // Errors name the bad item and the accepted form.
@@ -76,8 +85,7 @@ func parseItem(k, v string) (Objective, error) {
 			return parseQuality(q, k, strings.TrimPrefix(rest, "_"), v)
 		}
 	}
-	name, stat, hasStat := strings.Cut(k, "_")
-	m, ok := metricName(name)
+	m, stat, hasStat, ok := metricName(k)
 	if !ok {
 		return Objective{}, fmt.Errorf("unknown key %q: want %s", k, keyForm)
 	}
@@ -96,21 +104,20 @@ func parseItem(k, v string) (Objective, error) {
 	return o, nil
 }
 
-// metricName maps a metric name or alias to its metric.
-func metricName(s string) (Metric, bool) {
-	switch s {
-	case "ttft":
-		return TTFT, true
-	case "itl":
-		return ITL, true
-	case "tpot":
-		return TPOT, true
-	case "e2e", "e2el", "latency":
-		return E2E, true
-	case "stall":
-		return Stall, true
+// metricName splits a latency key into its metric (by its key or an
+// alias, metric.Latency) and the statistic after it, if any.
+func metricName(k string) (m Metric, stat string, hasStat, ok bool) {
+	for _, l := range metric.All {
+		if l.Key == "" {
+			continue
+		}
+		for _, name := range append([]string{l.Key}, l.Aliases...) {
+			if rest, found := strings.CutPrefix(k, name); found && (rest == "" || rest[0] == '_') {
+				return Metric(l.Key), strings.TrimPrefix(rest, "_"), rest != "", true
+			}
+		}
 	}
-	return "", false
+	return "", "", false, false
 }
 
 // parseStat reads a statistic: mean, avg, max, median or p<percentile>.
@@ -298,13 +305,36 @@ func ParseAIPerf(s string) (Spec, error) {
 	return AIPerfSpec(ts)
 }
 
-// aiperfSpecKeys are the AIPerf tags goodput's Spec has a metric for.
-var aiperfSpecKeys = metric.TTFT.AIPerf + ", " + metric.ITL.AIPerf + ", " + metric.E2E.AIPerf + " or output_token_throughput_per_user"
+// aiperfPerUser is AIPerf's per-user output rate, 1 / ITL.
+const aiperfPerUser = "output_token_throughput_per_user"
+
+// aiperfSpecKeys are the AIPerf tags goodput's Spec has a metric for: the
+// SLO-able rows with an AIPerf tag, and the per-user rate.
+var aiperfSpecKeys = func() string {
+	var ks []string
+	for _, l := range metric.All {
+		if l.Key != "" && l.AIPerf != "" {
+			ks = append(ks, l.AIPerf)
+		}
+	}
+	return strings.Join(ks, ", ") + " or " + aiperfPerUser
+}()
+
+// aiperfMetric is the SLO-able metric whose AIPerf tag is tag.
+func aiperfMetric(tag string) (Metric, bool) {
+	for _, l := range metric.All {
+		if l.Key != "" && tag != "" && l.AIPerf == tag {
+			return Metric(l.Key), true
+		}
+	}
+	return "", false
+}
 
 // AIPerfSpec turns AIPerf --goodput pairs into goodput's Spec, per-request
-// thresholds only: time_to_first_token, inter_token_latency and
-// request_latency (ms), and output_token_throughput_per_user (tokens/s per
-// user, bounding itl at 1000/value ms); when both inter_token_latency and
+// thresholds only: the metrics whose AIPerf tag the metric table gives
+// (time_to_first_token, inter_token_latency and request_latency, in ms),
+// and output_token_throughput_per_user (tokens/s per user, bounding itl
+// at 1000/value ms); when both inter_token_latency and
 // output_token_throughput_per_user are given, the stricter itl bound
 // applies. A pair goodput has no metric for is an error naming it.
 func AIPerfSpec(ts []AIPerfThreshold) (Spec, error) {
@@ -314,16 +344,11 @@ func AIPerfSpec(ts []AIPerfThreshold) (Spec, error) {
 	var sp Spec
 	byMetric := map[Metric]int{}
 	for _, t := range ts {
-		var m Metric
+		m, ok := aiperfMetric(t.Tag)
 		var rate float64 // numerator turning a rate into ms; 0 for a value in ms
-		switch t.Tag {
-		case metric.TTFT.AIPerf:
-			m = TTFT
-		case metric.ITL.AIPerf:
-			m = ITL
-		case metric.E2E.AIPerf:
-			m = E2E
-		case "output_token_throughput_per_user":
+		switch {
+		case ok:
+		case t.Tag == aiperfPerUser:
 			m, rate = ITL, 1000 // tokens/s per user → ms per token
 		default:
 			return Spec{}, fmt.Errorf("AIPerf --goodput pair %q: unknown key %q: want %s", t, t.Tag, aiperfSpecKeys)

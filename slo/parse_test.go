@@ -89,7 +89,7 @@ func TestParseErrors(t *testing.T) {
 		{"  ", `empty SLO: want key=value items`},
 		{"ttft_p99=500ms,", `SLO "ttft_p99=500ms," has an empty item: want key=value items`},
 		{"ttft_p99", `SLO item "ttft_p99": want key=value, e.g. ttft_p99=500ms`},
-		{"foo_p99=5ms", `SLO item "foo_p99=5ms": unknown key "foo_p99": want ttft, itl, tpot, e2e or stall with an optional _<statistic> (a percentile p<x> with 0 < x < 100 (p50, p95, p99, p99.9, p97, …), mean or max), fluidity (_min, _mean, _p<x>), deadline_misses (_mean, _max, _p<x>), error_rate or attainment`},
+		{"foo_p99=5ms", `SLO item "foo_p99=5ms": unknown key "foo_p99": want ttft, ttst, itl, tpot, e2e or stall with an optional _<statistic> (a percentile p<x> with 0 < x < 100 (p50, p95, p99, p99.9, p97, …), mean or max), fluidity (_min, _mean, _p<x>), deadline_misses (_mean, _max, _p<x>), error_rate or attainment`},
 		{"ttft_p100=5ms", `SLO item "ttft_p100=5ms": key "ttft_p100": percentile "p100" is not available: want a percentile p<x> with 0 < x < 100`},
 		{"ttft_p0=5ms", `percentile "p0" is not available`},
 		{"ttft_pnan=5ms", `percentile "pnan" is not available`},

@@ -40,9 +40,13 @@ const (
 // latency reports whether m is a latency metric (in milliseconds).
 func (m Metric) latency() bool { _, ok := metric.ByKey(string(m)); return ok }
 
-// order is the canonical position of a metric.
+// order is the canonical position of a metric: the latencies in the
+// metric table's order, then the others.
 func (m Metric) order() int {
-	return slices.Index([]Metric{TTFT, ITL, TPOT, E2E, Stall, Fluidity, DeadlineMisses, ErrorRate, Attainment}, m)
+	if l, ok := metric.ByKey(string(m)); ok {
+		return l.Slot
+	}
+	return metric.N + slices.Index([]Metric{Fluidity, DeadlineMisses, ErrorRate, Attainment}, m)
 }
 
 // quality reports whether m is a streaming-quality metric that is not a
@@ -52,7 +56,7 @@ func (m Metric) quality() bool { return m == Fluidity || m == DeadlineMisses }
 // Streaming reports whether the spec needs the streams' quality measured.
 func (s Spec) Streaming() bool {
 	for _, o := range s.Objectives {
-		if o.Metric == Stall || o.Metric.quality() {
+		if l, ok := metric.ByKey(string(o.Metric)); (ok && l.Stream) || o.Metric.quality() {
 			return true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/report"
 )
 
@@ -19,7 +20,7 @@ func TestParseStreamingKeys(t *testing.T) {
 		t.Error("a spec on fluidity does not ask for streams and deadlines")
 	}
 	th := s.Thresholds()
-	if th.StallMs != 300 || th.MinFluidity != 0.9 || !th.HasMaxMissed || th.MaxMissed != 2 {
+	if th.Ms[metric.Stall.Slot] != 300 || th.MinFluidity != 0.9 || !th.HasMaxMissed || th.MaxMissed != 2 {
 		t.Errorf("thresholds %+v", th)
 	}
 	// allowances: ttft p99 1 %, stall p99 1 %, fluidity p1 1 %, misses 0.
@@ -43,23 +44,30 @@ func TestParseStreamingKeys(t *testing.T) {
 }
 
 func TestJudgeStreamingRequest(t *testing.T) {
-	th := RequestThresholds{StallMs: 100, MinFluidity: 0.8, MaxMissed: 3, HasMaxMissed: true}
-	ok := Request{Status: report.StatusSuccessful, FirstToken: true, StallNs: 90e6, HasStall: true, Missed: 1, Deadlines: 10}
+	th := ths(ms{metric.Stall: 100})
+	th.MinFluidity, th.MaxMissed, th.HasMaxMissed = 0.8, 3, true
+	// Dispatched at 1 s, chunks at +10 and +100 ms (a 90 ms stall), end +200 ms.
+	const start = int64(1e9)
+	chunks := func(gapMs int64) []int64 { return []int64{start + 10e6, start + 10e6 + gapMs*1e6} }
+	ok := Request{Status: report.StatusSuccessful, Streamed: true, Missed: 1, Deadlines: 10,
+		Timing: metric.Request{Start: start, End: start + 200e6, FirstToken: start + 10e6, LastToken: start + 100e6, OutputTokens: 2, Chunks: chunks(90)}}
 	cases := []struct {
 		name string
 		mod  func(r *Request)
 		want Verdict
 	}{
 		{"within", func(*Request) {}, VerdictGood},
-		{"stall", func(r *Request) { r.StallNs = 101e6 }, VerdictBad},
+		{"stall", func(r *Request) { r.Timing.Chunks = chunks(101) }, VerdictBad},
+		{"one chunk has no stall", func(r *Request) { r.Timing.Chunks = r.Timing.Chunks[:1] }, VerdictGood},
+		{"stream not measured", func(r *Request) { r.Streamed, r.Timing.FirstToken = false, 0 }, VerdictUndetermined},
 		{"fluidity", func(r *Request) { r.Missed, r.Deadlines = 3, 10 }, VerdictBad},
 		{"fluidity at the floor", func(r *Request) { r.Missed, r.Deadlines = 2, 10 }, VerdictGood},
 		{"misses", func(r *Request) { r.Missed, r.Deadlines = 4, 100 }, VerdictBad},
 		{"no deadlines", func(r *Request) { r.Missed, r.Deadlines = 0, 0 }, VerdictUndetermined},
 		{"cancelled mid-stall", func(r *Request) {
-			r.Status, r.LatencyNs, r.HasLatency, r.StallNs = report.StatusIncomplete, 1e9, true, 200e6
+			r.Status, r.Timing.End, r.Timing.Chunks = report.StatusIncomplete, start+1e9, chunks(200)
 		}, VerdictBad},
-		{"cancelled, smooth so far", func(r *Request) { r.Status, r.LatencyNs, r.HasLatency = report.StatusIncomplete, 1e9, true }, VerdictUndetermined},
+		{"cancelled, smooth so far", func(r *Request) { r.Status, r.Timing.End = report.StatusIncomplete, start+1e9 }, VerdictUndetermined},
 	}
 	for _, c := range cases {
 		r := ok

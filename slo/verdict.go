@@ -1,21 +1,30 @@
 package slo
 
-import "github.com/goodput-dev/goodput/report"
+import (
+	"github.com/goodput-dev/goodput/metric"
+	"github.com/goodput-dev/goodput/report"
+)
 
-// RequestThresholds are per-request latency thresholds in milliseconds; a
-// zero (or negative) field is no threshold.
+// RequestThresholds are per-request thresholds; a zero (or negative)
+// latency threshold is no threshold.
 //
 // A request is good (the DistServe and vLLM goodput definition) when it
-// succeeded and each value it has is within its threshold:
+// succeeded and each value it has is within its threshold. Ms holds a
+// threshold in milliseconds per latency metric (metric.Latency.Slot); each
+// metric's row says how a request's value is read:
 //
-//   - TTFTMs: FirstToken − Dispatched.
-//   - ITLMs: (LastToken − FirstToken) / (output tokens − 1), GuideLLM's
+//   - ttft: FirstToken − Dispatched; ttst: the second token-bearing
+//     chunk − Dispatched.
+//   - itl: (LastToken − FirstToken) / (output tokens − 1), GuideLLM's
 //     inter-token latency (vLLM's per-request TPOT). A successful request
 //     with a first token and at most one output token has no inter-token
 //     gap and meets it.
-//   - TPOTMs: GuideLLM's time per output token, ((LastToken, else End) −
+//   - tpot: GuideLLM's time per output token, ((LastToken, else End) −
 //     Dispatched) / output tokens, which includes the TTFT.
-//   - LatencyMs: End − Dispatched.
+//   - e2e: End − Dispatched.
+//   - stall: the longest gap between consecutive token-bearing chunks
+//     (needs the stream measured; a request with a first token and fewer
+//     than two chunks meets it).
 //
 // Output tokens are the report's: the server's usage (or the client's
 // tokenizer count), else the number of token-bearing chunks. Errored
@@ -24,36 +33,44 @@ import "github.com/goodput-dev/goodput/report"
 // An incomplete request (cancelled by the client when its benchmark ended
 // or the run was interrupted) is censored, not failed by the server: it is
 // bad when what was seen before the cancellation already breaks a
-// threshold (its elapsed time exceeds the latency or, without a first
-// token, the TTFT threshold; its first token came later than the TTFT
-// threshold), and undetermined otherwise. Undetermined requests are left
-// out of the attainment's numerator and denominator.
+// threshold (a time since dispatch it reached late, or did not reach
+// within its threshold: its elapsed time exceeds it; a stall so far over
+// its threshold), and undetermined otherwise. Undetermined requests are
+// left out of the attainment's numerator and denominator.
 //
-// The streaming-quality thresholds need the stream measured (Request's
-// stall and deadline fields):
+// The token-deadline thresholds need the stream measured (Request's
+// deadline fields):
 //
-//   - StallMs: the longest gap between consecutive token-bearing chunks
-//     (a request with fewer than two meets it).
 //   - MinFluidity: Etalon's fluidity index, 1 − missed ÷ deadlines, at
 //     least this (a request without deadlines is undetermined).
 //   - MaxMissed (when HasMaxMissed): missed token deadlines, at most this.
 //
-// A cancelled request is bad when its stalls or missed deadlines so far
-// already break StallMs or MaxMissed.
+// A cancelled request is bad when its missed deadlines so far already
+// break MaxMissed.
 type RequestThresholds struct {
-	TTFTMs, ITLMs, TPOTMs, LatencyMs float64
-	StallMs, MinFluidity, MaxMissed  float64
-	HasMaxMissed                     bool
+	Ms                     [metric.N]float64
+	MinFluidity, MaxMissed float64
+	HasMaxMissed           bool
 }
 
 // IsZero reports whether no threshold is set.
 func (t RequestThresholds) IsZero() bool {
-	return !(t.TTFTMs > 0 || t.ITLMs > 0 || t.TPOTMs > 0 || t.LatencyMs > 0) && !t.Streaming()
+	for _, ms := range t.Ms {
+		if ms > 0 {
+			return false
+		}
+	}
+	return !t.Streaming()
 }
 
-// Streaming reports whether a streaming-quality threshold is set.
+// Streaming reports whether a threshold needs the stream measured.
 func (t RequestThresholds) Streaming() bool {
-	return t.StallMs > 0 || t.MinFluidity > 0 || t.HasMaxMissed
+	for _, l := range metric.All {
+		if l.Stream && t.Ms[l.Slot] > 0 {
+			return true
+		}
+	}
+	return t.MinFluidity > 0 || t.HasMaxMissed
 }
 
 // Verdict is a request judged against RequestThresholds.
@@ -78,39 +95,34 @@ func (v Verdict) String() string {
 }
 
 // Request is what the per-request verdict reads of one request: its
-// outcome and the values the thresholds need, each with whether the
-// request has it. report/accum fills it from its request summaries.
+// outcome, its times (the metrics' values are read from them) and, when
+// the stream was measured, its token deadlines. report/accum fills it from
+// its request summaries.
 type Request struct {
 	// Status is report.StatusSuccessful, StatusErrored or
 	// StatusIncomplete; any other value is undetermined.
-	Status          uint8
-	TTFTNs          int64
-	HasTTFT         bool
-	ITLNs           float64
-	HasITL          bool
-	TPOTNs          float64
-	HasTPOT         bool
-	LatencyNs       int64
-	HasLatency      bool
-	OutputTokens    int64
-	HasOutputTokens bool
-	// FirstToken is set when the request's first token arrived.
-	FirstToken bool
-	// StallNs is the longest gap between token-bearing chunks (HasStall:
-	// two chunks or more); Missed and Deadlines its token deadlines
-	// (Deadlines 0: none judged). Set only when the stream is measured.
-	StallNs           int64
-	HasStall          bool
+	Status uint8
+	// Timing holds the request's times, its chunk times included.
+	Timing metric.Request
+	// Streamed says the stream's quality was measured: the metrics with
+	// Stream set have values, and Missed and Deadlines are its token
+	// deadlines (Deadlines 0: none judged).
+	Streamed          bool
 	Missed, Deadlines int64
 }
 
-// judgeStream applies the streaming-quality thresholds to a request that
+// value is the request's value of metric l in nanoseconds.
+func (r *Request) value(l *metric.Latency) (float64, bool) {
+	if l.Stream && !r.Streamed {
+		return 0, false
+	}
+	return l.Value(r.Timing)
+}
+
+// judgeDeadlines applies the token-deadline thresholds to a request that
 // is not already bad: bad, else v, or undetermined where a value is
 // missing.
-func (t *RequestThresholds) judgeStream(r *Request, v Verdict, censored bool) Verdict {
-	if t.StallMs > 0 && r.HasStall && exceeds(float64(r.StallNs), t.StallMs) {
-		return VerdictBad
-	}
+func (t *RequestThresholds) judgeDeadlines(r *Request, v Verdict, censored bool) Verdict {
 	if t.HasMaxMissed && float64(r.Missed) > t.MaxMissed {
 		return VerdictBad
 	}
@@ -123,9 +135,6 @@ func (t *RequestThresholds) judgeStream(r *Request, v Verdict, censored bool) Ve
 		} else if 1-float64(r.Missed)/float64(r.Deadlines) < t.MinFluidity-1e-12 {
 			return VerdictBad
 		}
-	}
-	if t.StallMs > 0 && !r.HasStall && !r.FirstToken {
-		v = VerdictUndetermined
 	}
 	if t.HasMaxMissed && r.Deadlines == 0 {
 		v = VerdictUndetermined
@@ -150,72 +159,45 @@ func (t *RequestThresholds) Judge(r *Request) Verdict {
 		return VerdictUndetermined
 	}
 	v := VerdictGood
-	if t.TTFTMs > 0 {
-		ns, ok := r.TTFTNs, r.HasTTFT
-		switch {
-		case !ok:
-			v = VerdictUndetermined
-		case exceeds(float64(ns), t.TTFTMs):
-			return VerdictBad
+	for _, l := range metric.All {
+		ms := t.Ms[l.Slot]
+		if ms <= 0 {
+			continue
 		}
-	}
-	if t.ITLMs > 0 {
-		ns, ok := r.ITLNs, r.HasITL
-		out, hasOut := r.OutputTokens, r.HasOutputTokens
+		ns, ok := r.value(l)
 		switch {
 		case ok:
-			if exceeds(ns, t.ITLMs) {
+			if exceeds(ns, ms) {
 				return VerdictBad
 			}
-		case r.FirstToken && hasOut && out <= 1:
-			// One token: no inter-token gap to break the threshold.
+		case l.Gapless != nil && l.Gapless(r.Timing):
+			// No gap to break the threshold.
 		default:
 			v = VerdictUndetermined
 		}
 	}
-	if t.TPOTMs > 0 {
-		ns, ok := r.TPOTNs, r.HasTPOT
-		switch {
-		case !ok:
-			v = VerdictUndetermined
-		case exceeds(ns, t.TPOTMs):
-			return VerdictBad
-		}
-	}
-	if t.LatencyMs > 0 {
-		ns, ok := r.LatencyNs, r.HasLatency
-		switch {
-		case !ok:
-			v = VerdictUndetermined
-		case exceeds(float64(ns), t.LatencyMs):
-			return VerdictBad
-		}
-	}
-	if t.Streaming() {
-		return t.judgeStream(r, v, false)
-	}
-	return v
+	return t.judgeDeadlines(r, v, false)
 }
 
 // judgeCensored classifies a request cancelled by the client: bad only when
 // what happened before the cancellation already breaks a threshold.
 func (t *RequestThresholds) judgeCensored(r *Request) Verdict {
-	elapsed, ok := r.LatencyNs, r.HasLatency
+	elapsed, ok := metric.E2E.Value(r.Timing)
 	if !ok {
 		return VerdictUndetermined
 	}
-	if exceeds(float64(elapsed), t.LatencyMs) {
-		return VerdictBad
-	}
-	if ttft, ok := r.TTFTNs, r.HasTTFT; ok {
-		if exceeds(float64(ttft), t.TTFTMs) {
+	for _, l := range metric.All {
+		ms := t.Ms[l.Slot]
+		if ms <= 0 || l.Censor == metric.CensorNone {
+			continue
+		}
+		ns, ok := r.value(l)
+		switch {
+		case ok && exceeds(ns, ms):
+			return VerdictBad
+		case !ok && l.Censor == metric.CensorSinceStart && exceeds(elapsed, ms):
 			return VerdictBad
 		}
-	} else if exceeds(float64(elapsed), t.TTFTMs) {
-		return VerdictBad
 	}
-	if t.Streaming() {
-		return t.judgeStream(r, VerdictUndetermined, true)
-	}
-	return VerdictUndetermined
+	return t.judgeDeadlines(r, VerdictUndetermined, true)
 }

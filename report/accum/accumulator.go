@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/stats"
@@ -189,21 +190,12 @@ type Accumulator struct {
 	result *report.Benchmark // set by Finish
 }
 
-// Histogram slots.
+// Histogram slots: one per metric row (metric.Latency.Slot), then the
+// chunk gaps.
 const (
-	hTTFT = iota
-	hTTFOT
-	hTTST
-	hTPOT
-	hITL
-	hLatency
-	hLateness
-	hSchedTTFT
-	hSchedLatency
-	hGapNoTok // gaps of requests without per-chunk token counts
-	hGapTok   // gaps of requests with per-chunk token counts
-	hTokNorm  // per-token gaps of requests with per-chunk token counts
-	hStall    // longest stall per request (only with Config.Streaming)
+	hGapNoTok = metric.N + iota // gaps of requests without per-chunk token counts
+	hGapTok                     // gaps of requests with per-chunk token counts
+	hTokNorm                    // per-token gaps of requests with per-chunk token counts
 	numHist
 )
 
@@ -305,7 +297,7 @@ func (a *Accumulator) Add(r *record.Record) {
 			q := a.measure(&s, r.ChunkTimes, r.ChunkTokens)
 			sq = &q
 		}
-		s.flags |= verdictFlags(judge(a.thresholds, &s, sq))
+		s.flags |= verdictFlags(judge(a.thresholds, &s, r.ChunkTimes, sq))
 	}
 	a.adds++
 	a.made[st]++
@@ -529,43 +521,17 @@ func (a *Accumulator) histAcc(h int, st uint8) *stats.HistAcc {
 func (a *Accumulator) feedHist(s *RequestSummary, times []int64, tokens []int32, tc tokenCounts) {
 	st := s.status
 	a.tok.add(tc, a.cfg.PromptOverhead)
-	if v, ok := s.LatencyNs(); ok {
-		a.histAcc(hLatency, st).Record(v, 1)
-	}
-	if v, ok := s.TTFTNs(); ok {
-		a.histAcc(hTTFT, st).Record(v, 1)
-	}
-	if v, ok := s.ttfotNs(); ok {
-		a.histAcc(hTTFOT, st).Record(v, 1)
-	}
-	if v, ok := s.ttstNs(times); ok {
-		a.histAcc(hTTST, st).Record(v, 1)
-	}
-	if v, ok := s.tpotNs(); ok {
-		out, _ := s.outputTokens()
-		a.histAcc(hTPOT, st).Record(int64(math.Round(v)), out)
-	}
-	if v, ok := s.itlNs(); ok {
-		out, _ := s.outputTokens()
-		a.histAcc(hITL, st).Record(int64(math.Round(v)), out-1)
-	}
-	if v, ok := s.LatenessNs(); ok {
-		a.histAcc(hLateness, st).Record(v, 1)
-	}
-	if v, ok := s.schedTTFTNs(); ok {
-		a.histAcc(hSchedTTFT, st).Record(v, 1)
-	}
-	if v, ok := s.schedLatencyNs(); ok {
-		a.histAcc(hSchedLatency, st).Record(v, 1)
-	}
-	if a.stream != nil {
-		q := a.measure(s, times, tokens)
-		if st == report.StatusSuccessful {
-			a.stream.add(q)
+	r := s.timing(times)
+	for _, l := range metric.All {
+		if l.Stream && a.stream == nil {
+			continue
 		}
-		if q.HasStall {
-			a.histAcc(hStall, st).Record(q.StallNs, 1)
+		if v, ok := l.Value(r); ok {
+			a.histAcc(l.Slot, st).Record(int64(math.Round(v)), l.Samples(r.OutputTokens))
 		}
+	}
+	if a.stream != nil && st == report.StatusSuccessful {
+		a.stream.add(a.measure(s, times, tokens))
 	}
 	if len(times) < 2 {
 		return

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/stats"
@@ -22,15 +23,10 @@ const (
 // Value metrics of the binned path (integers in the histograms:
 // nanoseconds, tokens, or per-iteration ratios times 1e6).
 const (
-	aLatency = iota
-	aIters
+	aIters = iota
 	aPrompt
 	aOutput
 	aTotal
-	aTTFT
-	aTTFOT
-	aTPOT
-	aITL
 	aOutPerIter
 	aIterPerIter
 	aTextIn
@@ -40,8 +36,7 @@ const (
 
 // binnedScale divides the recorded integers back into GuideLLM's units.
 var binnedScale = [numBinned]float64{
-	aLatency: 1e9, aIters: 1, aPrompt: 1, aOutput: 1, aTotal: 1, aTTFT: 1e6, aTTFOT: 1e6,
-	aTPOT: 1e6, aITL: 1e6, aOutPerIter: 1e6, aIterPerIter: 1e6, aTextIn: 1, aTextOut: 1,
+	aIters: 1, aPrompt: 1, aOutput: 1, aTotal: 1, aOutPerIter: 1e6, aIterPerIter: 1e6, aTextIn: 1, aTextOut: 1,
 }
 
 // Time-bin channels, per status.
@@ -65,7 +60,9 @@ const (
 // than ExactCap of them: histograms for the value metrics, time bins for
 // rates and concurrency, plain counters for the rest.
 type binnedAgg struct {
-	vals    [numBinned][report.NumStatus]*stats.HistAcc
+	vals [numBinned][report.NumStatus]*stats.HistAcc
+	// lat are GuideLLM's latency metrics (binned reports them), by slot.
+	lat     [metric.N][report.NumStatus]*stats.HistAcc
 	bins    binSeries
 	counts  [report.NumStatus]int64
 	textIn  [report.NumStatus]int64 // requests with a text input value
@@ -183,6 +180,13 @@ func (a *Accumulator) ensureBinned(first int64) *binnedAgg {
 	}
 	x := &binnedAgg{bins: newBinSeries(NsToSec(origin), 1e-3, binnedTimeBins, numRateCh, numConcCh),
 		errClass: map[string]int64{}, errHTTP: map[int]int64{}, confidence: a.confidence()}
+	for _, l := range metric.All {
+		if binnedLatency(l) {
+			for st := range x.lat[l.Slot] {
+				x.lat[l.Slot][st] = stats.NewHistAcc()
+			}
+		}
+	}
 	for i := range x.vals {
 		for st := range x.vals[i] {
 			x.vals[i][st] = stats.NewHistAcc()
@@ -205,8 +209,16 @@ func (a *Accumulator) binnedAdd(s *RequestSummary, media *mediaVals) {
 		}
 		x.vals[m][st].Record(int64(math.Round(v*binnedScale[m])), w)
 	}
-	lat, ok := s.LatencyNs()
-	rec(aLatency, float64(lat)/1e9, ok, 1)
+	r := s.timing(nil)
+	for _, l := range metric.All {
+		if binnedLatency(l) {
+			v, ok := l.Value(r)
+			if !ok {
+				v = 0
+			}
+			x.lat[l.Slot][st].Record(int64(math.Round(v/l.Scale()*l.Scale())), l.Samples(r.OutputTokens))
+		}
+	}
 	rec(aIters, float64(s.reqIters), true, 1)
 	p, pok := s.promptTokens()
 	rec(aPrompt, float64(p), pok, 1)
@@ -214,14 +226,6 @@ func (a *Accumulator) binnedAdd(s *RequestSummary, media *mediaVals) {
 	rec(aOutput, float64(out), ook, 1)
 	tot, tok := s.totalTokens()
 	rec(aTotal, float64(tot), tok, 1)
-	ttft, ok := s.TTFTNs()
-	rec(aTTFT, float64(ttft)/1e6, ok, 1)
-	ttfot, ok := s.ttfotNs()
-	rec(aTTFOT, float64(ttfot)/1e6, ok, 1)
-	tpot, ok := s.tpotNs()
-	rec(aTPOT, tpot/1e6, ok, out)
-	itl, ok := s.itlNs()
-	rec(aITL, itl/1e6, ok, max(out, 1)-1)
 	if s.first == 0 || s.last == 0 || s.tokIters <= 1 {
 		rec(aOutPerIter, float64(out), ook, 1)
 	} else {
@@ -277,6 +281,10 @@ func (a *Accumulator) binnedAdd(s *RequestSummary, media *mediaVals) {
 	}
 }
 
+// binnedLatency reports whether the binned path keeps metric l: GuideLLM's
+// latencies (goodput's extras come from the online histograms).
+func binnedLatency(l *metric.Latency) bool { return l.Guide != nil && !l.Chunks }
+
 // metrics computes GuideLLM's metrics from the binned aggregates.
 func (x *binnedAgg) metrics(w MeasureWindow, ex *report.Extras) report.Metrics {
 	var m report.Metrics
@@ -288,15 +296,15 @@ func (x *binnedAgg) metrics(w MeasureWindow, ex *report.Extras) report.Metrics {
 	v := func(i int) *report.StatusDistributionSummary {
 		return StatusFromAccs(x.vals[i], binnedScale[i], x.confidence)
 	}
-	m.RequestLatency = v(aLatency)
+	for _, l := range metric.All {
+		if binnedLatency(l) {
+			*l.Guide(&m) = StatusFromAccs(x.lat[l.Slot], l.Scale(), x.confidence)
+		}
+	}
 	m.RequestStreamingIterationsCount = v(aIters)
 	m.PromptTokenCount = v(aPrompt)
 	m.OutputTokenCount = v(aOutput)
 	m.TotalTokenCount = v(aTotal)
-	m.TimeToFirstTokenMs = v(aTTFT)
-	m.TimeToFirstOutputTokenMs = v(aTTFOT)
-	m.TimePerOutputTokenMs = v(aTPOT)
-	m.InterTokenLatencyMs = v(aITL)
 	m.OutputTokensPerIteration = v(aOutPerIter)
 	m.IterTokensPerIteration = v(aIterPerIter)
 	lo, hi := NsToSec(w.Start), NsToSec(w.End)

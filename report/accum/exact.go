@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/stats"
 )
@@ -115,31 +116,32 @@ func (e *exact) single(f sampleFn) *report.StatusDistributionSummary {
 
 func unit(*RequestSummary) float64 { return 1 }
 
-func nsValue(f func(*RequestSummary) (int64, bool), scale float64) sampleFn {
-	return func(s *RequestSummary) (float64, float64, bool) {
-		v, ok := f(s)
-		return float64(v) / scale, 1, ok
+// latency computes metric l's distributions: GuideLLM's and goodput's from
+// the summaries, or goodput's from the histogram where the value needs the
+// chunk times.
+func (e *exact) latency(l *metric.Latency, m *report.Metrics, x *report.ExtraMetrics) {
+	if l.Extra == nil {
+		return
 	}
-}
-
-func outWeight(s *RequestSummary) float64 {
-	out, _ := s.outputTokens()
-	return float64(out)
-}
-
-func itlWeight(s *RequestSummary) float64 {
-	out, _ := s.outputTokens()
-	return float64(max(out, 1) - 1)
-}
-
-func tpotSample(s *RequestSummary) (float64, float64, bool) {
-	v, ok := s.tpotNs()
-	return v / 1e6, outWeight(s), ok
-}
-
-func itlSample(s *RequestSummary) (float64, float64, bool) {
-	v, ok := s.itlNs()
-	return v / 1e6, itlWeight(s), ok
+	if l.Chunks {
+		*l.Extra(x) = StatusFromAccs(e.a.hist[l.Slot], l.Scale(), e.a.confidence())
+		return
+	}
+	scale := l.Scale()
+	f := func(s *RequestSummary) (float64, float64, bool) {
+		r := s.timing(nil)
+		v, ok := l.Value(r)
+		return v / scale, float64(l.Samples(r.OutputTokens)), ok
+	}
+	if l.Guide == nil {
+		*l.Extra(x) = e.single(f)
+		return
+	}
+	zero := func(s *RequestSummary) float64 {
+		out, _ := s.outputTokens()
+		return float64(l.Samples(out))
+	}
+	*l.Guide(m), *l.Extra(x) = e.pair(f, zero)
 }
 
 func promptSample(s *RequestSummary) (float64, float64, bool) {
@@ -160,16 +162,9 @@ func (e *exact) metrics(ex *report.Extras) (report.Metrics, report.ExtraMetrics)
 		Successful: report.Int(counts[report.StatusSuccessful]), Errored: report.Int(counts[report.StatusErrored]),
 		Incomplete: report.Int(counts[report.StatusIncomplete]), Total: report.Int(len(e.in)),
 	}
-	m.RequestLatency, x.RequestLatency = e.pair(nsValue((*RequestSummary).LatencyNs, 1e9), unit)
-	m.TimeToFirstTokenMs, x.TimeToFirstTokenMs = e.pair(nsValue((*RequestSummary).TTFTNs, 1e6), unit)
-	m.TimeToFirstOutputTokenMs, x.TimeToFirstOutputTokenMs = e.pair(nsValue((*RequestSummary).ttfotNs, 1e6), unit)
-	m.TimePerOutputTokenMs, x.TimePerOutputTokenMs = e.pair(tpotSample, outWeight)
-	m.InterTokenLatencyMs, x.InterTokenLatencyMs = e.pair(itlSample, itlWeight)
-	x.TimeToSecondTokenMs = StatusFromAccs(e.a.hist[hTTST], 1e6, e.a.confidence())
-	x.DispatchLatenessMs = e.single(nsValue((*RequestSummary).LatenessNs, 1e6))
-	x.ScheduledTimeToFirstTokenMs = e.single(nsValue((*RequestSummary).schedTTFTNs, 1e6))
-	x.ScheduledRequestLatency = e.single(nsValue((*RequestSummary).schedLatencyNs, 1e9))
-
+	for _, l := range metric.All {
+		e.latency(l, &m, &x)
+	}
 	m.RequestStreamingIterationsCount = e.single(func(s *RequestSummary) (float64, float64, bool) { return float64(s.reqIters), 1, true })
 	m.OutputTokenCount = e.single(func(s *RequestSummary) (float64, float64, bool) {
 		v, ok := s.outputTokens()

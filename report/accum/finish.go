@@ -284,20 +284,13 @@ func (a *Accumulator) audioFigures(in []int32, w MeasureWindow) *report.InputFig
 
 // histExtras derives the extras from the histograms (beyond ExactCap).
 func (a *Accumulator) histExtras() report.ExtraMetrics {
-	h := func(slot int, scale float64) *report.StatusDistributionSummary {
-		return StatusFromAccs(a.hist[slot], scale, a.confidence())
+	var x report.ExtraMetrics
+	for _, l := range metric.All {
+		if l.Extra != nil {
+			*l.Extra(&x) = StatusFromAccs(a.hist[l.Slot], l.Scale(), a.confidence())
+		}
 	}
-	return report.ExtraMetrics{
-		RequestLatency:              h(hLatency, 1e9),
-		TimeToFirstTokenMs:          h(hTTFT, 1e6),
-		TimeToFirstOutputTokenMs:    h(hTTFOT, 1e6),
-		TimeToSecondTokenMs:         h(hTTST, 1e6),
-		TimePerOutputTokenMs:        h(hTPOT, 1e6),
-		InterTokenLatencyMs:         h(hITL, 1e6),
-		DispatchLatenessMs:          h(hLateness, 1e6),
-		ScheduledTimeToFirstTokenMs: h(hSchedTTFT, 1e6),
-		ScheduledRequestLatency:     h(hSchedLatency, 1e9),
-	}
+	return x
 }
 
 // StatusFromAccs summarises per-status histogram accumulators and their
@@ -350,20 +343,13 @@ func (a *Accumulator) histograms(gaps, toks [report.NumStatus]*stats.HistAcc) *r
 		}
 		hs.Metrics[name] = &sh
 	}
-	add(metric.TTFT.Hist, a.hist[hTTFT])
-	add(report.HistTTFOT, a.hist[hTTFOT])
-	add(report.HistTTST, a.hist[hTTST])
-	add(metric.TPOT.Hist, a.hist[hTPOT])
-	add(metric.ITL.Hist, a.hist[hITL])
-	add(metric.E2E.Hist, a.hist[hLatency])
-	add(report.HistLateness, a.hist[hLateness])
-	add(report.HistScheduledTTFT, a.hist[hSchedTTFT])
-	add(report.HistScheduledLatency, a.hist[hSchedLatency])
+	for _, l := range metric.All {
+		if !l.Stream || a.stream != nil {
+			add(l.Hist, a.hist[l.Slot])
+		}
+	}
 	add(report.HistITLPerGap, gaps)
 	add(report.HistITLPerToken, toks)
-	if a.stream != nil {
-		add(metric.Stall.Hist, a.hist[hStall])
-	}
 	return hs
 }
 

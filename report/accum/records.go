@@ -3,6 +3,7 @@ package accum
 import (
 	"strconv"
 
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 )
@@ -121,7 +122,7 @@ func (r *sampled) stats(info BenchmarkInfo, w MeasureWindow) *report.RequestStat
 			rs.OutputTokensPerSecond = report.FloatPtr(float64(out) / sec)
 		}
 	}
-	if v, ok := s.ttfotNs(); ok {
+	if v, ok := s.ns(metric.TTFOT); ok {
 		rs.TimeToFirstOutputTokenMs = report.FloatPtr(float64(v) / 1e6)
 	}
 	if v, ok := s.iterTokensPerIteration(); ok {

@@ -1,6 +1,7 @@
 package accum
 
 import (
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/record"
 )
 
@@ -114,50 +115,42 @@ func (s *RequestSummary) totalTokens() (int64, bool) {
 	return p + o, pok || ook
 }
 
-// latencyNs is request_end − request_start (needs a dispatch time).
-func (s *RequestSummary) LatencyNs() (int64, bool) {
-	if !s.dispatched() || s.end == 0 {
-		return 0, false
+// timing is the summary as the metric table reads it, with the
+// request's chunk times when the caller has them.
+func (s *RequestSummary) timing(times []int64) metric.Request {
+	r := metric.Request{End: s.end, FirstToken: s.first, LastToken: s.last, FirstOutputToken: s.firstOut,
+		Intended: s.intended, OutputTokens: -1, Chunks: times}
+	if s.dispatched() {
+		r.Start = s.start
 	}
-	return s.end - s.start, true
+	if out, ok := s.outputTokens(); ok {
+		r.OutputTokens = out
+	}
+	return r
 }
 
-func (s *RequestSummary) TTFTNs() (int64, bool) {
-	if !s.dispatched() || s.first == 0 {
-		return 0, false
-	}
-	return s.first - s.start, true
+// value is the request's value of metric l in nanoseconds (metric.Latency
+// gives the rules), without chunk times.
+func (s *RequestSummary) value(l *metric.Latency) (float64, bool) {
+	r := s.timing(nil)
+	return l.Value(r)
 }
 
-func (s *RequestSummary) ttfotNs() (int64, bool) {
-	if !s.dispatched() || s.firstOut == 0 {
-		return 0, false
-	}
-	return s.firstOut - s.start, true
+// ns is value for a metric of whole nanoseconds.
+func (s *RequestSummary) ns(l *metric.Latency) (int64, bool) {
+	v, ok := s.value(l)
+	return int64(v), ok
 }
 
-// tpotNs is ((last token, else end) − start) / output_tokens, the
-// per-token time including the first token.
-func (s *RequestSummary) tpotNs() (float64, bool) {
-	out, ok := s.outputTokens()
-	if !s.dispatched() || !ok || out == 0 {
-		return 0, false
-	}
-	stop := s.last
-	if stop == 0 {
-		stop = s.end
-	}
-	return float64(stop-s.start) / float64(out), true
-}
+// LatencyNs is request_end − request_start (needs a dispatch time).
+func (s *RequestSummary) LatencyNs() (int64, bool) { return s.ns(metric.E2E) }
 
-// itlNs is (last token − first token) / (output_tokens − 1).
-func (s *RequestSummary) itlNs() (float64, bool) {
-	out, ok := s.outputTokens()
-	if s.first == 0 || s.last == 0 || !ok || out <= 1 {
-		return 0, false
-	}
-	return float64(s.last-s.first) / float64(out-1), true
-}
+// TTFTNs is the first token − request_start.
+func (s *RequestSummary) TTFTNs() (int64, bool) { return s.ns(metric.TTFT) }
+
+func (s *RequestSummary) tpotNs() (float64, bool) { return s.value(metric.TPOT) }
+
+func (s *RequestSummary) itlNs() (float64, bool) { return s.value(metric.ITL) }
 
 // iterTokensPerIteration is (output_tokens − 1) / (token_iterations − 1).
 func (s *RequestSummary) iterTokensPerIteration() (float64, bool) {
@@ -177,37 +170,10 @@ func (s *RequestSummary) outputTokensPerIteration() (float64, bool) {
 	return float64(out) / float64(s.tokIters), true
 }
 
-// ttstNs is the time to the second token-bearing chunk (goodput extra).
-func (s *RequestSummary) ttstNs(times []int64) (int64, bool) {
-	if !s.dispatched() || len(times) < 2 || times[1] == 0 {
-		return 0, false
-	}
-	return times[1] - s.start, true
-}
+// LatenessNs is Dispatched − Intended (goodput extra; open-loop only).
+func (s *RequestSummary) LatenessNs() (int64, bool) { return s.ns(metric.Lateness) }
 
-// latenessNs is Dispatched − Intended (goodput extra; open-loop only).
-func (s *RequestSummary) LatenessNs() (int64, bool) {
-	if !s.dispatched() || s.intended == 0 {
-		return 0, false
-	}
-	return s.start - s.intended, true
-}
-
-// schedTTFTNs is FirstToken − Intended (goodput extra).
-func (s *RequestSummary) schedTTFTNs() (int64, bool) {
-	if s.intended == 0 || s.first == 0 {
-		return 0, false
-	}
-	return s.first - s.intended, true
-}
-
-// schedLatencyNs is End − Intended (goodput extra).
-func (s *RequestSummary) schedLatencyNs() (int64, bool) {
-	if s.intended == 0 || s.end == 0 {
-		return 0, false
-	}
-	return s.end - s.intended, true
-}
+func (s *RequestSummary) schedTTFTNs() (int64, bool) { return s.ns(metric.ScheduledTTFT) }
 
 // promptEventNs is the time GuideLLM books the prompt tokens at: the first
 // token, else the request end.

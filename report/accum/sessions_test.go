@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
-	"github.com/goodput-dev/goodput/slo"
 )
 
 // TestSessionExtras: four two-turn sessions computed by hand. With TTFT ≤
@@ -31,7 +31,7 @@ func TestSessionExtras(t *testing.T) {
 		{"s-d", 0, 0, 80, record.StatusSuccessful},
 	}
 	var got report.GoodputCounts
-	a, err := New(Config{Start: base, Seed: 1, SLO: fakeSLO{t: slo.RequestThresholds{TTFTMs: 500}, got: &got}})
+	a, err := New(Config{Start: base, Seed: 1, SLO: fakeSLO{t: ths(limits{metric.TTFT: 500}), got: &got}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,11 +53,8 @@ func (s Stream) Fluidity() (float64, bool) {
 // tbt⌋) and resets the slack to 0. No deadlines are set when tbt ≤ 0.
 func MeasureStream(start int64, times []int64, tokens []int32, ttft, tbt int64) Stream {
 	var s Stream
-	for i := 1; i < len(times); i++ {
-		if g := times[i] - times[i-1]; !s.HasStall || g > s.StallNs {
-			s.StallNs, s.HasStall = g, true
-		}
-	}
+	v, ok := metric.Stall.Value(metric.Request{Chunks: times})
+	s.StallNs, s.HasStall = int64(v), ok
 	if tbt <= 0 || len(times) == 0 {
 		return s
 	}
@@ -164,7 +161,7 @@ func (a *Accumulator) percentileTable(ps []float64) *report.PercentileTable {
 		t.Percentiles = append(t.Percentiles, report.Float(p))
 	}
 	for _, l := range metric.Latencies {
-		h := a.hist[latencyHist(l)][report.StatusSuccessful]
+		h := a.hist[l.Slot][report.StatusSuccessful]
 		if h == nil || h.Total == 0 {
 			continue
 		}
@@ -175,19 +172,6 @@ func (a *Accumulator) percentileTable(ps []float64) *report.PercentileTable {
 		t.Metrics[l.Field] = vs
 	}
 	return t
-}
-
-// latencyHist is a latency metric's histogram slot.
-func latencyHist(l metric.Latency) int {
-	switch l.Key {
-	case metric.TTFT.Key:
-		return hTTFT
-	case metric.ITL.Key:
-		return hITL
-	case metric.TPOT.Key:
-		return hTPOT
-	}
-	return hLatency
 }
 
 // DefaultSlicePercentiles are a time slice's percentiles without a list.

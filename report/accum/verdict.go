@@ -23,19 +23,13 @@ type SLO interface {
 // slo.Spec is the SLO goodput runs with.
 var _ SLO = slo.Spec{}
 
-// judge classifies a request summary against the SLO's per-request
-// thresholds.
-func judge(t *slo.RequestThresholds, s *RequestSummary, q *Stream) slo.Verdict {
-	r := slo.Request{Status: s.status, FirstToken: s.first != 0}
+// judge classifies a request summary, its chunk times and its measured
+// stream (nil: not measured) against the SLO's per-request thresholds.
+func judge(t *slo.RequestThresholds, s *RequestSummary, times []int64, q *Stream) slo.Verdict {
+	r := slo.Request{Status: s.status, Timing: s.timing(times)}
 	if q != nil {
-		r.StallNs, r.HasStall = q.StallNs, q.HasStall
-		r.Missed, r.Deadlines = q.Missed, q.Deadlines
+		r.Streamed, r.Missed, r.Deadlines = true, q.Missed, q.Deadlines
 	}
-	r.TTFTNs, r.HasTTFT = s.TTFTNs()
-	r.ITLNs, r.HasITL = s.itlNs()
-	r.TPOTNs, r.HasTPOT = s.tpotNs()
-	r.LatencyNs, r.HasLatency = s.LatencyNs()
-	r.OutputTokens, r.HasOutputTokens = s.outputTokens()
 	return t.Judge(&r)
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/console"
@@ -32,26 +33,26 @@ func TestRequestThresholdsJudge(t *testing.T) {
 		rec  recSpec
 		want slo.Verdict
 	}{
-		{"within every threshold", slo.RequestThresholds{TTFTMs: 100, ITLMs: 10, TPOTMs: 32.5, LatencyMs: 140}, ok, slo.VerdictGood},
+		{"within every threshold", ths(limits{metric.TTFT: 100, metric.ITL: 10, metric.TPOT: 32.5, metric.E2E: 140}), ok, slo.VerdictGood},
 		{"no thresholds", slo.RequestThresholds{}, ok, slo.VerdictGood},
-		{"ttft over", slo.RequestThresholds{TTFTMs: 99.9}, ok, slo.VerdictBad},
-		{"itl over", slo.RequestThresholds{ITLMs: 9.99}, ok, slo.VerdictBad},
-		{"tpot over (it includes the ttft)", slo.RequestThresholds{TPOTMs: 32.4}, ok, slo.VerdictBad},
-		{"latency over", slo.RequestThresholds{LatencyMs: 139}, ok, slo.VerdictBad},
+		{"ttft over", ths(limits{metric.TTFT: 99.9}), ok, slo.VerdictBad},
+		{"itl over", ths(limits{metric.ITL: 9.99}), ok, slo.VerdictBad},
+		{"tpot over (it includes the ttft)", ths(limits{metric.TPOT: 32.4}), ok, slo.VerdictBad},
+		{"latency over", ths(limits{metric.E2E: 139}), ok, slo.VerdictBad},
 		{"errored", slo.RequestThresholds{}, goldenRecords[2], slo.VerdictBad},
-		{"errored within the thresholds", slo.RequestThresholds{LatencyMs: 1e6}, goldenRecords[2], slo.VerdictBad},
-		{"one token has no inter-token gap", slo.RequestThresholds{ITLMs: 1}, oneTok, slo.VerdictGood},
-		{"non-streaming: no ttft to judge", slo.RequestThresholds{TTFTMs: 1000}, noStream, slo.VerdictUndetermined},
-		{"non-streaming: no itl to judge", slo.RequestThresholds{ITLMs: 1000}, noStream, slo.VerdictUndetermined},
-		{"non-streaming: a bad latency is still bad", slo.RequestThresholds{TTFTMs: 1000, LatencyMs: 100}, noStream, slo.VerdictBad},
-		{"non-streaming: latency and tpot", slo.RequestThresholds{TPOTMs: 15, LatencyMs: 300}, noStream, slo.VerdictGood},
-		{"cancelled, nothing broken yet", slo.RequestThresholds{TTFTMs: 100, LatencyMs: 150}, cancelled, slo.VerdictUndetermined},
-		{"cancelled after a late first token", slo.RequestThresholds{TTFTMs: 99}, cancelled, slo.VerdictBad},
-		{"cancelled after the latency threshold", slo.RequestThresholds{LatencyMs: 149}, cancelled, slo.VerdictBad},
-		{"cancelled, itl unknown", slo.RequestThresholds{ITLMs: 1}, cancelled, slo.VerdictUndetermined},
-		{"cancelled without a token past the ttft threshold", slo.RequestThresholds{TTFTMs: 399}, cancelledEmpty, slo.VerdictBad},
-		{"cancelled without a token within the ttft threshold", slo.RequestThresholds{TTFTMs: 400}, cancelledEmpty, slo.VerdictUndetermined},
-		{"never sent", slo.RequestThresholds{TTFTMs: 1, LatencyMs: 1}, notSent, slo.VerdictUndetermined},
+		{"errored within the thresholds", ths(limits{metric.E2E: 1e6}), goldenRecords[2], slo.VerdictBad},
+		{"one token has no inter-token gap", ths(limits{metric.ITL: 1}), oneTok, slo.VerdictGood},
+		{"non-streaming: no ttft to judge", ths(limits{metric.TTFT: 1000}), noStream, slo.VerdictUndetermined},
+		{"non-streaming: no itl to judge", ths(limits{metric.ITL: 1000}), noStream, slo.VerdictUndetermined},
+		{"non-streaming: a bad latency is still bad", ths(limits{metric.TTFT: 1000, metric.E2E: 100}), noStream, slo.VerdictBad},
+		{"non-streaming: latency and tpot", ths(limits{metric.TPOT: 15, metric.E2E: 300}), noStream, slo.VerdictGood},
+		{"cancelled, nothing broken yet", ths(limits{metric.TTFT: 100, metric.E2E: 150}), cancelled, slo.VerdictUndetermined},
+		{"cancelled after a late first token", ths(limits{metric.TTFT: 99}), cancelled, slo.VerdictBad},
+		{"cancelled after the latency threshold", ths(limits{metric.E2E: 149}), cancelled, slo.VerdictBad},
+		{"cancelled, itl unknown", ths(limits{metric.ITL: 1}), cancelled, slo.VerdictUndetermined},
+		{"cancelled without a token past the ttft threshold", ths(limits{metric.TTFT: 399}), cancelledEmpty, slo.VerdictBad},
+		{"cancelled without a token within the ttft threshold", ths(limits{metric.TTFT: 400}), cancelledEmpty, slo.VerdictUndetermined},
+		{"never sent", ths(limits{metric.TTFT: 1, metric.E2E: 1}), notSent, slo.VerdictUndetermined},
 	}
 	r := record.New()
 	for _, tc := range tests {
@@ -64,7 +65,7 @@ func TestRequestThresholdsJudge(t *testing.T) {
 	if got := judgeRecord(slo.RequestThresholds{}, r); got != slo.VerdictUndetermined {
 		t.Errorf("invalid record: %v", got)
 	}
-	if !(slo.RequestThresholds{}).IsZero() || (slo.RequestThresholds{ITLMs: 1}).IsZero() {
+	if !(slo.RequestThresholds{}).IsZero() || (ths(limits{metric.ITL: 1})).IsZero() {
 		t.Error("IsZero")
 	}
 }
@@ -82,7 +83,7 @@ func (f fakeSLO) Judge(b *report.Benchmark, c report.GoodputCounts) *report.SLOR
 	if f.got != nil {
 		*f.got = c
 	}
-	r := &report.SLOResult{Spec: fmt.Sprintf("ttft_p99=%vms,error_rate=10%%", f.t.TTFTMs), GoodRequests: report.Int(c.Good)}
+	r := &report.SLOResult{Spec: fmt.Sprintf("ttft_p99=%vms,error_rate=10%%", f.t.Ms[metric.TTFT.Slot]), GoodRequests: report.Int(c.Good)}
 	if c.Judged > 0 {
 		r.Attainment = report.Float(float64(c.Good) / float64(c.Judged))
 	}
@@ -92,7 +93,7 @@ func (f fakeSLO) Judge(b *report.Benchmark, c report.GoodputCounts) *report.SLOR
 	p99 := b.Extras.Metrics.TimeToFirstTokenMs.Successful.Percentiles.P99
 	er := b.Extras.Errors.ErrorRate
 	r.Objectives = []report.ObjectiveResult{
-		{Key: "ttft_p99", Metric: "ttft", Percentile: 99, Unit: "ms", Threshold: report.Float(f.t.TTFTMs), Measured: p99, Pass: float64(p99) <= f.t.TTFTMs},
+		{Key: "ttft_p99", Metric: "ttft", Percentile: 99, Unit: "ms", Threshold: report.Float(f.t.Ms[metric.TTFT.Slot]), Measured: p99, Pass: float64(p99) <= f.t.Ms[metric.TTFT.Slot]},
 		{Key: "error_rate", Metric: "error_rate", Unit: "fraction", Threshold: 0.1, Measured: er, Pass: er <= 0.1},
 		{Key: "attainment", Metric: "attainment", Unit: "fraction", Threshold: 0.5, Measured: r.Attainment, Pass: r.Attainment >= 0.5},
 	}
@@ -106,7 +107,7 @@ func TestAccumulatorGoodputCounts(t *testing.T) {
 	// nothing broken yet (undetermined), R5 never sent (not in the window).
 	// Window [0, 400] ms.
 	var got report.GoodputCounts
-	b := runGolden(t, Config{Start: base, Seed: 1, SLO: fakeSLO{t: slo.RequestThresholds{TTFTMs: 150, ITLMs: 15}, got: &got}},
+	b := runGolden(t, Config{Start: base, Seed: 1, SLO: fakeSLO{t: ths(limits{metric.TTFT: 150, metric.ITL: 15}), got: &got}},
 		goldenRecords, BenchmarkInfo{RunID: "g", Start: base})
 	want := report.GoodputCounts{InWindow: 4, Judged: 3, Good: 1, GoodOutputTokens: 4, SuccessfulOutputTokens: 9, WindowSeconds: 0.4, Confidence: 0.95}
 	if got != want {
@@ -117,7 +118,7 @@ func TestAccumulatorGoodputCounts(t *testing.T) {
 		t.Errorf("SLO result %+v", s)
 	}
 	// TTFT ≤ 90 ms: R4's first token (100 ms) already broke it.
-	runGolden(t, Config{Start: base, Seed: 1, SLO: fakeSLO{t: slo.RequestThresholds{TTFTMs: 90}, got: &got}},
+	runGolden(t, Config{Start: base, Seed: 1, SLO: fakeSLO{t: ths(limits{metric.TTFT: 90}), got: &got}},
 		goldenRecords, BenchmarkInfo{RunID: "g", Start: base})
 	if got.Judged != 4 || got.Good != 0 {
 		t.Errorf("ttft 90: %+v", got)
@@ -139,7 +140,7 @@ func TestAccumulatorGoodputWindow(t *testing.T) {
 	for _, exactCap := range []int{0, 3} {
 		var got report.GoodputCounts
 		cfg := Config{Start: base, Constraints: cons, Warmup: mustPhase(t, "2"), Cooldown: mustPhase(t, "0.1"), ExactCap: exactCap,
-			SLO: fakeSLO{t: slo.RequestThresholds{LatencyMs: 1000}, got: &got}}
+			SLO: fakeSLO{t: ths(limits{metric.E2E: 1000}), got: &got}}
 		b := runGolden(t, cfg, windowRecords(), BenchmarkInfo{RunID: "w", Start: base, StopTime: ms(10000)})
 		w := want
 		w.Approximate = exactCap > 0
@@ -158,7 +159,7 @@ func TestAccumulatorGoodputWindow(t *testing.T) {
 func sloReport(t *testing.T) *report.Report {
 	t.Helper()
 	cons := []report.Constraint{{Kind: report.ConstraintMaxDuration, Seconds: 10}}
-	slo := fakeSLO{t: slo.RequestThresholds{TTFTMs: 150, ITLMs: 15}}
+	slo := fakeSLO{t: ths(limits{metric.TTFT: 150, metric.ITL: 15})}
 	b1 := runGolden(t, Config{Start: base, Constraints: cons, Seed: 1, SLO: slo}, goldenRecords, BenchmarkInfo{
 		RunID: "run-1", RunIndex: 0, Strategy: report.Strategy{Type: report.StrategyConcurrent, Streams: 16},
 		Start: base, End: ms(10000), StopTime: ms(10000), StopReason: report.ConstraintMaxDuration})
@@ -202,7 +203,7 @@ func TestConsoleAndCSVGoldenSLO(t *testing.T) {
 // difference is the cost of judging each request in Add.
 func BenchmarkAddSLO(b *testing.B) {
 	start := int64(1_700_000_000_000_000_000)
-	a, err := New(Config{Start: start, SLO: fakeSLO{t: slo.RequestThresholds{TTFTMs: 500, ITLMs: 50, TPOTMs: 60, LatencyMs: 10_000}}})
+	a, err := New(Config{Start: start, SLO: fakeSLO{t: ths(limits{metric.TTFT: 500, metric.ITL: 50, metric.TPOT: 60, metric.E2E: 10_000})}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -249,5 +250,17 @@ func judgeRecord(t slo.RequestThresholds, r *record.Record) slo.Verdict {
 	default:
 		return slo.VerdictUndetermined
 	}
-	return judge(&t, &s, nil)
+	return judge(&t, &s, r.ChunkTimes, nil)
+}
+
+// limits are latency thresholds in milliseconds by metric.
+type limits map[*metric.Latency]float64
+
+// ths are the per-request thresholds m.
+func ths(m limits) slo.RequestThresholds {
+	var t slo.RequestThresholds
+	for l, v := range m {
+		t.Ms[l.Slot] = v
+	}
+	return t
 }

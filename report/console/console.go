@@ -77,7 +77,7 @@ func Write(w io.Writer, r *report.Report) error {
 				lat = append(lat, "-", "-", "-")
 				continue
 			}
-			lat = append(lat, pcts(m.Latency(l), l.ToMs())...)
+			lat = append(lat, pcts(l.Of(m), l.ToMs())...)
 		}
 		t2.Rows = append(t2.Rows, lat)
 		if g := bm.Extras; g != nil && !g.Exact {
@@ -180,11 +180,11 @@ func meanOf(d *report.StatusDistributionSummary, prec int) string {
 // absent reports whether no successful request of bm has latency l:
 // GuideLLM's fields count a request without the value as 0 (a pooling
 // request's TTFT), goodput's own leave it out, and no value is no latency.
-func absent(bm *report.Benchmark, l metric.Latency) bool {
+func absent(bm *report.Benchmark, l *metric.Latency) bool {
 	if bm.Extras == nil {
 		return false
 	}
-	d := bm.Extras.Metrics.Latency(l)
+	d := l.OfExtra(&bm.Extras.Metrics)
 	return d != nil && d.Successful != nil && d.Successful.Count == 0
 }
 

@@ -28,8 +28,9 @@ type sds func(b *report.Benchmark) *report.StatusDistributionSummary
 // histPair merges a histogram-backed metric: the "present" summaries
 // (goodput's, requests with a value) from the merged histogram, and, when
 // gl is set, GuideLLM's (requests without the value counted as 0) from the
-// same histogram plus the zeros.
-func histPair(bs []*report.Benchmark, hs map[string][report.NumStatus + 1]*hdrhistogram.Histogram, key string, scale float64, gl, pr sds) (g, p *report.StatusDistributionSummary) {
+// same histogram plus the zeros; intervals gives the merged summaries
+// intervals (mergedIntervals).
+func histPair(bs []*report.Benchmark, hs map[string][report.NumStatus + 1]*hdrhistogram.Histogram, key string, scale float64, gl, pr sds, intervals bool) (g, p *report.StatusDistributionSummary) {
 	h := hs[key]
 	p = &report.StatusDistributionSummary{}
 	if gl != nil {
@@ -54,7 +55,7 @@ func histPair(bs []*report.Benchmark, hs map[string][report.NumStatus + 1]*hdrhi
 			bars = h[st].Distribution()
 		}
 		d := barsSummary(mom, bars, 0, c)
-		if unitWeighted[key] {
+		if intervals {
 			mergedIntervals(&d, h[st], scale, prs)
 		}
 		p.SetStatus(st, &d)
@@ -68,9 +69,10 @@ func histPair(bs []*report.Benchmark, hs map[string][report.NumStatus + 1]*hdrhi
 	return g, p
 }
 
-// unitWeighted are the histogram keys whose samples are one per request,
-// so that the merged histogram's count is the sample size of intervals.
-var unitWeighted = map[string]bool{metric.E2E.Hist: true, metric.TTFT.Hist: true, report.HistTTFOT: true}
+// unitWeighted reports whether the merged histogram's count of metric l is
+// the sample size of intervals: one sample per request, in GuideLLM's
+// metrics.
+func unitWeighted(l *metric.Latency) bool { return l.Weight == metric.PerRequest && l.Guide != nil }
 
 // mergedIntervals gives a merged distribution the shards' kind of
 // intervals (at their confidence; none when they have none): Student's t
@@ -218,47 +220,27 @@ func (s *shardSet) mergeHistBenchmark(k int, why string) (*report.Benchmark, err
 		InexactReasons: []string{"merged from shard reports without their request records (" + why + ")", reasonHistValues, reasonMixture, reasonSum, reasonScheduler}}
 	var m report.Metrics
 	var x report.ExtraMetrics
-	m.RequestLatency, x.RequestLatency = histPair(bs, hs, metric.E2E.Hist, 1e9,
-		func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Metrics.RequestLatency },
-		func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Extras.Metrics.RequestLatency })
-	m.TimeToFirstTokenMs, x.TimeToFirstTokenMs = histPair(bs, hs, metric.TTFT.Hist, 1e6,
-		func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Metrics.TimeToFirstTokenMs },
-		func(b *report.Benchmark) *report.StatusDistributionSummary {
-			return b.Extras.Metrics.TimeToFirstTokenMs
-		})
-	m.TimeToFirstOutputTokenMs, x.TimeToFirstOutputTokenMs = histPair(bs, hs, report.HistTTFOT, 1e6,
-		func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Metrics.TimeToFirstOutputTokenMs },
-		func(b *report.Benchmark) *report.StatusDistributionSummary {
-			return b.Extras.Metrics.TimeToFirstOutputTokenMs
-		})
-	m.TimePerOutputTokenMs, x.TimePerOutputTokenMs = histPair(bs, hs, metric.TPOT.Hist, 1e6,
-		func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Metrics.TimePerOutputTokenMs },
-		func(b *report.Benchmark) *report.StatusDistributionSummary {
-			return b.Extras.Metrics.TimePerOutputTokenMs
-		})
-	m.InterTokenLatencyMs, x.InterTokenLatencyMs = histPair(bs, hs, metric.ITL.Hist, 1e6,
-		func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Metrics.InterTokenLatencyMs },
-		func(b *report.Benchmark) *report.StatusDistributionSummary {
-			return b.Extras.Metrics.InterTokenLatencyMs
-		})
+	for _, l := range metric.All {
+		if l.Extra == nil {
+			continue
+		}
+		extra := func(b *report.Benchmark) *report.StatusDistributionSummary { return l.OfExtra(&b.Extras.Metrics) }
+		var guide sds
+		if l.Guide != nil {
+			guide = func(b *report.Benchmark) *report.StatusDistributionSummary { return l.Of(&b.Metrics) }
+		}
+		g, p := histPair(bs, hs, l.Hist, l.Scale(), guide, extra, unitWeighted(l))
+		if l.Guide != nil {
+			*l.Guide(&m) = g
+		}
+		*l.Extra(&x) = p
+	}
 	only := func(key string, scale float64, f sds) *report.StatusDistributionSummary {
-		_, p := histPair(bs, hs, key, scale, nil, f)
+		_, p := histPair(bs, hs, key, scale, nil, f, false)
 		return p
 	}
-	x.TimeToSecondTokenMs = only(report.HistTTST, 1e6, func(b *report.Benchmark) *report.StatusDistributionSummary {
-		return b.Extras.Metrics.TimeToSecondTokenMs
-	})
 	x.ITLPerGapMs = only(report.HistITLPerGap, 1e6, func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Extras.Metrics.ITLPerGapMs })
 	x.ITLPerTokenMs = only(report.HistITLPerToken, 1e6, func(b *report.Benchmark) *report.StatusDistributionSummary { return b.Extras.Metrics.ITLPerTokenMs })
-	x.DispatchLatenessMs = only(report.HistLateness, 1e6, func(b *report.Benchmark) *report.StatusDistributionSummary {
-		return b.Extras.Metrics.DispatchLatenessMs
-	})
-	x.ScheduledTimeToFirstTokenMs = only(report.HistScheduledTTFT, 1e6, func(b *report.Benchmark) *report.StatusDistributionSummary {
-		return b.Extras.Metrics.ScheduledTimeToFirstTokenMs
-	})
-	x.ScheduledRequestLatency = only(report.HistScheduledLatency, 1e9, func(b *report.Benchmark) *report.StatusDistributionSummary {
-		return b.Extras.Metrics.ScheduledRequestLatency
-	})
 	ex.Metrics = x
 
 	comb := func(f sds, c func([]*report.DistributionSummary) report.DistributionSummary) *report.StatusDistributionSummary {

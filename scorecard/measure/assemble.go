@@ -291,9 +291,9 @@ func serverBlock(w *telemetry.ServerWindow, b *report.Benchmark) *report.ServerT
 		}
 		return nil
 	}
-	s.TTFT = latency(w.TTFT, metric.TTFT.Field+" (successful)", pick(func(m *report.ExtraMetrics) *report.StatusDistributionSummary { return m.Latency(metric.TTFT) }), metric.TTFT.ToMs())
+	s.TTFT = latency(w.TTFT, metric.TTFT.Field+" (successful)", pick(func(m *report.ExtraMetrics) *report.StatusDistributionSummary { return metric.TTFT.OfExtra(m) }), metric.TTFT.ToMs())
 	s.ITL = latency(w.ITL, "itl_per_gap_ms (successful; one sample per gap between token chunks)", pick(func(m *report.ExtraMetrics) *report.StatusDistributionSummary { return m.ITLPerGapMs }), 1)
-	s.E2E = latency(w.E2E, metric.E2E.Field+" (successful)", pick(func(m *report.ExtraMetrics) *report.StatusDistributionSummary { return m.Latency(metric.E2E) }), metric.E2E.ToMs())
+	s.E2E = latency(w.E2E, metric.E2E.Field+" (successful)", pick(func(m *report.ExtraMetrics) *report.StatusDistributionSummary { return metric.E2E.OfExtra(m) }), metric.E2E.ToMs())
 	if w.Replicas > 1 {
 		s.Replicas = report.Int(w.Replicas)
 	}
