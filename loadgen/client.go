@@ -465,6 +465,16 @@ func (c *Client) HTTPClients() []string {
 	return out
 }
 
+// connStats counts, since the client was made, the requests sent again
+// on a new connection after their reused one turned out closed, and the
+// idle connections found closed by the server when taken (h1.go).
+func (c *Client) connStats() (retries, closedIdle int64) {
+	if c.h1 == nil {
+		return 0, 0
+	}
+	return c.h1.retries.Load(), c.h1.closedIdle.Load()
+}
+
 // httpClientLabel names what sends the requests, for the report: one
 // implementation, or each with its target count.
 func (c *Client) httpClientLabel() string {
