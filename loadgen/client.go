@@ -80,9 +80,10 @@ type ClientConfig struct {
 	NoStreamUsage bool // omit stream_options (for servers that reject it)
 	NoIgnoreEOS   bool // never send ignore_eos (it is sent when the output length is fixed)
 	// MaxTokensField names the output-limit field: "max_tokens" or
-	// "max_completion_tokens". Default: max_completion_tokens for chat,
-	// max_tokens for completions (as GuideLLM). Responses always send
-	// max_output_tokens and Messages max_tokens.
+	// "max_completion_tokens". Default: both for chat (compatible servers
+	// such as Ollama read only max_tokens, OpenAI's reasoning models only
+	// max_completion_tokens), max_tokens for completions. Responses
+	// always send max_output_tokens and Messages max_tokens.
 	MaxTokensField string
 
 	CAFile   string // extra PEM roots for TLS
@@ -143,7 +144,7 @@ type Client struct {
 	h1        *h1Transport                   // goodput's own HTTP/1.1 client, nil when no target uses it
 	clock     *Clock
 	extra     []extraField
-	maxField  string
+	maxFields []string // the output limit's fields, sent alike
 	redactor  *strings.Replacer
 	headers   http.Header
 	baseURL   string
@@ -238,19 +239,19 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 	c := &Client{cfg: cfg, baseURL: base, targets: targets, clock: clock, decode: decode, decodeAll: decodeAll}
 	switch cfg.MaxTokensField {
 	case "":
-		if cfg.Endpoint == EndpointResponses {
-			c.maxField = "max_output_tokens"
-			break
-		}
-		c.maxField = "max_tokens"
-		if cfg.Endpoint == EndpointChat {
-			c.maxField = "max_completion_tokens"
+		switch cfg.Endpoint {
+		case EndpointResponses:
+			c.maxFields = []string{"max_output_tokens"}
+		case EndpointChat:
+			c.maxFields = []string{"max_tokens", "max_completion_tokens"}
+		default:
+			c.maxFields = []string{"max_tokens"}
 		}
 	case "max_tokens", "max_completion_tokens":
 		if cfg.Endpoint == EndpointResponses || cfg.Endpoint == EndpointMessages {
 			return nil, fmt.Errorf("max tokens field %q: only for %s and %s (%s sends its own)", cfg.MaxTokensField, EndpointChat, EndpointCompletions, cfg.Endpoint)
 		}
-		c.maxField = cfg.MaxTokensField
+		c.maxFields = []string{cfg.MaxTokensField}
 	default:
 		return nil, fmt.Errorf("max tokens field %q: want max_tokens or max_completion_tokens", cfg.MaxTokensField)
 	}
@@ -587,7 +588,9 @@ func (c *Client) modelsAt(ctx context.Context, base string) ([]ModelInfo, error)
 }
 
 // Ready performs the readiness check before a run: the server answers
-// /v1/models, and the configured models are among them. With no model
+// /v1/models, and the configured models are among them (a bare name
+// stands for name:latest where only that is listed, as Ollama resolves
+// it: requests then name the listed id). With no model
 // configured, it picks the first listed (GuideLLM's default) and sets it.
 // A server without /v1/models (HTTP 404: some gateways and custom
 // servers) is ready when a model is configured, unchecked: ReadyNote says
@@ -641,9 +644,13 @@ func (c *Client) readyAt(ctx context.Context, base string) ([]ModelInfo, error) 
 		served[m.ID] = true
 		ids = append(ids, m.ID)
 	}
-	for _, name := range c.models.names {
-		if !served[name] {
+	for i, name := range c.models.names {
+		id, ok := servedAs(name, served)
+		if !ok {
 			return nil, fmt.Errorf("model %q is not served by %s (it serves: %s)", name, redact.URL(base), strings.Join(ids, ", "))
+		}
+		if id != name {
+			c.renameModel(i, id)
 		}
 	}
 	return models, nil
