@@ -85,9 +85,10 @@ type ClientConfig struct {
 	NoStreamUsage bool // omit stream_options (for servers that reject it)
 	NoIgnoreEOS   bool // never send ignore_eos (it is sent when the output length is fixed)
 	// MaxTokensField names the output-limit field: "max_tokens" or
-	// "max_completion_tokens". Default: max_completion_tokens for chat,
-	// max_tokens for completions (as GuideLLM). Responses always send
-	// max_output_tokens and Messages max_tokens.
+	// "max_completion_tokens". Default: both for chat (compatible servers
+	// such as Ollama read only max_tokens, OpenAI's reasoning models only
+	// max_completion_tokens), max_tokens for completions. Responses
+	// always send max_output_tokens and Messages max_tokens.
 	MaxTokensField string
 
 	CAFile   string // extra PEM roots for TLS
@@ -148,7 +149,7 @@ type Client struct {
 	h1        *h1Transport  // goodput's own HTTP/1.1 client, nil when no target uses it
 	clock     *Clock
 	extra     []extraField
-	maxField  string
+	maxFields []string // the output limit's fields, sent alike
 	redactor  *strings.Replacer
 	headers   http.Header
 	baseURL   string
@@ -231,17 +232,17 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 	c := &Client{cfg: cfg, rt: rt, api: apis[rt.API], baseURL: base, targets: targets, clock: clock}
 	switch cfg.MaxTokensField {
 	case "":
-		c.maxField = rt.MaxTokens
-		if c.maxField == "" {
-			c.maxField = "max_tokens"
+		c.maxFields = rt.MaxTokens
+		if len(c.maxFields) == 0 {
+			c.maxFields = []string{"max_tokens"}
 		}
 	case "max_tokens", "max_completion_tokens":
 		if rt.MaxTokensFixed {
 			return nil, fmt.Errorf("max tokens field %q: only for %s (%s sends its own)", cfg.MaxTokensField,
-				reqtype.Names(func(t *reqtype.Type) bool { return t.MaxTokens != "" && !t.MaxTokensFixed },
+				reqtype.Names(func(t *reqtype.Type) bool { return len(t.MaxTokens) > 0 && !t.MaxTokensFixed },
 					func(t *reqtype.Type) string { return t.Path }, "and"), cfg.Endpoint)
 		}
-		c.maxField = cfg.MaxTokensField
+		c.maxFields = []string{cfg.MaxTokensField}
 	default:
 		return nil, fmt.Errorf("max tokens field %q: want max_tokens or max_completion_tokens", cfg.MaxTokensField)
 	}
@@ -451,6 +452,16 @@ func (c *Client) HTTPClients() []string {
 	return out
 }
 
+// connStats counts, since the client was made, the requests sent again
+// on a new connection after their reused one turned out closed, and the
+// idle connections found closed by the server when taken (h1.go).
+func (c *Client) connStats() (retries, closedIdle int64) {
+	if c.h1 == nil {
+		return 0, 0
+	}
+	return c.h1.retries.Load(), c.h1.closedIdle.Load()
+}
+
 // httpClientLabel names what sends the requests, for the report: one
 // implementation, or each with its target count.
 func (c *Client) httpClientLabel() string {
@@ -563,7 +574,9 @@ func (c *Client) modelsAt(ctx context.Context, base string) ([]ModelInfo, error)
 }
 
 // Ready performs the readiness check before a run: the server answers
-// /v1/models, and the configured models are among them. With no model
+// /v1/models, and the configured models are among them (a bare name
+// stands for name:latest where only that is listed, as Ollama resolves
+// it: requests then name the listed id). With no model
 // configured, it picks the first listed (GuideLLM's default) and sets it.
 // A server without /v1/models (HTTP 404: some gateways and custom
 // servers) is ready when a model is configured, unchecked: ReadyNote says
@@ -617,9 +630,13 @@ func (c *Client) readyAt(ctx context.Context, base string) ([]ModelInfo, error) 
 		served[m.ID] = true
 		ids = append(ids, m.ID)
 	}
-	for _, name := range c.models.names {
-		if !served[name] {
+	for i, name := range c.models.names {
+		id, ok := servedAs(name, served)
+		if !ok {
 			return nil, fmt.Errorf("model %q is not served by %s (it serves: %s)", name, redact.URL(base), strings.Join(ids, ", "))
+		}
+		if id != name {
+			c.renameModel(i, id)
 		}
 	}
 	return models, nil

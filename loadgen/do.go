@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -432,7 +433,7 @@ func (st *streamState) event(ev *sse.Event) error {
 		// A server that streams far past what was asked is broken; stop it
 		// rather than hang the run.
 		if st.maxTokens > 0 && len(rec.ChunkTimes) > 2*st.maxTokens+64 {
-			st.setFail(record.ErrProtocol, fmt.Sprintf("server streamed more than %d token chunks for max_tokens %d", len(rec.ChunkTimes), st.maxTokens))
+			st.setFail(record.ErrProtocol, st.c.overrun(2*st.maxTokens+64, st.maxTokens))
 		}
 	} else if ch.Usage.Present && ch.NumChoices > 0 {
 		st.prevCum = ch.Usage.CompletionTokens
@@ -448,6 +449,23 @@ func (st *streamState) event(ev *sse.Event) error {
 		}
 	}
 	return nil
+}
+
+// overrun is the error of a stream that went far past its output limit:
+// the server did not read the field the limit was sent in, and the flag
+// that sends it in another is named.
+func (c *Client) overrun(chunks, limit int) string {
+	sent := strings.Join(c.maxFields, " and ")
+	msg := fmt.Sprintf("server streamed more than %d token chunks for an output limit of %d sent as %s", chunks, limit, sent)
+	switch {
+	case c.cfg.Endpoint != EndpointChat && c.cfg.Endpoint != EndpointCompletions:
+		return msg
+	case !slices.Contains(c.maxFields, "max_tokens"):
+		return msg + ", which it does not read: --max-tokens-field max_tokens sends it in the form Ollama and other compatible servers read"
+	case c.cfg.Endpoint == EndpointChat && !slices.Contains(c.maxFields, "max_completion_tokens"):
+		return msg + ", which it does not read: --max-tokens-field max_completion_tokens sends it in the form OpenAI's reasoning models read (the default sends both)"
+	}
+	return msg + ": it reads none of them; --extra-body can send the server's own limit field"
 }
 
 // counted counts an event as a chunk.
@@ -744,11 +762,18 @@ func (c *Client) appendGeneration(b []byte, req *Request, model []byte, content 
 	if limit <= 0 {
 		limit = defaultMax
 	}
-	if limit > 0 && !has(c.maxField) {
-		b = append(b, ',', '"')
-		b = append(b, c.maxField...)
-		b = append(b, '"', ':')
-		b = strconv.AppendInt(b, int64(limit), 10)
+	// An --extra-body that sets one of the limit's fields sets the limit.
+	own := limit > 0
+	for _, f := range c.maxFields {
+		own = own && !has(f)
+	}
+	if own {
+		for _, f := range c.maxFields {
+			b = append(b, ',', '"')
+			b = append(b, f...)
+			b = append(b, '"', ':')
+			b = strconv.AppendInt(b, int64(limit), 10)
+		}
 		if openai && req.MaxTokens > 0 && !c.cfg.NoIgnoreEOS && !has("ignore_eos") {
 			b = append(b, `,"ignore_eos":true`...)
 		}

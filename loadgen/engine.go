@@ -298,6 +298,7 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 	if b.StartAt != 0 {
 		start = b.StartAt
 	}
+	retries0, closed0 := e.client.connStats()
 	r.start = start
 	if o := b.Constraints.OverSaturation; o != nil {
 		r.sat = newSaturationDetector(*o)
@@ -357,6 +358,8 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 	}
 	res.Client = r.mon.finish()
 	res.Client.HTTPClient = e.client.httpClientLabel()
+	retries, closed := e.client.connStats()
+	res.Client.ConnRetries, res.Client.ClosedIdleConns = report.Int(retries-retries0), report.Int(closed-closed0)
 	if r.sat != nil {
 		res.Saturation = r.sat.state()
 	}

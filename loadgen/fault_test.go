@@ -165,7 +165,7 @@ func TestFaultClassification(t *testing.T) {
 			handler: func(s *faultServer, _ http.ResponseWriter, r *http.Request) { s.waitClient(r) },
 			want:    faultWant{status: record.StatusIncomplete, class: record.ErrCancelled, msg: "benchmark ended"}, stop: StopMaxDuration},
 		{name: "streams forever: max_tokens overrun", handler: streamForever,
-			want: faultWant{status: record.StatusErrored, class: record.ErrProtocol, http: 200, msg: "max_tokens 8", tokens: true}},
+			want: faultWant{status: record.StatusErrored, class: record.ErrProtocol, http: 200, msg: "output limit of 8 sent as max_tokens and max_completion_tokens", tokens: true}},
 		{name: "streams forever: request timeout", max: -1, client: func(c *ClientConfig) { c.RequestTimeout = 300 * time.Millisecond },
 			handler: streamForever, cons: Constraints{MaxRequests: 2},
 			want: faultWant{status: record.StatusErrored, class: record.ErrTimeout, http: 200, msg: "longer than 300ms", tokens: true}},

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -46,6 +47,11 @@ type h1Transport struct {
 	maxIdle     int // idle connections kept per host
 	idleTimeout time.Duration
 	pools       sync.Map // host:port and scheme → *h1Pool
+	// retries counts requests sent again on a freshly dialled connection
+	// after their reused one turned out closed (RoundTrip); closedIdle
+	// counts idle connections found closed by the server when taken
+	// (h1Conn.alive). Neither is an error of the run.
+	retries, closedIdle atomic.Int64
 }
 
 // h1ReadBuffer is the read buffer of a connection that takes it before
@@ -116,8 +122,26 @@ var errH1Closed = errors.New("read on closed response body")
 
 // RoundTrip sends req on an idle or new connection and returns once the
 // response's headers are read; its body is read from the connection by
-// the caller. A reused connection the server closed meanwhile (before any
-// byte of the response) is replaced once, as net/http does.
+// the caller.
+//
+// Servers close keep-alive connections whenever they like, some (llama.cpp's
+// llama-server) after every streamed response while advertising keep-alive.
+// Two defences keep that from failing requests. An idle connection is
+// checked before it is reused (h1Conn.alive, as urllib3 and httpcore do):
+// one the server closed is dropped. And a request that still meets a closed
+// connection (the server closed it after the check) is sent once more, on a
+// freshly dialled connection, when all of these hold:
+//   - the connection was reused (it had carried a whole response before);
+//   - not one byte of the response arrived;
+//   - the write failed, or the first read found the connection's end
+//     (EOF or a reset): the server had closed the connection, so it did
+//     not read the request.
+//
+// Anything else (a first connection that fails, a response cut after
+// some byte, a timeout) is the request's error: a request the server may
+// have acted on is never sent twice. A server that read the request and
+// died before answering looks like a closed connection and is sent the
+// request again; net/http has the same window for its replayable requests.
 func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	if err := ctx.Err(); err != nil {
@@ -128,7 +152,7 @@ func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	trace := httptrace.ContextClientTrace(ctx)
 	for attempt := 0; ; attempt++ {
-		pc, err := t.conn(ctx, req.URL.Scheme, canonicalAddr(req.URL))
+		pc, err := t.conn(ctx, req.URL.Scheme, canonicalAddr(req.URL), attempt > 0)
 		if err != nil {
 			return nil, err
 		}
@@ -151,6 +175,7 @@ func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, err
 			}
 		}
+		t.retries.Add(1)
 	}
 }
 
@@ -166,20 +191,26 @@ func canonicalAddr(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), port)
 }
 
-// conn returns an idle connection to addr or dials one.
-func (t *h1Transport) conn(ctx context.Context, scheme, addr string) (*h1Conn, error) {
+// conn returns an idle connection to addr, or dials one (always with
+// fresh).
+func (t *h1Transport) conn(ctx context.Context, scheme, addr string, fresh bool) (*h1Conn, error) {
 	key := scheme + "://" + addr
 	p, ok := t.pools.Load(key)
 	if !ok {
 		p, _ = t.pools.LoadOrStore(key, &h1Pool{})
 	}
 	pool := p.(*h1Pool)
-	for {
+	for !fresh {
 		pc := pool.take()
 		if pc == nil {
 			break
 		}
 		if (t.idleTimeout > 0 && time.Since(pc.idleAt) > t.idleTimeout) || !pc.drain() {
+			pc.Close()
+			continue
+		}
+		if !pc.alive() {
+			t.closedIdle.Add(1)
 			pc.Close()
 			continue
 		}

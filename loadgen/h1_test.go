@@ -1,7 +1,9 @@
 package loadgen
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -144,4 +146,168 @@ func TestH1RequestOnTheWire(t *testing.T) {
 	if r.ContentLength != int64(len(body)) || !strings.Contains(body, `"model":"m"`) || !strings.Contains(body, "hello") {
 		t.Fatalf("length %d, body %q", r.ContentLength, body)
 	}
+}
+
+// rawH1Server answers each request as script says for its number (from
+// 1): "ok" a whole stream on a kept connection, "close" a whole stream
+// and then the connection's end without Connection: close (as
+// llama-server does), "drop" the connection's end before any byte of a
+// response, "cut" part of a response head and then the end.
+type rawH1Server struct {
+	ln          net.Listener
+	conns, reqs atomic.Int64
+	script      func(n int64) string
+	closed      chan int64 // the number of each request after which the server closed
+}
+
+func newRawH1Server(t *testing.T, script func(n int64) string) *rawH1Server {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &rawH1Server{ln: ln, script: script, closed: make(chan int64, 16)}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.conns.Add(1)
+			go s.serve(c)
+		}
+	}()
+	return s
+}
+
+func (s *rawH1Server) serve(c net.Conn) {
+	defer c.Close()
+	br := bufio.NewReader(c)
+	const body = `data: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n"
+	for {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		_, _ = io.Copy(io.Discard, req.Body)
+		n := s.reqs.Add(1)
+		switch s.script(n) {
+		case "drop":
+			s.closed <- n
+			return
+		case "cut":
+			_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-")
+			s.closed <- n
+			return
+		}
+		_, _ = fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nKeep-Alive: timeout=5, max=100\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+		if s.script(n) == "close" {
+			c.Close()
+			s.closed <- n
+			return
+		}
+	}
+}
+
+// The retry rule of goodput's HTTP/1.1 client: a request that meets a
+// closed kept-alive connection before any byte of its response is sent
+// once more on a new connection (never on another idle one, which the
+// server may have closed too); a request whose response had begun, or
+// whose connection was new, is not sent again.
+func TestH1RetryRule(t *testing.T) {
+	do := func(t *testing.T, c *Client) *record.Record {
+		t.Helper()
+		var rec record.Record
+		rec.Reset()
+		c.Do(context.Background(), NewRequest("", "x", 1), &rec, newConn())
+		return &rec
+	}
+	client := func(t *testing.T, s *rawH1Server) *Client {
+		t.Helper()
+		c, err := NewClient(ClientConfig{Target: "http://" + s.ln.Addr().String(), Model: "m", HTTPClient: HTTPClientGoodput}, NewClock())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.CloseIdle)
+		return c
+	}
+	t.Run("closed after the write, before the response", func(t *testing.T) {
+		s := newRawH1Server(t, func(n int64) string { return map[int64]string{2: "drop"}[n] })
+		c := client(t, s)
+		if rec := do(t, c); rec.Status != record.StatusSuccessful {
+			t.Fatalf("first request %+v", rec)
+		}
+		// The kept connection is alive when taken; the server ends it on
+		// reading the request: the request goes again, on a new one.
+		if rec := do(t, c); rec.Status != record.StatusSuccessful {
+			t.Fatalf("second request %s: %s", rec.ErrorClass, rec.Error)
+		}
+		if r, ci := c.connStats(); r != 1 || ci != 0 || s.conns.Load() != 2 || s.reqs.Load() != 3 {
+			t.Fatalf("retries %d, closed idle %d, connections %d, requests %d; want 1, 0, 2, 3", r, ci, s.conns.Load(), s.reqs.Load())
+		}
+	})
+	t.Run("the retry dials, never takes another idle connection", func(t *testing.T) {
+		// Two requests in flight at once leave two idle connections.
+		both := make(chan struct{})
+		var arrived atomic.Int64
+		s := newRawH1Server(t, func(n int64) string {
+			if n <= 2 {
+				if arrived.Add(1) == 2 {
+					close(both)
+				}
+				<-both
+			}
+			return map[int64]string{3: "drop"}[n]
+		})
+		c := client(t, s)
+		done := make(chan *record.Record, 2)
+		for range 2 {
+			go func() { done <- do(t, c) }()
+		}
+		for range 2 {
+			if rec := <-done; rec.Status != record.StatusSuccessful {
+				t.Fatalf("%+v", rec)
+			}
+		}
+		if rec := do(t, c); rec.Status != record.StatusSuccessful {
+			t.Fatalf("third request %s: %s", rec.ErrorClass, rec.Error)
+		}
+		if r, _ := c.connStats(); r != 1 || s.conns.Load() != 3 {
+			t.Fatalf("retries %d, connections %d; want 1 and 3 (the retry dialled)", r, s.conns.Load())
+		}
+	})
+	t.Run("closed while idle", func(t *testing.T) {
+		s := newRawH1Server(t, func(n int64) string { return map[int64]string{1: "close"}[n] })
+		c := client(t, s)
+		do(t, c)
+		<-s.closed // the server's FIN is at the client's socket
+		if rec := do(t, c); rec.Status != record.StatusSuccessful {
+			t.Fatalf("%s: %s", rec.ErrorClass, rec.Error)
+		}
+		if r, ci := c.connStats(); r != 0 || ci != 1 || s.reqs.Load() != 2 {
+			t.Fatalf("retries %d, closed idle %d, requests %d; want 0, 1, 2 (found closed before the write)", r, ci, s.reqs.Load())
+		}
+	})
+	t.Run("a response begun is not sent again", func(t *testing.T) {
+		s := newRawH1Server(t, func(n int64) string { return map[int64]string{2: "cut"}[n] })
+		c := client(t, s)
+		do(t, c)
+		if rec := do(t, c); rec.Status != record.StatusErrored || rec.ErrorClass != record.ErrDisconnect {
+			t.Fatalf("%+v", rec)
+		}
+		if r, _ := c.connStats(); r != 0 || s.reqs.Load() != 2 {
+			t.Fatalf("retries %d, requests %d; want 0 and 2", r, s.reqs.Load())
+		}
+	})
+	t.Run("a new connection is not retried", func(t *testing.T) {
+		s := newRawH1Server(t, func(int64) string { return "drop" })
+		c := client(t, s)
+		if rec := do(t, c); rec.Status != record.StatusErrored || rec.ErrorClass != record.ErrDisconnect {
+			t.Fatalf("%+v", rec)
+		}
+		if r, _ := c.connStats(); r != 0 || s.reqs.Load() != 1 {
+			t.Fatalf("retries %d, requests %d; want 0 and 1", r, s.reqs.Load())
+		}
+	})
 }

@@ -141,3 +141,32 @@ func mix64(x uint64) uint64 {
 // SentModels returns the models requests are sent to (one unless several
 // were configured).
 func (c *Client) SentModels() []string { return append([]string(nil), c.models.names...) }
+
+// servedAs is the id a server lists for a configured model name: the name
+// itself or, when the server lists only name:latest (Ollama's tagged
+// ids, which it resolves from the bare name), that; ok is false when it
+// lists neither.
+func servedAs(name string, served map[string]bool) (id string, ok bool) {
+	if served[name] {
+		return name, true
+	}
+	if !strings.Contains(name, ":") && served[name+":latest"] {
+		return name + ":latest", true
+	}
+	return "", false
+}
+
+// renameModel sends model i's requests, and names it, by the id the
+// server lists for it.
+func (c *Client) renameModel(i int, id string) {
+	old := c.models.names[i]
+	c.models.names[i], c.models.json[i] = id, appendJSONStr(nil, id)
+	if c.cfg.Model == old {
+		c.cfg.Model = id
+	}
+	for j, m := range c.cfg.Models {
+		if m == old {
+			c.cfg.Models[j] = id
+		}
+	}
+}

@@ -33,6 +33,11 @@ type Config struct {
 	// most MaxModelLen minus its prompt tokens. Default 32768. Must be >= 1.
 	MaxModelLen int
 
+	// Personality makes the mock behave as another server does where it
+	// differs from vLLM: "vllm" (or ""), "llamacpp" or "ollama" (see
+	// PersonalityLlamaCpp and PersonalityOllama). Default "vllm".
+	Personality string
+
 	// Version is what GET /version reports as {"version": Version}.
 	// Default "goodput-mock-0.1.0". Must be non-empty.
 	Version string
@@ -241,6 +246,7 @@ func DefaultConfig() Config {
 		Model:             DefaultModel,
 		MaxModelLen:       32768,
 		Version:           DefaultVersion,
+		Personality:       PersonalityVLLM,
 		TTFT:              100 * time.Millisecond,
 		TTFTStdev:         20 * time.Millisecond,
 		ITL:               20 * time.Millisecond,
@@ -278,6 +284,9 @@ func (c *Config) validate() error {
 	}
 	if err := c.validateLoRA(); err != nil {
 		return err
+	}
+	if _, ok := personalities[c.Personality]; !ok && c.Personality != "" {
+		return configErr("Personality", "must be one of %s, got %q", strings.Join(PersonalityNames(), ", "), c.Personality)
 	}
 	if c.MaxModelLen < 1 {
 		return configErr("MaxModelLen", "must be >= 1 token, got %d", c.MaxModelLen)

@@ -28,7 +28,8 @@
 // blocks their prefill; /v1/responses keeps responses for
 // previous_response_id; tools get tool calls. Fault rates, NoAbort,
 // MetricsErrorRate, LazyMetrics and ChatTemplateTokens play real servers'
-// failures and habits. Payloads carry an emission stamp (goodput_emit_ns).
+// failures and habits; Config.Personality plays llama.cpp's or Ollama's
+// server where it differs from vLLM. Payloads carry an emission stamp (goodput_emit_ns).
 //
 // README.md beside this file describes both latency models, the presets and
 // their knees, the prefix cache, stored responses and tool calls, the

@@ -36,10 +36,15 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 		return
 	}
-	series := !s.cfg.LazyMetrics || s.seq.Load() > 0
-	b := s.metrics.appendExposition(make([]byte, 0, 16<<10), s.cfg.Model, s.cfg.KVCacheTokens, s.gauges(), series)
-	if series {
-		b = s.appendPrefixCacheMetrics(b)
+	var b []byte
+	if s.pers.metrics == metricsLlamaCpp {
+		b = s.appendLlamaCppExposition(make([]byte, 0, 4<<10))
+	} else {
+		series := !s.cfg.LazyMetrics || s.seq.Load() > 0
+		b = s.metrics.appendExposition(make([]byte, 0, 16<<10), s.cfg.Model, s.cfg.KVCacheTokens, s.gauges(), series)
+		if series {
+			b = s.appendPrefixCacheMetrics(b)
+		}
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")

@@ -28,14 +28,20 @@ type renderer struct {
 	idHi, idLo uint64
 	created    int64
 	modelJSON  string
-	tpc        int // tokens per chunk
-	tokens     int // output tokens
+	fpJSON     string // system_fingerprint as a JSON string, "" none (Config.Personality)
+	tpc        int    // tokens per chunk
+	tokens     int    // output tokens
 	prompt     int
 	finish     string
 	stamp      bool
 	contUsage  bool
 	cached     int  // prompt tokens found in the prefix cache
 	cacheOn    bool // the prefix cache is on: final usage reports cached tokens
+	// llama-server's timings (Config.Personality), on the last chunk: the
+	// usage chunk when one is sent (usageChunk), else the last step's.
+	timings    bool
+	usageChunk bool
+	timing     llamaTimings
 
 	// A tool call instead of text (see toolcall.go).
 	tool        bool
@@ -61,6 +67,10 @@ func (r *renderer) appendObjectHead(b []byte, object string) []byte {
 	b = appendInt(b, r.created)
 	b = append(b, `,"model":`...)
 	b = append(b, r.modelJSON...)
+	if r.fpJSON != "" {
+		b = append(b, `,"system_fingerprint":`...)
+		b = append(b, r.fpJSON...)
+	}
 	return append(b, `,"choices":[`...)
 }
 
@@ -203,6 +213,9 @@ func (r *renderer) appendStepChunk(b []byte, i int, steps int, stampNs int64) []
 		b = append(b, finishNull...)
 		b = append(b, stopReasonClose...)
 	}
+	if i == steps-1 && !r.usageChunk {
+		b = r.appendTimings(b)
+	}
 	completion := min((i+1)*r.tpc, r.tokens)
 	return r.appendTail(b, r.contUsage, completion, stampNs)
 }
@@ -213,6 +226,7 @@ func (r *renderer) appendUsageChunk(b []byte, stampNs int64) []byte {
 	b = append(b, r.head...)
 	b = append(b, "],"...)
 	b = r.appendUsage(b, r.tokens, true)
+	b = r.appendTimings(b)
 	return r.appendTail(b, false, 0, stampNs)
 }
 
@@ -269,6 +283,7 @@ func (r *renderer) appendBody(b []byte, stampNs int64) []byte {
 		b = append(b, `","stop_reason":null,"prompt_logprobs":null}],`...)
 		b = r.appendUsage(b, r.tokens, true)
 	}
+	b = r.appendTimings(b)
 	if r.stamp {
 		b = append(b, `,"goodput_emit_ns":`...)
 		b = appendInt(b, stampNs)

@@ -135,6 +135,10 @@ func parseBody(body []byte, api apiKind, cfg *Config, pc promptCounter) (request
 		return request{}, badRequest("", "request body is not a valid JSON object: %v", err)
 	}
 	req := request{api: api, chat: chat}
+	if raw.Model != nil {
+		m := cfg.resolveModel(*raw.Model)
+		raw.Model = &m
+	}
 	if raw.Model != nil && *raw.Model != cfg.Model {
 		req.lora = *raw.Model // served (checked below): responses name it
 	}
@@ -170,7 +174,8 @@ func parseBody(body []byte, api apiKind, cfg *Config, pc promptCounter) (request
 		req.includeUsage = raw.StreamOptions.IncludeUsage == nil || *raw.StreamOptions.IncludeUsage
 		req.continuousUsage = req.includeUsage && raw.StreamOptions.ContinuousUsageStats != nil && *raw.StreamOptions.ContinuousUsageStats
 	}
-	req.ignoreEOS = raw.IgnoreEOS != nil && *raw.IgnoreEOS
+	maxTokensOnly := cfg.pers().maxTokensOnly
+	req.ignoreEOS = raw.IgnoreEOS != nil && *raw.IgnoreEOS && !maxTokensOnly
 	if api == apiResponses {
 		if raw.PreviousResponseID != nil {
 			req.prevID = *raw.PreviousResponseID
@@ -217,7 +222,7 @@ func parseBody(body []byte, api apiKind, cfg *Config, pc promptCounter) (request
 
 	req.maxField, req.maxVal = "max_tokens", raw.MaxTokens
 	switch {
-	case chat && raw.MaxCompletionTokens != nil:
+	case chat && raw.MaxCompletionTokens != nil && !maxTokensOnly:
 		req.maxField, req.maxVal = "max_completion_tokens", raw.MaxCompletionTokens
 	case api == apiResponses:
 		req.maxField, req.maxVal = "max_output_tokens", raw.MaxOutputTokens

@@ -19,6 +19,9 @@ const maxBodyBytes = 32 << 20
 type Server struct {
 	cfg       Config
 	modelJSON string // cfg.Model as a JSON string literal
+	fpJSON    string // the personality's system_fingerprint as a JSON string, "" none
+	pers      personality
+	llama     llamaCounters // llama-server's counters (metrics_llamacpp.go)
 	count     func(string) int
 	mux       *http.ServeMux
 	metrics   *metrics
@@ -123,6 +126,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	cfg.ErrorCodes = append([]int(nil), cfg.ErrorCodes...)
+	cfg.Model = cfg.resolveModel(cfg.Model)
 	cfg.LoRAModules = append([]LoRAModule(nil), cfg.LoRAModules...)
 	if cfg.Capacity != nil {
 		c := *cfg.Capacity
@@ -135,6 +139,8 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:       cfg,
 		modelJSON: jsonString(cfg.Model),
+		fpJSON:    cfg.fingerprintJSON(),
+		pers:      cfg.pers(),
 		metrics:   newMetrics(),
 		started:   time.Now(),
 		idle:      make(chan struct{}),
@@ -193,7 +199,18 @@ func New(cfg Config) (*Server, error) {
 	s.mux.HandleFunc("GET /v1/models", s.serveModels)
 	s.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	s.mux.HandleFunc("GET /version", s.serveVersion)
-	s.mux.HandleFunc("GET /metrics", s.serveMetrics)
+	pers := cfg.pers()
+	if pers.metrics != metricsNone {
+		s.mux.HandleFunc("GET /metrics", s.serveMetrics)
+	} else {
+		s.mux.HandleFunc("/metrics", http.NotFound)
+	}
+	if pers.props {
+		s.mux.HandleFunc("GET /props", s.serveProps)
+	}
+	if pers.apiVersion {
+		s.mux.HandleFunc("GET /api/version", s.serveAPIVersion)
+	}
 	s.mux.HandleFunc("GET /dcgm/metrics", s.serveDCGM)
 	s.mux.HandleFunc("/", serveFallback)
 	return s, nil

@@ -128,19 +128,24 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, api api
 	}
 	sched := s.newSchedule(st, &p, arrival)
 	st.r = renderer{
-		api: api, chat: req.chat, k: k, idHi: p.idHi, idLo: p.idLo, created: arrival.Unix(), modelJSON: s.responseModel(&req),
+		api: api, chat: req.chat, k: k, idHi: p.idHi, idLo: p.idLo, created: arrival.Unix(), modelJSON: s.responseModel(&req), fpJSON: s.fpJSON,
 		tpc: s.cfg.TokensPerChunk, tokens: p.tokens, prompt: req.promptTokens, finish: p.finish,
 		stamp: s.cfg.Stamp, contUsage: req.continuousUsage, cached: p.cached, cacheOn: s.prefix != nil,
+		timings: s.pers.timings, usageChunk: req.includeUsage,
 	}
 	if t := chooseTool(&s.cfg, &req, k); t >= 0 {
 		st.r.setTool(req.tools[t])
 	}
 
-	st.first = time.Time{}
+	st.first, st.last = time.Time{}, time.Time{}
 	out, emittedTokens, gone := s.run(w, ctx, r.Context(), st, &p, &req, sched, arrival)
 	admitted := s.admittedAt(st, arrival)
 
 	sched.release()
+	if !st.first.IsZero() {
+		s.llama.predicted.Add(uint64(emittedTokens))
+		s.llama.predictedNs.Add(int64(st.last.Sub(st.first)))
+	}
 	if s.engine == nil {
 		s.power.add(-1)
 	}
@@ -168,6 +173,9 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, api api
 	case outClientGone, outClosing:
 		s.stats.aborted.Add(1)
 		m.success[reasonAbort].Add(1)
+	}
+	if out == outFinished && req.stream && !gone && s.pers.closeAfterStream {
+		closeAfterResponse(w)
 	}
 	if out == outDisconnect || out == outClosing {
 		// Tear the connection down without finishing the response: the
@@ -213,6 +221,9 @@ func (s *Server) run(w http.ResponseWriter, ctx, client context.Context, st *str
 		flusher, _ = w.(http.Flusher)
 		h := w.Header()
 		h["Content-Type"] = eventStreamCT
+		if s.pers.keepAlive != "" {
+			h.Set("Keep-Alive", s.pers.keepAlive)
+		}
 		w.WriteHeader(http.StatusOK)
 		if flusher != nil {
 			flusher.Flush() // headers go out at once, as vLLM's StreamingResponse does
@@ -286,6 +297,13 @@ func (s *Server) run(w http.ResponseWriter, ctx, client context.Context, st *str
 		stamp := time.Now()
 		ns := stamp.UnixNano()
 		tokens := min(end*s.cfg.TokensPerChunk, p.tokens) - generated
+		first := st.first
+		if emitted == 0 {
+			first = stamp
+		}
+		if end == p.steps && st.r.timings {
+			st.r.setTimings(s.admittedAt(st, arrival), first, stamp)
+		}
 		if req.stream {
 			b := st.buf[:0]
 			if emitted == 0 {
@@ -318,6 +336,7 @@ func (s *Server) run(w http.ResponseWriter, ctx, client context.Context, st *str
 
 		if emitted == 0 {
 			st.first = stamp
+			s.llama.firstStep(req.promptTokens, p.cached, stamp.Sub(s.admittedAt(st, arrival)), s.cfg.TokensPerChunk)
 			m.ttft.observeN(stamp.Sub(arrival), 1)
 			m.promptTokens.Add(uint64(req.promptTokens))
 			m.itl.observeN(0, uint64(end-emitted-1))
@@ -334,6 +353,8 @@ func (s *Server) run(w http.ResponseWriter, ctx, client context.Context, st *str
 		}
 		generated += tokens
 		last = stamp
+		st.last = stamp
+		s.llama.decodes.Add(uint64(end - emitted))
 		emitted = end
 	}
 
@@ -405,6 +426,7 @@ type stream struct {
 	sched  independentSchedule
 	csched capacitySchedule
 	first  time.Time // when step 0 was emitted (zero before)
+	last   time.Time // when the last step so far was emitted
 	r      renderer
 	head   []byte
 	buf    []byte

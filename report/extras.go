@@ -242,6 +242,15 @@ type ClientLoad struct {
 	// omitted when none.
 	Backoffs Int   `json:"backoffs,omitempty"`
 	BackoffS Float `json:"backoff_s,omitempty"`
+	// ConnRetries counts requests goodput's HTTP/1.1 client sent again, on
+	// a freshly dialled connection, because the server had closed the
+	// kept-alive connection they were written on before any byte of a
+	// response; ClosedIdleConns counts idle connections found closed by
+	// the server before reuse (llama.cpp's server closes one after every
+	// streamed response). Neither is a failed request; both omitted when
+	// none.
+	ConnRetries     Int `json:"conn_retries,omitempty"`
+	ClosedIdleConns Int `json:"closed_idle_conns,omitempty"`
 }
 
 // RequestCounts accounts for every record the accumulator saw.

@@ -87,9 +87,9 @@ type Type struct {
 	NeedsMedia       string   // a media kind every request must carry ("" none)
 	Tools            bool     // sessions may declare tools
 	ServerHistory    bool     // sessions may keep their history on the server
-	// MaxTokens is the output limit's default field ("": the body sends
-	// no limit); MaxTokensFixed, the API takes no other.
-	MaxTokens      string
+	// MaxTokens are the output limit's default fields, sent alike (none:
+	// the body sends no limit); MaxTokensFixed, the API takes no other.
+	MaxTokens      []string
 	MaxTokensFixed bool
 	SendsModel     bool     // the body names the model
 	MockPaths      []string // further paths the mock serves the same way
@@ -113,16 +113,16 @@ const (
 var All = [...]Type{
 	{Name: "chat_completions", Path: PathChat, Aliases: []string{"chat"}, AIPerf: "chat", Profile: true,
 		API: APIChat, Stream: true, Output: OutputTokens, SLO: SLOTokens, NoStreamSLO: SLOTokens,
-		Media: []string{"image", "audio", "video"}, Tools: true, MaxTokens: "max_completion_tokens", SendsModel: true},
+		Media: []string{"image", "audio", "video"}, Tools: true, MaxTokens: []string{"max_tokens", "max_completion_tokens"}, SendsModel: true},
 	{Name: "text_completions", Path: PathCompletions, Aliases: []string{"completions"}, AIPerf: "completions", Profile: true,
-		API: APICompletions, Stream: true, Output: OutputTokens, SLO: SLOTokens, NoStreamSLO: SLOTokens, MaxTokens: "max_tokens", SendsModel: true},
+		API: APICompletions, Stream: true, Output: OutputTokens, SLO: SLOTokens, NoStreamSLO: SLOTokens, MaxTokens: []string{"max_tokens"}, SendsModel: true},
 	{Name: "responses", Path: PathResponses, Help: "OpenAI Responses", AIPerf: "responses", Profile: true,
 		API: APIResponses, Stream: true, Output: OutputTokens, SLO: SLOTokens, NoStreamSLO: SLOTokens,
-		Media: []string{"image"}, Tools: true, ServerHistory: true, MaxTokens: "max_output_tokens", MaxTokensFixed: true, SendsModel: true},
+		Media: []string{"image"}, Tools: true, ServerHistory: true, MaxTokens: []string{"max_output_tokens"}, MaxTokensFixed: true, SendsModel: true},
 	{Name: "messages", Path: PathMessages, Aliases: []string{"anthropic_messages"}, Help: "Anthropic Messages",
 		AIPerf: "messages", Profile: true, Vendor: "Anthropic's", KeyEnv: "ANTHROPIC_API_KEY", GuideLLM: PathChat,
 		API: APIMessages, Stream: true, Output: OutputTokens, SLO: SLOTokens, NoStreamSLO: SLOTokens,
-		Media: []string{"image"}, Tools: true, MaxTokens: "max_tokens", MaxTokensFixed: true, SendsModel: true},
+		Media: []string{"image"}, Tools: true, MaxTokens: []string{"max_tokens"}, MaxTokensFixed: true, SendsModel: true},
 	{Name: "embeddings", Path: PathEmbeddings, AIPerf: "embeddings", Profile: true,
 		API: APIEmbeddings, Output: OutputNone, Inputs: "inputs", Batch: "inputs", SLO: SLOLatency, NoStreamSLO: SLOLatency, SendsModel: true},
 	{Name: "rerank", Path: PathRerank, Aliases: []string{"cohere_rankings"}, Help: "Cohere/vLLM form", AIPerf: "cohere_rankings", Profile: true,

@@ -147,7 +147,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.BoolVar(&o.noStream, "no-stream", false, "send stream:false (no TTFT/ITL can be measured)")
 	fs.BoolVar(&o.noStreamUsage, "no-stream-usage", false, "omit stream_options (for servers that reject include_usage/continuous_usage_stats)")
 	fs.BoolVar(&o.noIgnoreEOS, "no-ignore-eos", false, "never send ignore_eos (output lengths then depend on the model)")
-	fs.StringVar(&o.maxTokensField, "max-tokens-field", "", "max_tokens or max_completion_tokens (default: max_completion_tokens for chat, max_tokens for completions)")
+	fs.StringVar(&o.maxTokensField, "max-tokens-field", "", "send the output limit only as max_tokens or only as max_completion_tokens (default: both for chat, which Ollama and OpenAI reasoning models each need one of; max_tokens for completions)")
 	fs.StringSliceVar(&o.localAddrs, "local-addrs", nil, "source IP addresses new connections take in turn (comma-separated or repeated), e.g. 127.0.0.2,127.0.0.3: one source IP opens at most about 28,000 connections to one server address and port")
 	fs.StringVar(&o.rxTimestamps, "rx-timestamps", "kernel", "when a response byte arrived: kernel (the kernel's receive timestamp, so the client's own scheduling delays stay out of TTFT and ITL; Linux, HTTP/1.1, else the read time) or user (the time the read returned, as other load generators measure)")
 	fs.StringVar(&o.httpClient, "http-client", loadgen.HTTPClientAuto, "what sends the requests: goodput (goodput's own HTTP/1.1 client: no goroutine per connection, small buffers; plain HTTP and TLS), net/http (Go's: HTTP/2, proxies) or auto (goodput's for http:// targets and for https:// with HTTP/2 off, when no proxy is set; net/http otherwise)")

@@ -247,6 +247,7 @@ var invalidFlagValues = map[string][]string{
 	"mock --host":                 {"not a host!"},
 	"mock --port":                 {"x", "-1", "70000"},
 	"mock --server-version":       {"bad\nversion"},
+	"mock --personality":          {"sglang"},
 	"mock --max-model-len":        {"x", "-1"},
 	"mock --lora-modules":         {"name=", "a=/p,a=/q"},
 	"mock --listen":               {"127.0.0.2", ":8000"},

@@ -35,7 +35,7 @@ func runMock(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("--listen %s: %w", addr, err)
 		}
 	}
-	fmt.Fprintf(e.stdout, "goodput mock serving %q on %s (Ctrl-C to stop)\n", cfg.Model, strings.Join(srv.URLs(), ", "))
+	fmt.Fprintf(e.stdout, "goodput mock serving %q on %s (Ctrl-C to stop)\n", srv.Config().Model, strings.Join(srv.URLs(), ", "))
 	dcgm := srv.URL() + "/dcgm/metrics"
 	if u := srv.DCGMURL(); u != "" {
 		dcgm += " and " + u + "/metrics"
@@ -83,7 +83,9 @@ func parseMockFlags(e *env, args []string) (*mockOptions, error) {
 	listen := fs.StringArray("listen", nil, "also serve on this host:port (repeatable), e.g. 127.0.0.2:8000: one client IP opens at most about 28,000 connections to one address and port, so tens of thousands of streams need several (goodput benchmark --target URL1,URL2)")
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "served model name")
 	lora := fs.StringSlice("lora-modules", nil, "LoRA adapters served as extra models, as vLLM's --lora-modules: name=path, comma-separated or repeated (listed by /v1/models, accepted as a request's model)")
-	fs.StringVar(&cfg.Version, "server-version", cfg.Version, "what GET /version reports")
+	fs.StringVar(&cfg.Version, "server-version", cfg.Version, "what GET /version reports (and, with --personality llamacpp or ollama, /props' build_info or /api/version)")
+	fs.StringVar(&cfg.Personality, "personality", cfg.Personality, "behave as this server where it differs from vLLM: "+strings.Join(mock.PersonalityNames(), ", ")+
+		" (llamacpp: closes the connection after every streamed response, llamacpp:* /metrics, GET /props, timings; ollama: reads max_tokens only, serves the model as name:latest, GET /api/version, no /metrics)")
 	fs.IntVar(&cfg.MaxModelLen, "max-model-len", cfg.MaxModelLen, "context length in tokens")
 	fs.DurationVar(&cfg.TTFT, "ttft", cfg.TTFT, "mean time to first token (Go duration, e.g. 50ms)")
 	fs.DurationVar(&cfg.TTFTStdev, "ttft-stdev", cfg.TTFTStdev, "TTFT standard deviation (0 = deterministic)")
@@ -178,7 +180,7 @@ func parseMockFlags(e *env, args []string) (*mockOptions, error) {
 // mockFieldFlags names the flag of each mock.Config field (or nested
 // field, as mock.ConfigError names it) a flag sets.
 var mockFieldFlags = map[string]string{
-	"Model": "model", "LoRAModules": "lora-modules", "MaxModelLen": "max-model-len", "Version": "server-version",
+	"Model": "model", "Personality": "personality", "LoRAModules": "lora-modules", "MaxModelLen": "max-model-len", "Version": "server-version",
 	"TTFT": "ttft", "TTFTStdev": "ttft-stdev", "ITL": "itl", "ITLStdev": "itl-stdev",
 	"OutputTokens": "output-tokens", "OutputTokensStdev": "output-tokens-stdev", "TokensPerChunk": "tokens-per-chunk",
 	"ErrorRate": "error-rate", "ErrorCodes": "error-codes", "DisconnectRate": "disconnect-rate",

@@ -604,7 +604,7 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 	default:
 		return nil, nil, usagef("--endpoint-type %q: goodput profile supports %s", po.endpointType, reqtype.Names(profileType, func(t *reqtype.Type) string { return t.AIPerf }, "and"))
 	}
-	if po.legacyMaxTokens && (rt.MaxTokens == "" || rt.MaxTokensFixed) {
+	if po.legacyMaxTokens && (len(rt.MaxTokens) == 0 || rt.MaxTokensFixed) {
 		return nil, nil, usagef("--use-legacy-max-tokens: only for --endpoint-type chat and completions")
 	}
 	if h := po.sessionHeader; h != "" && strings.Trim(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {

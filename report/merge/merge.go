@@ -500,6 +500,8 @@ func mergeClient(bs []*report.Benchmark) *report.ClientLoad {
 		out.ReadLagSamples += c.ReadLagSamples
 		out.Backoffs += c.Backoffs
 		out.BackoffS += c.BackoffS
+		out.ConnRetries += c.ConnRetries
+		out.ClosedIdleConns += c.ClosedIdleConns
 		switch {
 		case out.ArrivalTimestamps == "":
 			out.ArrivalTimestamps = c.ArrivalTimestamps
