@@ -129,7 +129,9 @@ const dataForms = "want a spec such as prompt_tokens=256,output_tokens=128, a .j
 //     kind=huggingface,source=DIR[,split=…][,name=…]; kind=weka,path=…;
 //     kind=trace_synthetic,path=…[,timestamp_column=…,prompt_tokens_column=…,
 //     output_tokens_column=…,timestamp_unit=s|ms|us]; and
-//     kind=mooncake,path=…[,hash_ids_column=…,hash_id_block_size=512].
+//     kind=mooncake,path=…[,hash_ids_column=…,hash_id_block_size=512]
+//     (the trace kinds count seconds, as GuideLLM does, unless
+//     timestamp_unit says otherwise; a plain trace path counts ms).
 //
 // Errors are one line naming the key, file and line, or column at fault.
 func Open(value string, opts Options) (*Dataset, error) {
@@ -306,7 +308,7 @@ type traceArgs struct {
 	cols      traceColumns
 	hash      int
 	blockSize int
-	unit      string // "" means the layout's (ms, or s for BurstGPT and Azure)
+	unit      string // "" means the layout's (ms, or s for BurstGPT, Azure and weka)
 }
 
 // applyMapper takes the trace columns a --data-column-mapper names and
@@ -362,6 +364,12 @@ func traceParams(kind string, ps params) (traceArgs, error) {
 	}
 	if _, ok := timeUnits[ta.unit]; !ok && ta.unit != "" {
 		return ta, fmt.Errorf("kind=%s: timestamp_unit=%s: want s, ms or us", kind, ta.unit)
+	}
+	if ta.unit == "" {
+		// GuideLLM schedules start + time_scale × (timestamp − first) in
+		// seconds, whatever the trace kind; a plain trace path keeps
+		// Mooncake's and AIPerf's milliseconds.
+		ta.unit = "s"
 	}
 	if p, ok := ps.get("hash_id_block_size"); ok {
 		n, err := intParam(p, 1)
@@ -744,6 +752,10 @@ func traceObject(kind, path string, ta traceArgs, useHash bool) []byte {
 		`,"output_tokens_column":` + jsonString(ta.cols.Output)
 	if useHash {
 		s += `,"hash_ids_column":` + jsonString(ta.cols.HashIDs) + `,"hash_id_block_size":` + strconv.Itoa(ta.blockSize)
+	}
+	if ta.unit != "s" {
+		// GuideLLM reads timestamps in seconds; say when these are not.
+		s += `,"timestamp_unit":` + strconv.Quote(ta.unit)
 	}
 	return []byte(s + "}")
 }

@@ -206,7 +206,7 @@ func TestSessionConvertRoundTrip(t *testing.T) {
 // each session starts at its first row's time, and each later row is a
 // turn due at its own time (never before the previous turn ended).
 func TestSessionTrace(t *testing.T) {
-	d, err := Open("kind=mooncake,path=testdata/session_trace.jsonl,hash_id_block_size=16", Options{})
+	d, err := Open("kind=mooncake,path=testdata/session_trace.jsonl,hash_id_block_size=16,timestamp_unit=ms", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

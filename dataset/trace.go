@@ -57,10 +57,10 @@ var traceLayouts = []traceLayout{
 	weka,
 }
 
-// weka is GuideLLM's weka trace kind: its default column names. The unit of
-// t is not documented in our notes: ms, as in other traces, unless
-// timestamp_unit says otherwise.
-var weka = traceLayout{name: "weka", cols: traceColumns{Timestamp: "t", Input: "in", Output: "out"}, unit: "ms"}
+// weka is GuideLLM's weka trace kind: its default column names, t in
+// seconds as GuideLLM reads every trace (its max_wait is "in original trace
+// seconds"), unless timestamp_unit says otherwise.
+var weka = traceLayout{name: "weka", cols: traceColumns{Timestamp: "t", Input: "in", Output: "out"}, unit: "s"}
 
 // detectLayout returns the layout whose columns t has, when t lacks the
 // default trace columns.

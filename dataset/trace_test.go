@@ -59,7 +59,7 @@ func TestMooncakeTrace(t *testing.T) {
 			if ps := desc.PromptTokens; ps.Count != 4 || ps.Min != 300 || ps.Max != 1200 || ps.Mean != 825 {
 				t.Errorf("prompt stats %+v, want 4 requests, 300..1200, mean 825", ps)
 			}
-			if want := `{"kind":"mooncake","path":"testdata/mooncake.jsonl","timestamp_column":"timestamp","prompt_tokens_column":"input_length","output_tokens_column":"output_length","hash_ids_column":"hash_ids","hash_id_block_size":512}`; string(desc.GuideLLM) != want {
+			if want := `{"kind":"mooncake","path":"testdata/mooncake.jsonl","timestamp_column":"timestamp","prompt_tokens_column":"input_length","output_tokens_column":"output_length","hash_ids_column":"hash_ids","hash_id_block_size":512,"timestamp_unit":"ms"}`; string(desc.GuideLLM) != want {
 				t.Errorf("GuideLLM %s\nwant %s", desc.GuideLLM, want)
 			}
 		})
@@ -69,7 +69,7 @@ func TestMooncakeTrace(t *testing.T) {
 func TestTraceSynthetic(t *testing.T) {
 	tok := builtin(t, "o200k_base")
 	// kind=trace_synthetic ignores hash ids: every prompt has its own marker.
-	d, err := Open("kind=trace_synthetic,path=testdata/mooncake.jsonl", Options{Tokenizer: tok, TimeScale: 0.5})
+	d, err := Open("kind=trace_synthetic,path=testdata/mooncake.jsonl,timestamp_unit=ms", Options{Tokenizer: tok, TimeScale: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,3 +175,45 @@ func TestTraceErrors(t *testing.T) {
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// TestTraceUnitsPerFormat replays each format's documented example in its
+// own tool's unit: GuideLLM's trace kinds (trace_synthetic, its
+// column-mapped form, mooncake, weka) count seconds, so its docs' rows at
+// 1234500.0 and 1234500.5 are sent 0.5 s apart; AIPerf's mooncake_trace
+// (a plain trace path) counts milliseconds.
+func TestTraceUnitsPerFormat(t *testing.T) {
+	half := []time.Duration{0, 500 * time.Millisecond}
+	for _, c := range []struct {
+		value string
+		unit  string
+		want  []time.Duration
+	}{
+		// GuideLLM's benchmark.md "Trace Replay Benchmarking".
+		{"kind=trace_synthetic,path=testdata/guidellm_trace.jsonl", "s", half},
+		{`{"kind":"trace_synthetic","path":"testdata/guidellm_trace.jsonl"}`, "s", half},
+		// GuideLLM's trace_file_formats.md: other column names in --data.
+		{"kind=trace_synthetic,path=testdata/guidellm_trace_columns.jsonl,timestamp_column=ts,prompt_tokens_column=input_tokens,output_tokens_column=generated_tokens", "s", half},
+		{"kind=mooncake,path=testdata/guidellm_mooncake.jsonl", "s", half},
+		{"kind=weka,path=testdata/guidellm_weka.jsonl", "s", half},
+		// timestamp_unit still overrides GuideLLM's seconds.
+		{"kind=trace_synthetic,path=testdata/guidellm_trace.jsonl,timestamp_unit=ms", "ms", []time.Duration{0, 500 * time.Microsecond}},
+		// AIPerf's trace_replay.md example (--custom-dataset-type mooncake_trace).
+		{"testdata/aiperf_trace.jsonl", "ms", []time.Duration{0, 10535 * time.Millisecond, 27482 * time.Millisecond}},
+	} {
+		d, err := Open(c.value, Options{Trace: true})
+		if err != nil {
+			t.Fatalf("%s: %v", c.value, err)
+		}
+		if !reflect.DeepEqual(d.Schedule, c.want) || d.Description.TimestampUnit != c.unit {
+			t.Errorf("%s: schedule %v in %s, want %v in %s", c.value, d.Schedule, d.Description.TimestampUnit, c.want, c.unit)
+		}
+	}
+	// The replay's time scale multiplies GuideLLM's seconds too.
+	d, err := Open("kind=trace_synthetic,path=testdata/guidellm_trace.jsonl", Options{TimeScale: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []time.Duration{0, time.Second}; !reflect.DeepEqual(d.Schedule, want) {
+		t.Errorf("time scale 2: schedule %v, want %v", d.Schedule, want)
+	}
+}
