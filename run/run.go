@@ -523,9 +523,11 @@ func (w *logLines) Write(p []byte) (int, error) {
 	}
 }
 
+// sampleSize is the accumulator's sample size for Plan.SampleRequests,
+// whose 0 means every request.
 func sampleSize(n int) int {
 	if n == 0 {
-		return -1
+		return accum.SampleAll
 	}
 	return n
 }

@@ -128,7 +128,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.outputs, "outputs", "json,csv,jsonl,html,scorecard,console", "comma list of json (GuideLLM v2 report), yaml (the same report as YAML), csv, jsonl (every request), html (a self-contained report.html), scorecard (cost, energy, latency rows), aiperf (AIPerf's profile_export_aiperf.json and .csv per benchmark), console")
 	fs.StringVar(&o.runID, "run-id", "", "run id (default: UTC timestamp plus a short config hash); an existing run id is refused without --force")
 	fs.BoolVar(&o.force, "force", false, "overwrite an existing run directory or output file")
-	fs.IntVar(&o.sampleRequests, "sample-requests", accum.DefaultSampleSize, "request records kept per status in the JSON report (all are in the JSON Lines file) (alias --output-sampling)")
+	fs.IntVar(&o.sampleRequests, "sample-requests", accum.DefaultSampleSize, "request records kept per status in the JSON report (0: all; all are in the JSON Lines file) (alias --output-sampling)")
 	fs.IntVar(&o.sampleRequests, "output-sampling", accum.DefaultSampleSize, "alias of --sample-requests")
 	fs.DurationVar(&o.drainEnd, "drain", 0, "at --max-seconds, stop sending and let the requests in flight finish for up to this long (e.g. 30s) instead of cancelling them; their latencies then enter the figures (default 0: cancel them, and the report treats them as censored)")
 	fs.Float64Var(&o.confidence, "confidence", stats.DefaultConfidence, "confidence of every interval the report gives (means, percentiles) and of the knee search's and the SLO's decisions, in (0, 1)")
