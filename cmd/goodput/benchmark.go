@@ -224,6 +224,9 @@ type plan struct {
 	maxErrorRate *float64
 	metrics      run.Metrics      // --tbt-deadline, --ttft-deadline, --slice-duration, --percentiles, --knee-detection
 	targetMOE    *sweep.TargetMOE // --target-moe
+	// notes say how a peer's command line was read where that may
+	// surprise (run.Config.Notes: warned once, kept in the report).
+	notes []string
 }
 
 // runConfig is the run's configuration.
@@ -246,6 +249,7 @@ func (p *plan) runConfig() *run.Config {
 		Build:    run.Build{Version: version, Commit: commit},
 		Tokens:   p.tokens,
 		Metrics:  p.metrics,
+		Notes:    p.notes,
 	}
 }
 

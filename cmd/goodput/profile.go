@@ -1162,6 +1162,10 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 	if count > 0 {
 		p.cons.MaxRequests = count + po.warmupCount
 	}
+	if n := po.conversations * po.turns; po.requestCount > n && po.conversations > 0 && po.inputFile == "" {
+		p.notes = append(p.notes, fmt.Sprintf("--request-count %d is superseded by --%s %d: its %d conversations of %d turn(s) send at most %d requests, each once (AIPerf's --conversation-num counts sessions, --request-count single-turn requests)",
+			po.requestCount, usedAlias(fs, conversationNumFlags), po.conversations, po.conversations, po.turns, n))
+	}
 	p.key.maxSeconds, p.key.maxRequests, p.key.warmup, p.key.seed = po.duration, p.cons.MaxRequests, p.warmText, p.seed
 	return nil
 }

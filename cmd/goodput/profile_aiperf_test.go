@@ -693,3 +693,30 @@ func TestProfileRepeatedRuns(t *testing.T) {
 		}
 	}
 }
+
+// --request-count 64 with --conversation-num 8 (AIPerf's tutorial) sends
+// the 8 conversations once each, as AIPerf does, and says so: once on
+// stderr and in the report's notes.
+func TestProfileConversationNumSupersedesRequestCount(t *testing.T) {
+	url := startTestMock(t, nil)
+	dir := t.TempDir()
+	code, _, stderr := runGoodput(t, "profile", "--url", url, "--model", "goodput-mock", "--artifact-dir", dir, "--ui-type", "none",
+		"--endpoint-type", "chat", "--streaming", "--concurrency", "4", "--request-count", "64", "--conversation-num", "8", "--isl", "16", "--osl", "4")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	const note = "--request-count 64 is superseded by --conversation-num 8: its 8 conversations of 1 turn(s) send at most 8 requests"
+	if n := strings.Count(stderr, note); n != 1 {
+		t.Errorf("stderr says %d times %q:\n%s", n, note, stderr)
+	}
+	rep, err := report.Read(filepath.Join(dir, "goodput.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rq := rep.Benchmarks[0].Metrics.RequestTotals; rq == nil || rq.Successful != 8 {
+		t.Errorf("requests %+v, want 8", rq)
+	}
+	if rep.Run == nil || len(rep.Run.Notes) != 1 || !strings.HasPrefix(rep.Run.Notes[0], note) {
+		t.Errorf("report notes %v, want %q", rep.Run, note)
+	}
+}
