@@ -683,6 +683,7 @@ func (a *v07Applier) outputPath(v any) error {
 	if st, err := os.Stat(p); strings.HasSuffix(p, "/") || (err == nil && st.IsDir()) {
 		p = filepath.Join(p, name)
 	}
+	a.o.namedOutputs = append(a.o.namedOutputs, p)
 	if a.outKind == "json" {
 		if filepath.Ext(p) != ".json" {
 			return usagef("--output kind=json,path=%s: want a .json file or a directory", p)
@@ -941,4 +942,15 @@ var v07OtherOptions = [][2]string{
 	{"--override KEY VALUES", "refused: give the list in the option (`--profile '{\"kind\":\"concurrent\",\"streams\":[1,2,4]}'`)"},
 	{"--disable-console / --disable-console-outputs", "`--disable-console-outputs`"},
 	{"--disable-console-interactive / --disable-progress", "`--disable-progress`"},
+}
+
+// existingFiles are the paths of names that exist.
+func existingFiles(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if _, err := os.Stat(n); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }
