@@ -75,6 +75,7 @@ type profileOptions struct {
 	osl, oslStddev            int
 	requestCount, warmupCount int
 	duration                  float64
+	gracePeriod               string // --benchmark-grace-period: seconds or inf
 	goodput                   []string
 	tokenizer                 string
 	artifactDir, output       string
@@ -186,10 +187,12 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.IntVar(&po.requestCount, "num-requests", 0, "alias of --request-count")
 	fs.IntVar(&po.warmupCount, "warmup-request-count", 0, "requests sent first and left out of the metrics, per benchmark (needs a request count)")
 	fs.Float64Var(&po.duration, "benchmark-duration", 0, "stop each benchmark after this many seconds")
+	fs.StringVar(&po.gracePeriod, "benchmark-grace-period", "", "seconds (or inf) the requests in flight at --benchmark-duration may take to finish, counted in the figures (benchmark's --drain; default 0: cancelled, censored in the report)")
 	fs.StringArrayVar(&po.goodput, "goodput", nil, `per-request SLOs for goodput, e.g. "time_to_first_token:500 inter_token_latency:50" (display units: ms, tokens/sec/user)`)
 	fs.StringVar(&po.tokenizer, "tokenizer", "", "tokenizer of the prompts and of the client-side token counts (AIPerf's ISL and OSL): builtin (o200k_base), a built-in encoding, a tokenizer.json path or a locally cached Hugging Face id, never downloaded (default: the model's when cached locally; the benchmark's --processor)")
 	fs.StringVar(&po.artifactDir, "artifact-dir", "", "directory of the exports (default artifacts/<model>-openai-<endpoint>-<load>; alias --output-artifact-dir)")
 	fs.StringVar(&po.artifactDir, "output-artifact-dir", "", "alias of --artifact-dir")
+	fs.StringVar(&po.artifactDir, "output-dir", "", "alias of --artifact-dir")
 	fs.StringVar(&po.output, "output", "", "path of the AIPerf JSON export, e.g. /results/aiperf.json; the other files go beside it")
 	fs.StringVar(&po.apiKey, "api-key", "", "API key sent as Bearer (default $OPENAI_API_KEY); never logged or written")
 	fs.StringArrayVarP(&po.headers, "header", "H", nil, `extra request header "Name:value" or a JSON object (repeatable)`)
@@ -238,7 +241,7 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	for _, alias := range []string{"model-names", "arrival-pattern", "vllm-burstiness", "input-tokens", "input-tokens-mean", "synthetic-input-tokens-mean",
 		"prompt-input-tokens-mean", "input-tokens-stddev", "synthetic-input-tokens-stddev", "prompt-input-tokens-stddev",
 		"output-tokens", "output-tokens-mean", "prompt-output-tokens-mean", "synthetic-output-tokens-mean", "output-tokens-stddev",
-		"prompt-output-tokens-stddev", "synthetic-output-tokens-stddev", "num-requests", "output-artifact-dir", "ui",
+		"prompt-output-tokens-stddev", "synthetic-output-tokens-stddev", "num-requests", "output-artifact-dir", "output-dir", "ui",
 		"endpoint", "transport-type", "prompt-prefix-pool-size", "num-prefix-prompts", "prompt-prefix-length", "num-prompts",
 		"num-warmup-requests", "prompt-batch-size", "batch-size-text", "batch-size-image", "batch-size-audio",
 		"num-conversations", "num-sessions", "session-turns-mean", "session-turns-stddev", "session-turn-delay-mean",
@@ -630,6 +633,7 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 		}
 		p.client.Path, p.key.requestPath = e, e
 	}
+	endpointFromURLs(p)
 	if po.transport != "http" {
 		return nil, nil, usagef("--transport %q: goodput profile speaks http only", po.transport)
 	}
@@ -1147,7 +1151,7 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 		p.profile.Warmup = p.warm
 	}
 	if po.warmupCount > 0 {
-		if count == 0 {
+		if count == 0 && po.inputFile == "" {
 			return usagef("--warmup-request-count needs --request-count: goodput's warmup in requests is measured against the request limit")
 		}
 		n := float64(po.warmupCount)
@@ -1156,6 +1160,16 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 		p.profile.Warmup = p.warm
 	}
 	p.cons = loadgen.Constraints{MaxDuration: time.Duration(po.duration * float64(time.Second))}
+	if po.gracePeriod != "" {
+		g, err := gracePeriod(po.gracePeriod)
+		switch {
+		case err != nil:
+			return err
+		case po.duration == 0:
+			return usagef("--benchmark-grace-period applies with --benchmark-duration (requests in flight at its end)")
+		}
+		p.cons.Drain = g
+	}
 	if po.duration > 0 && po.warmupDuration > 0 {
 		p.cons.MaxDuration += time.Duration(po.warmupDuration * float64(time.Second))
 	}
@@ -1275,6 +1289,14 @@ func (po *profileOptions) finish(p *plan) error {
 		}
 	} else if p.data, err = dataset.OpenSynthetic(*p.synthetic, p.dataOpts); err != nil {
 		return usagef("--isl/--osl: %s", oneLineErr(err))
+	}
+	if po.warmupCount > 0 && p.cons.MaxRequests == 0 {
+		// An --input-file fixes the count: its first requests warm up.
+		n := p.data.Description.Requests
+		if po.warmupCount >= n {
+			return usagef("--warmup-request-count %d: %s holds %d requests, and the warmup must leave some to measure", po.warmupCount, po.inputFile, n)
+		}
+		p.cons.MaxRequests, p.key.maxRequests = n, n
 	}
 	if p.replay {
 		if len(p.data.Schedule) == 0 {
@@ -1621,4 +1643,47 @@ func usedAlias(fs *pflag.FlagSet, aliases []string) string {
 		}
 	}
 	return aliases[0]
+}
+
+// endpointFromURLs takes the request path from a full --url (AIPerf's
+// YAML tutorial: url: http://host:8000/v1/chat/completions): a URL whose
+// path ends with the request's path is the server's base, so the path is
+// not appended twice.
+func endpointFromURLs(p *plan) {
+	path := p.client.Path
+	if path == "" {
+		path = string(p.client.Endpoint)
+	}
+	base := func(t string) string {
+		u, err := url.Parse(t)
+		if err != nil || u.RawQuery != "" || !strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), path) {
+			return t
+		}
+		u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), path)
+		return u.String()
+	}
+	for i, t := range p.client.Targets {
+		p.client.Targets[i] = base(t)
+	}
+	p.client.Target = base(p.client.Target)
+	if len(p.client.Targets) > 0 {
+		p.key.target = strings.Join(p.client.Targets, ",")
+	} else {
+		p.key.target = p.client.Target
+	}
+}
+
+// graceInf is --benchmark-grace-period inf: longer than any request.
+const graceInf = 10 * 365 * 24 * time.Hour
+
+// gracePeriod reads --benchmark-grace-period: seconds ≥ 0, or inf.
+func gracePeriod(s string) (time.Duration, error) {
+	if s == "inf" {
+		return graceInf, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, usagef("--benchmark-grace-period %q: want seconds ≥ 0 or inf", s)
+	}
+	return time.Duration(f * float64(time.Second)), nil
 }

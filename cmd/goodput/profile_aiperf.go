@@ -28,7 +28,7 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"custom-endpoint", "endpoint"}, maps: "the request path under --url (benchmark's --request-path)"},
 	{names: []string{"endpoint-type"}, maps: "chat, completions, responses, messages, embeddings, cohere_rankings (/v1/rerank) or hf_tei_rankings (/rerank) (benchmark's --request-type); nim_rankings and the generation, retrieval and template types refused"},
 	{names: []string{"streaming"}, maps: "streamed responses; without it stream:false, as AIPerf (benchmark's --no-stream)"},
-	{names: []string{"url", "u"}, maps: "the server (benchmark's --target); host:port gets http://; several (repeated or a comma list) spread the requests (benchmark's --target A,B)"},
+	{names: []string{"url", "u"}, maps: "the server (benchmark's --target); host:port gets http://; a full URL ending in the request's path (http://host/v1/chat/completions) is its server; several (repeated or a comma list) spread the requests (benchmark's --target A,B)"},
 	{names: []string{"url-strategy"}, maps: "round_robin (benchmark's --target-selection; least_in_flight too)"},
 	{names: []string{"request-timeout-seconds"}, maps: "the request timeout (benchmark's --request-timeout)"},
 	{names: []string{"wait-for-model-timeout"}, refused: "goodput waits for /v1/models itself before the load"},
@@ -155,7 +155,7 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"synthesis-max-osl"}, refused: "trace synthesis: not supported"},
 	// Load Generator
 	{names: []string{"benchmark-duration"}, maps: "each benchmark's length in seconds (benchmark's --max-seconds)"},
-	{names: []string{"benchmark-grace-period"}, refused: "goodput cancels in-flight requests at the duration and reports them as incomplete"},
+	{names: []string{"benchmark-grace-period"}, maps: "seconds (or inf) the requests in flight at the duration may finish in, counted in the figures (benchmark's --drain); without it they are cancelled and censored"},
 	{names: []string{"concurrency"}, maps: "streams (closed loop), a comma list runs one benchmark each; with --request-rate the in-flight cap"},
 	{names: []string{"prefill-concurrency"}, refused: "a cap on requests waiting for their first token: not yet"},
 	{names: []string{"request-rate"}, maps: "open-loop requests/s, a comma list runs one benchmark each"},
@@ -196,7 +196,7 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"request-cancellation-rate"}, refused: "request cancellation: not yet"},
 	{names: []string{"request-cancellation-delay"}, refused: "request cancellation: not yet"},
 	// Output
-	{names: []string{"output-artifact-dir", "artifact-dir"}, maps: "directory of the AIPerf exports and goodput's report"},
+	{names: []string{"output-artifact-dir", "artifact-dir", "output-dir"}, maps: "directory of the AIPerf exports and goodput's report"},
 	{names: []string{"profile-export-prefix", "profile-export-file"}, refused: "export file names: use --output FILE.json"},
 	{names: []string{"export-level", "profile-export-level"}, refused: "goodput always writes every request (goodput.jsonl)"},
 	{names: []string{"slice-duration"}, maps: "time slices of each benchmark with their own throughput and percentiles (benchmark's --slice-duration; the extras' timeslices)"},

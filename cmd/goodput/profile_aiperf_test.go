@@ -291,6 +291,9 @@ sweep:
 		"benchmark-duration": {[]string{"--benchmark-duration", "60"}, func(s profileSetup) bool {
 			return s.cfg.Plan.Constraints.MaxDuration == time.Minute && s.cfg.Plan.Constraints.MaxRequests == 0
 		}},
+		"benchmark-grace-period": {[]string{"--benchmark-duration", "60", "--benchmark-grace-period", "30"}, func(s profileSetup) bool {
+			return s.cfg.Plan.Constraints.MaxDuration == time.Minute && s.cfg.Plan.Constraints.Drain == 30*time.Second
+		}},
 		"concurrency": {[]string{"--concurrency", "4,8"}, func(s profileSetup) bool {
 			l := rounds(s)
 			return len(l) == 2 && l[0].Streams == 4 && l[1].Streams == 8 && s.cfg.Plan.Constraints.MaxRequests == 16
@@ -718,5 +721,68 @@ func TestProfileConversationNumSupersedesRequestCount(t *testing.T) {
 	}
 	if rep.Run == nil || len(rep.Run.Notes) != 1 || !strings.HasPrefix(rep.Run.Notes[0], note) {
 		t.Errorf("report notes %v, want %q", rep.Run, note)
+	}
+}
+
+// AIPerf's documented forms that were refused or misread: a full --url
+// (the YAML tutorial's), --benchmark-grace-period inf, --output-dir, and
+// --warmup-request-count with a trace, whose file fixes the count.
+func TestAIPerfDocForms(t *testing.T) {
+	s, err := setupProfile(t, "--url", "http://svc:8000/v1/chat/completions")
+	if err != nil || s.cfg.Client.Targets[1] != "http://svc:8000" || s.cfg.Client.Path != "" || s.p.key.target != "http://127.0.0.1:1,http://svc:8000" {
+		t.Errorf("full --url: targets %v, path %q, key %q, %v", s.cfg.Client.Targets, s.cfg.Client.Path, s.p.key.target, err)
+	}
+	s, err = setupProfile(t, "--url", "http://svc:8000/v1/embeddings", "--endpoint-type", "embeddings")
+	if err != nil || s.cfg.Client.Targets[1] != "http://svc:8000" {
+		t.Errorf("full --url of embeddings: targets %v, %v", s.cfg.Client.Targets, err)
+	}
+	s, err = setupProfile(t, "--url", "http://svc:8000/v1/chat/completions", "--endpoint-type", "completions")
+	if err != nil || s.cfg.Client.Targets[1] != "http://svc:8000/v1/chat/completions" {
+		t.Errorf("a --url ending in another endpoint's path is kept: targets %v, %v", s.cfg.Client.Targets, err)
+	}
+	s, err = setupProfile(t, "--benchmark-duration", "5", "--benchmark-grace-period", "inf")
+	if err != nil || s.cfg.Plan.Constraints.Drain != graceInf {
+		t.Errorf("--benchmark-grace-period inf: drain %v, %v", s.cfg.Plan.Constraints.Drain, err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	s, err = setupProfile(t, "--output-dir", dir)
+	if err != nil || s.lay.target.Dir != dir {
+		t.Errorf("--output-dir: %+v, %v", s.lay, err)
+	}
+	trace := writeFile(t, "trace.jsonl", `{"timestamp": 0, "input_length": 12, "output_length": 4, "hash_ids": [1]}
+{"timestamp": 10, "input_length": 12, "output_length": 4, "hash_ids": [1]}
+{"timestamp": 20, "input_length": 12, "output_length": 4, "hash_ids": [1]}
+`)
+	s, err = setupProfile(t, "--input-file", trace, "--custom-dataset-type", "mooncake_trace", "--fixed-schedule", "--warmup-request-count", "1")
+	if err != nil || s.cfg.Plan.Constraints.MaxRequests != 3 || s.cfg.Plan.Warmup.Mode != report.PhaseRequests || *s.cfg.Plan.Warmup.Value != 1 {
+		t.Errorf("--warmup-request-count with a trace: constraints %+v, warmup %+v, %v", s.cfg.Plan.Constraints, s.cfg.Plan.Warmup, err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--benchmark-grace-period", "30"}, "--benchmark-grace-period applies with --benchmark-duration"},
+		{[]string{"--benchmark-duration", "5", "--benchmark-grace-period", "-1"}, `--benchmark-grace-period "-1": want seconds ≥ 0 or inf`},
+		{[]string{"--input-file", trace, "--custom-dataset-type", "mooncake_trace", "--warmup-request-count", "3"}, "--warmup-request-count 3: " + trace + " holds 3 requests"},
+	} {
+		if _, err := setupProfile(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v; want %q", c.args, err, c.want)
+		}
+	}
+
+	// The full URL reaches the mock's endpoint: no request 404s.
+	url := startTestMock(t, nil)
+	out := t.TempDir()
+	code, _, stderr := runGoodput(t, "profile", "--url", url+"/v1/chat/completions", "--model", "goodput-mock", "--artifact-dir", out, "--ui-type", "none",
+		"--endpoint-type", "chat", "--streaming", "--request-count", "3", "--isl", "16", "--osl", "4")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, err := report.Read(filepath.Join(out, "goodput.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rq := rep.Benchmarks[0].Metrics.RequestTotals; rq == nil || rq.Successful != 3 || rq.Errored != 0 {
+		t.Errorf("full --url: requests %+v, want 3 successful", rq)
 	}
 }
