@@ -212,6 +212,7 @@ var invalidFlagValues = map[string][]string{
 	"profile --request-count":                         {"x", "-1"},
 	"profile --warmup-request-count":                  {"x", "-1"},
 	"profile --benchmark-duration":                    {"x", "-1"},
+	"profile --benchmark-grace-period":                {"x", "-1", "30"},
 	"profile --goodput":                               {"time_to_first_token", "nope:5", "time_to_first_token:x"},
 	"profile --tokenizer":                             {"/nonexistent/tokenizer.json"},
 	"profile --output":                                {"aiperf.txt"},
