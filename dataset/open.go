@@ -38,6 +38,12 @@ type Options struct {
 	// TimeScale multiplies the trace's time offsets (0 means 1): 0.5
 	// replays twice as fast.
 	TimeScale float64
+	// TraceStart and TraceEnd replay a window of a trace (AIPerf's
+	// --fixed-schedule-start-offset/-end-offset): only the rows whose
+	// timestamp, as a time in the trace's unit, lies in [TraceStart,
+	// TraceEnd] (TraceEnd 0: no end), sent at their time after
+	// TraceStart; with TraceStart 0 the first row kept starts the replay.
+	TraceStart, TraceEnd time.Duration
 	// PromptOverhead is what the server adds to each prompt (a chat
 	// template's tokens, see --chat-template-overhead): exact synthetic
 	// prompts are built that much shorter, so that the server bills the
@@ -648,6 +654,12 @@ func traceDataset(t *table, ta traceArgs, src origin, opts Options) (*Dataset, e
 	if err != nil {
 		return nil, err
 	}
+	origin := rows[0].ts
+	if opts.TraceStart > 0 || opts.TraceEnd > 0 {
+		if rows, origin, err = traceWindow(rows, timeUnits[ta.unit], opts.TraceStart, opts.TraceEnd); err != nil {
+			return nil, fmt.Errorf("%s: %v", src.path, err)
+		}
+	}
 	if opts.Samples > 0 && opts.Samples < len(rows) {
 		rows = rows[:opts.Samples]
 	}
@@ -659,7 +671,7 @@ func traceDataset(t *table, ta traceArgs, src origin, opts Options) (*Dataset, e
 	if scale == 0 {
 		scale = 1
 	}
-	sched := tr.schedule(timeUnits[ta.unit], scale)
+	sched := tr.schedule(origin, timeUnits[ta.unit], scale)
 	kind := kindTrace
 	switch {
 	case useHash:

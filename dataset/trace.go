@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -168,11 +169,10 @@ func mix64(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// schedule returns the send offsets: timestamps relative to the first, in
-// unit, multiplied by scale.
-func (t *Trace) schedule(unit time.Duration, scale float64) []time.Duration {
+// schedule returns the send offsets: timestamps relative to t0 (the first
+// row's, or a window's start), in unit, multiplied by scale.
+func (t *Trace) schedule(t0 float64, unit time.Duration, scale float64) []time.Duration {
 	s := make([]time.Duration, len(t.rows))
-	t0 := t.rows[0].ts
 	for i, r := range t.rows {
 		s[i] = time.Duration(math.Round((r.ts - t0) * float64(unit) * scale))
 	}
@@ -301,4 +301,36 @@ func traceHashIDs(t *table, tr *tableRow, col string) ([]uint64, error) {
 		return nil, fmt.Errorf("%s: %q must be a list of non-negative integers, got %s", t.at(tr), col, cellText(c))
 	}
 	return ids, nil
+}
+
+// traceWindow keeps the rows (sorted by timestamp) whose time lies in
+// [start, end] (end 0: no end) and returns the time, in unit, offsets then
+// count from: start, or the first row's when start is 0.
+func traceWindow(rows []traceRow, unit time.Duration, start, end time.Duration) ([]traceRow, float64, error) {
+	lo, hi := float64(start)/float64(unit), math.Inf(1)
+	if end > 0 {
+		hi = float64(end) / float64(unit)
+	}
+	if end > 0 && end < start {
+		return nil, 0, fmt.Errorf("window end %v is before its start %v", end, start)
+	}
+	i := sort.Search(len(rows), func(i int) bool { return rows[i].ts >= lo })
+	j := sort.Search(len(rows), func(i int) bool { return rows[i].ts > hi })
+	if i >= j {
+		return nil, 0, fmt.Errorf("no row of %d has a timestamp in the window [%v, %v] (timestamps %v to %v)", len(rows), start, window(end),
+			time.Duration(rows[0].ts*float64(unit)), time.Duration(rows[len(rows)-1].ts*float64(unit)))
+	}
+	origin := rows[i].ts
+	if start > 0 {
+		origin = lo
+	}
+	return rows[i:j], origin, nil
+}
+
+// window shows a window's end (0: none).
+func window(end time.Duration) string {
+	if end == 0 {
+		return "end"
+	}
+	return end.String()
 }

@@ -217,3 +217,41 @@ func TestTraceUnitsPerFormat(t *testing.T) {
 		t.Errorf("time scale 2: schedule %v, want %v", d.Schedule, want)
 	}
 }
+
+// A window of a trace (AIPerf's --fixed-schedule-start-offset 2000
+// --fixed-schedule-end-offset 4000 on its fixed-schedule tutorial's
+// timestamps): the rows from 2000 to 4000 ms, sent at their time after the
+// window's start.
+func TestTraceWindow(t *testing.T) {
+	path := writeFile(t, "precise_schedule.jsonl", `{"timestamp": 0, "input_length": 100, "output_length": 8}
+{"timestamp": 500, "input_length": 200, "output_length": 8}
+{"timestamp": 1250, "input_length": 180, "output_length": 8}
+{"timestamp": 2000, "input_length": 400, "output_length": 8}
+{"timestamp": 2500, "input_length": 250, "output_length": 8}
+{"timestamp": 3000, "input_length": 350, "output_length": 8}
+{"timestamp": 4000, "input_length": 500, "output_length": 8}
+{"timestamp": 5000, "input_length": 600, "output_length": 8}
+`)
+	ms := time.Millisecond
+	for _, c := range []struct {
+		start, end time.Duration
+		want       []time.Duration
+		in         int // the first request's input_length
+	}{
+		{2000 * ms, 4000 * ms, []time.Duration{0, 500 * ms, 1000 * ms, 2000 * ms}, 400},
+		{2200 * ms, 0, []time.Duration{300 * ms, 800 * ms, 1800 * ms, 2800 * ms}, 250},
+		{0, 1000 * ms, []time.Duration{0, 500 * ms}, 100},
+	} {
+		d, err := Open(path, Options{Trace: true, TraceStart: c.start, TraceEnd: c.end})
+		if err != nil {
+			t.Fatalf("[%v, %v]: %v", c.start, c.end, err)
+		}
+		r, _ := d.Source.Request(0)
+		if !reflect.DeepEqual(d.Schedule, c.want) || r.TargetPromptTokens != c.in || d.Description.Requests != len(c.want) {
+			t.Errorf("[%v, %v]: schedule %v, first input %d, %d requests; want %v, %d", c.start, c.end, d.Schedule, r.TargetPromptTokens, d.Description.Requests, c.want, c.in)
+		}
+	}
+	if _, err := Open(path, Options{Trace: true, TraceStart: 6000 * ms}); err == nil || !strings.Contains(err.Error(), "no row of 8 has a timestamp in the window [6s, end]") {
+		t.Errorf("empty window: %v", err)
+	}
+}

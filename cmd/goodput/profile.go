@@ -128,6 +128,8 @@ type profileOptions struct {
 	fixedSchedule          bool
 	noFixedSchedule        bool
 	autoOffset             bool
+	scheduleStart          int // --fixed-schedule-start-offset, ms
+	scheduleEnd            int // --fixed-schedule-end-offset, ms (0: none)
 	sampling               string
 	warmupDuration         float64
 	// telemetry: AIPerf's lists of URLs ("" for the bare flag)
@@ -230,6 +232,8 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.BoolVar(&po.fixedSchedule, "fixed-schedule", false, "replay --input-file on its timestamps (the default for traces)")
 	fs.BoolVar(&po.noFixedSchedule, "no-fixed-schedule", false, "send a trace's requests under --concurrency or --request-rate, its timestamps ignored")
 	fs.BoolVar(&po.autoOffset, "fixed-schedule-auto-offset", false, "start a replay at the trace's first timestamp (goodput's replay always does)")
+	fs.IntVar(&po.scheduleStart, "fixed-schedule-start-offset", 0, "replay only the trace's rows from this timestamp (ms), sent at their time after it")
+	fs.IntVar(&po.scheduleEnd, "fixed-schedule-end-offset", 0, "replay only the trace's rows up to this timestamp (ms)")
 	fs.StringVar(&po.sampling, "dataset-sampling-strategy", "sequential", "order of the --input-file rows: sequential or shuffle (with --random-seed)")
 	fs.Float64Var(&po.warmupDuration, "warmup-duration", 0, "seconds at the start of each benchmark left out of the metrics (added to --benchmark-duration)")
 	fs.StringArrayVar(&po.serverMetrics, "server-metrics", nil, "scrape the server's /metrics during the run (required; default: when it serves vLLM or SGLang metrics), or the one URL given, e.g. node1:8081")
@@ -915,6 +919,9 @@ func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *plan) error {
 	}
 	if err := po.inputData(fs); err != nil || po.inputFile != "" {
 		p.dataValue, p.key.data = po.inputFile, po.inputFile
+		if po.scheduleStart > 0 || po.scheduleEnd > 0 {
+			p.key.data += ",window=" + strconv.Itoa(po.scheduleStart) + "-" + strconv.Itoa(po.scheduleEnd) + "ms"
+		}
 		if err == nil {
 			err = po.conversation(fs, nil)
 		}
@@ -1088,6 +1095,12 @@ func (po *profileOptions) inputData(fs *pflag.FlagSet) error {
 		return usagef("--fixed-schedule needs a timestamped trace: --input-file FILE --custom-dataset-type mooncake_trace or burst_gpt_trace")
 	case po.autoOffset && (!trace || po.noFixedSchedule):
 		return usagef("--fixed-schedule-auto-offset applies to a replayed trace (--custom-dataset-type mooncake_trace or burst_gpt_trace)")
+	case po.scheduleStart < 0 || po.scheduleEnd < 0:
+		return usagef("--fixed-schedule-start-offset and --fixed-schedule-end-offset: want milliseconds ≥ 0")
+	case (po.scheduleStart > 0 || po.scheduleEnd > 0) && (!trace || po.noFixedSchedule):
+		return usagef("--fixed-schedule-start-offset and --fixed-schedule-end-offset apply to a replayed trace (--custom-dataset-type mooncake_trace or burst_gpt_trace)")
+	case po.scheduleEnd > 0 && po.scheduleEnd < po.scheduleStart:
+		return usagef("--fixed-schedule-end-offset %d is before --fixed-schedule-start-offset %d", po.scheduleEnd, po.scheduleStart)
 	case po.noFixedSchedule && !trace:
 		return usagef("--no-fixed-schedule applies to a trace (--custom-dataset-type mooncake_trace or burst_gpt_trace)")
 	case po.sampling != "sequential" && po.sampling != "shuffle" && po.sampling != "random":
@@ -1280,6 +1293,8 @@ func (po *profileOptions) finish(p *plan) error {
 	var err error
 	if po.inputFile != "" {
 		p.dataOpts.Trace = slices.Contains(aiperfTraceTypes, po.datasetType)
+		p.dataOpts.TraceStart = time.Duration(po.scheduleStart) * time.Millisecond
+		p.dataOpts.TraceEnd = time.Duration(po.scheduleEnd) * time.Millisecond
 		p.dataOpts.Shuffle = po.sampling == "shuffle"
 		if p.data, err = dataset.Open(po.inputFile, p.dataOpts); err != nil {
 			return usagef("--input-file: %s", oneLineErr(err))

@@ -76,8 +76,8 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"fixed-schedule"}, maps: "replay the --input-file trace on its timestamps (benchmark's --rate-type replay)"},
 	{names: []string{"no-fixed-schedule"}, maps: "a trace's lengths under the --concurrency or --request-rate load, its timestamps ignored"},
 	{names: []string{"fixed-schedule-auto-offset"}, maps: "the first request at the start (goodput's replay always starts so)"},
-	{names: []string{"fixed-schedule-start-offset"}, refused: "replaying a window of a trace: not yet"},
-	{names: []string{"fixed-schedule-end-offset"}, refused: "replaying a window of a trace: not yet"},
+	{names: []string{"fixed-schedule-start-offset"}, maps: "replay only the trace's rows from this timestamp (ms), sent at their time after it"},
+	{names: []string{"fixed-schedule-end-offset"}, maps: "replay only the trace's rows up to this timestamp (ms)"},
 	// Goodput
 	{names: []string{"goodput"}, maps: "per-request SLOs in AIPerf's tags and units: the export's goodput and goodput's SLO"},
 	// Conversation Input

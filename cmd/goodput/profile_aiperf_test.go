@@ -271,6 +271,15 @@ sweep:
 			l := rounds(s)
 			return len(l) == 1 && l[0].Kind == loadgen.Replay && l[0].Schedule[0] == 0
 		}},
+		// The trace's rows are at 0 and 500 ms.
+		"fixed-schedule-start-offset": {[]string{"--input-file", trace, "--custom-dataset-type", "mooncake_trace", "--fixed-schedule", "--fixed-schedule-start-offset", "400"}, func(s profileSetup) bool {
+			l := rounds(s)
+			return len(l) == 1 && slices.Equal(l[0].Schedule, []time.Duration{100 * time.Millisecond}) && s.cfg.Data.Options.TraceStart == 400*time.Millisecond
+		}},
+		"fixed-schedule-end-offset": {[]string{"--input-file", trace, "--custom-dataset-type", "mooncake_trace", "--fixed-schedule", "--fixed-schedule-end-offset", "100"}, func(s profileSetup) bool {
+			l := rounds(s)
+			return len(l) == 1 && slices.Equal(l[0].Schedule, []time.Duration{0}) && s.cfg.Data.Opened.Description.Requests == 1
+		}},
 		"goodput": {[]string{"--goodput", "time_to_first_token:500 inter_token_latency:50"}, func(s profileSetup) bool {
 			return strings.Contains(s.cfg.SLO.String(), "500") && strings.Contains(s.cfg.SLO.String(), "50")
 		}},
