@@ -650,7 +650,9 @@ func traceDataset(t *table, ta traceArgs, src origin, opts Options) (*Dataset, e
 	if ta.unit == "" {
 		ta.unit = "ms"
 	}
-	rows, skipped, err := readTrace(t, ta.cols, useHash, ta.blockSize, timeUnits[ta.unit], layout.skipZero)
+	// AIPerf's mooncake_trace makes output_length optional (no max_tokens
+	// sent); GuideLLM's trace kinds require it.
+	rows, skipped, err := readTrace(t, ta.cols, useHash, ta.blockSize, timeUnits[ta.unit], layout.skipZero, ta.kind == "")
 	if err != nil {
 		return nil, err
 	}

@@ -181,10 +181,11 @@ func (t *Trace) schedule(t0 float64, unit time.Duration, scale float64) []time.D
 
 // readTrace reads the trace rows of a table; hash ids are read when
 // useHash is set (they are then required). Date-time timestamps are read in
-// unit. With skipZero, rows with 0 tokens are left out and counted.
-func readTrace(t *table, cols traceColumns, useHash bool, blockSize int, unit time.Duration, skipZero bool) (rows []traceRow, skipped int, err error) {
+// unit. With skipZero, rows with 0 tokens are left out and counted. With
+// optOutput, a row without the output column gets no output limit (0).
+func readTrace(t *table, cols traceColumns, useHash bool, blockSize int, unit time.Duration, skipZero, optOutput bool) (rows []traceRow, skipped int, err error) {
 	for _, c := range []string{cols.Timestamp, cols.Input, cols.Output} {
-		if _, ok := t.index[c]; !ok {
+		if _, ok := t.index[c]; !ok && !(optOutput && c == cols.Output) {
 			return nil, 0, fmt.Errorf("%s: no %q column (columns: %s); name the columns with timestamp_column, prompt_tokens_column and output_tokens_column", t.name, c, quoteList(t.columns))
 		}
 	}
@@ -202,6 +203,9 @@ rowLoop:
 			dst *int
 		}{{cols.Input, &r.in}, {cols.Output, &r.out}} {
 			c, ok := t.get(tr, f.col)
+			if !ok && optOutput && f.dst == &r.out {
+				continue
+			}
 			if !ok {
 				return nil, 0, fmt.Errorf("%s: %q is missing (want a positive integer)", t.at(tr), f.col)
 			}

@@ -255,3 +255,27 @@ func TestTraceWindow(t *testing.T) {
 		t.Errorf("empty window: %v", err)
 	}
 }
+
+// AIPerf's fixed-schedule tutorial's precise_schedule.jsonl has no
+// output_length (documented optional): a plain trace path sends those
+// requests without max_tokens; GuideLLM's trace kinds still require it.
+func TestTraceOptionalOutput(t *testing.T) {
+	path := writeFile(t, "precise_schedule.jsonl", `{"timestamp": 0, "input_length": 100, "hash_ids": [3001]}
+{"timestamp": 500, "input_length": 200, "hash_ids": [3002]}
+{"timestamp": 750, "input_length": 150, "output_length": 20, "hash_ids": [3003]}
+`)
+	d, err := Open(path, Options{Trace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var max []int
+	for _, r := range requests(t, d.Source) {
+		max = append(max, r.MaxTokens)
+	}
+	if !reflect.DeepEqual(max, []int{0, 0, 20}) || !reflect.DeepEqual(d.Schedule, []time.Duration{0, 500 * time.Millisecond, 750 * time.Millisecond}) {
+		t.Errorf("max_tokens %v, schedule %v", max, d.Schedule)
+	}
+	if _, err := Open("kind=trace_synthetic,path="+path, Options{}); err == nil || !strings.Contains(err.Error(), `precise_schedule.jsonl:1: "output_length" is missing`) {
+		t.Errorf("GuideLLM's trace_synthetic without output_length: %v", err)
+	}
+}
