@@ -270,6 +270,7 @@ type experimentKey struct {
 	warmup, cooldown                                                    string
 	seed                                                                int64
 	arrival                                                             string // arrivalOptions.key
+	cancel                                                              string // AIPerf's request cancellation, rate%@delay
 
 	maxErrors                            int
 	maxErrorRate                         float64
@@ -303,6 +304,9 @@ func (k experimentKey) config(model string) string {
 	}
 	if k.users > 0 {
 		key += "|users=" + strconv.Itoa(k.users)
+	}
+	if k.cancel != "" {
+		key += "|cancel=" + k.cancel
 	}
 	return key
 }

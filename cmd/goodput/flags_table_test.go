@@ -213,6 +213,8 @@ var invalidFlagValues = map[string][]string{
 	"profile --warmup-request-count":                  {"x", "-1"},
 	"profile --benchmark-duration":                    {"x", "-1"},
 	"profile --benchmark-grace-period":                {"x", "-1", "30"},
+	"profile --request-cancellation-rate":             {"x", "-1", "101"},
+	"profile --request-cancellation-delay":            {"x", "-1", "2"},
 	"profile --fixed-schedule-start-offset":           {"x", "-1", "100"},
 	"profile --fixed-schedule-end-offset":             {"x", "-1", "100"},
 	"profile --goodput":                               {"time_to_first_token", "nope:5", "time_to_first_token:x"},

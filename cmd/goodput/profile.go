@@ -75,7 +75,8 @@ type profileOptions struct {
 	osl, oslStddev            int
 	requestCount, warmupCount int
 	duration                  float64
-	gracePeriod               string // --benchmark-grace-period: seconds or inf
+	gracePeriod               string  // --benchmark-grace-period: seconds or inf
+	cancelRate, cancelDelay   float64 // --request-cancellation-rate (%), -delay (s)
 	goodput                   []string
 	tokenizer                 string
 	artifactDir, output       string
@@ -189,6 +190,8 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.IntVar(&po.requestCount, "num-requests", 0, "alias of --request-count")
 	fs.IntVar(&po.warmupCount, "warmup-request-count", 0, "requests sent first and left out of the metrics, per benchmark (needs a request count)")
 	fs.Float64Var(&po.duration, "benchmark-duration", 0, "stop each benchmark after this many seconds")
+	fs.Float64Var(&po.cancelRate, "request-cancellation-rate", 0, "percentage of the requests the client cancels (each picked with this probability, seeded by --random-seed); they are recorded incomplete, class cancelled")
+	fs.Float64Var(&po.cancelDelay, "request-cancellation-delay", 0, "seconds after sending that a picked request is cancelled (default 0: at once)")
 	fs.StringVar(&po.gracePeriod, "benchmark-grace-period", "", "seconds (or inf) the requests in flight at --benchmark-duration may take to finish, counted in the figures (benchmark's --drain; default 0: cancelled, censored in the report)")
 	fs.StringArrayVar(&po.goodput, "goodput", nil, `per-request SLOs for goodput, e.g. "time_to_first_token:500 inter_token_latency:50" (display units: ms, tokens/sec/user)`)
 	fs.StringVar(&po.tokenizer, "tokenizer", "", "tokenizer of the prompts and of the client-side token counts (AIPerf's ISL and OSL): builtin (o200k_base), a built-in encoding, a tokenizer.json path or a locally cached Hugging Face id, never downloaded (default: the model's when cached locally; the benchmark's --processor)")
@@ -1173,6 +1176,17 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 		p.profile.Warmup = p.warm
 	}
 	p.cons = loadgen.Constraints{MaxDuration: time.Duration(po.duration * float64(time.Second))}
+	switch {
+	case !(po.cancelRate >= 0 && po.cancelRate <= 100):
+		return usagef("--request-cancellation-rate %v: want a percentage from 0 to 100", po.cancelRate)
+	case !(po.cancelDelay >= 0) || math.IsInf(po.cancelDelay, 0):
+		return usagef("--request-cancellation-delay %v: want seconds ≥ 0", po.cancelDelay)
+	case po.cancelDelay > 0 && po.cancelRate == 0:
+		return usagef("--request-cancellation-delay needs --request-cancellation-rate (the share of requests to cancel)")
+	case po.cancelRate > 0:
+		p.cons.Cancel = &loadgen.Cancellation{Rate: po.cancelRate / 100, Delay: time.Duration(po.cancelDelay * float64(time.Second)), Seed: uint64(p.seed)}
+		p.key.cancel = strconv.FormatFloat(po.cancelRate, 'g', -1, 64) + "%@" + strconv.FormatFloat(po.cancelDelay, 'g', -1, 64) + "s"
+	}
 	if po.gracePeriod != "" {
 		g, err := gracePeriod(po.gracePeriod)
 		switch {

@@ -193,8 +193,8 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"user-centric-rate"}, maps: "N users' total rate, each user's turns N/rate seconds apart, users staggered (benchmark's --rate-type user_centric --rate)"},
 	{names: []string{"num-users"}, maps: "the users of --user-centric-rate (benchmark's --users)"},
 	// Request Cancellation
-	{names: []string{"request-cancellation-rate"}, refused: "request cancellation: not yet"},
-	{names: []string{"request-cancellation-delay"}, refused: "request cancellation: not yet"},
+	{names: []string{"request-cancellation-rate"}, maps: "percentage of the requests the client cancels (picked with this probability, seeded by --random-seed); recorded incomplete with error class cancelled"},
+	{names: []string{"request-cancellation-delay"}, maps: "seconds after sending that a picked request is cancelled (default 0: at once)"},
 	// Output
 	{names: []string{"output-artifact-dir", "artifact-dir", "output-dir"}, maps: "directory of the AIPerf exports and goodput's report"},
 	{names: []string{"profile-export-prefix", "profile-export-file"}, refused: "export file names: use --output FILE.json"},

@@ -300,6 +300,14 @@ sweep:
 		"benchmark-duration": {[]string{"--benchmark-duration", "60"}, func(s profileSetup) bool {
 			return s.cfg.Plan.Constraints.MaxDuration == time.Minute && s.cfg.Plan.Constraints.MaxRequests == 0
 		}},
+		"request-cancellation-rate": {[]string{"--request-cancellation-rate", "25", "--random-seed", "3"}, func(s profileSetup) bool {
+			c := s.cfg.Plan.Constraints.Cancel
+			return c != nil && c.Rate == 0.25 && c.Delay == 0 && c.Seed == 3
+		}},
+		"request-cancellation-delay": {[]string{"--request-cancellation-rate", "10", "--request-cancellation-delay", "1.5"}, func(s profileSetup) bool {
+			c := s.cfg.Plan.Constraints.Cancel
+			return c != nil && c.Rate == 0.1 && c.Delay == 1500*time.Millisecond
+		}},
 		"benchmark-grace-period": {[]string{"--benchmark-duration", "60", "--benchmark-grace-period", "30"}, func(s profileSetup) bool {
 			return s.cfg.Plan.Constraints.MaxDuration == time.Minute && s.cfg.Plan.Constraints.Drain == 30*time.Second
 		}},
@@ -793,5 +801,34 @@ func TestAIPerfDocForms(t *testing.T) {
 	}
 	if rq := rep.Benchmarks[0].Metrics.RequestTotals; rq == nil || rq.Successful != 3 || rq.Errored != 0 {
 		t.Errorf("full --url: requests %+v, want 3 successful", rq)
+	}
+}
+
+// AIPerf's request cancellation: the picked requests are cancelled by the
+// client after the delay and reported incomplete with class cancelled.
+func TestProfileRequestCancellation(t *testing.T) {
+	url := startTestMock(t, nil)
+	dir := t.TempDir()
+	code, _, stderr := runGoodput(t, "profile", "--url", url, "--model", "goodput-mock", "--artifact-dir", dir, "--ui-type", "none",
+		"--endpoint-type", "chat", "--streaming", "--concurrency", "2", "--request-count", "6", "--isl", "16", "--osl", "4",
+		"--request-cancellation-rate", "100", "--request-cancellation-delay", "0")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, err := report.Read(filepath.Join(dir, "goodput.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := rep.Benchmarks[0]
+	if rq := b.Metrics.RequestTotals; rq == nil || rq.Successful != 0 || rq.Incomplete != 6 {
+		t.Errorf("requests %+v, want all 6 incomplete", rq)
+	}
+	if n := b.Extras.Errors.ByClass["cancelled"]; n != 6 {
+		t.Errorf("errors by class %v, want 6 cancelled", b.Extras.Errors.ByClass)
+	}
+	for _, bad := range [][]string{{"--request-cancellation-rate", "101"}, {"--request-cancellation-delay", "2"}} {
+		if _, err := setupProfile(t, bad...); err == nil || !strings.Contains(err.Error(), bad[0]) {
+			t.Errorf("%q: %v", bad, err)
+		}
 	}
 }
