@@ -106,7 +106,7 @@ type convertRow struct {
 type convertTraceRow struct {
 	Timestamp float64  `json:"timestamp"`
 	Input     int      `json:"input_length"`
-	Output    int      `json:"output_length"`
+	Output    int      `json:"output_length,omitempty"` // 0: no limit (AIPerf: optional)
 	HashIDs   []uint64 `json:"hash_ids,omitempty"`
 }
 

@@ -38,6 +38,12 @@ type Options struct {
 	// TimeScale multiplies the trace's time offsets (0 means 1): 0.5
 	// replays twice as fast.
 	TimeScale float64
+	// TraceStart and TraceEnd replay a window of a trace (AIPerf's
+	// --fixed-schedule-start-offset/-end-offset): only the rows whose
+	// timestamp, as a time in the trace's unit, lies in [TraceStart,
+	// TraceEnd] (TraceEnd 0: no end), sent at their time after
+	// TraceStart; with TraceStart 0 the first row kept starts the replay.
+	TraceStart, TraceEnd time.Duration
 	// PromptOverhead is what the server adds to each prompt (a chat
 	// template's tokens, see --chat-template-overhead): exact synthetic
 	// prompts are built that much shorter, so that the server bills the
@@ -129,7 +135,9 @@ const dataForms = "want a spec such as prompt_tokens=256,output_tokens=128, a .j
 //     kind=huggingface,source=DIR[,split=…][,name=…]; kind=weka,path=…;
 //     kind=trace_synthetic,path=…[,timestamp_column=…,prompt_tokens_column=…,
 //     output_tokens_column=…,timestamp_unit=s|ms|us]; and
-//     kind=mooncake,path=…[,hash_ids_column=…,hash_id_block_size=512].
+//     kind=mooncake,path=…[,hash_ids_column=…,hash_id_block_size=512]
+//     (the trace kinds count seconds, as GuideLLM does, unless
+//     timestamp_unit says otherwise; a plain trace path counts ms).
 //
 // Errors are one line naming the key, file and line, or column at fault.
 func Open(value string, opts Options) (*Dataset, error) {
@@ -306,7 +314,7 @@ type traceArgs struct {
 	cols      traceColumns
 	hash      int
 	blockSize int
-	unit      string // "" means the layout's (ms, or s for BurstGPT and Azure)
+	unit      string // "" means the layout's (ms, or s for BurstGPT, Azure and weka)
 }
 
 // applyMapper takes the trace columns a --data-column-mapper names and
@@ -362,6 +370,12 @@ func traceParams(kind string, ps params) (traceArgs, error) {
 	}
 	if _, ok := timeUnits[ta.unit]; !ok && ta.unit != "" {
 		return ta, fmt.Errorf("kind=%s: timestamp_unit=%s: want s, ms or us", kind, ta.unit)
+	}
+	if ta.unit == "" {
+		// GuideLLM schedules start + time_scale × (timestamp − first) in
+		// seconds, whatever the trace kind; a plain trace path keeps
+		// Mooncake's and AIPerf's milliseconds.
+		ta.unit = "s"
 	}
 	if p, ok := ps.get("hash_id_block_size"); ok {
 		n, err := intParam(p, 1)
@@ -547,7 +561,7 @@ func tableDataset(t *table, src origin, mapper ColumnMapper, opts Options) (*Dat
 		return nil, err
 	}
 	rows = selectRows(rows, opts.Shuffle, opts.Seed, opts.Samples)
-	if ss := opts.Session; ss.Turns >= 2 || ss.Delay.Set() || ss.Tools > 0 || ss.ToolsJSON != nil || ss.ServerHistory {
+	if ss := opts.Session; ss.Turns >= 2 || ss.Delay.Set() || ss.Tools > 0 || ss.ToolsJSON != nil || ss.ServerHistory || ss.ToolCallTurns > 0 || ss.ToolCallTurnList != nil {
 		return sessionDataset(t, src, rows, skipped, mp.columns(), opts)
 	}
 	reqs := buildRequests(rows, opts.Tokenizer)
@@ -636,9 +650,17 @@ func traceDataset(t *table, ta traceArgs, src origin, opts Options) (*Dataset, e
 	if ta.unit == "" {
 		ta.unit = "ms"
 	}
-	rows, skipped, err := readTrace(t, ta.cols, useHash, ta.blockSize, timeUnits[ta.unit], layout.skipZero)
+	// AIPerf's mooncake_trace makes output_length optional (no max_tokens
+	// sent); GuideLLM's trace kinds require it.
+	rows, skipped, err := readTrace(t, ta.cols, useHash, ta.blockSize, timeUnits[ta.unit], layout.skipZero, ta.kind == "")
 	if err != nil {
 		return nil, err
+	}
+	origin := rows[0].ts
+	if opts.TraceStart > 0 || opts.TraceEnd > 0 {
+		if rows, origin, err = traceWindow(rows, timeUnits[ta.unit], opts.TraceStart, opts.TraceEnd); err != nil {
+			return nil, fmt.Errorf("%s: %v", src.path, err)
+		}
 	}
 	if opts.Samples > 0 && opts.Samples < len(rows) {
 		rows = rows[:opts.Samples]
@@ -651,7 +673,7 @@ func traceDataset(t *table, ta traceArgs, src origin, opts Options) (*Dataset, e
 	if scale == 0 {
 		scale = 1
 	}
-	sched := tr.schedule(timeUnits[ta.unit], scale)
+	sched := tr.schedule(origin, timeUnits[ta.unit], scale)
 	kind := kindTrace
 	switch {
 	case useHash:
@@ -744,6 +766,10 @@ func traceObject(kind, path string, ta traceArgs, useHash bool) []byte {
 		`,"output_tokens_column":` + jsonString(ta.cols.Output)
 	if useHash {
 		s += `,"hash_ids_column":` + jsonString(ta.cols.HashIDs) + `,"hash_id_block_size":` + strconv.Itoa(ta.blockSize)
+	}
+	if ta.unit != "s" {
+		// GuideLLM reads timestamps in seconds; say when these are not.
+		s += `,"timestamp_unit":` + strconv.Quote(ta.unit)
 	}
 	return []byte(s + "}")
 }

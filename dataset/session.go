@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -77,8 +78,11 @@ type SessionSpec struct {
 	Tools     int
 	ToolsJSON json.RawMessage
 	// ToolCallTurns is how many turns, from the first, are tool-call
-	// turns; 0 with tools means every turn.
+	// turns; 0 with tools means every turn. ToolCallTurnList names them
+	// instead (GuideLLM's list form, 0-based: [0,2]). Either without tools
+	// gets one synthetic tool, GuideLLM's built-in placeholder tool.
 	ToolCallTurns      int
+	ToolCallTurnList   []int
 	ToolChoice         string // required (default), auto, none or a tool's name
 	ToolResponseTokens int    // tokens of each synthetic tool result (default 32)
 	MissingTool        loadgen.MissingToolCall
@@ -99,7 +103,7 @@ type BranchSpec struct {
 
 // set reports whether any session key was given.
 func (ss SessionSpec) set() bool {
-	return ss.Turns > 0 || ss.Delay.Set() || ss.Tools > 0 || ss.ToolsJSON != nil || ss.ServerHistory || ss.ToolCallTurns > 0 || ss.Branches != nil
+	return ss.Turns > 0 || ss.Delay.Set() || ss.Tools > 0 || ss.ToolsJSON != nil || ss.ServerHistory || ss.ToolCallTurns > 0 || ss.ToolCallTurnList != nil || ss.Branches != nil
 }
 
 // parseSessionParam reads one session key into ss; false when key is not one.
@@ -172,6 +176,15 @@ func (ss *SessionSpec) parseSessionParam(p param) (bool, error) {
 		ss.Branches = bs
 		return true, nil
 	case "tool_call_turns":
+		if p.raw && strings.HasPrefix(p.val, "[") {
+			var l []int
+			if err := json.Unmarshal([]byte(p.val), &l); err != nil || len(l) == 0 || slices.Min(l) < 0 {
+				return true, fmt.Errorf("tool_call_turns=%s: want a count N (the first N turns) or a list of 0-based turns such as [0,2]", p.shown())
+			}
+			slices.Sort(l)
+			ss.ToolCallTurnList = slices.Compact(l)
+			return true, nil
+		}
 		n, err := intParam(p, 1)
 		ss.ToolCallTurns = n
 		return true, err
@@ -210,8 +223,11 @@ func (ss SessionSpec) validate() error {
 	if ss.Turns == 0 && (ss.FirstPrompt.Set() || ss.FirstOutput.Set()) {
 		return fmt.Errorf("first_prompt_tokens and first_output_tokens need turns=N, e.g. turns=4,first_prompt_tokens=1024,prompt_tokens=128")
 	}
-	if ss.ToolCallTurns > 0 && ss.Tools == 0 && ss.ToolsJSON == nil {
-		return fmt.Errorf("tool_call_turns=%d needs tools=N (synthetic tools) or a tools list", ss.ToolCallTurns)
+	if l := ss.ToolCallTurnList; l != nil && ss.Turns > 0 && l[len(l)-1] >= ss.Turns {
+		return fmt.Errorf("tool_call_turns: turn %d is past the session's last turn (turns=%d, counted from 0)", l[len(l)-1], ss.Turns)
+	}
+	if ss.ToolCallTurns > 0 && ss.ToolCallTurnList != nil {
+		return fmt.Errorf("tool_call_turns: give a count or a list, not both")
 	}
 	total := ss.Turns
 	for i, b := range ss.Branches {
@@ -349,6 +365,8 @@ func newSessionShape(ss SessionSpec, gen *textGen, seed uint64) (*sessionShape, 
 		sh.tools = t
 	case ss.Tools > 0:
 		sh.tools = syntheticTools(ss.Tools)
+	case ss.ToolCallTurns > 0 || ss.ToolCallTurnList != nil:
+		sh.tools = syntheticTools(1) // GuideLLM's built-in placeholder tool
 	}
 	{
 		n := ss.ToolResponseTokens
@@ -369,7 +387,12 @@ func (sh *sessionShape) apply(s *loadgen.Session, i uint64) {
 	if sh.tools != nil {
 		s.Tools, s.ToolChoice, s.ToolResult, s.OnMissingTool = sh.tools, ss.ToolChoice, sh.result, ss.MissingTool
 		for k := range s.Turns {
-			s.Turns[k].ToolCall = ss.ToolCallTurns == 0 || k < ss.ToolCallTurns
+			switch {
+			case ss.ToolCallTurnList != nil:
+				_, s.Turns[k].ToolCall = slices.BinarySearch(ss.ToolCallTurnList, k)
+			default:
+				s.Turns[k].ToolCall = ss.ToolCallTurns == 0 || k < ss.ToolCallTurns
+			}
 		}
 	}
 	s.ServerHistory = ss.ServerHistory

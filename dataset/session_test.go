@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -160,13 +161,14 @@ func TestSessionErrors(t *testing.T) {
 		})
 	}
 	for spec, want := range map[string]string{
-		"turns=2000,prompt_tokens=5":                        "turns=2000: at most 1024",
-		"delay=1,prompt_tokens=5":                           "session keys (delay, tools, server_history, …) need turns=N",
-		"turns=2,prompt_tokens=5,first_prompt_tokens_max=9": "first_prompt_tokens_stdev/min/max need first_prompt_tokens",
-		"turns=2,prompt_tokens=5,tool_call_turns=1":         "tool_call_turns=1 needs tools=N",
-		"turns=2,prompt_tokens=5,tool_choice=a b":           "tool_choice=a b: want required, auto, none or a tool's name",
-		"turns=2,prompt_tokens=5,server_history=maybe":      "server_history=maybe: want true or false",
-		"first_output_tokens=4,prompt_tokens=5":             "first_prompt_tokens and first_output_tokens need turns=N",
+		"turns=2000,prompt_tokens=5":                            "turns=2000: at most 1024",
+		"delay=1,prompt_tokens=5":                               "session keys (delay, tools, server_history, …) need turns=N",
+		"turns=2,prompt_tokens=5,first_prompt_tokens_max=9":     "first_prompt_tokens_stdev/min/max need first_prompt_tokens",
+		`{"turns":2,"prompt_tokens":5,"tool_call_turns":[0,2]}`: "tool_call_turns: turn 2 is past the session's last turn (turns=2, counted from 0)",
+		`{"turns":2,"prompt_tokens":5,"tool_call_turns":[-1]}`:  "tool_call_turns=[-1]: want a count N (the first N turns) or a list of 0-based turns such as [0,2]",
+		"turns=2,prompt_tokens=5,tool_choice=a b":               "tool_choice=a b: want required, auto, none or a tool's name",
+		"turns=2,prompt_tokens=5,server_history=maybe":          "server_history=maybe: want true or false",
+		"first_output_tokens=4,prompt_tokens=5":                 "first_prompt_tokens and first_output_tokens need turns=N",
 	} {
 		if _, err := Open(spec, Options{}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", spec, err, want)
@@ -206,7 +208,7 @@ func TestSessionConvertRoundTrip(t *testing.T) {
 // each session starts at its first row's time, and each later row is a
 // turn due at its own time (never before the previous turn ended).
 func TestSessionTrace(t *testing.T) {
-	d, err := Open("kind=mooncake,path=testdata/session_trace.jsonl,hash_id_block_size=16", Options{})
+	d, err := Open("kind=mooncake,path=testdata/session_trace.jsonl,hash_id_block_size=16,timestamp_unit=ms", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,6 +280,33 @@ func TestSessionDescription(t *testing.T) {
 		d, err := Open(value, Options{})
 		if err != nil || !strings.Contains(d.Description.String()+",", want) {
 			t.Errorf("%s: %v %v, want %q", value, d.Description.String(), err, want)
+		}
+	}
+}
+
+// GuideLLM's tool_call_turns without tools gets one placeholder tool, and
+// its list form names the tool-call turns (tool_calling.md's examples).
+func TestToolCallTurnsForms(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		want []bool
+	}{
+		{"kind=synthetic_text,prompt_tokens=200,output_tokens=100,turns=3,tool_call_turns=2", []bool{true, true, false}},
+		{`{"kind":"synthetic_text","prompt_tokens":200,"output_tokens":100,"turns":4,"tool_call_turns":[0,2]}`, []bool{true, false, true, false}},
+		{`{"kind":"synthetic_text","prompt_tokens":20,"output_tokens":10,"turns":4,"tools":2,"tool_call_turns":[2,0,2]}`, []bool{true, false, true, false}},
+	} {
+		d, ss := openSessions(t, c.spec, Options{})
+		s, _ := ss.Session(0)
+		var got []bool
+		for _, tr := range s.Turns {
+			got = append(got, tr.ToolCall)
+		}
+		if !slices.Equal(got, c.want) || len(s.Tools) == 0 {
+			t.Errorf("%s: tool-call turns %v, %d tools; want %v", c.spec, got, len(s.Tools), c.want)
+		}
+		// The spec reads back to the same sessions.
+		if _, err := Open(d.Description.Spec, Options{}); err != nil {
+			t.Errorf("%s: spec %s does not read back: %v", c.spec, d.Description.Spec, err)
 		}
 	}
 }

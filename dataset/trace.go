@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -57,10 +58,10 @@ var traceLayouts = []traceLayout{
 	weka,
 }
 
-// weka is GuideLLM's weka trace kind: its default column names. The unit of
-// t is not documented in our notes: ms, as in other traces, unless
-// timestamp_unit says otherwise.
-var weka = traceLayout{name: "weka", cols: traceColumns{Timestamp: "t", Input: "in", Output: "out"}, unit: "ms"}
+// weka is GuideLLM's weka trace kind: its default column names, t in
+// seconds as GuideLLM reads every trace (its max_wait is "in original trace
+// seconds"), unless timestamp_unit says otherwise.
+var weka = traceLayout{name: "weka", cols: traceColumns{Timestamp: "t", Input: "in", Output: "out"}, unit: "s"}
 
 // detectLayout returns the layout whose columns t has, when t lacks the
 // default trace columns.
@@ -168,11 +169,10 @@ func mix64(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// schedule returns the send offsets: timestamps relative to the first, in
-// unit, multiplied by scale.
-func (t *Trace) schedule(unit time.Duration, scale float64) []time.Duration {
+// schedule returns the send offsets: timestamps relative to t0 (the first
+// row's, or a window's start), in unit, multiplied by scale.
+func (t *Trace) schedule(t0 float64, unit time.Duration, scale float64) []time.Duration {
 	s := make([]time.Duration, len(t.rows))
-	t0 := t.rows[0].ts
 	for i, r := range t.rows {
 		s[i] = time.Duration(math.Round((r.ts - t0) * float64(unit) * scale))
 	}
@@ -181,10 +181,11 @@ func (t *Trace) schedule(unit time.Duration, scale float64) []time.Duration {
 
 // readTrace reads the trace rows of a table; hash ids are read when
 // useHash is set (they are then required). Date-time timestamps are read in
-// unit. With skipZero, rows with 0 tokens are left out and counted.
-func readTrace(t *table, cols traceColumns, useHash bool, blockSize int, unit time.Duration, skipZero bool) (rows []traceRow, skipped int, err error) {
+// unit. With skipZero, rows with 0 tokens are left out and counted. With
+// optOutput, a row without the output column gets no output limit (0).
+func readTrace(t *table, cols traceColumns, useHash bool, blockSize int, unit time.Duration, skipZero, optOutput bool) (rows []traceRow, skipped int, err error) {
 	for _, c := range []string{cols.Timestamp, cols.Input, cols.Output} {
-		if _, ok := t.index[c]; !ok {
+		if _, ok := t.index[c]; !ok && !(optOutput && c == cols.Output) {
 			return nil, 0, fmt.Errorf("%s: no %q column (columns: %s); name the columns with timestamp_column, prompt_tokens_column and output_tokens_column", t.name, c, quoteList(t.columns))
 		}
 	}
@@ -202,6 +203,9 @@ rowLoop:
 			dst *int
 		}{{cols.Input, &r.in}, {cols.Output, &r.out}} {
 			c, ok := t.get(tr, f.col)
+			if !ok && optOutput && f.dst == &r.out {
+				continue
+			}
 			if !ok {
 				return nil, 0, fmt.Errorf("%s: %q is missing (want a positive integer)", t.at(tr), f.col)
 			}
@@ -301,4 +305,36 @@ func traceHashIDs(t *table, tr *tableRow, col string) ([]uint64, error) {
 		return nil, fmt.Errorf("%s: %q must be a list of non-negative integers, got %s", t.at(tr), col, cellText(c))
 	}
 	return ids, nil
+}
+
+// traceWindow keeps the rows (sorted by timestamp) whose time lies in
+// [start, end] (end 0: no end) and returns the time, in unit, offsets then
+// count from: start, or the first row's when start is 0.
+func traceWindow(rows []traceRow, unit time.Duration, start, end time.Duration) ([]traceRow, float64, error) {
+	lo, hi := float64(start)/float64(unit), math.Inf(1)
+	if end > 0 {
+		hi = float64(end) / float64(unit)
+	}
+	if end > 0 && end < start {
+		return nil, 0, fmt.Errorf("window end %v is before its start %v", end, start)
+	}
+	i := sort.Search(len(rows), func(i int) bool { return rows[i].ts >= lo })
+	j := sort.Search(len(rows), func(i int) bool { return rows[i].ts > hi })
+	if i >= j {
+		return nil, 0, fmt.Errorf("no row of %d has a timestamp in the window [%v, %v] (timestamps %v to %v)", len(rows), start, window(end),
+			time.Duration(rows[0].ts*float64(unit)), time.Duration(rows[len(rows)-1].ts*float64(unit)))
+	}
+	origin := rows[i].ts
+	if start > 0 {
+		origin = lo
+	}
+	return rows[i:j], origin, nil
+}
+
+// window shows a window's end (0: none).
+func window(end time.Duration) string {
+	if end == 0 {
+		return "end"
+	}
+	return end.String()
 }

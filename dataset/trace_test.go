@@ -59,7 +59,7 @@ func TestMooncakeTrace(t *testing.T) {
 			if ps := desc.PromptTokens; ps.Count != 4 || ps.Min != 300 || ps.Max != 1200 || ps.Mean != 825 {
 				t.Errorf("prompt stats %+v, want 4 requests, 300..1200, mean 825", ps)
 			}
-			if want := `{"kind":"mooncake","path":"testdata/mooncake.jsonl","timestamp_column":"timestamp","prompt_tokens_column":"input_length","output_tokens_column":"output_length","hash_ids_column":"hash_ids","hash_id_block_size":512}`; string(desc.GuideLLM) != want {
+			if want := `{"kind":"mooncake","path":"testdata/mooncake.jsonl","timestamp_column":"timestamp","prompt_tokens_column":"input_length","output_tokens_column":"output_length","hash_ids_column":"hash_ids","hash_id_block_size":512,"timestamp_unit":"ms"}`; string(desc.GuideLLM) != want {
 				t.Errorf("GuideLLM %s\nwant %s", desc.GuideLLM, want)
 			}
 		})
@@ -69,7 +69,7 @@ func TestMooncakeTrace(t *testing.T) {
 func TestTraceSynthetic(t *testing.T) {
 	tok := builtin(t, "o200k_base")
 	// kind=trace_synthetic ignores hash ids: every prompt has its own marker.
-	d, err := Open("kind=trace_synthetic,path=testdata/mooncake.jsonl", Options{Tokenizer: tok, TimeScale: 0.5})
+	d, err := Open("kind=trace_synthetic,path=testdata/mooncake.jsonl,timestamp_unit=ms", Options{Tokenizer: tok, TimeScale: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,3 +175,107 @@ func TestTraceErrors(t *testing.T) {
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// TestTraceUnitsPerFormat replays each format's documented example in its
+// own tool's unit: GuideLLM's trace kinds (trace_synthetic, its
+// column-mapped form, mooncake, weka) count seconds, so its docs' rows at
+// 1234500.0 and 1234500.5 are sent 0.5 s apart; AIPerf's mooncake_trace
+// (a plain trace path) counts milliseconds.
+func TestTraceUnitsPerFormat(t *testing.T) {
+	half := []time.Duration{0, 500 * time.Millisecond}
+	for _, c := range []struct {
+		value string
+		unit  string
+		want  []time.Duration
+	}{
+		// GuideLLM's benchmark.md "Trace Replay Benchmarking".
+		{"kind=trace_synthetic,path=testdata/guidellm_trace.jsonl", "s", half},
+		{`{"kind":"trace_synthetic","path":"testdata/guidellm_trace.jsonl"}`, "s", half},
+		// GuideLLM's trace_file_formats.md: other column names in --data.
+		{"kind=trace_synthetic,path=testdata/guidellm_trace_columns.jsonl,timestamp_column=ts,prompt_tokens_column=input_tokens,output_tokens_column=generated_tokens", "s", half},
+		{"kind=mooncake,path=testdata/guidellm_mooncake.jsonl", "s", half},
+		{"kind=weka,path=testdata/guidellm_weka.jsonl", "s", half},
+		// timestamp_unit still overrides GuideLLM's seconds.
+		{"kind=trace_synthetic,path=testdata/guidellm_trace.jsonl,timestamp_unit=ms", "ms", []time.Duration{0, 500 * time.Microsecond}},
+		// AIPerf's trace_replay.md example (--custom-dataset-type mooncake_trace).
+		{"testdata/aiperf_trace.jsonl", "ms", []time.Duration{0, 10535 * time.Millisecond, 27482 * time.Millisecond}},
+	} {
+		d, err := Open(c.value, Options{Trace: true})
+		if err != nil {
+			t.Fatalf("%s: %v", c.value, err)
+		}
+		if !reflect.DeepEqual(d.Schedule, c.want) || d.Description.TimestampUnit != c.unit {
+			t.Errorf("%s: schedule %v in %s, want %v in %s", c.value, d.Schedule, d.Description.TimestampUnit, c.want, c.unit)
+		}
+	}
+	// The replay's time scale multiplies GuideLLM's seconds too.
+	d, err := Open("kind=trace_synthetic,path=testdata/guidellm_trace.jsonl", Options{TimeScale: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []time.Duration{0, time.Second}; !reflect.DeepEqual(d.Schedule, want) {
+		t.Errorf("time scale 2: schedule %v, want %v", d.Schedule, want)
+	}
+}
+
+// A window of a trace (AIPerf's --fixed-schedule-start-offset 2000
+// --fixed-schedule-end-offset 4000 on its fixed-schedule tutorial's
+// timestamps): the rows from 2000 to 4000 ms, sent at their time after the
+// window's start.
+func TestTraceWindow(t *testing.T) {
+	path := writeFile(t, "precise_schedule.jsonl", `{"timestamp": 0, "input_length": 100, "output_length": 8}
+{"timestamp": 500, "input_length": 200, "output_length": 8}
+{"timestamp": 1250, "input_length": 180, "output_length": 8}
+{"timestamp": 2000, "input_length": 400, "output_length": 8}
+{"timestamp": 2500, "input_length": 250, "output_length": 8}
+{"timestamp": 3000, "input_length": 350, "output_length": 8}
+{"timestamp": 4000, "input_length": 500, "output_length": 8}
+{"timestamp": 5000, "input_length": 600, "output_length": 8}
+`)
+	ms := time.Millisecond
+	for _, c := range []struct {
+		start, end time.Duration
+		want       []time.Duration
+		in         int // the first request's input_length
+	}{
+		{2000 * ms, 4000 * ms, []time.Duration{0, 500 * ms, 1000 * ms, 2000 * ms}, 400},
+		{2200 * ms, 0, []time.Duration{300 * ms, 800 * ms, 1800 * ms, 2800 * ms}, 250},
+		{0, 1000 * ms, []time.Duration{0, 500 * ms}, 100},
+	} {
+		d, err := Open(path, Options{Trace: true, TraceStart: c.start, TraceEnd: c.end})
+		if err != nil {
+			t.Fatalf("[%v, %v]: %v", c.start, c.end, err)
+		}
+		r, _ := d.Source.Request(0)
+		if !reflect.DeepEqual(d.Schedule, c.want) || r.TargetPromptTokens != c.in || d.Description.Requests != len(c.want) {
+			t.Errorf("[%v, %v]: schedule %v, first input %d, %d requests; want %v, %d", c.start, c.end, d.Schedule, r.TargetPromptTokens, d.Description.Requests, c.want, c.in)
+		}
+	}
+	if _, err := Open(path, Options{Trace: true, TraceStart: 6000 * ms}); err == nil || !strings.Contains(err.Error(), "no row of 8 has a timestamp in the window [6s, end]") {
+		t.Errorf("empty window: %v", err)
+	}
+}
+
+// AIPerf's fixed-schedule tutorial's precise_schedule.jsonl has no
+// output_length (documented optional): a plain trace path sends those
+// requests without max_tokens; GuideLLM's trace kinds still require it.
+func TestTraceOptionalOutput(t *testing.T) {
+	path := writeFile(t, "precise_schedule.jsonl", `{"timestamp": 0, "input_length": 100, "hash_ids": [3001]}
+{"timestamp": 500, "input_length": 200, "hash_ids": [3002]}
+{"timestamp": 750, "input_length": 150, "output_length": 20, "hash_ids": [3003]}
+`)
+	d, err := Open(path, Options{Trace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var max []int
+	for _, r := range requests(t, d.Source) {
+		max = append(max, r.MaxTokens)
+	}
+	if !reflect.DeepEqual(max, []int{0, 0, 20}) || !reflect.DeepEqual(d.Schedule, []time.Duration{0, 500 * time.Millisecond, 750 * time.Millisecond}) {
+		t.Errorf("max_tokens %v, schedule %v", max, d.Schedule)
+	}
+	if _, err := Open("kind=trace_synthetic,path="+path, Options{}); err == nil || !strings.Contains(err.Error(), `precise_schedule.jsonl:1: "output_length" is missing`) {
+		t.Errorf("GuideLLM's trace_synthetic without output_length: %v", err)
+	}
+}

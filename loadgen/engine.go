@@ -58,6 +58,9 @@ type Constraints struct {
 	// Watcher, when set, watches this benchmark only (a fresh one per
 	// benchmark).
 	Watcher Watcher
+	// Cancel, when set, cancels a share of the requests after a delay
+	// (AIPerf's request cancellation; see Cancellation).
+	Cancel *Cancellation
 }
 
 // Validate checks ranges.
@@ -75,6 +78,11 @@ func (c Constraints) Validate() error {
 		return fmt.Errorf("max error rate %v: want a fraction in [0, 1), e.g. 0.05", c.MaxErrorRate)
 	case c.ErrorRateWindow < 0:
 		return errors.New("error rate window must not be negative")
+	}
+	if c.Cancel != nil {
+		if err := c.Cancel.Validate(); err != nil {
+			return err
+		}
 	}
 	if c.OverSaturation != nil {
 		return c.OverSaturation.Validate()
@@ -242,6 +250,7 @@ type run struct {
 	errs        atomic.Int64
 	inc         atomic.Int64
 	notSent     atomic.Int64
+	sentN       atomic.Int64 // requests sent, numbering them for Constraints.Cancel
 	backoffs    atomic.Int64
 	backoffNs   atomic.Int64
 
@@ -410,7 +419,9 @@ func (r *run) send(req *Request, rec *record.Record, cn *conn) {
 	if r.sat != nil {
 		r.saturated(r.sat.observeStart(float64(r.e.clock.Now()-r.start)/1e9, float64(n)))
 	}
-	r.e.client.Do(r.ctx, req, rec, cn)
+	ctx, release := r.b.Constraints.Cancel.cancelCtx(r.ctx, uint64(r.sentN.Add(1)))
+	r.e.client.Do(ctx, req, rec, cn)
+	release()
 	r.e.inflight.Add(-1)
 	if r.sat != nil && rec.FirstToken != 0 && rec.Dispatched != 0 {
 		r.saturated(r.sat.observeTTFT(float64(rec.FirstToken-r.start)/1e9, float64(rec.FirstToken-rec.Dispatched)/1e9))

@@ -348,7 +348,7 @@ type SpecInput struct {
 	// {"kind":"json_file","path":…}), written after Data.
 	RawData    []json.RawMessage
 	Seed       int64
-	SampleSize int // request records per status in the report
+	SampleSize int // request records per status in the report (negative: all, written null)
 	Outputs    []Output
 	Labels     map[string]string
 }
@@ -444,7 +444,11 @@ func NewSpec(in SpecInput) (Spec, error) {
 	}
 	m := NewOrderedObject()
 	m.Field("kind", "generative")
-	m.Field("sample_size", max(in.SampleSize, 0))
+	if in.SampleSize < 0 {
+		m.Field("sample_size", nil)
+	} else {
+		m.Field("sample_size", in.SampleSize)
+	}
 	m.Field("prefer_response_metrics", true)
 	if s.Metrics, err = m.Done(); err != nil {
 		return s, err

@@ -27,6 +27,9 @@ type RunExtras struct {
 	Shard *ShardInfo `json:"shard,omitempty"`
 	// Merge describes a report merged from shards (merge.go).
 	Merge *MergeInfo `json:"merge,omitempty"`
+	// Notes say how the command line was read where that may surprise:
+	// a flag superseded by another, a named output file overwritten.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // SLOSpec is a declared service-level objective.

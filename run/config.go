@@ -47,6 +47,10 @@ type Config struct {
 	// exposition on this address while it runs (--metrics-addr :9090;
 	// package livemetrics).
 	MetricsAddr string
+	// Notes are what the front end says about how it read the invocation
+	// (a flag another supersedes, a named file the run overwrites): each
+	// is warned once on stderr and kept in the report (goodput.notes).
+	Notes []string
 }
 
 // Metrics is what the report measures beyond its defaults; the zero value

@@ -140,8 +140,17 @@ func (s *state) scenario(prof report.Profile) (*report.Scenario, error) {
 		Constraints: sweep.ReportConstraints(s.cfg.Plan.Constraints),
 		Tokenizer:   tokName,
 		RawData:     []json.RawMessage{s.data.Description.GuideLLM},
-		Seed:        s.cfg.Plan.Seed, SampleSize: s.cfg.Plan.SampleRequests, Outputs: outs, Labels: s.cfg.Metadata.ScenarioLabels,
+		Seed:        s.cfg.Plan.Seed, SampleSize: specSampleSize(s.cfg.Plan.SampleRequests), Outputs: outs, Labels: s.cfg.Metadata.ScenarioLabels,
 	})
+}
+
+// specSampleSize is the spec's sample_size for Plan.SampleRequests: its 0
+// (every request) is GuideLLM's null.
+func specSampleSize(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // AIPerfInputError marks an AIPerf export that failed on its input (a

@@ -238,6 +238,9 @@ func (s *state) startLog(context.Context) error {
 	for _, n := range s.cfg.Plan.Shard.Notes {
 		s.log.Info(n)
 	}
+	for _, n := range s.cfg.Notes {
+		s.log.Warn(n)
+	}
 	return nil
 }
 
@@ -421,6 +424,7 @@ func (s *state) report(rounds []sweep.Round, interrupted bool) (*report.Report, 
 		SLO: s.cfg.SLO.Report(), Knee: sweep.FindKnee(s.cfg.Plan.Planner, rounds, s.cfg.Plan.TargetLoadTokS),
 		ThroughputKnee: sweep.ThroughputKnee(s.cfg.Metrics.KneeDetection, s.cfg.Plan.Planner, rounds),
 		Trials:         sweep.Trials(s.cfg.Metrics.NumRuns, rounds, s.cfg.Plan.Confidence, s.cfg.Metrics.RunVariation),
+		Notes:          s.cfg.Notes,
 	}
 	if sp := s.cfg.Plan.Shard.Plan; sp != nil {
 		rep.Run.Shard = sp.Info(s.shardHash, s.runID)
@@ -523,9 +527,11 @@ func (w *logLines) Write(p []byte) (int, error) {
 	}
 }
 
+// sampleSize is the accumulator's sample size for Plan.SampleRequests,
+// whose 0 means every request.
 func sampleSize(n int) int {
 	if n == 0 {
-		return -1
+		return accum.SampleAll
 	}
 	return n
 }

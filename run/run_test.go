@@ -109,6 +109,13 @@ func TestRunFromConfig(t *testing.T) {
 	if len(rep.Benchmarks) != 2 || rep.Run.RunID != "r1" || rep.Run.SLO == nil || rep.Run.SLO.Spec != objective.String() {
 		t.Fatalf("report: %d benchmarks, extras %+v", len(rep.Benchmarks), rep.Run)
 	}
+	// Plan.SampleRequests 0 keeps every request record (GuideLLM's
+	// sample_size null), and the report says null.
+	for i, b := range rep.Benchmarks {
+		if n := len(b.Requests.Successful) + len(b.Requests.Errored) + len(b.Requests.Incomplete); n != 6 || b.Config.SampleSize != nil {
+			t.Errorf("benchmark %d: %d request records, sample_size %v; want all 6, null", i, n, b.Config.SampleSize)
+		}
+	}
 	for _, f := range []string{"benchmarks.json", "requests.jsonl"} {
 		if _, err := os.Stat(filepath.Join(dir, "r1", f)); err != nil {
 			t.Error(err)

@@ -92,7 +92,9 @@ type benchOptions struct {
 	// config.go).
 	errorRateWindow int
 	outputFiles     map[string]string // --output kind=K,path=P (K other than json)
+	namedOutputs    []string          // every path --output kind=K,path=P named
 	v07             *v07State
+	v06             v06Options // GuideLLM v0.6's flat flags of another form (guidellm06.go)
 	configFile      string
 	printConfig     bool
 	override        []string
@@ -115,7 +117,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.processorArgs, "processor-args", "", "GuideLLM's Hugging Face tokenizer arguments: not supported (goodput reads tokenizer.json itself)")
 	fs.IntVar(&o.dataSamples, "data-samples", 0, "use at most this many requests from the data (0 or -1: all; a synthetic source then never ends)")
 	fs.BoolVar(&o.dataShuffle, "data-shuffle", false, "shuffle the rows of a data file with --random-seed (alias --data-sampler shuffle)")
-	fs.StringVar(&o.dataArgs, "data-args", "", "GuideLLM's Hugging Face dataset arguments: not supported (give --data kind=huggingface,source=DIR,split=NAME)")
+	fs.StringVar(&o.dataArgs, "data-args", "", `GuideLLM's dataset arguments for a local --data: {"split":"test","name":"default"} (a dataset directory's split and configuration; a file's only split is train)`)
 	fs.Float64Var(&o.timeScale, "time-scale", 1, "replay: multiply the trace's time offsets (0.5 replays twice as fast)")
 	fs.Float64Var(&o.maxSeconds, "max-seconds", 0, "stop each benchmark after this many seconds")
 	fs.IntVar(&o.maxRequests, "max-requests", 0, "stop each benchmark after this many requests")
@@ -131,7 +133,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.outputs, "outputs", "json,csv,jsonl,html,scorecard,console", run.OutputsHelp())
 	fs.StringVar(&o.runID, "run-id", "", "run id (default: UTC timestamp plus a short config hash); an existing run id is refused without --force")
 	fs.BoolVar(&o.force, "force", false, "overwrite an existing run directory or output file")
-	fs.IntVar(&o.sampleRequests, "sample-requests", accum.DefaultSampleSize, "request records kept per status in the JSON report (all are in the JSON Lines file) (alias --output-sampling)")
+	fs.IntVar(&o.sampleRequests, "sample-requests", accum.DefaultSampleSize, "request records kept per status in the JSON report (0: all; all are in the JSON Lines file) (alias --output-sampling)")
 	fs.IntVar(&o.sampleRequests, "output-sampling", accum.DefaultSampleSize, "alias of --sample-requests")
 	fs.DurationVar(&o.drainEnd, "drain", 0, "at --max-seconds, stop sending and let the requests in flight finish for up to this long (e.g. 30s) instead of cancelling them; their latencies then enter the figures (default 0: cancel them, and the report treats them as censored)")
 	fs.Float64Var(&o.confidence, "confidence", stats.DefaultConfidence, "confidence of every interval the report gives (means, percentiles) and of the knee search's and the SLO's decisions, in (0, 1)")
@@ -174,6 +176,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	shardFlags(&o.shard, fs)
 	drainFlags(&o.drain, fs)
 	addQualityFlags(fs, &o.quality)
+	addV06Flags(fs, &o.v06)
 	fs.Float64Var(&o.failOnErrorRate, "fail-on-error-rate", 0, fmt.Sprintf("exit %d when a benchmark's error rate (errored ÷ requests in its window) exceeds this fraction, 0 ≤ x ≤ 1 (for CI; 0: any error)", exitErrorRate))
 	v07Flags(o, fs)
 	for _, alias := range []string{"request-format", "warmup-percent", "cooldown-percent", "backend-kwargs", "disable-console-interactive", "disable-console", "data-sampler", "output-sampling", "scenario"} {
@@ -227,6 +230,9 @@ type plan struct {
 	maxErrorRate *float64
 	metrics      run.Metrics      // --tbt-deadline, --ttft-deadline, --slice-duration, --percentiles, --knee-detection
 	targetMOE    *sweep.TargetMOE // --target-moe
+	// notes say how a peer's command line was read where that may
+	// surprise (run.Config.Notes: warned once, kept in the report).
+	notes []string
 }
 
 // runConfig is the run's configuration.
@@ -249,6 +255,7 @@ func (p *plan) runConfig() *run.Config {
 		Build:    run.Build{Version: version, Commit: commit},
 		Tokens:   p.tokens,
 		Metrics:  p.metrics,
+		Notes:    p.notes,
 	}
 }
 
@@ -266,6 +273,7 @@ type experimentKey struct {
 	warmup, cooldown                                                    string
 	seed                                                                int64
 	arrival                                                             string // arrivalOptions.key
+	cancel                                                              string // AIPerf's request cancellation, rate%@delay
 
 	maxErrors                            int
 	maxErrorRate                         float64
@@ -300,6 +308,9 @@ func (k experimentKey) config(model string) string {
 	if k.users > 0 {
 		key += "|users=" + strconv.Itoa(k.users)
 	}
+	if k.cancel != "" {
+		key += "|cancel=" + k.cancel
+	}
 	return key
 }
 
@@ -327,7 +338,7 @@ func runBenchmark(ctx context.Context, e *env, args []string) error {
 	var o benchOptions
 	fs := newFlagSet("benchmark", "benchmark --target URL --data SPEC [flags]", e.stdout)
 	benchFlags(&o, fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, v06Args(args)); err != nil {
 		return err
 	}
 	if len(o.override) > 0 {
@@ -379,6 +390,9 @@ func runBenchmark(ctx context.Context, e *env, args []string) error {
 // validateAll checks every flag, the SLO, telemetry and shard flags
 // included, and builds the plan. fs tells which flags were given.
 func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
+	if err := o.v06.apply(o); err != nil {
+		return nil, err
+	}
 	if err := o.sweep.validate(fs, o.rateType); err != nil {
 		return nil, err
 	}
@@ -538,7 +552,9 @@ func (o *benchOptions) validateData(p *plan) error {
 		return usagef("--processor-args: not supported: goodput reads tokenizer.json itself (give --processor PATH)")
 	}
 	if o.dataArgs != "" {
-		return usagef("--data-args: not supported: goodput reads local copies only (give --data kind=huggingface,source=DIR,split=NAME or --data FILE)")
+		if o.data, err = dataWithArgs(o.data, o.dataArgs); err != nil {
+			return err
+		}
 	}
 	if o.timeScale <= 0 || math.IsNaN(o.timeScale) || math.IsInf(o.timeScale, 0) {
 		return usagef("--time-scale %v: want a positive factor, e.g. 0.5", o.timeScale)
@@ -653,6 +669,11 @@ func (o *benchOptions) validateOutputs(p *plan) error {
 		return usagef("--run-id %q: use letters, digits, '.', '_' and '-' only", o.runID)
 	}
 	p.files = run.Outputs{Path: o.outputPath, Dir: o.outputDir, RunID: o.runID, Force: o.force, Files: o.outputFiles}
+	if existing := existingFiles(o.namedOutputs); len(existing) > 0 && !o.force {
+		// GuideLLM's dialect overwrites what its --output names.
+		p.files.Force = true
+		p.notes = append(p.notes, fmt.Sprintf("overwriting %s, as GuideLLM overwrites the files its --output names (goodput's --output-path and --output-dir never overwrite a run)", strings.Join(existing, ", ")))
+	}
 	p.progress = run.Progress{Disable: o.disableProgress, LogFormat: o.logFormat, Interval: o.progressInterval}
 	p.seed, p.samples, p.warmText, p.meta = o.seed, o.sampleRequests, o.warmup, o.meta
 	if !(o.confidence > 0 && o.confidence < 1) {
@@ -1989,7 +2010,19 @@ func (q *qualityOptions) overSaturation(p *plan) (*loadgen.OverSaturation, error
 	if q.overSat == "" || q.overSat == "false" {
 		return nil, nil
 	}
-	o, err := loadgen.ParseOverSaturation(q.overSat)
+	value := q.overSat
+	if strings.HasPrefix(strings.TrimSpace(value), "{") {
+		// GuideLLM v0.6's JSON form.
+		v, off, err := overSaturationJSON(value)
+		if err != nil {
+			return nil, usagef("--over-saturation %s: %v", q.overSat, err)
+		}
+		if off {
+			return nil, nil
+		}
+		value = v
+	}
+	o, err := loadgen.ParseOverSaturation(value)
 	if err != nil {
 		return nil, usagef("--over-saturation %s: %v", q.overSat, err)
 	}

@@ -684,6 +684,7 @@ func (a *v07Applier) outputPath(v any) error {
 	if st, err := os.Stat(p); strings.HasSuffix(p, "/") || (err == nil && st.IsDir()) {
 		p = filepath.Join(p, name)
 	}
+	a.o.namedOutputs = append(a.o.namedOutputs, p)
 	if a.outKind == "json" {
 		if filepath.Ext(p) != ".json" {
 			return usagef("--output kind=json,path=%s: want a .json file or a directory", p)
@@ -960,4 +961,15 @@ func requestFormatMaps() string {
 	return "`--request-type`: " + reqtype.Names(func(t *reqtype.Type) bool { return t.GuideLLM == "" }, path, "") +
 		"; goodput adds " + reqtype.Names(func(t *reqtype.Type) bool { return t.GuideLLM != "" }, path, "and") +
 		". `/pooling` and `/v1/audio/translations` are refused"
+}
+
+// existingFiles are the paths of names that exist.
+func existingFiles(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if _, err := os.Stat(n); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -76,6 +76,8 @@ type profileOptions struct {
 	osl, oslStddev            int
 	requestCount, warmupCount int
 	duration                  float64
+	gracePeriod               string  // --benchmark-grace-period: seconds or inf
+	cancelRate, cancelDelay   float64 // --request-cancellation-rate (%), -delay (s)
 	goodput                   []string
 	tokenizer                 string
 	artifactDir, output       string
@@ -128,6 +130,8 @@ type profileOptions struct {
 	fixedSchedule          bool
 	noFixedSchedule        bool
 	autoOffset             bool
+	scheduleStart          int // --fixed-schedule-start-offset, ms
+	scheduleEnd            int // --fixed-schedule-end-offset, ms (0: none)
 	sampling               string
 	warmupDuration         float64
 	// telemetry: AIPerf's lists of URLs ("" for the bare flag)
@@ -187,10 +191,14 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.IntVar(&po.requestCount, "num-requests", 0, "alias of --request-count")
 	fs.IntVar(&po.warmupCount, "warmup-request-count", 0, "requests sent first and left out of the metrics, per benchmark (needs a request count)")
 	fs.Float64Var(&po.duration, "benchmark-duration", 0, "stop each benchmark after this many seconds")
+	fs.Float64Var(&po.cancelRate, "request-cancellation-rate", 0, "percentage of the requests the client cancels (each picked with this probability, seeded by --random-seed); they are recorded incomplete, class cancelled")
+	fs.Float64Var(&po.cancelDelay, "request-cancellation-delay", 0, "seconds after sending that a picked request is cancelled (default 0: at once)")
+	fs.StringVar(&po.gracePeriod, "benchmark-grace-period", "", "seconds (or inf) the requests in flight at --benchmark-duration may take to finish, counted in the figures (benchmark's --drain; default 0: cancelled, censored in the report)")
 	fs.StringArrayVar(&po.goodput, "goodput", nil, `per-request SLOs for goodput, e.g. "time_to_first_token:500 inter_token_latency:50" (display units: ms, tokens/sec/user)`)
 	fs.StringVar(&po.tokenizer, "tokenizer", "", "tokenizer of the prompts and of the client-side token counts (AIPerf's ISL and OSL): builtin (o200k_base), a built-in encoding, a tokenizer.json path or a locally cached Hugging Face id, never downloaded (default: the model's when cached locally; the benchmark's --processor)")
 	fs.StringVar(&po.artifactDir, "artifact-dir", "", "directory of the exports (default artifacts/<model>-openai-<endpoint>-<load>; alias --output-artifact-dir)")
 	fs.StringVar(&po.artifactDir, "output-artifact-dir", "", "alias of --artifact-dir")
+	fs.StringVar(&po.artifactDir, "output-dir", "", "alias of --artifact-dir")
 	fs.StringVar(&po.output, "output", "", "path of the AIPerf JSON export, e.g. /results/aiperf.json; the other files go beside it")
 	fs.StringVar(&po.apiKey, "api-key", "", "API key sent as Bearer (default $OPENAI_API_KEY); never logged or written")
 	fs.StringArrayVarP(&po.headers, "header", "H", nil, `extra request header "Name:value" or a JSON object (repeatable)`)
@@ -228,6 +236,8 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.BoolVar(&po.fixedSchedule, "fixed-schedule", false, "replay --input-file on its timestamps (the default for traces)")
 	fs.BoolVar(&po.noFixedSchedule, "no-fixed-schedule", false, "send a trace's requests under --concurrency or --request-rate, its timestamps ignored")
 	fs.BoolVar(&po.autoOffset, "fixed-schedule-auto-offset", false, "start a replay at the trace's first timestamp (goodput's replay always does)")
+	fs.IntVar(&po.scheduleStart, "fixed-schedule-start-offset", 0, "replay only the trace's rows from this timestamp (ms), sent at their time after it")
+	fs.IntVar(&po.scheduleEnd, "fixed-schedule-end-offset", 0, "replay only the trace's rows up to this timestamp (ms)")
 	fs.StringVar(&po.sampling, "dataset-sampling-strategy", "sequential", "order of the --input-file rows: sequential or shuffle (with --random-seed)")
 	fs.Float64Var(&po.warmupDuration, "warmup-duration", 0, "seconds at the start of each benchmark left out of the metrics (added to --benchmark-duration)")
 	fs.StringArrayVar(&po.serverMetrics, "server-metrics", nil, "scrape the server's /metrics during the run (required; default: when it serves vLLM or SGLang metrics), or the one URL given, e.g. node1:8081")
@@ -239,7 +249,7 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	for _, alias := range []string{"model-names", "arrival-pattern", "vllm-burstiness", "input-tokens", "input-tokens-mean", "synthetic-input-tokens-mean",
 		"prompt-input-tokens-mean", "input-tokens-stddev", "synthetic-input-tokens-stddev", "prompt-input-tokens-stddev",
 		"output-tokens", "output-tokens-mean", "prompt-output-tokens-mean", "synthetic-output-tokens-mean", "output-tokens-stddev",
-		"prompt-output-tokens-stddev", "synthetic-output-tokens-stddev", "num-requests", "output-artifact-dir", "ui",
+		"prompt-output-tokens-stddev", "synthetic-output-tokens-stddev", "num-requests", "output-artifact-dir", "output-dir", "ui",
 		"endpoint", "transport-type", "prompt-prefix-pool-size", "num-prefix-prompts", "prompt-prefix-length", "num-prompts",
 		"num-warmup-requests", "prompt-batch-size", "batch-size-text", "batch-size-image", "batch-size-audio",
 		"num-conversations", "num-sessions", "session-turns-mean", "session-turns-stddev", "session-turn-delay-mean",
@@ -620,6 +630,7 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 		}
 		p.client.Path, p.key.requestPath = e, e
 	}
+	endpointFromURLs(p)
 	if po.transport != "http" {
 		return nil, nil, usagef("--transport %q: goodput profile speaks http only", po.transport)
 	}
@@ -901,6 +912,9 @@ func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *plan) error {
 	}
 	if err := po.inputData(fs); err != nil || po.inputFile != "" {
 		p.dataValue, p.key.data = po.inputFile, po.inputFile
+		if po.scheduleStart > 0 || po.scheduleEnd > 0 {
+			p.key.data += ",window=" + strconv.Itoa(po.scheduleStart) + "-" + strconv.Itoa(po.scheduleEnd) + "ms"
+		}
 		if err == nil {
 			err = po.conversation(fs, nil)
 		}
@@ -1089,6 +1103,12 @@ func (po *profileOptions) inputData(fs *pflag.FlagSet) error {
 		return usagef("--fixed-schedule needs a timestamped trace: --input-file FILE --custom-dataset-type mooncake_trace or burst_gpt_trace")
 	case po.autoOffset && (!trace || po.noFixedSchedule):
 		return usagef("--fixed-schedule-auto-offset applies to a replayed trace (--custom-dataset-type mooncake_trace or burst_gpt_trace)")
+	case po.scheduleStart < 0 || po.scheduleEnd < 0:
+		return usagef("--fixed-schedule-start-offset and --fixed-schedule-end-offset: want milliseconds ≥ 0")
+	case (po.scheduleStart > 0 || po.scheduleEnd > 0) && (!trace || po.noFixedSchedule):
+		return usagef("--fixed-schedule-start-offset and --fixed-schedule-end-offset apply to a replayed trace (--custom-dataset-type mooncake_trace or burst_gpt_trace)")
+	case po.scheduleEnd > 0 && po.scheduleEnd < po.scheduleStart:
+		return usagef("--fixed-schedule-end-offset %d is before --fixed-schedule-start-offset %d", po.scheduleEnd, po.scheduleStart)
 	case po.noFixedSchedule && !trace:
 		return usagef("--no-fixed-schedule applies to a trace (--custom-dataset-type mooncake_trace or burst_gpt_trace)")
 	case po.sampling != "sequential" && po.sampling != "shuffle" && po.sampling != "random":
@@ -1152,7 +1172,7 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 		p.profile.Warmup = p.warm
 	}
 	if po.warmupCount > 0 {
-		if count == 0 {
+		if count == 0 && po.inputFile == "" {
 			return usagef("--warmup-request-count needs --request-count: goodput's warmup in requests is measured against the request limit")
 		}
 		n := float64(po.warmupCount)
@@ -1161,11 +1181,36 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 		p.profile.Warmup = p.warm
 	}
 	p.cons = loadgen.Constraints{MaxDuration: time.Duration(po.duration * float64(time.Second))}
+	switch {
+	case !(po.cancelRate >= 0 && po.cancelRate <= 100):
+		return usagef("--request-cancellation-rate %v: want a percentage from 0 to 100", po.cancelRate)
+	case !(po.cancelDelay >= 0) || math.IsInf(po.cancelDelay, 0):
+		return usagef("--request-cancellation-delay %v: want seconds ≥ 0", po.cancelDelay)
+	case po.cancelDelay > 0 && po.cancelRate == 0:
+		return usagef("--request-cancellation-delay needs --request-cancellation-rate (the share of requests to cancel)")
+	case po.cancelRate > 0:
+		p.cons.Cancel = &loadgen.Cancellation{Rate: po.cancelRate / 100, Delay: time.Duration(po.cancelDelay * float64(time.Second)), Seed: uint64(p.seed)}
+		p.key.cancel = strconv.FormatFloat(po.cancelRate, 'g', -1, 64) + "%@" + strconv.FormatFloat(po.cancelDelay, 'g', -1, 64) + "s"
+	}
+	if po.gracePeriod != "" {
+		g, err := gracePeriod(po.gracePeriod)
+		switch {
+		case err != nil:
+			return err
+		case po.duration == 0:
+			return usagef("--benchmark-grace-period applies with --benchmark-duration (requests in flight at its end)")
+		}
+		p.cons.Drain = g
+	}
 	if po.duration > 0 && po.warmupDuration > 0 {
 		p.cons.MaxDuration += time.Duration(po.warmupDuration * float64(time.Second))
 	}
 	if count > 0 {
 		p.cons.MaxRequests = count + po.warmupCount
+	}
+	if n := po.conversations * po.turns; po.requestCount > n && po.conversations > 0 && po.inputFile == "" {
+		p.notes = append(p.notes, fmt.Sprintf("--request-count %d is superseded by --%s %d: its %d conversations of %d turn(s) send at most %d requests, each once (AIPerf's --conversation-num counts sessions, --request-count single-turn requests)",
+			po.requestCount, usedAlias(fs, conversationNumFlags), po.conversations, po.conversations, po.turns, n))
 	}
 	p.key.maxSeconds, p.key.maxRequests, p.key.warmup, p.key.seed = po.duration, p.cons.MaxRequests, p.warmText, p.seed
 	return nil
@@ -1267,6 +1312,8 @@ func (po *profileOptions) finish(p *plan) error {
 	var err error
 	if po.inputFile != "" {
 		p.dataOpts.Trace = slices.Contains(aiperfTraceTypes, po.datasetType)
+		p.dataOpts.TraceStart = time.Duration(po.scheduleStart) * time.Millisecond
+		p.dataOpts.TraceEnd = time.Duration(po.scheduleEnd) * time.Millisecond
 		p.dataOpts.Shuffle = po.sampling == "shuffle"
 		if p.data, err = dataset.Open(po.inputFile, p.dataOpts); err != nil {
 			return usagef("--input-file: %s", oneLineErr(err))
@@ -1276,6 +1323,14 @@ func (po *profileOptions) finish(p *plan) error {
 		}
 	} else if p.data, err = dataset.OpenSynthetic(*p.synthetic, p.dataOpts); err != nil {
 		return usagef("--isl/--osl: %s", oneLineErr(err))
+	}
+	if po.warmupCount > 0 && p.cons.MaxRequests == 0 {
+		// An --input-file fixes the count: its first requests warm up.
+		n := p.data.Description.Requests
+		if po.warmupCount >= n {
+			return usagef("--warmup-request-count %d: %s holds %d requests, and the warmup must leave some to measure", po.warmupCount, po.inputFile, n)
+		}
+		p.cons.MaxRequests, p.key.maxRequests = n, n
 	}
 	if p.replay {
 		if len(p.data.Schedule) == 0 {
@@ -1622,4 +1677,47 @@ func usedAlias(fs *pflag.FlagSet, aliases []string) string {
 		}
 	}
 	return aliases[0]
+}
+
+// endpointFromURLs takes the request path from a full --url (AIPerf's
+// YAML tutorial: url: http://host:8000/v1/chat/completions): a URL whose
+// path ends with the request's path is the server's base, so the path is
+// not appended twice.
+func endpointFromURLs(p *plan) {
+	path := p.client.Path
+	if path == "" {
+		path = string(p.client.Endpoint)
+	}
+	base := func(t string) string {
+		u, err := url.Parse(t)
+		if err != nil || u.RawQuery != "" || !strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), path) {
+			return t
+		}
+		u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), path)
+		return u.String()
+	}
+	for i, t := range p.client.Targets {
+		p.client.Targets[i] = base(t)
+	}
+	p.client.Target = base(p.client.Target)
+	if len(p.client.Targets) > 0 {
+		p.key.target = strings.Join(p.client.Targets, ",")
+	} else {
+		p.key.target = p.client.Target
+	}
+}
+
+// graceInf is --benchmark-grace-period inf: longer than any request.
+const graceInf = 10 * 365 * 24 * time.Hour
+
+// gracePeriod reads --benchmark-grace-period: seconds ≥ 0, or inf.
+func gracePeriod(s string) (time.Duration, error) {
+	if s == "inf" {
+		return graceInf, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, usagef("--benchmark-grace-period %q: want seconds ≥ 0 or inf", s)
+	}
+	return time.Duration(f * float64(time.Second)), nil
 }

@@ -30,7 +30,7 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"custom-endpoint", "endpoint"}, maps: "the request path under --url (benchmark's --request-path)"},
 	{names: []string{"endpoint-type"}, maps: endpointTypeMaps()},
 	{names: []string{"streaming"}, maps: "streamed responses; without it stream:false, as AIPerf (benchmark's --no-stream)"},
-	{names: []string{"url", "u"}, maps: "the server (benchmark's --target); host:port gets http://; several (repeated or a comma list) spread the requests (benchmark's --target A,B)"},
+	{names: []string{"url", "u"}, maps: "the server (benchmark's --target); host:port gets http://; a full URL ending in the request's path (http://host/v1/chat/completions) is its server; several (repeated or a comma list) spread the requests (benchmark's --target A,B)"},
 	{names: []string{"url-strategy"}, maps: "round_robin (benchmark's --target-selection; least_in_flight too)"},
 	{names: []string{"request-timeout-seconds"}, maps: "the request timeout (benchmark's --request-timeout)"},
 	{names: []string{"wait-for-model-timeout"}, refused: "goodput waits for /v1/models itself before the load"},
@@ -78,8 +78,8 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"fixed-schedule"}, maps: "replay the --input-file trace on its timestamps (benchmark's --rate-type replay)"},
 	{names: []string{"no-fixed-schedule"}, maps: "a trace's lengths under the --concurrency or --request-rate load, its timestamps ignored"},
 	{names: []string{"fixed-schedule-auto-offset"}, maps: "the first request at the start (goodput's replay always starts so)"},
-	{names: []string{"fixed-schedule-start-offset"}, refused: "replaying a window of a trace: not yet"},
-	{names: []string{"fixed-schedule-end-offset"}, refused: "replaying a window of a trace: not yet"},
+	{names: []string{"fixed-schedule-start-offset"}, maps: "replay only the trace's rows from this timestamp (ms), sent at their time after it"},
+	{names: []string{"fixed-schedule-end-offset"}, maps: "replay only the trace's rows up to this timestamp (ms)"},
 	// Goodput
 	{names: []string{"goodput"}, maps: "per-request SLOs in AIPerf's tags and units: the export's goodput and goodput's SLO"},
 	// Conversation Input
@@ -157,7 +157,7 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"synthesis-max-osl"}, refused: "trace synthesis: not supported"},
 	// Load Generator
 	{names: []string{"benchmark-duration"}, maps: "each benchmark's length in seconds (benchmark's --max-seconds)"},
-	{names: []string{"benchmark-grace-period"}, refused: "goodput cancels in-flight requests at the duration and reports them as incomplete"},
+	{names: []string{"benchmark-grace-period"}, maps: "seconds (or inf) the requests in flight at the duration may finish in, counted in the figures (benchmark's --drain); without it they are cancelled and censored"},
 	{names: []string{"concurrency"}, maps: "streams (closed loop), a comma list runs one benchmark each; with --request-rate the in-flight cap"},
 	{names: []string{"prefill-concurrency"}, refused: "a cap on requests waiting for their first token: not yet"},
 	{names: []string{"request-rate"}, maps: "open-loop requests/s, a comma list runs one benchmark each"},
@@ -195,10 +195,10 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"user-centric-rate"}, maps: "N users' total rate, each user's turns N/rate seconds apart, users staggered (benchmark's --rate-type user_centric --rate)"},
 	{names: []string{"num-users"}, maps: "the users of --user-centric-rate (benchmark's --users)"},
 	// Request Cancellation
-	{names: []string{"request-cancellation-rate"}, refused: "request cancellation: not yet"},
-	{names: []string{"request-cancellation-delay"}, refused: "request cancellation: not yet"},
+	{names: []string{"request-cancellation-rate"}, maps: "percentage of the requests the client cancels (picked with this probability, seeded by --random-seed); recorded incomplete with error class cancelled"},
+	{names: []string{"request-cancellation-delay"}, maps: "seconds after sending that a picked request is cancelled (default 0: at once)"},
 	// Output
-	{names: []string{"output-artifact-dir", "artifact-dir"}, maps: "directory of the AIPerf exports and goodput's report"},
+	{names: []string{"output-artifact-dir", "artifact-dir", "output-dir"}, maps: "directory of the AIPerf exports and goodput's report"},
 	{names: []string{"profile-export-prefix", "profile-export-file"}, refused: "export file names: use --output FILE.json"},
 	{names: []string{"export-level", "profile-export-level"}, refused: "goodput always writes every request (goodput.jsonl)"},
 	{names: []string{"slice-duration"}, maps: "time slices of each benchmark with their own throughput and percentiles (benchmark's --slice-duration; the extras' timeslices)"},

@@ -271,6 +271,15 @@ sweep:
 			l := rounds(s)
 			return len(l) == 1 && l[0].Kind == loadgen.Replay && l[0].Schedule[0] == 0
 		}},
+		// The trace's rows are at 0 and 500 ms.
+		"fixed-schedule-start-offset": {[]string{"--input-file", trace, "--custom-dataset-type", "mooncake_trace", "--fixed-schedule", "--fixed-schedule-start-offset", "400"}, func(s profileSetup) bool {
+			l := rounds(s)
+			return len(l) == 1 && slices.Equal(l[0].Schedule, []time.Duration{100 * time.Millisecond}) && s.cfg.Data.Options.TraceStart == 400*time.Millisecond
+		}},
+		"fixed-schedule-end-offset": {[]string{"--input-file", trace, "--custom-dataset-type", "mooncake_trace", "--fixed-schedule", "--fixed-schedule-end-offset", "100"}, func(s profileSetup) bool {
+			l := rounds(s)
+			return len(l) == 1 && slices.Equal(l[0].Schedule, []time.Duration{0}) && s.cfg.Data.Opened.Description.Requests == 1
+		}},
 		"goodput": {[]string{"--goodput", "time_to_first_token:500 inter_token_latency:50"}, func(s profileSetup) bool {
 			return strings.Contains(s.cfg.SLO.String(), "500") && strings.Contains(s.cfg.SLO.String(), "50")
 		}},
@@ -290,6 +299,17 @@ sweep:
 		"osl-stddev": {[]string{"--osl", "64", "--osl-stddev", "5"}, func(s profileSetup) bool { return s.cfg.Data.Synthetic.Output.Stdev == 5 }},
 		"benchmark-duration": {[]string{"--benchmark-duration", "60"}, func(s profileSetup) bool {
 			return s.cfg.Plan.Constraints.MaxDuration == time.Minute && s.cfg.Plan.Constraints.MaxRequests == 0
+		}},
+		"request-cancellation-rate": {[]string{"--request-cancellation-rate", "25", "--random-seed", "3"}, func(s profileSetup) bool {
+			c := s.cfg.Plan.Constraints.Cancel
+			return c != nil && c.Rate == 0.25 && c.Delay == 0 && c.Seed == 3
+		}},
+		"request-cancellation-delay": {[]string{"--request-cancellation-rate", "10", "--request-cancellation-delay", "1.5"}, func(s profileSetup) bool {
+			c := s.cfg.Plan.Constraints.Cancel
+			return c != nil && c.Rate == 0.1 && c.Delay == 1500*time.Millisecond
+		}},
+		"benchmark-grace-period": {[]string{"--benchmark-duration", "60", "--benchmark-grace-period", "30"}, func(s profileSetup) bool {
+			return s.cfg.Plan.Constraints.MaxDuration == time.Minute && s.cfg.Plan.Constraints.Drain == 30*time.Second
 		}},
 		"concurrency": {[]string{"--concurrency", "4,8"}, func(s profileSetup) bool {
 			l := rounds(s)
@@ -690,6 +710,125 @@ func TestProfileRepeatedRuns(t *testing.T) {
 	for _, label := range []string{"concurrency_2", "concurrency_2_2"} {
 		if x := readAIPerf(t, filepath.Join(dir, label, "profile_export_aiperf.json")); metricAvg(t, x, "request_count") != 4 {
 			t.Errorf("%s: request_count %v", label, metricAvg(t, x, "request_count"))
+		}
+	}
+}
+
+// --request-count 64 with --conversation-num 8 (AIPerf's tutorial) sends
+// the 8 conversations once each, as AIPerf does, and says so: once on
+// stderr and in the report's notes.
+func TestProfileConversationNumSupersedesRequestCount(t *testing.T) {
+	url := startTestMock(t, nil)
+	dir := t.TempDir()
+	code, _, stderr := runGoodput(t, "profile", "--url", url, "--model", "goodput-mock", "--artifact-dir", dir, "--ui-type", "none",
+		"--endpoint-type", "chat", "--streaming", "--concurrency", "4", "--request-count", "64", "--conversation-num", "8", "--isl", "16", "--osl", "4")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	const note = "--request-count 64 is superseded by --conversation-num 8: its 8 conversations of 1 turn(s) send at most 8 requests"
+	if n := strings.Count(stderr, note); n != 1 {
+		t.Errorf("stderr says %d times %q:\n%s", n, note, stderr)
+	}
+	rep, err := report.Read(filepath.Join(dir, "goodput.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rq := rep.Benchmarks[0].Metrics.RequestTotals; rq == nil || rq.Successful != 8 {
+		t.Errorf("requests %+v, want 8", rq)
+	}
+	if rep.Run == nil || len(rep.Run.Notes) != 1 || !strings.HasPrefix(rep.Run.Notes[0], note) {
+		t.Errorf("report notes %v, want %q", rep.Run, note)
+	}
+}
+
+// AIPerf's documented forms that were refused or misread: a full --url
+// (the YAML tutorial's), --benchmark-grace-period inf, --output-dir, and
+// --warmup-request-count with a trace, whose file fixes the count.
+func TestAIPerfDocForms(t *testing.T) {
+	s, err := setupProfile(t, "--url", "http://svc:8000/v1/chat/completions")
+	if err != nil || s.cfg.Client.Targets[1] != "http://svc:8000" || s.cfg.Client.Path != "" || s.p.key.target != "http://127.0.0.1:1,http://svc:8000" {
+		t.Errorf("full --url: targets %v, path %q, key %q, %v", s.cfg.Client.Targets, s.cfg.Client.Path, s.p.key.target, err)
+	}
+	s, err = setupProfile(t, "--url", "http://svc:8000/v1/embeddings", "--endpoint-type", "embeddings")
+	if err != nil || s.cfg.Client.Targets[1] != "http://svc:8000" {
+		t.Errorf("full --url of embeddings: targets %v, %v", s.cfg.Client.Targets, err)
+	}
+	s, err = setupProfile(t, "--url", "http://svc:8000/v1/chat/completions", "--endpoint-type", "completions")
+	if err != nil || s.cfg.Client.Targets[1] != "http://svc:8000/v1/chat/completions" {
+		t.Errorf("a --url ending in another endpoint's path is kept: targets %v, %v", s.cfg.Client.Targets, err)
+	}
+	s, err = setupProfile(t, "--benchmark-duration", "5", "--benchmark-grace-period", "inf")
+	if err != nil || s.cfg.Plan.Constraints.Drain != graceInf {
+		t.Errorf("--benchmark-grace-period inf: drain %v, %v", s.cfg.Plan.Constraints.Drain, err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	s, err = setupProfile(t, "--output-dir", dir)
+	if err != nil || s.lay.target.Dir != dir {
+		t.Errorf("--output-dir: %+v, %v", s.lay, err)
+	}
+	trace := writeFile(t, "trace.jsonl", `{"timestamp": 0, "input_length": 12, "output_length": 4, "hash_ids": [1]}
+{"timestamp": 10, "input_length": 12, "output_length": 4, "hash_ids": [1]}
+{"timestamp": 20, "input_length": 12, "output_length": 4, "hash_ids": [1]}
+`)
+	s, err = setupProfile(t, "--input-file", trace, "--custom-dataset-type", "mooncake_trace", "--fixed-schedule", "--warmup-request-count", "1")
+	if err != nil || s.cfg.Plan.Constraints.MaxRequests != 3 || s.cfg.Plan.Warmup.Mode != report.PhaseRequests || *s.cfg.Plan.Warmup.Value != 1 {
+		t.Errorf("--warmup-request-count with a trace: constraints %+v, warmup %+v, %v", s.cfg.Plan.Constraints, s.cfg.Plan.Warmup, err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--benchmark-grace-period", "30"}, "--benchmark-grace-period applies with --benchmark-duration"},
+		{[]string{"--benchmark-duration", "5", "--benchmark-grace-period", "-1"}, `--benchmark-grace-period "-1": want seconds ≥ 0 or inf`},
+		{[]string{"--input-file", trace, "--custom-dataset-type", "mooncake_trace", "--warmup-request-count", "3"}, "--warmup-request-count 3: " + trace + " holds 3 requests"},
+	} {
+		if _, err := setupProfile(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v; want %q", c.args, err, c.want)
+		}
+	}
+
+	// The full URL reaches the mock's endpoint: no request 404s.
+	url := startTestMock(t, nil)
+	out := t.TempDir()
+	code, _, stderr := runGoodput(t, "profile", "--url", url+"/v1/chat/completions", "--model", "goodput-mock", "--artifact-dir", out, "--ui-type", "none",
+		"--endpoint-type", "chat", "--streaming", "--request-count", "3", "--isl", "16", "--osl", "4")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, err := report.Read(filepath.Join(out, "goodput.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rq := rep.Benchmarks[0].Metrics.RequestTotals; rq == nil || rq.Successful != 3 || rq.Errored != 0 {
+		t.Errorf("full --url: requests %+v, want 3 successful", rq)
+	}
+}
+
+// AIPerf's request cancellation: the picked requests are cancelled by the
+// client after the delay and reported incomplete with class cancelled.
+func TestProfileRequestCancellation(t *testing.T) {
+	url := startTestMock(t, nil)
+	dir := t.TempDir()
+	code, _, stderr := runGoodput(t, "profile", "--url", url, "--model", "goodput-mock", "--artifact-dir", dir, "--ui-type", "none",
+		"--endpoint-type", "chat", "--streaming", "--concurrency", "2", "--request-count", "6", "--isl", "16", "--osl", "4",
+		"--request-cancellation-rate", "100", "--request-cancellation-delay", "0")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, err := report.Read(filepath.Join(dir, "goodput.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := rep.Benchmarks[0]
+	if rq := b.Metrics.RequestTotals; rq == nil || rq.Successful != 0 || rq.Incomplete != 6 {
+		t.Errorf("requests %+v, want all 6 incomplete", rq)
+	}
+	if n := b.Extras.Errors.ByClass["cancelled"]; n != 6 {
+		t.Errorf("errors by class %v, want 6 cancelled", b.Extras.Errors.ByClass)
+	}
+	for _, bad := range [][]string{{"--request-cancellation-rate", "101"}, {"--request-cancellation-delay", "2"}} {
+		if _, err := setupProfile(t, bad...); err == nil || !strings.Contains(err.Error(), bad[0]) {
+			t.Errorf("%q: %v", bad, err)
 		}
 	}
 }

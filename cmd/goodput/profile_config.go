@@ -174,7 +174,7 @@ func (c configSetter) apply(po *profileOptions, cf *aiperfConfigFile) error {
 		return err
 	}
 	if b.Artifacts != nil && b.Artifacts.Dir != "" {
-		c.set([]string{"artifact-dir", "output-artifact-dir"}, func() { po.artifactDir = b.Artifacts.Dir })
+		c.set([]string{"artifact-dir", "output-artifact-dir", "output-dir"}, func() { po.artifactDir = b.Artifacts.Dir })
 	}
 	if s := cf.Sweep; s != nil {
 		if s.Type != "" && s.Type != "grid" {

@@ -17,6 +17,9 @@ const (
 	DefaultExactCap      = 200_000
 	DefaultTokenEventCap = 500_000
 	DefaultSampleSize    = 20
+	// SampleAll is the Config.SampleSize that keeps every request record
+	// (GuideLLM's sample_size null; the report says null).
+	SampleAll = math.MaxInt
 	// pendingChunkCap bounds the chunk timestamps buffered for requests
 	// whose place in the window is not known yet (warmup by request count).
 	pendingChunkCap = 4 << 20
@@ -50,7 +53,7 @@ type Config struct {
 	// SampleSize is how many request records per status the report keeps
 	// (uniform reservoir sample over the whole benchmark, warmup and
 	// cooldown included, as GuideLLM does). 0 means DefaultSampleSize; a
-	// negative value keeps none.
+	// negative value keeps none; SampleAll keeps every one.
 	SampleSize int
 	// Seed seeds the reservoir sampling.
 	Seed uint64

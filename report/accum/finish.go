@@ -408,7 +408,7 @@ func (a *Accumulator) BenchConfig(info BenchmarkInfo) report.BenchmarkConfig {
 	}
 	return report.BenchmarkConfig{
 		ID: id, RunID: info.RunID, RunIndex: report.Int(info.RunIndex), Strategy: info.Strategy,
-		Constraints: cons, SampleSize: report.IntPtr(int64(a.sampleSize)),
+		Constraints: cons, SampleSize: sampleSizeOf(a.sampleSize),
 		Warmup: a.cfg.Warmup, Cooldown: a.cfg.Cooldown, PreferResponseMetrics: true,
 		Profile: orEmpty(info.Profile), Requests: orEmpty(info.Requests),
 		Backend: orEmpty(info.Backend), Environment: env,
@@ -558,4 +558,12 @@ func (a *Accumulator) AddSchedulerAverages(b *report.Benchmark) {
 		a.timeSum += float64(*v) * n
 		a.timeN += int64(n)
 	}
+}
+
+// sampleSizeOf is the report's sample_size: null when every record is kept.
+func sampleSizeOf(n int) *report.Int {
+	if n == SampleAll {
+		return nil
+	}
+	return report.IntPtr(int64(n))
 }

@@ -373,7 +373,10 @@ func (s *shardSet) mergedConfig(k int) (accum.Config, error) {
 		out = append(out, c)
 	}
 	sample := -1
-	if b.Config.SampleSize != nil && *b.Config.SampleSize > 0 {
+	switch {
+	case b.Config.SampleSize == nil: // null: the shards kept every record
+		sample = accum.SampleAll
+	case *b.Config.SampleSize > 0:
 		sample = int(*b.Config.SampleSize)
 	}
 	cfg := accum.Config{
