@@ -15,6 +15,7 @@ func baseSynth() synth {
 }
 
 func TestCompareVerdicts(t *testing.T) {
+	t.Parallel()
 	big := reportOf("base", baseSynth().benchmark(t))
 	// Two small runs with wide spreads: their p95 and p99 (from 25
 	// requests) are bounded above by nothing the runs observed.
@@ -101,6 +102,7 @@ func TestCompareVerdicts(t *testing.T) {
 }
 
 func TestNoiseRowsCarryIntervals(t *testing.T) {
+	t.Parallel()
 	base := reportOf("base", baseSynth().benchmark(t))
 	cur := reportOf("cur", synth{seed: 2, n: 1000, ttftMs: 130, ttftSigma: 0.3, itlMs: 26, itlSigma: 0.1, goodput: 900, throughput: 960}.benchmark(t))
 	res, err := Compare(base, cur, "a", "b", Options{})
@@ -143,6 +145,7 @@ func TestNoiseRowsCarryIntervals(t *testing.T) {
 }
 
 func TestThresholdBoundaries(t *testing.T) {
+	t.Parallel()
 	mk := func(goodput, errRate float64) *report.Report {
 		b := &report.Benchmark{Extras: &report.Extras{SLO: &report.SLOResult{Spec: "s", GoodputOutputTokS: report.Float(goodput)}}}
 		b.Config.Strategy = report.Strategy{Type: report.StrategySynchronous}
@@ -178,6 +181,7 @@ func TestThresholdBoundaries(t *testing.T) {
 }
 
 func TestCustomLimits(t *testing.T) {
+	t.Parallel()
 	base := reportOf("base", baseSynth().benchmark(t))
 	cur := reportOf("cur", synth{seed: 2, n: 1000, ttftMs: 130, ttftSigma: 0.3, itlMs: 26, itlSigma: 0.1, goodput: 900, throughput: 960}.benchmark(t))
 	lim := func(s string, k ...LimitKind) Limit {
@@ -206,6 +210,7 @@ func TestCustomLimits(t *testing.T) {
 }
 
 func TestGoodputNeedsTheSameSLO(t *testing.T) {
+	t.Parallel()
 	a := baseSynth()
 	a.n = 50
 	b := a
@@ -222,6 +227,7 @@ func TestGoodputNeedsTheSameSLO(t *testing.T) {
 }
 
 func TestMatch(t *testing.T) {
+	t.Parallel()
 	bm := func(typ string, rate float64, streams int) *report.Benchmark {
 		b := &report.Benchmark{}
 		b.Config.Strategy = report.Strategy{Type: typ, Rate: rate, Streams: streams}
@@ -262,6 +268,7 @@ func TestMatch(t *testing.T) {
 }
 
 func TestNoMatchIsAnError(t *testing.T) {
+	t.Parallel()
 	a := &report.Benchmark{}
 	a.Config.Strategy = report.Strategy{Type: report.StrategyConcurrent, Streams: 4}
 	b := &report.Benchmark{}
@@ -277,6 +284,7 @@ func TestNoMatchIsAnError(t *testing.T) {
 }
 
 func TestKnee(t *testing.T) {
+	t.Parallel()
 	knee := func(found bool, streams int, goodput float64, reason string) *report.Knee {
 		return &report.Knee{Found: found, Mode: "knee-concurrency", Streams: report.Int(streams), Rate: report.Float(streams) / 2,
 			GoodputOutputTokS: report.Float(goodput), TTFTP99Ms: 400, ITLP95Ms: 40, Reason: reason}
@@ -335,6 +343,7 @@ func TestKnee(t *testing.T) {
 }
 
 func TestMetadataDiffs(t *testing.T) {
+	t.Parallel()
 	small := baseSynth()
 	small.n = 50
 	a, b := reportOf("a", small.benchmark(t)), reportOf("b", small.benchmark(t))
@@ -351,6 +360,7 @@ func TestMetadataDiffs(t *testing.T) {
 }
 
 func TestGuideLLMLegacyBaseline(t *testing.T) {
+	t.Parallel()
 	base, err := report.Read("../report/testdata/benchmarks_stripped_legacy_v0.3.json")
 	if err != nil {
 		t.Fatal(err)

@@ -112,6 +112,7 @@ func goldenReports(t *testing.T) (*report.Report, *report.Report) {
 }
 
 func TestGoldenOutputs(t *testing.T) {
+	t.Parallel()
 	base, cur := goldenReports(t)
 	res, err := Compare(base, cur, "baseline/benchmarks.json", "current/benchmarks.json", Options{})
 	if err != nil {

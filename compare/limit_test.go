@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseLimit(t *testing.T) {
+	t.Parallel()
 	all := []LimitKind{LimitPercent, LimitPoints, LimitDuration}
 	tests := []struct {
 		in      string
@@ -52,6 +53,7 @@ func TestParseLimit(t *testing.T) {
 }
 
 func TestDefaultLimits(t *testing.T) {
+	t.Parallel()
 	d := DefaultLimits()
 	want := map[string]string{
 		MetricGoodput: "5%", MetricThroughput: "5%", MetricTTFTP50: "off", MetricTTFTP99: "10%", MetricITLP50: "off",

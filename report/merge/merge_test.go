@@ -240,6 +240,7 @@ func benchJSON(t *testing.T, b *report.Benchmark) string {
 // TestMergeFromRecordsIsExact: merging shards with their records gives,
 // byte for byte, the benchmark one accumulator fed every request writes.
 func TestMergeFromRecordsIsExact(t *testing.T) {
+	t.Parallel()
 	fx := buildShards(t, 3, 60)
 	rep, err := Shards(context.Background(), fx.files, Options{})
 	if err != nil {
@@ -270,6 +271,7 @@ func TestMergeFromRecordsIsExact(t *testing.T) {
 // TestMergeEmptyShard: a shard with no share of the round (more shards
 // than streams) is a valid empty shard, and both merge paths take it.
 func TestMergeEmptyShard(t *testing.T) {
+	t.Parallel()
 	fx := buildShardSet(t, []int{30, 30, 0})
 	if b := fx.files[2].Report.Benchmarks[0]; b.Metrics.RequestTotals.Total != 0 || !b.Extras.Shard.Empty {
 		t.Fatalf("empty shard %+v", b.Metrics.RequestTotals)
@@ -299,6 +301,7 @@ func TestMergeEmptyShard(t *testing.T) {
 // histograms' precision of the exact ones and equal, exactly, to those of
 // one histogram fed every sample.
 func TestMergeFromHistograms(t *testing.T) {
+	t.Parallel()
 	fx := buildShards(t, 3, 60)
 	for i := range fx.files {
 		fx.files[i].Records = nil
@@ -435,6 +438,7 @@ func mapsEqual(a, b map[string]report.Int) bool {
 // TestHistSummaryEqualsSingleHistogram: percentiles from histograms merged
 // from shards equal those of one histogram fed every sample, exactly.
 func TestHistSummaryEqualsSingleHistogram(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 7))
 	for trial := 0; trial < 20; trial++ {
 		all := stats.NewHistAcc()
@@ -481,6 +485,7 @@ func TestHistSummaryEqualsSingleHistogram(t *testing.T) {
 }
 
 func TestMixtureAndSumSummaries(t *testing.T) {
+	t.Parallel()
 	point := func(v float64, n int64) *report.DistributionSummary {
 		d := stats.ZeroSummary(n)
 		for k := range report.PercentileProbs {
@@ -545,6 +550,7 @@ func path(m map[string]any, keys ...string) map[string]any {
 }
 
 func TestMergeRefusals(t *testing.T) {
+	t.Parallel()
 	fx := buildShards(t, 3, 20)
 	f := fx.files
 	for i := range f {
@@ -604,9 +610,13 @@ func TestMergeRefusals(t *testing.T) {
 	}
 }
 
-// checkGuideLLM runs GuideLLM v0.7.3's loader rules on a merged report.
+// checkGuideLLM runs GuideLLM v0.7.3's loader rules on a merged report
+// (not under -short: two python3 processes per report).
 func checkGuideLLM(t *testing.T, r *report.Report) {
 	t.Helper()
+	if testing.Short() {
+		return // the loader rules run in make check
+	}
 	checker := filepath.Join("..", "testdata", "guidellm_v2_check.py")
 	py, err := exec.LookPath("python3")
 	if err != nil {
@@ -639,6 +649,7 @@ func checkGuideLLM(t *testing.T, r *report.Report) {
 }
 
 func TestBenchmarkIDMatchesFinish(t *testing.T) {
+	t.Parallel()
 	acc, err := accum.New(accum.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -709,6 +720,7 @@ func BenchmarkMergeShards(b *testing.B) {
 // The shards' prompt-token comparisons add up and their overheads mix per
 // request type; shards without them leave the keys absent.
 func TestMergePromptTokens(t *testing.T) {
+	t.Parallel()
 	point := func(v float64, n report.Int) *report.DistributionSummary {
 		d := stats.ZeroSummary(int64(n))
 		d.Mean, d.Median, d.Mode, d.Min, d.Max, d.TotalSum = report.Float(v), report.Float(v), report.Float(v), report.Float(v), report.Float(v), report.Float(v*float64(n))
@@ -742,6 +754,7 @@ func TestMergePromptTokens(t *testing.T) {
 // cores and procs add, lags are the worst shard's, GOGC the largest, the
 // HTTP client named once or "mixed", saturated if any shard was.
 func TestMergeClient(t *testing.T) {
+	t.Parallel()
 	bench := func(c report.ClientLoad) *report.Benchmark {
 		return &report.Benchmark{Extras: &report.Extras{Client: &c}}
 	}
