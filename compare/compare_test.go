@@ -26,6 +26,7 @@ func TestCompareVerdicts(t *testing.T) {
 		base   *report.Report
 		cur    synth
 		strict bool
+		allow  bool // AllowUndecided
 		pass   bool
 		want   map[string]Status
 	}{
@@ -34,7 +35,7 @@ func TestCompareVerdicts(t *testing.T) {
 			cur:  synth{seed: 2, n: 1000, ttftMs: 70, ttftSigma: 0.3, itlMs: 14, itlSigma: 0.1, goodput: 1300, throughput: 1300},
 			pass: true,
 			want: map[string]Status{MetricGoodput: StatusImproved, MetricThroughput: StatusImproved, MetricTTFTP99: StatusImproved,
-				MetricITLP95: StatusImproved, MetricTTFTP50: StatusNotGated, MetricErrorRate: StatusOK},
+				MetricITLP95: StatusImproved, MetricTTFTP50: StatusImproved, MetricTTFTP90: StatusImproved, MetricLatencyP99: StatusNotGated, MetricErrorRate: StatusOK},
 		},
 		{
 			name: "regressed",
@@ -50,12 +51,23 @@ func TestCompareVerdicts(t *testing.T) {
 			want: map[string]Status{MetricGoodput: StatusOK, MetricTTFTP99: StatusOK, MetricITLP95: StatusOK},
 		},
 		{
-			// A 20% worse median moves both tails past the 10% limits,
-			// but 25-request tails are within each other's noise.
+			// A 20% worse median moves every percentile past the 10%
+			// limits: the medians are within each other's noise, but no
+			// 25-request tail (p90, p95, p99) is bounded above: the samples
+			// cannot judge them, which does not pass the gate...
 			name: "noisy",
 			base: small, cur: noisy,
-			pass: true,
-			want: map[string]Status{MetricTTFTP99: StatusWithinNoise, MetricITLP95: StatusWithinNoise},
+			pass: false,
+			want: map[string]Status{MetricTTFTP50: StatusWithinNoise, MetricITLP50: StatusWithinNoise,
+				MetricTTFTP90: StatusUndecided, MetricTTFTP99: StatusUndecided, MetricITLP95: StatusUndecided},
+		},
+		{
+			// ... unless told to.
+			name: "noisy, undecided allowed",
+			base: small, cur: noisy,
+			allow: true,
+			pass:  true,
+			want:  map[string]Status{MetricTTFTP50: StatusWithinNoise, MetricTTFTP99: StatusUndecided, MetricITLP95: StatusUndecided},
 		},
 		{
 			name: "noisy, strict",
@@ -80,7 +92,7 @@ func TestCompareVerdicts(t *testing.T) {
 				base = big
 			}
 			cur := reportOf("cur", tt.cur.benchmark(t))
-			res, err := Compare(base, cur, "base.json", "cur.json", Options{Strict: tt.strict})
+			res, err := Compare(base, cur, "base.json", "cur.json", Options{Strict: tt.strict, AllowUndecided: tt.allow})
 			if err != nil {
 				t.Fatal(err)
 			}
