@@ -14,17 +14,25 @@ STATICCHECK_VERSION := v0.8.2
 GOBIN_DIR   := $(or $(shell $(GO) env GOBIN),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin)
 STATICCHECK ?= $(GOBIN_DIR)/staticcheck
 
-.PHONY: all build test lint vet fmt-check staticcheck tools race knee scale fuzz demo bench image clean
+.PHONY: all build test check lint vet fmt-check staticcheck tools unit race knee scale fuzz demo bench image clean
 
 all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -tags $(TAGS) -ldflags "$(LDFLAGS)" -o bin/goodput ./cmd/goodput
 
-## test: everything CI runs: vet, gofmt, staticcheck, race-enabled tests, the real-time
-## knee check and the 2,000-stream memory check (both without the race
-## detector, which skews timing and memory), and a bounded fuzz pass.
-test: lint race knee scale fuzz
+## test: the quick suite (a few minutes on two cores): vet, gofmt and every
+## test in -short mode without the race detector; -short leaves out the long
+## end-to-end runs (each command keeps a representative one), the knee check,
+## the 2,000-stream check and the multi-process runs.
+test: vet fmt-check unit
+
+## check: everything CI runs: the quick suite's lint plus staticcheck,
+## every test with the race detector (the long ones included), the
+## real-time knee check and the 2,000-stream memory check (both without
+## the race detector, which skews timing and memory), and a bounded fuzz
+## pass.
+check: lint race knee scale fuzz
 
 ## lint: go vet, the gofmt check and staticcheck.
 lint: vet fmt-check staticcheck
@@ -44,8 +52,11 @@ staticcheck:
 tools:
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
+unit:
+	$(GO) test -short -count=1 -timeout 10m $(PKGS)
+
 race:
-	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 ## knee: the knee search against the capacity-model mock lands within ±10 %
 ## of the analytic knee (real time, about 80 s; skipped under -race).

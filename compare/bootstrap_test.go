@@ -49,6 +49,7 @@ func ecdfDistance(a, b []float64) float64 {
 // The beta shortcut draws the resampled percentile from the same
 // distribution as resampling n values and taking their percentile.
 func TestBetaShortcutMatchesBruteForceBootstrap(t *testing.T) {
+	t.Parallel()
 	d, vals := smallDist(t)
 	const n, reps = 200, 4000
 	for _, p := range []float64{0.5, 0.9, 0.99} {
@@ -89,6 +90,7 @@ func TestBetaShortcutMatchesBruteForceBootstrap(t *testing.T) {
 }
 
 func TestGammaDrawMoments(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, shape := range []float64{1, 3.5, 1e5} {
 		const n = 200000
@@ -112,6 +114,7 @@ func TestGammaDrawMoments(t *testing.T) {
 }
 
 func TestPercentileCIOpenEnds(t *testing.T) {
+	t.Parallel()
 	d, _ := smallDist(t)
 	rng := rand.New(rand.NewPCG(1, 1))
 	tests := []struct {
@@ -144,6 +147,7 @@ func TestPercentileCIOpenEnds(t *testing.T) {
 }
 
 func TestDistQuantile(t *testing.T) {
+	t.Parallel()
 	h := hdrhistogram.New(1, 1_000_000, 3)
 	// 10 ×100, 30 ×200, 60 ×300: F(100) = 0.1, F(200) = 0.4, F(300) = 1.
 	_ = h.RecordValues(100, 10)

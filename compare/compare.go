@@ -27,6 +27,10 @@ type Options struct {
 	// Strict fails the gate on every threshold crossing, including those
 	// within the run-to-run noise.
 	Strict bool
+	// AllowUndecided passes a gate whose only crossings the samples are
+	// too small to judge (StatusUndecided); without it such a gate does
+	// not pass (Result.Undecided).
+	AllowUndecided bool
 	// Resamples, Seed and Confidence configure the bootstrap (0 means
 	// DefaultResamples, DefaultSeed, DefaultConfidence).
 	Resamples  int
@@ -47,6 +51,14 @@ const (
 	// confidence intervals overlap. It does not fail the gate (unless
 	// Strict, which makes it a regression).
 	StatusWithinNoise Status = "within_noise"
+	// StatusUndecided: beyond the threshold, and a run has too few
+	// requests to bound its percentile on the side that would decide it
+	// (a p99 of fewer than 368 requests has no upper bound at 95 %): the
+	// samples can neither confirm nor dismiss the regression. The gate
+	// does not pass unless AllowUndecided (or Strict, which makes it a
+	// regression); Row.DecidingRequests says how many requests per run
+	// would bound it.
+	StatusUndecided Status = "undecided"
 	// StatusImproved: better beyond the threshold (and beyond the noise
 	// where it is estimated).
 	StatusImproved Status = "improved"
@@ -62,12 +74,18 @@ const (
 type Result struct {
 	Baseline RunInfo `json:"baseline"`
 	Current  RunInfo `json:"current"`
-	// Pass is the gate's verdict: no regression.
+	// Pass is the gate's verdict: no regression, and no undecided row
+	// unless AllowUndecided.
 	Pass        bool `json:"pass"`
 	Regressions int  `json:"regressions"`
 	WithinNoise int  `json:"within_noise"`
-	Improved    int  `json:"improved"`
-	Strict      bool `json:"strict"`
+	// Undecided counts the rows the samples were too small to judge;
+	// DecidingRequests is the most requests per run any of them needs.
+	Undecided        int  `json:"undecided"`
+	DecidingRequests int  `json:"deciding_requests,omitempty"`
+	AllowUndecided   bool `json:"allow_undecided"`
+	Improved         int  `json:"improved"`
+	Strict           bool `json:"strict"`
 	// Limits are the thresholds applied, as written ("5%", "off").
 	Limits map[string]string `json:"limits"`
 	Noise  NoiseMethod       `json:"noise"`
@@ -127,6 +145,9 @@ type Row struct {
 	NoiseNote string `json:"noise_note,omitempty"`
 	Status    Status `json:"status"`
 	Note      string `json:"note,omitempty"`
+	// DecidingRequests is, for an undecided row, how many requests each
+	// run needs for its interval to be bounded on the deciding side.
+	DecidingRequests int `json:"deciding_requests,omitempty"`
 
 	limit  Limit
 	higher bool
@@ -174,7 +195,7 @@ func Compare(baseline, current *report.Report, baseName, curName string, opt Opt
 	}
 	res := &Result{
 		Baseline: runInfo(baseline, baseName), Current: runInfo(current, curName),
-		Strict: opt.Strict, Limits: map[string]string{},
+		Strict: opt.Strict, AllowUndecided: opt.AllowUndecided, Limits: map[string]string{},
 		Noise: NoiseMethod{Method: "percentile bootstrap per run; significant when the intervals do not overlap",
 			Resamples: opt.Resamples, Seed: opt.Seed, Confidence: opt.Confidence},
 		Pairs: []Pair{}, UnmatchedBaseline: []string{}, UnmatchedCurrent: []string{}, MetadataDiffs: []FieldDiff{}, Notes: []string{},
@@ -215,6 +236,9 @@ func Compare(baseline, current *report.Report, baseName, curName string, opt Opt
 				res.Regressions++
 			case StatusWithinNoise:
 				res.WithinNoise++
+			case StatusUndecided:
+				res.Undecided++
+				res.DecidingRequests = max(res.DecidingRequests, r.DecidingRequests)
 			case StatusImproved:
 				res.Improved++
 			}
@@ -226,7 +250,7 @@ func Compare(baseline, current *report.Report, baseName, curName string, opt Opt
 	if res.Knee != nil {
 		count(res.Knee.Rows)
 	}
-	res.Pass = res.Regressions == 0
+	res.Pass = res.Regressions == 0 && (res.Undecided == 0 || opt.AllowUndecided)
 	return res, nil
 }
 
@@ -420,18 +444,27 @@ func (c *comparer) judge(r *Row) {
 	r.Crossed = worse > lim+eps
 	better := -worse > lim+eps
 	sigWorse, sigBetter := true, true
+	// need is how many requests per run would bound the intervals' ends
+	// that decide a worsening, 0 when they are bounded.
+	need := 0
 	if n := r.Noise; n != nil {
 		curHigher := n.Current.above(n.Baseline)
 		curLower := n.Baseline.above(n.Current)
 		if r.higher {
 			sigWorse, sigBetter = curLower, curHigher
+			need = max(n.Baseline.needLow, n.Current.needHigh)
 		} else {
 			sigWorse, sigBetter = curHigher, curLower
+			need = max(n.Baseline.needHigh, n.Current.needLow)
 		}
 	}
 	switch {
 	case r.Crossed && (sigWorse || c.opt.Strict):
 		r.Status = StatusRegression
+	case r.Crossed && need > 0:
+		r.Status, r.DecidingRequests = StatusUndecided, need
+		r.Note = fmt.Sprintf("undecidable at this sample size: %d and %d requests; %d per run would bound it",
+			r.Noise.SampleSizes[0], r.Noise.SampleSizes[1], need)
 	case r.Crossed:
 		r.Status = StatusWithinNoise
 	case better && sigBetter:

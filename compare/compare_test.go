@@ -15,6 +15,7 @@ func baseSynth() synth {
 }
 
 func TestCompareVerdicts(t *testing.T) {
+	t.Parallel()
 	big := reportOf("base", baseSynth().benchmark(t))
 	// Two small runs with wide spreads: their p95 and p99 (from 25
 	// requests) are bounded above by nothing the runs observed.
@@ -25,6 +26,7 @@ func TestCompareVerdicts(t *testing.T) {
 		base   *report.Report
 		cur    synth
 		strict bool
+		allow  bool // AllowUndecided
 		pass   bool
 		want   map[string]Status
 	}{
@@ -33,7 +35,7 @@ func TestCompareVerdicts(t *testing.T) {
 			cur:  synth{seed: 2, n: 1000, ttftMs: 70, ttftSigma: 0.3, itlMs: 14, itlSigma: 0.1, goodput: 1300, throughput: 1300},
 			pass: true,
 			want: map[string]Status{MetricGoodput: StatusImproved, MetricThroughput: StatusImproved, MetricTTFTP99: StatusImproved,
-				MetricITLP95: StatusImproved, MetricTTFTP50: StatusNotGated, MetricErrorRate: StatusOK},
+				MetricITLP95: StatusImproved, MetricTTFTP50: StatusImproved, MetricTTFTP90: StatusImproved, MetricLatencyP99: StatusNotGated, MetricErrorRate: StatusOK},
 		},
 		{
 			name: "regressed",
@@ -49,12 +51,23 @@ func TestCompareVerdicts(t *testing.T) {
 			want: map[string]Status{MetricGoodput: StatusOK, MetricTTFTP99: StatusOK, MetricITLP95: StatusOK},
 		},
 		{
-			// A 20% worse median moves both tails past the 10% limits,
-			// but 25-request tails are within each other's noise.
+			// A 20% worse median moves every percentile past the 10%
+			// limits: the medians are within each other's noise, but no
+			// 25-request tail (p90, p95, p99) is bounded above: the samples
+			// cannot judge them, which does not pass the gate...
 			name: "noisy",
 			base: small, cur: noisy,
-			pass: true,
-			want: map[string]Status{MetricTTFTP99: StatusWithinNoise, MetricITLP95: StatusWithinNoise},
+			pass: false,
+			want: map[string]Status{MetricTTFTP50: StatusWithinNoise, MetricITLP50: StatusWithinNoise,
+				MetricTTFTP90: StatusUndecided, MetricTTFTP99: StatusUndecided, MetricITLP95: StatusUndecided},
+		},
+		{
+			// ... unless told to.
+			name: "noisy, undecided allowed",
+			base: small, cur: noisy,
+			allow: true,
+			pass:  true,
+			want:  map[string]Status{MetricTTFTP50: StatusWithinNoise, MetricTTFTP99: StatusUndecided, MetricITLP95: StatusUndecided},
 		},
 		{
 			name: "noisy, strict",
@@ -79,7 +92,7 @@ func TestCompareVerdicts(t *testing.T) {
 				base = big
 			}
 			cur := reportOf("cur", tt.cur.benchmark(t))
-			res, err := Compare(base, cur, "base.json", "cur.json", Options{Strict: tt.strict})
+			res, err := Compare(base, cur, "base.json", "cur.json", Options{Strict: tt.strict, AllowUndecided: tt.allow})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,6 +114,7 @@ func TestCompareVerdicts(t *testing.T) {
 }
 
 func TestNoiseRowsCarryIntervals(t *testing.T) {
+	t.Parallel()
 	base := reportOf("base", baseSynth().benchmark(t))
 	cur := reportOf("cur", synth{seed: 2, n: 1000, ttftMs: 130, ttftSigma: 0.3, itlMs: 26, itlSigma: 0.1, goodput: 900, throughput: 960}.benchmark(t))
 	res, err := Compare(base, cur, "a", "b", Options{})
@@ -143,6 +157,7 @@ func TestNoiseRowsCarryIntervals(t *testing.T) {
 }
 
 func TestThresholdBoundaries(t *testing.T) {
+	t.Parallel()
 	mk := func(goodput, errRate float64) *report.Report {
 		b := &report.Benchmark{Extras: &report.Extras{SLO: &report.SLOResult{Spec: "s", GoodputOutputTokS: report.Float(goodput)}}}
 		b.Config.Strategy = report.Strategy{Type: report.StrategySynchronous}
@@ -178,6 +193,7 @@ func TestThresholdBoundaries(t *testing.T) {
 }
 
 func TestCustomLimits(t *testing.T) {
+	t.Parallel()
 	base := reportOf("base", baseSynth().benchmark(t))
 	cur := reportOf("cur", synth{seed: 2, n: 1000, ttftMs: 130, ttftSigma: 0.3, itlMs: 26, itlSigma: 0.1, goodput: 900, throughput: 960}.benchmark(t))
 	lim := func(s string, k ...LimitKind) Limit {
@@ -206,6 +222,7 @@ func TestCustomLimits(t *testing.T) {
 }
 
 func TestGoodputNeedsTheSameSLO(t *testing.T) {
+	t.Parallel()
 	a := baseSynth()
 	a.n = 50
 	b := a
@@ -222,6 +239,7 @@ func TestGoodputNeedsTheSameSLO(t *testing.T) {
 }
 
 func TestMatch(t *testing.T) {
+	t.Parallel()
 	bm := func(typ string, rate float64, streams int) *report.Benchmark {
 		b := &report.Benchmark{}
 		b.Config.Strategy = report.Strategy{Type: typ, Rate: rate, Streams: streams}
@@ -262,6 +280,7 @@ func TestMatch(t *testing.T) {
 }
 
 func TestNoMatchIsAnError(t *testing.T) {
+	t.Parallel()
 	a := &report.Benchmark{}
 	a.Config.Strategy = report.Strategy{Type: report.StrategyConcurrent, Streams: 4}
 	b := &report.Benchmark{}
@@ -277,6 +296,7 @@ func TestNoMatchIsAnError(t *testing.T) {
 }
 
 func TestKnee(t *testing.T) {
+	t.Parallel()
 	knee := func(found bool, streams int, goodput float64, reason string) *report.Knee {
 		return &report.Knee{Found: found, Mode: "knee-concurrency", Streams: report.Int(streams), Rate: report.Float(streams) / 2,
 			GoodputOutputTokS: report.Float(goodput), TTFTP99Ms: 400, ITLP95Ms: 40, Reason: reason}
@@ -335,6 +355,7 @@ func TestKnee(t *testing.T) {
 }
 
 func TestMetadataDiffs(t *testing.T) {
+	t.Parallel()
 	small := baseSynth()
 	small.n = 50
 	a, b := reportOf("a", small.benchmark(t)), reportOf("b", small.benchmark(t))
@@ -351,6 +372,7 @@ func TestMetadataDiffs(t *testing.T) {
 }
 
 func TestGuideLLMLegacyBaseline(t *testing.T) {
+	t.Parallel()
 	base, err := report.Read("../report/testdata/benchmarks_stripped_legacy_v0.3.json")
 	if err != nil {
 		t.Fatal(err)

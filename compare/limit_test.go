@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseLimit(t *testing.T) {
+	t.Parallel()
 	all := []LimitKind{LimitPercent, LimitPoints, LimitDuration}
 	tests := []struct {
 		in      string
@@ -52,9 +53,10 @@ func TestParseLimit(t *testing.T) {
 }
 
 func TestDefaultLimits(t *testing.T) {
+	t.Parallel()
 	d := DefaultLimits()
 	want := map[string]string{
-		MetricGoodput: "5%", MetricThroughput: "5%", MetricTTFTP50: "off", MetricTTFTP99: "10%", MetricITLP50: "off",
+		MetricGoodput: "5%", MetricThroughput: "5%", MetricTTFTP50: "10%", MetricTTFTP90: "10%", MetricTTFTP99: "10%", MetricITLP50: "10%",
 		MetricITLP95: "10%", MetricLatencyP99: "off", MetricErrorRate: "0.5pp", MetricKnee: "10%",
 		MetricSessionGoodput: "5pp", MetricLaterTurnTTFT: "10%", MetricCacheHitRate: "5pp",
 	}

@@ -14,6 +14,7 @@ var (
 	MetricGoodput    = "goodput"
 	MetricThroughput = "throughput"
 	MetricTTFTP50    = metric.TTFT.Key + "_p50"
+	MetricTTFTP90    = metric.TTFT.Key + "_p90"
 	MetricTTFTP99    = metric.TTFT.Key + "_p99"
 	MetricITLP50     = metric.ITL.Key + "_p50"
 	MetricITLP95     = metric.ITL.Key + "_p95"
@@ -71,11 +72,13 @@ var specs = []MetricSpec{
 		Accept: []LimitKind{LimitPercent}},
 	{Key: MetricThroughput, Title: "Throughput (out tok/s)", Flag: "max-throughput-drop", Default: "5%", HigherIsBetter: true,
 		Accept: []LimitKind{LimitPercent}},
-	{Key: MetricTTFTP50, Title: "TTFT p50 (ms)", Flag: "max-ttft-p50-increase", Default: "off",
+	{Key: MetricTTFTP50, Title: "TTFT p50 (ms)", Flag: "max-ttft-p50-increase", Default: "10%",
 		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: metric.TTFT, pct: 0.50},
+	{Key: MetricTTFTP90, Title: "TTFT p90 (ms)", Flag: "max-ttft-p90-increase", Default: "10%",
+		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: metric.TTFT, pct: 0.90},
 	{Key: MetricTTFTP99, Title: "TTFT p99 (ms)", Flag: "max-ttft-p99-increase", Default: "10%",
 		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: metric.TTFT, pct: 0.99},
-	{Key: MetricITLP50, Title: "ITL p50 (ms)", Flag: "max-itl-p50-increase", Default: "off",
+	{Key: MetricITLP50, Title: "ITL p50 (ms)", Flag: "max-itl-p50-increase", Default: "10%",
 		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: metric.ITL, pct: 0.50, perToken: true},
 	{Key: MetricITLP95, Title: "ITL p95 (ms)", Flag: "max-itl-p95-increase", Default: "10%",
 		Accept: []LimitKind{LimitPercent, LimitDuration}, lat: metric.ITL, pct: 0.95, perToken: true},
@@ -234,6 +237,8 @@ func percentile(d *report.StatusDistributionSummary, p, scale float64, name stri
 		if s.Percentiles.P50 != nil {
 			v = *s.Percentiles.P50
 		}
+	case 0.90:
+		v = s.Percentiles.P90
 	case 0.95:
 		v = s.Percentiles.P95
 	case 0.99:

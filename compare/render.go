@@ -102,6 +102,8 @@ func statusText(r Row) string {
 		return "REGRESSION"
 	case StatusWithinNoise:
 		return "within noise"
+	case StatusUndecided:
+		return "UNDECIDED"
 	case StatusNotGated:
 		return "not gated"
 	case StatusNA:
@@ -134,13 +136,25 @@ func (res *Result) tableHeads() []string {
 
 func (res *Result) headline() string {
 	v := "PASS"
-	if !res.Pass {
+	switch {
+	case res.Regressions > 0:
 		v = "FAIL"
+	case !res.Pass:
+		v = "UNDECIDED"
 	}
 	s := fmt.Sprintf("%s: %d regression%s, %d threshold crossing%s within noise", v,
 		res.Regressions, plural(res.Regressions), res.WithinNoise, plural(res.WithinNoise))
 	if res.WithinNoise > 0 && !res.Strict {
 		s += " (not failing; --strict would fail " + map[bool]string{true: "it", false: "them"}[res.WithinNoise == 1] + ")"
+	}
+	if res.Undecided > 0 {
+		s += fmt.Sprintf(", %d crossing%s undecidable at this sample size (%d requests per run would decide; ",
+			res.Undecided, plural(res.Undecided), res.DecidingRequests)
+		if res.AllowUndecided {
+			s += "passed with --allow-undecided)"
+		} else {
+			s += "--allow-undecided passes " + map[bool]string{true: "it", false: "them"}[res.Undecided == 1] + ")"
+		}
 	}
 	return s + fmt.Sprintf(", %d improvement%s", res.Improved, plural(res.Improved))
 }
@@ -267,7 +281,7 @@ func (res *Result) WriteMarkdown(w io.Writer) error {
 			for i := range cs {
 				cs[i] = mdEscape(cs[i])
 			}
-			if r.Status == StatusRegression {
+			if r.Status == StatusRegression || r.Status == StatusUndecided {
 				cs[len(cs)-1] = "**" + cs[len(cs)-1] + "**"
 			}
 			b.WriteString("| " + strings.Join(cs, " | ") + " |\n")
@@ -297,7 +311,7 @@ func (res *Result) WriteMarkdown(w io.Writer) error {
 		}
 		b.WriteString("\n\n")
 	}
-	fmt.Fprintf(&b, "<sub>Limits: %s. Noise: %s; \"-\" means no estimate (the row is gated on its threshold alone). A crossing within noise fails only with --strict.</sub>\n",
+	fmt.Fprintf(&b, "<sub>Limits: %s. Noise: %s; \"-\" means no estimate (the row is gated on its threshold alone). A crossing within noise fails only with --strict; one the samples are too small to judge (UNDECIDED) fails unless --allow-undecided.</sub>\n",
 		mdEscape(res.limitsText()), res.noiseLegend())
 	_, err := io.WriteString(w, b.String())
 	if err != nil {

@@ -27,6 +27,7 @@ func withSessions(b *report.Benchmark, good, hit float64, later ...float64) *rep
 // turns' mean TTFT (weighted by turn) in percent; a comparison without
 // sessions lists neither their rows nor their limits.
 func TestSessionRows(t *testing.T) {
+	t.Parallel()
 	base := reportOf("base", withSessions(baseSynth().benchmark(t), 0.9, 0.8, 100, 200))
 	cur := reportOf("cur", withSessions(synth{seed: 3, n: 1000, ttftMs: 100, ttftSigma: 0.3, itlMs: 20, itlSigma: 0.1, goodput: 1000, throughput: 1000}.benchmark(t), 0.8, 0.78, 130, 230))
 	res, err := Compare(base, cur, "base", "cur", Options{})

@@ -21,6 +21,7 @@ func withTrials(r *report.Report, mean, lo, hi float64) *report.Report {
 // means and is significant only when their t intervals across runs do not
 // overlap, whatever one run's histogram says.
 func TestCompareUsesRunSpread(t *testing.T) {
+	t.Parallel()
 	bench := func(seed uint64) *report.Benchmark {
 		return synth{seed: seed, n: 400, ttftMs: 100, ttftSigma: 0.3, itlMs: 10, itlSigma: 0.1}.benchmark(t)
 	}

@@ -178,7 +178,8 @@ func TestLiveMetricsSeries(t *testing.T) {
 	}
 	obs.BenchmarkEnd(0, sweep.Round{})
 	start := time.Now()
-	if err := lm.Close(ctx); err != nil || time.Since(start) > time.Second {
+	// At once; a few seconds of slack for a busy machine.
+	if err := lm.Close(ctx); err != nil || time.Since(start) > 5*time.Second {
 		t.Errorf("close: %v after %v", err, time.Since(start))
 	}
 	busy, err := Listen("127.0.0.1:0", Options{})

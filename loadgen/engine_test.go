@@ -288,8 +288,11 @@ func TestMaxDurationCancelsInFlight(t *testing.T) {
 		Strategy: Strategy{Kind: Concurrent, Streams: 3}, Constraints: Constraints{MaxDuration: 300 * time.Millisecond},
 		Source: fixedSource{NewRequest("", "x", 8)},
 	})
-	if took := time.Since(start); took > 3*time.Second {
-		t.Fatalf("benchmark took %v after a 300ms limit", took)
+	// Cut requests end incomplete (checked below); the time only has to
+	// show they were not waited for: less than the mock's 5 s TTFT, with
+	// the rest of that as slack for a busy machine.
+	if took := time.Since(start); took >= 5*time.Second {
+		t.Fatalf("benchmark took %v after a 300ms limit: the requests were waited for", took)
 	}
 	if res.StopReason != StopMaxDuration || res.Incomplete != 3 || len(recs) != 3 {
 		t.Fatalf("result %+v", res)

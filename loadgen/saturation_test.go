@@ -105,6 +105,9 @@ func TestParseOverSaturation(t *testing.T) {
 // constraint stops the benchmark; 10 req/s runs to its end quietly, and a
 // monitoring constraint only records what it saw.
 func TestOverSaturationStopsEngine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("7 s real-time rounds (make check)")
+	}
 	srv := startMock(t, func(c *mock.Config) {
 		c.Capacity = &mock.CapacityModel{MaxNumSeqs: 2, MaxNumBatchedTokens: 4096, StepBase: 6 * time.Millisecond, GPUs: 1, GPU: mock.DefaultGPU()}
 	})

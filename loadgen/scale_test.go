@@ -118,6 +118,9 @@ func openFiles(t *testing.T) int {
 // stream's goroutine within a 4 KB stack, and after the run no goroutine
 // or connection is left.
 func TestTwoThousandStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2,000 streams against a mock process (make scale)")
+	}
 	const streams = 2000
 	url := startMockProcess(t)
 	u, err := neturl.Parse(url)

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -37,60 +38,67 @@ func (f *fired) wait(t *testing.T, cause error) int64 {
 
 // A watchdog fires errStall once no chunk has come for its stall timeout,
 // counted from the last chunk's arrival, and never while chunks keep
-// coming.
+// coming. The watchdog's timer and clock run on synctest's fake clock:
+// it fires exactly at its instant, whatever the machine's load.
 func TestWatchdogStall(t *testing.T) {
-	const d = 100 * time.Millisecond
-	clock := NewClock()
-	var f fired
-	w := watch(clock, d, 0, f.fire(clock))
-	defer w.stop()
-	// Chunks every 10 ms for 300 ms: three timeouts in all, never one
-	// without a chunk (a scheduling hiccup under 90 ms cannot fire it).
-	var last int64
-	for i := 0; i < 30; i++ {
-		time.Sleep(10 * time.Millisecond)
-		last = clock.Now()
-		w.progress(last)
-		if at := f.at.Load(); at != 0 {
-			t.Fatalf("fired %v after the last chunk, with chunks every 10 ms", time.Duration(at-last))
+	synctest.Test(t, func(t *testing.T) {
+		const d = 100 * time.Millisecond
+		clock := NewClock()
+		var f fired
+		w := watch(clock, d, 0, f.fire(clock))
+		defer w.stop()
+		// Chunks every 10 ms for 300 ms: three timeouts in all, never one
+		// without a chunk.
+		var last int64
+		for i := 0; i < 30; i++ {
+			time.Sleep(10 * time.Millisecond)
+			last = clock.Now()
+			w.progress(last)
+			if at := f.at.Load(); at != 0 {
+				t.Fatalf("fired %v after the last chunk, with chunks every 10 ms", time.Duration(at-last))
+			}
 		}
-	}
-	if idle := time.Duration(f.wait(t, errStall) - last); idle < d {
-		t.Fatalf("fired %v after the last chunk, before the %v timeout", idle, d)
-	}
+		if idle := time.Duration(f.wait(t, errStall) - last); idle != d {
+			t.Fatalf("fired %v after the last chunk, want its %v timeout", idle, d)
+		}
+	})
 }
 
 // The request timeout fires errTimeout at its instant even while chunks
 // keep the stall timeout from firing, and the one timer serves both.
 func TestWatchdogRequestTimeout(t *testing.T) {
-	const total = 150 * time.Millisecond
-	clock := NewClock()
-	var f fired
-	start := clock.Now()
-	w := watch(clock, 40*time.Millisecond, total, f.fire(clock))
-	defer w.stop()
-	for f.at.Load() == 0 && time.Duration(clock.Now()-start) < 5*time.Second {
-		time.Sleep(5 * time.Millisecond)
-		w.progress(clock.Now())
-	}
-	if el := time.Duration(f.wait(t, errTimeout) - start); el < total {
-		t.Fatalf("fired after %v, before the %v request timeout", el, total)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		const total = 150 * time.Millisecond
+		clock := NewClock()
+		var f fired
+		start := clock.Now()
+		w := watch(clock, 40*time.Millisecond, total, f.fire(clock))
+		defer w.stop()
+		for f.at.Load() == 0 && time.Duration(clock.Now()-start) < 5*time.Second {
+			time.Sleep(5 * time.Millisecond)
+			w.progress(clock.Now())
+		}
+		if el := time.Duration(f.wait(t, errTimeout) - start); el != total {
+			t.Fatalf("fired after %v, want its %v request timeout", el, total)
+		}
+	})
 }
 
 // With both limits off there is no watchdog; a stopped one never fires.
 func TestWatchdogOffAndStop(t *testing.T) {
-	if w := watch(NewClock(), 0, 0, func(error) {}); w != nil {
-		t.Fatal("a watchdog with no limit")
-	}
-	clock := NewClock()
-	var f fired
-	w := watch(clock, 20*time.Millisecond, 20*time.Millisecond, f.fire(clock))
-	w.stop()
-	time.Sleep(60 * time.Millisecond)
-	if f.at.Load() != 0 {
-		t.Fatal("a stopped watchdog fired")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		if w := watch(NewClock(), 0, 0, func(error) {}); w != nil {
+			t.Fatal("a watchdog with no limit")
+		}
+		clock := NewClock()
+		var f fired
+		w := watch(clock, 20*time.Millisecond, 20*time.Millisecond, f.fire(clock))
+		w.stop()
+		time.Sleep(time.Hour)
+		if f.at.Load() != 0 {
+			t.Fatal("a stopped watchdog fired")
+		}
+	})
 }
 
 // wait aims the timer at the nearer limit.

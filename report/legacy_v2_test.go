@@ -212,6 +212,9 @@ func TestLegacyAsV2(t *testing.T) {
 // v0.2–v0.3 map onto GuideLLM v0.7's, and the result passes GuideLLM's
 // loader rules, strict.
 func TestLegacyAsV2Variants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs GuideLLM's loader rules on every legacy variant (make check)")
+	}
 	tests := []struct {
 		name string
 		edit func(doc, b map[string]any)

@@ -131,7 +131,7 @@ type MergeRoundShard struct {
 }
 
 // MergeWindowRule is the documented window rule of merged benchmarks.
-const MergeWindowRule = "union: the merged measurement window runs from the earliest shard's measure start to the latest shard's measure end, so every request a shard measured is in the merged benchmark (from the histograms counts and sums add exactly; from the records a request dispatched just as its shard stopped may also fall inside the union); shards start together (--start-at, checked within the tolerance) and time-bound rounds share one deadline, so the union exceeds the intersection only by the skew of the shards' starts and stops"
+const MergeWindowRule = "union: the merged measurement window runs from the earliest shard's measure start to the latest shard's measure end, so every request a shard measured is in the merged benchmark and no other: each request counts by its own shard's window, from the records as from the histograms, so counts and sums are the shards' sums; shards start together (--start-at, checked within the tolerance) and time-bound rounds share one deadline, so the union exceeds the intersection only by the skew of the shards' starts and stops"
 
 // BenchmarkID is the id_ Finish derives for a benchmark without
 // BenchmarkInfo.ID: a UUID-shaped FNV-128a hash of the run id and the

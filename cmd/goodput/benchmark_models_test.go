@@ -95,13 +95,14 @@ func TestMergeKeepsModelBreakdown(t *testing.T) {
 		c.LoRAModules = []mock.LoRAModule{{Name: "sql", Path: "/l/sql"}}
 	})
 	dir := t.TempDir()
-	startAt := time.Now().Add(1500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
-	startShards(t, 2, []string{"--target", url, "--model", "goodput-mock,sql", "--data", "prompt_tokens=16,output_tokens=4",
-		"--rate-type", "concurrent", "--rate", "4", "--max-requests", "40", "--outputs", "json,jsonl", "--disable-progress",
-		"--output-dir", dir, "--run-id", "run", "--shard-count", "2", "--start-at", startAt})
+	sh := startShards(t, 2, func(at time.Time, out string) []string {
+		return []string{"--target", url, "--model", "goodput-mock,sql", "--data", "prompt_tokens=16,output_tokens=4",
+			"--rate-type", "concurrent", "--rate", "4", "--max-requests", "40", "--outputs", "json,jsonl", "--disable-progress",
+			"--output-dir", out, "--run-id", "run", "--shard-count", "2", "--start-at", at.UTC().Format(time.RFC3339Nano)}
+	})
 	var shards []string
 	for i := range 2 {
-		shards = append(shards, filepath.Join(dir, fmt.Sprintf("run-shard-%d-of-2", i), "benchmarks.json"))
+		shards = append(shards, filepath.Join(sh.dir, fmt.Sprintf("run-shard-%d-of-2", i), "benchmarks.json"))
 	}
 	merged := filepath.Join(dir, "merged.json")
 	if code, _, stderr := runGoodput(t, append(append([]string{"merge"}, shards...), "-o", merged, "--disable-console")...); code != exitOK {

@@ -52,9 +52,10 @@ func limitUsage(s compare.MetricSpec) string {
 // runCompare implements `goodput compare BASELINE CURRENT`: exit 0 when
 // no metric regressed beyond its threshold and the noise, 1 when one did,
 // 2 on bad input (an unreadable report, no matching benchmarks, a bad
-// flag value).
+// flag value), 4 when no metric regressed but a crossing was undecidable
+// at the runs' sample sizes (unless --allow-undecided).
 func runCompare(_ context.Context, e *env, args []string) error {
-	fs := newFlagSet("compare", "compare [flags] BASELINE CURRENT\n\nBASELINE and CURRENT are report files (goodput, GuideLLM v2 or older GuideLLM) or run directories holding benchmarks.json.\nExit status: 0 pass, 1 a regression beyond its threshold and the noise, 2 bad input.", e.stdout)
+	fs := newFlagSet("compare", "compare [flags] BASELINE CURRENT\n\nBASELINE and CURRENT are report files (goodput, GuideLLM v2 or older GuideLLM) or run directories holding benchmarks.json.\nExit status: 0 pass, 1 a regression beyond its threshold and the noise, 2 bad input, 4 undecided: a threshold crossed where the runs have too few requests to judge it (the verdict names how many would; --allow-undecided passes it).", e.stdout)
 	limits := map[string]*limitValue{}
 	for _, s := range compare.Metrics() {
 		v := &limitValue{spec: s}
@@ -65,6 +66,7 @@ func runCompare(_ context.Context, e *env, args []string) error {
 		fs.Var(v, s.Flag, limitUsage(s))
 	}
 	strict := fs.Bool("strict", false, "fail on every threshold crossing, also those within the run-to-run noise")
+	allowUndecided := fs.Bool("allow-undecided", false, "pass a threshold crossing the runs have too few requests to judge (by default it exits 4)")
 	mdPath := fs.String("markdown", "", "also write the comparison as Markdown (for a pull-request comment) to this file")
 	jsonPath := fs.String("json", "", "also write the machine-readable verdict (JSON) to this file")
 	resamples := fs.Int("bootstrap-resamples", compare.DefaultResamples, "bootstrap resamples per percentile interval (100 to 100000)")
@@ -89,7 +91,7 @@ func runCompare(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opt := compare.Options{Limits: map[string]compare.Limit{}, Strict: *strict, Resamples: *resamples, Seed: *seed}
+	opt := compare.Options{Limits: map[string]compare.Limit{}, Strict: *strict, AllowUndecided: *allowUndecided, Resamples: *resamples, Seed: *seed}
 	for k, v := range limits {
 		opt.Limits[k] = v.limit
 	}
@@ -114,8 +116,11 @@ func runCompare(_ context.Context, e *env, args []string) error {
 			return usagef("%s: %v", out.flag, err)
 		}
 	}
-	if !res.Pass {
+	switch {
+	case res.Regressions > 0:
 		return errGateFailed
+	case !res.Pass:
+		return errGateUndecided
 	}
 	return nil
 }

@@ -131,10 +131,14 @@ func TestCompareExitCodes(t *testing.T) {
 	}{
 		{"improved", []string{basePath, improved}, 0, []string{"Verdict: PASS", "improved"}},
 		{"regressed", []string{basePath, regressed}, 1, []string{"Verdict: FAIL", "REGRESSION"}},
-		{"noisy", []string{smallBase, noisy}, 0, []string{"Verdict: PASS", "within noise", "--strict would fail"}},
+		// 25 requests: the medians' crossings are within noise, the tails'
+		// undecidable (no upper bound): exit 4 unless --allow-undecided.
+		{"noisy", []string{smallBase, noisy}, 4, []string{"Verdict: UNDECIDED", "within noise", "--strict would fail", "368 requests per run would decide"}},
+		{"noisy, undecided allowed", []string{"--allow-undecided", smallBase, noisy}, 0, []string{"Verdict: PASS", "passed with --allow-undecided"}},
 		{"noisy, strict", []string{"--strict", smallBase, noisy}, 1, []string{"Verdict: FAIL"}},
 		{"regression tolerated by looser limits", []string{"--max-goodput-drop", "30%", "--max-throughput-drop", "30%",
-			"--max-ttft-p99-increase", "off", "--max-itl-p95-increase", "500ms", basePath, regressed}, 0, []string{"Verdict: PASS"}},
+			"--max-ttft-p50-increase", "off", "--max-ttft-p90-increase", "off", "--max-ttft-p99-increase", "off",
+			"--max-itl-p50-increase", "500ms", "--max-itl-p95-increase", "500ms", basePath, regressed}, 0, []string{"Verdict: PASS"}},
 		{"same file", []string{basePath, basePath}, 0, []string{"Verdict: PASS: 0 regressions"}},
 	}
 	for _, tt := range tests {

@@ -27,6 +27,7 @@ const (
 	exitFailure   = 1 // the run failed, or a gate (compare) did not pass
 	exitUsage     = 2 // bad flags or input
 	exitErrorRate = 3 // a benchmark's error rate exceeded --fail-on-error-rate
+	exitUndecided = 4 // compare: a threshold crossing the samples are too small to judge
 	exitInterrupt = 130
 )
 
@@ -121,6 +122,8 @@ func exitCode(w io.Writer, name string, err error) int {
 		return exitUsage
 	case errors.Is(err, errGateFailed):
 		return exitFailure
+	case errors.Is(err, errGateUndecided):
+		return exitUndecided
 	case errors.Is(err, errErrorRate):
 		return exitErrorRate
 	}
@@ -130,6 +133,10 @@ func exitCode(w io.Writer, name string, err error) int {
 
 // errGateFailed is returned by gates (compare) after printing their verdict.
 var errGateFailed = errors.New("gate failed")
+
+// errGateUndecided is returned by compare after printing a verdict with no
+// regression but a crossing its samples could not judge.
+var errGateUndecided = errors.New("gate undecided")
 
 func printHelp(w io.Writer) {
 	fmt.Fprintf(w, "goodput %s: load generator and benchmark harness for OpenAI-compatible LLM servers\n\nUsage: goodput <command> [flags]\n\nCommands:\n", version)

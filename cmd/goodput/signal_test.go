@@ -166,6 +166,9 @@ func (p *proc) wait(t *testing.T, limit time.Duration) int {
 }
 
 func TestSignals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and signals six runs (make check)")
+	}
 	srv := startMockServer(t, func(c *mock.Config) { c.TTFT = 100 * time.Millisecond })
 	started := func(round string) func(logLine) bool {
 		return func(l logLine) bool { return l.Msg == "benchmark started" && l.Round == round }
@@ -307,6 +310,9 @@ func expectCompleteRunDir(t *testing.T, dir string, scorecard bool) {
 // exit code must agree with the report: 130 and interrupted, or 0 and
 // not.
 func TestSignalWhileWriting(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and signals three 6,000-request runs (make check)")
+	}
 	srv := startMockServer(t, func(c *mock.Config) { c.TTFT, c.ITL = 0, 0 })
 	lastFinished := func(l logLine) bool { return strings.HasPrefix(l.Msg, "benchmark finished") && l.Round == "2/2" }
 	writing := func(l logLine) bool { return strings.HasPrefix(l.Msg, "run metadata missing:") }

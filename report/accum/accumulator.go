@@ -99,6 +99,13 @@ type Config struct {
 	// Percentiles, when set, is the percentile list of Extras.Percentiles
 	// and of the slices (each in (0, 100)).
 	Percentiles []float64
+	// InWindow, when set, decides which requests the measurement window
+	// holds, in place of the window's times (which still give the
+	// benchmark's duration and rates): the merge of a sharded run counts
+	// each request by its own shard's window. start and end are the
+	// request's span as a window judges it (its dispatch, else its
+	// intended start; its end), Unix ns.
+	InWindow func(r *record.Record, start, end int64) bool
 }
 
 // confidence is the intervals' confidence, 0 for none.
@@ -294,6 +301,13 @@ func (a *Accumulator) Add(r *record.Record) {
 	}
 	s.status = st
 	s.errClass = a.classOf(r.ErrorClass)
+	if a.cfg.InWindow != nil {
+		if a.cfg.InWindow(r, s.start, s.end) {
+			s.flags |= flagWindowIn
+		} else {
+			s.flags |= flagWindowOut
+		}
+	}
 	if a.thresholds != nil {
 		var sq *Stream
 		if a.stream != nil {
@@ -419,6 +433,12 @@ const (
 // decide says whether a request is in the measurement window as far as it
 // is known now (used for the histograms, which cannot be filtered later).
 func (a *Accumulator) decide(s *RequestSummary) decision {
+	switch {
+	case s.flags&flagWindowIn != 0:
+		return decIn
+	case s.flags&flagWindowOut != 0:
+		return decOut
+	}
 	ms, msKnown := a.onlineMeasureStart()
 	if !msKnown {
 		return decPending

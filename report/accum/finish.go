@@ -59,7 +59,17 @@ type MeasureWindow struct {
 	Start, End       int64 // measure_start_time, measure_end_time
 }
 
-func (w MeasureWindow) contains(s *RequestSummary) bool { return s.end >= w.Start && s.start <= w.End }
+// contains says whether the window holds the request: by its times, or as
+// Config.InWindow decided.
+func (w MeasureWindow) contains(s *RequestSummary) bool {
+	switch {
+	case s.flags&flagWindowIn != 0:
+		return true
+	case s.flags&flagWindowOut != 0:
+		return false
+	}
+	return s.end >= w.Start && s.start <= w.End
+}
 
 // window derives GuideLLM's finalized timings: request start (the
 // scheduler's first request), measure start (end of warmup), measure end

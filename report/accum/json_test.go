@@ -692,6 +692,9 @@ func TestEmptyBenchmark(t *testing.T) {
 // TestGuideLLMCheckerProfiles: every profile kind, constraint kind and
 // strategy type goodput writes passes GuideLLM's loader rules, strict.
 func TestGuideLLMCheckerProfiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs GuideLLM's loader rules on every profile (make check)")
+	}
 	checker := filepath.Join("..", "testdata", "guidellm_v2_check.py")
 	py, err := exec.LookPath("python3")
 	if err != nil {

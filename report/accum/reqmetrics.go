@@ -25,13 +25,15 @@ type RequestSummary struct {
 	http     uint16 // HTTP status, 0 if none
 	status   uint8  // stSuccessful, stErrored, stIncomplete
 	errClass uint8  // index into Accumulator.classNames (0 = none)
-	flags    uint8  // flagDispatched | flagOnlineIn
+	flags    uint8  // flagDispatched | flagOnlineIn | flagWindowIn | flagWindowOut | verdictMk
 	inputs   uint16 // a pooling request's inputs or documents (record.Inputs, capped), in the padding
 }
 
 const (
 	flagDispatched uint8 = 1 << iota // Dispatched != 0: start is the real request start
 	flagOnlineIn                     // fed to the online histograms
+	flagWindowIn                     // Config.InWindow holds it in the window
+	flagWindowOut                    // Config.InWindow leaves it out
 )
 
 func clampInt32(v int) int32 {

@@ -9,6 +9,7 @@ import (
 // The merged benchmark carries the run's arrival shape (each shard's own
 // is its share), and none when the run had GuideLLM's shapes only.
 func TestMergedArrivalIsTheRuns(t *testing.T) {
+	t.Parallel()
 	total := &report.Arrival{Process: "poisson", Series: []report.RateSegment{{DurationS: 10, FromRate: 30, ToRate: 60}}}
 	share := &report.Arrival{Process: "poisson", Series: []report.RateSegment{{DurationS: 10, FromRate: 10, ToRate: 20}}}
 	shard := func(a *report.Arrival) *report.Benchmark {

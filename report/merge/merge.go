@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/accum"
 )
@@ -415,6 +416,17 @@ func (s *shardSet) mergedConfig(k int) (accum.Config, error) {
 			cfg.Percentiles = append(cfg.Percentiles, float64(p))
 		}
 	}
+	// Each request counts by its own shard's window, as the shard
+	// counted it: the union of the windows would also hold a request a
+	// shard dispatched just after its own stop.
+	wins := s.shardWindows(k)
+	cfg.InWindow = func(r *record.Record, start, end int64) bool {
+		if r.Shard < 0 || r.Shard >= len(wins) {
+			return false
+		}
+		w := wins[r.Shard]
+		return end >= w.from && start <= w.to
+	}
 	// The breakdowns and input counts the shards made, so the merged
 	// round makes them too.
 	for _, g := range b.Extras.ByModel {
@@ -427,6 +439,34 @@ func (s *shardSet) mergedConfig(k int) (accum.Config, error) {
 		cfg.InputKind = in.Kind
 	}
 	return cfg, nil
+}
+
+// shardWindow is one shard's measurement window of a round, in its own
+// accumulator's terms (Unix ns): it holds a request that ends at or after
+// from and starts at or before to.
+type shardWindow struct{ from, to int64 }
+
+// shardWindows are round k's windows of every shard, as each shard's
+// accumulator drew it: from its warmup's end (none without a warmup: the
+// window then opens at the shard's first request) to its cooldown's start,
+// else its engine's stop (exact, in ns), else none (the last request).
+func (s *shardSet) shardWindows(k int) []shardWindow {
+	out := make([]shardWindow, s.n())
+	for i := range s.files {
+		b, sr := s.round(i, k)
+		w := shardWindow{from: math.MinInt64, to: math.MaxInt64}
+		if b.WarmupDuration != nil && *b.WarmupDuration > 0 && b.StartTime != nil {
+			w.from = accum.SecToNs(float64(*b.StartTime))
+		}
+		switch {
+		case b.CooldownDuration != nil && *b.CooldownDuration > 0 && b.EndTime != nil:
+			w.to = accum.SecToNs(float64(*b.EndTime))
+		case sr.StopNs != 0:
+			w.to = int64(sr.StopNs)
+		}
+		out[i] = w
+	}
+	return out
 }
 
 // mergedInfo is the BenchmarkInfo of the whole run's round k: the shared

@@ -121,6 +121,14 @@ func buildShards(t testing.TB, n, perShard int) *shardFixture {
 // it.
 func buildShardSet(t testing.TB, perShards []int) *shardFixture {
 	t.Helper()
+	return buildShardSetStops(t, perShards, nil)
+}
+
+// buildShardSetStops is buildShardSet with each shard's stop (the
+// engine's stop time, Unix ns) given by stopAt; nil stops every shard at
+// the round's 2 s deadline.
+func buildShardSetStops(t testing.TB, perShards []int, stopAt func(shard int, recs []*record.Record) int64) *shardFixture {
+	t.Helper()
 	fx := &shardFixture{}
 	n := len(perShards)
 	for i, perShard := range perShards {
@@ -152,6 +160,9 @@ func buildShardSet(t testing.TB, perShards []int) *shardFixture {
 			t.Fatal(err)
 		}
 		stop := int64(mergeStart + 2e9)
+		if stopAt != nil {
+			stop = stopAt(i, recs)
+		}
 		info := accum.BenchmarkInfo{RunID: "run-m", Strategy: report.Strategy{Type: report.StrategyConcurrent, Streams: 2, WorkerCount: 2},
 			Start: mergeStart, End: end, StopTime: stop, QueuingEnd: stop, ProcessingEnd: end,
 			StopReason: report.ConstraintMaxDuration, Workers: 2, Scheduler: counts}
@@ -240,6 +251,7 @@ func benchJSON(t *testing.T, b *report.Benchmark) string {
 // TestMergeFromRecordsIsExact: merging shards with their records gives,
 // byte for byte, the benchmark one accumulator fed every request writes.
 func TestMergeFromRecordsIsExact(t *testing.T) {
+	t.Parallel()
 	fx := buildShards(t, 3, 60)
 	rep, err := Shards(context.Background(), fx.files, Options{})
 	if err != nil {
@@ -267,9 +279,53 @@ func TestMergeFromRecordsIsExact(t *testing.T) {
 	checkGuideLLM(t, rep)
 }
 
+// TestMergeCountsEachShardsWindow: two shards of 80 requests each, both
+// stopped just before their 81st request went out (one a little after the
+// other: the union of their windows holds the earlier one's 81st). Merged
+// from records, the run counts exactly the 160 requests the shards
+// counted, each by its own shard's window, and the 81st requests stay
+// recorded outside it.
+func TestMergeCountsEachShardsWindow(t *testing.T) {
+	t.Parallel()
+	fx := buildShardSetStops(t, []int{81, 81}, func(_ int, recs []*record.Record) int64 { return recs[80].Dispatched - 1 })
+	var sum report.StatusCounts
+	for i, f := range fx.files {
+		b := f.Report.Benchmarks[0]
+		if b.Metrics.RequestTotals.Total != 80 || b.Extras.Requests.Recorded != 81 {
+			t.Fatalf("shard %d counted %d of %d recorded requests, want 80 of 81", i, b.Metrics.RequestTotals.Total, b.Extras.Requests.Recorded)
+		}
+		c := b.Metrics.RequestTotals
+		sum.Successful, sum.Errored, sum.Incomplete, sum.Total = sum.Successful+c.Successful, sum.Errored+c.Errored, sum.Incomplete+c.Incomplete, sum.Total+c.Total
+	}
+	if a, b := fx.recs[0][80].Dispatched, fx.recs[1][80].Dispatched; max(a, b)-1 < min(a, b) {
+		t.Fatalf("the shards' 81st requests (%d, %d) do not fall inside the union of the windows: the test shows nothing", a, b)
+	}
+	rep, err := Shards(context.Background(), fx.files, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := rep.Benchmarks[0]
+	if got := *b.Metrics.RequestTotals; rep.Run.Merge.Path != PathRecords || got.Total != 160 || got != sum {
+		t.Fatalf("merged from %s: %+v, want the shards' sum %+v (160)", rep.Run.Merge.Path, got, sum)
+	}
+	if b.Extras.Requests.Recorded != 162 {
+		t.Fatalf("merged: %d recorded, want 162", b.Extras.Requests.Recorded)
+	}
+	// Each shard's accumulator placed its 81st request in its histograms
+	// before its stop was known (a shard's own inexact reason, which the
+	// merge repeats); the merge adds none of its own.
+	for _, r := range b.Extras.InexactReasons {
+		if !strings.HasPrefix(r, "shard ") {
+			t.Errorf("the merge's own inexact reason: %s", r)
+		}
+	}
+	checkGuideLLM(t, rep)
+}
+
 // TestMergeEmptyShard: a shard with no share of the round (more shards
 // than streams) is a valid empty shard, and both merge paths take it.
 func TestMergeEmptyShard(t *testing.T) {
+	t.Parallel()
 	fx := buildShardSet(t, []int{30, 30, 0})
 	if b := fx.files[2].Report.Benchmarks[0]; b.Metrics.RequestTotals.Total != 0 || !b.Extras.Shard.Empty {
 		t.Fatalf("empty shard %+v", b.Metrics.RequestTotals)
@@ -299,6 +355,7 @@ func TestMergeEmptyShard(t *testing.T) {
 // histograms' precision of the exact ones and equal, exactly, to those of
 // one histogram fed every sample.
 func TestMergeFromHistograms(t *testing.T) {
+	t.Parallel()
 	fx := buildShards(t, 3, 60)
 	for i := range fx.files {
 		fx.files[i].Records = nil
@@ -435,6 +492,7 @@ func mapsEqual(a, b map[string]report.Int) bool {
 // TestHistSummaryEqualsSingleHistogram: percentiles from histograms merged
 // from shards equal those of one histogram fed every sample, exactly.
 func TestHistSummaryEqualsSingleHistogram(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 7))
 	for trial := 0; trial < 20; trial++ {
 		all := stats.NewHistAcc()
@@ -481,6 +539,7 @@ func TestHistSummaryEqualsSingleHistogram(t *testing.T) {
 }
 
 func TestMixtureAndSumSummaries(t *testing.T) {
+	t.Parallel()
 	point := func(v float64, n int64) *report.DistributionSummary {
 		d := stats.ZeroSummary(n)
 		for k := range report.PercentileProbs {
@@ -545,6 +604,7 @@ func path(m map[string]any, keys ...string) map[string]any {
 }
 
 func TestMergeRefusals(t *testing.T) {
+	t.Parallel()
 	fx := buildShards(t, 3, 20)
 	f := fx.files
 	for i := range f {
@@ -604,9 +664,13 @@ func TestMergeRefusals(t *testing.T) {
 	}
 }
 
-// checkGuideLLM runs GuideLLM v0.7.3's loader rules on a merged report.
+// checkGuideLLM runs GuideLLM v0.7.3's loader rules on a merged report
+// (not under -short: two python3 processes per report).
 func checkGuideLLM(t *testing.T, r *report.Report) {
 	t.Helper()
+	if testing.Short() {
+		return // the loader rules run in make check
+	}
 	checker := filepath.Join("..", "testdata", "guidellm_v2_check.py")
 	py, err := exec.LookPath("python3")
 	if err != nil {
@@ -639,6 +703,7 @@ func checkGuideLLM(t *testing.T, r *report.Report) {
 }
 
 func TestBenchmarkIDMatchesFinish(t *testing.T) {
+	t.Parallel()
 	acc, err := accum.New(accum.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -709,6 +774,7 @@ func BenchmarkMergeShards(b *testing.B) {
 // The shards' prompt-token comparisons add up and their overheads mix per
 // request type; shards without them leave the keys absent.
 func TestMergePromptTokens(t *testing.T) {
+	t.Parallel()
 	point := func(v float64, n report.Int) *report.DistributionSummary {
 		d := stats.ZeroSummary(int64(n))
 		d.Mean, d.Median, d.Mode, d.Min, d.Max, d.TotalSum = report.Float(v), report.Float(v), report.Float(v), report.Float(v), report.Float(v), report.Float(v*float64(n))
@@ -742,6 +808,7 @@ func TestMergePromptTokens(t *testing.T) {
 // cores and procs add, lags are the worst shard's, GOGC the largest, the
 // HTTP client named once or "mixed", saturated if any shard was.
 func TestMergeClient(t *testing.T) {
+	t.Parallel()
 	bench := func(c report.ClientLoad) *report.Benchmark {
 		return &report.Benchmark{Extras: &report.Extras{Client: &c}}
 	}
