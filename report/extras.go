@@ -274,6 +274,16 @@ type ErrorCounts struct {
 	ByClass map[string]Int `json:"by_class"`
 	// ByHTTPStatus counts errored requests by HTTP status code.
 	ByHTTPStatus map[string]Int `json:"by_http_status"`
+	// Messages is the most common message of each class in ByClass (one
+	// line, cut to 200 bytes) and how many of the class's requests had
+	// it; absent when no request failed.
+	Messages map[string]ErrorMessage `json:"messages,omitempty"`
+}
+
+// ErrorMessage is an error message and how many requests had it.
+type ErrorMessage struct {
+	Message string `json:"message"`
+	Count   Int    `json:"count"`
 }
 
 // ExtraMetrics are goodput's distributions. Unlike GuideLLM's fields,

@@ -140,6 +140,7 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 		a.ensureBinned(w.ReqStart)
 		m = a.binned.metrics(w, ex)
 		a.binned.extras(ex)
+		ex.Errors.Messages = a.topMessages(a.binned.errMsg)
 		ex.Metrics = a.histExtras()
 		ex.Exact = false
 		ex.InexactReasons = append(ex.InexactReasons, fmt.Sprintf(
@@ -371,10 +372,17 @@ func (a *Accumulator) histograms(gaps, toks [report.NumStatus]*stats.HistAcc) *r
 func (a *Accumulator) errorCounts(in []int32, ex *report.Extras) {
 	ex.Errors = report.ErrorCounts{ByClass: map[string]report.Int{}, ByHTTPStatus: map[string]report.Int{}}
 	var errored int64
+	var msgs map[[2]uint8]int64
 	for _, i := range in {
 		s := a.sums.at(int(i))
 		if s.status == report.StatusSuccessful {
 			continue
+		}
+		if s.errMsg != 0 {
+			if msgs == nil {
+				msgs = map[[2]uint8]int64{}
+			}
+			msgs[[2]uint8{s.errClass, s.errMsg}]++
 		}
 		name := a.classNames[s.errClass]
 		if s.status == report.StatusErrored {
@@ -390,6 +398,7 @@ func (a *Accumulator) errorCounts(in []int32, ex *report.Extras) {
 		}
 		ex.Errors.ByClass[name]++
 	}
+	ex.Errors.Messages = a.topMessages(msgs)
 	if len(in) > 0 {
 		ex.Errors.ErrorRate = report.Float(float64(errored) / float64(len(in)))
 	}

@@ -15,8 +15,9 @@ import (
 // Write writes a summary of every benchmark as aligned text
 // tables, like GuideLLM's console output: requests and throughput, then
 // latency percentiles of the successful requests (TTFT, ITL and TPOT as
-// GuideLLM defines them, and end-to-end latency, all in ms). A goodput
-// report adds a table of goodput's own figures (scheduled TTFT, dispatch
+// GuideLLM defines them, and end-to-end latency, all in ms), then the
+// failed requests by error class with each class's most common message
+// (goodput reports with failures only). A goodput report adds a table of goodput's own figures (scheduled TTFT, dispatch
 // lateness, ITL per gap, time to second token, token count mismatches),
 // and, when asked for, the latencies at a percentile list and the
 // streams' quality (longest stall, Etalon's fluidity index).
@@ -92,6 +93,9 @@ func Write(w io.Writer, r *report.Report) error {
 		t1.Render(&b)
 		b.WriteString("\n")
 		t2.Render(&b)
+		if es := errorsSection(r); es != "" {
+			b.WriteString("\n" + es)
+		}
 		if tx := extrasTable(r); tx != nil {
 			b.WriteString("\n")
 			tx.Render(&b)
