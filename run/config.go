@@ -47,6 +47,10 @@ type Config struct {
 	// exposition on this address while it runs (--metrics-addr :9090;
 	// package livemetrics).
 	MetricsAddr string
+	// AllowAllErrors keeps a run whose benchmark had no successful request
+	// (or whose server went away) from returning NoSuccessError:
+	// GuideLLM's behaviour (--allow-all-errors).
+	AllowAllErrors bool
 }
 
 // Metrics is what the report measures beyond its defaults; the zero value

@@ -59,7 +59,10 @@ type state struct {
 // matters: everything that can fail (target, model, tokenizer, data,
 // metadata, output directory, telemetry) is checked before any load is
 // sent. A run that fails before it writes anything leaves no empty run
-// directory behind: the same run id must stay usable for the retry.
+// directory behind: the same run id must stay usable for the retry. A run
+// that wrote its outputs but measured no working server (a benchmark
+// without a successful request, a server that went away) returns its
+// report and a NoSuccessError, unless Config.AllowAllErrors.
 func Run(ctx context.Context, cfg *Config, env Env) (*report.Report, error) {
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
@@ -102,7 +105,10 @@ func (s *state) run(ctx context.Context) (*report.Report, error) {
 	if interrupted {
 		return rep, ErrInterrupted
 	}
-	return rep, runErr // a late shard's error, after writing the rounds it ran
+	if runErr != nil {
+		return rep, runErr // a late shard's error, after writing the rounds it ran
+	}
+	return rep, s.noSuccess(rep)
 }
 
 // onClose registers f to run when the run ends, last registered first.
@@ -331,6 +337,10 @@ func (s *state) rounds(ctx context.Context) ([]sweep.Round, error) {
 	if p.Shard.Plan != nil {
 		engine.SetShard(p.Shard.Shard.Index)
 	}
+	engine.SetServerGone(func(g loadgen.ServerGone) {
+		s.log.Warn(fmt.Sprintf("server went away: %d requests in a row could not reach %s (last: %s); benchmark %d stopped and no more requests are sent to it",
+			g.Failures, s.requestURL(), g.LastError, g.Benchmark))
+	})
 	streams := sweep.MaxStreams(p.Planner)
 	if w := fitOpenFiles(streams); w != "" {
 		fmt.Fprintln(s.stderr, w)

@@ -18,7 +18,8 @@ import (
 
 // The fault suite through the real command: `goodput benchmark` against
 // the mock's fault injection and purpose-built servers. Every case checks
-// that the run ends by its own constraint with exit 0, that each request
+// that the run ends by its own constraint with exit 4 (no request
+// succeeded: exitNoSuccess), that each request
 // is classified as loadgen documents, that the report is written, valid
 // and its goodput.errors.by_class agrees with the JSON Lines records, and
 // that afterwards no goroutine is left and the server sees every
@@ -94,8 +95,8 @@ func TestBenchmarkFaults(t *testing.T) {
 			dir := t.TempDir()
 			start := time.Now()
 			code, stdout, stderr := runGoodput(t, faultArgs(srv.url(), dir, tc.args...)...)
-			if code != exitOK {
-				t.Fatalf("exit %d: %s", code, stderr)
+			if code != exitNoSuccess || !strings.Contains(stderr, "no working server was measured") {
+				t.Fatalf("exit %d, want %d (no request succeeded): %s", code, exitNoSuccess, stderr)
 			}
 			if took := time.Since(start); took > 15*time.Second {
 				t.Fatalf("the run took %v", took)

@@ -27,6 +27,7 @@ const (
 	exitFailure   = 1 // the run failed, or a gate (compare) did not pass
 	exitUsage     = 2 // bad flags or input
 	exitErrorRate = 3 // a benchmark's error rate exceeded --fail-on-error-rate
+	exitNoSuccess = 4 // a benchmark had no successful request, or the server went away (not with --allow-all-errors)
 	exitInterrupt = 130
 )
 
@@ -105,6 +106,7 @@ func realMain(args []string, e *env) int {
 func exitCode(w io.Writer, name string, err error) int {
 	var ue usageError
 	var re run.UsageError
+	var ns *run.NoSuccessError
 	switch {
 	case err == nil:
 		return exitOK
@@ -123,6 +125,9 @@ func exitCode(w io.Writer, name string, err error) int {
 		return exitFailure
 	case errors.Is(err, errErrorRate):
 		return exitErrorRate
+	case errors.As(err, &ns):
+		printNoSuccess(w, ns)
+		return exitNoSuccess
 	}
 	fmt.Fprintf(w, "goodput %s: %v\n", name, err)
 	return exitFailure
