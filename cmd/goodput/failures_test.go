@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -65,5 +68,49 @@ func TestServerGoneStopsTheRun(t *testing.T) {
 	}
 	if len(rep.Benchmarks) != 1 || rep.Benchmarks[0].Extras.StopReason != string(loadgen.StopServerGone) {
 		t.Fatalf("%d benchmarks, the first stopped for %q; want one, stopped for %q", len(rep.Benchmarks), rep.Benchmarks[0].Extras.StopReason, loadgen.StopServerGone)
+	}
+}
+
+// Two runs of one command started at once, with --output-path files in
+// one directory, keep both their reports and both their scorecards (the
+// run id of one that started in the same second gets a suffix).
+func TestSimultaneousRunsKeepTheirFiles(t *testing.T) {
+	url := startTestMock(t, nil)
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	codes, errs := make([]int, 2), make([]string, 2)
+	for i := range codes {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			codes[i], _, errs[i] = runGoodput(t, "benchmark", "--target", url, "--data", "prompt_tokens=8,output_tokens=4",
+				"--rate-type", "synchronous", "--max-requests", "2", "--outputs", "json,scorecard", "--server-metrics", "off",
+				"--disable-progress", "--output-path", filepath.Join(dir, fmt.Sprintf("run%d.json", i)))
+		}(i)
+	}
+	wg.Wait()
+	for i := range codes {
+		if codes[i] != exitOK {
+			t.Fatalf("run %d: exit %d: %s", i, codes[i], errs[i])
+		}
+	}
+	cards, _ := filepath.Glob(filepath.Join(dir, "scorecard-*.json"))
+	reports, _ := filepath.Glob(filepath.Join(dir, "run*.json"))
+	if len(cards) != 2 || len(reports) != 2 {
+		t.Fatalf("scorecards %v and reports %v: want two of each", cards, reports)
+	}
+	ids := map[string]bool{}
+	for _, p := range reports {
+		rep, err := report.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[rep.Run.RunID] = true
+		if _, err := os.Stat(filepath.Join(dir, "scorecard-"+rep.Run.RunID+".json")); err != nil {
+			t.Errorf("%s: its scorecard: %v", p, err)
+		}
+	}
+	if len(ids) != 2 {
+		t.Errorf("run ids %v: want two", ids)
 	}
 }
