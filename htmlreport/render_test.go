@@ -582,3 +582,16 @@ func TestRenderErrorsTopMessages(t *testing.T) {
 		t.Errorf("a table of messages for a report without them")
 	}
 }
+
+// A pooling round's page gives its input tokens and inputs per second,
+// in the rounds section and as the peak card, instead of 0 output tok/s.
+func TestRenderPoolingThroughput(t *testing.T) {
+	rep := handReport([]float64{1}, []float64{0}, []float64{0}, []float64{1}, []float64{1}, -1)
+	rep.Benchmarks[0].Extras.Inputs = &report.InputFigures{Kind: "documents", Total: 240, PerRequest: 8, PerSecond: 31.25, Tokens: 15360, TokensPerSecond: 2048}
+	html := render(t, []*report.Report{rep}, Options{})
+	for _, want := range []string{"Pooling throughput (a pooling request has no output tokens)", "Peak pooling throughput", fmtNum(2048) + " input tok/s"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/goodput-dev/goodput/report"
-	"github.com/goodput-dev/goodput/report/console"
 )
 
 // maxMessages bounds the sampled error messages listed per run.
@@ -116,7 +115,7 @@ func renderErrors(p *page, v *runView) {
 func renderTopMessages(p *page, v *runView) {
 	t := &table{caption: "Most common message of each error class (every failed request in the window)", head: []string{"#", "Strategy", "Class", "Requests", "Message", "With it"}}
 	for _, r := range v.rounds {
-		for _, e := range console.ErrorRows(r.b) {
+		for _, e := range r.b.ErrorRows() {
 			if e.Message == "" {
 				continue
 			}

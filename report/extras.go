@@ -153,6 +153,12 @@ type InputFigures struct {
 	Seconds    Float `json:"seconds,omitempty"`
 	PerRequest Float `json:"per_request"`
 	PerSecond  Float `json:"per_second"` // over the measurement window
+	// Tokens and TokensPerSecond are the input (prompt) tokens of the
+	// successful requests and their rate over the window: a pooling
+	// benchmark's throughput, which has no output tokens; absent when no
+	// request's count is known (and for transcriptions).
+	Tokens          Int   `json:"tokens,omitempty"`
+	TokensPerSecond Float `json:"tokens_per_second,omitempty"`
 }
 
 // GroupFigures are the figures of one model's (or target's) requests in

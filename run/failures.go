@@ -10,7 +10,6 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
-	"github.com/goodput-dev/goodput/report/console"
 )
 
 // DefaultMaxConnectFailures is how many requests in a row may fail to
@@ -60,7 +59,7 @@ func (s *state) requestURL() string {
 // whyFailed says how a benchmark's requests failed, most common error
 // first, with a hint at the likely cause.
 func (s *state) whyFailed(b *report.Benchmark, total int64) string {
-	rows := console.ErrorRows(b)
+	rows := b.ErrorRows()
 	if len(rows) == 0 {
 		return fmt.Sprintf("no successful request: all %d were cut off at the benchmark's end (give it longer or lower the load)", total)
 	}

@@ -314,6 +314,12 @@ func performance(b *report.Benchmark, tel *report.BenchmarkTelemetry) *Performan
 	} else {
 		p.GoodputTokS, p.GoodputBasis = p.ThroughputTokS, "throughput"
 	}
+	if in := b.PoolingInputs(); in != nil {
+		p.Pooling = &PoolingThroughput{Kind: in.Kind, ItemsPerS: N(float64(in.PerSecond))}
+		if in.Tokens > 0 { // else no token count was known (TEI's rerank without a tokenizer)
+			p.Pooling.InputTokS = N(float64(in.TokensPerSecond))
+		}
+	}
 	// Latencies.
 	measured := map[string]report.ObjectiveResult{}
 	if ex != nil && ex.SLO != nil {

@@ -235,22 +235,26 @@ func (a *Accumulator) inputFigures(in []int32, w MeasureWindow) *report.InputFig
 	if a.cfg.InputKind == InputAudio {
 		return a.audioFigures(in, w)
 	}
-	var total, reqs int64
+	var total, reqs, tokens int64
 	for _, i := range in {
 		if s := a.sums.at(int(i)); s.status == report.StatusSuccessful && s.inputs > 0 {
 			total += int64(s.inputs)
 			reqs++
+			if s.prompt > 0 {
+				tokens += int64(s.prompt)
+			}
 		}
 	}
 	if total == 0 {
 		return nil
 	}
-	f := &report.InputFigures{Kind: a.cfg.InputKind, Total: report.Int(total), PerRequest: report.Float(float64(total) / float64(reqs))}
+	f := &report.InputFigures{Kind: a.cfg.InputKind, Total: report.Int(total), PerRequest: report.Float(float64(total) / float64(reqs)), Tokens: report.Int(tokens)}
 	if f.Kind == "" {
 		f.Kind = "inputs"
 	}
 	if sec := float64(w.End-w.Start) / 1e9; sec > 0 {
 		f.PerSecond = report.Float(float64(total) / sec)
+		f.TokensPerSecond = report.Float(float64(tokens) / sec)
 	}
 	return f
 }

@@ -15,7 +15,8 @@ import (
 // Write writes a summary of every benchmark as aligned text
 // tables, like GuideLLM's console output: requests and throughput, then
 // latency percentiles of the successful requests (TTFT, ITL and TPOT as
-// GuideLLM defines them, and end-to-end latency, all in ms), then the
+// GuideLLM defines them, and end-to-end latency, all in ms; pooling
+// benchmarks first get their input tokens and inputs per second), then the
 // failed requests by error class with each class's most common message
 // (goodput reports with failures only). A goodput report adds a table of goodput's own figures (scheduled TTFT, dispatch
 // lateness, ITL per gap, time to second token, token count mismatches),
@@ -91,6 +92,10 @@ func Write(w io.Writer, r *report.Report) error {
 		b.WriteString("No benchmarks.\n")
 	} else {
 		t1.Render(&b)
+		if tp := poolingTable(r); tp != nil {
+			b.WriteString("\n")
+			tp.Render(&b)
+		}
 		b.WriteString("\n")
 		t2.Render(&b)
 		if es := errorsSection(r); es != "" {

@@ -2,7 +2,6 @@ package console
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -12,44 +11,6 @@ import (
 // maxMessageCols is the width the errors table gives a message.
 const maxMessageCols = 100
 
-// ErrorRow is one error class of one benchmark: its count in the window
-// and its most common message ("" when the report has none).
-type ErrorRow struct {
-	Class   string
-	Count   int64
-	Message string
-	// MessageCount is how many of Count had Message.
-	MessageCount int64
-}
-
-// ErrorRows are a benchmark's error classes, most frequent first (then by
-// name), leaving out requests the run itself cancelled at a benchmark's
-// end, which are no failure of the server's; nil when none failed.
-func ErrorRows(bm *report.Benchmark) []ErrorRow {
-	g := bm.Extras
-	if g == nil {
-		return nil
-	}
-	var rows []ErrorRow
-	for class, n := range g.Errors.ByClass {
-		if n <= 0 || class == "cancelled" {
-			continue
-		}
-		row := ErrorRow{Class: class, Count: int64(n)}
-		if m, ok := g.Errors.Messages[class]; ok {
-			row.Message, row.MessageCount = m.Message, int64(m.Count)
-		}
-		rows = append(rows, row)
-	}
-	sort.Slice(rows, func(i, j int) bool {
-		if rows[i].Count != rows[j].Count {
-			return rows[i].Count > rows[j].Count
-		}
-		return rows[i].Class < rows[j].Class
-	})
-	return rows
-}
-
 // errorsSection names the failures of each benchmark: per error class the
 // count in the window and the most common message, cut to one line. ""
 // when no request failed.
@@ -57,7 +18,7 @@ func errorsSection(r *report.Report) string {
 	type line struct{ idx, strat, class, count, msg string }
 	var lines []line
 	for i, bm := range r.Benchmarks {
-		for _, e := range ErrorRows(bm) {
+		for _, e := range bm.ErrorRows() {
 			msg := "-"
 			if e.Message != "" {
 				msg = fmt.Sprintf("%s (%d×)", cutCols(e.Message, maxMessageCols), e.MessageCount)
