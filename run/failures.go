@@ -64,17 +64,17 @@ func (s *state) whyFailed(b *report.Benchmark, total int64) string {
 		return fmt.Sprintf("no successful request: all %d were cut off at the benchmark's end (give it longer or lower the load)", total)
 	}
 	top := rows[0]
-	what := top.Class
+	what := "failed with a " + top.Class + " error at" // goodput's error classes
 	n, code := top.Count, 0
 	if top.Class == string(record.ErrHTTPStatus) {
 		code, n = topStatus(b.Extras.Errors.ByHTTPStatus)
-		what = "HTTP " + strconv.Itoa(code)
+		what = "got HTTP " + strconv.Itoa(code) + " from"
 	}
 	var msg string
 	if n == total {
-		msg = fmt.Sprintf("every request got %s from %s", what, s.requestURL())
+		msg = fmt.Sprintf("every request %s %s", what, s.requestURL())
 	} else {
-		msg = fmt.Sprintf("no successful request: %d of %d got %s from %s", n, total, what, s.requestURL())
+		msg = fmt.Sprintf("no successful request: %d of %d %s %s", n, total, what, s.requestURL())
 	}
 	if top.Message != "" {
 		msg += fmt.Sprintf(" (%q)", top.Message)
