@@ -17,7 +17,8 @@ import (
 const DefaultMaxConnectFailures = 50
 
 // NoSuccessError is returned by Run, after every output was written, when
-// a benchmark had no successful request in its window or stopped because
+// a benchmark had failed requests and no successful one in its window
+// (requests the run only cut off at its end do not count), or stopped because
 // the server went away, unless Config.AllowAllErrors: such a run measured
 // no working server. Lines say which benchmark and why, with a hint.
 type NoSuccessError struct{ Lines []string }
@@ -38,8 +39,11 @@ func (s *state) noSuccess(rep *report.Report) error {
 				name, s.cfg.Plan.Constraints.MaxConnectFailures, s.requestURL()))
 			continue
 		}
+		// Requests the run cut off at the benchmark's end are no failure
+		// of the server's: a benchmark too short to finish one is not
+		// diagnosed (the console shows it).
 		t := b.Metrics.RequestTotals
-		if t == nil || t.Total == 0 || t.Successful > 0 {
+		if t == nil || t.Errored == 0 || t.Successful > 0 {
 			continue
 		}
 		lines = append(lines, name+": "+s.whyFailed(b, int64(t.Total)))
@@ -61,7 +65,7 @@ func (s *state) requestURL() string {
 func (s *state) whyFailed(b *report.Benchmark, total int64) string {
 	rows := b.ErrorRows()
 	if len(rows) == 0 {
-		return fmt.Sprintf("no successful request: all %d were cut off at the benchmark's end (give it longer or lower the load)", total)
+		return fmt.Sprintf("no successful request: %d of %d failed", b.Metrics.RequestTotals.Errored, total)
 	}
 	top := rows[0]
 	what := "failed with a " + top.Class + " error at" // goodput's error classes

@@ -9,7 +9,8 @@ import (
 )
 
 // A benchmark without a successful request is diagnosed from its most
-// common error, with the likely cause; one with a success is not, and
+// common error, with the likely cause; one with a success is not, nor
+// one whose requests were only cut off at its end, and
 // --allow-all-errors diagnoses nothing.
 func TestNoSuccessDiagnosis(t *testing.T) {
 	bench := func(total, ok int64, class string, by map[string]report.Int, msg string) *report.Benchmark {
@@ -22,6 +23,8 @@ func TestNoSuccessDiagnosis(t *testing.T) {
 		}
 		return b
 	}
+	cutOff := bench(4, 4, "", nil, "")
+	cutOff.Metrics.RequestTotals = &report.StatusCounts{Incomplete: 4, Total: 4}
 	for _, c := range []struct {
 		name, target string
 		b            *report.Benchmark
@@ -36,8 +39,9 @@ func TestNoSuccessDiagnosis(t *testing.T) {
 		{"API key", "http://h:8000", bench(3, 0, "http_status", map[string]report.Int{"401": 3}, "HTTP 401: unauthorized"), `: check the API key`},
 		{"refused", "http://h:8000", bench(3, 0, "connect", nil, "connection refused"),
 			`every request failed with a connect error at http://h:8000/v1/chat/completions ("connection refused"): is the server running`},
-		{"all cut off", "http://h:8000", bench(4, 0, "", nil, ""), `no successful request: all 4 were cut off at the benchmark's end`},
+		{"failed without a class", "http://h:8000", bench(4, 0, "", nil, ""), `no successful request: 4 of 4 failed`},
 		{"one success", "http://h:8000", bench(20, 1, "http_status", map[string]report.Int{"404": 19}, "HTTP 404"), ""},
+		{"only cut off", "http://h:8000", cutOff, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			client, err := loadgen.NewClient(loadgen.ClientConfig{Target: c.target, Endpoint: loadgen.EndpointChat, Model: "m"}, loadgen.NewClock())

@@ -157,8 +157,6 @@ func TestRunDrainsByServerGauges(t *testing.T) {
 			Metadata:  Metadata{ProbeTimeout: time.Second},
 			Progress:  Progress{Disable: true, LogFormat: "console", Interval: time.Second},
 			Build:     Build{Version: "test", Commit: "abc"},
-			// Every request is cut off by design: no NoSuccessError.
-			AllowAllErrors: true,
 		}
 		var out, errb bytes.Buffer
 		rep, err := Run(context.Background(), c, Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
