@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,19 +45,19 @@ func TestAll404ExitsNoSuccessWithHint(t *testing.T) {
 // after --max-connect-failures requests that could not reach it, skips
 // its later rounds, writes its report and exits 4.
 func TestServerGoneStopsTheRun(t *testing.T) {
-	var srv *connServer
-	srv = startFaultServer(t, "127.0.0.1:0", func(s *connServer, w http.ResponseWriter, _ *http.Request) {
+	var served atomic.Int64
+	srv := startFaultServer(t, "127.0.0.1:0", func(s *connServer, w http.ResponseWriter, _ *http.Request) {
 		ssetest.OK(w)
-		if s.posts.Load() == 10 {
+		if served.Add(1) == 10 {
 			go s.close()
 		}
 	})
 	dir := t.TempDir()
 	start := time.Now()
 	code, _, stderr := runGoodput(t, "benchmark", "--target", srv.url(), "--model", "m", "--data", "prompt_tokens=8,output_tokens=4",
-		"--rate-type", "concurrent", "--rate", "2,4", "--max-seconds", "60", "--max-connect-failures", "5",
+		"--rate-type", "concurrent", "--rate", "2,4", "--max-seconds", "30", "--max-connect-failures", "5",
 		"--outputs", "json", "--output-dir", dir, "--run-id", "r", "--server-metrics", "off", "--disable-progress")
-	if took := time.Since(start); took > 30*time.Second {
+	if took := time.Since(start); took > 20*time.Second {
 		t.Fatalf("the run took %v: it kept sending to a dead server", took)
 	}
 	if code != exitNoSuccess || !strings.Contains(stderr, "server went away: 5 requests in a row could not reach "+srv.url()+"/v1/chat/completions") {
