@@ -31,3 +31,23 @@ func TestPoolingScorecard(t *testing.T) {
 		t.Errorf("summary:\n%s", s.String())
 	}
 }
+
+// A pooling run's row is the round that processed the most input tokens
+// per second, as its output token rates are all 0.
+func TestPoolingRunRow(t *testing.T) {
+	round := func(i int, tokS float64) *report.Benchmark {
+		b := &report.Benchmark{Config: report.BenchmarkConfig{RunID: "p", RunIndex: report.Int(i)}, Extras: &report.Extras{
+			Inputs: &report.InputFigures{Kind: "inputs", Total: 400, PerRequest: 4, PerSecond: report.Float(tokS / 64), Tokens: 25600, TokensPerSecond: report.Float(tokS)}}}
+		b.Config.Strategy = report.Strategy{Type: report.StrategyConcurrent, Streams: 1 << i}
+		return b
+	}
+	rep := report.NewReport("test", nil, round(0, 1000), round(1, 3000), round(2, 2000))
+	rep.Run = &report.RunExtras{RunID: "p"}
+	f, err := Build(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Row.Metadata.RoundIndex != N(1) || !strings.Contains(f.Row.Metadata.RowReason, "highest pooling throughput") {
+		t.Errorf("run row: round %v (%s), want round 1, the highest pooling throughput", f.Row.Metadata.RoundIndex, f.Row.Metadata.RowReason)
+	}
+}
