@@ -563,3 +563,35 @@ func TestRenderErrorsByStatusSkips2xx(t *testing.T) {
 		t.Errorf("HTTP statuses: want 503 ×1 and no 200 ×3 in the errors table")
 	}
 }
+
+// The errors section lists each class's most common message over every
+// failed request in the window, as the console does.
+func TestRenderErrorsTopMessages(t *testing.T) {
+	rep := handReport([]float64{1}, []float64{1}, []float64{1}, []float64{1}, []float64{1}, -1)
+	b := rep.Benchmarks[0]
+	b.Metrics.RequestTotals = &report.StatusCounts{Successful: 0, Errored: 7, Total: 7}
+	b.Extras.Errors = report.ErrorCounts{ErrorRate: 1, ByClass: map[string]report.Int{"http_status": 7},
+		ByHTTPStatus: map[string]report.Int{"404": 7},
+		Messages:     map[string]report.ErrorMessage{"http_status": {Message: "HTTP 404: no such route", Count: 6}}}
+	html := render(t, []*report.Report{rep}, Options{})
+	if !strings.Contains(html, "Most common message of each error class") || !strings.Contains(html, "HTTP 404: no such route") {
+		t.Errorf("no table of the most common messages")
+	}
+	b.Extras.Errors.Messages = nil
+	if html := render(t, []*report.Report{rep}, Options{}); strings.Contains(html, "Most common message of each error class") {
+		t.Errorf("a table of messages for a report without them")
+	}
+}
+
+// A pooling round's page gives its input tokens and inputs per second,
+// in the rounds section and as the peak card, instead of 0 output tok/s.
+func TestRenderPoolingThroughput(t *testing.T) {
+	rep := handReport([]float64{1}, []float64{0}, []float64{0}, []float64{1}, []float64{1}, -1)
+	rep.Benchmarks[0].Extras.Inputs = &report.InputFigures{Kind: "documents", Total: 240, PerRequest: 8, PerSecond: 31.25, Tokens: 15360, TokensPerSecond: 2048}
+	html := render(t, []*report.Report{rep}, Options{})
+	for _, want := range []string{"Pooling throughput (a pooling request has no output tokens)", "Peak pooling throughput", fmtNum(2048) + " input tok/s"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}

@@ -89,6 +89,7 @@ func renderErrors(p *page, v *runView) {
 		}
 	}
 
+	renderTopMessages(p, v)
 	msgs := sampledMessages(v)
 	if len(msgs) == 0 {
 		return
@@ -106,6 +107,25 @@ func renderErrors(p *page, v *runView) {
 		note += " " + strconv.Itoa(len(msgs)-maxMessages) + " more distinct messages not shown."
 	}
 	p.el("p", `class="sub"`, note)
+}
+
+// renderTopMessages lists each round's error classes with the most common
+// message of each, counted over every failed request in the window (the
+// console's table); nothing for a report without them.
+func renderTopMessages(p *page, v *runView) {
+	t := &table{caption: "Most common message of each error class (every failed request in the window)", head: []string{"#", "Strategy", "Class", "Requests", "Message", "With it"}}
+	for _, r := range v.rounds {
+		for _, e := range r.b.ErrorRows() {
+			if e.Message == "" {
+				continue
+			}
+			t.rows = append(t.rows, []cell{numCell(strconv.Itoa(r.i)), {text: r.label}, {text: e.Class}, numCell(fmtInt(e.Count)),
+				{text: clip(e.Message, 300), class: "msg"}, numCell(fmtInt(e.MessageCount))})
+		}
+	}
+	if len(t.rows) > 0 {
+		p.table(t)
+	}
 }
 
 type errMessage struct {

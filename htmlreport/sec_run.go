@@ -103,7 +103,13 @@ func renderRunHeader(p *page, v *runView) {
 			best, bestAt = r.outTokS, i
 		}
 	}
-	if bestAt >= 0 {
+	if at, in := peakPooling(v); in != nil && in.Tokens > 0 {
+		cards = append(cards, [3]string{"Peak pooling throughput", fmtNum(float64(in.TokensPerSecond)) + " input tok/s",
+			"round " + v.rounds[at].name() + ", " + fmtNum(float64(in.PerSecond)) + " " + in.Kind + "/s"})
+	} else if in != nil {
+		cards = append(cards, [3]string{"Peak pooling throughput", fmtNum(float64(in.PerSecond)) + " " + in.Kind + "/s",
+			"round " + v.rounds[at].name() + " (no token count known)"})
+	} else if bestAt >= 0 {
 		cards = append(cards, [3]string{"Peak throughput", fmtNum(best) + " tok/s", "round " + v.rounds[bestAt].name() + ", output tokens"})
 	}
 	if v.slo.spec != "" {
@@ -296,6 +302,7 @@ func renderRounds(p *page, v *runView) {
 		t.rows = append(t.rows, row)
 	}
 	p.table(t)
+	renderPooling(p, v)
 	src := map[source]bool{}
 	for _, r := range v.rounds {
 		src[r.ttftSrc], src[r.itlSrc] = true, true
@@ -311,5 +318,40 @@ func renderRounds(p *page, v *runView) {
 	}
 	for _, n := range notes {
 		p.el("p", `class="warn"`, clip(n, 600))
+	}
+}
+
+// peakPooling is the pooling round with the most input tokens per
+// second and its figures; -1 and nil when no round pooled.
+func peakPooling(v *runView) (int, *report.InputFigures) {
+	at := -1
+	var best *report.InputFigures
+	for i, r := range v.rounds {
+		if in := r.b.PoolingInputs(); in != nil && (best == nil || in.TokensPerSecond > best.TokensPerSecond ||
+			in.TokensPerSecond == best.TokensPerSecond && in.PerSecond > best.PerSecond) {
+			at, best = i, in
+		}
+	}
+	return at, best
+}
+
+// renderPooling gives the pooling rounds' throughput (embeddings, rerank,
+// score have no output tokens): input tokens and inputs per second.
+func renderPooling(p *page, v *runView) {
+	t := &table{caption: "Pooling throughput (a pooling request has no output tokens)", head: []string{"#", "Strategy", "Kind", "Input tok/s", "Items/s", "Items", "Items per request"}}
+	for _, r := range v.rounds {
+		in := r.b.PoolingInputs()
+		if in == nil {
+			continue
+		}
+		tokS := "–" // no token count known (TEI's rerank without a tokenizer)
+		if in.Tokens > 0 {
+			tokS = fmtNum(float64(in.TokensPerSecond))
+		}
+		t.rows = append(t.rows, []cell{numCell(strconv.Itoa(r.i)), {text: r.label}, {text: in.Kind}, numCell(tokS),
+			numCell(fmtNum(float64(in.PerSecond))), numCell(fmtInt(int64(in.Total))), numCell(fmtNum(float64(in.PerRequest)))})
+	}
+	if len(t.rows) > 0 {
+		p.table(t)
 	}
 }

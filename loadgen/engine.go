@@ -25,6 +25,9 @@ const (
 	StopInterrupted   StopReason = "interrupted"
 	// StopOverSaturation: GuideLLM's over_saturation constraint fired.
 	StopOverSaturation StopReason = "over_saturation"
+	// StopServerGone: Constraints.MaxConnectFailures requests in a row
+	// could not reach the server.
+	StopServerGone StopReason = "server_gone"
 )
 
 // A Watcher is a stop condition computed outside the engine (sweep's
@@ -51,6 +54,10 @@ type Constraints struct {
 	// the last ErrorRateWindow processed ones (default 30) reaches it.
 	MaxErrorRate    float64
 	ErrorRateWindow int
+	// MaxConnectFailures stops everything after that many requests in a
+	// row could not reach the server (see unreachable): a server that went
+	// away is not hammered for the rest of the run. 0: never.
+	MaxConnectFailures int
 	// OverSaturation, when set, watches for an over-saturated server
 	// (GuideLLM's over_saturation): stops the benchmark, or only records
 	// it (Result.Saturation) in monitor mode.
@@ -78,6 +85,8 @@ func (c Constraints) Validate() error {
 		return fmt.Errorf("max error rate %v: want a fraction in [0, 1), e.g. 0.05", c.MaxErrorRate)
 	case c.ErrorRateWindow < 0:
 		return errors.New("error rate window must not be negative")
+	case c.MaxConnectFailures < 0:
+		return errors.New("max connect failures must not be negative")
 	}
 	if c.Cancel != nil {
 		if err := c.Cancel.Validate(); err != nil {
@@ -152,7 +161,23 @@ type Engine struct {
 	sent     atomic.Int64
 	// procs is the GOMAXPROCS ceiling of the governor, 0 when off.
 	procs int
+	// gone, when set, is told when a benchmark stops on
+	// Constraints.MaxConnectFailures (SetServerGone).
+	gone func(ServerGone)
 }
+
+// ServerGone describes a benchmark stopped because the server could not
+// be reached: Failures requests in a row, the last failing with LastError.
+type ServerGone struct {
+	Benchmark int
+	Failures  int
+	LastError string
+}
+
+// SetServerGone registers f, called (from a request's goroutine, once per
+// benchmark) the moment a benchmark stops on Constraints.MaxConnectFailures,
+// so the run can say so as it happens. Call it before the first benchmark.
+func (e *Engine) SetServerGone(f func(ServerGone)) { e.gone = f }
 
 // Live is a snapshot of the engine's counters for progress displays.
 type Live struct {
@@ -259,6 +284,10 @@ type run struct {
 	winPos int
 	winN   int
 	winErr int
+
+	// unreachable counts the requests in a row that could not reach the
+	// server (Constraints.MaxConnectFailures).
+	unreachable atomic.Int64
 
 	mon *monitor
 
@@ -447,6 +476,9 @@ func (r *run) settle(rec *record.Record) (immediate bool) {
 	if r.window != nil && rec.Status != record.StatusIncomplete {
 		r.observeErrorRate(rec.Status == record.StatusErrored)
 	}
+	if max := r.b.Constraints.MaxConnectFailures; max > 0 {
+		r.observeReach(rec, max)
+	}
 	r.mon.observe(rec)
 	immediate = immediateFailure(rec)
 	r.out <- rec // rec belongs to the consumer from here on
@@ -478,6 +510,32 @@ func (r *run) observeErrorRate(errored bool) {
 	r.winMu.Unlock()
 	if trip {
 		r.stop(StopMaxErrorRate, true)
+	}
+}
+
+// unreachable reports whether rec failed without reaching a server: the
+// connection was refused or could not be made, or it was reset before
+// any response header arrived.
+func unreachable(rec *record.Record) bool {
+	return rec.Status == record.StatusErrored && (rec.ErrorClass == record.ErrConnect ||
+		rec.ErrorClass == record.ErrDisconnect && rec.Headers == 0 && rec.FirstChunk == 0)
+}
+
+// observeReach counts the requests in a row that could not reach the
+// server and stops the benchmark at max of them. A response of any kind
+// (a success, an HTTP error, a broken stream) restarts the count; a
+// cancelled or timed-out request leaves it as it is.
+func (r *run) observeReach(rec *record.Record, max int) {
+	switch {
+	case unreachable(rec):
+		if r.unreachable.Add(1) == int64(max) {
+			r.stop(StopServerGone, true)
+			if r.e.gone != nil {
+				r.e.gone(ServerGone{Benchmark: r.b.Index, Failures: max, LastError: rec.Error})
+			}
+		}
+	case rec.Status == record.StatusSuccessful || rec.Headers != 0 || rec.FirstChunk != 0 || rec.ErrorClass == record.ErrHTTPStatus:
+		r.unreachable.Store(0)
 	}
 }
 

@@ -151,6 +151,12 @@ type InputFigures struct {
 	Seconds    Float `json:"seconds,omitempty"`
 	PerRequest Float `json:"per_request"`
 	PerSecond  Float `json:"per_second"` // over the measurement window
+	// Tokens and TokensPerSecond are the input (prompt) tokens of the
+	// successful requests and their rate over the window: a pooling
+	// benchmark's throughput, which has no output tokens; absent when no
+	// request's count is known (and for transcriptions).
+	Tokens          Int   `json:"tokens,omitempty"`
+	TokensPerSecond Float `json:"tokens_per_second,omitempty"`
 }
 
 // GroupFigures are the figures of one model's (or target's) requests in
@@ -281,6 +287,16 @@ type ErrorCounts struct {
 	ByClass map[string]Int `json:"by_class"`
 	// ByHTTPStatus counts errored requests by HTTP status code.
 	ByHTTPStatus map[string]Int `json:"by_http_status"`
+	// Messages is the most common message of each class in ByClass (one
+	// line, cut to 200 bytes) and how many of the class's requests had
+	// it; absent when no request failed.
+	Messages map[string]ErrorMessage `json:"messages,omitempty"`
+}
+
+// ErrorMessage is an error message and how many requests had it.
+type ErrorMessage struct {
+	Message string `json:"message"`
+	Count   Int    `json:"count"`
 }
 
 // ExtraMetrics are goodput's distributions. Unlike GuideLLM's fields,

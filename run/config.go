@@ -51,6 +51,10 @@ type Config struct {
 	// (a flag another supersedes, a named file the run overwrites): each
 	// is warned once on stderr and kept in the report (goodput.notes).
 	Notes []string
+	// AllowAllErrors keeps a run whose benchmark had no successful request
+	// (or whose server went away) from returning NoSuccessError:
+	// GuideLLM's behaviour (--allow-all-errors).
+	AllowAllErrors bool
 }
 
 // Metrics is what the report measures beyond its defaults; the zero value

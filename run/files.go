@@ -73,8 +73,9 @@ func CheckOutputPath(p string) error {
 // --output-path FILE.json, outputs go beside that file with the same stem
 // (GuideLLM's form, for Job command lines); otherwise into
 // <output-dir>/<run-id>/. An existing run is never overwritten without
-// --force.
-func resolveRunFiles(outputPath, outputDir, runID string, force bool) (*runFiles, error) {
+// --force. With claim (a generated run id), the run directory is made
+// atomically, and errTaken says another run made it first.
+func resolveRunFiles(outputPath, outputDir, runID string, force, claim bool) (*runFiles, error) {
 	rf := &runFiles{runID: runID, overwriteAll: force}
 	if outputPath != "" {
 		if outputPathIsDir(outputPath) {
@@ -105,7 +106,18 @@ func resolveRunFiles(outputPath, outputDir, runID string, force bool) (*runFiles
 		return nil, usagef("--output-dir is empty")
 	}
 	rf.dir = filepath.Join(outputDir, runID)
-	if _, err := os.Stat(rf.dir); err == nil {
+	if claim && !force {
+		if err := os.MkdirAll(outputDir, 0o755); err != nil {
+			return nil, fmt.Errorf("output directory: %w", err)
+		}
+		switch err := os.Mkdir(rf.dir, 0o755); {
+		case errors.Is(err, fs.ErrExist):
+			return nil, errTaken
+		case err != nil:
+			return nil, fmt.Errorf("output directory: %w", err)
+		}
+		rf.created = true
+	} else if _, err := os.Stat(rf.dir); err == nil {
 		if !force {
 			return nil, usagef("run %q already exists in %s: the same run id means the same run (choose another --run-id, or --force to overwrite)", runID, outputDir)
 		}
@@ -122,6 +134,14 @@ func resolveRunFiles(outputPath, outputDir, runID string, force bool) (*runFiles
 	rf.jsonl = filepath.Join(rf.dir, "requests.jsonl")
 	return rf, checkWritable(rf.dir)
 }
+
+// errTaken says a generated run id's directory or scorecard file was made
+// by another run started in the same second with the same configuration.
+var errTaken = errors.New("run id taken by another run")
+
+// maxRunIDSuffix bounds the suffixes (-2, -3, …) tried for a generated
+// run id already taken.
+const maxRunIDSuffix = 100
 
 // place puts the single outputs of files (kind → path; the kinds whose
 // row has a place: csv, html, yaml) at their own paths, making their

@@ -47,6 +47,7 @@ type state struct {
 	md               *report.RunMetadata
 	files            *runFiles
 	scPath           string // the scorecard file, "" for none
+	claimed          string // the empty scorecard file made to claim the run id, "" for none
 	made             string // the run directory, when this run created it
 	tel              *measure.Telemetry
 	live             *liveMetrics
@@ -59,7 +60,10 @@ type state struct {
 // matters: everything that can fail (target, model, tokenizer, data,
 // metadata, output directory, telemetry) is checked before any load is
 // sent. A run that fails before it writes anything leaves no empty run
-// directory behind: the same run id must stay usable for the retry.
+// directory behind: the same run id must stay usable for the retry. A run
+// that wrote its outputs but measured no working server (a benchmark
+// without a successful request, a server that went away) returns its
+// report and a NoSuccessError, unless Config.AllowAllErrors.
 func Run(ctx context.Context, cfg *Config, env Env) (*report.Report, error) {
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
@@ -69,8 +73,8 @@ func Run(ctx context.Context, cfg *Config, env Env) (*report.Report, error) {
 	for i := len(s.closers) - 1; i >= 0; i-- {
 		s.closers[i]()
 	}
-	if err != nil && s.made != "" {
-		_ = os.Remove(s.made) // only succeeds while the directory is empty
+	if err != nil {
+		s.release()
 	}
 	return rep, err
 }
@@ -102,7 +106,23 @@ func (s *state) run(ctx context.Context) (*report.Report, error) {
 	if interrupted {
 		return rep, ErrInterrupted
 	}
-	return rep, runErr // a late shard's error, after writing the rounds it ran
+	if runErr != nil {
+		return rep, runErr // a late shard's error, after writing the rounds it ran
+	}
+	return rep, s.noSuccess(rep)
+}
+
+// release removes what a failed run made and left empty: its scorecard
+// claim and its run directory, so the same run id stays usable.
+func (s *state) release() {
+	if s.claimed != "" {
+		if st, err := os.Stat(s.claimed); err == nil && st.Size() == 0 {
+			_ = os.Remove(s.claimed)
+		}
+	}
+	if s.made != "" {
+		_ = os.Remove(s.made) // only succeeds while the directory is empty
+	}
 }
 
 // onClose registers f to run when the run ends, last registered first.
@@ -275,24 +295,53 @@ func (s *state) prepareFiles(context.Context) error {
 	if !o.needDir() {
 		return nil
 	}
+	// A generated id taken by a run started in the same second with the
+	// same configuration gets a suffix (-2, -3, …): the claim of its
+	// directory, or of its scorecard beside an --output-path file, is
+	// atomic, so two runs started at once never write the same files.
+	base := s.runID
+	for n := 1; ; n++ {
+		if n > 1 {
+			s.runID = fmt.Sprintf("%s-%d", base, n)
+		}
+		err := s.claimFiles()
+		if !errors.Is(err, errTaken) {
+			return err
+		}
+		if n == maxRunIDSuffix {
+			return fmt.Errorf("run ids %s to %s are all taken: give --run-id", base, s.runID)
+		}
+	}
+}
+
+// claimFiles resolves the files of run id s.runID; errTaken when another
+// run claimed that generated id first.
+func (s *state) claimFiles() error {
+	o := &s.cfg.Outputs
 	dirID := s.runID
 	if sh := &s.cfg.Plan.Shard; sh.Plan != nil {
 		dirID = s.runID + shardSuffix(sh.Shard)
 	}
 	var err error
-	if s.files, err = resolveRunFiles(o.Path, o.Dir, dirID, o.Force); err != nil {
+	if s.files, err = resolveRunFiles(o.Path, o.Dir, dirID, o.Force, s.generated); err != nil {
 		return err
+	}
+	s.files.runID = s.runID
+	if s.files.created {
+		s.made = s.files.dir
 	}
 	if err := s.files.place(o.Files, o.Force); err != nil {
 		return err
 	}
-	if s.files.created {
-		s.made = s.files.dir
-	}
 	if o.Kinds[outScorecard] {
-		s.scPath, err = scorecardPath(s.files)
+		if s.scPath, err = scorecardPath(s.files, s.generated && !s.files.created); err != nil {
+			return err
+		}
+		if s.generated && !s.files.created && !o.Force {
+			s.claimed = s.scPath
+		}
 	}
-	return err
+	return nil
 }
 
 // startTelemetry probes every telemetry source and starts sampling.
@@ -334,6 +383,10 @@ func (s *state) rounds(ctx context.Context) ([]sweep.Round, error) {
 	if p.Shard.Plan != nil {
 		engine.SetShard(p.Shard.Shard.Index)
 	}
+	engine.SetServerGone(func(g loadgen.ServerGone) {
+		s.log.Warn(fmt.Sprintf("server went away: %d requests in a row could not reach %s (last: %s); benchmark %d stopped and no more requests are sent to it",
+			g.Failures, s.requestURL(), g.LastError, g.Benchmark))
+	})
 	streams := sweep.MaxStreams(p.Planner)
 	if w := fitOpenFiles(streams); w != "" {
 		fmt.Fprintln(s.stderr, w)

@@ -56,11 +56,26 @@ func finishTelemetry(ctx context.Context, w io.Writer, obs *measure.Observer, wa
 // scorecardPath is where the run's scorecard goes: scorecard-<run-id>.json
 // beside the report. "" when the run writes no files. An existing file is
 // refused without --force, before the load.
-func scorecardPath(files *runFiles) (string, error) {
+//
+// With claim (a generated run id beside an --output-path file, whose
+// directory other runs share), the file is made at once, empty, so that
+// a run started at the same moment finds it taken (errTaken) instead of
+// overwriting it later.
+func scorecardPath(files *runFiles, claim bool) (string, error) {
 	if files == nil || files.dir == "" {
 		return "", nil
 	}
 	p := filepath.Join(files.dir, scorecard.FileName(files.runID))
+	if claim && !files.overwriteAll {
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		switch {
+		case errors.Is(err, fs.ErrExist):
+			return "", errTaken
+		case err != nil:
+			return "", fmt.Errorf("scorecard file: %w", err)
+		}
+		return p, f.Close()
+	}
 	if _, err := os.Stat(p); err == nil && !files.overwriteAll {
 		return "", usagef("%s exists; a run never overwrites another (use another --run-id, or --force)", p)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {

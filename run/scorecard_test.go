@@ -44,11 +44,11 @@ func TestOpenTelemetryBeforeLoad(t *testing.T) {
 func TestScorecardFiles(t *testing.T) {
 	dir := t.TempDir()
 	files := &runFiles{dir: dir, runID: "r1"}
-	p, err := scorecardPath(files)
+	p, err := scorecardPath(files, false)
 	if err != nil || p != filepath.Join(dir, "scorecard-r1.json") {
 		t.Fatalf("path %q %v", p, err)
 	}
-	if p0, err := scorecardPath(&runFiles{runID: "r1"}); p0 != "" || err != nil {
+	if p0, err := scorecardPath(&runFiles{runID: "r1"}, false); p0 != "" || err != nil {
 		t.Errorf("console-only run: %q %v", p0, err)
 	}
 	b := &report.Benchmark{Config: report.BenchmarkConfig{RunID: "r1"}, Extras: &report.Extras{}}
@@ -67,11 +67,11 @@ func TestScorecardFiles(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", s, out.String())
 		}
 	}
-	if _, err := scorecardPath(files); err == nil || !strings.Contains(err.Error(), "exists") {
+	if _, err := scorecardPath(files, false); err == nil || !strings.Contains(err.Error(), "exists") {
 		t.Errorf("existing scorecard: %v", err)
 	}
 	files.overwriteAll = true
-	if _, err := scorecardPath(files); err != nil {
+	if _, err := scorecardPath(files, false); err != nil {
 		t.Errorf("--force: %v", err)
 	}
 	if _, err := os.Stat(p); err != nil {

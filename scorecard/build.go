@@ -142,7 +142,11 @@ func pickRunRow(rep *report.Report, rounds []Row) (int, string, string) {
 		}
 		return idx
 	}
-	goodput := func(p *Performance) Num { return p.GoodputTokS }
+	goodput, what := func(p *Performance) Num { return p.GoodputTokS }, "goodput"
+	if pooledRun(rounds) {
+		// No output tokens: rounds are ranked by what they processed.
+		goodput, what = pooled, "pooling throughput"
+	}
 	judged := false
 	for _, r := range rounds {
 		if r.Performance != nil && r.Performance.SLOPass != nil {
@@ -155,16 +159,49 @@ func pickRunRow(rep *report.Report, rounds []Row) (int, string, string) {
 	}
 	if judged {
 		if i := best(func(p *Performance) bool { return p.SLOPass != nil && *p.SLOPass }, goodput); i >= 0 {
-			return i, "best passing round", noKnee + "; the round with the highest goodput among those that meet the SLO"
+			return i, "best passing round", noKnee + "; the round with the highest " + what + " among those that meet the SLO"
 		}
 		if i := best(func(*Performance) bool { return true }, goodput); i >= 0 {
-			return i, "best round (none passes the SLO)", noKnee + "; no round meets the SLO: the round with the highest goodput"
+			return i, "best round (none passes the SLO)", noKnee + "; no round meets the SLO: the round with the highest " + what
+		}
+	}
+	if pooledRun(rounds) {
+		if i := best(func(*Performance) bool { return true }, pooled); i >= 0 {
+			return i, "highest-throughput round (no SLO judged)", noKnee + " and no SLO was judged: the round with the highest pooling throughput"
 		}
 	}
 	if i := best(func(*Performance) bool { return true }, func(p *Performance) Num { return p.ThroughputTokS }); i >= 0 {
 		return i, "highest-throughput round (no SLO judged)", noKnee + " and no SLO was judged: the round with the highest throughput"
 	}
 	return 0, "first round", "no round has a throughput figure"
+}
+
+// pooledRun reports whether every round with a performance block pooled
+// (embeddings, rerank, score): their output token rates are all 0.
+func pooledRun(rounds []Row) bool {
+	n := 0
+	for _, r := range rounds {
+		if r.Performance == nil {
+			continue
+		}
+		if r.Performance.Pooling == nil {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// pooled is a pooling round's throughput: input tokens per second when
+// counted, else inputs per second.
+func pooled(p *Performance) Num {
+	if p.Pooling == nil {
+		return Num{}
+	}
+	if p.Pooling.InputTokS.Valid {
+		return p.Pooling.InputTokS
+	}
+	return p.Pooling.ItemsPerS
 }
 
 // cloneRow copies a row deeply enough to edit its blocks.
@@ -314,6 +351,12 @@ func performance(b *report.Benchmark, tel *report.BenchmarkTelemetry) *Performan
 		}
 	} else {
 		p.GoodputTokS, p.GoodputBasis = p.ThroughputTokS, "throughput"
+	}
+	if in := b.PoolingInputs(); in != nil {
+		p.Pooling = &PoolingThroughput{Kind: in.Kind, ItemsPerS: N(float64(in.PerSecond))}
+		if in.Tokens > 0 { // else no token count was known (TEI's rerank without a tokenizer)
+			p.Pooling.InputTokS = N(float64(in.TokensPerSecond))
+		}
 	}
 	// Latencies.
 	measured := map[string]report.ObjectiveResult{}

@@ -123,6 +123,18 @@ type Performance struct {
 	// judged. SLOFailures lists the broken objectives.
 	SLOPass     *bool    `json:"slo_pass"`
 	SLOFailures []string `json:"slo_failures"`
+	// Pooling is a pooling round's throughput (embeddings, rerank, score:
+	// no output tokens, so the token rates above are 0); absent for any
+	// other round.
+	Pooling *PoolingThroughput `json:"pooling,omitempty"`
+}
+
+// PoolingThroughput is what a pooling round processed per second of its
+// window: input tokens and inputs (or documents).
+type PoolingThroughput struct {
+	Kind      string `json:"kind"` // "inputs" (embeddings) or "documents" (rerank, score)
+	InputTokS Num    `json:"input_tok_s"`
+	ItemsPerS Num    `json:"items_per_s"`
 }
 
 // Cost is the cost axis. The key names keep the article's "eur"; Currency

@@ -102,7 +102,13 @@ func WriteSummary(w io.Writer, f *File, path string) error {
 		if p.GoodputBasis != "slo" {
 			basis = "throughput (no SLO judged)"
 		}
-		fmt.Fprintf(&b, "  performance: %s %s tok/s, TTFT P99 %s ms, ITL P95 %s ms", basis, sig(p.GoodputTokS, 0), sig(p.TTFTP99Ms, 0), sig(p.ITLP95Ms, 1))
+		if pl := p.Pooling; pl != nil {
+			// No output tokens: what the round processed instead.
+			fmt.Fprintf(&b, "  performance: pooling %s input tok/s, %s %s/s, request latency only (no tokens to time)",
+				sig(pl.InputTokS, 0), sig(pl.ItemsPerS, 3), pl.Kind)
+		} else {
+			fmt.Fprintf(&b, "  performance: %s %s tok/s, TTFT P99 %s ms, ITL P95 %s ms", basis, sig(p.GoodputTokS, 0), sig(p.TTFTP99Ms, 0), sig(p.ITLP95Ms, 1))
+		}
 		if p.SLOPass != nil {
 			if *p.SLOPass {
 				b.WriteString(", SLO met")

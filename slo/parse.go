@@ -65,13 +65,13 @@ func Parse(s string) (Spec, error) {
 func parseItem(k, v string) (Objective, error) {
 	switch k {
 	case "error_rate":
-		f, err := parseFraction(v)
+		f, err := ParseFraction(v)
 		if err != nil {
 			return Objective{}, fmt.Errorf("error_rate %w", err)
 		}
 		return Objective{Metric: ErrorRate, Threshold: f}, nil
 	case "attainment":
-		f, err := parseFraction(v)
+		f, err := ParseFraction(v)
 		if err != nil {
 			return Objective{}, fmt.Errorf("attainment %w", err)
 		}
@@ -180,7 +180,7 @@ func parseQuality(m Metric, k, stat, v string) (Objective, error) {
 		if o.Stat == Max {
 			return Objective{}, fmt.Errorf("key %q: fluidity is bounded from below: want fluidity, fluidity_min, fluidity_mean or fluidity_p<x>", k)
 		}
-		f, err := parseFraction(v)
+		f, err := ParseFraction(v)
 		if err != nil {
 			return Objective{}, fmt.Errorf("fluidity %w", err)
 		}
@@ -261,8 +261,9 @@ func durationMs(v string) (float64, bool) {
 	return float64(d) / 1e6, true
 }
 
-// parseFraction reads a fraction in [0, 1]: 0.005 or 0.5%.
-func parseFraction(v string) (float64, error) {
+// ParseFraction reads a fraction in [0, 1]: 0.005 or 0.5% (the SLO's rates
+// and goodput's other rates on the command line).
+func ParseFraction(v string) (float64, error) {
 	f, ok := 0.0, false
 	if num, pct := strings.CutSuffix(v, "%"); pct {
 		if f, ok = finite(strings.TrimSpace(num)); ok {

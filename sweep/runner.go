@@ -127,7 +127,8 @@ type Runner struct {
 
 // Run executes rounds until the planner stops or ctx is cancelled. An
 // interrupted round is still finished into the report (marked as such) and
-// returned with the others, along with ctx's error.
+// returned with the others, along with ctx's error. A round that stopped
+// because the server went away (loadgen.StopServerGone) is the last.
 func (r *Runner) Run(ctx context.Context, p Planner) ([]Round, error) {
 	if r.Drain != nil {
 		if err := r.Drain.Validate(); err != nil {
@@ -174,6 +175,9 @@ func (r *Runner) Run(ctx context.Context, p Planner) ([]Round, error) {
 		rounds = append(rounds, round)
 		if round.Result.Interrupted {
 			return rounds, context.Canceled
+		}
+		if round.Result.StopReason == loadgen.StopServerGone {
+			return rounds, nil // the server went away: no more rounds are sent to it
 		}
 	}
 }

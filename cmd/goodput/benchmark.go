@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"net"
@@ -85,7 +84,7 @@ type benchOptions struct {
 	shard                                            shardOptions
 	drain                                            drainOptions
 	quality                                          qualityOptions
-	failOnErrorRate                                  float64
+	failures                                         failureOptions
 	getenv                                           func(string) string // nil: os.Getenv
 
 	// GuideLLM v0.7's options and the configuration file (guidellm07.go,
@@ -177,7 +176,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	drainFlags(&o.drain, fs)
 	addQualityFlags(fs, &o.quality)
 	addV06Flags(fs, &o.v06)
-	fs.Float64Var(&o.failOnErrorRate, "fail-on-error-rate", 0, fmt.Sprintf("exit %d when a benchmark's error rate (errored ÷ requests in its window) exceeds this fraction, 0 ≤ x ≤ 1 (for CI; 0: any error)", exitErrorRate))
+	failureFlags(&o.failures, fs)
 	v07Flags(o, fs)
 	for _, alias := range []string{"request-format", "warmup-percent", "cooldown-percent", "backend-kwargs", "disable-console-interactive", "disable-console", "data-sampler", "output-sampling", "scenario"} {
 		_ = fs.MarkHidden(alias)
@@ -228,8 +227,10 @@ type plan struct {
 	drain         *sweep.Drain     // the wait for an idle server before each round (unsharded runs)
 	// maxErrorRate, when not nil, is --fail-on-error-rate.
 	maxErrorRate *float64
-	metrics      run.Metrics      // --tbt-deadline, --ttft-deadline, --slice-duration, --percentiles, --knee-detection
-	targetMOE    *sweep.TargetMOE // --target-moe
+	// allowAllErrors is --allow-all-errors.
+	allowAllErrors bool
+	metrics        run.Metrics      // --tbt-deadline, --ttft-deadline, --slice-duration, --percentiles, --knee-detection
+	targetMOE      *sweep.TargetMOE // --target-moe
 	// notes say how a peer's command line was read where that may
 	// surprise (run.Config.Notes: warned once, kept in the report).
 	notes []string
@@ -248,7 +249,7 @@ func (p *plan) runConfig() *run.Config {
 			Shard: run.Shard{Plan: p.shardPlan, Shard: p.shard.shard, StartAt: p.shard.startAt, Notes: p.shard.notes,
 				Hash: func(model string) string { return p.shard.configHash(p.key, model) }},
 		},
-		SLO: p.slo, Telemetry: p.telemetry, MetricsAddr: p.metricsAddr, Outputs: out,
+		SLO: p.slo, Telemetry: p.telemetry, MetricsAddr: p.metricsAddr, Outputs: out, AllowAllErrors: p.allowAllErrors,
 		Metadata: run.Metadata{Labels: p.metaLabels, ScenarioLabels: p.labels, Strict: p.meta.strict,
 			ProbeTimeout: p.meta.probeTimeout, Warmup: p.warmText},
 		Progress: p.progress,
@@ -381,10 +382,7 @@ func runBenchmark(ctx context.Context, e *env, args []string) error {
 		defer pprof.StopCPUProfile()
 	}
 	rep, err := run.Run(ctx, p.runConfig(), run.Env{Stdout: e.stdout, Stderr: e.stderr, Getenv: e.getenv})
-	if err != nil {
-		return err
-	}
-	return checkErrorRate(e.stderr, rep, p.maxErrorRate)
+	return afterRun(e.stderr, rep, err, p.maxErrorRate)
 }
 
 // validateAll checks every flag, the SLO, telemetry and shard flags
@@ -426,7 +424,7 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 	if p.drain, err = o.drain.drain(o.shard.gap, fs != nil && fs.Changed("round-gap")); err != nil {
 		return nil, err
 	}
-	if p.maxErrorRate, err = errorRateGate(fs, "fail-on-error-rate", o.failOnErrorRate); err != nil {
+	if err = o.failures.apply(fs, p); err != nil {
 		return nil, err
 	}
 	p.key, p.slo, p.search, p.targetLoad = o.experimentKey(), o.sweep.spec(), o.sweep.search, o.sweep.targetLoadTokS
@@ -1495,40 +1493,6 @@ func errorRate(b *report.Benchmark) (rate float64, ok bool) {
 		return float64(t.Errored) / float64(t.Total), true
 	}
 	return 0, false
-}
-
-// errErrorRate is returned after the run when a benchmark's error rate
-// exceeded --fail-on-error-rate (exit exitErrorRate).
-var errErrorRate = errors.New("error rate above --fail-on-error-rate")
-
-// errorRateGate reads --fail-on-error-rate: nil when not given.
-func errorRateGate(fs *pflag.FlagSet, name string, v float64) (*float64, error) {
-	if fs == nil || !fs.Changed(name) {
-		return nil, nil
-	}
-	if !(v >= 0 && v <= 1) {
-		return nil, usagef("--%s %v: want a fraction 0 ≤ x ≤ 1 (0: fail on any error)", name, v)
-	}
-	return &v, nil
-}
-
-// checkErrorRate returns errErrorRate, after naming each benchmark on w,
-// when a benchmark's error rate exceeds max; nil when max is nil.
-func checkErrorRate(w io.Writer, rep *report.Report, max *float64) error {
-	if max == nil || rep == nil {
-		return nil
-	}
-	failed := false
-	for i, b := range rep.Benchmarks {
-		if rate, ok := errorRate(b); ok && rate > *max {
-			fmt.Fprintf(w, "goodput: benchmark %d (%s): error rate %.1f%% exceeds --fail-on-error-rate %g\n", i, b.Label(), 100*rate, *max)
-			failed = true
-		}
-	}
-	if failed {
-		return errErrorRate
-	}
-	return nil
 }
 
 // parseStartAt reads an instant as RFC 3339 (with optional fractional

@@ -13,7 +13,8 @@ import (
 
 // --fail-on-error-rate R: exit 3 naming the benchmark when its error rate
 // exceeds R (the report is written all the same), 0 otherwise; without the
-// flag a run whose every request failed still exits 0, as GuideLLM's.
+// flag a run whose every request failed exits 4 (exitNoSuccess), and 0
+// with --allow-all-errors, as GuideLLM's.
 func TestFailOnErrorRate(t *testing.T) {
 	refusing := startTestMock(t, func(c *mock.Config) { c.ErrorRate, c.ErrorCodes = 1, []int{429} })
 	healthy := startTestMock(t, nil)
@@ -25,8 +26,14 @@ func TestFailOnErrorRate(t *testing.T) {
 	if code != exitErrorRate || !strings.Contains(stderr, "benchmark 0 (concurrent 2): error rate 100.0% exceeds --fail-on-error-rate 0.5") {
 		t.Errorf("all requests refused: exit %d, stderr:\n%s", code, stderr)
 	}
-	if code, _, stderr := runGoodput(t, args(refusing)...); code != exitOK {
+	if code, _, stderr := runGoodput(t, args(refusing, "--fail-on-error-rate", "50%")...); code != exitErrorRate {
+		t.Errorf("all requests refused, gate 50%%: exit %d, stderr:\n%s", code, stderr)
+	}
+	if code, _, stderr := runGoodput(t, args(refusing)...); code != exitNoSuccess || !strings.Contains(stderr, "every request got HTTP 429") {
 		t.Errorf("all requests refused, no gate: exit %d, stderr:\n%s", code, stderr)
+	}
+	if code, _, stderr := runGoodput(t, args(refusing, "--allow-all-errors")...); code != exitOK {
+		t.Errorf("all requests refused, --allow-all-errors: exit %d, stderr:\n%s", code, stderr)
 	}
 	if code, _, stderr := runGoodput(t, args(healthy, "--fail-on-error-rate", "0")...); code != exitOK {
 		t.Errorf("no error, gate 0: exit %d, stderr:\n%s", code, stderr)

@@ -66,7 +66,7 @@ func runCompare(_ context.Context, e *env, args []string) error {
 		fs.Var(v, s.Flag, limitUsage(s))
 	}
 	strict := fs.Bool("strict", false, "fail on every threshold crossing, also those within the run-to-run noise")
-	allowUndecided := fs.Bool("allow-undecided", false, "pass a threshold crossing the runs have too few requests to judge (by default it exits 4)")
+	allowUndecided := fs.Bool("allow-undecided", false, "pass a threshold crossing the runs have too few requests to judge (by default it exits 5)")
 	mdPath := fs.String("markdown", "", "also write the comparison as Markdown (for a pull-request comment) to this file")
 	jsonPath := fs.String("json", "", "also write the machine-readable verdict (JSON) to this file")
 	resamples := fs.Int("bootstrap-resamples", compare.DefaultResamples, "bootstrap resamples per percentile interval (100 to 100000)")

@@ -132,8 +132,8 @@ func TestCompareExitCodes(t *testing.T) {
 		{"improved", []string{basePath, improved}, 0, []string{"Verdict: PASS", "improved"}},
 		{"regressed", []string{basePath, regressed}, 1, []string{"Verdict: FAIL", "REGRESSION"}},
 		// 25 requests: the medians' crossings are within noise, the tails'
-		// undecidable (no upper bound): exit 4 unless --allow-undecided.
-		{"noisy", []string{smallBase, noisy}, 4, []string{"Verdict: UNDECIDED", "within noise", "--strict would fail", "368 requests per run would decide"}},
+		// undecidable (no upper bound): exit 5 unless --allow-undecided.
+		{"noisy", []string{smallBase, noisy}, exitUndecided, []string{"Verdict: UNDECIDED", "within noise", "--strict would fail", "368 requests per run would decide"}},
 		{"noisy, undecided allowed", []string{"--allow-undecided", smallBase, noisy}, 0, []string{"Verdict: PASS", "passed with --allow-undecided"}},
 		{"noisy, strict", []string{"--strict", smallBase, noisy}, 1, []string{"Verdict: FAIL"}},
 		{"regression tolerated by looser limits", []string{"--max-goodput-drop", "30%", "--max-throughput-drop", "30%",

@@ -18,7 +18,9 @@ import (
 
 // The fault suite through the real command: `goodput benchmark` against
 // the mock's fault injection and purpose-built servers. Every case checks
-// that the run ends by its own constraint with exit 0, that each request
+// that the run ends by its own constraint with exit 4 (no request
+// succeeded: exitNoSuccess; 0 when the run only cut its requests off),
+// that each request
 // is classified as loadgen documents, that the report is written, valid
 // and its goodput.errors.by_class agrees with the JSON Lines records, and
 // that afterwards no goroutine is left and the server sees every
@@ -94,8 +96,14 @@ func TestBenchmarkFaults(t *testing.T) {
 			dir := t.TempDir()
 			start := time.Now()
 			code, stdout, stderr := runGoodput(t, faultArgs(srv.url(), dir, tc.args...)...)
-			if code != exitOK {
-				t.Fatalf("exit %d: %s", code, stderr)
+			// No request succeeded: exit 4, unless the run itself cut
+			// every request off (nothing failed).
+			want := exitNoSuccess
+			if len(tc.classes) == 1 && tc.classes["cancelled"] > 0 {
+				want = exitOK
+			}
+			if code != want || (want == exitNoSuccess) != strings.Contains(stderr, "no working server was measured") {
+				t.Fatalf("exit %d, want %d: %s", code, want, stderr)
 			}
 			if took := time.Since(start); took > 15*time.Second {
 				t.Fatalf("the run took %v", took)
@@ -191,10 +199,13 @@ func TestBenchmarkErrorBurst(t *testing.T) {
 
 // TestBenchmarkServerGoesAway: the server closes its listener and kills
 // its connections mid-run (after its fifth completed request); with
-// restart it comes back on the same port 300 ms later. The run goes on
-// to its duration; the requests that found no server are connect errors,
-// those cut by the kill disconnects, and after a restart requests succeed
-// again on new connections.
+// restart it comes back on the same port 300 ms later (about 15 requests
+// of the schedule find it closed, fewer than --max-connect-failures' 50)
+// and the run goes on to its duration; without, the run stops once 50
+// requests in a row found no server, says so and exits 4. The requests
+// that found no server are connect errors, those cut by the kill
+// disconnects, and after a restart requests succeed again on new
+// connections.
 func TestBenchmarkServerGoesAway(t *testing.T) {
 	for _, restart := range []bool{false, true} {
 		t.Run(map[bool]string{false: "refused", true: "restart"}[restart], func(t *testing.T) {
@@ -246,12 +257,19 @@ func TestBenchmarkServerGoesAway(t *testing.T) {
 			}()
 			dir := t.TempDir()
 			code, _, stderr := runGoodput(t, faultArgs(srv.url(), dir, "--rate-type", "constant", "--rate", "50", "--max-seconds", "1.5")...)
-			if code != exitOK {
-				t.Fatalf("exit %d: %s", code, stderr)
+			wantCode, wantStop := exitOK, "max_duration"
+			if !restart {
+				wantCode, wantStop = exitNoSuccess, "server_gone"
+				if !strings.Contains(stderr, "server went away: 50 requests in a row could not reach "+srv.url()) {
+					t.Errorf("stderr does not name the server that went away:\n%s", stderr)
+				}
+			}
+			if code != wantCode {
+				t.Fatalf("exit %d, want %d: %s", code, wantCode, stderr)
 			}
 			out := checkRunOutputs(t, filepath.Join(dir, "r"))
-			if sr := out.rep.Benchmarks[0].Extras.StopReason; sr != "max_duration" {
-				t.Fatalf("stop reason %q: losing the server must not end the run", sr)
+			if sr := out.rep.Benchmarks[0].Extras.StopReason; sr != wantStop {
+				t.Fatalf("stop reason %q, want %q", sr, wantStop)
 			}
 			for class := range out.classes {
 				if class != "connect" && class != "disconnect" && class != "cancelled" {

@@ -27,7 +27,8 @@ const (
 	exitFailure   = 1 // the run failed, or a gate (compare) did not pass
 	exitUsage     = 2 // bad flags or input
 	exitErrorRate = 3 // a benchmark's error rate exceeded --fail-on-error-rate
-	exitUndecided = 4 // compare: a threshold crossing the samples are too small to judge
+	exitNoSuccess = 4 // a benchmark had no successful request, or the server went away (not with --allow-all-errors)
+	exitUndecided = 5 // compare: a threshold crossing the samples are too small to judge
 	exitInterrupt = 130
 )
 
@@ -106,6 +107,7 @@ func realMain(args []string, e *env) int {
 func exitCode(w io.Writer, name string, err error) int {
 	var ue usageError
 	var re run.UsageError
+	var ns *run.NoSuccessError
 	switch {
 	case err == nil:
 		return exitOK
@@ -126,6 +128,9 @@ func exitCode(w io.Writer, name string, err error) int {
 		return exitUndecided
 	case errors.Is(err, errErrorRate):
 		return exitErrorRate
+	case errors.As(err, &ns):
+		printNoSuccess(w, ns)
+		return exitNoSuccess
 	}
 	fmt.Fprintf(w, "goodput %s: %v\n", name, err)
 	return exitFailure

@@ -88,7 +88,7 @@ type profileOptions struct {
 	legacyMaxTokens           bool
 	useServerTokenCount       bool
 	ui                        string
-	failOnErrorRate           float64
+	failures                  failureOptions
 	customEndpoint, transport string
 	// embeddings and rankings: inputs per request, AIPerf's rankings shape
 	batchSize                    int
@@ -209,7 +209,7 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.BoolVar(&po.useServerTokenCount, "use-server-token-count", false, "sequence lengths in the AIPerf export from the server's usage counts (default: the client's counts when known)")
 	fs.StringVar(&po.ui, "ui-type", "simple", "progress display: dashboard or simple (progress lines) or none (alias --ui)")
 	fs.StringVar(&po.ui, "ui", "simple", "alias of --ui-type")
-	fs.Float64Var(&po.failOnErrorRate, "fail-on-error-rate", 0, fmt.Sprintf("goodput's: exit %d when a benchmark's error rate exceeds this fraction, 0 ≤ x ≤ 1 (for CI; 0: any error)", exitErrorRate))
+	failureFlags(&po.failures, fs)
 	fs.StringVar(&po.customEndpoint, "custom-endpoint", "", "request path under --url instead of the endpoint type's, e.g. /v1/custom (alias --endpoint)")
 	fs.StringVar(&po.customEndpoint, "endpoint", "", "alias of --custom-endpoint")
 	fs.StringVar(&po.transport, "transport", "http", "http (the only transport; alias --transport-type)")
@@ -479,7 +479,8 @@ func runProfile(ctx context.Context, e *env, args []string) error {
 	}
 	tokName := po.tokenizer
 	_, runErr := run.Run(ctx, p.runConfig(), run.Env{Stdout: e.stdout, Stderr: e.stderr, Getenv: e.getenv})
-	if runErr != nil && !errors.Is(runErr, errInterrupted) {
+	var noSuccess *run.NoSuccessError
+	if runErr != nil && !errors.Is(runErr, errInterrupted) && !errors.As(runErr, &noSuccess) {
 		return runErr
 	}
 	if _, err := os.Stat(lay.report); err != nil && runErr != nil {
@@ -504,10 +505,10 @@ func runProfile(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "wrote %s\n", strings.Join(paths, ", "))
-	if runErr != nil {
+	if errors.Is(runErr, errInterrupted) {
 		return runErr
 	}
-	return checkErrorRate(e.stderr, rep, p.maxErrorRate)
+	return afterRun(e.stderr, rep, runErr, p.maxErrorRate)
 }
 
 // setup parses AIPerf's command line into the run's plan, its output
@@ -563,6 +564,9 @@ func (po *profileOptions) setup(e *env, args []string) (*plan, *profileLayout, [
 	if err := po.finish(p); err != nil {
 		return nil, nil, nil, err
 	}
+	if err := po.failures.apply(fs, p); err != nil {
+		return nil, nil, nil, err
+	}
 	return p, lay, slos, nil
 }
 
@@ -585,9 +589,6 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 	// Every round waits for an idle server, as the benchmark's do.
 	p.drain, _ = d.drain.drain(0, false)
 	var err error
-	if p.maxErrorRate, err = errorRateGate(fs, "fail-on-error-rate", po.failOnErrorRate); err != nil {
-		return nil, nil, err
-	}
 	if fs.Changed("random-seed") {
 		p.seed = po.seed
 	}

@@ -381,6 +381,10 @@ sweep:
 			return s.cfg.Data.Synthetic.Media.VideoCount == 2
 		}},
 		"fail-on-error-rate": {[]string{"--fail-on-error-rate", "0.1"}, func(s profileSetup) bool { return s.p.maxErrorRate != nil && *s.p.maxErrorRate == 0.1 }},
+		"allow-all-errors":   {[]string{"--allow-all-errors"}, func(s profileSetup) bool { return s.cfg.AllowAllErrors }},
+		"max-connect-failures": {[]string{"--max-connect-failures", "7"}, func(s profileSetup) bool {
+			return s.cfg.Plan.Constraints.MaxConnectFailures == 7
+		}},
 	}
 	for _, r := range aiperfFlags {
 		if r.refused != "" {

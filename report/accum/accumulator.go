@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/goodput-dev/goodput/metric"
 	"github.com/goodput-dev/goodput/record"
@@ -189,6 +191,10 @@ type Accumulator struct {
 
 	classIdx   map[record.ErrorClass]uint8
 	classNames []string
+	// msgIdx and msgNames number the distinct error messages (one line,
+	// cut), so each summary names its message in one byte.
+	msgIdx   map[string]uint8
+	msgNames []string
 
 	tok tokenCheck // server vs client token counts of in-window requests
 
@@ -263,6 +269,8 @@ func New(cfg Config) (*Accumulator, error) {
 	a.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	a.classIdx = map[record.ErrorClass]uint8{}
 	a.classNames = []string{""}
+	a.msgIdx = map[string]uint8{}
+	a.msgNames = []string{""}
 	if cfg.SLO != nil {
 		t := cfg.SLO.Thresholds()
 		a.thresholds = &t
@@ -307,6 +315,9 @@ func (a *Accumulator) Add(r *record.Record) {
 		} else {
 			s.flags |= flagWindowOut
 		}
+	}
+	if st != report.StatusSuccessful {
+		s.errMsg = a.msgOf(r.Error)
 	}
 	if a.thresholds != nil {
 		var sq *Stream
@@ -386,6 +397,67 @@ func (a *Accumulator) Add(r *record.Record) {
 	a.groupsOf(r)
 	a.storeMedia(a.sums.len(), mv)
 	a.sums.append(s)
+}
+
+// maxMessageLen is the longest error message the report keeps, in bytes.
+const maxMessageLen = 200
+
+// msgOf numbers an error message, made one line and cut; 0 for none, or
+// once 254 distinct messages are numbered (the rest go uncounted).
+func (a *Accumulator) msgOf(m string) uint8 {
+	if m == "" {
+		return 0
+	}
+	m = OneLineMessage(m, maxMessageLen)
+	if i, ok := a.msgIdx[m]; ok {
+		return i
+	}
+	if len(a.msgNames) >= 255 {
+		return 0
+	}
+	i := uint8(len(a.msgNames))
+	a.msgIdx[m] = i
+	a.msgNames = append(a.msgNames, m)
+	return i
+}
+
+// OneLineMessage is m on one line (runs of white space made one space),
+// cut to at most n bytes on a rune boundary with "…" when longer.
+func OneLineMessage(m string, n int) string {
+	m = strings.Join(strings.Fields(m), " ")
+	if len(m) <= n {
+		return m
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(m[cut]) {
+		cut--
+	}
+	return m[:cut] + "…"
+}
+
+// topMessages is the most common message of each error class, from
+// counts by (class index, message index).
+func (a *Accumulator) topMessages(counts map[[2]uint8]int64) map[string]report.ErrorMessage {
+	var out map[string]report.ErrorMessage
+	for k, n := range counts {
+		if k[1] == 0 {
+			continue
+		}
+		name := a.classNames[k[0]]
+		if name == "" {
+			name = "unknown"
+		}
+		cur, ok := out[name]
+		msg := a.msgNames[k[1]]
+		if ok && (int64(cur.Count) > n || int64(cur.Count) == n && cur.Message <= msg) {
+			continue
+		}
+		if out == nil {
+			out = map[string]report.ErrorMessage{}
+		}
+		out[name] = report.ErrorMessage{Message: msg, Count: report.Int(n)}
+	}
+	return out
 }
 
 func (a *Accumulator) classOf(c record.ErrorClass) uint8 {

@@ -69,6 +69,7 @@ type binnedAgg struct {
 	textOut [report.NumStatus]int64
 
 	errClass     map[string]int64
+	errMsg       map[[2]uint8]int64 // by (class index, message index)
 	errHTTP      map[int]int64
 	errored      int64
 	intervals    [report.NumStatus]int64
@@ -179,7 +180,7 @@ func (a *Accumulator) ensureBinned(first int64) *binnedAgg {
 		origin = a.minStart
 	}
 	x := &binnedAgg{bins: newBinSeries(NsToSec(origin), 1e-3, binnedTimeBins, numRateCh, numConcCh),
-		errClass: map[string]int64{}, errHTTP: map[int]int64{}, confidence: a.confidence()}
+		errClass: map[string]int64{}, errMsg: map[[2]uint8]int64{}, errHTTP: map[int]int64{}, confidence: a.confidence()}
 	for _, l := range metric.All {
 		if binnedLatency(l) {
 			for st := range x.lat[l.Slot] {
@@ -272,6 +273,9 @@ func (a *Accumulator) binnedAdd(s *RequestSummary, media *mediaVals) {
 			name = "unknown"
 		}
 		x.errClass[name]++
+		if s.errMsg != 0 {
+			x.errMsg[[2]uint8{s.errClass, s.errMsg}]++
+		}
 		if st == report.StatusErrored {
 			x.errored++
 			if s.http != 0 && name == string(record.ErrHTTPStatus) {
@@ -362,6 +366,7 @@ func (x *binnedAgg) extras(ex *report.Extras) {
 	for k, v := range x.errHTTP {
 		ex.Errors.ByHTTPStatus[strconv.Itoa(k)] = report.Int(v)
 	}
+
 	total := x.counts[report.StatusSuccessful] + x.counts[report.StatusErrored] + x.counts[report.StatusIncomplete]
 	if total > 0 {
 		ex.Errors.ErrorRate = report.Float(float64(x.errored) / float64(total))

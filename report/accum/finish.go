@@ -150,6 +150,7 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 		a.ensureBinned(w.ReqStart)
 		m = a.binned.metrics(w, ex)
 		a.binned.extras(ex)
+		ex.Errors.Messages = a.topMessages(a.binned.errMsg)
 		ex.Metrics = a.histExtras()
 		ex.Exact = false
 		ex.InexactReasons = append(ex.InexactReasons, fmt.Sprintf(
@@ -244,22 +245,26 @@ func (a *Accumulator) inputFigures(in []int32, w MeasureWindow) *report.InputFig
 	if a.cfg.InputKind == InputAudio {
 		return a.audioFigures(in, w)
 	}
-	var total, reqs int64
+	var total, reqs, tokens int64
 	for _, i := range in {
 		if s := a.sums.at(int(i)); s.status == report.StatusSuccessful && s.inputs > 0 {
 			total += int64(s.inputs)
 			reqs++
+			if s.prompt > 0 {
+				tokens += int64(s.prompt)
+			}
 		}
 	}
 	if total == 0 {
 		return nil
 	}
-	f := &report.InputFigures{Kind: a.cfg.InputKind, Total: report.Int(total), PerRequest: report.Float(float64(total) / float64(reqs))}
+	f := &report.InputFigures{Kind: a.cfg.InputKind, Total: report.Int(total), PerRequest: report.Float(float64(total) / float64(reqs)), Tokens: report.Int(tokens)}
 	if f.Kind == "" {
 		f.Kind = "inputs"
 	}
 	if sec := float64(w.End-w.Start) / 1e9; sec > 0 {
 		f.PerSecond = report.Float(float64(total) / sec)
+		f.TokensPerSecond = report.Float(float64(tokens) / sec)
 	}
 	return f
 }
@@ -367,10 +372,17 @@ func (a *Accumulator) histograms(gaps, toks [report.NumStatus]*stats.HistAcc) *r
 func (a *Accumulator) errorCounts(in []int32, ex *report.Extras) {
 	ex.Errors = report.ErrorCounts{ByClass: map[string]report.Int{}, ByHTTPStatus: map[string]report.Int{}}
 	var errored int64
+	var msgs map[[2]uint8]int64
 	for _, i := range in {
 		s := a.sums.at(int(i))
 		if s.status == report.StatusSuccessful {
 			continue
+		}
+		if s.errMsg != 0 {
+			if msgs == nil {
+				msgs = map[[2]uint8]int64{}
+			}
+			msgs[[2]uint8{s.errClass, s.errMsg}]++
 		}
 		name := a.classNames[s.errClass]
 		if s.status == report.StatusErrored {
@@ -386,6 +398,7 @@ func (a *Accumulator) errorCounts(in []int32, ex *report.Extras) {
 		}
 		ex.Errors.ByClass[name]++
 	}
+	ex.Errors.Messages = a.topMessages(msgs)
 	if len(in) > 0 {
 		ex.Errors.ErrorRate = report.Float(float64(errored) / float64(len(in)))
 	}

@@ -27,6 +27,7 @@ type RequestSummary struct {
 	errClass uint8  // index into Accumulator.classNames (0 = none)
 	flags    uint8  // flagDispatched | flagOnlineIn | flagWindowIn | flagWindowOut | verdictMk
 	inputs   uint16 // a pooling request's inputs or documents (record.Inputs, capped), in the padding
+	errMsg   uint8  // index into Accumulator.msgNames (0 = none or beyond the table), in the padding
 }
 
 const (

@@ -15,8 +15,10 @@ import (
 // Write writes a summary of every benchmark as aligned text
 // tables, like GuideLLM's console output: requests and throughput, then
 // latency percentiles of the successful requests (TTFT, ITL and TPOT as
-// GuideLLM defines them, and end-to-end latency, all in ms). A goodput
-// report adds a table of goodput's own figures (scheduled TTFT, dispatch
+// GuideLLM defines them, and end-to-end latency, all in ms; pooling
+// benchmarks first get their input tokens and inputs per second), then the
+// failed requests by error class with each class's most common message
+// (goodput reports with failures only). A goodput report adds a table of goodput's own figures (scheduled TTFT, dispatch
 // lateness, ITL per gap, time to second token, token count mismatches),
 // and, when asked for, the latencies at a percentile list and the
 // streams' quality (longest stall, Etalon's fluidity index).
@@ -90,8 +92,15 @@ func Write(w io.Writer, r *report.Report) error {
 		b.WriteString("No benchmarks.\n")
 	} else {
 		t1.Render(&b)
+		if tp := poolingTable(r); tp != nil {
+			b.WriteString("\n")
+			tp.Render(&b)
+		}
 		b.WriteString("\n")
 		t2.Render(&b)
+		if es := errorsSection(r); es != "" {
+			b.WriteString("\n" + es)
+		}
 		if tx := extrasTable(r); tx != nil {
 			b.WriteString("\n")
 			tx.Render(&b)

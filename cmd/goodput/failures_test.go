@@ -1,0 +1,117 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/internal/ssetest"
+	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/report"
+)
+
+// The AIPerf tutorial's --url with the endpoint's path: every request
+// gets HTTP 404 from the path doubled. The run writes its report, prints
+// the most common error with the hint to give the base URL, and exits 4;
+// --allow-all-errors exits 0 as GuideLLM does.
+func TestAll404ExitsNoSuccessWithHint(t *testing.T) {
+	base := startTestMock(t, nil)
+	dir := t.TempDir()
+	args := []string{"profile", "--model", "goodput-mock", "--url", base + "/v1/chat/completions", "--endpoint-type", "chat", "--streaming",
+		"--concurrency", "2", "--request-count", "6", "--synthetic-input-tokens-mean", "8", "--output-tokens-mean", "4",
+		"--artifact-dir", dir, "--ui", "none"}
+	code, _, stderr := runGoodput(t, args...)
+	want := "every request got HTTP 404 from " + base + "/v1/chat/completions/v1/chat/completions"
+	if code != exitNoSuccess || !strings.Contains(stderr, want) || !strings.Contains(stderr, "give the base URL ("+base+"): goodput appends /v1/chat/completions") {
+		t.Fatalf("exit %d, want %d with %q and the hint; stderr:\n%s", code, exitNoSuccess, want, stderr)
+	}
+	if !strings.Contains(stderr, "wrote ") {
+		t.Errorf("the AIPerf exports were not written:\n%s", stderr)
+	}
+	code, _, stderr = runGoodput(t, append(args[:len(args):len(args)], "--allow-all-errors", "--artifact-dir", t.TempDir())...)
+	if code != exitOK || strings.Contains(stderr, "every request got") {
+		t.Errorf("--allow-all-errors: exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// A server that dies mid-run (its listener and connections closed after
+// ten answers) is named on stderr as it happens; the run stops sending
+// after --max-connect-failures requests that could not reach it, skips
+// its later rounds, writes its report and exits 4.
+func TestServerGoneStopsTheRun(t *testing.T) {
+	var served atomic.Int64
+	srv := startFaultServer(t, "127.0.0.1:0", func(s *connServer, w http.ResponseWriter, _ *http.Request) {
+		ssetest.OK(w)
+		if served.Add(1) == 10 {
+			go s.close()
+		}
+	})
+	dir := t.TempDir()
+	start := time.Now()
+	code, _, stderr := runGoodput(t, "benchmark", "--target", srv.url(), "--model", "m", "--data", "prompt_tokens=8,output_tokens=4",
+		"--rate-type", "concurrent", "--rate", "2,4", "--max-seconds", "30", "--max-connect-failures", "5",
+		"--outputs", "json", "--output-dir", dir, "--run-id", "r", "--server-metrics", "off", "--disable-progress")
+	if took := time.Since(start); took > 20*time.Second {
+		t.Fatalf("the run took %v: it kept sending to a dead server", took)
+	}
+	if code != exitNoSuccess || !strings.Contains(stderr, "server went away: 5 requests in a row could not reach "+srv.url()+"/v1/chat/completions") {
+		t.Fatalf("exit %d, want %d naming the server; stderr:\n%s", code, exitNoSuccess, stderr)
+	}
+	rep, err := report.Read(filepath.Join(dir, "r", "benchmarks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Benchmarks) != 1 || rep.Benchmarks[0].Extras.StopReason != string(loadgen.StopServerGone) {
+		t.Fatalf("%d benchmarks, the first stopped for %q; want one, stopped for %q", len(rep.Benchmarks), rep.Benchmarks[0].Extras.StopReason, loadgen.StopServerGone)
+	}
+}
+
+// Two runs of one command started at once, with --output-path files in
+// one directory, keep both their reports and both their scorecards (the
+// run id of one that started in the same second gets a suffix).
+func TestSimultaneousRunsKeepTheirFiles(t *testing.T) {
+	url := startTestMock(t, nil)
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	codes, errs := make([]int, 2), make([]string, 2)
+	for i := range codes {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			codes[i], _, errs[i] = runGoodput(t, "benchmark", "--target", url, "--data", "prompt_tokens=8,output_tokens=4",
+				"--rate-type", "synchronous", "--max-requests", "2", "--outputs", "json,scorecard", "--server-metrics", "off",
+				"--disable-progress", "--output-path", filepath.Join(dir, fmt.Sprintf("run%d.json", i)))
+		}(i)
+	}
+	wg.Wait()
+	for i := range codes {
+		if codes[i] != exitOK {
+			t.Fatalf("run %d: exit %d: %s", i, codes[i], errs[i])
+		}
+	}
+	cards, _ := filepath.Glob(filepath.Join(dir, "scorecard-*.json"))
+	reports, _ := filepath.Glob(filepath.Join(dir, "run*.json"))
+	if len(cards) != 2 || len(reports) != 2 {
+		t.Fatalf("scorecards %v and reports %v: want two of each", cards, reports)
+	}
+	ids := map[string]bool{}
+	for _, p := range reports {
+		rep, err := report.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[rep.Run.RunID] = true
+		if _, err := os.Stat(filepath.Join(dir, "scorecard-"+rep.Run.RunID+".json")); err != nil {
+			t.Errorf("%s: its scorecard: %v", p, err)
+		}
+	}
+	if len(ids) != 2 {
+		t.Errorf("run ids %v: want two", ids)
+	}
+}
