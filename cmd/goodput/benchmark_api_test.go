@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -24,19 +25,30 @@ func TestBenchmarkResponsesAndMessages(t *testing.T) {
 	url := startTestMock(t, func(c *mock.Config) { c.TTFT, c.ITL = 20*time.Millisecond, 2*time.Millisecond })
 	dir := t.TempDir()
 	for _, rt := range []string{"responses", "messages"} {
-		code, stdout, stderr := runGoodput(t, "benchmark", "--target", url, "--request-type", rt, "--rate-type", "concurrent", "--rate", "2",
-			"--data", "prompt_tokens=16,output_tokens=8", "--max-requests", "8", "--output-dir", dir, "--run-id", rt,
-			"--outputs", "json,jsonl,console", "--api-key", "sk-SENTINEL-key")
-		if code != exitOK {
-			t.Fatalf("%s: exit %d: %s", rt, code, stderr)
-		}
-		b := readReport(t, filepath.Join(dir, rt, "benchmarks.json")).Benchmarks[0]
-		m := b.Metrics
-		ttft, itl, e2e := *m.TimeToFirstTokenMs.Successful.Percentiles.P50, *m.InterTokenLatencyMs.Successful.Percentiles.P50, *m.RequestLatency.Successful.Percentiles.P50
-		if m.RequestTotals.Successful != 8 || report.Int(m.OutputTokenCount.Successful.TotalSum) != 64 ||
-			ttft < 20 || ttft > 100 || itl < 1.5 || itl > 5 || e2e < 0.034 || e2e > 0.2 {
-			t.Fatalf("%s: successful %v, output tokens %v, TTFT %v ms, ITL %v ms, latency %v s", rt, m.RequestTotals.Successful,
-				m.OutputTokenCount.Successful.TotalSum, ttft, itl, e2e)
+		var stdout, stderr string
+		// The timing bounds hold on an idle machine; a starved client bunches
+		// chunks (ITL near 0), so an attempt out of them is run once more.
+		for attempt := 1; ; attempt++ {
+			var code int
+			code, stdout, stderr = runGoodput(t, "benchmark", "--target", url, "--request-type", rt, "--rate-type", "concurrent", "--rate", "2",
+				"--data", "prompt_tokens=16,output_tokens=8", "--max-requests", "8", "--output-dir", dir, "--run-id", rt,
+				"--outputs", "json,jsonl,console", "--api-key", "sk-SENTINEL-key", "--force")
+			if code != exitOK {
+				t.Fatalf("%s: exit %d: %s", rt, code, stderr)
+			}
+			m := readReport(t, filepath.Join(dir, rt, "benchmarks.json")).Benchmarks[0].Metrics
+			ttft, itl, e2e := *m.TimeToFirstTokenMs.Successful.Percentiles.P50, *m.InterTokenLatencyMs.Successful.Percentiles.P50, *m.RequestLatency.Successful.Percentiles.P50
+			if m.RequestTotals.Successful != 8 || report.Int(m.OutputTokenCount.Successful.TotalSum) != 64 {
+				t.Fatalf("%s: successful %v, output tokens %v", rt, m.RequestTotals.Successful, m.OutputTokenCount.Successful.TotalSum)
+			}
+			if ttft >= 20 && ttft <= 100 && itl >= 1.5 && itl <= 5 && e2e >= 0.034 && e2e <= 0.2 {
+				break
+			}
+			msg := fmt.Sprintf("%s: TTFT %v ms, ITL %v ms, latency %v s; the mock's are 20 ms, 2 ms, 34 ms", rt, ttft, itl, e2e)
+			if attempt == 2 {
+				t.Fatal(msg)
+			}
+			t.Logf("%s (attempt %d, retried)", msg, attempt)
 		}
 		raw, err := os.ReadFile(filepath.Join(dir, rt, "benchmarks.json"))
 		if err != nil {

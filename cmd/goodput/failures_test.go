@@ -16,25 +16,26 @@ import (
 	"github.com/goodput-dev/goodput/report"
 )
 
-// The AIPerf tutorial's --url with the endpoint's path: every request
-// gets HTTP 404 from the path doubled. The run writes its report, prints
-// the most common error with the hint to give the base URL, and exits 4;
-// --allow-all-errors exits 0 as GuideLLM does.
+// A --target with the endpoint's path (GuideLLM appends it, as goodput
+// does): every request gets HTTP 404 from the path doubled. The run
+// writes its report, prints the most common error with the hint to give
+// the base URL, and exits 4; --allow-all-errors exits 0 as GuideLLM does.
+// (AIPerf's full --url form is taken apart instead: TestAIPerfDocForms.)
 func TestAll404ExitsNoSuccessWithHint(t *testing.T) {
 	base := startTestMock(t, nil)
 	dir := t.TempDir()
-	args := []string{"profile", "--model", "goodput-mock", "--url", base + "/v1/chat/completions", "--endpoint-type", "chat", "--streaming",
-		"--concurrency", "2", "--request-count", "6", "--synthetic-input-tokens-mean", "8", "--output-tokens-mean", "4",
-		"--artifact-dir", dir, "--ui", "none"}
+	args := []string{"benchmark", "--model", "goodput-mock", "--target", base + "/v1/chat/completions",
+		"--rate-type", "concurrent", "--rate", "2", "--max-requests", "6", "--data", "prompt_tokens=8,output_tokens=4",
+		"--outputs", "json", "--output-dir", dir, "--run-id", "r", "--disable-progress"}
 	code, _, stderr := runGoodput(t, args...)
 	want := "every request got HTTP 404 from " + base + "/v1/chat/completions/v1/chat/completions"
 	if code != exitNoSuccess || !strings.Contains(stderr, want) || !strings.Contains(stderr, "give the base URL ("+base+"): goodput appends /v1/chat/completions") {
 		t.Fatalf("exit %d, want %d with %q and the hint; stderr:\n%s", code, exitNoSuccess, want, stderr)
 	}
-	if !strings.Contains(stderr, "wrote ") {
-		t.Errorf("the AIPerf exports were not written:\n%s", stderr)
+	if _, err := os.Stat(filepath.Join(dir, "r", "benchmarks.json")); err != nil {
+		t.Errorf("the report was not written: %v\n%s", err, stderr)
 	}
-	code, _, stderr = runGoodput(t, append(args[:len(args):len(args)], "--allow-all-errors", "--artifact-dir", t.TempDir())...)
+	code, _, stderr = runGoodput(t, append(args[:len(args):len(args)], "--allow-all-errors", "--output-dir", t.TempDir())...)
 	if code != exitOK || strings.Contains(stderr, "every request got") {
 		t.Errorf("--allow-all-errors: exit %d, stderr:\n%s", code, stderr)
 	}
