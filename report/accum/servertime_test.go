@@ -62,14 +62,14 @@ func TestServerTime(t *testing.T) {
 		if q == nil {
 			t.Fatalf("%s missing", name)
 		}
-		if int64(q.Count) != count || !near(float64(q.Mean), mean) || !near(float64(q.P50), p50) || !near(float64(q.Max), max) {
+		if int64(q.Count) != count || !stNear(float64(q.Mean), mean) || !stNear(float64(q.P50), p50) || !stNear(float64(q.Max), max) {
 			t.Errorf("%s = %+v, want count %d mean %v p50 %v max %v", name, *q, count, mean, p50, max)
 		}
 	}
 	check("prefill_ms", st.PrefillMs, 3, 127.0/3, 40, 60)
 	check("decode_per_token_ms", st.DecodePerTokenMs, 2, 8, 6, 10)
 	check("ttft_outside_prefill_ms", st.TTFTOutsidePrefillMs, 3, 11, 10, 20)
-	if st.PrefillShareOfTTFT == nil || !near(float64(*st.PrefillShareOfTTFT), 127.0/160) {
+	if st.PrefillShareOfTTFT == nil || !stNear(float64(*st.PrefillShareOfTTFT), 127.0/160) {
 		t.Errorf("prefill share %v, want %v", st.PrefillShareOfTTFT, 127.0/160)
 	}
 
@@ -83,4 +83,4 @@ func TestServerTime(t *testing.T) {
 	}
 }
 
-func near(a, b float64) bool { d := a - b; return d < 1e-9 && d > -1e-9 }
+func stNear(a, b float64) bool { d := a - b; return d < 1e-9 && d > -1e-9 }
