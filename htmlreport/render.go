@@ -146,6 +146,7 @@ func renderRun(p *page, v *runView, tl *timeline) {
 	renderTimeline(p, v, tl)
 	renderErrors(p, v)
 	renderSessions(p, v)
+	renderServerTime(p, v)
 	renderTelemetry(p, v)
 	p.raw("</section>\n")
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -406,6 +407,9 @@ func (st *streamState) event(ev *sse.Event) error {
 			rec.ReasoningTokens = ch.Usage.ReasoningTokens
 		}
 	}
+	if ch.Timings.Present {
+		rec.ServerTimings = serverTimings(&ch.Timings)
+	}
 	if hasToken {
 		rec.ChunkTimes = append(rec.ChunkTimes, st.now)
 		if rec.FirstToken == 0 {
@@ -552,6 +556,9 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response, st *streamSt
 		if ch.Usage.ReasoningTokens >= 0 {
 			rec.ReasoningTokens = ch.Usage.ReasoningTokens
 		}
+	}
+	if ch.Timings.Present {
+		rec.ServerTimings = serverTimings(&ch.Timings)
 	}
 	cn.text, cn.reason = append(cn.text[:0], text...), append(cn.reason[:0], reason...)
 	c.finishTokens(st)
@@ -788,3 +795,19 @@ func (c *Client) appendGeneration(b []byte, req *Request, model []byte, content 
 }
 
 func appendJSONStr(b []byte, s string) []byte { return record.AppendJSONString(b, s) }
+
+// serverTimings converts a response's timings (milliseconds, -1 unknown)
+// to the record's form (nanoseconds). A later chunk's timings replace an
+// earlier one's: llama-server with timings_per_token sends them on every
+// chunk, the last being the request's.
+func serverTimings(t *sse.Timings) record.ServerTimings {
+	st := record.UnknownServerTimings()
+	st.PromptTokens, st.CachedTokens, st.PredictedTokens = t.PromptN, t.CacheN, t.PredictedN
+	if t.PromptMs >= 0 {
+		st.PromptNS = int64(math.Round(t.PromptMs * 1e6))
+	}
+	if t.PredictedMs >= 0 {
+		st.PredictedNS = int64(math.Round(t.PredictedMs * 1e6))
+	}
+	return st
+}

@@ -159,6 +159,9 @@ func AppendJSON(b []byte, r *Record) []byte {
 			b = appendInt(b, "tool_calls", int64(s.ToolCalls))
 		}
 	}
+	if t := &r.ServerTimings; t.Present {
+		b = appendServerTimings(b, t)
+	}
 	return append(b, '}')
 }
 
@@ -179,6 +182,25 @@ func appendMedia(b []byte, m *Media) []byte {
 		b = strconv.AppendFloat(b, m.VideoSeconds, 'g', -1, 64)
 	}
 	return b
+}
+
+// appendServerTimings writes "server_timings" with the figures known.
+func appendServerTimings(b []byte, t *ServerTimings) []byte {
+	b = append(b, `,"server_timings":{`...)
+	n := len(b)
+	for _, f := range [...]struct {
+		k string
+		v int64
+	}{{"prompt_n", int64(t.PromptTokens)}, {"cache_n", int64(t.CachedTokens)}, {"predicted_n", int64(t.PredictedTokens)},
+		{"prompt_ns", t.PromptNS}, {"predicted_ns", t.PredictedNS}} {
+		if f.v >= 0 {
+			b = appendInt(b, f.k, f.v)
+		}
+	}
+	if len(b) > n {
+		b = append(b[:n], b[n+1:]...) // the first member's comma
+	}
+	return append(b, '}')
 }
 
 func appendInt(b []byte, k string, v int64) []byte {
@@ -321,6 +343,13 @@ type jsonRecord struct {
 	HistoryMessages       int     `json:"history_messages"`
 	HistoryTokens         *int    `json:"history_tokens"`
 	ToolCalls             int     `json:"tool_calls"`
+	ServerTimings         *struct {
+		PromptN     *int   `json:"prompt_n"`
+		CacheN      *int   `json:"cache_n"`
+		PredictedN  *int   `json:"predicted_n"`
+		PromptNS    *int64 `json:"prompt_ns"`
+		PredictedNS *int64 `json:"predicted_ns"`
+	} `json:"server_timings"`
 }
 
 // Decoder reads records written by Encoder.
@@ -409,6 +438,19 @@ func UnmarshalLine(line []byte, r *Record) error {
 	if j.SessionID != "" {
 		r.Session = Session{ID: j.SessionID, Turn: j.TurnIndex, Turns: j.SessionTurns, HistoryMessages: j.HistoryMessages, HistoryTokens: -1, ToolCalls: j.ToolCalls}
 		setOpt(&r.Session.HistoryTokens, j.HistoryTokens)
+	}
+	if t := j.ServerTimings; t != nil {
+		r.ServerTimings = UnknownServerTimings()
+		st := &r.ServerTimings
+		setOpt(&st.PromptTokens, t.PromptN)
+		setOpt(&st.CachedTokens, t.CacheN)
+		setOpt(&st.PredictedTokens, t.PredictedN)
+		if t.PromptNS != nil {
+			st.PromptNS = *t.PromptNS
+		}
+		if t.PredictedNS != nil {
+			st.PredictedNS = *t.PredictedNS
+		}
 	}
 	return nil
 }

@@ -40,6 +40,15 @@ func TestRoundTrip(t *testing.T) {
 		r.MediaBytes, r.AudioSeconds = 9000, 1.5
 		r.Media = Media{ImageCount: 2, ImagePixels: 2 * 640 * 480, ImageBytes: 4000, AudioSamples: 24000, AudioBytes: 3000, VideoFrames: 15, VideoBytes: 2000, VideoSeconds: 1.5}
 		return r
+	}(), "server timings": func() *Record {
+		r := sampleRecord()
+		r.ServerTimings = ServerTimings{Present: true, PromptTokens: 33, CachedTokens: 8, PredictedTokens: 32, PromptNS: 31_824_000, PredictedNS: 96_217_000}
+		return r
+	}(), "server timings partly known": func() *Record {
+		r := sampleRecord()
+		r.ServerTimings = UnknownServerTimings()
+		r.ServerTimings.PromptNS = 0
+		return r
 	}(), "session": func() *Record {
 		r := sampleRecord()
 		r.Session = Session{ID: "s-7", Turn: 2, Turns: 5, HistoryMessages: 5, HistoryTokens: 812, ToolCalls: 1}
@@ -176,5 +185,23 @@ func BenchmarkEncode(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = enc.Encode(r)
+	}
+}
+
+func TestServerTimingsForm(t *testing.T) {
+	r := New()
+	r.ID, r.Status = 1, StatusSuccessful
+	if line := string(AppendJSON(nil, r)); strings.Contains(line, "server_timings") {
+		t.Fatalf("a record without timings writes them: %s", line)
+	}
+	r.ServerTimings = UnknownServerTimings()
+	r.ServerTimings.PromptTokens, r.ServerTimings.PromptNS = 33, 31_824_000
+	line := string(AppendJSON(nil, r))
+	if want := `,"server_timings":{"prompt_n":33,"prompt_ns":31824000}}`; !strings.HasSuffix(line, want) {
+		t.Fatalf("got %s\nwant the suffix %s", line, want)
+	}
+	r.ServerTimings = UnknownServerTimings()
+	if line := string(AppendJSON(nil, r)); !strings.HasSuffix(line, `,"server_timings":{}}`) {
+		t.Fatalf("all unknown: %s", line)
 	}
 }

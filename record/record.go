@@ -197,6 +197,25 @@ type Record struct {
 	// Session is set when the request is a turn of a conversation (a
 	// session); its zero value means a standalone request.
 	Session Session
+
+	// ServerTimings are the server's own times for the request, when its
+	// response carried them (llama-server's "timings"); zero otherwise.
+	ServerTimings ServerTimings
+}
+
+// ServerTimings are a server's own per-request times (llama-server's
+// "timings": prompt_n, prompt_ms, predicted_n, predicted_ms, cache_n),
+// with the milliseconds converted to nanoseconds. PromptNS is the prefill:
+// from the slot starting to process the prompt to the first token sampled,
+// so it does not contain time spent waiting for a slot. PredictedNS runs
+// from the first token sampled to the last, PredictedTokens of them.
+type ServerTimings struct {
+	Present         bool
+	PromptTokens    int   // prompt tokens processed (cached ones excluded); -1 unknown
+	CachedTokens    int   // prompt tokens reused from the cache; -1 unknown
+	PredictedTokens int   // -1 unknown
+	PromptNS        int64 // -1 unknown
+	PredictedNS     int64 // -1 unknown
 }
 
 // Session places a request within its conversation.
@@ -224,6 +243,12 @@ func (r *Record) Reset() {
 	r.ServerPromptTokens, r.ServerOutputTokens = -1, -1
 	r.ClientPromptTokens, r.ClientOutputTokens = -1, -1
 	r.RequestedPromptTokens, r.RequestedOutputTokens = -1, -1
+}
+
+// UnknownServerTimings is a present ServerTimings with every figure
+// unknown: fill what the response gave.
+func UnknownServerTimings() ServerTimings {
+	return ServerTimings{Present: true, PromptTokens: -1, CachedTokens: -1, PredictedTokens: -1, PromptNS: -1, PredictedNS: -1}
 }
 
 // Media is what a request's images, audio and video were (0: none, or

@@ -90,6 +90,11 @@ type Extras struct {
 	// Sessions holds the conversations' figures; nil when the benchmark
 	// ran no sessions.
 	Sessions *SessionExtras `json:"sessions,omitempty"`
+
+	// ServerTime is the server's own per-request times (prefill, decode)
+	// and the time to first token they leave unexplained; nil when no
+	// response carried them (servertime.go).
+	ServerTime *ServerTime `json:"server_time,omitempty"`
 }
 
 // SessionExtras describes the conversations (sessions) of a benchmark.

@@ -29,6 +29,22 @@ type Usage struct {
 	NoPrompt bool
 }
 
+// Timings is llama-server's "timings" object (tools/server: the slot's
+// t_prompt_processing and t_token_generation): PromptMs is the prefill of
+// the PromptN prompt tokens that were not in the cache (from the slot
+// starting the prompt to the first token sampled; time queued for a slot
+// is not in it), PredictedMs the time from the first token sampled to the
+// last of PredictedN. The derived prompt_per_second,
+// predicted_per_second and *_per_token_ms are not read: they are these
+// figures divided. Counts are -1 and times -1 when absent or null.
+type Timings struct {
+	// Present is true when the payload had a non-null "timings" object.
+	Present bool
+
+	PromptN, PredictedN, CacheN int
+	PromptMs, PredictedMs       float64
+}
+
 // StreamError is an error reported by the server inside a response body or
 // stream: an {"error": {...}} or {"error": "..."} payload, or an
 // {"object": "error", "message": ...} payload.
@@ -139,6 +155,10 @@ type Chunk struct {
 	// no error.
 	Err *StreamError
 
+	// Timings is the server's own per-request times (llama-server's
+	// "timings" object, on the last chunk of a stream and in a body).
+	Timings Timings
+
 	// EmitNS is the top-level "goodput_emit_ns" field that goodput's mock
 	// server stamps on each chunk (integer Unix nanoseconds); 0 when absent.
 	EmitNS int64
@@ -185,6 +205,7 @@ func (c *Chunk) Reset() {
 	scratch, choices, tools, deltas := c.scratch[:0], c.choices[:0], c.tools[:0], c.ToolDeltas[:0]
 	*c = Chunk{}
 	c.Usage.CachedTokens, c.Usage.ReasoningTokens = -1, -1
+	c.Timings = Timings{PromptN: -1, PredictedN: -1, CacheN: -1, PromptMs: -1, PredictedMs: -1}
 	c.contentBuf, c.reasoningBuf, c.refusalBuf, c.toolBuf = contentBuf, reasoningBuf, refusalBuf, toolBuf
 	c.scratch, c.choices, c.tools, c.ToolDeltas = scratch, choices, tools, deltas
 }

@@ -21,6 +21,9 @@ type view struct {
 	HasErr                            bool
 	EmitNS                            int64
 	HasToken                          bool
+	// Timings is the chunk's timings when present, else the zero value
+	// (so that the cases without timings need not spell the -1s).
+	Timings Timings
 }
 
 func viewOf(c *Chunk) view {
@@ -29,6 +32,9 @@ func viewOf(c *Chunk) view {
 		Role: string(c.Role), Content: string(c.Content), Reasoning: string(c.Reasoning),
 		Refusal: string(c.Refusal), ToolCalls: c.ToolCalls, ToolArgs: string(c.ToolArgs),
 		FinishReason: string(c.FinishReason), Usage: c.Usage, EmitNS: c.EmitNS, HasToken: c.HasToken(),
+	}
+	if c.Timings.Present {
+		v.Timings = c.Timings
 	}
 	if c.Err != nil {
 		v.HasErr, v.ErrMessage, v.ErrType, v.ErrCode = true, c.Err.Message, c.Err.Type, c.Err.Code
@@ -167,6 +173,31 @@ var realChunks = []shapeCase{
 		name: "dynamo sglang finish with usage",
 		json: `{"id":"befc21f33e205cc9","choices":[{"index":0,"delta":{"content":"<|user|>","role":"assistant"},"finish_reason":"stop","logprobs":null}],"created":1785745305,"model":"zai-org/GLM-5.2-FP8","service_tier":null,"system_fingerprint":null,"object":"chat.completion.chunk","usage":{"prompt_tokens":15,"completion_tokens":287,"total_tokens":302}}`,
 		want: view{ID: "befc21f33e205cc9", Object: "chat.completion.chunk", NumChoices: 1, Role: "assistant", Content: "<|user|>", FinishReason: "stop", Usage: usage(15, 287, 302), HasToken: true},
+	},
+
+	// --- llama.cpp (ggml-org/llama.cpp tools/server) ---
+	{
+		// The final chunk of a chat stream: finish_reason with an empty
+		// delta, usage, and timings (server-context.cpp's result_timings
+		// to_json, cache_n included since 2025). Written here after the
+		// serializer; the figures are a CPU run's.
+		name: "llama.cpp final chunk with timings",
+		json: `{"choices":[{"finish_reason":"stop","index":0,"delta":{}}],"created":1765000000,"id":"chatcmpl-q3XbWn0","model":"/models/tiny.gguf","system_fingerprint":"b6640-ded67b94","object":"chat.completion.chunk","usage":{"completion_tokens":32,"prompt_tokens":41,"total_tokens":73},"timings":{"cache_n":8,"prompt_n":33,"prompt_ms":31.824,"prompt_per_token_ms":0.9643636363636364,"prompt_per_second":1036.953242835596,"predicted_n":32,"predicted_ms":96.217,"predicted_per_token_ms":3.00678125,"predicted_per_second":332.58158537472586}}`,
+		want: view{ID: "chatcmpl-q3XbWn0", Object: "chat.completion.chunk", NumChoices: 1, FinishReason: "stop", Usage: usage(41, 32, 73),
+			Timings: Timings{Present: true, PromptN: 33, PredictedN: 32, CacheN: 8, PromptMs: 31.824, PredictedMs: 96.217}},
+	},
+	{
+		// An older llama-server: no cache_n, timings null on other chunks
+		// of some builds.
+		name: "llama.cpp timings without cache_n",
+		json: `{"choices":[{"finish_reason":"length","index":0,"delta":{}}],"created":1736282296,"id":"chatcmpl-7","model":"gpt-3.5-turbo","object":"chat.completion.chunk","timings":{"prompt_n":5,"prompt_ms":2.5e1,"predicted_n":0,"predicted_ms":0}}`,
+		want: view{ID: "chatcmpl-7", Object: "chat.completion.chunk", NumChoices: 1, FinishReason: "length", Usage: noUsage(),
+			Timings: Timings{Present: true, PromptN: 5, PredictedN: 0, CacheN: -1, PromptMs: 25, PredictedMs: 0}},
+	},
+	{
+		name: "timings null",
+		json: `{"choices":[{"index":0,"delta":{"content":"a"}}],"timings":null}`,
+		want: view{NumChoices: 1, Content: "a", Usage: noUsage(), HasToken: true},
 	},
 
 	// --- TGI (huggingface/text-generation-inference) ---
@@ -345,6 +376,14 @@ var realChunks = []shapeCase{
 
 // realResponses are non-streaming bodies for DecodeResponse.
 var realResponses = []shapeCase{
+	{
+		// llama-server's non-streamed chat.completion: timings after usage
+		// (written here after the serializer, as the stream case above).
+		name: "llama.cpp chat.completion with timings",
+		json: `{"choices":[{"finish_reason":"length","index":0,"message":{"role":"assistant","content":"Hi there"}}],"created":1765000000,"model":"/models/tiny.gguf","system_fingerprint":"b6640-ded67b94","object":"chat.completion","usage":{"completion_tokens":2,"prompt_tokens":12,"total_tokens":14},"id":"chatcmpl-Zk","timings":{"cache_n":0,"prompt_n":12,"prompt_ms":4.1,"prompt_per_token_ms":0.3416666666666666,"prompt_per_second":2926.829268292683,"predicted_n":2,"predicted_ms":1.936,"predicted_per_token_ms":0.968,"predicted_per_second":1033.0578512396694}}`,
+		want: view{ID: "chatcmpl-Zk", Object: "chat.completion", NumChoices: 1, Role: "assistant", Content: "Hi there", FinishReason: "length", Usage: usage(12, 2, 14),
+			Timings: Timings{Present: true, PromptN: 12, PredictedN: 2, CacheN: 0, PromptMs: 4.1, PredictedMs: 1.936}, HasToken: true},
+	},
 	{
 		// CtwoC/agent_kit client/output_style/openai_output.md (gpt-4o).
 		name: "openai chat.completion",
@@ -531,6 +570,10 @@ func TestDecodeErrors(t *testing.T) {
 		{"usage not an object", `{"usage":"none"}`, "field usage: want object or null, got string"},
 		{"fractional token count", `{"usage":{"prompt_tokens":1.5}}`, "usage.prompt_tokens: want an integer"},
 		{"token count overflow", `{"usage":{"completion_tokens":99999999999999999999}}`, "usage.completion_tokens: want an integer"},
+		{"timings not an object", `{"timings":[1]}`, "field timings: want object or null, got array"},
+		{"timings count fractional", `{"timings":{"prompt_n":1.5}}`, "timings.prompt_n: want an integer"},
+		{"timings time a string", `{"timings":{"prompt_ms":"3"}}`, "timings.prompt_ms: want number or null, got string"},
+		{"timings time overflow", `{"timings":{"predicted_ms":1e400}}`, "timings.predicted_ms: want a number in float64 range"},
 		{"emit stamp not an integer", `{"goodput_emit_ns":"1733"}`, "goodput_emit_ns: want integer or null, got string"},
 		{"error of wrong type", `{"error":42}`, "field error: want object, string or null, got number"},
 		{"error code of wrong type", `{"error":{"message":"m","code":true}}`, "error.code: want string, number or null, got boolean"},

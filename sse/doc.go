@@ -9,7 +9,8 @@
 //
 // Layer 2, OpenAI chunks: DecodeChunk decodes one event's data into a Chunk
 // (content, reasoning, refusal and tool-call text, role, finish reason,
-// usage, an in-stream server error, [DONE], the mock's emission stamp);
+// usage, llama-server's per-request timings, an in-stream server error,
+// [DONE], the mock's emission stamp);
 // DecodeResponse does the same for a non-streaming body. A hand-written
 // scanner handles the common shapes without allocating or reflection and
 // falls back to DecodeChunkFull, an encoding/json reference decoder, for

@@ -50,6 +50,9 @@ func decodeReference(data []byte, c *Chunk, resp bool) error {
 	if err := c.fullUsage(top["usage"]); err != nil {
 		return err
 	}
+	if err := c.fullTimings(top["timings"]); err != nil {
+		return err
+	}
 	if c.EmitNS, _, err = fullInt(top["goodput_emit_ns"], "goodput_emit_ns"); err != nil {
 		return err
 	}
@@ -211,6 +214,40 @@ func (c *Chunk) fullUsage(raw json.RawMessage) error {
 	return nil
 }
 
+func (c *Chunk) fullTimings(raw json.RawMessage) error {
+	obj, err := fullObject(raw, "timings", true)
+	if err != nil || obj == nil {
+		return err
+	}
+	t := &c.Timings
+	t.Present = true
+	for _, f := range [...]struct {
+		key string
+		dst *int
+	}{{"prompt_n", &t.PromptN}, {"predicted_n", &t.PredictedN}, {"cache_n", &t.CacheN}} {
+		n, ok, err := fullInt(obj[f.key], "timings."+f.key)
+		if err != nil {
+			return err
+		}
+		if ok {
+			*f.dst = int(n)
+		}
+	}
+	for _, f := range [...]struct {
+		key string
+		dst *float64
+	}{{"prompt_ms", &t.PromptMs}, {"predicted_ms", &t.PredictedMs}} {
+		v, ok, err := fullFloat(obj[f.key], "timings."+f.key)
+		if err != nil {
+			return err
+		}
+		if ok {
+			*f.dst = v
+		}
+	}
+	return nil
+}
+
 // fullDetail reads an integer from a usage details object; -1 when the object
 // or the field is absent or null.
 func fullDetail(raw json.RawMessage, path, key string) (int, error) {
@@ -353,6 +390,21 @@ func fullInt(raw json.RawMessage, path string) (n int64, ok bool, err error) {
 		return 0, false, fmt.Errorf("sse: field %s: want an integer in int64 range, got %.32s", path, raw)
 	}
 	return n, true, nil
+}
+
+// fullFloat decodes a number field; ok is false when absent or null.
+func fullFloat(raw json.RawMessage, path string) (v float64, ok bool, err error) {
+	switch kindOf(raw) {
+	case "", "null":
+		return 0, false, nil
+	case "number":
+	default:
+		return 0, false, typeError(path, "number or null", raw)
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return 0, false, fmt.Errorf("sse: field %s: want a number in float64 range, got %.32s", path, raw)
+	}
+	return v, true, nil
 }
 
 // fullObject decodes an object field. With nullable, absent and null give a

@@ -205,6 +205,12 @@ func (g *gen) chunk() []byte {
 		}},
 		{"error", errObj}, {"error_type", str}, {"message", str}, {"type", str}, {"code", func() { g.any(2) }},
 		{"goodput_emit_ns", num}, {"detail", func() { g.any(2) }},
+		{"timings", func() {
+			g.typed(func() {
+				g.object(1, []member{{"prompt_n", num}, {"predicted_n", num}, {"cache_n", num},
+					{"prompt_ms", num}, {"predicted_ms", num}, {"prompt_per_second", num}})
+			})
+		}},
 	})
 	g.ws()
 	return g.b.Bytes()

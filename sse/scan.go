@@ -2,6 +2,7 @@ package sse
 
 import (
 	"math"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -40,6 +41,7 @@ const (
 	kType
 	kCode
 	kErrorType
+	kTimings
 )
 
 func decodeFast(data []byte, c *Chunk, resp bool) bool {
@@ -70,6 +72,9 @@ func decodeFast(data []byte, c *Chunk, resp bool) bool {
 		case "usage":
 			bit = kUsage
 			ok = d.usage()
+		case "timings":
+			bit = kTimings
+			ok = d.timings()
 		case "goodput_emit_ns":
 			bit = kEmit
 			c.EmitNS, _, ok = d.intOrNull()
@@ -527,6 +532,84 @@ func (d *fastDec) usage() bool {
 		}
 		empty = !more
 	}
+	return true
+}
+
+// timings reads llama-server's timings object (or null).
+func (d *fastDec) timings() bool {
+	d.ws()
+	if d.null() {
+		return true
+	}
+	empty, ok := d.objStart()
+	if !ok {
+		return false
+	}
+	t := &d.c.Timings
+	t.Present = true
+	var seen uint32
+	for !empty {
+		k, ok := d.key()
+		if !ok {
+			return false
+		}
+		var bit uint32
+		switch string(k) {
+		case "prompt_n":
+			bit = 1
+			ok = d.optInt(&t.PromptN)
+		case "predicted_n":
+			bit = 2
+			ok = d.optInt(&t.PredictedN)
+		case "cache_n":
+			bit = 4
+			ok = d.optInt(&t.CacheN)
+		case "prompt_ms":
+			bit = 8
+			ok = d.optFloat(&t.PromptMs)
+		case "predicted_ms":
+			bit = 16
+			ok = d.optFloat(&t.PredictedMs)
+		default:
+			ok = d.skip(0)
+		}
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		more, ok := d.next('}')
+		if !ok {
+			return false
+		}
+		empty = !more
+	}
+	return true
+}
+
+// optInt reads an integer or null into *dst, leaving it alone for null.
+func (d *fastDec) optInt(dst *int) bool {
+	n, present, ok := d.intOrNull()
+	if ok && present {
+		*dst = int(n)
+	}
+	return ok
+}
+
+// optFloat reads a number or null into *dst, leaving it alone for null.
+func (d *fastDec) optFloat(dst *float64) bool {
+	d.ws()
+	if d.null() {
+		return true
+	}
+	s, _, ok := d.number()
+	if !ok {
+		return false
+	}
+	v, err := strconv.ParseFloat(string(d.data[s:d.i]), 64)
+	if err != nil {
+		return false
+	}
+	*dst = v
 	return true
 }
 

@@ -201,6 +201,7 @@ type Accumulator struct {
 	thresholds *slo.RequestThresholds // Config.SLO's per-request thresholds, nil without an SLO
 	stream     *streamAgg             // nil unless Config.Streaming (or the SLO) asks for it
 	sessions   *sessionAgg            // conversations' turns, nil until the first (sessions.go)
+	server     *serverTimeAgg         // servers' own per-request times, nil until the first (servertime.go)
 	goodOver   report.GoodputCounts   // in-window requests beyond ExactCap (online decision)
 
 	result *report.Benchmark // set by Finish
@@ -336,6 +337,7 @@ func (a *Accumulator) Add(r *record.Record) {
 		}
 		a.sessions.add(r, &s, a.thresholds != nil)
 	}
+	a.addServerTime(r, &s)
 	if st == report.StatusIncomplete && !s.dispatched() {
 		// GuideLLM drops requests cancelled before they started.
 		a.notDispatched++

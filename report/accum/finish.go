@@ -207,6 +207,7 @@ func (a *Accumulator) Finish(info BenchmarkInfo) *report.Benchmark {
 			ex.InexactReasons = append(ex.InexactReasons, fmt.Sprintf("%d session turns beyond the exact cap are left out of sessions.by_turn", a.sessions.dropped))
 		}
 	}
+	a.serverTimeExtras(ex, w)
 	ex.Histograms = a.histograms(gaps, toks)
 	if a.stream != nil {
 		ex.Streaming = a.stream.quality()

@@ -113,6 +113,7 @@ func Write(w io.Writer, r *report.Report) error {
 			percentileTable(r), streamingTable(r),
 			groupTable(r, "Model", func(e *report.Extras) []report.GroupFigures { return e.ByModel }),
 			groupTable(r, "Target", func(e *report.Extras) []report.GroupFigures { return e.ByTarget }),
+			serverTimeTable(r),
 		} {
 			if tq != nil {
 				b.WriteString("\n")
