@@ -1,6 +1,59 @@
 package slo
 
-import "github.com/goodput-dev/goodput/report"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/goodput-dev/goodput/report"
+)
+
+// New is the spec of objectives a front end built (rather than read from
+// text): each key once, thresholds in range, in canonical order.
+func New(objs ...Objective) (Spec, error) {
+	seen := map[string]bool{}
+	for _, o := range objs {
+		if seen[o.Key()] {
+			return Spec{}, fmt.Errorf("%s is given twice", o.Key())
+		}
+		seen[o.Key()] = true
+		if err := o.check(); err != nil {
+			return Spec{}, fmt.Errorf("%s: %w", o.Key(), err)
+		}
+	}
+	s := Spec{Objectives: slices.Clone(objs)}
+	canonical(s.Objectives)
+	return s, nil
+}
+
+// check is what Parse checks of an objective read from text: a known
+// metric, a percentile inside (0, 100), a threshold in range.
+func (o Objective) check() error {
+	if o.Stat == Percentile && !(o.Percentile > 0 && o.Percentile < 100) {
+		return fmt.Errorf("percentile %v: want 0 < p < 100", o.Percentile)
+	}
+	t := o.Threshold
+	switch {
+	case o.Metric.latency():
+		if !(t >= minLatencyMs && t <= MaxLatencyMs) {
+			return fmt.Errorf("the threshold %v ms is out of range (1ns to 24h)", t)
+		}
+	case o.Metric == ErrorRate, o.Metric == Fluidity:
+		if !(t >= 0 && t <= 1) {
+			return fmt.Errorf("%v: want a fraction from 0 to 1", t)
+		}
+	case o.Metric == Attainment:
+		if !(t > 0 && t <= 1) {
+			return fmt.Errorf("%v: want a share of good requests 0 < x ≤ 1", t)
+		}
+	case o.Metric == DeadlineMisses:
+		if !(t >= 0) {
+			return fmt.Errorf("%v: want a count ≥ 0", t)
+		}
+	default:
+		return fmt.Errorf("unknown metric %q (want %s)", o.Metric, keyForm)
+	}
+	return nil
+}
 
 // Find is the spec's objective on m with statistic stat (at percentile p
 // for Percentile), ok false when it has none.

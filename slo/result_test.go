@@ -2,6 +2,7 @@ package slo
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/goodput-dev/goodput/report"
@@ -36,5 +37,31 @@ func TestFromResult(t *testing.T) {
 	}}
 	if got := FromResult(unknown); len(got.Objectives) != 0 {
 		t.Errorf("FromResult(unknown metric and unit) = %v, want none", got)
+	}
+}
+
+// A spec built from objectives is the one its text parses to; New checks
+// what Parse checks.
+func TestNew(t *testing.T) {
+	s, err := New(Objective{Metric: ITL, Threshold: 40}, Objective{Metric: Attainment, Threshold: 0.99}, Objective{Metric: TTFT, Threshold: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := Parse("ttft=300ms,itl=40ms,attainment=99%"); !reflect.DeepEqual(s, want) {
+		t.Errorf("New = %v, want %v", s, want)
+	}
+	for _, tc := range []struct {
+		objs []Objective
+		want string
+	}{
+		{[]Objective{{Metric: ITL, Threshold: 40}, {Metric: ITL, Threshold: 50}}, "itl is given twice"},
+		{[]Objective{{Metric: E2E, Threshold: 1e9}}, "e2e: the threshold 1e+09 ms is out of range (1ns to 24h)"},
+		{[]Objective{{Metric: Attainment}}, "attainment: 0: want a share of good requests 0 < x ≤ 1"},
+		{[]Objective{{Metric: TTFT, Stat: Percentile, Percentile: 100, Threshold: 1}}, "ttft_p100: percentile 100: want 0 < p < 100"},
+		{[]Objective{{Metric: "queue", Threshold: 1}}, `queue: unknown metric "queue"`},
+	} {
+		if _, err := New(tc.objs...); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("New(%v) = %v, want %q", tc.objs, err, tc.want)
+		}
 	}
 }
