@@ -8,6 +8,7 @@ import (
 
 	"github.com/goodput-dev/goodput/internal/redact"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/slo"
 )
 
 // runView is what the page shows of one report, extracted once.
@@ -300,12 +301,12 @@ func (v *runView) fillRound(r *roundView) {
 		r.goodput = float64(g.SLO.GoodputOutputTokS)
 		r.outTokS = float64(g.SLO.ThroughputOutputTokS)
 	}
-	r.ttft, r.ttftSrc = v.latency(r, "ttft", v.slo.ttftP,
+	r.ttft, r.ttftSrc = v.latency(r, string(slo.TTFT), v.slo.ttftP,
 		extrasDist(b, func(x *report.ExtraMetrics) *report.StatusDistributionSummary { return x.TimeToFirstTokenMs }), m.TimeToFirstTokenMs)
-	r.itl, r.itlSrc = v.latency(r, "itl", v.slo.itlP,
+	r.itl, r.itlSrc = v.latency(r, string(slo.ITL), v.slo.itlP,
 		extrasDist(b, func(x *report.ExtraMetrics) *report.StatusDistributionSummary { return x.InterTokenLatencyMs }), m.InterTokenLatencyMs)
-	r.ttftCI = latencyCI(r, "ttft", v.slo.ttftP, extrasDist(b, func(x *report.ExtraMetrics) *report.StatusDistributionSummary { return x.TimeToFirstTokenMs }))
-	r.itlCI = latencyCI(r, "itl", v.slo.itlP, extrasDist(b, func(x *report.ExtraMetrics) *report.StatusDistributionSummary { return x.InterTokenLatencyMs }))
+	r.ttftCI = latencyCI(r, string(slo.TTFT), v.slo.ttftP, extrasDist(b, func(x *report.ExtraMetrics) *report.StatusDistributionSummary { return x.TimeToFirstTokenMs }))
+	r.itlCI = latencyCI(r, string(slo.ITL), v.slo.itlP, extrasDist(b, func(x *report.ExtraMetrics) *report.StatusDistributionSummary { return x.InterTokenLatencyMs }))
 }
 
 // latencyCI is the interval of the figure latency chose: the censoring-
@@ -314,7 +315,7 @@ func (v *runView) fillRound(r *roundView) {
 func latencyCI(r *roundView, metric string, p float64, extras *report.StatusDistributionSummary) [2]float64 {
 	none := [2]float64{math.NaN(), math.NaN()}
 	var ci *report.ConfidenceInterval
-	if r.slo != nil && metric == "ttft" && r.b.Extras != nil && r.b.Extras.Censored != nil {
+	if r.slo != nil && metric == string(slo.TTFT) && r.b.Extras != nil && r.b.Extras.Censored != nil {
 		for _, o := range r.slo.Objectives {
 			if o.Metric == metric && samePct(float64(o.Percentile), p) && o.Censored {
 				if cd := r.b.Extras.Censored.TimeToFirstTokenMs; cd != nil && cd.PercentileCIs != nil {
@@ -434,38 +435,21 @@ func newSLOView(rep *report.Report) sloView {
 			s.spec, s.def = res.Spec, res.Default
 		}
 		s.objectives = res.Objectives
-		for _, o := range res.Objectives {
-			thr := msOf(float64(o.Threshold), o.Unit)
-			switch o.Metric {
-			case "ttft":
-				if math.IsNaN(s.ttftMs) && o.Percentile > 0 {
-					s.ttftP, s.ttftMs = pctNorm(float64(o.Percentile)), thr
-				}
-			case "itl":
-				if math.IsNaN(s.itlMs) && o.Percentile > 0 {
-					s.itlP, s.itlMs = pctNorm(float64(o.Percentile)), thr
-				}
+		for _, o := range slo.FromResult(res).Objectives {
+			p, ok := o.Quantile()
+			if !ok {
+				continue
+			}
+			switch {
+			case o.Metric == slo.TTFT && math.IsNaN(s.ttftMs):
+				s.ttftP, s.ttftMs = p, o.Threshold
+			case o.Metric == slo.ITL && math.IsNaN(s.itlMs):
+				s.itlP, s.itlMs = p, o.Threshold
 			}
 		}
 		break
 	}
 	return s
-}
-
-// msOf converts a threshold in unit to milliseconds (NaN for a unit that
-// is not a time).
-func msOf(v float64, unit string) float64 {
-	switch unit {
-	case "ms", "":
-		return v
-	case "s":
-		return v * 1000
-	case "us", "µs":
-		return v / 1000
-	case "ns":
-		return v / 1e6
-	}
-	return math.NaN()
 }
 
 // pctName writes a percentile as a key: 99 → "P99", 99.9 → "P99.9".

@@ -3,6 +3,8 @@ package mock
 import (
 	"math"
 	"time"
+
+	"github.com/goodput-dev/goodput/slo"
 )
 
 // Workload is a fixed request shape for the analytic capacity: every request
@@ -32,9 +34,20 @@ type SLO struct {
 }
 
 // InteractiveSLO is the interactive-chat SLO the presets are tuned for:
-// TTFT P99 < 500 ms and ITL P95 < 50 ms.
-func InteractiveSLO() SLO {
-	return SLO{TTFTP99: 500 * time.Millisecond, ITLP95: 50 * time.Millisecond}
+// slo.Default's latencies, TTFT P99 < 500 ms and ITL P95 < 50 ms.
+func InteractiveSLO() SLO { return SLOOf(slo.Default()) }
+
+// SLOOf is the part of spec the capacity model predicts: its TTFT P99,
+// ITL P95, TPOT P95 and request latency P99 thresholds (others are no
+// constraint).
+func SLOOf(spec slo.Spec) SLO {
+	at := func(m slo.Metric, p float64) time.Duration {
+		if o, ok := spec.Find(m, slo.Percentile, p); ok {
+			return time.Duration(o.Threshold * float64(time.Millisecond))
+		}
+		return 0
+	}
+	return SLO{TTFTP99: at(slo.TTFT, 99), ITLP95: at(slo.ITL, 95), TPOTP95: at(slo.TPOT, 95), E2EP99: at(slo.E2E, 99)}
 }
 
 // Unbounded is the latency predicted for a load beyond the service capacity,

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goodput-dev/goodput/slo"
 )
 
 // TestPresetKnees holds each preset's documented knee (README.md) against
@@ -288,5 +290,21 @@ func TestPredictionsMonotone(t *testing.T) {
 		if c.ClosedLimit != "none" || c.OpenLimit != "saturation" {
 			t.Errorf("%s: with no SLO the limits are %q and %q, want none and saturation", name, c.ClosedLimit, c.OpenLimit)
 		}
+	}
+}
+
+// The capacity model's SLO is read from an slo.Spec: the percentiles it
+// predicts, the rest left out.
+func TestSLOOf(t *testing.T) {
+	if got, want := InteractiveSLO(), (SLO{TTFTP99: 500 * time.Millisecond, ITLP95: 50 * time.Millisecond}); got != want {
+		t.Errorf("InteractiveSLO() = %+v, want %+v", got, want)
+	}
+	spec, err := slo.Parse("ttft_p99=1.5s,tpot_p95=20ms,e2e_p99=8s,itl_p90=10ms,error_rate=1%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := SLO{TTFTP99: 1500 * time.Millisecond, TPOTP95: 20 * time.Millisecond, E2EP99: 8 * time.Second}
+	if got := SLOOf(spec); got != want {
+		t.Errorf("SLOOf(%s) = %+v, want %+v", spec, got, want)
 	}
 }

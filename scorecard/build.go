@@ -255,20 +255,25 @@ func runMetadata(rep *report.Report) Metadata {
 	}
 	if s := rep.Run.SLO; s != nil && s.Spec != "" {
 		m.SLO = s.Spec
-		if spec, err := slo.Parse(s.Spec); err == nil {
-			for _, o := range spec.Objectives {
-				switch {
-				case o.Metric == slo.TTFT && o.Stat == slo.Percentile && o.Percentile == 99:
-					m.SLOTTFTP99Ms = N(o.Threshold)
-				case o.Metric == slo.ITL && o.Stat == slo.Percentile && o.Percentile == 95:
-					m.SLOITLP95Ms = N(o.Threshold)
-				case o.Metric == slo.ErrorRate:
-					m.SLOErrorRate = N(o.Threshold)
-				}
+		spec := slo.FromResult(firstVerdict(rep))
+		for _, ro := range rowObjectives {
+			if o, ok := spec.Find(ro.Metric, ro.Stat, ro.Percentile); ok {
+				*ro.limit(&m) = N(o.Threshold)
 			}
 		}
 	}
 	return m
+}
+
+// firstVerdict is the first benchmark's SLO verdict, whose objectives
+// are the run's SLO (nil when no benchmark was judged).
+func firstVerdict(rep *report.Report) *report.SLOResult {
+	for _, b := range rep.Benchmarks {
+		if b != nil && b.Extras != nil && b.Extras.SLO != nil {
+			return b.Extras.SLO
+		}
+	}
+	return nil
 }
 
 // roundRow builds one benchmark's row.

@@ -28,11 +28,12 @@ func benchmark(index int, start time.Time, d time.Duration, goodput float64, pas
 		Extras:           &report.Extras{Version: report.ExtrasVersion},
 	}
 	if goodput > 0 {
-		b.Extras.SLO = &report.SLOResult{Spec: "ttft_p99=500ms,itl_p95=50ms", Pass: pass,
+		b.Extras.SLO = &report.SLOResult{Spec: "ttft_p99=500ms,itl_p95=50ms,error_rate=0.5%", Pass: pass,
 			GoodputOutputTokS: report.Float(goodput), ThroughputOutputTokS: report.Float(goodput * 1.1),
 			Objectives: []report.ObjectiveResult{
 				{Key: "ttft_p99", Metric: "ttft", Percentile: 99, Unit: "ms", Threshold: 500, Measured: 487, Pass: true},
 				{Key: "itl_p95", Metric: "itl", Percentile: 95, Unit: "ms", Threshold: 50, Measured: 42, Pass: true},
+				{Key: "error_rate", Metric: "error_rate", Unit: "fraction", Threshold: 0.005, Pass: true},
 			}}
 		if !pass {
 			b.Extras.SLO.Objectives[0].Measured, b.Extras.SLO.Objectives[0].Pass = 721, false

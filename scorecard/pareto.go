@@ -69,15 +69,31 @@ func ParseJudgeSpec(s string) (*slo.Spec, error) {
 	return &spec, nil
 }
 
+// rowObjective is an objective a scorecard row carries (its metric,
+// statistic and percentile): its threshold in the row's metadata, its
+// value in the row's performance.
+type rowObjective struct {
+	slo.Objective
+	limit func(*Metadata) *Num
+	value func(*Performance) Num
+}
+
+// rowObjectives are the objectives a row can be judged on.
+var rowObjectives = []rowObjective{
+	{slo.Objective{Metric: slo.TTFT, Stat: slo.Percentile, Percentile: 99},
+		func(m *Metadata) *Num { return &m.SLOTTFTP99Ms }, func(p *Performance) Num { return p.TTFTP99Ms }},
+	{slo.Objective{Metric: slo.ITL, Stat: slo.Percentile, Percentile: 95},
+		func(m *Metadata) *Num { return &m.SLOITLP95Ms }, func(p *Performance) Num { return p.ITLP95Ms }},
+	{slo.Objective{Metric: slo.ErrorRate},
+		func(m *Metadata) *Num { return &m.SLOErrorRate }, func(p *Performance) Num { return p.ErrorRate }},
+}
+
 // rowMetric returns the row's value for an objective.
 func rowMetric(o slo.Objective) (func(*Performance) Num, bool) {
-	switch {
-	case o.Metric == slo.TTFT && o.Stat == slo.Percentile && o.Percentile == 99:
-		return func(p *Performance) Num { return p.TTFTP99Ms }, true
-	case o.Metric == slo.ITL && o.Stat == slo.Percentile && o.Percentile == 95:
-		return func(p *Performance) Num { return p.ITLP95Ms }, true
-	case o.Metric == slo.ErrorRate:
-		return func(p *Performance) Num { return p.ErrorRate }, true
+	for _, ro := range rowObjectives {
+		if ro.Key() == o.Key() {
+			return ro.value, true
+		}
 	}
 	return nil, false
 }
@@ -110,14 +126,10 @@ func (j Judge) judge(r *Row) (string, []string) {
 		return "fail", fails
 	default:
 		md := r.Metadata
-		if md.SLOTTFTP99Ms.Valid {
-			ts = append(ts, threshold{key: "ttft_p99", limit: md.SLOTTFTP99Ms.V, value: func(p *Performance) Num { return p.TTFTP99Ms }, ms: true})
-		}
-		if md.SLOITLP95Ms.Valid {
-			ts = append(ts, threshold{key: "itl_p95", limit: md.SLOITLP95Ms.V, value: func(p *Performance) Num { return p.ITLP95Ms }, ms: true})
-		}
-		if md.SLOErrorRate.Valid {
-			ts = append(ts, threshold{key: "error_rate", limit: md.SLOErrorRate.V, value: func(p *Performance) Num { return p.ErrorRate }})
+		for _, ro := range rowObjectives {
+			if l := ro.limit(&md); l.Valid {
+				ts = append(ts, threshold{key: ro.Key(), limit: l.V, value: ro.value, ms: ro.Metric != slo.ErrorRate})
+			}
 		}
 		if len(ts) == 0 {
 			return "none", nil

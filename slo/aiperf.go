@@ -33,16 +33,20 @@ var AIPerfGoodputTags = []string{
 	"prefill_throughput_per_user", "output_sequence_length", "input_sequence_length", "output_token_count",
 }
 
-// ParseAIPerfGoodput parses AIPerf's --goodput value: space-separated
-// "tag:value" pairs in the metrics' display units (milliseconds for
+// ParseAIPerfGoodput parses AIPerf's --goodput values (the flag may be
+// repeated): each holds space-separated "tag:value" pairs in the metrics' display units (milliseconds for
 // latencies, tokens/sec/user for per-user throughputs, tokens for
-// lengths), e.g. "time_to_first_token:500 inter_token_latency:50". An
-// empty value gives no pairs. Errors are one line naming the pair and the
+// lengths), e.g. "time_to_first_token:500 inter_token_latency:50". No
+// pairs give none. Errors are one line naming the pair and the
 // accepted form.
-func ParseAIPerfGoodput(s string) ([]AIPerfThreshold, error) {
+func ParseAIPerfGoodput(values ...string) ([]AIPerfThreshold, error) {
 	var out []AIPerfThreshold
 	seen := map[string]bool{}
-	for _, f := range strings.Fields(s) {
+	var fields []string
+	for _, v := range values {
+		fields = append(fields, strings.Fields(v)...)
+	}
+	for _, f := range fields {
 		tag, val, ok := strings.Cut(f, ":")
 		if !ok || tag == "" || val == "" {
 			return nil, fmt.Errorf("--goodput %q: want space-separated metric:value pairs, e.g. \"time_to_first_token:500 inter_token_latency:50\"", clip(f, 60))

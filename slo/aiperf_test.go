@@ -64,3 +64,15 @@ func FuzzParseAIPerfGoodput(f *testing.F) {
 		}
 	})
 }
+
+// A repeated --goodput adds its pairs; a metric given in two of them is
+// an error, as within one.
+func TestParseAIPerfGoodputRepeated(t *testing.T) {
+	got, err := ParseAIPerfGoodput("time_to_first_token:500", " inter_token_latency:50 request_latency:2000")
+	if err != nil || FormatAIPerfGoodput(got) != "time_to_first_token:500 inter_token_latency:50 request_latency:2000" {
+		t.Fatalf("ParseAIPerfGoodput = %v, %v", got, err)
+	}
+	if _, err := ParseAIPerfGoodput("time_to_first_token:500", "time_to_first_token:400"); err == nil || err.Error() != `--goodput: metric "time_to_first_token" given twice` {
+		t.Errorf("twice across values: %v", err)
+	}
+}

@@ -3,10 +3,10 @@
 // and prints the verdicts.
 //
 //   - Parse reads goodput's --slo ("ttft_p99=500ms,itl_p95=50ms,error_rate=0.5%");
-//     ParseVLLM vLLM's --goodput ("ttft:500 tpot:50 e2el:1000");
 //     ParseAIPerfGoodput AIPerf's --goodput ("time_to_first_token:500
 //     inter_token_latency:50"), whose pairs the AIPerf export judges and
-//     AIPerfSpec turns into a Spec. Default is the SLO used without --slo.
+//     AIPerfSpec turns into a Spec. Default is the SLO used without --slo;
+//     FromResult reads back the spec a report's verdict was judged against.
 //   - Spec.Thresholds gives the per-request RequestThresholds;
 //     RequestThresholds.Judge gives a request's Verdict (good, bad or
 //     undetermined), which report/accum applies to every request it adds.

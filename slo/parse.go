@@ -278,24 +278,6 @@ func ParseFraction(v string) (float64, error) {
 	return f, nil
 }
 
-// ParseVLLM reads vLLM's --goodput form: space-separated key:value pairs
-// with values in milliseconds, keys ttft, tpot (mapped to itl: vLLM's
-// per-request (latency − TTFT) / (output tokens − 1)) and e2el (e2e). The
-// spec holds per-request thresholds only.
-func ParseVLLM(s string) (Spec, error) {
-	return parsePairs(s, "vLLM --goodput", "ttft, tpot or e2el", func(k string) (Metric, float64, bool) {
-		switch k {
-		case "ttft":
-			return TTFT, 0, true
-		case "tpot":
-			return ITL, 0, true
-		case "e2el":
-			return E2E, 0, true
-		}
-		return "", 0, false
-	})
-}
-
 // ParseAIPerf reads AIPerf's --goodput form into goodput's per-request
 // Spec: ParseAIPerfGoodput, then AIPerfSpec.
 func ParseAIPerf(s string) (Spec, error) {
@@ -363,52 +345,6 @@ func AIPerfSpec(ts []AIPerfThreshold) (Spec, error) {
 		}
 		if ms < minLatencyMs || ms > MaxLatencyMs {
 			return Spec{}, fmt.Errorf("AIPerf --goodput pair %q: the threshold %v ms is out of range (1ns to 24h)", t, ms)
-		}
-		if i, dup := byMetric[m]; dup {
-			sp.Objectives[i].Threshold = min(sp.Objectives[i].Threshold, ms)
-			continue
-		}
-		byMetric[m] = len(sp.Objectives)
-		sp.Objectives = append(sp.Objectives, Objective{Metric: m, Stat: Each, Threshold: ms})
-	}
-	canonical(sp.Objectives)
-	return sp, nil
-}
-
-// parsePairs reads space-separated key:value pairs of per-request
-// thresholds (vLLM's form). key maps a key to its metric and, for a rate, the
-// numerator turning value into milliseconds (0 for a value in ms).
-func parsePairs(s, form, keys string, key func(string) (Metric, float64, bool)) (Spec, error) {
-	fields := strings.Fields(s)
-	if len(fields) == 0 {
-		return Spec{}, fmt.Errorf("empty %s: want space-separated key:value pairs with keys %s", form, keys)
-	}
-	var sp Spec
-	seenKey := map[string]bool{}
-	byMetric := map[Metric]int{}
-	for _, f := range fields {
-		k, v, ok := strings.Cut(f, ":")
-		if !ok {
-			return Spec{}, fmt.Errorf("%s pair %q: want key:value with the value in milliseconds, e.g. ttft:500", form, f)
-		}
-		m, rate, ok := key(k)
-		if !ok {
-			return Spec{}, fmt.Errorf("%s pair %q: unknown key %q: want %s", form, f, k, keys)
-		}
-		if seenKey[k] {
-			return Spec{}, fmt.Errorf("%s pair %q: %s is given twice", form, f, k)
-		}
-		seenKey[k] = true
-		x, ok := finite(v)
-		if !ok || x <= 0 {
-			return Spec{}, fmt.Errorf("%s pair %q: value %q: want a number > 0", form, f, v)
-		}
-		ms := x
-		if rate > 0 {
-			ms = rate / x
-		}
-		if ms < minLatencyMs || ms > MaxLatencyMs {
-			return Spec{}, fmt.Errorf("%s pair %q: the threshold %v ms is out of range (1ns to 24h)", form, f, ms)
 		}
 		if i, dup := byMetric[m]; dup {
 			sp.Objectives[i].Threshold = min(sp.Objectives[i].Threshold, ms)

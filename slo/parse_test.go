@@ -141,31 +141,6 @@ func TestDefault(t *testing.T) {
 	}
 }
 
-func TestParseVLLM(t *testing.T) {
-	s, err := ParseVLLM("  ttft:500   tpot:50 e2el:1000 ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// vLLM's tpot is the per-request (latency − TTFT)/(n − 1): goodput's itl.
-	if got := s.String(); got != "ttft=500ms,itl=50ms,e2e=1000ms" {
-		t.Errorf("String() = %q", got)
-	}
-	for _, tc := range []struct{ in, want string }{
-		{"", "empty vLLM --goodput: want space-separated key:value pairs with keys ttft, tpot or e2el"},
-		{"ttft=500", `vLLM --goodput pair "ttft=500": want key:value with the value in milliseconds, e.g. ttft:500`},
-		{"itl:50", `vLLM --goodput pair "itl:50": unknown key "itl": want ttft, tpot or e2el`},
-		{"ttft:0", `vLLM --goodput pair "ttft:0": value "0": want a number > 0`},
-		{"ttft:x", `value "x": want a number > 0`},
-		{"ttft:1 ttft:2", `vLLM --goodput pair "ttft:2": ttft is given twice`},
-		{"e2el:1e12", `vLLM --goodput pair "e2el:1e12": the threshold 1e+12 ms is out of range (1ns to 24h)`},
-	} {
-		_, err := ParseVLLM(tc.in)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("ParseVLLM(%q) = %v, want %q", tc.in, err, tc.want)
-		}
-	}
-}
-
 func TestParseAIPerf(t *testing.T) {
 	s, err := ParseAIPerf("time_to_first_token:500 inter_token_latency:50 request_latency:2500")
 	if err != nil {
@@ -207,11 +182,10 @@ func FuzzParse(f *testing.F) {
 		"ttft_p001=1,ttft_p999=4", "latency_mean=24h", "x", "", ",", "ttft_p99=5xs", "tpot_p99.9=0x1p-2"} {
 		f.Add(s)
 	}
-	f.Add("ttft:500 tpot:50 e2el:1000")
 	f.Add("time_to_first_token:500 output_token_throughput_per_user:40")
 	f.Fuzz(func(t *testing.T, in string) {
-		// vLLM's and AIPerf's forms read back through the canonical form.
-		for _, parse := range []func(string) (Spec, error){ParseVLLM, ParseAIPerf} {
+		// AIPerf's form reads back through the canonical form.
+		for _, parse := range []func(string) (Spec, error){ParseAIPerf} {
 			s, err := parse(in)
 			if err != nil {
 				if strings.Contains(err.Error(), "\n") {

@@ -90,8 +90,10 @@ type benchOptions struct {
 	// GuideLLM v0.7's options and the configuration file (guidellm07.go,
 	// config.go).
 	errorRateWindow int
-	outputFiles     map[string]string // --output kind=K,path=P (K other than json)
-	namedOutputs    []string          // every path --output kind=K,path=P named
+	outputFiles     map[string]string      // --output kind=K,path=P (K other than json)
+	namedOutputs    []string               // every path --output kind=K,path=P named
+	rates           typed[[]float64]       // --rate as the v0.7 options built it
+	outputKinds     typed[map[string]bool] // --outputs as the v0.7 options built it
 	v07             *v07State
 	v06             v06Options // GuideLLM v0.6's flat flags of another form (guidellm06.go)
 	configFile      string
@@ -643,9 +645,11 @@ func (o *benchOptions) validateOutputs(p *plan) error {
 	if p.metaLabels, err = o.meta.metadataLabels(o.labels); err != nil {
 		return err
 	}
-	kinds, err := run.ParseOutputs(o.outputs)
-	if err != nil {
-		return err
+	kinds, ok := o.outputKinds.of(o.outputs)
+	if !ok {
+		if kinds, err = run.ParseOutputs(o.outputs); err != nil {
+			return err
+		}
 	}
 	maps.Copy(p.outputs, kinds)
 	if o.disableConsole {
@@ -791,9 +795,12 @@ func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 
 // planRates turns --rate-type and --rate into the list of strategies.
 func (o *benchOptions) planRates(p *plan) error {
-	rates, err := parseRates(o.rate)
-	if err != nil {
-		return err
+	rates, ok := o.rates.of(o.rate)
+	if !ok {
+		var err error
+		if rates, err = parseRates(o.rate); err != nil {
+			return err
+		}
 	}
 	rampup := time.Duration(o.rampup * float64(time.Second))
 	kind := o.rateType
@@ -1068,6 +1075,7 @@ type sweepOptions struct {
 	sweepStrategy  string
 	stoppingScope  string
 
+	given  typed[slo.Spec]   // --slo as a front end built it
 	parsed *slo.Spec         // set by validate
 	search *sweep.KneeSearch // the knee search planner() built, for finalProfile
 }
@@ -1092,7 +1100,9 @@ func addSweepFlags(fs *pflag.FlagSet, o *sweepOptions) {
 // (the default when --slo is not given). fs says which flags were set:
 // the knee flags are refused with another rate type.
 func (o *sweepOptions) validate(fs *pflag.FlagSet, rateType string) error {
-	if strings.TrimSpace(o.slo) == "" {
+	if s, ok := o.given.of(o.slo); ok {
+		o.parsed = &s
+	} else if strings.TrimSpace(o.slo) == "" {
 		d := slo.Default()
 		o.parsed = &d
 	} else {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/reqtype"
+	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
 )
 
@@ -157,7 +158,7 @@ func v07Table() []v07Row {
 			if !ok || f < 2 || f != math.Trunc(f) {
 				return a.bad(v, "a whole number of rounds ≥ 2")
 			}
-			return a.set("rate", func() { a.o.rate = formatNumbers([]float64{f}) })
+			return a.setRates([]float64{f})
 		}},
 		{Opt: "profile", Kind: "sweep", Key: "strategy_type", Maps: "`--sweep-strategy` constant (default) or poisson", apply: str("sweep-strategy", func(o *benchOptions) *string { return &o.sweep.sweepStrategy })},
 		{Opt: "profile", Kind: "sweep", Key: "max_concurrency", Maps: "`--max-concurrency` (default 512, as GuideLLM's)", apply: func(a *v07Applier, v any) error { return a.maxConcurrency(v) }},
@@ -180,7 +181,7 @@ func v07Table() []v07Row {
 			if !ok || !(f > 0 && f <= 1) {
 				return a.bad(v, "a share 0 < x ≤ 1, e.g. 0.99")
 			}
-			a.slo = append(a.slo, "attainment="+strconv.FormatFloat(f, 'g', -1, 64))
+			a.slo = append(a.slo, slo.Objective{Metric: slo.Attainment, Threshold: f})
 			return nil
 		}},
 		{Opt: "profile", Kind: "goodput", Key: "tolerance", Maps: "`--knee-tolerance`", apply: func(a *v07Applier, v any) error {
@@ -410,8 +411,8 @@ type v07Applier struct {
 	// the value being applied
 	opt, kind, key string
 	fromFile       bool
-	file           string // the --config file, for messages
-	slo            []string
+	file           string          // the --config file, for messages
+	slo            []slo.Objective // --metrics slo and target_attainment
 	outKinds       []string
 	outKind        string
 }
@@ -538,7 +539,15 @@ func (a *v07Applier) rates(v any, whole bool) error {
 			return a.bad(v, want)
 		}
 	}
-	return a.set("rate", func() { a.o.rate = formatNumbers(l) })
+	return a.setRates(l)
+}
+
+// setRates sets --rate to the list l, typed beside its text.
+func (a *v07Applier) setRates(l []float64) error {
+	return a.set("rate", func() {
+		a.o.rate = formatNumbers(l)
+		a.o.rates.put(a.o.rate, l)
+	})
 }
 
 func (a *v07Applier) maxConcurrency(v any) error {
@@ -701,15 +710,19 @@ func (a *v07Applier) outputPath(v any) error {
 	return nil
 }
 
-// sloObjectives maps GuideLLM's --metrics slo thresholds to --slo terms.
+// v07SLOMetrics are the metrics of GuideLLM's --metrics slo thresholds
+// (GuideLLM compares tpot_ms with the inter-token latency).
+var v07SLOMetrics = map[string]slo.Metric{"ttft_ms": slo.TTFT, "tpot_ms": slo.ITL, "itl_ms": slo.ITL, "e2el_ms": slo.E2E, "request_latency_ms": slo.E2E}
+
+// sloObjectives maps GuideLLM's --metrics slo thresholds to per-request
+// objectives.
 func (a *v07Applier) sloObjectives(v any) error {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return a.bad(v, `an object of thresholds in ms, e.g. {"ttft_ms":200,"tpot_ms":50}`)
 	}
-	names := map[string]string{"ttft_ms": "ttft", "tpot_ms": "itl", "itl_ms": "itl", "e2el_ms": "e2e", "request_latency_ms": "e2e"}
 	for _, k := range regValue(m).keys() {
-		name, ok := names[k]
+		metric, ok := v07SLOMetrics[k]
 		if !ok {
 			return usagef("--metrics slo.%s: unknown objective (want ttft_ms, tpot_ms, itl_ms, e2el_ms)", k)
 		}
@@ -717,24 +730,43 @@ func (a *v07Applier) sloObjectives(v any) error {
 		if !ok || !(f > 0) || math.IsInf(f, 0) {
 			return usagef("--metrics slo.%s=%s: want milliseconds > 0", k, shown(m[k]))
 		}
-		a.slo = append(a.slo, name+"="+strconv.FormatFloat(f, 'g', -1, 64)+"ms")
+		a.slo = append(a.slo, slo.Objective{Metric: metric, Stat: slo.Each, Threshold: f})
 	}
 	return nil
 }
 
-// finish sets what several values build together: the outputs and the SLO.
+// finish sets what several values build together: the outputs and the
+// SLO, each typed beside the text --print-config shows.
 func (a *v07Applier) finish() error {
 	a.opt, a.key = "output", ""
 	if len(a.outKinds) > 0 {
 		a.kind = a.outKinds[0]
-		if err := a.set("outputs", func() { a.o.outputs = strings.Join(a.outKinds, ",") }); err != nil {
+		kinds := map[string]bool{}
+		for _, k := range a.outKinds {
+			kinds[k] = true
+		}
+		if err := a.set("outputs", func() {
+			a.o.outputs = strings.Join(a.outKinds, ",")
+			a.o.outputKinds.put(a.o.outputs, kinds)
+		}); err != nil {
 			return err
 		}
 	}
 	if len(a.slo) > 0 {
 		a.opt, a.key = "metrics", "slo"
-		sort.Strings(a.slo)
-		if err := a.set("slo", func() { a.o.sweep.slo = strings.Join(a.slo, ",") }); err != nil {
+		spec, err := slo.New(a.slo...)
+		if err != nil {
+			return usagef("--metrics slo: %v", err)
+		}
+		terms := make([]string, len(spec.Objectives))
+		for i, o := range spec.Objectives {
+			terms[i] = o.String()
+		}
+		sort.Strings(terms)
+		if err := a.set("slo", func() {
+			a.o.sweep.slo = strings.Join(terms, ",")
+			a.o.sweep.given.put(a.o.sweep.slo, spec)
+		}); err != nil {
 			return err
 		}
 	}

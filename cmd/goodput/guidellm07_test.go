@@ -198,6 +198,8 @@ func TestV07BadInputOneLine(t *testing.T) {
 		{[]string{"--output", "kind=plot"}, "--output kind=plot: give kind=html"},
 		{[]string{"--data", "kind=huggingface,source=no-such-org/no-such-set"}, "never downloads"},
 		{[]string{"--override", "profile.rate", "10,20"}, "--override: not supported"},
+		{[]string{"--metrics", `{"kind":"generative","slo":{"tpot_ms":50,"itl_ms":40}}`}, "--metrics slo: itl is given twice"},
+		{[]string{"--metrics", `{"kind":"generative","slo":{"e2el_ms":1e9}}`}, "--metrics slo: e2e: the threshold 1e+09 ms is out of range (1ns to 24h)"},
 		{[]string{"--knee-detection", "enabled=true"}, "--knee-detection needs --rate-type concurrent"},
 		{[]string{"-c", "nope"}, "--config nope:"},
 		{[]string{"-c", write("bad-key.yaml", "max-secondz: 5\n")}, `bad-key.yaml: unknown key "max-secondz"`},
@@ -345,6 +347,10 @@ func TestV07GoodputProfile(t *testing.T) {
 	}
 	if s := p.slo.String(); !strings.Contains(s, "ttft") || !strings.Contains(s, "itl") {
 		t.Errorf("SLO %s: want the ttft and itl thresholds", s)
+	}
+	// The SLO is the spec the options built, --slo its text.
+	if spec, ok := o.sweep.given.of(o.sweep.slo); !ok || o.sweep.slo != "attainment=99%,itl=50ms,ttft=200ms" || spec.String() != p.slo.String() {
+		t.Errorf("--slo %q, typed %v (%v); want attainment=99%%,itl=50ms,ttft=200ms and the judged spec %v", o.sweep.slo, spec, ok, p.slo)
 	}
 }
 

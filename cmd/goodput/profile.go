@@ -542,7 +542,7 @@ func (po *profileOptions) setup(e *env, args []string) (*plan, *profileLayout, [
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	slos, err := slo.ParseAIPerfGoodput(strings.Join(po.goodput, " "))
+	slos, err := slo.ParseAIPerfGoodput(po.goodput...)
 	if err != nil {
 		return nil, nil, nil, usagef("%v", err)
 	}
