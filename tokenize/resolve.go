@@ -28,7 +28,8 @@ var hubIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][
 // Resolve finds the tokenizer named by a --processor (alias --tokenizer) value,
 // trying in order:
 //
-//  1. a path to a tokenizer.json file, or to a directory holding tokenizer.json;
+//  1. a path to a tokenizer.json file, to a GGUF model file (its tokenizer.ggml.*
+//     metadata, see ParseGGUF), or to a directory holding tokenizer.json;
 //  2. a built-in encoding name or alias (see BuiltinNames);
 //  3. a Hugging Face hub id ("org/name"), looked up only in the local hub cache:
 //     $HF_HUB_CACHE, $HF_HOME/hub, $XDG_CACHE_HOME/huggingface/hub and
@@ -53,6 +54,9 @@ func Resolve(spec string, opts ResolveOptions) (*Tokenizer, error) {
 	// 1. A file or directory.
 	if fi, err := os.Stat(spec); err == nil {
 		if !fi.IsDir() {
+			if isGGUF(spec) {
+				return LoadGGUF(spec)
+			}
 			return Load(spec)
 		}
 		p := filepath.Join(spec, "tokenizer.json")
