@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // ggufKV is one key/value for writeGGUF: string, bool, uint32, int32,
@@ -332,4 +335,114 @@ func FuzzGGUF(f *testing.F) {
 			_ = tok.Decode(ids)
 		}
 	})
+}
+
+// hfToGGUF converts a byte-level BPE tokenizer.json as make_tiny_gguf.py's
+// --tokenizer-json does (convert_hf_to_gguf.py's layout): tokens by id,
+// [PAD<i>] UNUSED in gaps, CONTROL for special added tokens, USER_DEFINED for
+// the others, merges as "a b".
+func hfToGGUF(t *testing.T, path, pre, bos string, addBOS bool) []byte {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Model struct {
+			Vocab  map[string]int    `json:"vocab"`
+			Merges []json.RawMessage `json:"merges"`
+		} `json:"model"`
+		Added []struct {
+			ID      int    `json:"id"`
+			Content string `json:"content"`
+			Special bool   `json:"special"`
+		} `json:"added_tokens"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	vocab := map[string]int{}
+	for k, v := range doc.Model.Vocab {
+		vocab[k] = v
+	}
+	special := map[string]bool{}
+	for _, a := range doc.Added {
+		vocab[a.Content], special[a.Content] = a.ID, a.Special
+	}
+	n := 0
+	for _, id := range vocab {
+		n = max(n, id+1)
+	}
+	tokens := make([]string, n)
+	types := make([]int32, n)
+	for i := range tokens {
+		tokens[i], types[i] = fmt.Sprintf("[PAD%d]", i), ggmlTokUnused
+	}
+	for tok, id := range vocab {
+		tokens[id], types[id] = tok, ggmlTokNormal
+		if s, ok := special[tok]; ok {
+			types[id] = ggmlTokUserDefined
+			if s {
+				types[id] = ggmlTokControl
+			}
+		}
+	}
+	ms := make([]string, len(doc.Model.Merges))
+	for i, raw := range doc.Model.Merges {
+		var s string
+		var pair [2]string
+		if json.Unmarshal(raw, &s) != nil {
+			if err := json.Unmarshal(raw, &pair); err != nil {
+				t.Fatal(err)
+			}
+			s = pair[0] + " " + pair[1]
+		}
+		ms[i] = s
+	}
+	kvs := []ggufKV{
+		{"tokenizer.ggml.model", "gpt2"}, {"tokenizer.ggml.pre", pre}, {"tokenizer.ggml.tokens", tokens},
+		{"tokenizer.ggml.token_type", types}, {"tokenizer.ggml.merges", ms}, {"tokenizer.ggml.add_bos_token", addBOS},
+	}
+	if id, ok := vocab[bos]; ok {
+		kvs = append(kvs, ggufKV{"tokenizer.ggml.bos_token_id", uint32(id)})
+	}
+	return writeGGUF(kvs)
+}
+
+// TestGGUFGolden converts real tokenizer.json files into GGUF metadata as
+// llama.cpp's converter does and checks the result against Hugging Face's
+// ids on the corpus (skipped, like the other golden tests, when the
+// reference files cannot be fetched).
+func TestGGUFGolden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads real vocabularies")
+	}
+	for _, c := range []struct {
+		golden, pre, bos string
+		addBOS           bool
+	}{
+		{"llama3", "llama-bpe", "<|begin_of_text|>", false}, // the 3.0 file's template adds no BOS
+		{"llama3_1", "llama-bpe", "<|begin_of_text|>", true},
+		{"qwen3", "qwen2", "", false},
+	} {
+		t.Run(c.golden, func(t *testing.T) {
+			path := fetchTokenizer(t, refTokenizerNamed(t, c.golden))
+			tok, err := ParseGGUF(bytes.NewReader(hfToGGUF(t, path, c.pre, c.bos, c.addBOS)), c.golden+".gguf")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.golden != "qwen3" {
+				compareGolden(t, tok, c.golden)
+				return
+			}
+			// Qwen's tokenizer.json normalizes to NFC; llama.cpp's qwen2
+			// pre-tokenizer does not, nor does the GGUF tokenizer: the two
+			// agree on NFC text (70 corpus lines are not NFC).
+			corpus := readCorpus(t)
+			for i, w := range readGolden(t, c.golden) {
+				if got := tok.Encode(norm.NFC.String(corpus[i].Text)); !slices.Equal(got, w.IDs) {
+					t.Fatalf("corpus line %d: %d ids, Hugging Face's %d", i+1, len(got), len(w.IDs))
+				}
+			}
+		})
+	}
 }
