@@ -274,6 +274,11 @@ func TestResolveGGUF(t *testing.T) {
 	if tok.Name() != path {
 		t.Errorf("Name = %q, want %q", tok.Name(), path)
 	}
+	// A model id that is a .gguf path on the server's machine only.
+	_, err = Resolve("/models/tiny.gguf", ResolveOptions{Getenv: func(string) string { return "" }})
+	if err == nil || !strings.Contains(err.Error(), "--processor /models/tiny.gguf: no such GGUF file here") || !strings.Contains(err.Error(), "--processor server") {
+		t.Errorf("missing .gguf: err = %v", err)
+	}
 }
 
 func TestGGUFErrors(t *testing.T) {

@@ -89,6 +89,10 @@ func Resolve(spec string, opts ResolveOptions) (*Tokenizer, error) {
 		return nil, fmt.Errorf("%s %s: %w", flag, spec, err)
 	}
 
+	if strings.HasSuffix(strings.ToLower(spec), ".gguf") {
+		return nil, fmt.Errorf("%s %s: no such GGUF file here (llama-server's model id is the path on its own machine): copy the file here and pass its path, or pass %s server to use the server's /tokenize", flag, spec, flag)
+	}
+
 	// 3. A built-in encoding.
 	if _, ok := encodingAliases[spec]; ok {
 		return Builtin(spec)
