@@ -141,6 +141,22 @@ const dataForms = "want a spec such as prompt_tokens=256,output_tokens=128, a .j
 //
 // Errors are one line naming the key, file and line, or column at fault.
 func Open(value string, opts Options) (*Dataset, error) {
+	d, err := open(value, opts)
+	return tokenizerFailed(opts.Tokenizer, d, err)
+}
+
+// tokenizerFailed puts a server tokenizer's failure first: what it counted
+// after failing is not a count.
+func tokenizerFailed(tok *tokenize.Tokenizer, d *Dataset, err error) (*Dataset, error) {
+	if tok != nil {
+		if terr := tok.Err(); terr != nil {
+			return nil, terr
+		}
+	}
+	return d, err
+}
+
+func open(value string, opts Options) (*Dataset, error) {
 	if opts.Samples < 0 {
 		return nil, fmt.Errorf("samples=%d: want a count ≥ 0", opts.Samples)
 	}
@@ -399,7 +415,8 @@ func OpenSynthetic(spec Spec, opts Options) (*Dataset, error) {
 	if err := spec.validate(); err != nil {
 		return nil, err
 	}
-	return openSynthetic(spec, opts)
+	d, err := openSynthetic(spec, opts)
+	return tokenizerFailed(opts.Tokenizer, d, err)
 }
 
 func openSynthetic(spec Spec, opts Options) (*Dataset, error) {

@@ -105,6 +105,11 @@ type Config struct {
 	// concurrent use. Default nil.
 	PromptTokenIDs func(string) []int
 
+	// PromptTokenDecoder turns PromptTokenIDs' ids back into text for
+	// POST /detokenize; without it (and with PromptTokenIDs set) that
+	// endpoint answers 501. Default nil.
+	PromptTokenDecoder func([]int) string
+
 	// PrefixCache turns on the automatic prefix cache (vLLM's
 	// --enable-prefix-caching): prompts are hashed in blocks of BlockSize
 	// tokens, chained so that a block's hash covers every token before

@@ -18,13 +18,14 @@ const (
 	// connection right after every streamed response (advertising
 	// keep-alive, without Connection: close), serves llamacpp:* series
 	// at /metrics and GET /props, and puts timings and a
-	// system_fingerprint in its responses.
+	// system_fingerprint in its responses; its POST /tokenize takes
+	// {"content"} and answers {"tokens"}, where vLLM's takes {"prompt"}.
 	PersonalityLlamaCpp = "llamacpp"
 	// PersonalityOllama is Ollama's OpenAI-compatible API: it reads the
 	// output limit from max_tokens only (not max_completion_tokens) and
 	// knows no ignore_eos, serves the model as name:latest (and resolves
 	// name to it), answers GET /api/version, fingerprints every chunk
-	// fp_ollama and has no /metrics.
+	// fp_ollama and has no /metrics nor /tokenize.
 	PersonalityOllama = "ollama"
 )
 
@@ -46,13 +47,15 @@ type personality struct {
 	fingerprint      string // system_fingerprint on every chunk: "" none, "version" Config.Version
 	maxTokensOnly    bool   // max_completion_tokens and ignore_eos are not read
 	latestTag        bool   // the model is name:latest, and name resolves to it
+	tokenize         int    // the form of POST /tokenize and /detokenize
 }
 
 var personalities = map[string]personality{
 	PersonalityVLLM: {},
 	PersonalityLlamaCpp: {closeAfterStream: true, keepAlive: "timeout=5, max=100", metrics: metricsLlamaCpp, props: true,
-		timings: true, fingerprint: "version"},
-	PersonalityOllama: {metrics: metricsNone, apiVersion: true, fingerprint: "fp_ollama", maxTokensOnly: true, latestTag: true},
+		timings: true, fingerprint: "version", tokenize: tokenizeLlamaCpp},
+	PersonalityOllama: {metrics: metricsNone, apiVersion: true, fingerprint: "fp_ollama", maxTokensOnly: true, latestTag: true,
+		tokenize: tokenizeNone},
 }
 
 // PersonalityNames lists the personalities, sorted.

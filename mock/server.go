@@ -211,6 +211,10 @@ func New(cfg Config) (*Server, error) {
 	if pers.apiVersion {
 		s.mux.HandleFunc("GET /api/version", s.serveAPIVersion)
 	}
+	if pers.tokenize != tokenizeNone {
+		s.mux.HandleFunc("POST /tokenize", s.serveTokenize)
+		s.mux.HandleFunc("POST /detokenize", s.serveDetokenize)
+	}
 	s.mux.HandleFunc("GET /dcgm/metrics", s.serveDCGM)
 	s.mux.HandleFunc("/", serveFallback)
 	return s, nil

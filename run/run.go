@@ -177,7 +177,9 @@ func (s *state) openData(ctx context.Context) error {
 	if err := loadgen.CheckSessions(s.cfg.Client.Endpoint, s.data.Source); err != nil {
 		return usagef("--data: %s", OneLine(err))
 	}
-	if tok != nil && s.cfg.Client.CountTokens == nil {
+	// A server's tokenizer does not count outputs: that would be one more
+	// request to the server under test per response; its usage counts them.
+	if tok != nil && !tok.Remote() && s.cfg.Client.CountTokens == nil {
 		s.client.SetCountTokens(tok.Count)
 	}
 	if first, ok := s.data.Source.Request(0); ok {

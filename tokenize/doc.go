@@ -3,10 +3,12 @@
 // count prompt and output tokens offline, without Python or a network.
 //
 // Get a Tokenizer from a Hugging Face tokenizer.json (Load, Parse), from a
+// GGUF model file's tokenizer.ggml.* metadata (LoadGGUF, ParseGGUF), from a
 // built-in OpenAI encoding (Builtin: o200k_base, cl100k_base and their
-// aliases), or from a --processor value (Resolve: a file or directory, a
-// built-in name, or a hub id found in the local Hugging Face cache; nothing
-// is ever downloaded). Then:
+// aliases), from a server's /tokenize endpoint (NewServer: llama.cpp's or
+// vLLM's; one HTTP request per call), or from a --processor value (Resolve:
+// "server", a file or directory, a built-in name, or a hub id found in the
+// local Hugging Face cache; nothing is ever downloaded). Then:
 //
 //	tok, err := tokenize.Resolve("meta-llama/Llama-3.1-8B-Instruct", tokenize.ResolveOptions{})
 //	ids := tok.Encode(text)           // like HF encode(text, add_special_tokens=False)

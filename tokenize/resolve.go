@@ -1,6 +1,7 @@
 package tokenize
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,7 +21,14 @@ type ResolveOptions struct {
 	// Flag is the flag errors start with; "" means --processor
 	// (goodput profile's is --tokenizer).
 	Flag string
+	// Server is where "server" sends its requests: the target of the run.
+	// Nil refuses "server".
+	Server *ServerOptions
 }
+
+// ServerSpec is the --processor value that asks the server's own tokenize
+// endpoint (see NewServer).
+const ServerSpec = "server"
 
 // hubIDPattern is the shape of a Hugging Face repository id: "name" or "org/name".
 var hubIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$`)
@@ -28,9 +36,12 @@ var hubIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][
 // Resolve finds the tokenizer named by a --processor (alias --tokenizer) value,
 // trying in order:
 //
-//  1. a path to a tokenizer.json file, or to a directory holding tokenizer.json;
-//  2. a built-in encoding name or alias (see BuiltinNames);
-//  3. a Hugging Face hub id ("org/name"), looked up only in the local hub cache:
+//  1. "server": the target's own /tokenize endpoint (opts.Server, NewServer);
+//     a file or directory of that name is not looked for;
+//  2. a path to a tokenizer.json file, to a GGUF model file (its tokenizer.ggml.*
+//     metadata, see ParseGGUF), or to a directory holding tokenizer.json;
+//  3. a built-in encoding name or alias (see BuiltinNames);
+//  4. a Hugging Face hub id ("org/name"), looked up only in the local hub cache:
 //     $HF_HUB_CACHE, $HF_HOME/hub, $XDG_CACHE_HOME/huggingface/hub and
 //     ~/.cache/huggingface/hub, in models--org--name/snapshots/<rev>/tokenizer.json,
 //     using the revision refs/main names when present.
@@ -47,12 +58,26 @@ func Resolve(spec string, opts ResolveOptions) (*Tokenizer, error) {
 		flag = "--processor"
 	}
 	if spec == "" {
-		return nil, errors.New(flag + ": empty value (expected a tokenizer.json path, a directory holding one, a built-in encoding or a Hugging Face model id)")
+		return nil, errors.New(flag + ": empty value (expected a tokenizer.json path, a directory holding one, a .gguf model file, a built-in encoding, a Hugging Face model id or server)")
 	}
 
-	// 1. A file or directory.
+	if spec == ServerSpec {
+		if opts.Server == nil {
+			return nil, errors.New(flag + " server: asks the target's /tokenize endpoint, so it needs a target (goodput benchmark or profile); give a tokenizer.json, a .gguf or a built-in encoding here")
+		}
+		tok, err := NewServer(context.Background(), *opts.Server)
+		if err != nil {
+			return nil, fmt.Errorf("%s server: %w", flag, err)
+		}
+		return tok, nil
+	}
+
+	// 2. A file or directory.
 	if fi, err := os.Stat(spec); err == nil {
 		if !fi.IsDir() {
+			if isGGUF(spec) {
+				return LoadGGUF(spec)
+			}
 			return Load(spec)
 		}
 		p := filepath.Join(spec, "tokenizer.json")
@@ -64,12 +89,16 @@ func Resolve(spec string, opts ResolveOptions) (*Tokenizer, error) {
 		return nil, fmt.Errorf("%s %s: %w", flag, spec, err)
 	}
 
-	// 2. A built-in encoding.
+	if strings.HasSuffix(strings.ToLower(spec), ".gguf") {
+		return nil, fmt.Errorf("%s %s: no such GGUF file here (llama-server's model id is the path on its own machine): copy the file here and pass its path, or pass %s server to use the server's /tokenize", flag, spec, flag)
+	}
+
+	// 3. A built-in encoding.
 	if _, ok := encodingAliases[spec]; ok {
 		return Builtin(spec)
 	}
 
-	// 3. A hub id, from the local cache only.
+	// 4. A hub id, from the local cache only.
 	if !hubIDPattern.MatchString(spec) || strings.Contains(spec, "..") {
 		return nil, fmt.Errorf("%s %s: no such file or directory, and not a built-in encoding (%s) or a Hugging Face model id",
 			flag, spec, strings.Join(BuiltinNames(), ", "))

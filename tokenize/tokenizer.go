@@ -30,6 +30,10 @@ type Tokenizer struct {
 	idToToken  []string // model vocabulary by id ("" where unused)
 	idKnown    []bool   // whether the model vocabulary holds the id
 
+	// server, when set, does all the work (--processor server): the fields
+	// above are then empty.
+	server *serverTokenizer
+
 	pool sync.Pool
 }
 
@@ -87,6 +91,9 @@ func (t *Tokenizer) putScratch(sc *scratch) {
 // Invalid UTF-8 is tokenized as its raw bytes (byte-level models) or through byte
 // fallback / the unknown token (SentencePiece-style models).
 func (t *Tokenizer) Encode(text string) []int {
+	if t.server != nil {
+		return t.server.encode(text, false)
+	}
 	sc := t.getScratch()
 	ids := t.encode(text, sc)
 	out := make([]int, len(ids))
@@ -101,6 +108,9 @@ func (t *Tokenizer) Encode(text string) []int {
 // the post-processor adds to a single sequence (for example the BOS token of a
 // TemplateProcessing), as Hugging Face does with add_special_tokens=True.
 func (t *Tokenizer) EncodeWithSpecial(text string) []int {
+	if t.server != nil {
+		return t.server.encode(text, true)
+	}
 	if t.template == nil {
 		return t.Encode(text)
 	}
@@ -130,6 +140,9 @@ func (t *Tokenizer) EncodeWithSpecial(text string) []int {
 
 // Count returns len(Encode(text)) without building the result.
 func (t *Tokenizer) Count(text string) int {
+	if t.server != nil {
+		return len(t.server.encode(text, false))
+	}
 	sc := t.getScratch()
 	n := len(t.encode(text, sc))
 	t.putScratch(sc)
@@ -140,12 +153,14 @@ func (t *Tokenizer) Count(text string) int {
 // encoding name.
 func (t *Tokenizer) Name() string { return t.name }
 
-// Hash returns "sha256:<hex>" of the tokenizer.json bytes, or for a built-in
-// encoding of its rank file in tiktoken's format, for run metadata.
+// Hash returns "sha256:<hex>" of the tokenizer.json bytes, of a GGUF file's
+// metadata, or for a built-in encoding of its rank file in tiktoken's format,
+// for run metadata; "" for a server's tokenizer.
 func (t *Tokenizer) Hash() string { return t.hash }
 
 // VocabSize returns the size of the id space: the highest token id plus one,
 // counting added tokens. Some ids below it may be unused (o200k_base: 200019).
+// It is 0 for a server's tokenizer, whose vocabulary is not known.
 func (t *Tokenizer) VocabSize() int { return t.vocabSize }
 
 // encode runs the whole pipeline and returns the ids in sc.ids.
@@ -219,6 +234,9 @@ func (t *Tokenizer) preTokenize(p piece, sc *scratch, ids []int32) []int32 {
 // skip_special_tokens=False: special tokens are rendered as their text and ids
 // outside the vocabulary are skipped.
 func (t *Tokenizer) Decode(ids []int) string {
+	if t.server != nil {
+		return t.server.decode(ids)
+	}
 	toks := make([]string, 0, len(ids))
 	for _, id := range ids {
 		if tok, ok := t.idToText(id); ok {

@@ -114,7 +114,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.rate, "rate", "", "comma list: streams for concurrent, req/s for constant/poisson/user_centric, max concurrency for throughput, rounds for sweep (default 10), the first load for knee")
 	fs.IntVar(&o.users, "users", 0, "--rate-type user_centric: the number of users (AIPerf's --num-users); each sends its turns users/rate seconds apart, the users staggered 1/rate apart")
 	fs.StringVar(&o.data, "data", "", "synthetic spec (prompt_tokens=256,output_tokens=128), a .jsonl/.json/.csv/.txt/.parquet/.arrow file, a local Hugging Face dataset directory, a ShareGPT file, a trace for --rate-type replay (BurstGPT, Azure, Mooncake), or kind=...; required")
-	fs.StringVar(&o.processor, "processor", "", "tokenizer: a tokenizer.json path, a directory holding one, a Hugging Face cache id, or o200k_base/cl100k_base (default: the model's, when found locally; never downloaded)")
+	fs.StringVar(&o.processor, "processor", "", "tokenizer: a tokenizer.json path, a directory holding one, a .gguf model file, a Hugging Face cache id, o200k_base/cl100k_base, or server (the target's /tokenize) (default: the model's, when found locally; never downloaded)")
 	fs.StringVar(&o.processorArgs, "processor-args", "", "GuideLLM's Hugging Face tokenizer arguments: not supported (goodput reads tokenizer.json itself)")
 	fs.IntVar(&o.dataSamples, "data-samples", 0, "use at most this many requests from the data (0 or -1: all; a synthetic source then never ends)")
 	fs.BoolVar(&o.dataShuffle, "data-shuffle", false, "shuffle the rows of a data file with --random-seed (alias --data-sampler shuffle)")
@@ -561,7 +561,12 @@ func (o *benchOptions) validateData(p *plan) error {
 	}
 	p.replay = o.rateType == string(loadgen.Replay)
 	if o.processor != "" {
-		if p.tokExplicit, err = tokenize.Resolve(o.processor, tokenize.ResolveOptions{Getenv: o.getenv}); err != nil {
+		// "server" asks the first target's /tokenize endpoint.
+		srv := &tokenize.ServerOptions{URL: strings.Split(o.target, ",")[0], APIKey: o.apiKey}
+		if !strings.Contains(o.model, ",") {
+			srv.Model = o.model
+		}
+		if p.tokExplicit, err = tokenize.Resolve(o.processor, tokenize.ResolveOptions{Getenv: o.getenv, Server: srv}); err != nil {
 			return usagef("%s", oneLineErr(err))
 		}
 	}

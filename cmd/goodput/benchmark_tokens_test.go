@@ -128,3 +128,53 @@ func TestBenchmarkNoStreamUnknownMismatch(t *testing.T) {
 	}
 	t.Errorf("no mismatch row in:\n%s", stdout)
 }
+
+// --processor server: exact prompts built with the server's own /tokenize
+// (llama-server's form), every request billed the requested 128 tokens;
+// output tokens come from the server's usage, not from more requests to it.
+func TestBenchmarkProcessorServer(t *testing.T) {
+	tok, err := tokenize.Builtin("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := startTestMock(t, func(c *mock.Config) {
+		c.Personality = mock.PersonalityLlamaCpp
+		c.PromptTokenIDs, c.PromptTokenDecoder = tok.Encode, tok.Decode
+	})
+	dir := t.TempDir()
+	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2", "--processor", "server",
+		"--data", "prompt_tokens=128,output_tokens=8", "--max-requests", "8", "--output-dir", dir, "--run-id", "srv", "--outputs", "json,jsonl")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, err := report.Read(filepath.Join(dir, "srv", "benchmarks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pm := rep.Benchmarks[0].Extras.PromptTokenMismatch; pm == nil || pm.Compared != 8 || pm.Equal != 8 {
+		t.Fatalf("prompt mismatch %+v", pm)
+	}
+	f, err := os.Open(filepath.Join(dir, "srv", "requests.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := record.NewDecoder(f, "requests.jsonl")
+	n := 0
+	for r := record.New(); dec.Decode(r) == nil; r = record.New() {
+		n++
+		if r.ServerPromptTokens != 128 || r.ClientPromptTokens != 128 || r.OutputSource != record.TokensUsage {
+			t.Fatalf("record: server %d client %d prompt tokens, output from %q", r.ServerPromptTokens, r.ClientPromptTokens, r.OutputSource)
+		}
+	}
+	if n != 8 {
+		t.Fatalf("%d records, want 8", n)
+	}
+
+	// Ollama has no /tokenize: a usage error before any load.
+	ollama := startTestMock(t, func(c *mock.Config) { c.Personality = mock.PersonalityOllama })
+	code, _, stderr = runGoodput(t, "benchmark", "--target", ollama, "--processor", "server", "--data", "prompt_tokens=16,output_tokens=8", "--max-requests", "1")
+	if code != exitUsage || !strings.Contains(stderr, "--processor server: server tokenizer: ") || !strings.Contains(stderr, "answers neither llama.cpp's nor vLLM's form") {
+		t.Errorf("Ollama: exit %d: %s", code, stderr)
+	}
+}

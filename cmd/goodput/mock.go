@@ -160,6 +160,7 @@ func parseMockFlags(e *env, args []string) (*mockOptions, error) {
 		}
 		cfg.PromptTokenCounter = tok.Count
 		cfg.PromptTokenIDs = tok.Encode
+		cfg.PromptTokenDecoder = tok.Decode
 	}
 	for _, m := range *lora {
 		mod, err := mock.ParseLoRAModule(m)

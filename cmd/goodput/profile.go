@@ -1303,7 +1303,8 @@ func (po *profileOptions) finish(p *plan) error {
 		if p.key.processor == "builtin" {
 			p.key.processor = "o200k_base"
 		}
-		tok, err := tokenize.Resolve(p.key.processor, tokenize.ResolveOptions{Getenv: p.getenv, Flag: "--tokenizer"})
+		tok, err := tokenize.Resolve(p.key.processor, tokenize.ResolveOptions{Getenv: p.getenv, Flag: "--tokenizer",
+			Server: &tokenize.ServerOptions{URL: p.client.Target, Model: p.client.Model, APIKey: p.client.APIKey}})
 		if err != nil {
 			return usagef("%s", oneLineErr(err))
 		}
