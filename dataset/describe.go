@@ -153,6 +153,9 @@ func (d Description) String() string {
 			fmt.Fprintf(&b, ", %s tokens mean %.1f [%d, %d]", s.name, s.s.Mean, s.s.Min, s.s.Max)
 		}
 	}
+	if d.Salt != 0 {
+		fmt.Fprintf(&b, ", prompt salt %016x", d.Salt)
+	}
 	return b.String()
 }
 

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/pflag"
 
@@ -170,7 +171,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.cpuProfile, "cpu-profile", "", "write a Go CPU profile of goodput itself to this file (to inspect the client's own cost)")
 	fs.Var(&samplerValue{&o.dataShuffle}, "data-sampler", "GuideLLM's data sampler: shuffle")
 	fs.StringVar(&o.templateOverhead, "chat-template-overhead", "", "prompt tokens the server adds to each request (a chat template; a BOS token on completions), taken off exact synthetic prompts so that prompt_tokens=N bills N: auto (measured with one probe request before the load) or a number of tokens; needs a tokenizer")
-	fs.StringVar(&o.promptSalt, "prompt-salt", "none", "make synthetic and trace prompts unique to this run, keeping their token counts, so that a rerun with the same --random-seed is not served from the server's prompt cache: auto (a random salt, recorded in the report's data description), none, or any text (the same text gives the same prompts)")
+	fs.StringVar(&o.promptSalt, "prompt-salt", "none", "make synthetic and trace prompts unique to this run, keeping their token counts, so that a rerun with the same --random-seed is not served from the server's prompt cache: auto (a random salt, recorded in the run metadata's data line), none, or any text (the same text gives the same prompts)")
 	fs.StringVar(&o.mismatchWarn, "token-mismatch-warn", "1%", "warn (stderr and the report) when the server's and the client's prompt or output token counts differ by more than this share of the server's tokens: a percentage (1%), a fraction (0.01) or off")
 	metadataFlags(&o.meta, fs)
 	addSweepFlags(fs, &o.sweep)
@@ -575,7 +576,9 @@ func (o *benchOptions) validateData(p *plan) error {
 		return usagef("--data-samples %d: want a count ≥ 1 (0 or -1: all)", o.dataSamples)
 	}
 	p.dataValue, p.dataOpts, p.getenv = o.data, o.dataOptions(p.tokExplicit, p.replay), o.getenv
-	p.dataOpts.Salt = parsePromptSalt(o.promptSalt)
+	if p.dataOpts.Salt, err = parsePromptSalt(o.promptSalt); err != nil {
+		return err
+	}
 	if p.data, err = dataset.Open(o.data, p.dataOpts); err != nil {
 		return usagef("--data: %s", oneLineErr(err))
 	}
@@ -587,17 +590,20 @@ func (o *benchOptions) validateData(p *plan) error {
 
 // parsePromptSalt reads --prompt-salt: none (0), auto (a random salt) or
 // a text, hashed (FNV-1a) so that the same text gives the same prompts.
-func parsePromptSalt(s string) uint64 {
-	switch v := strings.TrimSpace(s); v {
-	case "", "none":
-		return 0
-	case "auto":
-		return rand.Uint64() | 1
-	default:
-		h := fnv.New64a()
-		h.Write([]byte(v))
-		return max(h.Sum64(), 1)
+func parsePromptSalt(s string) (uint64, error) {
+	v := strings.TrimSpace(s)
+	if v == "" || strings.ContainsFunc(v, unicode.IsControl) {
+		return 0, usagef("--prompt-salt %q: want auto, none or a text on one line", s)
 	}
+	switch v {
+	case "none":
+		return 0, nil
+	case "auto":
+		return rand.Uint64() | 1, nil
+	}
+	h := fnv.New64a()
+	h.Write([]byte(v))
+	return max(h.Sum64(), 1), nil
 }
 
 // validateLimits checks the limits of each benchmark and its warmup and cooldown.
