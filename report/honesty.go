@@ -43,3 +43,66 @@ type ShortfallCounts struct {
 	Short         Int   `json:"short"`
 	MeanShortfall Float `json:"mean_shortfall_tokens"`
 }
+
+// MergeHonesty sets into's PromptCache and OutputShortfall to the sums of
+// parts' (shards of one benchmark): token and request counts add up,
+// ratios and means are recomputed from them. Parts without a figure add
+// nothing; nil when none has it.
+func MergeHonesty(into *Extras, parts []*Extras) {
+	var pc *PromptCache
+	var sh *OutputShortfall
+	var shortTokens float64
+	byTokens := map[string]float64{}
+	for _, g := range parts {
+		if g == nil {
+			continue
+		}
+		if p := g.PromptCache; p != nil {
+			if pc == nil {
+				pc = &PromptCache{}
+			}
+			pc.CacheCounts.add(p.CacheCounts)
+			if p.Standalone != nil {
+				if pc.Standalone == nil {
+					pc.Standalone = &CacheCounts{}
+				}
+				pc.Standalone.add(*p.Standalone)
+			}
+		}
+		if s := g.OutputShortfall; s != nil {
+			if sh == nil {
+				sh = &OutputShortfall{ByFinishReason: map[string]*ShortfallCounts{}}
+			}
+			sh.Requests += s.Requests
+			sh.Short += s.Short
+			shortTokens += float64(s.MeanShortfall) * float64(s.Short)
+			for k, c := range s.ByFinishReason {
+				x := sh.ByFinishReason[k]
+				if x == nil {
+					x = &ShortfallCounts{}
+					sh.ByFinishReason[k] = x
+				}
+				x.Short += c.Short
+				byTokens[k] += float64(c.MeanShortfall) * float64(c.Short)
+			}
+		}
+	}
+	if sh != nil && sh.Short > 0 {
+		sh.ShortFraction = Float(float64(sh.Short) / float64(sh.Requests))
+		sh.MeanShortfall = Float(shortTokens / float64(sh.Short))
+		for k, x := range sh.ByFinishReason {
+			x.MeanShortfall = Float(byTokens[k] / float64(x.Short))
+		}
+	}
+	into.PromptCache, into.OutputShortfall = pc, sh
+}
+
+func (c *CacheCounts) add(o CacheCounts) {
+	c.Requests += o.Requests
+	c.PromptTokens += o.PromptTokens
+	c.CachedTokens += o.CachedTokens
+	c.HitRate = 0
+	if c.PromptTokens > 0 {
+		c.HitRate = Float(float64(c.CachedTokens) / float64(c.PromptTokens))
+	}
+}
