@@ -170,7 +170,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.DurationVar(&o.progressInterval, "progress-interval", 5*time.Second, "interval of progress log lines")
 	fs.StringVar(&o.cpuProfile, "cpu-profile", "", "write a Go CPU profile of goodput itself to this file (to inspect the client's own cost)")
 	fs.Var(&samplerValue{&o.dataShuffle}, "data-sampler", "GuideLLM's data sampler: shuffle")
-	fs.StringVar(&o.templateOverhead, "chat-template-overhead", "", "prompt tokens the server adds to each request (a chat template; a BOS token on completions), taken off exact synthetic prompts so that prompt_tokens=N bills N: auto (measured with one probe request before the load) or a number of tokens; needs a tokenizer")
+	fs.StringVar(&o.templateOverhead, "chat-template-overhead", "", "prompt tokens the server adds to each request (a chat template, or a template's special tokens on text completions), taken off exact synthetic prompts so that prompt_tokens=N bills N: auto (measured with one probe request before the load) or a number of tokens; needs a tokenizer")
 	fs.StringVar(&o.promptSalt, "prompt-salt", "none", "make synthetic and trace prompts unique to this run, keeping their token counts, so that a rerun with the same --random-seed is not served from the server's prompt cache: auto (a random salt, recorded in the run metadata's data line), none, or any text (the same text gives the same prompts)")
 	fs.StringVar(&o.mismatchWarn, "token-mismatch-warn", "1%", "warn (stderr and the report) when the server's and the client's prompt or output token counts differ by more than this share of the server's tokens: a percentage (1%), a fraction (0.01) or off")
 	metadataFlags(&o.meta, fs)
