@@ -2,6 +2,8 @@ package dataset
 
 import (
 	"testing"
+
+	"github.com/goodput-dev/goodput/loadgen"
 )
 
 // TestPromptSalt: a salted source sends prompts of the same token counts
@@ -52,5 +54,37 @@ func TestPromptSalt(t *testing.T) {
 	}
 	if len(sys) != 2 {
 		t.Errorf("%d distinct salted prefixes, want prefix_count=2", len(sys))
+	}
+}
+
+// A salted Mooncake trace keeps every request's token count and the
+// blocks its hash ids share within the run (requests 0 and 1 share id 0:
+// their first 512 tokens), while no block is the unsalted run's.
+func TestPromptSaltTrace(t *testing.T) {
+	tok := builtin(t, "o200k_base")
+	open := func(salt uint64) []*loadgen.Request {
+		t.Helper()
+		d, err := Open("testdata/mooncake.jsonl", Options{Tokenizer: tok, Trace: true, Seed: 3, Salt: salt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return requests(t, d.Source)
+	}
+	plain, salted := open(0), open(99)
+	if len(plain) != len(salted) {
+		t.Fatalf("%d salted requests, %d unsalted", len(salted), len(plain))
+	}
+	ids := make([][]int, len(salted))
+	for i, r := range salted {
+		ids[i] = tok.Encode(r.Text())
+		if len(ids[i]) != plain[i].TargetPromptTokens || r.PromptTokens != plain[i].PromptTokens {
+			t.Errorf("request %d: salted %d tokens encoded (PromptTokens %d), unsalted %d", i, len(ids[i]), r.PromptTokens, plain[i].PromptTokens)
+		}
+		if r.Text()[:64] == plain[i].Text()[:64] {
+			t.Errorf("request %d starts like the unsalted run's", i)
+		}
+	}
+	if lcp := longestCommonPrefix(ids[:2]); lcp < 512 {
+		t.Errorf("requests 0 and 1 share %d tokens, want their common block of 512", lcp)
 	}
 }
