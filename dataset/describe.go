@@ -51,14 +51,17 @@ type Description struct {
 	// PromptOverhead is the server's prompt overhead exact synthetic
 	// prompts were shortened by, so that the server bills PromptTokens
 	// (their content is that much shorter); 0 when none.
-	PromptOverhead int     `json:"prompt_overhead,omitempty"`
-	Tokenizer      string  `json:"tokenizer,omitempty"`
-	TokenizerHash  string  `json:"tokenizer_hash,omitempty"`
-	Seed           uint64  `json:"seed"`
-	Shuffle        bool    `json:"shuffle,omitempty"`
-	Samples        int     `json:"samples,omitempty"`
-	TimestampUnit  string  `json:"timestamp_unit,omitempty"` // traces: unit of the timestamp column
-	TimeScale      float64 `json:"time_scale,omitempty"`     // traces: factor applied to the offsets
+	PromptOverhead int    `json:"prompt_overhead,omitempty"`
+	Tokenizer      string `json:"tokenizer,omitempty"`
+	TokenizerHash  string `json:"tokenizer_hash,omitempty"`
+	Seed           uint64 `json:"seed"`
+	// Salt is the prompt salt (Options.Salt) the prompts were made with;
+	// 0 when none.
+	Salt          uint64  `json:"salt,omitempty"`
+	Shuffle       bool    `json:"shuffle,omitempty"`
+	Samples       int     `json:"samples,omitempty"`
+	TimestampUnit string  `json:"timestamp_unit,omitempty"` // traces: unit of the timestamp column
+	TimeScale     float64 `json:"time_scale,omitempty"`     // traces: factor applied to the offsets
 	// Span is the offset of a trace's last request, time-scaled.
 	Span      time.Duration `json:"span_ns,omitempty"`
 	BlockSize int           `json:"hash_id_block_size,omitempty"` // mooncake traces
@@ -150,6 +153,9 @@ func (d Description) String() string {
 			fmt.Fprintf(&b, ", %s tokens mean %.1f [%d, %d]", s.name, s.s.Mean, s.s.Min, s.s.Max)
 		}
 	}
+	if d.Salt != 0 {
+		fmt.Fprintf(&b, ", prompt salt %016x", d.Salt)
+	}
 	return b.String()
 }
 
@@ -157,4 +163,15 @@ func (d Description) String() string {
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// Salted reports whether data of kind (Description.Kind) takes a prompt
+// salt (Options.Salt): synthetic data and traces, whose prompts goodput
+// writes; not files, whose prompts are the file's.
+func Salted(kind string) bool {
+	switch kind {
+	case kindSynthetic, kindTrace, kindMooncake, kindWeka:
+		return true
+	}
+	return false
 }

@@ -21,6 +21,9 @@ type textGen struct {
 	body string  // random mid units
 	offs []int32 // offs[k] is the byte offset of unit k in body; len = units+1
 	dmin [numCtx]int
+	// salt shifts every marker within its width class (Options.Salt):
+	// other tokens, the same count, still distinct within the run.
+	salt uint64
 }
 
 // minMarkerValues is how many distinct values a marker of the default width
@@ -112,7 +115,19 @@ func (g *textGen) width(m uint64, ctx int) int {
 // caller guarantees off+n ≤ bodyUnits.
 func (g *textGen) appendUnits(b []byte, m uint64, ctx, n, off int) []byte {
 	d := g.width(m, ctx)
-	x := scramble(m, g.capacity(ctx, d))
+	c := g.capacity(ctx, d)
+	x := scramble(m, c)
+	if g.salt != 0 {
+		// x + salt mod c is a bijection of [0, c): markers stay distinct
+		// and as wide; c = 0 (2⁶⁴) wraps by itself.
+		if c == 0 {
+			x += g.salt
+		} else if s := g.salt % c; x >= c-s {
+			x -= c - s
+		} else {
+			x += s
+		}
+	}
 	w := min(d, n)
 	for i := range w {
 		alpha := g.v.units[ctxMid]

@@ -22,6 +22,12 @@ type Options struct {
 	Tokenizer *tokenize.Tokenizer
 	// Seed makes synthetic data, shuffling and sampling reproducible.
 	Seed uint64
+	// Salt, when not 0, changes the text of every synthetic (and trace)
+	// prompt and shared prefix, not its length: the same Seed with
+	// another Salt sends prompts of the same token counts that share no
+	// cache prefix with the unsalted (or differently salted) run's
+	// (--prompt-salt). Prefixes shared within the run stay shared.
+	Salt uint64
 	// Samples limits the requests: the first Samples rows of a file or
 	// trace (after shuffling), or a synthetic source that ends after
 	// Samples requests. 0 means all rows, or no end.
@@ -426,7 +432,7 @@ func openSynthetic(spec Spec, opts Options) (*Dataset, error) {
 	var s *Synthetic
 	var err error
 	if opts.Tokenizer != nil {
-		s, err = NewExactSynthetic(spec, opts.Tokenizer, opts.Seed)
+		s, err = newExactSynthetic(spec, opts.Tokenizer, opts.Seed, opts.Salt)
 		if err != nil {
 			return nil, err
 		}
@@ -434,7 +440,9 @@ func openSynthetic(spec Spec, opts Options) (*Dataset, error) {
 			return nil, err
 		}
 	} else {
-		s = NewSynthetic(spec, opts.Seed)
+		if s, err = newSynthetic(spec, approxVocab(), opts.Seed, opts.Salt); err != nil {
+			return nil, err
+		}
 	}
 	if s.media, err = spec.Media.pool(opts.Seed); err != nil {
 		return nil, err
@@ -446,7 +454,7 @@ func openSynthetic(spec Spec, opts Options) (*Dataset, error) {
 	if spec.Session.Turns > 0 {
 		d.Source = s.sessionsOf(0, opts.Samples)
 	}
-	desc := Description{Kind: kindSynthetic, Spec: spec.String(), Requests: opts.Samples, Seed: opts.Seed,
+	desc := Description{Kind: kindSynthetic, Spec: spec.String(), Requests: opts.Samples, Seed: opts.Seed, Salt: opts.Salt,
 		Samples: opts.Samples, GuideLLM: spec.guideLLM()}
 	desc.setTokenizer(opts.Tokenizer, s.exact)
 	desc.PromptOverhead = s.overhead
@@ -698,7 +706,7 @@ func traceDataset(t *table, ta traceArgs, src origin, opts Options) (*Dataset, e
 	case ta.kind == kindWeka:
 		kind = kindWeka
 	}
-	desc := Description{Kind: kind, Path: src.path, Format: src.format, SHA256: src.sha256, Split: src.split, Requests: len(rows), Skipped: skipped, Seed: opts.Seed,
+	desc := Description{Kind: kind, Path: src.path, Format: src.format, SHA256: src.sha256, Split: src.split, Requests: len(rows), Skipped: skipped, Seed: opts.Seed, Salt: opts.Salt,
 		Samples: opts.Samples, TimestampUnit: ta.unit, TimeScale: scale, Span: sched[len(sched)-1],
 		Columns: map[string]string{roleTimestamp: ta.cols.Timestamp, rolePromptCount: ta.cols.Input, roleOutputCount: ta.cols.Output}}
 	if useHash {
@@ -745,6 +753,7 @@ func newTrace(rows []traceRow, useHash bool, blockSize int, opts Options) (*Trac
 		need = blockSize
 	}
 	tr := &Trace{rows: rows, exact: opts.Tokenizer != nil, seed: opts.Seed, gen: newTextGen(v, need+bodySpread, opts.Seed)}
+	tr.gen.salt = opts.Salt
 	if useHash {
 		tr.blockSize = blockSize
 	}

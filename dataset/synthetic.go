@@ -61,7 +61,7 @@ type draw struct {
 // NewSynthetic returns an approximate synthetic source (no tokenizer): each
 // prompt is the sampled number of common English words.
 func NewSynthetic(spec Spec, seed uint64) *Synthetic {
-	s, err := newSynthetic(spec, approxVocab(), seed)
+	s, err := newSynthetic(spec, approxVocab(), seed, 0)
 	if err != nil { // approximate mode has no failing checks
 		panic(err)
 	}
@@ -75,6 +75,10 @@ func NewSynthetic(spec Spec, seed uint64) *Synthetic {
 // milliseconds for common specs. It fails when the tokenizer does not allow
 // exact prompts or a prefix is too short to hold the join.
 func NewExactSynthetic(spec Spec, tok *tokenize.Tokenizer, seed uint64) (*Synthetic, error) {
+	return newExactSynthetic(spec, tok, seed, 0)
+}
+
+func newExactSynthetic(spec Spec, tok *tokenize.Tokenizer, seed, salt uint64) (*Synthetic, error) {
 	if tok == nil {
 		return nil, fmt.Errorf("exact synthetic data needs a tokenizer")
 	}
@@ -85,7 +89,7 @@ func NewExactSynthetic(spec Spec, tok *tokenize.Tokenizer, seed uint64) (*Synthe
 	if err != nil {
 		return nil, err
 	}
-	s, err := newSynthetic(spec, v, seed)
+	s, err := newSynthetic(spec, v, seed, salt)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +101,9 @@ func NewExactSynthetic(spec Spec, tok *tokenize.Tokenizer, seed uint64) (*Synthe
 	return s, nil
 }
 
-func newSynthetic(spec Spec, v *vocab, seed uint64) (*Synthetic, error) {
+// newSynthetic builds the source; a salt other than 0 changes every
+// marker (Options.Salt), not the lengths.
+func newSynthetic(spec Spec, v *vocab, seed, salt uint64) (*Synthetic, error) {
 	s := &Synthetic{spec: spec, seed: seed, exact: v.tok != nil}
 	_, maxN := spec.Prompt.Bounds()
 	longest := maxN
@@ -105,6 +111,7 @@ func newSynthetic(spec Spec, v *vocab, seed uint64) (*Synthetic, error) {
 		longest = max(longest, b.Tokens)
 	}
 	s.gen = newTextGen(v, longest+bodySpread, seed)
+	s.gen.salt = salt
 	if err := s.gen.verifyBody(); err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func TestExactSynthetic(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				s, err := newSynthetic(sp, v, 7)
+				s, err := newSynthetic(sp, v, 7, 0)
 				if err != nil {
 					t.Fatalf("%s: %v", spec, err)
 				}

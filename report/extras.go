@@ -45,6 +45,12 @@ type Extras struct {
 	// and token sums add up to the benchmark's.
 	ByModel  []GroupFigures `json:"by_model,omitempty"`
 	ByTarget []GroupFigures `json:"by_target,omitempty"`
+	// PromptCache is the share of the prompts the server served from its
+	// prefix cache, by its usage; nil when no request reported it.
+	PromptCache *PromptCache `json:"prompt_cache,omitempty"`
+	// OutputShortfall counts the outputs shorter than asked; nil when
+	// none was.
+	OutputShortfall *OutputShortfall `json:"output_shortfall,omitempty"`
 	// TokenWarnings are the token counts that disagree by more than the
 	// run's threshold, with their likely cause; nil when none does.
 	TokenWarnings []TokenWarning `json:"token_warnings,omitempty"`

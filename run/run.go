@@ -39,6 +39,7 @@ type state struct {
 	// readyNote says what the readiness check could not check.
 	readyNote string
 	ovNote    string // what --chat-template-overhead measured or applied
+	cacheNote string // the run's cache-warm warning (cacheNote), "" when none
 	data      *dataset.Dataset
 
 	runID, shardHash string
@@ -474,12 +475,16 @@ func (s *state) report(rounds []sweep.Round, interrupted bool) (*report.Report, 
 	}
 	rep := report.NewReport(s.cfg.Build.Version, scenario, benches...)
 	finishRunMetadata(s.stderr, s.md, rep.Benchmarks)
+	notes := s.cfg.Notes
+	if s.cacheNote = cacheNote(rep.Benchmarks, s.data != nil && s.data.Description.Salt != 0); s.cacheNote != "" {
+		notes = append(notes[:len(notes):len(notes)], s.cacheNote)
+	}
 	rep.Run = &report.RunExtras{
 		Version: report.ExtrasVersion, RunID: s.runID, Interrupted: interrupted, Metadata: s.md,
 		SLO: s.cfg.SLO.Report(), Knee: sweep.FindKnee(s.cfg.Plan.Planner, rounds, s.cfg.Plan.TargetLoadTokS),
 		ThroughputKnee: sweep.ThroughputKnee(s.cfg.Metrics.KneeDetection, s.cfg.Plan.Planner, rounds),
 		Trials:         sweep.Trials(s.cfg.Metrics.NumRuns, rounds, s.cfg.Plan.Confidence, s.cfg.Metrics.RunVariation),
-		Notes:          s.cfg.Notes,
+		Notes:          notes,
 	}
 	if sp := s.cfg.Plan.Shard.Plan; sp != nil {
 		rep.Run.Shard = sp.Info(s.shardHash, s.runID)
@@ -524,6 +529,9 @@ func (s *state) write(rep *report.Report, rounds []sweep.Round) error {
 		for _, w := range b.Extras.TokenWarnings {
 			fmt.Fprintf(s.stderr, "WARNING: benchmark %d (%s): %s\n", b.Config.RunIndex, b.Label(), w.Message)
 		}
+	}
+	if s.cacheNote != "" {
+		fmt.Fprintf(s.stderr, "WARNING: %s.\n", s.cacheNote)
 	}
 	for _, r := range rounds {
 		if g := r.Benchmark.Extras; g != nil && g.Drain.Warning() != "" {

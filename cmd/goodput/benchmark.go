@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"net"
 	"os"
 	"runtime/pprof"
@@ -16,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/pflag"
 
@@ -76,7 +79,7 @@ type benchOptions struct {
 	dataShuffle                                      bool
 	columnMapper, dataArgs, processorArgs            string
 	timeScale                                        float64
-	templateOverhead, mismatchWarn                   string
+	templateOverhead, mismatchWarn, promptSalt       string
 	meta                                             metadataOptions
 	sweep                                            sweepOptions
 	arrival                                          arrivalOptions
@@ -168,7 +171,8 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.DurationVar(&o.progressInterval, "progress-interval", 5*time.Second, "interval of progress log lines")
 	fs.StringVar(&o.cpuProfile, "cpu-profile", "", "write a Go CPU profile of goodput itself to this file (to inspect the client's own cost)")
 	fs.Var(&samplerValue{&o.dataShuffle}, "data-sampler", "GuideLLM's data sampler: shuffle")
-	fs.StringVar(&o.templateOverhead, "chat-template-overhead", "", "prompt tokens the server adds to each request (a chat template; a BOS token on completions), taken off exact synthetic prompts so that prompt_tokens=N bills N: auto (measured with one probe request before the load) or a number of tokens; needs a tokenizer")
+	fs.StringVar(&o.templateOverhead, "chat-template-overhead", "", "prompt tokens the server adds to each request (a chat template, or a template's special tokens on text completions), taken off exact synthetic prompts so that prompt_tokens=N bills N: auto (measured with one probe request before the load) or a number of tokens; needs a tokenizer")
+	fs.StringVar(&o.promptSalt, "prompt-salt", "none", "make synthetic and trace prompts unique to this run, keeping their token counts, so that a rerun with the same --random-seed is not served from the server's prompt cache: auto (a random salt, recorded in the run metadata's data line), none, or any text (the same text gives the same prompts)")
 	fs.StringVar(&o.mismatchWarn, "token-mismatch-warn", "1%", "warn (stderr and the report) when the server's and the client's prompt or output token counts differ by more than this share of the server's tokens: a percentage (1%), a fraction (0.01) or off")
 	metadataFlags(&o.meta, fs)
 	addSweepFlags(fs, &o.sweep)
@@ -577,10 +581,34 @@ func (o *benchOptions) validateData(p *plan) error {
 		return usagef("--data-samples %d: want a count ≥ 1 (0 or -1: all)", o.dataSamples)
 	}
 	p.dataValue, p.dataOpts, p.getenv = o.data, o.dataOptions(p.tokExplicit, p.replay), o.getenv
+	if p.dataOpts.Salt, err = parsePromptSalt(o.promptSalt); err != nil {
+		return err
+	}
 	if p.data, err = dataset.Open(o.data, p.dataOpts); err != nil {
 		return usagef("--data: %s", oneLineErr(err))
 	}
+	if k := p.data.Description.Kind; p.dataOpts.Salt != 0 && !dataset.Salted(k) {
+		return usagef("--prompt-salt: applies to synthetic data and traces, not to %s", k)
+	}
 	return nil
+}
+
+// parsePromptSalt reads --prompt-salt: none (0), auto (a random salt) or
+// a text, hashed (FNV-1a) so that the same text gives the same prompts.
+func parsePromptSalt(s string) (uint64, error) {
+	v := strings.TrimSpace(s)
+	if v == "" || strings.ContainsFunc(v, unicode.IsControl) {
+		return 0, usagef("--prompt-salt %q: want auto, none or a text on one line", s)
+	}
+	switch v {
+	case "none":
+		return 0, nil
+	case "auto":
+		return rand.Uint64() | 1, nil
+	}
+	h := fnv.New64a()
+	h.Write([]byte(v))
+	return max(h.Sum64(), 1), nil
 }
 
 // validateLimits checks the limits of each benchmark and its warmup and cooldown.

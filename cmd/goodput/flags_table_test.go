@@ -87,6 +87,7 @@ var invalidFlagValues = map[string][]string{
 	"benchmark --max-tokens-field":         {"limit"},
 	"benchmark --chat-template-overhead":   {"x", "-1"},
 	"benchmark --token-mismatch-warn":      {"x", "150%", "-1", "NaN"},
+	"benchmark --prompt-salt":              {"", "a\nb"},
 	"benchmark --ca-file":                  {"/nonexistent/ca.pem", "@notpem"},
 	"benchmark --insecure":                 {"=maybe"},
 	"benchmark --connect-timeout":          {"soon", "-1s"},

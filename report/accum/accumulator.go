@@ -617,7 +617,7 @@ func (a *Accumulator) histAcc(h int, st uint8) *stats.HistAcc {
 // count checks.
 func (a *Accumulator) feedHist(s *RequestSummary, times []int64, tokens []int32, tc tokenCounts) {
 	st := s.status
-	a.tok.add(tc, a.cfg.PromptOverhead)
+	a.tok.add(tc, a.cfg.PromptOverhead, st == report.StatusSuccessful)
 	r := s.timing(times)
 	for _, l := range metric.All {
 		if l.Stream && a.stream == nil {

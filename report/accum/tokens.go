@@ -17,15 +17,26 @@ const DefaultTokenMismatchWarn = 0.01
 const mismatchValues = 1 << 16
 
 // tokenCounts are one request's server and client token counts (-1 when
-// unknown).
+// unknown), and what the cache and shortfall figures need: the prompt
+// and output counts used in metrics, the cached prompt tokens (-1 when
+// unknown), the output length asked for (-1 when none), the finish reason
+// and whether the request was a session's turn.
 type tokenCounts struct {
 	srvOut, cliOut, srvPrompt, cliPrompt int
+	prompt, out, cached, askedOut        int
+	finish                               string
+	session                              bool
 }
 
 func countsOf(r *record.Record) tokenCounts {
 	return tokenCounts{srvOut: r.ServerOutputTokens, cliOut: r.ClientOutputTokens,
-		srvPrompt: r.ServerPromptTokens, cliPrompt: r.ClientPromptTokens}
+		srvPrompt: r.ServerPromptTokens, cliPrompt: r.ClientPromptTokens,
+		prompt: r.PromptTokens, out: r.OutputTokens, cached: r.CachedTokens, askedOut: r.RequestedOutputTokens,
+		finish: r.FinishReason, session: r.Session.ID != ""}
 }
+
+// finishLength is the finish reason of an output cut at its max_tokens.
+const finishLength = "length"
 
 // tokenCheck compares the server's and the client's token counts of the
 // in-window requests: output tokens, prompt tokens (the client's count plus
@@ -33,14 +44,109 @@ func countsOf(r *record.Record) tokenCounts {
 // prompt).
 type tokenCheck struct {
 	out, prompt, overhead mismatch
+	// outEarly and outLength count the output mismatches of requests
+	// that stopped short of their asked length with a finish reason other
+	// than length (an early stop), and of those that ended with length.
+	outEarly, outLength int64
+	// srvPromptMin and srvPromptMax bound the server's prompt counts of
+	// the compared prompts (a context cut bills the same count on all).
+	srvPromptMin, srvPromptMax int
+	cache, standalone          cacheSums
+	short                      shortfall
 }
 
-func (t *tokenCheck) add(tc tokenCounts, applied int) {
+// cacheSums add up the cached prompt tokens the server reported.
+type cacheSums struct{ requests, prompt, cached int64 }
+
+func (c *cacheSums) add(prompt, cached int) {
+	c.requests++
+	c.prompt += int64(max(prompt, 0))
+	c.cached += int64(cached)
+}
+
+func (c *cacheSums) counts() report.CacheCounts {
+	x := report.CacheCounts{Requests: report.Int(c.requests), PromptTokens: report.Int(c.prompt), CachedTokens: report.Int(c.cached)}
+	if c.prompt > 0 {
+		x.HitRate = report.Float(float64(c.cached) / float64(c.prompt))
+	}
+	return x
+}
+
+// shortfall counts outputs shorter than asked, by finish reason.
+type shortfall struct {
+	requests, short, tokens int64
+	by                      map[string]*[2]int64 // finish reason → short, tokens
+}
+
+func (s *shortfall) add(asked, got int, finish string) {
+	s.requests++
+	if got >= asked {
+		return
+	}
+	d := int64(asked - got)
+	s.short++
+	s.tokens += d
+	if finish == "" {
+		finish = "unknown"
+	}
+	if s.by == nil {
+		s.by = map[string]*[2]int64{}
+	}
+	b := s.by[finish]
+	if b == nil {
+		b = new([2]int64)
+		s.by[finish] = b
+	}
+	b[0]++
+	b[1] += d
+}
+
+func (s *shortfall) report() *report.OutputShortfall {
+	if s.short == 0 {
+		return nil
+	}
+	out := &report.OutputShortfall{Requests: report.Int(s.requests), Short: report.Int(s.short),
+		ShortFraction:  report.Float(float64(s.short) / float64(s.requests)),
+		MeanShortfall:  report.Float(float64(s.tokens) / float64(s.short)),
+		ByFinishReason: make(map[string]*report.ShortfallCounts, len(s.by))}
+	for k, b := range s.by {
+		out.ByFinishReason[k] = &report.ShortfallCounts{Short: report.Int(b[0]), MeanShortfall: report.Float(float64(b[1]) / float64(b[0]))}
+	}
+	return out
+}
+
+func (t *tokenCheck) add(tc tokenCounts, applied int, successful bool) {
+	if tc.srvOut >= 0 && tc.cliOut >= 0 && tc.srvOut != tc.cliOut {
+		switch {
+		case tc.finish == finishLength:
+			t.outLength++
+		case tc.askedOut > 0 && min(tc.srvOut, tc.cliOut) < tc.askedOut:
+			t.outEarly++
+		}
+	}
 	t.out.add(tc.srvOut, tc.cliOut)
 	if tc.cliPrompt >= 0 {
+		if tc.srvPrompt >= 0 {
+			if t.prompt.compared == 0 {
+				t.srvPromptMin, t.srvPromptMax = tc.srvPrompt, tc.srvPrompt
+			}
+			t.srvPromptMin, t.srvPromptMax = min(t.srvPromptMin, tc.srvPrompt), max(t.srvPromptMax, tc.srvPrompt)
+		}
 		t.prompt.add(tc.srvPrompt, tc.cliPrompt+applied)
 	}
 	t.overhead.add(tc.srvPrompt, tc.cliPrompt)
+	if !successful {
+		return
+	}
+	if tc.cached >= 0 {
+		t.cache.add(tc.prompt, tc.cached)
+		if !tc.session {
+			t.standalone.add(tc.prompt, tc.cached)
+		}
+	}
+	if tc.askedOut > 0 && tc.out >= 0 {
+		t.short.add(tc.askedOut, tc.out, tc.finish)
+	}
 }
 
 // mismatch counts server vs client token counts.
@@ -149,6 +255,14 @@ func (a *Accumulator) tokenExtras(ex *report.Extras) {
 			typ: {Applied: report.Int(a.cfg.PromptOverhead), Tokens: t.overhead.difference()},
 		}
 	}
+	if t.cache.requests > 0 {
+		ex.PromptCache = &report.PromptCache{CacheCounts: t.cache.counts()}
+		if a.sessions != nil {
+			c := t.standalone.counts()
+			ex.PromptCache.Standalone = &c
+		}
+	}
+	ex.OutputShortfall = t.short.report()
 	ex.TokenWarnings = a.tokenWarnings()
 }
 
@@ -187,31 +301,54 @@ func (a *Accumulator) tokenWarnings() []report.TokenWarning {
 	} else {
 		proc = "--processor " + proc
 	}
-	warn(report.TokensOutput, &t.out, fmt.Sprintf(
-		"likely a different model's tokenizer: %s against a server whose model tokenizes differently; give the served model's tokenizer (--processor)", proc))
+	warn(report.TokensOutput, &t.out, a.outputCause(proc))
 	return out
 }
 
-// promptCause names the likely cause of a prompt mismatch: a constant
-// surplus on the server's side is what a chat template (or the special
-// tokens a server adds) looks like; anything else, a different tokenizer.
+// outputCause names the likely cause of an output mismatch: outputs that
+// stopped before their asked length (finish_reason stop, eos) are an
+// early stop; counts that differ on outputs cut at their length are a
+// different tokenizer.
+func (a *Accumulator) outputCause(proc string) string {
+	t := &a.tok
+	differ := t.out.server + t.out.client
+	if t.outEarly > 0 && 2*t.outEarly >= differ {
+		s := fmt.Sprintf("an early stop, not a tokenizer: %d of the %d differing requests ended before their max_tokens with a finish reason other than length", t.outEarly, differ)
+		if sh := t.short.report(); sh != nil {
+			s += fmt.Sprintf(" (%d outputs shorter than asked, %.1f tokens short on average; see output_shortfall)", sh.Short, float64(sh.MeanShortfall))
+		}
+		return s + `; the server did not honour ignore_eos (or its API has none): send it with --extra-body '{"ignore_eos":true}' where the server reads it, or compare lengths by the server's usage`
+	}
+	s := fmt.Sprintf("likely a different model's tokenizer: %s against a server whose model tokenizes differently; give the served model's tokenizer (--processor)", proc)
+	if t.outLength > 0 {
+		s += fmt.Sprintf(" (%d of the %d differing requests ran to their max_tokens, finish_reason length)", t.outLength, differ)
+	}
+	return s
+}
+
+// promptCause names the likely cause of a prompt mismatch: the same
+// server count on every request, below what was sent, is the server's
+// context limit cutting the prompts; a constant surplus on the server's
+// side is what a template (a chat template, or the special tokens a
+// server adds to a text prompt) looks like; anything else, a different
+// tokenizer.
 func (a *Accumulator) promptCause() string {
 	t := &a.tok
 	applied := a.cfg.PromptOverhead
-	chat := a.cfg.RequestType != "text_completions"
+	if n := t.srvPromptMin; t.prompt.compared >= 2 && n == t.srvPromptMax && t.prompt.client == t.prompt.compared {
+		return fmt.Sprintf("the server billed %d prompt tokens on every request, fewer than each sent: its context limit cut the prompts to %d tokens; "+
+			"send shorter prompts (--data prompt_tokens of at most %d) or raise the server's context length (llama.cpp --ctx-size, Ollama num_ctx or OLLAMA_CONTEXT_LENGTH, vLLM --max-model-len)", n, n, n)
+	}
 	what := "the chat template (role markers and special tokens the server wraps the messages in)"
-	if !chat {
-		what = "special tokens the server adds to the prompt (a BOS token)"
+	if a.cfg.RequestType == "text_completions" {
+		what = "a template surplus: tokens the server's prompt template adds to every text prompt (its special tokens and wrapper)"
 	}
 	if d, ok := t.prompt.constant(); ok && d > 0 {
 		s := fmt.Sprintf("the server counts %d more prompt tokens on every request: likely %s", d, what)
 		if applied > 0 {
 			return s + fmt.Sprintf("; the %d tokens --chat-template-overhead took off are too few: measured overhead %d", applied, int64(applied)+d)
 		}
-		if chat {
-			s += "; --chat-template-overhead auto makes exact synthetic prompts bill the requested count"
-		}
-		return s
+		return s + "; --chat-template-overhead auto makes exact synthetic prompts bill the requested count"
 	}
 	if d, ok := t.prompt.constant(); ok && d < 0 && applied > 0 {
 		return fmt.Sprintf("the server counts %d fewer prompt tokens on every request: the %d tokens --chat-template-overhead took off are too many (measured overhead %d)", -d, applied, int64(applied)+d)

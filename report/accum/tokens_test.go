@@ -12,6 +12,13 @@ import (
 // client counts (prompt, output; -1 unknown) and returns the extras.
 func tokenRun(t *testing.T, cfg Config, n int, srvP, cliP, srvO, cliO int) *report.Extras {
 	t.Helper()
+	return editedRun(t, cfg, n, srvP, cliP, srvO, cliO, nil)
+}
+
+// editedRun is tokenRun with edit(i, r) applied to request i's record
+// before it is added (nil: none).
+func editedRun(t *testing.T, cfg Config, n int, srvP, cliP, srvO, cliO int, edit func(int, *record.Record)) *report.Extras {
+	t.Helper()
 	cfg.Constraints = []report.Constraint{{Kind: report.ConstraintMaxRequests, Count: n}}
 	a, err := New(cfg)
 	if err != nil {
@@ -23,6 +30,9 @@ func tokenRun(t *testing.T, cfg Config, n int, srvP, cliP, srvO, cliO int) *repo
 			chunks: []float64{at + 5, at + 6}, firstOut: -1, end: at + 7, iterations: 3,
 			prompt: srvP, output: srvO, source: record.TokensUsage, srv: srvO, cli: cliO}.fill(tokenRec)
 		tokenRec.ServerPromptTokens, tokenRec.ClientPromptTokens = srvP, cliP
+		if edit != nil {
+			edit(i, tokenRec)
+		}
 		a.Add(tokenRec)
 	}
 	return a.Finish(BenchmarkInfo{Start: base, End: ms(float64(10 * n)), StopTime: ms(float64(10 * n))}).Extras

@@ -138,6 +138,9 @@ func Write(w io.Writer, r *report.Report) error {
 		for _, n := range busyNotes(r) {
 			b.WriteString(n + "\n")
 		}
+		for _, n := range shortfallNotes(r) {
+			b.WriteString(n + "\n")
+		}
 		for _, n := range notes {
 			b.WriteString("Approximate: " + n + "\n")
 		}

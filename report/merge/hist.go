@@ -310,6 +310,11 @@ func (s *shardSet) mergeHistBenchmark(k int, why string) (*report.Benchmark, err
 	d := mixtureSummary(diffs)
 	ex.TokenMismatch.Difference = &d
 	mergePromptTokens(ex, bs)
+	parts := make([]*report.Extras, len(bs))
+	for i, b := range bs {
+		parts[i] = b.Extras
+	}
+	report.MergeHonesty(ex, parts)
 
 	for _, b := range bs {
 		acc.AddSchedulerAverages(b)
