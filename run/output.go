@@ -80,7 +80,7 @@ var outputTable = []Output{
 		path:  (*runFiles).htmlPath,
 		place: func(rf *runFiles, p string) { rf.html = p },
 		write: func(s *state, rep *report.Report) ([]string, error) {
-			return []string{s.files.htmlPath()}, writeRunHTML(s.files, rep, s.cfg.Outputs.Kinds[outJSONL])
+			return []string{s.files.htmlPath()}, writeRunHTML(s.files, rep, s.recordsWhole())
 		}},
 	// The scorecard is written after the closing knee line, also when
 	// only telemetry asks for it (state.write).

@@ -51,7 +51,7 @@ type state struct {
 	made             string // the run directory, when this run created it
 	tel              *measure.Telemetry
 	live             *liveMetrics
-	jsonl            *os.File
+	jsonl            recordsFile
 	enc              *record.Encoder
 	closers          []func()
 }
@@ -100,7 +100,8 @@ func (s *state) run(ctx context.Context) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.write(rep, rounds); err != nil {
+	lost := s.recordsLoss(rep)
+	if err := s.write(rep, rounds, lost); err != nil {
 		return rep, err
 	}
 	if interrupted {
@@ -362,7 +363,7 @@ func (s *state) openRecords(context.Context) error {
 	if !s.cfg.Outputs.Kinds[outJSONL] {
 		return nil
 	}
-	f, err := os.Create(s.files.jsonl)
+	f, err := createRecords(s.files.jsonl)
 	if err != nil {
 		return fmt.Errorf("records file: %w", err)
 	}
@@ -497,12 +498,21 @@ func finalProfile(p *Plan, rounds []sweep.Round) report.Profile {
 	return prof
 }
 
-// write writes the outputs, the scorecard and the closing lines.
-func (s *state) write(rep *report.Report, rounds []sweep.Round) error {
+// write writes the outputs, the scorecard and the closing lines. With a
+// full disk (or lost records, lost) it writes what it can, the console
+// summary included, and returns an OutputsLostError naming what is
+// missing.
+func (s *state) write(rep *report.Report, rounds []sweep.Round, lost string) error {
 	kinds := s.cfg.Outputs.Kinds
-	if err := s.writeOutputs(rep); err != nil {
+	var missing []string
+	if lost != "" {
+		missing = append(missing, lost)
+	}
+	failed, err := s.writeOutputs(rep)
+	if err != nil {
 		return err
 	}
+	missing = append(missing, failed...)
 	if !kinds[outConsole] {
 		printKnee(s.stderr, rep.Run.Knee)
 	}
@@ -512,7 +522,10 @@ func (s *state) write(rep *report.Report, rounds []sweep.Round) error {
 			w = s.env.Stdout
 		}
 		if _, err := writeScorecard(w, s.scPath, rep); err != nil {
-			return err
+			if !diskFull(err) {
+				return err
+			}
+			missing = append(missing, OneLine(err))
 		}
 	}
 	for _, b := range rep.Benchmarks {
@@ -533,6 +546,9 @@ func (s *state) write(rep *report.Report, rounds []sweep.Round) error {
 		}
 	}
 	s.logFinished(rep)
+	if len(missing) > 0 {
+		return &OutputsLostError{Lines: missing}
+	}
 	return nil
 }
 
