@@ -88,7 +88,13 @@ var outputTable = []Output{
 	{Name: outAIPerf, Help: "AIPerf's profile_export_aiperf.json and .csv per benchmark", Dir: true,
 		write: (*state).writeAIPerf},
 	{Name: outConsole, Scenario: true,
-		write: func(s *state, rep *report.Report) ([]string, error) { return nil, console.Write(s.env.Stdout, rep) }},
+		write: func(s *state, rep *report.Report) ([]string, error) {
+			cols := console.Columns
+			if s.cfg.Outputs.Wide {
+				cols = 0
+			}
+			return nil, console.WriteWidth(s.env.Stdout, rep, cols)
+		}},
 }
 
 // outputNames lists the kinds: "json, yaml, …, console".
