@@ -89,11 +89,7 @@ var outputTable = []Output{
 		write: (*state).writeAIPerf},
 	{Name: outConsole, Scenario: true,
 		write: func(s *state, rep *report.Report) ([]string, error) {
-			cols := console.Columns
-			if s.cfg.Outputs.Wide {
-				cols = 0
-			}
-			return nil, console.WriteWidth(s.env.Stdout, rep, cols)
+			return nil, console.WriteWidth(s.env.Stdout, rep, s.consoleCols())
 		}},
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/accum"
+	"github.com/goodput-dev/goodput/report/console"
 	"github.com/goodput-dev/goodput/scorecard/measure"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
@@ -518,10 +519,15 @@ func (s *state) write(rep *report.Report, rounds []sweep.Round, lost string) err
 	}
 	if kinds[outScorecard] || s.tel.Active() {
 		var w io.Writer
+		var summary strings.Builder
 		if kinds[outConsole] {
-			w = s.env.Stdout
+			w = &summary
 		}
-		if _, err := writeScorecard(w, s.scPath, rep); err != nil {
+		_, err := writeScorecard(w, s.scPath, rep)
+		if summary.Len() > 0 {
+			_, _ = io.WriteString(s.env.Stdout, console.Wrap(summary.String(), s.consoleCols()))
+		}
+		if err != nil {
 			if !diskFull(err) {
 				return err
 			}
@@ -573,6 +579,15 @@ func printKnee(w io.Writer, k *report.Knee) {
 		return
 	}
 	fmt.Fprint(w, slo.KneeSummary(k, nil))
+}
+
+// consoleCols is the width of the console summary: console.Columns, 0
+// (no limit) with --wide.
+func (s *state) consoleCols() int {
+	if s.cfg.Outputs.Wide {
+		return 0
+	}
+	return console.Columns
 }
 
 // logLines is an io.Writer that logs each line written to it (the

@@ -5,9 +5,16 @@ import (
 	"unicode/utf8"
 )
 
-// wrapLines wraps every line of s longer than cols columns at its
-// spaces; a continuation is indented two columns past the line's own
-// indent. A word longer than a line (a URL) stays whole.
+// Wrap wraps every line of s longer than cols columns (0: no limit) at
+// its spaces, as Write does; a continuation is indented two columns past
+// the line's own indent. A word longer than a line (a URL) stays whole.
+func Wrap(s string, cols int) string {
+	if cols <= 0 {
+		return s
+	}
+	return wrapLines(s, cols)
+}
+
 func wrapLines(s string, cols int) string {
 	var b strings.Builder
 	for _, line := range strings.SplitAfter(s, "\n") {
