@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -160,7 +161,7 @@ func (c *chart) layout() *layout {
 	}
 	l.height = l.bottom + marginBottom + float64(rows)*legendRow + 4
 
-	var xs, ys []float64
+	var xs, ys, bars []float64
 	keep := func(dst []float64, v float64, log bool) []float64 {
 		if usable(v) && (!log || v > 0) {
 			dst = append(dst, v)
@@ -173,11 +174,15 @@ func (c *chart) layout() *layout {
 				xs, ys = append(xs, p.x), append(ys, p.y)
 				l.hasData = true
 				if p.bar {
-					ys = keep(keep(ys, p.lo, c.y.log), p.hi, c.y.log)
+					bars = keep(keep(bars, p.lo, c.y.log), p.hi, c.y.log)
 				}
 			}
 		}
 	}
+	// An interval widens the axis only as far as the points' own span
+	// (on a log axis, their ratio) past them: a wide one (a few requests'
+	// P99) is cut at the plot's edge instead of squeezing the points.
+	ys = append(ys, barsWithin(ys, bars, c.y.log)...)
 	for _, h := range c.hlines {
 		ys = keep(ys, h.v, c.y.log)
 	}
@@ -192,6 +197,34 @@ func (c *chart) layout() *layout {
 	l.x = fitScale(c.x, xs, 8, l.left, l.right)
 	l.y = fitScale(c.y, ys, 6, l.bottom, l.top)
 	return l
+}
+
+// barsWithin returns the interval bounds that lie within the points'
+// span past the points (at least half their largest magnitude; on a log
+// axis the same in decades).
+func barsWithin(pts, bounds []float64, log bool) []float64 {
+	if len(pts) == 0 {
+		return nil
+	}
+	lo, hi := slices.Min(pts), slices.Max(pts)
+	if log {
+		lo, hi = math.Log10(lo), math.Log10(hi)
+	}
+	span := math.Max(hi-lo, 0.5*math.Max(math.Abs(lo), math.Abs(hi)))
+	if log {
+		span = math.Max(hi-lo, 0.3) // at least a factor of two
+	}
+	var in []float64
+	for _, b := range bounds {
+		v := b
+		if log {
+			v = math.Log10(b)
+		}
+		if v >= lo-span && v <= hi+span {
+			in = append(in, b)
+		}
+	}
+	return in
 }
 
 // fitScale builds an axis's scale over the values vs.
@@ -442,6 +475,9 @@ func (c *chart) seriesSVG(b *strings.Builder, l *layout, i int) {
 				if !ok1 {
 					y1 = l.top
 				}
+				// A bound past the plot's edge is cut there, without its cap.
+				ok0 = ok0 && y0 >= l.top && y0 <= l.bottom
+				ok1 = ok1 && y1 >= l.top && y1 <= l.bottom
 				y0, y1 = math.Min(math.Max(y0, l.top), l.bottom), math.Min(math.Max(y1, l.top), l.bottom)
 				b.WriteString(`<path class="ci" d="M` + f(x) + " " + f(y0) + "V" + f(y1))
 				if ok0 {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -211,5 +212,20 @@ func TestChartEscapes(t *testing.T) {
 	}
 	if n := strings.Count(s, "&lt;script&gt;"); n < 10 {
 		t.Errorf("escaped text appears %d times, want every label (≥ 10)", n)
+	}
+}
+
+// TestBarsWithin: an interval widens the y axis only within the points'
+// own span past them, so a few requests' wide P99 interval does not fill
+// the chart's height and squeeze the points.
+func TestBarsWithin(t *testing.T) {
+	if got := barsWithin([]float64{10, 20}, []float64{5, 25, 1000}, false); !slices.Equal(got, []float64{5, 25}) {
+		t.Errorf("linear: %v, want [5 25]", got)
+	}
+	if got := barsWithin([]float64{10, 100}, []float64{1, 1000, 1e6}, true); !slices.Equal(got, []float64{1, 1000}) {
+		t.Errorf("log: %v, want [1 1000]", got)
+	}
+	if got := barsWithin(nil, []float64{1}, false); got != nil {
+		t.Errorf("no points: %v", got)
 	}
 }

@@ -92,6 +92,47 @@ type cell struct {
 
 func numCell(s string) cell { return cell{text: s, class: "num"} }
 
+// dropEmptyColumns removes the columns from index from on whose every
+// row shows no figure (only dashes: "–", "– / –"), and returns how many
+// of those columns are left.
+func (t *table) dropEmptyColumns(from int) int {
+	keep := make([]bool, len(t.head))
+	left := 0
+	for c := range t.head {
+		keep[c] = c < from
+		for _, r := range t.rows {
+			if c < len(r) && strings.Trim(r[c].text, "–/ ") != "" {
+				keep[c] = true
+			}
+		}
+		if c >= from && keep[c] {
+			left++
+		}
+	}
+	prune := func(n int) []int {
+		var idx []int
+		for c := range n {
+			if c >= len(keep) || keep[c] {
+				idx = append(idx, c)
+			}
+		}
+		return idx
+	}
+	head := t.head[:0:0]
+	for _, c := range prune(len(t.head)) {
+		head = append(head, t.head[c])
+	}
+	t.head = head
+	for i, r := range t.rows {
+		row := r[:0:0]
+		for _, c := range prune(len(r)) {
+			row = append(row, r[c])
+		}
+		t.rows[i] = row
+	}
+	return left
+}
+
 func (p *page) table(t *table) {
 	cls := "t"
 	if t.class != "" {

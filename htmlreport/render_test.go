@@ -595,3 +595,34 @@ func TestRenderPoolingThroughput(t *testing.T) {
 		}
 	}
 }
+
+// TestEnergyTableHidesEmptyColumns: telemetry of the server only (no
+// energy source, no price) shows no energy table of dashes; a price only
+// shows the cost columns and none of the energy ones.
+func TestEnergyTableHidesEmptyColumns(t *testing.T) {
+	f := func(v float64) *report.Float { x := report.Float(v); return &x }
+	rep := handReport([]float64{1, 2}, []float64{10, 20}, []float64{10, 20}, []float64{100, 200}, []float64{10, 20}, 0)
+	for _, b := range rep.Benchmarks {
+		b.Extras.Telemetry = &report.BenchmarkTelemetry{Window: report.TelemetryWindow{Start: 100, End: 110, DurationS: 10},
+			Server: &report.ServerTelemetry{Engine: "vllm"}}
+	}
+	page := render(t, []*report.Report{rep}, Options{})
+	checkHTML(t, page)
+	if strings.Contains(page, ">Energy Wh</th>") || !strings.Contains(page, "No energy or cost figures") {
+		t.Error("server-only telemetry: want no energy table, and the note saying why")
+	}
+	for _, b := range rep.Benchmarks {
+		b.Extras.Telemetry.Cost = &report.CostTelemetry{Source: "--cost-per-hour", Currency: "EUR", CPM: f(2), CostPerRequest: f(0.001), CPMBasis: "goodput"}
+	}
+	page = render(t, []*report.Report{rep}, Options{})
+	checkHTML(t, page)
+	if strings.Contains(page, ">Energy Wh</th>") || strings.Contains(page, ">Wh/token</th>") || !strings.Contains(page, "/1M out tok</th>") {
+		t.Error("a price only: want the cost columns without the energy ones")
+	}
+	for _, b := range rep.Benchmarks {
+		b.Extras.Telemetry.Energy = &report.EnergyTelemetry{Source: "nvml", EnergyWh: f(1), MeanPowerW: f(300), PeakPowerW: f(350), GPUs: 1}
+	}
+	if page = render(t, []*report.Report{rep}, Options{}); !strings.Contains(page, ">Energy Wh</th>") {
+		t.Error("with an energy source: want the energy columns")
+	}
+}

@@ -143,16 +143,23 @@ func renderTelemetry(p *page, v *runView) {
 			addNote(w)
 		}
 	}
-	p.table(t)
-	basis := "the goodput (output tokens of requests meeting the SLO)"
-	switch {
-	case bases["throughput"] && bases["goodput"]:
-		basis = "the goodput where the round has an SLO verdict, else the throughput (hover a figure for its basis)"
-	case bases["throughput"]:
-		basis = "the throughput (no SLO verdict: every output token)"
+	// A column no round has a figure for is left out, and the table
+	// when none has any (telemetry of the server only: no energy source,
+	// no price).
+	if t.dropEmptyColumns(2) == 0 {
+		p.note("No energy or cost figures: power, energy per token and cost per million tokens need an energy source or a price (goodput's telemetry options).")
+	} else {
+		p.table(t)
+		basis := "the goodput (output tokens of requests meeting the SLO)"
+		switch {
+		case bases["throughput"] && bases["goodput"]:
+			basis = "the goodput where the round has an SLO verdict, else the throughput (hover a figure for its basis)"
+		case bases["throughput"]:
+			basis = "the throughput (no SLO verdict: every output token)"
+		}
+		p.el("p", `class="sub"`, "Every figure covers the round's measurement window. Energy per token divides the GPU energy by the client's own token counts in the window "+
+			"(Wh/token counts prompt and output tokens); cost per million output tokens divides the deployment's cost per hour by "+basis+".")
 	}
-	p.el("p", `class="sub"`, "Every figure covers the round's measurement window. Energy per token divides the GPU energy by the client's own token counts in the window "+
-		"(Wh/token counts prompt and output tokens); cost per million output tokens divides the deployment's cost per hour by "+basis+".")
 
 	// Power over time: each round's sampled power where the report has
 	// it (direct DCGM or NVML sampling), and its mean and peak.

@@ -2,6 +2,7 @@ package record
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,34 +21,102 @@ import (
 //	 "intended_ns":…,"dispatched_ns":…,…,"end_ns":…,
 //	 "chunk_deltas_ns":[…],"chunk_tokens":[…],"prompt_tokens":256,…}
 
-// Encoder writes records as JSON Lines without reflection.
+// Encoder writes records as JSON Lines without reflection. It writes
+// whole lines only: when the writer fails (a full disk), the file is cut
+// back to its last whole line (when the writer can Truncate, as an
+// *os.File can), nothing more is written, and the records from the
+// failure on are counted as lost (Lost) instead of ending the run.
 type Encoder struct {
-	w   *bufio.Writer
-	buf []byte
+	w       io.Writer
+	buf     []byte // whole lines not yet written
+	pending int    // records in buf
+	written int64  // bytes of whole lines the writer took
+	records int    // records written
+	lost    int    // records not written since err
+	err     error  // the first write error
 }
+
+// encoderBuffer is how many bytes of lines the encoder gathers before it
+// writes them.
+const encoderBuffer = 256 << 10
 
 // NewEncoder returns an encoder writing to w through a buffer; call Flush
 // when done.
 func NewEncoder(w io.Writer) *Encoder {
-	return &Encoder{w: bufio.NewWriterSize(w, 256<<10), buf: make([]byte, 0, 4096)}
+	return &Encoder{w: w, buf: make([]byte, 0, encoderBuffer+4096)}
 }
 
-// Encode appends one record line.
+// Encode appends one record line. After a write error it only counts the
+// record as lost and returns that error.
 func (e *Encoder) Encode(r *Record) error {
-	e.buf = AppendJSON(e.buf[:0], r)
+	if e.err != nil {
+		e.lost++
+		return e.err
+	}
+	e.buf = AppendJSON(e.buf, r)
 	e.buf = append(e.buf, '\n')
-	if _, err := e.w.Write(e.buf); err != nil {
-		return fmt.Errorf("writing record %d: %w", r.ID, err)
+	e.pending++
+	if len(e.buf) >= encoderBuffer {
+		return e.Flush()
 	}
 	return nil
 }
 
-// Flush writes buffered lines to the underlying writer.
+// Flush writes buffered lines to the underlying writer. On its first
+// error it cuts the writer back to the last whole line and counts the
+// lines it could not write as lost; it then returns that error forever.
 func (e *Encoder) Flush() error {
-	if err := e.w.Flush(); err != nil {
-		return fmt.Errorf("flushing records: %w", err)
+	if e.err != nil || len(e.buf) == 0 {
+		return e.err
+	}
+	n, err := e.w.Write(e.buf)
+	if err == nil && n < len(e.buf) {
+		err = io.ErrShortWrite
+	}
+	if err == nil {
+		e.written += int64(n)
+		e.records += e.pending
+		e.buf, e.pending = e.buf[:0], 0
+		return nil
+	}
+	n = min(max(n, 0), len(e.buf))
+	whole := bytes.LastIndexByte(e.buf[:n], '\n') + 1
+	kept := bytes.Count(e.buf[:whole], []byte{'\n'})
+	e.written += int64(whole)
+	e.records += kept
+	e.lost += e.pending - kept
+	e.err = fmt.Errorf("writing records: %w", err)
+	if n > whole {
+		if cerr := e.cut(); cerr != nil {
+			e.err = fmt.Errorf("writing records: %w (and the last line is cut: %v)", err, cerr)
+		}
+	}
+	e.buf, e.pending = e.buf[:0], 0
+	return e.err
+}
+
+// cut truncates the writer to its whole lines and moves its offset there.
+func (e *Encoder) cut() error {
+	t, ok := e.w.(interface{ Truncate(size int64) error })
+	if !ok {
+		return errors.New("the writer cannot be truncated")
+	}
+	if err := t.Truncate(e.written); err != nil {
+		return err
+	}
+	if s, ok := e.w.(io.Seeker); ok {
+		if _, err := s.Seek(e.written, io.SeekStart); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// Loss says what a write error lost: the records written (whole lines),
+// the records not written from the first failure on, and that failure
+// (nil, with lost 0, when every record was written).
+func (e *Encoder) Loss() (written, lost int, err error) {
+	return e.records, e.lost, e.err
 }
 
 // AppendJSON appends the JSON object for r (without a newline) to b.

@@ -64,7 +64,7 @@ func TestRebuildGolden(t *testing.T) {
 	if err := report.WriteCSV(&csv, rep); err != nil {
 		t.Fatal(err)
 	}
-	if err := console.Write(&con, rep); err != nil {
+	if err := console.WriteWidth(&con, rep, 0); err != nil { // --wide
 		t.Fatal(err)
 	}
 	compareGolden(t, filepath.Join(dir, "benchmarks.json"), js.Bytes())

@@ -30,6 +30,20 @@ type RunExtras struct {
 	// Notes say how the command line was read where that may surprise:
 	// a flag superseded by another, a named output file overwritten.
 	Notes []string `json:"notes,omitempty"`
+	// Lost is what the run measured but could not write (a full disk):
+	// the report's figures are complete, the records named here are not
+	// in the records file.
+	Lost []LostOutput `json:"lost,omitempty"`
+}
+
+// LostOutput is a file the run could not write in full: the records file
+// keeps its whole lines up to the first failed write, and every record
+// from that write on is lost.
+type LostOutput struct {
+	File           string `json:"file"`
+	RecordsWritten int    `json:"records_written"`
+	RecordsLost    int    `json:"records_lost"`
+	Error          string `json:"error"`
 }
 
 // SLOSpec is a declared service-level objective.

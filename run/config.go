@@ -160,6 +160,7 @@ type Outputs struct {
 	Files map[string]string
 	RunID string // "" : from the labels, else a timestamp and Key's hash
 	Force bool   // overwrite an existing run
+	Wide  bool   // the console's tables whole, not cut to console.Columns
 	// Key is the part of the invocation that defines the experiment (not
 	// where its files go), hashed into the default run id.
 	Key func(model string) string

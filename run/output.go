@@ -80,7 +80,7 @@ var outputTable = []Output{
 		path:  (*runFiles).htmlPath,
 		place: func(rf *runFiles, p string) { rf.html = p },
 		write: func(s *state, rep *report.Report) ([]string, error) {
-			return []string{s.files.htmlPath()}, writeRunHTML(s.files, rep, s.cfg.Outputs.Kinds[outJSONL])
+			return []string{s.files.htmlPath()}, writeRunHTML(s.files, rep, s.recordsWhole())
 		}},
 	// The scorecard is written after the closing knee line, also when
 	// only telemetry asks for it (state.write).
@@ -88,7 +88,9 @@ var outputTable = []Output{
 	{Name: outAIPerf, Help: "AIPerf's profile_export_aiperf.json and .csv per benchmark", Dir: true,
 		write: (*state).writeAIPerf},
 	{Name: outConsole, Scenario: true,
-		write: func(s *state, rep *report.Report) ([]string, error) { return nil, console.Write(s.env.Stdout, rep) }},
+		write: func(s *state, rep *report.Report) ([]string, error) {
+			return nil, console.WriteWidth(s.env.Stdout, rep, s.consoleCols())
+		}},
 }
 
 // outputNames lists the kinds: "json, yaml, …, console".

@@ -17,8 +17,10 @@ import (
 )
 
 // writeOutputs writes the chosen outputs in the table's order (the
-// console summary last) and names the files written.
-func (s *state) writeOutputs(rep *report.Report) error {
+// console summary last) and names the files written. An output the disk
+// has no room for does not stop the others: failed says which, one line
+// each.
+func (s *state) writeOutputs(rep *report.Report) (failed []string, err error) {
 	var written []string
 	for _, o := range outputTable {
 		if o.write == nil || !s.cfg.Outputs.Kinds[o.Name] {
@@ -26,14 +28,28 @@ func (s *state) writeOutputs(rep *report.Report) error {
 		}
 		paths, err := o.write(s, rep)
 		if err != nil {
-			return err
+			if !diskFull(err) {
+				return failed, err
+			}
+			failed = append(failed, OneLine(err))
+			continue
 		}
 		written = append(written, paths...)
 	}
 	if len(written) > 0 {
 		fmt.Fprintf(s.stderr, "wrote %s\n", strings.Join(written, ", "))
 	}
-	return nil
+	return failed, nil
+}
+
+// recordsWhole says whether the run wrote a records file holding every
+// record (none was lost to a failed write).
+func (s *state) recordsWhole() bool {
+	if s.jsonl == nil {
+		return false
+	}
+	_, _, err := s.enc.Loss()
+	return err == nil
 }
 
 // writeAIPerf writes the AIPerf exports of --outputs aiperf: from the
@@ -41,7 +57,7 @@ func (s *state) writeOutputs(rep *report.Report) error {
 // approximated from the report.
 func (s *state) writeAIPerf(rep *report.Report) ([]string, error) {
 	records := ""
-	if s.jsonl != nil {
+	if s.recordsWhole() {
 		records = s.files.jsonl
 	}
 	opts := aiperf.Options{GoodputVersion: s.cfg.Build.Version, ArtifactDir: s.files.dir}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -15,9 +16,11 @@ import (
 )
 
 // termProgress draws one progress bar per benchmark on a terminal, with
-// elapsed and remaining time or requests, the achieved rate, requests in
-// flight, completed and errored, and live TTFT P50/P99 and output tok/s.
-// The bars redraw from mpb's own goroutine, reading liveStats snapshots.
+// elapsed and remaining time or requests, and below it a line of the
+// achieved rate, requests in flight, completed and errored, and live TTFT
+// P50/P99 and output tok/s. Each line fits the terminal down to 80
+// columns (the bar shrinks, the figures take shorter words). The bars
+// redraw from mpb's own goroutine, reading liveStats snapshots.
 type termProgress struct {
 	w     io.Writer
 	live  *liveStats
@@ -28,8 +31,52 @@ type termProgress struct {
 	done  chan struct{}
 }
 
-func newTermProgress(w io.Writer, live *liveStats) *termProgress {
-	return &termProgress{w: w, live: live, p: mpb.New(mpb.WithOutput(w), mpb.WithRefreshRate(250*time.Millisecond), mpb.WithWidth(32))}
+// newTermProgress draws on w; opts add to mpb's options (a test's
+// WithAutoRefresh, to draw off a terminal, where the width is
+// progressCols).
+func newTermProgress(w io.Writer, live *liveStats, opts ...mpb.ContainerOption) *termProgress {
+	opts = append([]mpb.ContainerOption{mpb.WithOutput(w), mpb.WithRefreshRate(250 * time.Millisecond), mpb.WithWidth(progressCols)}, opts...)
+	return &termProgress{w: w, live: live, p: mpb.New(opts...)}
+}
+
+// progressCols is the narrowest terminal the display is made for, and
+// barCols the bar's own width where there is room.
+const (
+	progressCols = 80
+	barCols      = 32
+)
+
+// progressLeft is the bar's time: elapsed, and what is left of the
+// benchmark's time or requests.
+func progressLeft(snap liveSnapshot) string {
+	left := ""
+	switch {
+	case snap.Remaining >= 0:
+		left = fmt.Sprintf(" left %s", snap.Remaining.Round(time.Second))
+	case snap.RemainingRequests >= 0:
+		left = fmt.Sprintf(" left %d req", snap.RemainingRequests)
+	}
+	return fmt.Sprintf("%s%s", snap.Elapsed.Round(time.Second), left)
+}
+
+// progressFigures is the line under the bar, in at most cols columns: the
+// long words, else the short ones, else cut.
+func progressFigures(snap liveSnapshot, cols int) string {
+	ttft := "-"
+	if snap.TTFTP50ms >= 0 {
+		ttft = fmt.Sprintf("%.0f/%.0f ms", snap.TTFTP50ms, snap.TTFTP99ms)
+	}
+	line := fmt.Sprintf("  %.1f req/s  in-flight %d  ok %d  err %d  TTFT p50/p99 %s  %.0f out tok/s",
+		snap.ReqPerS, snap.InFlight, snap.Completed, snap.Errored, ttft, snap.OutTokPerS)
+	if utf8.RuneCountInString(line) <= cols {
+		return line
+	}
+	line = fmt.Sprintf("  %.1f req/s  run %d  ok %d  err %d  TTFT %s  %.0f tok/s",
+		snap.ReqPerS, snap.InFlight, snap.Completed, snap.Errored, ttft, snap.OutTokPerS)
+	if r := []rune(line); len(r) > cols && cols > 0 {
+		return string(r[:cols-1]) + "…"
+	}
+	return line
 }
 
 func (t *termProgress) BenchmarkStart(index int, s loadgen.Strategy, c loadgen.Constraints, start int64) {
@@ -51,27 +98,14 @@ func (t *termProgress) BenchmarkStart(index int, s loadgen.Strategy, c loadgen.C
 		}
 		return t.live.snapshot()
 	}
-	t.bar = t.p.AddBar(total,
+	t.bar = t.p.AddBar(total, mpb.BarWidth(barCols),
 		mpb.PrependDecorators(decor.Name(label, decor.WCSyncSpaceR), decor.Any(func(decor.Statistics) string {
-			snap := snapshot()
-			left := ""
-			switch {
-			case snap.Remaining >= 0:
-				left = fmt.Sprintf(" left %s", snap.Remaining.Round(time.Second))
-			case snap.RemainingRequests >= 0:
-				left = fmt.Sprintf(" left %d req", snap.RemainingRequests)
-			}
-			return fmt.Sprintf("%s%s", snap.Elapsed.Round(time.Second), left)
+			return progressLeft(snapshot())
 		}, decor.WCSyncSpaceR)),
-		mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
-			snap := snapshot()
-			ttft := "-"
-			if snap.TTFTP50ms >= 0 {
-				ttft = fmt.Sprintf("%.0f/%.0f ms", snap.TTFTP50ms, snap.TTFTP99ms)
-			}
-			return fmt.Sprintf("%6.1f req/s  in-flight %d  ok %d  err %d  TTFT p50/p99 %s  %.0f out tok/s",
-				snap.ReqPerS, snap.InFlight, snap.Completed, snap.Errored, ttft, snap.OutTokPerS)
-		})),
+		mpb.BarExtender(mpb.BarFillerFunc(func(w io.Writer, st decor.Statistics) error {
+			_, err := fmt.Fprintln(w, progressFigures(snapshot(), st.AvailableWidth))
+			return err
+		}), false),
 	)
 	t.stop, t.done = make(chan struct{}), make(chan struct{})
 	go t.tick()

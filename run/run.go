@@ -19,6 +19,7 @@ import (
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/accum"
+	"github.com/goodput-dev/goodput/report/console"
 	"github.com/goodput-dev/goodput/scorecard/measure"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
@@ -52,7 +53,7 @@ type state struct {
 	made             string // the run directory, when this run created it
 	tel              *measure.Telemetry
 	live             *liveMetrics
-	jsonl            *os.File
+	jsonl            recordsFile
 	enc              *record.Encoder
 	closers          []func()
 }
@@ -101,7 +102,8 @@ func (s *state) run(ctx context.Context) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.write(rep, rounds); err != nil {
+	lost := s.recordsLoss(rep)
+	if err := s.write(rep, rounds, lost); err != nil {
 		return rep, err
 	}
 	if interrupted {
@@ -365,7 +367,7 @@ func (s *state) openRecords(context.Context) error {
 	if !s.cfg.Outputs.Kinds[outJSONL] {
 		return nil
 	}
-	f, err := os.Create(s.files.jsonl)
+	f, err := createRecords(s.files.jsonl)
 	if err != nil {
 		return fmt.Errorf("records file: %w", err)
 	}
@@ -504,22 +506,39 @@ func finalProfile(p *Plan, rounds []sweep.Round) report.Profile {
 	return prof
 }
 
-// write writes the outputs, the scorecard and the closing lines.
-func (s *state) write(rep *report.Report, rounds []sweep.Round) error {
+// write writes the outputs, the scorecard and the closing lines. With a
+// full disk (or lost records, lost) it writes what it can, the console
+// summary included, and returns an OutputsLostError naming what is
+// missing.
+func (s *state) write(rep *report.Report, rounds []sweep.Round, lost string) error {
 	kinds := s.cfg.Outputs.Kinds
-	if err := s.writeOutputs(rep); err != nil {
+	var missing []string
+	if lost != "" {
+		missing = append(missing, lost)
+	}
+	failed, err := s.writeOutputs(rep)
+	if err != nil {
 		return err
 	}
+	missing = append(missing, failed...)
 	if !kinds[outConsole] {
 		printKnee(s.stderr, rep.Run.Knee)
 	}
 	if kinds[outScorecard] || s.tel.Active() {
 		var w io.Writer
+		var summary strings.Builder
 		if kinds[outConsole] {
-			w = s.env.Stdout
+			w = &summary
 		}
-		if _, err := writeScorecard(w, s.scPath, rep); err != nil {
-			return err
+		_, err := writeScorecard(w, s.scPath, rep)
+		if summary.Len() > 0 {
+			_, _ = io.WriteString(s.env.Stdout, console.Wrap(summary.String(), s.consoleCols()))
+		}
+		if err != nil {
+			if !diskFull(err) {
+				return err
+			}
+			missing = append(missing, OneLine(err))
 		}
 	}
 	for _, b := range rep.Benchmarks {
@@ -543,6 +562,9 @@ func (s *state) write(rep *report.Report, rounds []sweep.Round) error {
 		}
 	}
 	s.logFinished(rep)
+	if len(missing) > 0 {
+		return &OutputsLostError{Lines: missing}
+	}
 	return nil
 }
 
@@ -567,6 +589,15 @@ func printKnee(w io.Writer, k *report.Knee) {
 		return
 	}
 	fmt.Fprint(w, slo.KneeSummary(k, nil))
+}
+
+// consoleCols is the width of the console summary: console.Columns, 0
+// (no limit) with --wide.
+func (s *state) consoleCols() int {
+	if s.cfg.Outputs.Wide {
+		return 0
+	}
+	return console.Columns
 }
 
 // logLines is an io.Writer that logs each line written to it (the

@@ -3,7 +3,6 @@ package sweep
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"time"
 
@@ -112,7 +111,9 @@ type Runner struct {
 	// backend, requests, environment); strategy, timings and counters are
 	// filled in per round.
 	Info accum.BenchmarkInfo
-	// Records, when set, receives every record as a JSON line.
+	// Records, when set, receives every record as a JSON line. A write
+	// error does not stop the run: the caller reads what it lost from
+	// Records.Loss.
 	Records *record.Encoder
 	// Observer, when set, watches the run.
 	Observer Observer
@@ -225,27 +226,31 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, cons 
 		return Round{}, err
 	}
 	out := make(chan *record.Record, 4096)
-	collected := make(chan error, 1)
+	collected := make(chan struct{})
 	if r.Observer != nil {
 		r.Observer.BenchmarkStart(index, s, cons, start)
 	}
 	go func() {
-		var werr error
+		defer close(collected)
 		// The records reach the disk at least every RecordsFlushEvery,
-		// so a killed process loses at most that much of them.
+		// so a killed process loses at most that much of them. A write
+		// error (a full disk) does not stop the round: the encoder keeps
+		// the file at its whole lines and counts the records it loses.
 		tick := time.NewTicker(RecordsFlushEvery)
 		defer tick.Stop()
 		fl, _ := r.Observer.(recordsFlusher)
 		dirty := false
-	loop:
 		for {
 			select {
 			case rec, ok := <-out:
 				if !ok {
-					break loop
+					if r.Records != nil {
+						_ = r.Records.Flush()
+					}
+					return
 				}
-				if r.Records != nil && werr == nil {
-					werr = r.Records.Encode(rec)
+				if r.Records != nil {
+					_ = r.Records.Encode(rec)
 				}
 				acc.Add(rec)
 				if r.Observer != nil {
@@ -254,9 +259,9 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, cons 
 				r.Engine.Release(rec)
 				dirty = true
 			case <-tick.C:
-				if dirty && werr == nil {
+				if dirty {
 					if r.Records != nil {
-						werr = r.Records.Flush()
+						_ = r.Records.Flush()
 					}
 					if fl != nil {
 						fl.FlushRecords()
@@ -265,10 +270,6 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, cons 
 				}
 			}
 		}
-		if r.Records != nil && werr == nil {
-			werr = r.Records.Flush()
-		}
-		collected <- werr
 	}()
 	var moe *moeWatcher
 	if r.TargetMOE != nil {
@@ -279,9 +280,7 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, cons 
 		Index: index, Strategy: s, Constraints: cons, Source: r.source(index), StartAt: start,
 	}, out)
 	close(out)
-	if werr := <-collected; werr != nil {
-		return Round{}, fmt.Errorf("writing records: %w", werr)
-	}
+	<-collected
 	if runErr != nil {
 		return Round{}, runErr
 	}

@@ -366,11 +366,8 @@ func (r *Runner) scheduledRound(ctx context.Context, index int, s loadgen.Strate
 		sub.Info.ID = report.BenchmarkID(r.Info.RunID, index)
 	}
 	round, err := sub.round(ctx, 0, s, sub.Constraints, nil)
-	if ix.err == nil && r.Records != nil {
-		ix.err = r.Records.Flush()
-	}
-	if ix.err != nil {
-		return Round{}, fmt.Errorf("writing records: %w", ix.err)
+	if r.Records != nil {
+		_ = r.Records.Flush() // a write error is the encoder's to report (Loss)
 	}
 	if err != nil {
 		return Round{}, err
@@ -386,7 +383,6 @@ type indexObserver struct {
 	index int
 	next  Observer
 	enc   *record.Encoder
-	err   error
 }
 
 func (o *indexObserver) BenchmarkStart(_ int, s loadgen.Strategy, c loadgen.Constraints, start int64) {
@@ -397,19 +393,18 @@ func (o *indexObserver) BenchmarkStart(_ int, s loadgen.Strategy, c loadgen.Cons
 
 func (o *indexObserver) Record(rec *record.Record) {
 	rec.Benchmark = o.index
-	if o.enc != nil && o.err == nil {
-		o.err = o.enc.Encode(rec)
+	if o.enc != nil {
+		_ = o.enc.Encode(rec) // a write error is the encoder's to report (Loss)
 	}
 	if o.next != nil {
 		o.next.Record(rec)
 	}
 }
 
-// FlushRecords writes the buffered records to the file (the first error
-// is kept for the round's end).
+// FlushRecords writes the buffered records to the file.
 func (o *indexObserver) FlushRecords() {
-	if o.enc != nil && o.err == nil {
-		o.err = o.enc.Flush()
+	if o.enc != nil {
+		_ = o.enc.Flush()
 	}
 }
 

@@ -71,6 +71,7 @@ type benchOptions struct {
 	connectTimeout, stallTimeout, requestTimeout     time.Duration
 	labels                                           []string
 	disableProgress, disableConsole                  bool
+	wide                                             bool // --wide
 	logFormat                                        string
 	progressInterval                                 time.Duration
 	cpuProfile                                       string
@@ -183,6 +184,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	addQualityFlags(fs, &o.quality)
 	addV06Flags(fs, &o.v06)
 	failureFlags(&o.failures, fs)
+	wideFlag(&o.wide, fs)
 	v07Flags(o, fs)
 	for _, alias := range []string{"request-format", "warmup-percent", "cooldown-percent", "backend-kwargs", "disable-console-interactive", "disable-console", "data-sampler", "output-sampling", "scenario"} {
 		_ = fs.MarkHidden(alias)
@@ -703,7 +705,7 @@ func (o *benchOptions) validateOutputs(p *plan) error {
 	if o.runID != "" && !run.ValidRunID(o.runID) {
 		return usagef("--run-id %q: use letters, digits, '.', '_' and '-' only", o.runID)
 	}
-	p.files = run.Outputs{Path: o.outputPath, Dir: o.outputDir, RunID: o.runID, Force: o.force, Files: o.outputFiles}
+	p.files = run.Outputs{Path: o.outputPath, Dir: o.outputDir, RunID: o.runID, Force: o.force, Files: o.outputFiles, Wide: o.wide}
 	if existing := existingFiles(o.namedOutputs); len(existing) > 0 && !o.force {
 		// GuideLLM's dialect overwrites what its --output names.
 		p.files.Force = true

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/console"
 	"github.com/goodput-dev/goodput/run"
 	"github.com/goodput-dev/goodput/slo"
 )
@@ -26,6 +27,12 @@ func failureFlags(o *failureOptions, fs *pflag.FlagSet) {
 	fs.BoolVar(&o.allowAllErrors, "allow-all-errors", false, fmt.Sprintf("exit 0 although a benchmark had no successful request or the server went away, as GuideLLM does (default: exit %d naming the most common error)", exitNoSuccess))
 	fs.IntVar(&o.maxConnectFailures, "max-connect-failures", run.DefaultMaxConnectFailures, "stop the run when this many requests in a row could not reach the server (refused, or reset before a response): it went away; 0: never")
 	fs.StringVar(&o.failOnErrorRate, "fail-on-error-rate", "", fmt.Sprintf("exit %d when a benchmark's error rate (errored ÷ requests in its window) exceeds this: a fraction 0 ≤ x ≤ 1 or a percentage (5%%) (for CI; 0: any error)", exitErrorRate))
+}
+
+// wideFlag registers --wide (benchmark and profile): the console's tables
+// whole instead of cut to console.Columns.
+func wideFlag(wide *bool, fs *pflag.FlagSet) {
+	fs.BoolVar(wide, "wide", false, fmt.Sprintf("print the console's tables whole, as wide as they are (default: cut to fit %d columns)", console.Columns))
 }
 
 // apply puts the options into the plan.

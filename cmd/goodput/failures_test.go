@@ -14,6 +14,7 @@ import (
 	"github.com/goodput-dev/goodput/internal/ssetest"
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/run"
 )
 
 // A --target with the endpoint's path (GuideLLM appends it, as goodput
@@ -114,5 +115,20 @@ func TestSimultaneousRunsKeepTheirFiles(t *testing.T) {
 	}
 	if len(ids) != 2 {
 		t.Errorf("run ids %v: want two", ids)
+	}
+}
+
+// A run whose outputs the disk had no room for exits 6 after naming, one
+// line each, what it could not write.
+func TestExitCodeOutputsLost(t *testing.T) {
+	var b strings.Builder
+	err := fmt.Errorf("run: %w", &run.OutputsLostError{Lines: []string{"out/requests.jsonl: 7 records lost from the first failed write on (…)"}})
+	if code := exitCode(&b, "benchmark", err); code != 6 {
+		t.Fatalf("exit %d, want 6", code)
+	}
+	want := "goodput benchmark: out/requests.jsonl: 7 records lost from the first failed write on (…)\n" +
+		"goodput benchmark: outputs incomplete; what was written is valid (exit 6)\n"
+	if b.String() != want {
+		t.Errorf("stderr:\n%s\nwant\n%s", b.String(), want)
 	}
 }

@@ -142,6 +142,8 @@ var invalidFlagValues = map[string][]string{
 	"benchmark --judge-busy-rounds":        {"=maybe"},
 	"benchmark --fail-on-error-rate":       {"x", "-0.1", "1.5", "150%"},
 	"benchmark --allow-all-errors":         {"=maybe"},
+	"benchmark --wide":                     {"=maybe"},
+	"report --wide":                        {"=maybe"},
 	"benchmark --max-connect-failures":     {"x", "-1"},
 	// GuideLLM v0.7's options and the configuration file
 	"benchmark --backend":           {"fast", "kind=vllm_python", "kind=openai_http,nope=1", "kind=openai_http,request_format=/pooling", `{"kind":"openai_http","extras":{"files":{}}}`},
@@ -232,6 +234,7 @@ var invalidFlagValues = map[string][]string{
 	"profile --ui-type":                               {"fancy"},
 	"profile --fail-on-error-rate":                    {"x", "-0.1", "1.5", "150%"},
 	"profile --allow-all-errors":                      {"=maybe"},
+	"profile --wide":                                  {"=maybe"},
 	"profile --max-connect-failures":                  {"x", "-1"},
 	"profile --custom-endpoint":                       {"v1/x", "/x?y=1"},
 	"profile --transport":                             {"grpc"},

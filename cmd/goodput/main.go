@@ -29,6 +29,7 @@ const (
 	exitErrorRate = 3 // a benchmark's error rate exceeded --fail-on-error-rate
 	exitNoSuccess = 4 // a benchmark had no successful request, or the server went away (not with --allow-all-errors)
 	exitUndecided = 5 // compare: a threshold crossing the samples are too small to judge
+	exitLost      = 6 // outputs incomplete: a write failed (a full disk); the summary printed
 	exitInterrupt = 130
 )
 
@@ -108,6 +109,7 @@ func exitCode(w io.Writer, name string, err error) int {
 	var ue usageError
 	var re run.UsageError
 	var ns *run.NoSuccessError
+	var lost *run.OutputsLostError
 	switch {
 	case err == nil:
 		return exitOK
@@ -131,6 +133,12 @@ func exitCode(w io.Writer, name string, err error) int {
 	case errors.As(err, &ns):
 		printNoSuccess(w, ns)
 		return exitNoSuccess
+	case errors.As(err, &lost):
+		for _, l := range lost.Lines {
+			fmt.Fprintf(w, "goodput %s: %s\n", name, l)
+		}
+		fmt.Fprintf(w, "goodput %s: outputs incomplete; what was written is valid (exit %d)\n", name, exitLost)
+		return exitLost
 	}
 	fmt.Fprintf(w, "goodput %s: %v\n", name, err)
 	return exitFailure

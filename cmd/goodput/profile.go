@@ -59,6 +59,7 @@ import (
 
 // profileOptions are the flags of `goodput profile` (AIPerf's names).
 type profileOptions struct {
+	wide                      bool     // --wide
 	urls, models              []string // AIPerf's lists: --url A --url B, --model a,b
 	urlStrategy               string
 	modelSelection            string
@@ -210,6 +211,7 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&po.ui, "ui-type", "simple", "progress display: dashboard or simple (progress lines) or none (alias --ui)")
 	fs.StringVar(&po.ui, "ui", "simple", "alias of --ui-type")
 	failureFlags(&po.failures, fs)
+	wideFlag(&po.wide, fs)
 	fs.StringVar(&po.customEndpoint, "custom-endpoint", "", "request path under --url instead of the endpoint type's, e.g. /v1/custom (alias --endpoint)")
 	fs.StringVar(&po.customEndpoint, "endpoint", "", "alias of --custom-endpoint")
 	fs.StringVar(&po.transport, "transport", "http", "http (the only transport; alias --transport-type)")
@@ -659,7 +661,7 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	p.files = run.Outputs{Path: lay.report, Dir: d.outputDir, Force: true} // AIPerf overwrites its artifacts
+	p.files = run.Outputs{Path: lay.report, Dir: d.outputDir, Force: true, Wide: po.wide} // AIPerf overwrites its artifacts
 	p.outputs = map[string]bool{"json": true, "csv": true, "jsonl": true, "console": true}
 	return p, lay, nil
 }

@@ -288,6 +288,7 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"output"}, maps: "goodput's own: the AIPerf JSON export's path, e.g. /results/aiperf.json; the CSV and goodput's report beside it"},
 	{names: []string{"fail-on-error-rate"}, maps: "goodput's own: exit 3 when a benchmark's error rate exceeds it, a fraction or a percentage (for CI)"},
 	{names: []string{"allow-all-errors"}, maps: "goodput's own: exit 0 although a benchmark had no successful request or the server went away (default: exit 4)"},
+	{names: []string{"wide"}, maps: "goodput's own: print the console's tables whole (default: cut to fit 100 columns)"},
 	{names: []string{"max-connect-failures"}, maps: "goodput's own: stop when this many requests in a row could not reach the server (default 50; 0: never)"},
 }
 

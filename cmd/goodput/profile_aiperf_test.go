@@ -382,6 +382,7 @@ sweep:
 		}},
 		"fail-on-error-rate": {[]string{"--fail-on-error-rate", "0.1"}, func(s profileSetup) bool { return s.p.maxErrorRate != nil && *s.p.maxErrorRate == 0.1 }},
 		"allow-all-errors":   {[]string{"--allow-all-errors"}, func(s profileSetup) bool { return s.cfg.AllowAllErrors }},
+		"wide":               {[]string{"--wide"}, func(s profileSetup) bool { return s.cfg.Outputs.Wide }},
 		"max-connect-failures": {[]string{"--max-connect-failures", "7"}, func(s profileSetup) bool {
 			return s.cfg.Plan.Constraints.MaxConnectFailures == 7
 		}},

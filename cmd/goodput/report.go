@@ -41,6 +41,7 @@ import (
 
 type reportCmdOptions struct {
 	console           bool
+	wide              bool
 	csv, json, aiperf string
 	records           string
 	html              string
@@ -50,6 +51,7 @@ func runReport(_ context.Context, e *env, args []string) error {
 	var o reportCmdOptions
 	fs := newFlagSet("report", "report FILE… [--console] [--csv OUT] [--json OUT] [--aiperf DIR] [--html OUT] [--records FILE]", e.stdout)
 	fs.BoolVar(&o.console, "console", false, "print the console tables (the default when no other output is asked for)")
+	wideFlag(&o.wide, fs)
 	fs.StringVar(&o.csv, "csv", "", "write GuideLLM's CSV layout to OUT (a directory with several inputs)")
 	fs.StringVar(&o.json, "json", "", "write the report as goodput's JSON (GuideLLM report v2) to OUT (a directory with several inputs)")
 	fs.StringVar(&o.aiperf, "aiperf", "", "write AIPerf's profile_export_aiperf.json and .csv per benchmark under DIR")
@@ -99,7 +101,11 @@ func runReport(_ context.Context, e *env, args []string) error {
 				}
 				fmt.Fprintf(e.stdout, "== %s ==\n", f)
 			}
-			if err := console.Write(e.stdout, rep); err != nil {
+			cols := console.Columns
+			if o.wide {
+				cols = 0
+			}
+			if err := console.WriteWidth(e.stdout, rep, cols); err != nil {
 				return err
 			}
 		}

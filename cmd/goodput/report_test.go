@@ -398,7 +398,7 @@ func TestReportClientSaturated(t *testing.T) {
 		t.Fatal(err)
 	}
 	csvOut := filepath.Join(t.TempDir(), "sat.csv")
-	code, stdout, stderr := runGoodput(t, "report", in, "--console", "--csv", csvOut)
+	code, stdout, stderr := runGoodput(t, "report", in, "--console", "--wide", "--csv", csvOut)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
@@ -557,7 +558,7 @@ func TestConsoleAndCSVGolden(t *testing.T) {
 		r    *report.Report
 	}{{"legacy_v0.3", legacy}, {"goodput", goldenReport(t)}} {
 		var con, csvb bytes.Buffer
-		if err := console.Write(&con, tc.r); err != nil {
+		if err := console.WriteWidth(&con, tc.r, 0); err != nil { // --wide
 			t.Fatal(err)
 		}
 		if err := report.WriteCSV(&csvb, tc.r); err != nil {
@@ -565,6 +566,25 @@ func TestConsoleAndCSVGolden(t *testing.T) {
 		}
 		golden(t, tc.name+".console.txt", con.Bytes())
 		golden(t, tc.name+".csv", csvb.Bytes())
+		consoleWidthGolden(t, tc.name, tc.r)
+	}
+}
+
+// consoleWidthGolden checks the console of r in 80 and 100 columns
+// against its golden files and that no line is wider.
+func consoleWidthGolden(t *testing.T, name string, r *report.Report) {
+	t.Helper()
+	for _, cols := range []int{80, console.Columns} {
+		var con bytes.Buffer
+		if err := console.WriteWidth(&con, r, cols); err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(con.String(), "\n") {
+			if n := utf8.RuneCountInString(line); n > cols {
+				t.Errorf("%s in %d columns: line %d is %d wide: %s", name, cols, i+1, n, line)
+			}
+		}
+		golden(t, fmt.Sprintf("%s.console.%d.txt", name, cols), con.Bytes())
 	}
 }
 

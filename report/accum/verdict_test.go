@@ -189,7 +189,7 @@ func TestConsoleAndCSVGoldenSLO(t *testing.T) {
 		t.Errorf("benchmark 1: %+v", s)
 	}
 	var con, csvb bytes.Buffer
-	if err := console.Write(&con, r); err != nil {
+	if err := console.WriteWidth(&con, r, 0); err != nil { // --wide
 		t.Fatal(err)
 	}
 	if err := report.WriteCSV(&csvb, r); err != nil {
@@ -197,6 +197,7 @@ func TestConsoleAndCSVGoldenSLO(t *testing.T) {
 	}
 	golden(t, "slo.console.txt", con.Bytes())
 	golden(t, "slo.csv", csvb.Bytes())
+	consoleWidthGolden(t, "slo", r)
 }
 
 // BenchmarkAddSLO is BenchmarkAdd with a per-request SLO judgement: the

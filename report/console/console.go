@@ -32,7 +32,17 @@ import (
 // follows when the report has them. Missing figures (older GuideLLM
 // reports, a round without a successful request) are shown as "-". The
 // output depends only on the report.
-func Write(w io.Writer, r *report.Report) error {
+//
+// Write fits every line to Columns; WriteWidth fits them to another
+// width, or with 0 writes every table whole (--wide).
+func Write(w io.Writer, r *report.Report) error { return WriteWidth(w, r, Columns) }
+
+// Columns is the width of Write's lines: a table wider is cut into parts
+// that repeat each row's key, and a longer line of text is wrapped.
+const Columns = 100
+
+// WriteWidth is Write with lines of at most cols columns (0: no limit).
+func WriteWidth(w io.Writer, r *report.Report, cols int) error {
 	var b strings.Builder
 	t1 := &texttable.Table{
 		Title:  "Requests and throughput (request counts in the measurement window; rates are means)",
@@ -91,23 +101,23 @@ func Write(w io.Writer, r *report.Report) error {
 	if len(r.Benchmarks) == 0 {
 		b.WriteString("No benchmarks.\n")
 	} else {
-		t1.Render(&b)
+		t1.RenderWidth(&b, cols)
 		if tp := poolingTable(r); tp != nil {
 			b.WriteString("\n")
-			tp.Render(&b)
+			tp.RenderWidth(&b, cols)
 		}
 		b.WriteString("\n")
-		t2.Render(&b)
-		if es := errorsSection(r); es != "" {
+		t2.RenderWidth(&b, cols)
+		if es := errorsSection(r, cols); es != "" {
 			b.WriteString("\n" + es)
 		}
 		if tx := extrasTable(r); tx != nil {
 			b.WriteString("\n")
-			tx.Render(&b)
+			tx.RenderWidth(&b, cols)
 		}
 		if tc := censoredTable(r); tc != nil {
 			b.WriteString("\n")
-			tc.Render(&b)
+			tc.RenderWidth(&b, cols)
 		}
 		for _, tq := range []*texttable.Table{
 			percentileTable(r), streamingTable(r),
@@ -117,20 +127,20 @@ func Write(w io.Writer, r *report.Report) error {
 		} {
 			if tq != nil {
 				b.WriteString("\n")
-				tq.Render(&b)
+				tq.RenderWidth(&b, cols)
 			}
 		}
 		if ts := serverTable(r); ts != nil {
 			b.WriteString("\n")
-			ts.Render(&b)
+			ts.RenderWidth(&b, cols)
 		}
 		if ts := sessionTable(r); ts != nil {
 			b.WriteString("\n")
-			ts.Render(&b)
+			ts.RenderWidth(&b, cols)
 		}
 		if t3 := slo.Table(r); t3 != nil {
 			b.WriteString("\n")
-			t3.Render(&b)
+			t3.RenderWidth(&b, cols)
 		}
 		for _, n := range saturationNotes(r) {
 			b.WriteString(n + "\n")
@@ -159,10 +169,14 @@ func Write(w io.Writer, r *report.Report) error {
 		}
 		if t := trialsTable(r.Run.Trials); t != nil {
 			b.WriteString("\n")
-			t.Render(&b)
+			t.RenderWidth(&b, cols)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	out := b.String()
+	if cols > 0 {
+		out = wrapLines(out, cols)
+	}
+	_, err := io.WriteString(w, out)
 	if err != nil {
 		return fmt.Errorf("writing console summary: %w", err)
 	}

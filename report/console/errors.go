@@ -8,22 +8,28 @@ import (
 	"github.com/goodput-dev/goodput/report"
 )
 
-// maxMessageCols is the width the errors table gives a message.
+// maxMessageCols is the width the errors table gives a message when the
+// console has no width (--wide).
 const maxMessageCols = 100
 
+// minMessageCols is the least width a message gets in a narrow console.
+const minMessageCols = 20
+
 // errorsSection names the failures of each benchmark: per error class the
-// count in the window and the most common message, cut to one line. ""
-// when no request failed.
-func errorsSection(r *report.Report) string {
+// count in the window and the most common message, cut to one line (to
+// fit cols columns, 0: maxMessageCols). "" when no request failed.
+func errorsSection(r *report.Report, cols int) string {
 	type line struct{ idx, strat, class, count, msg string }
 	var lines []line
+	type msg struct {
+		text string
+		n    int
+	}
+	var msgs []msg
 	for i, bm := range r.Benchmarks {
 		for _, e := range bm.ErrorRows() {
-			msg := "-"
-			if e.Message != "" {
-				msg = fmt.Sprintf("%s (%d×)", cutCols(e.Message, maxMessageCols), e.MessageCount)
-			}
-			lines = append(lines, line{fmt.Sprint(i), bm.Label(), e.Class, fmt.Sprint(e.Count), msg})
+			lines = append(lines, line{fmt.Sprint(i), bm.Label(), e.Class, fmt.Sprint(e.Count), ""})
+			msgs = append(msgs, msg{e.Message, int(e.MessageCount)})
 		}
 	}
 	if len(lines) == 0 {
@@ -35,6 +41,18 @@ func errorsSection(r *report.Report) string {
 		for k, c := range []string{l.idx, l.strat, l.class, l.count} {
 			w[k] = max(w[k], utf8.RuneCountInString(c))
 		}
+	}
+	for i, m := range msgs {
+		lines[i].msg = "-"
+		if m.text == "" {
+			continue
+		}
+		count := fmt.Sprintf(" (%d×)", m.n)
+		room := maxMessageCols
+		if cols > 0 {
+			room = max(cols-(w[0]+w[1]+w[2]+w[3]+8)-utf8.RuneCountInString(count), minMessageCols)
+		}
+		lines[i].msg = cutCols(m.text, room) + count
 	}
 	var b strings.Builder
 	b.WriteString("Failed requests in the measurement window, by error class (requests the run cancelled at a benchmark's end left out)\n")

@@ -28,8 +28,14 @@ func TestErrorsSection(t *testing.T) {
 		"--------------------------------------------------------\n" +
 		"1  concurrent 2  http_status     20  HTTP 404: 404 page not found (20×)\n" +
 		"1  concurrent 2  connect          3  dial tcp 127.0.0.1:1: connect: connection refused " + strings.Repeat("x", 49) + "… (3×)\n"
-	if got := errorsSection(r); got != want {
+	if got := errorsSection(r, 0); got != want {
 		t.Errorf("errors section:\n%s\nwant:\n%s", got, want)
+	}
+	// In 80 columns a message gets what the 37 columns before it and its
+	// count leave: 38, the last a "…".
+	line80 := "1  concurrent 2  connect          3  dial tcp 127.0.0.1:1: connect: connec… (3×)\n"
+	if got := errorsSection(r, 80); !strings.HasSuffix(got, line80) {
+		t.Errorf("errors section in 80 columns:\n%s\nwant its last line:\n%s", got, line80)
 	}
 	var b strings.Builder
 	if err := Write(&b, r); err != nil {
@@ -41,7 +47,7 @@ func TestErrorsSection(t *testing.T) {
 		t.Errorf("the errors section should follow the latency table:\n%s", b.String())
 	}
 	r.Benchmarks = r.Benchmarks[:1]
-	if got := errorsSection(r); got != "" {
+	if got := errorsSection(r, 0); got != "" {
 		t.Errorf("no failure: section %q", got)
 	}
 }

@@ -49,7 +49,7 @@ func extrasReport() *report.Report {
 // marks the rows of latency figures and gets a footnote with its reason.
 func TestConsoleExtrasAndSaturation(t *testing.T) {
 	var b bytes.Buffer
-	if err := Write(&b, extrasReport()); err != nil {
+	if err := WriteWidth(&b, extrasReport(), 0); err != nil {
 		t.Fatal(err)
 	}
 	// Benchmark 0: scheduled TTFT P50 120.04 → 120.0, P99 480.5; lateness
@@ -132,7 +132,7 @@ func TestCSVClientSaturated(t *testing.T) {
 		t.Errorf("a client that kept up: %q, want False", rows[3][sat])
 	}
 	var con bytes.Buffer
-	if err := Write(&con, r); err != nil {
+	if err := WriteWidth(&con, r, 0); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(con.String(), "saturated") || strings.Contains(con.String(), "2.00/s*") {
@@ -146,7 +146,7 @@ func TestConsolePromptMismatch(t *testing.T) {
 	r := extrasReport()
 	r.Benchmarks[0].Extras.PromptTokenMismatch = &report.TokenMismatch{Compared: 4, ServerHigher: 4}
 	var b bytes.Buffer
-	if err := Write(&b, r); err != nil {
+	if err := WriteWidth(&b, r, 0); err != nil {
 		t.Fatal(err)
 	}
 	var rows []string

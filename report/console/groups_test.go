@@ -19,7 +19,7 @@ func TestConsoleGroupTables(t *testing.T) {
 			{Name: "sql-lora", Requests: report.StatusCounts{Incomplete: 2, Total: 2}},
 		}}}
 	var out bytes.Buffer
-	if err := Write(&out, &report.Report{Benchmarks: []*report.Benchmark{b}}); err != nil {
+	if err := WriteWidth(&out, &report.Report{Benchmarks: []*report.Benchmark{b}}, 0); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()
@@ -40,7 +40,7 @@ func TestConsoleGroupTables(t *testing.T) {
 	}
 	out.Reset()
 	b.Extras.ByModel = nil
-	if err := Write(&out, &report.Report{Benchmarks: []*report.Benchmark{b}}); err != nil || strings.Contains(out.String(), "By Model") {
+	if err := WriteWidth(&out, &report.Report{Benchmarks: []*report.Benchmark{b}}, 0); err != nil || strings.Contains(out.String(), "By Model") {
 		t.Fatalf("a table without breakdowns: %v\n%s", err, out.String())
 	}
 }

@@ -13,7 +13,7 @@ func TestPoolingTable(t *testing.T) {
 	bm := &report.Benchmark{Extras: &report.Extras{Inputs: &report.InputFigures{Kind: "documents", Total: 240, PerRequest: 8, PerSecond: 31.25, Tokens: 15360, TokensPerSecond: 2000}}}
 	bm.Config.Strategy = report.Strategy{Type: report.StrategyConcurrent, Streams: 4}
 	var b strings.Builder
-	if err := Write(&b, &report.Report{Benchmarks: []*report.Benchmark{bm}}); err != nil {
+	if err := WriteWidth(&b, &report.Report{Benchmarks: []*report.Benchmark{bm}}, 0); err != nil {
 		t.Fatal(err)
 	}
 	want := "Pooling throughput (successful requests in the measurement window; a pooling request has no output tokens)\n" +

@@ -48,7 +48,7 @@ func serverReport() *report.Report {
 // latencies, never 0.0.
 func TestConsoleServerTable(t *testing.T) {
 	var b bytes.Buffer
-	if err := Write(&b, serverReport()); err != nil {
+	if err := WriteWidth(&b, serverReport(), 0); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

@@ -26,7 +26,7 @@ func TestConsoleSessionTable(t *testing.T) {
 		{Config: report.BenchmarkConfig{Strategy: report.Strategy{Type: report.StrategyConcurrent, Streams: 4}}, Extras: &report.Extras{Sessions: s}},
 	}}
 	var b bytes.Buffer
-	if err := Write(&b, r); err != nil {
+	if err := WriteWidth(&b, r, 0); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -40,7 +40,7 @@ func TestConsoleSessionTable(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := Write(&b, serverReport()); err != nil || strings.Contains(b.String(), "Sessions by turn") {
+	if err := WriteWidth(&b, serverReport(), 0); err != nil || strings.Contains(b.String(), "Sessions by turn") {
 		t.Errorf("a report without sessions printed the table (err %v)", err)
 	}
 }
