@@ -347,6 +347,10 @@ func runBenchmark(ctx context.Context, e *env, args []string) error {
 	var o benchOptions
 	fs := newFlagSet("benchmark", "benchmark --target URL --data SPEC [flags]", e.stdout)
 	benchFlags(&o, fs)
+	args, err := foldData(args)
+	if err != nil {
+		return err
+	}
 	if err := parseFlags(fs, v06Args(args)); err != nil {
 		return err
 	}
@@ -477,6 +481,9 @@ func (p *plan) shardRun(rateType string) error {
 // naming the flag and the accepted form.
 func (o *benchOptions) validate() (*plan, error) {
 	p := &plan{labels: map[string]string{}, outputs: map[string]bool{}}
+	if o.backendType == "vllm_python" {
+		return nil, usagef("--backend vllm_python: goodput drives servers over HTTP: start `vllm serve` and give --target URL (--backend openai_http)")
+	}
 	if o.target == "" {
 		return nil, usagef("--target is required, e.g. --target http://localhost:8000")
 	}
@@ -1013,6 +1020,22 @@ func applyBackendArgs(s string, p *plan) error {
 			for hk, hv := range h {
 				p.client.Headers[hk] = hv
 			}
+		case "extras":
+			// GuideLLM v0.6's form of the request extras:
+			// {"extras":{"body":{…},"headers":{…}}}.
+			var ex map[string]json.RawMessage
+			if json.Unmarshal(v, &ex) != nil {
+				return bad(`{"body":{…},"headers":{…}}`)
+			}
+			for ek := range ex {
+				if ek != "body" && ek != "headers" {
+					return usagef("--backend-args: extras.%s: not supported: goodput takes extras.body (--extra-body) and extras.headers (--header)", ek)
+				}
+			}
+			sub, _ := json.Marshal(ex)
+			if err := applyBackendArgs(string(sub), p); err != nil {
+				return err
+			}
 		case "extra_body", "body":
 			if json.Unmarshal(v, &p.extraBody) != nil || p.extraBody == nil {
 				return bad("a JSON object")
@@ -1063,7 +1086,7 @@ func applyBackendArgs(s string, p *plan) error {
 				p.skipReady = !b
 			}
 		default:
-			return usagef("--backend-args: unsupported key %q (supported: api_key, headers, extra_body, verify, timeout, timeout_connect, http2, follow_redirects, validate_backend, api_routes)", k)
+			return usagef("--backend-args: unsupported key %q (supported: api_key, headers, extra_body, extras, verify, timeout, timeout_connect, http2, follow_redirects, validate_backend, api_routes)", k)
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,8 +38,11 @@ var outputKinds = map[string]bool{"json": true, "yaml": true, "csv": true, "json
 
 // v06Args rewrites GuideLLM's spellings that are not flags' values: a
 // leading `run` (`guidellm benchmark run`, the default subcommand) is
-// dropped, and output kinds following --outputs as separate words
-// (`--outputs json csv`) join its value.
+// dropped, output kinds following --outputs as separate words
+// (`--outputs json csv`) join its value, and a file named in --outputs
+// (`--outputs results/benchmarks.json results/summary.csv`: GuideLLM
+// writes that kind, by its extension, to that file) becomes GuideLLM
+// v0.7's --output kind=K,path=FILE.
 func v06Args(args []string) []string {
 	if len(args) > 0 && args[0] == "run" {
 		args = args[1:]
@@ -46,39 +50,64 @@ func v06Args(args []string) []string {
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		out = append(out, a)
-		var value string
+		var items []string
 		switch {
 		case a == "--outputs" && i+1 < len(args):
 			i++
-			value = args[i]
+			items = []string{args[i]}
 		case strings.HasPrefix(a, "--outputs="):
-			value = strings.TrimPrefix(a, "--outputs=")
-			out = out[:len(out)-1]
+			items = []string{strings.TrimPrefix(a, "--outputs=")}
 		default:
+			out = append(out, a)
 			continue
 		}
 		for i+1 < len(args) && isOutputList(args[i+1]) {
 			i++
-			value += "," + args[i]
+			items = append(items, args[i])
 		}
-		if a == "--outputs" {
-			out = append(out, value)
-		} else {
-			out = append(out, "--outputs="+value)
+		var kinds []string
+		for _, item := range strings.Split(strings.Join(items, ","), ",") {
+			if k := outputFileKind(item); k != "" {
+				out = append(out, "--output", "kind="+k+",path="+item)
+			} else {
+				kinds = append(kinds, item)
+			}
+		}
+		if len(kinds) > 0 || len(out) == 0 || !strings.HasPrefix(out[len(out)-1], "kind=") {
+			out = append(out, "--outputs="+strings.Join(kinds, ","))
 		}
 	}
 	return out
 }
 
-// isOutputList reports whether s is an output kind or a comma list of them.
+// isOutputList reports whether s is an output kind, a file GuideLLM
+// writes by its extension, or a comma list of them.
 func isOutputList(s string) bool {
 	for _, k := range strings.Split(s, ",") {
-		if !outputKinds[strings.TrimSpace(k)] {
+		if !outputKinds[strings.TrimSpace(k)] && outputFileKind(k) == "" {
 			return false
 		}
 	}
 	return s != ""
+}
+
+// outputFileKind is the output kind of a file named in --outputs, by its
+// extension ("" when s is no such file name).
+func outputFileKind(s string) string {
+	if !strings.ContainsAny(s, "./") {
+		return ""
+	}
+	switch strings.ToLower(filepath.Ext(s)) {
+	case ".json":
+		return "json"
+	case ".yaml", ".yml":
+		return "yaml"
+	case ".csv":
+		return "csv"
+	case ".html", ".htm":
+		return "html"
+	}
+	return ""
 }
 
 // apply sets what the v0.6 flags map to: --detect-saturation the

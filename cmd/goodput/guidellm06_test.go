@@ -23,7 +23,7 @@ func v06Config(t *testing.T, args ...string) (*plan, error) {
 	if fs.NArg() > 0 {
 		t.Fatalf("%q: arguments left %q", args, fs.Args())
 	}
-	o.v07 = &v07State{cli: changedFlags(fs)}
+	o.v07.cli = changedFlags(fs) // as runBenchmark does
 	if err := applyV07(&o, fs, o.v07, ""); err != nil {
 		return nil, err
 	}
@@ -144,5 +144,28 @@ func TestV06Args(t *testing.T) {
 		if got := strings.Join(v06Args(strings.Fields(c.in)), " "); got != c.want {
 			t.Errorf("%q: %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// GuideLLM v0.6 writes a file named in --outputs as the kind of its
+// extension; --backend-kwargs takes v0.6's extras object; the in-process
+// vllm_python backend is refused with the HTTP form.
+func TestGuideLLMV06OutputFilesAndExtras(t *testing.T) {
+	base := []string{"--target", "http://127.0.0.1:1", "--model", "m", "--data", "prompt_tokens=8,output_tokens=4", "--max-requests", "4", "--rate-type", "synchronous"}
+	with := func(args ...string) []string { return append(slices.Clone(base), args...) }
+
+	p, err := v06Config(t, with("--outputs", "results/benchmarks.json", "results/summary.csv")...)
+	if err != nil || p.files.Path != "results/benchmarks.json" || p.files.Files["csv"] != "results/summary.csv" || !p.outputs["json"] || !p.outputs["csv"] {
+		t.Errorf("--outputs FILE.json FILE.csv: path %q, files %v, outputs %v, %v", p.files.Path, p.files.Files, p.outputs, err)
+	}
+	p, err = v06Config(t, with("--backend-kwargs", `{"api_key": "sk-x", "extras": {"body": {"temperature": 0.8}, "headers": {"X-Team": "a"}}}`)...)
+	if err != nil || p.client.ExtraBody != `{"temperature":0.8}` || p.client.Headers["X-Team"] != "a" || p.client.APIKey != "sk-x" {
+		t.Errorf("--backend-kwargs extras: body %q, headers %v, %v", p.client.ExtraBody, p.client.Headers, err)
+	}
+	if _, err := v06Config(t, with("--backend-kwargs", `{"extras": {"params": {"a": 1}}}`)...); err == nil || !strings.Contains(err.Error(), "extras.params") {
+		t.Errorf("extras.params: %v; want it named", err)
+	}
+	if _, err := v06Config(t, "--backend", "vllm_python", "--model", "Qwen/Qwen3-0.6B", "--data", "prompt_tokens=8"); err == nil || !strings.Contains(err.Error(), "vllm serve") {
+		t.Errorf("--backend vllm_python: %v; want the HTTP form named", err)
 	}
 }

@@ -132,7 +132,14 @@ func v07Table() []v07Row {
 		{Opt: "backend", Kind: "openai_http", Key: "headers", Maps: "`--header` (goodput also takes them here, as pre-0.7 `--backend-args` did)", apply: func(a *v07Applier, v any) error { return a.headers(v) }},
 		{Opt: "backend", Kind: "openai_http", Key: "max_tokens", Refuse: "give the output length in --data (output_tokens=N)", Maps: "refused: give `output_tokens` in `--data`"},
 		{Opt: "backend", Kind: "openai_http", Key: "server_history", Maps: "false only (the default); goodput's server-side history is the data's session key (`--data …,turns=N,server_history=true` with `--request-type responses`)", apply: accept(false, "goodput's server-side history is the data's session key: give --data …,turns=N,server_history=true with request_format=/v1/responses")},
-		{Opt: "backend", Kind: "openai_http", Key: "tool_call_missing_behavior", Maps: "`error_stop` only (the default); goodput's tool-call sessions take the data's session key `tool_call_missing_behavior=continue|skip|error`", apply: accept("error_stop", "goodput's tool-call sessions take it as the data's session key tool_call_missing_behavior=continue|skip|error")},
+		{Opt: "backend", Kind: "openai_http", Key: "tool_call_missing_behavior", Maps: "the data's session key `tool_call_missing_behavior`: `error_stop` → `error`, `ignore_stop` → `skip`, `ignore_continue` → `continue`", apply: func(a *v07Applier, v any) error {
+			s, _ := text(v)
+			m, ok := map[string]string{"error_stop": "error", "ignore_stop": "skip", "ignore_continue": "continue"}[s]
+			if !ok {
+				return a.bad(v, "error_stop, ignore_stop or ignore_continue")
+			}
+			return a.dataKey("tool_call_missing_behavior", m)
+		}},
 		{Opt: "backend", Kind: "openai_http", Key: "multiturn_reasoning", Maps: "false only (the default)", apply: accept(false, "goodput sends no reasoning back")},
 		{Opt: "backend", Kind: "vllm_python", Refuse: "goodput drives servers over HTTP: start `vllm serve` and give kind=openai_http,target=URL", Maps: "refused: serve the model and use `openai_http`"},
 		{Opt: "backend", Kind: "openai_websocket", Refuse: "goodput measures text generation over HTTP (realtime transcription is not supported)", Maps: "refused"},
@@ -308,7 +315,7 @@ func v07Table() []v07Row {
 		{Opt: "data-preprocessor", Kind: "encode_media", Key: "image_kwargs", Maps: "empty only", apply: accept(map[string]any{}, "goodput sends media files as they are, with no re-encoding options")},
 		{Opt: "data-preprocessor", Kind: "encode_media", Key: "video_kwargs", Maps: "empty only", apply: accept(map[string]any{}, "goodput sends media files as they are, with no re-encoding options")},
 		{Opt: "data-preprocessor", Kind: "tool_calling_message_extractor", Refuse: "goodput takes tools from the data's tools column or synthetic tools=N (session keys), not from a message extractor", Maps: "refused: tools come from the data's `tools` column or synthetic `tools=N`"},
-		{Opt: "data-preprocessor", Kind: "turn_pivot", Refuse: "give one --data source", Maps: "refused"},
+		{Opt: "data-preprocessor", Kind: "turn_pivot", Refuse: "goodput's synthetic conversations take one spec for every turn: give one --data kind=synthetic_text,…,turns=N (first_prompt_tokens and first_output_tokens for the first turn)", Maps: "refused: one `--data kind=synthetic_text,…,turns=N` (`first_prompt_tokens`, `first_output_tokens` for the first turn)"},
 		{Opt: "data-finalizer", Kind: "generative", Maps: "accepted (GuideLLM's default)", apply: kindOnly},
 		{Opt: "data-finalizer", Kind: "generative", Key: "tool_call_mode", Maps: "`client` only (the default)", apply: accept("client", "goodput answers tool calls on the client side only")},
 		{Opt: "tokenizer", Kind: "huggingface_auto", Maps: "`--processor` (goodput reads tokenizer.json itself, offline)", apply: kindOnly},

@@ -141,13 +141,21 @@ func exampleArgs(t *testing.T, cmd, url string, addEnd bool, seconds string) []s
 }
 
 // shellWords splits a command line as a POSIX shell does for the quoting
-// the docs use ('…' and "…").
+// the docs use ('…', "…" and a backslash before a character outside '…').
 func shellWords(s string) ([]string, error) {
 	var out []string
 	var cur strings.Builder
-	in, quote := false, rune(0)
+	in, quote, escaped := false, rune(0), false
 	for _, r := range s {
 		switch {
+		case escaped:
+			if quote == '"' && r != '"' && r != '\\' && r != '$' && r != '`' {
+				cur.WriteRune('\\')
+			}
+			cur.WriteRune(r)
+			escaped, in = false, true
+		case r == '\\' && quote != '\'':
+			escaped = true
 		case quote != 0 && r == quote:
 			quote = 0
 		case quote != 0:
