@@ -308,6 +308,11 @@ func (k KneeSearch) points(rounds []Round) ([]point, error) {
 			p.limit = fmt.Sprintf("the in-flight cap of %d requests was reached at %s (benchmark %d; %d due requests left unsent at its end): requests waited for the client, so the rate was not really offered and the SLO held only because the client throttled it",
 				r.Strategy.Workers(), k.label(p.load), i, r.Result.NotSent)
 		}
+		if k.Axis == AxisRate && p.pass && p.limit == "" {
+			if a := achievedRate(r); a > 0 && a < AchievedShare*p.load {
+				p.pass, p.decision, p.short = false, report.DecisionBreaks, a
+			}
+		}
 		p.tries = 1
 		for j := range pts { // a later round at a load (an extension) replaces the earlier
 			if pts[j].load == p.load {
@@ -546,6 +551,6 @@ func (k KneeSearch) Knee(rounds []Round) *report.Knee {
 			reason += fmt.Sprintf(" The knee lies between %s and %s.", k.label(d.pts[d.bracket.lo].load), k.label(d.pts[d.bracket.hi].load))
 		}
 	}
-	kn.Reason = joinReasons(reason, noiseNote(d.pts, d.bracket, k.label), saturationNote(pts, k.label), excludedNote(rounds))
+	kn.Reason = joinReasons(reason, shortNote(d.pts, k.label), noiseNote(d.pts, d.bracket, k.label), saturationNote(pts, k.label), excludedNote(rounds))
 	return kn
 }

@@ -374,3 +374,39 @@ func TestListKnee(t *testing.T) {
 		t.Error("a knee from one round")
 	}
 }
+
+// TestKneeSearchRateShortfall: a server whose latencies meet the SLO at
+// every rate but that completes at most 20.5 req/s (its queue grows above
+// that) is not named as holding a rate it fell behind: a round whose
+// completion rate is under 95 % of the offered rate counts as a break,
+// and the knee shows the rate achieved.
+func TestKneeSearchRateShortfall(t *testing.T) {
+	// 10 s rounds, 0.5 s mean latency: requests sent in the last 0.5 s
+	// are still running at the end, so 9.5 s of completions.
+	server := func(s loadgen.Strategy) outcome {
+		achieved := min(s.Rate, 20.5)
+		return outcome{ttftP99: 100, itlP95: 20, rps: achieved, tokS: 50 * achieved, completed: achieved * 9.5, latencyS: 0.5}
+	}
+	k := KneeSearch{Axis: AxisRate}
+	rounds := simulate(t, k, slo.Default(), server)
+	kn := FindKnee(k, rounds, 0)
+	if kn == nil || !kn.Found {
+		t.Fatalf("knee %+v; want one found", kn)
+	}
+	// Held: rates the server completed at 95 % or more, up to
+	// 20.5 / 0.95 = 21.58 req/s; the rate above it breaks.
+	if r := float64(kn.Rate); r > 20.5/AchievedShare || r < 20 {
+		t.Errorf("knee at %v req/s; want the highest rate completed at 95 %% (20 to 21.58)", r)
+	}
+	if a := float64(kn.AchievedRate); math.Abs(a-math.Min(float64(kn.Rate), 20.5)) > 0.1 { // completions are whole
+		t.Errorf("knee's achieved rate %v; want min(%v, 20.5)", a, kn.Rate)
+	}
+	above := rounds[kn.Above].Strategy.Rate
+	if above*AchievedShare <= 20.5 {
+		t.Errorf("the round above the knee offered %v req/s, which the server kept up with", above)
+	}
+	if !strings.Contains(kn.Reason, "completed only 20.5 req/s") || !strings.Contains(kn.Reason, "short of 95% of the offered rate") {
+		t.Errorf("reason %q; want the rounds that fell behind named", kn.Reason)
+	}
+	t.Logf("loads %v; %s", loads(rounds), kn.Reason)
+}
