@@ -410,3 +410,33 @@ func TestKneeSearchRateShortfall(t *testing.T) {
 	}
 	t.Logf("loads %v; %s", loads(rounds), kn.Reason)
 }
+
+// TestKneeSearchStopsOnBusyRepeats: when every round at a load starts on
+// a busy server (the drain's bound shorter than the backlog), the search
+// measures it again once, then stops and says why, instead of repeating
+// the load until it runs out of rounds.
+func TestKneeSearchStopsOnBusyRepeats(t *testing.T) {
+	spec := slo.Default()
+	k := KneeSearch{}
+	var rounds []Round
+	for i := 0; i < 30; i++ {
+		s, ok, err := k.Next(rounds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		r := fakeRound(t, i, s, steep(s), spec)
+		r.Excluded = s.Streams >= 32 // the drain ran out before each
+		rounds = append(rounds, r)
+	}
+	if got, want := loads(rounds), []float64{1, 2, 4, 8, 16, 32, 32}; !slices.Equal(got, want) {
+		t.Fatalf("loads %v, want %v", got, want)
+	}
+	kn := FindKnee(k, rounds, 0)
+	if kn.Found || kn.Index != 4 || !strings.Contains(kn.Reason, "benchmarks 5, 6 at concurrent@32 all started on a busy server") ||
+		!strings.Contains(kn.Reason, "raise --max-drain") {
+		t.Errorf("knee %+v; want no knee, 16 the highest load held, and the busy rounds named", kn)
+	}
+}
