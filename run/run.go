@@ -388,9 +388,11 @@ func (s *state) drain() *sweep.Drain {
 			s.log.Warn("server queue gauges unreadable; rounds wait until a one-token probe is as fast as on the idle server", zap.Error(err))
 		}
 	}
-	if d.Probe == nil {
+	if d.Probe == nil && s.cfg.Telemetry.ServerMetrics != measure.ServerMetricsOff {
 		// Where the server has no queue gauges (or they fail at the first
-		// read), one-token probes tell when it is idle.
+		// read), one-token probes tell when it is idle; with server
+		// metrics off nothing but the load is sent, and the drain waits
+		// by latency.
 		d.Probe = sweep.RequestProbe{Client: s.client, Request: loadgen.NewRequest("", "Hello.", 1)}
 	}
 	if d.Progress == nil {

@@ -188,11 +188,10 @@ func TestRunDrainsByServerGauges(t *testing.T) {
 	if want := "WARNING: benchmark 1 (concurrent@4) started on a busy server"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
-	// Without server metrics the drain probes the server with one-token
-	// requests; this mock's cut requests do not slow the next (no capacity
-	// model), so the first probe after the round finds it idle.
+	// With server metrics off nothing but the load is sent: the drain
+	// waits by the previous round's latency.
 	rep, _ = run(measure.ServerMetricsOff, 10*time.Second)
-	if w := rep.Benchmarks[1].Extras.Drain; w == nil || w.Method != report.DrainProbe || w.Busy || w.Probes < 1 || w.ProbeLimitMs == nil {
-		t.Errorf("drain without server metrics: %+v; want a wait by one-token probes", w)
+	if w := rep.Benchmarks[1].Extras.Drain; w == nil || w.Method != report.DrainLatency || w.Busy || w.WaitedS < 0.2 {
+		t.Errorf("drain without server metrics: %+v; want a wait by the previous round's latency", w)
 	}
 }

@@ -18,6 +18,8 @@ const (
 	// DefaultBaselineProbes is the number of idle probes of the baseline,
 	// after one warm-up probe that is not counted.
 	DefaultBaselineProbes = 5
+	// BaselineTimeout bounds the idle baseline's probes, all together.
+	BaselineTimeout = 10 * time.Second
 	// DrainProgressEvery is how often a wait says what it waits for.
 	DrainProgressEvery = 5 * time.Second
 )
@@ -227,7 +229,11 @@ func (d *Drain) byGauges(ctx context.Context, w *report.DrainWait, floor, limit 
 // latency for the rest of the run, with a note.
 func (d *Drain) byProbe(ctx context.Context, w *report.DrainWait, prev *Round, floor, limit time.Time) error {
 	if d.probeMax == 0 {
-		ttfts, err := d.baseline(ctx)
+		// A server that never answers must not hold the run: the baseline
+		// has BaselineTimeout, within the drain's bound.
+		bctx, cancel := context.WithTimeout(ctx, min(BaselineTimeout, max(limit.Sub(d.now()), time.Millisecond)))
+		ttfts, err := d.baseline(bctx)
+		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
