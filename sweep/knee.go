@@ -406,7 +406,14 @@ func (k KneeSearch) decide(all []point) decision {
 			}
 		}
 		next := k.down(low.load)
-		if next <= 0 || steps >= maxDownSteps || len(all) >= k.MaxRounds {
+		stop := next <= 0 || steps >= maxDownSteps || len(all) >= k.MaxRounds
+		if stop && len(all) < k.MaxRounds && k.Extend >= 0 && low.decision == report.DecisionIndeterminate && low.tries <= k.Extend {
+			// The lowest load failed undecided: measure it again, longer,
+			// before saying the SLO fails everywhere.
+			d.next, d.extend = low.load, true
+			break
+		}
+		if stop {
 			d.stop = true
 			d.reason = fmt.Sprintf("The SLO fails at every load measured, down to %s (benchmark %d).", k.label(low.load), low.idx)
 			if next > 0 {

@@ -440,3 +440,40 @@ func TestKneeSearchStopsOnBusyRepeats(t *testing.T) {
 		t.Errorf("knee %+v; want no knee, 16 the highest load held, and the busy rounds named", kn)
 	}
 }
+
+// TestKneeSearchRemeasuresUndecidedLowest: a failing round at concurrency
+// 1 whose SLO decision is indeterminate is measured again (longer) before
+// the search says the SLO fails at every load; the second, decided
+// holding, lets the search go on.
+func TestKneeSearchRemeasuresUndecidedLowest(t *testing.T) {
+	spec := slo.Default()
+	k := KneeSearch{MaxConcurrency: 4}
+	var rounds []Round
+	for i := 0; i < 30; i++ {
+		s, ok, err := k.Next(rounds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		o := steep(s)
+		if i == 0 { // the first round fails, undecided
+			o.ttftP99 = 600
+		}
+		r := fakeRound(t, i, s, o, spec)
+		if i == 0 {
+			r.Benchmark.Extras.SLO.Decision = report.DecisionIndeterminate
+		}
+		rounds = append(rounds, r)
+	}
+	if got := loads(rounds); len(got) < 3 || got[0] != 1 || got[1] != 1 || got[2] != 2 {
+		t.Fatalf("loads %v; want concurrency 1 measured again, then the ramp", got)
+	}
+	if f := k.Scale(rounds[:1], rounds[1].Strategy); f <= 1 {
+		t.Errorf("the second round at concurrency 1 scaled %v; want longer", f)
+	}
+	if kn := FindKnee(k, rounds, 0); strings.Contains(kn.Reason, "fails at every load") {
+		t.Errorf("knee %+v", kn)
+	}
+}
