@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/goodput-dev/goodput/record"
 )
@@ -28,4 +29,22 @@ func (c *Client) PromptOverhead(ctx context.Context, req *Request) (int, error) 
 		return 0, fmt.Errorf("prompt overhead probe: the server's response has no usage.prompt_tokens (give the overhead as a number)")
 	}
 	return rec.ServerPromptTokens - req.PromptTokens, nil
+}
+
+// ProbeTTFT sends req once, its output cut to one token, and returns its
+// time to first token (to the end of the response where nothing streams):
+// the drain's idle probe. A fresh copy of req is sent, so req may be
+// reused.
+func (c *Client) ProbeTTFT(ctx context.Context, req *Request) (time.Duration, error) {
+	probe := Request{Messages: req.Messages, PromptTokens: req.PromptTokens, TargetPromptTokens: req.TargetPromptTokens, MaxTokens: 1}
+	rec := record.New()
+	c.Do(ctx, &probe, rec, c.newConn())
+	if rec.Status != record.StatusSuccessful {
+		return 0, fmt.Errorf("idle probe: the request failed (%s): %s", rec.ErrorClass, rec.Error)
+	}
+	first := rec.FirstToken
+	if first == 0 {
+		first = rec.End
+	}
+	return time.Duration(first - rec.Dispatched), nil
 }

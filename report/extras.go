@@ -443,6 +443,7 @@ const (
 	DrainGauges  = "gauges"  // the server's running and waiting gauges
 	DrainLatency = "latency" // the previous round's longest request latency
 	DrainNone    = "none"    // nothing to wait for (a first round without gauges)
+	DrainProbe   = "probe"   // one-token probes until one is as fast as on the idle server
 )
 
 // DrainWait is how a benchmark's round began: how long the runner waited
@@ -452,7 +453,7 @@ const (
 type DrainWait struct {
 	// WaitedS is the time waited before the round, in seconds.
 	WaitedS Float `json:"waited_s"`
-	// Method is DrainGauges, DrainLatency or DrainNone.
+	// Method is DrainGauges, DrainProbe, DrainLatency or DrainNone.
 	Method string `json:"method"`
 	// Running and Waiting are the server's requests at the round's start,
 	// summed over engines; null when not read.
@@ -465,6 +466,13 @@ type DrainWait struct {
 	// Note says what went wrong reading the gauges, or why the estimate
 	// was used; "" when nothing did.
 	Note string `json:"note,omitempty"`
+	// With DrainProbe: Probes is the number of one-token probes sent,
+	// ProbeTTFTMs the last one's time to first token and ProbeLimitMs the
+	// most a probe may take for the server to count as idle (set from the
+	// idle baseline measured before the first round).
+	Probes       Int    `json:"probes,omitempty"`
+	ProbeTTFTMs  *Float `json:"probe_ttft_ms,omitempty"`
+	ProbeLimitMs *Float `json:"probe_limit_ms,omitempty"`
 }
 
 // Warning is the console's line about a round that started on a busy
@@ -474,7 +482,11 @@ func (d *DrainWait) Warning() string {
 		return ""
 	}
 	state := "its longest request was presumably still running (no server gauges)"
-	if d.Running != nil && d.Waiting != nil {
+	switch {
+	case d.Method == DrainProbe && d.ProbeTTFTMs != nil && d.ProbeLimitMs != nil:
+		state = fmt.Sprintf("a one-token probe still waited %.0f ms for its first token, above the %.0f ms limit set by the idle server's probes (no server gauges)",
+			float64(*d.ProbeTTFTMs), float64(*d.ProbeLimitMs))
+	case d.Running != nil && d.Waiting != nil:
 		state = fmt.Sprintf("the server still had %g requests running and %g waiting", float64(*d.Running), float64(*d.Waiting))
 	}
 	return fmt.Sprintf("started on a busy server: after waiting %.1f s for earlier rounds to drain, %s; its figures are contaminated and knee and sweep verdicts leave it out",

@@ -134,7 +134,11 @@ type Knee struct {
 	// Rate is the knee round's request rate (req/s, configured for
 	// open-loop rounds, achieved otherwise); Streams its configured
 	// concurrency (closed loop); Concurrency the achieved mean concurrency.
-	Rate                 Float `json:"rate"`
+	Rate Float `json:"rate"`
+	// AchievedRate is, for an open-loop knee round, the rate at which the
+	// server completed its requests (successful requests over the round's
+	// duration less their mean latency); omitted otherwise.
+	AchievedRate         Float `json:"achieved_rate,omitempty"`
 	Streams              Int   `json:"streams"`
 	Concurrency          Float `json:"concurrency"`
 	GoodputOutputTokS    Float `json:"goodput_output_tokens_per_second"`

@@ -432,7 +432,8 @@ func (s *state) rounds(ctx context.Context) ([]sweep.Round, error) {
 }
 
 // drain is the plan's wait before each round, reading the server's queue
-// gauges from the server metrics the telemetry samples; nil for none.
+// gauges from the server metrics the telemetry samples, else probing it
+// with one-token requests; nil for none.
 func (s *state) drain() *sweep.Drain {
 	if s.cfg.Plan.Drain == nil {
 		return nil
@@ -442,8 +443,18 @@ func (s *state) drain() *sweep.Drain {
 		if q, err := telemetry.NewReplicaQueueReader(s.tel.ServerMetricsReplicas(), hc); err == nil {
 			d.Gauges = q
 		} else {
-			s.log.Warn("server queue gauges unreadable; rounds wait by the previous round's latency", zap.Error(err))
+			s.log.Warn("server queue gauges unreadable; rounds wait until a one-token probe is as fast as on the idle server", zap.Error(err))
 		}
+	}
+	if d.Probe == nil && s.cfg.Telemetry.ServerMetrics != measure.ServerMetricsOff {
+		// Where the server has no queue gauges (or they fail at the first
+		// read), one-token probes tell when it is idle; with server
+		// metrics off nothing but the load is sent, and the drain waits
+		// by latency.
+		d.Probe = sweep.RequestProbe{Client: s.client, Request: loadgen.NewRequest("", "Hello.", 1)}
+	}
+	if d.Progress == nil {
+		d.Progress = func(line string) { s.log.Info(line) }
 	}
 	return &d
 }

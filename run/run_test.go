@@ -188,6 +188,8 @@ func TestRunDrainsByServerGauges(t *testing.T) {
 	if want := "WARNING: benchmark 1 (concurrent@4) started on a busy server"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
+	// With server metrics off nothing but the load is sent: the drain
+	// waits by the previous round's latency.
 	rep, _ = run(measure.ServerMetricsOff, 10*time.Second)
 	if w := rep.Benchmarks[1].Extras.Drain; w == nil || w.Method != report.DrainLatency || w.Busy || w.WaitedS < 0.2 {
 		t.Errorf("drain without server metrics: %+v; want a wait by the previous round's latency", w)

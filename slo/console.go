@@ -178,8 +178,12 @@ func KneeSummary(k *report.Knee, bench func(i int) string) string {
 		mode = "knee"
 	}
 	figures := func() string {
-		return fmt.Sprintf("goodput %.1f tok/s of %.1f tok/s throughput, %.2f req/s, concurrency %.2f, TTFT P99 %.1f ms, ITL P95 %.1f ms",
-			float64(k.GoodputOutputTokS), float64(k.ThroughputOutputTokS), float64(k.Rate), float64(k.Concurrency),
+		rate := fmt.Sprintf("%.2f req/s", float64(k.Rate))
+		if k.AchievedRate > 0 { // an open-loop round: offered, and what the server completed
+			rate = fmt.Sprintf("%.2f req/s offered (%.2f achieved)", float64(k.Rate), float64(k.AchievedRate))
+		}
+		return fmt.Sprintf("goodput %.1f tok/s of %.1f tok/s throughput, %s, concurrency %.2f, TTFT P99 %.1f ms, ITL P95 %.1f ms",
+			float64(k.GoodputOutputTokS), float64(k.ThroughputOutputTokS), rate, float64(k.Concurrency),
 			float64(k.TTFTP99Ms), float64(k.ITLP95Ms))
 	}
 	if k.Found {

@@ -246,8 +246,9 @@ func TestKneeLeavesOutBusyRounds(t *testing.T) {
 	}
 }
 
-// TestKneeSearchAllBusy: a server never idle does not keep a search going
-// past MaxRounds.
+// TestKneeSearchAllBusy: a server never idle does not keep a search going:
+// it stops after MaxBusyRepeats busy rounds at its first load (issue 32:
+// it used to repeat that load until MaxRounds).
 func TestKneeSearchAllBusy(t *testing.T) {
 	k := KneeSearch{MaxRounds: 5}
 	var got []Round
@@ -263,7 +264,10 @@ func TestKneeSearchAllBusy(t *testing.T) {
 		r.Excluded = true
 		got = append(got, r)
 	}
-	if len(got) != 5 {
-		t.Errorf("%d rounds, want MaxRounds 5", len(got))
+	if len(got) != MaxBusyRepeats {
+		t.Errorf("%d rounds, want MaxBusyRepeats %d", len(got), MaxBusyRepeats)
+	}
+	if kn := k.Knee(got); kn == nil || kn.Found || !strings.Contains(kn.Reason, "raise --max-drain") {
+		t.Errorf("knee %+v; want the busy rounds named", kn)
 	}
 }

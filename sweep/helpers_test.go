@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"math"
 	"testing"
 
 	"github.com/goodput-dev/goodput/loadgen"
@@ -16,6 +17,9 @@ type outcome struct {
 	peak                     float64 // peak requests in flight (request_concurrency max)
 	saturated                bool
 	stop                     loadgen.StopReason
+	// completed successful requests and their mean latency (s), when
+	// the server's completion rate matters; 0: not reported.
+	completed, latencyS float64
 }
 
 func ds(v float64) *report.StatusDistributionSummary {
@@ -38,6 +42,10 @@ func fakeRound(t *testing.T, i int, s loadgen.Strategy, o outcome, spec slo.Spec
 	b.Extras = &report.Extras{Errors: report.ErrorCounts{ErrorRate: report.Float(o.errRate)}}
 	b.Extras.Metrics.TimeToFirstTokenMs = ds(o.ttftP99)
 	b.Extras.Metrics.InterTokenLatencyMs = ds(o.itlP95)
+	if o.completed > 0 {
+		b.Metrics.RequestTotals = &report.StatusCounts{Successful: report.Int(math.Round(o.completed)), Total: report.Int(math.Round(o.completed))}
+		b.Metrics.RequestLatency = ds(o.latencyS)
+	}
 	tok := int64(o.tokS * 10)
 	c := report.GoodputCounts{InWindow: 1000, Judged: 1000, Good: 1000, GoodOutputTokens: tok, SuccessfulOutputTokens: tok, WindowSeconds: 10}
 	// Requests over the thresholds are not good: a coarse stand-in for

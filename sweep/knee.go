@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -308,6 +309,11 @@ func (k KneeSearch) points(rounds []Round) ([]point, error) {
 			p.limit = fmt.Sprintf("the in-flight cap of %d requests was reached at %s (benchmark %d; %d due requests left unsent at its end): requests waited for the client, so the rate was not really offered and the SLO held only because the client throttled it",
 				r.Strategy.Workers(), k.label(p.load), i, r.Result.NotSent)
 		}
+		if k.Axis == AxisRate && p.pass && p.limit == "" {
+			if a := achievedRate(r); a > 0 && a < AchievedShare*p.load {
+				p.pass, p.decision, p.short = false, report.DecisionBreaks, a
+			}
+		}
 		p.tries = 1
 		for j := range pts { // a later round at a load (an extension) replaces the earlier
 			if pts[j].load == p.load {
@@ -400,7 +406,14 @@ func (k KneeSearch) decide(all []point) decision {
 			}
 		}
 		next := k.down(low.load)
-		if next <= 0 || steps >= maxDownSteps || len(all) >= k.MaxRounds {
+		stop := next <= 0 || steps >= maxDownSteps || len(all) >= k.MaxRounds
+		if stop && len(all) < k.MaxRounds && k.Extend >= 0 && low.decision == report.DecisionIndeterminate && low.tries <= k.Extend {
+			// The lowest load failed undecided: measure it again, longer,
+			// before saying the SLO fails everywhere.
+			d.next, d.extend = low.load, true
+			break
+		}
+		if stop {
 			d.stop = true
 			d.reason = fmt.Sprintf("The SLO fails at every load measured, down to %s (benchmark %d).", k.label(low.load), low.idx)
 			if next > 0 {
@@ -514,10 +527,30 @@ func (k KneeSearch) Next(done []Round) (loadgen.Strategy, bool, error) {
 		return loadgen.Strategy{}, false, err
 	}
 	d := k.decide(pts)
-	if d.stop || len(done) >= k.MaxRounds {
+	if d.stop || len(done) >= k.MaxRounds || busyStop(done, k.strategy(d.next)) != "" {
 		return loadgen.Strategy{}, false, nil
 	}
 	return k.strategy(d.next), true, nil
+}
+
+// MaxBusyRepeats is how many rounds in a row at one load may start on a
+// busy server before a search stops: the drain's bound is shorter than
+// the server's backlog, and measuring the load again would only repeat it.
+const MaxBusyRepeats = 2
+
+// busyStop is why a search stops instead of measuring next again: the
+// last MaxBusyRepeats rounds, all at next's load, started on a busy server
+// (Round.Excluded). "" otherwise.
+func busyStop(done []Round, next loadgen.Strategy) string {
+	var idx []string
+	for i := len(done) - 1; i >= 0 && done[i].Excluded && done[i].Strategy.Streams == next.Streams && done[i].Strategy.Rate == next.Rate; i-- {
+		idx = append([]string{strconv.Itoa(i)}, idx...)
+	}
+	if len(idx) < MaxBusyRepeats {
+		return ""
+	}
+	return fmt.Sprintf("The search stopped: benchmarks %s at %s all started on a busy server (the wait for earlier rounds to drain ran out each time), so that load could not be measured; raise --max-drain.",
+		strings.Join(idx, ", "), next)
 }
 
 // Knee names the search's knee (see KneeSearch). A search cut short (by
@@ -525,7 +558,13 @@ func (k KneeSearch) Next(done []Round) (loadgen.Strategy, bool, error) {
 func (k KneeSearch) Knee(rounds []Round) *report.Knee {
 	k = k.withDefaults()
 	pts, err := k.points(rounds)
-	if err != nil || len(pts) == 0 {
+	if err != nil {
+		return nil
+	}
+	if len(pts) == 0 { // nothing measured: every round started busy, or none ran
+		if busy := busyStop(rounds, k.strategy(k.Start)); busy != "" {
+			return &report.Knee{Mode: k.mode(), Index: -1, Below: -1, Above: -1, Reason: busy}
+		}
 		return nil
 	}
 	d := k.decide(pts)
@@ -535,7 +574,16 @@ func (k KneeSearch) Knee(rounds []Round) *report.Knee {
 	if kn.Indeterminate {
 		reason = kn.Reason
 	}
-	if !d.stop && len(rounds) >= k.MaxRounds {
+	busy := ""
+	if !d.stop {
+		busy = busyStop(rounds, k.strategy(d.next))
+	}
+	if busy != "" {
+		reason = busy
+		if d.found {
+			reason += fmt.Sprintf(" The knee lies between %s and %s.", k.label(d.pts[d.bracket.lo].load), k.label(d.pts[d.bracket.hi].load))
+		}
+	} else if !d.stop && len(rounds) >= k.MaxRounds {
 		reason = fmt.Sprintf("The search stopped at its limit of %d rounds before it converged, %d of them left out.", k.MaxRounds, len(rounds)-len(pts))
 		if d.found {
 			reason += fmt.Sprintf(" The knee lies between %s and %s.", k.label(d.pts[d.bracket.lo].load), k.label(d.pts[d.bracket.hi].load))
@@ -546,6 +594,6 @@ func (k KneeSearch) Knee(rounds []Round) *report.Knee {
 			reason += fmt.Sprintf(" The knee lies between %s and %s.", k.label(d.pts[d.bracket.lo].load), k.label(d.pts[d.bracket.hi].load))
 		}
 	}
-	kn.Reason = joinReasons(reason, noiseNote(d.pts, d.bracket, k.label), saturationNote(pts, k.label), excludedNote(rounds))
+	kn.Reason = joinReasons(reason, shortNote(d.pts, k.label), noiseNote(d.pts, d.bracket, k.label), saturationNote(pts, k.label), excludedNote(rounds))
 	return kn
 }

@@ -75,6 +75,49 @@ type point struct {
 	decision string
 	conf     report.Float
 	tries    int // rounds measured at this load (extensions included)
+	// short is the achieved rate of an open-loop round that held the SLO
+	// but whose server completed less than AchievedShare of the offered
+	// rate: judged a break; 0 otherwise.
+	short float64
+}
+
+// AchievedShare is the least share of an open-loop round's offered rate
+// its server must complete for the round to count as holding the SLO: a
+// server that falls behind builds a queue the round's latencies do not yet
+// show.
+const AchievedShare = 0.95
+
+// achievedRate is the rate at which the server completed an open-loop
+// round's requests: its successful requests over the time in which a
+// request sent could complete (the round's duration less the mean
+// successful latency: those sent later were still running at its end). 0
+// when unknown.
+func achievedRate(r Round) float64 {
+	b := r.Benchmark
+	if b == nil || b.Duration == nil || b.Metrics.RequestTotals == nil || b.Metrics.RequestLatency == nil || b.Metrics.RequestLatency.Successful == nil {
+		return 0
+	}
+	n := float64(b.Metrics.RequestTotals.Successful)
+	window := float64(*b.Duration) - float64(b.Metrics.RequestLatency.Successful.Mean)
+	if n < 2 || window <= 0 || math.IsNaN(window) {
+		return 0
+	}
+	return n / window
+}
+
+// shortNote says which open-loop rounds were judged breaks because the
+// server fell behind the offered rate, "" when none.
+func shortNote(pts []point, label func(float64) string) string {
+	var parts []string
+	for _, p := range pts {
+		if p.short > 0 {
+			parts = append(parts, fmt.Sprintf("%s (benchmark %d) completed only %.3g req/s (%.0f%%)", label(p.load), p.idx, p.short, 100*p.short/p.load))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Counted as breaking the SLO, whatever its latencies: %s, short of %.0f%% of the offered rate (the server fell behind).", strings.Join(parts, "; "), 100*AchievedShare)
 }
 
 // sides says how sure the knee's two rounds are, for the search's
@@ -84,7 +127,11 @@ func sides(lo, hi point) (string, string) {
 	if lo.decision == "" || hi.decision == "" {
 		return "", ""
 	}
-	return " with " + pct(lo.conf) + " confidence", " with " + pct(hi.conf)
+	bs := " with " + pct(hi.conf)
+	if hi.short > 0 {
+		bs = fmt.Sprintf(", completing only %.3g req/s", hi.short)
+	}
+	return " with " + pct(lo.conf) + " confidence", bs
 }
 
 // bracket is the knee's place among the points: lo is the highest passing
@@ -146,7 +193,7 @@ func newKnee(mode string, rounds []Round, pts []point, b bracket, label func(flo
 	}
 	k.Found = b.lo >= 0 && b.hi >= 0
 	if k.Found {
-		decideKnee(k, rounds[pts[b.lo].idx], rounds[pts[b.hi].idx])
+		decideKnee(k, rounds[pts[b.lo].idx], rounds[pts[b.hi].idx], pts[b.hi].short > 0)
 	}
 	switch {
 	case k.Indeterminate:
@@ -171,13 +218,17 @@ func newKnee(mode string, rounds []Round, pts []point, b bracket, label func(flo
 // knee round (lo) and the round above (hi), and marks the knee
 // indeterminate (not found) when either side is not decided at the run's
 // confidence. Rounds without decisions (older reports) leave it as is.
-func decideKnee(k *report.Knee, lo, hi Round) {
+func decideKnee(k *report.Knee, lo, hi Round, hiShort bool) {
 	sl, sh := lo.Benchmark.Extras.SLO, hi.Benchmark.Extras.SLO
 	if sl.Decision == "" || sh.Decision == "" {
 		return
 	}
 	k.HoldsConfidence, k.BreaksConfidence = sl.Confidence, sh.Confidence
-	if sl.Decision != report.DecisionHolds || sh.Decision != report.DecisionBreaks {
+	hiDecision := sh.Decision
+	if hiShort { // the server fell behind: a break, whatever the latencies say
+		hiDecision, k.BreaksConfidence = report.DecisionBreaks, 0
+	}
+	if sl.Decision != report.DecisionHolds || hiDecision != report.DecisionBreaks {
 		k.Indeterminate, k.Found = true, false
 	}
 }
@@ -258,6 +309,7 @@ func fillKnee(k *report.Knee, r Round) {
 	switch s.Kind {
 	case loadgen.Constant, loadgen.Poisson:
 		k.Rate = report.Float(s.Rate)
+		k.AchievedRate = report.Float(achievedRate(r))
 	case loadgen.Concurrent, loadgen.Throughput:
 		k.Streams = report.Int(s.Streams)
 	case loadgen.Synchronous:

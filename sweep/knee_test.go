@@ -374,3 +374,106 @@ func TestListKnee(t *testing.T) {
 		t.Error("a knee from one round")
 	}
 }
+
+// TestKneeSearchRateShortfall: a server whose latencies meet the SLO at
+// every rate but that completes at most 20.5 req/s (its queue grows above
+// that) is not named as holding a rate it fell behind: a round whose
+// completion rate is under 95 % of the offered rate counts as a break,
+// and the knee shows the rate achieved.
+func TestKneeSearchRateShortfall(t *testing.T) {
+	// 10 s rounds, 0.5 s mean latency: requests sent in the last 0.5 s
+	// are still running at the end, so 9.5 s of completions.
+	server := func(s loadgen.Strategy) outcome {
+		achieved := min(s.Rate, 20.5)
+		return outcome{ttftP99: 100, itlP95: 20, rps: achieved, tokS: 50 * achieved, completed: achieved * 9.5, latencyS: 0.5}
+	}
+	k := KneeSearch{Axis: AxisRate}
+	rounds := simulate(t, k, slo.Default(), server)
+	kn := FindKnee(k, rounds, 0)
+	if kn == nil || !kn.Found {
+		t.Fatalf("knee %+v; want one found", kn)
+	}
+	// Held: rates the server completed at 95 % or more, up to
+	// 20.5 / 0.95 = 21.58 req/s; the rate above it breaks.
+	if r := float64(kn.Rate); r > 20.5/AchievedShare || r < 20 {
+		t.Errorf("knee at %v req/s; want the highest rate completed at 95 %% (20 to 21.58)", r)
+	}
+	if a := float64(kn.AchievedRate); math.Abs(a-math.Min(float64(kn.Rate), 20.5)) > 0.1 { // completions are whole
+		t.Errorf("knee's achieved rate %v; want min(%v, 20.5)", a, kn.Rate)
+	}
+	above := rounds[kn.Above].Strategy.Rate
+	if above*AchievedShare <= 20.5 {
+		t.Errorf("the round above the knee offered %v req/s, which the server kept up with", above)
+	}
+	if !strings.Contains(kn.Reason, "completed only 20.5 req/s") || !strings.Contains(kn.Reason, "short of 95% of the offered rate") {
+		t.Errorf("reason %q; want the rounds that fell behind named", kn.Reason)
+	}
+	t.Logf("loads %v; %s", loads(rounds), kn.Reason)
+}
+
+// TestKneeSearchStopsOnBusyRepeats: when every round at a load starts on
+// a busy server (the drain's bound shorter than the backlog), the search
+// measures it again once, then stops and says why, instead of repeating
+// the load until it runs out of rounds.
+func TestKneeSearchStopsOnBusyRepeats(t *testing.T) {
+	spec := slo.Default()
+	k := KneeSearch{}
+	var rounds []Round
+	for i := 0; i < 30; i++ {
+		s, ok, err := k.Next(rounds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		r := fakeRound(t, i, s, steep(s), spec)
+		r.Excluded = s.Streams >= 32 // the drain ran out before each
+		rounds = append(rounds, r)
+	}
+	if got, want := loads(rounds), []float64{1, 2, 4, 8, 16, 32, 32}; !slices.Equal(got, want) {
+		t.Fatalf("loads %v, want %v", got, want)
+	}
+	kn := FindKnee(k, rounds, 0)
+	if kn.Found || kn.Index != 4 || !strings.Contains(kn.Reason, "benchmarks 5, 6 at concurrent@32 all started on a busy server") ||
+		!strings.Contains(kn.Reason, "raise --max-drain") {
+		t.Errorf("knee %+v; want no knee, 16 the highest load held, and the busy rounds named", kn)
+	}
+}
+
+// TestKneeSearchRemeasuresUndecidedLowest: a failing round at concurrency
+// 1 whose SLO decision is indeterminate is measured again (longer) before
+// the search says the SLO fails at every load; the second, decided
+// holding, lets the search go on.
+func TestKneeSearchRemeasuresUndecidedLowest(t *testing.T) {
+	spec := slo.Default()
+	k := KneeSearch{MaxConcurrency: 4}
+	var rounds []Round
+	for i := 0; i < 30; i++ {
+		s, ok, err := k.Next(rounds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		o := steep(s)
+		if i == 0 { // the first round fails, undecided
+			o.ttftP99 = 600
+		}
+		r := fakeRound(t, i, s, o, spec)
+		if i == 0 {
+			r.Benchmark.Extras.SLO.Decision = report.DecisionIndeterminate
+		}
+		rounds = append(rounds, r)
+	}
+	if got := loads(rounds); len(got) < 3 || got[0] != 1 || got[1] != 1 || got[2] != 2 {
+		t.Fatalf("loads %v; want concurrency 1 measured again, then the ramp", got)
+	}
+	if f := k.Scale(rounds[:1], rounds[1].Strategy); f <= 1 {
+		t.Errorf("the second round at concurrency 1 scaled %v; want longer", f)
+	}
+	if kn := FindKnee(k, rounds, 0); strings.Contains(kn.Reason, "fails at every load") {
+		t.Errorf("knee %+v", kn)
+	}
+}

@@ -327,6 +327,28 @@ func (s *series) peakIn(c int, a, b int64) float64 {
 	return p
 }
 
+// readingsIn returns the mean and the peak of gauge column c over the
+// readings taken in [a, b] only, none interpolated from a reading outside
+// (a queue gauge read just before a round belongs to the round before):
+// the mean time-weighted between the first and the last reading inside, a
+// lone reading its own value. ok is false when no reading lies inside.
+func (s *series) readingsIn(c int, a, b int64) (mean, peak float64, ok bool) {
+	col := s.cols[c]
+	lo := sort.Search(len(s.t), func(i int) bool { return s.t[i] >= a })
+	hi := sort.Search(len(s.t), func(i int) bool { return s.t[i] > b }) - 1
+	if lo > hi {
+		return math.NaN(), math.NaN(), false
+	}
+	peak = col.v[lo]
+	for i := lo + 1; i <= hi; i++ {
+		peak = nanMax(peak, col.peak[i])
+	}
+	if lo == hi {
+		return col.v[lo], peak, true
+	}
+	return (col.area[hi] - col.area[lo]) / (float64(s.t[hi]-s.t[lo]) / 1e9), peak, true
+}
+
 // maxGap returns the widest spacing between consecutive points of [lo, hi]
 // and the time at which it starts.
 func (s *series) maxGap(lo, hi int) (gap, at int64) {

@@ -88,3 +88,34 @@ func TestSeriesCounterAbsence(t *testing.T) {
 		t.Errorf("after the absence: valid %v delta %v, want true 100", s.valid(0, lo, hi), s.delta(0, 3*sec, 4*sec))
 	}
 }
+
+// TestSeriesReadingsIn: a round's queue figures come from the readings
+// inside its window only. Running reads 7 (the round before), 2, 2, 2,
+// then 7 (the round after) at 0, 1, 2, 3 and 4 s; the window [0.5 s,
+// 3.5 s] holds the three 2s: max 2 and mean 2, where interpolating to the
+// edges would say 4.5.
+func TestSeriesReadingsIn(t *testing.T) {
+	s := newSeries(64, gaugeCol)
+	for i, v := range []float64{7, 2, 2, 2, 7} {
+		s.add(int64(i)*sec, []float64{v})
+	}
+	a, b := sec/2, 3*sec+sec/2
+	if p := s.peakIn(0, a, b); p != 4.5 {
+		t.Fatalf("interpolated peak %v, want 4.5 (the case this guards against)", p)
+	}
+	mean, peak, ok := s.readingsIn(0, a, b)
+	if !ok || mean != 2 || peak != 2 {
+		t.Errorf("readings in the window: mean %v, peak %v, ok %v; want 2, 2, true", mean, peak, ok)
+	}
+	// Uneven readings: 2 at 1 s, 4 at 2 s, 2 at 3 s: trapezoids 3 + 3 over 2 s.
+	s = newSeries(64, gaugeCol)
+	for i, v := range []float64{7, 2, 4, 2, 7} {
+		s.add(int64(i)*sec, []float64{v})
+	}
+	if mean, peak, _ := s.readingsIn(0, a, b); mean != 3 || peak != 4 {
+		t.Errorf("mean %v peak %v, want 3 and 4", mean, peak)
+	}
+	if _, _, ok := s.readingsIn(0, sec+sec/4, sec+sec/2); ok {
+		t.Error("a window with no reading inside reported readings")
+	}
+}

@@ -671,7 +671,13 @@ func (sv *ServerSampler) Window(start, end time.Time) (ServerWindow, error) {
 			continue
 		}
 		if q.kind == gaugeCol {
-			f.gauges[i] = Stat{Mean: s.mean(i, ca, cb), Max: s.peakIn(i, ca, cb)}
+			// Only readings inside the window: the edges' interpolation
+			// would mix in the queue of the rounds before and after.
+			mean, peak, ok := s.readingsIn(i, ca, cb)
+			if !ok {
+				mean, peak = s.mean(i, ca, cb), s.peakIn(i, ca, cb)
+			}
+			f.gauges[i] = Stat{Mean: mean, Max: peak}
 			continue
 		}
 		if r := s.resetsIn(i, s.t[lo], s.t[hi]); len(r) > 0 {
