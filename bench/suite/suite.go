@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/goodput-dev/goodput/compare"
 	"github.com/goodput-dev/goodput/record"
 )
 
@@ -35,6 +36,9 @@ type suite struct {
 	httpClients      []string // values of goodput's --http-client; "" passes none
 	streams          []int    // stream counts of scaling and scale (nil: the defaults)
 	figs             []figure
+	gatePairs        int               // pairs per load of the gate section
+	gateSecs         int               // seconds per run of the gate section
+	cost             []compare.CostRow // the gate section's rows (-json)
 	seq              int
 }
 
