@@ -81,7 +81,7 @@ bench: build
 	@scripts/bench.sh
 
 ## bench-gate: goodput's CPU per token side by side with bench/minclient
-## (5 alternating pairs of 3 s runs per load, about 2 minutes), judged by
+## (5 pairs of 3 s runs per load, the two at once; about 1 minute), judged by
 ## `goodput compare` against bench/baseline/$(BENCH_KIND).json: exit 1 when
 ## the median ratio rose by more than 10 % beyond the pairs' spread.
 BENCH_KIND ?= $(shell nproc)cpu-$(shell $(GO) env GOARCH)
