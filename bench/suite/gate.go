@@ -35,7 +35,11 @@ var gateLoads = []gateLoad{
 // two clients of a pair running at the same time, each against a mock of
 // its own, so that the machine's drift and the other work on it hit both
 // alike (alternating runs 3 s apart gave ratios 0.7-1.7 for one build on
-// a busy machine). The rows go into the client-cost report (-json), which
+// a busy machine). The price: on two cores a goodput that costs more also
+// slows the minimal client beside it, so at 10 ms × 256 streams part of a
+// regression leaks into the denominator (a 2.5 µs spin per chunk raised
+// goodput's CPU per token 25 % and the ratio only 10-15 %); the zero-delay
+// row, where goodput's own code dominates, is the sharp one. The rows go into the client-cost report (-json), which
 // `goodput compare` judges against a baseline.
 func (s *suite) gate() error {
 	bin, err := s.minClient()
