@@ -14,7 +14,7 @@ STATICCHECK_VERSION := v0.8.2
 GOBIN_DIR   := $(or $(shell $(GO) env GOBIN),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin)
 STATICCHECK ?= $(GOBIN_DIR)/staticcheck
 
-.PHONY: all build test check lint vet fmt-check staticcheck tools unit race knee scale fuzz demo bench image clean
+.PHONY: all build test check lint vet fmt-check staticcheck tools unit race knee scale fuzz demo bench bench-gate bench-baseline image clean
 
 all: build
 
@@ -79,6 +79,23 @@ demo: build
 ## bench: the performance suite; prints each figure with its target.
 bench: build
 	@scripts/bench.sh
+
+## bench-gate: goodput's CPU per token side by side with bench/minclient
+## (5 pairs of 3 s runs per load, the two at once; about 1 minute), judged by
+## `goodput compare` against bench/baseline/$(BENCH_KIND).json: exit 1 when
+## the median ratio rose by more than 10 % beyond the pairs' spread.
+BENCH_KIND ?= $(shell nproc)cpu-$(shell $(GO) env GOARCH)
+BENCH_GATE_OUT ?= bin/bench-gate.json
+bench-gate: build
+	@test -f bench/baseline/$(BENCH_KIND).json || { echo "no baseline bench/baseline/$(BENCH_KIND).json for this machine kind: make bench-baseline"; exit 2; }
+	$(GO) run ./bench/suite -only gate -json $(BENCH_GATE_OUT)
+	bin/goodput compare bench/baseline/$(BENCH_KIND).json $(BENCH_GATE_OUT)
+
+## bench-baseline: measure the gate's loads and keep them as this machine
+## kind's baseline (commit bench/baseline/$(BENCH_KIND).json).
+bench-baseline: build
+	@mkdir -p bench/baseline
+	$(GO) run ./bench/suite -only gate -pairs 7 -json bench/baseline/$(BENCH_KIND).json
 
 image:
 	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t goodput:$(VERSION) .

@@ -25,14 +25,22 @@ import (
 
 func main() {
 	quick := flag.Bool("quick", false, "smaller runs (a few minutes in all)")
-	only := flag.String("only", "", "comma list of sections: client,python,scaling,scale,ceiling,fidelity,lateness,progress,memory")
+	only := flag.String("only", "", "comma list of sections: client,gate,python,scaling,scale,ceiling,fidelity,lateness,progress,memory")
 	bin := flag.String("goodput", "bin/goodput", "the goodput binary to measure")
 	python := flag.String("python", "/usr/bin/python3", "python with aiohttp (Debian's python3-aiohttp)")
 	clients := flag.String("http-clients", "goodput,net/http", "goodput's --http-client values the scaling, scale and ceiling sections run with, in turn (empty: once, without the flag)")
 	streams := flag.String("streams", "", "stream counts the scaling and scale sections run instead of their own (comma list, e.g. 100,50000; ratios need 100)")
 	md := flag.String("md", "", "also write the figures as a Markdown table to this file")
+	jsonOut := flag.String("json", "", "write the gate section's client-cost report (what goodput compare reads) to this file")
+	pairs := flag.Int("pairs", 5, "gate section: alternating goodput/minimal-client pairs per load")
+	pairSecs := flag.Int("pair-seconds", 3, "gate section: seconds each client runs per pair")
 	flag.Parse()
-	s := &suite{bin: *bin, pyBin: *python, quick: *quick, work: mustTemp(), httpClients: []string{""}}
+	if *pairs < 1 || *pairSecs < 1 {
+		fmt.Fprintln(os.Stderr, "-pairs and -pair-seconds: want positive integers")
+		os.Exit(2)
+	}
+	s := &suite{bin: *bin, pyBin: *python, quick: *quick, work: mustTemp(), httpClients: []string{""},
+		gatePairs: *pairs, gateSecs: *pairSecs}
 	if *clients != "" {
 		s.httpClients = strings.Split(*clients, ",")
 	}
@@ -58,7 +66,7 @@ func main() {
 		name string
 		run  func() error
 	}{
-		{"client", s.client}, {"python", s.pythonCmp}, {"scaling", s.scaling},
+		{"client", s.client}, {"gate", s.gate}, {"python", s.pythonCmp}, {"scaling", s.scaling},
 		{"scale", s.scale}, {"ceiling", s.ceiling},
 		{"fidelity", s.fidelity}, {"lateness", s.lateness}, {"progress", s.progress}, {"memory", s.memory},
 	}
@@ -77,6 +85,15 @@ func main() {
 	fmt.Printf("== done in %s\n", time.Since(start).Round(time.Second))
 	if *md != "" {
 		if err := os.WriteFile(*md, []byte(s.markdown()), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			broken = true
+		}
+	}
+	if *jsonOut != "" {
+		if len(s.cost) == 0 {
+			fmt.Fprintln(os.Stderr, "-json: the gate section did not run or measured nothing")
+			broken = true
+		} else if err := s.writeCost(*jsonOut); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			broken = true
 		}

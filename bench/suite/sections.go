@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -130,18 +129,7 @@ func (s *suite) spacedFloor(secs int) (float64, error) {
 		return 0, err
 	}
 	defer m.stop()
-	out, err := exec.Command(bin, m.url, "goodput-mock", "256", strconv.Itoa(secs), "128").Output()
-	if err != nil {
-		return 0, fmt.Errorf("minclient: %v", err)
-	}
-	var r struct {
-		Tokens, Errors float64
-		CPU            float64 `json:"cpu_seconds"`
-	}
-	if err := json.Unmarshal(out, &r); err != nil || r.Tokens == 0 || r.Errors > 0 {
-		return 0, fmt.Errorf("minclient output %q: %v", strings.TrimSpace(string(out)), err)
-	}
-	return r.CPU * 1e6 / r.Tokens, nil
+	return runMinclient(bin, m.url, 256, secs)
 }
 
 // minClient builds bench/minclient once into the work directory.

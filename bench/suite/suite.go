@@ -14,9 +14,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/goodput-dev/goodput/compare"
 	"github.com/goodput-dev/goodput/record"
 )
 
@@ -35,7 +37,10 @@ type suite struct {
 	httpClients      []string // values of goodput's --http-client; "" passes none
 	streams          []int    // stream counts of scaling and scale (nil: the defaults)
 	figs             []figure
-	seq              int
+	gatePairs        int               // pairs per load of the gate section
+	gateSecs         int               // seconds per run of the gate section
+	cost             []compare.CostRow // the gate section's rows (-json)
+	seq              atomic.Int64      // names of mocks' URL files and runs (the gate's pairs run at once)
 }
 
 func (s *suite) add(section, name string, v float64, unit, target string, met *bool) {
@@ -94,8 +99,7 @@ type mockProc struct {
 }
 
 func (s *suite) startMock(args ...string) (*mockProc, error) {
-	s.seq++
-	urlFile := filepath.Join(s.work, fmt.Sprintf("mock-%d.url", s.seq))
+	urlFile := filepath.Join(s.work, fmt.Sprintf("mock-%d.url", s.seq.Add(1)))
 	cmd := exec.Command(s.bin, append([]string{"mock", "--port", "0", "--url-file", urlFile}, args...)...)
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	t0 := time.Now()
@@ -239,8 +243,7 @@ func (s *suite) runGoodput(ctx context.Context, args ...string) (usage, string, 
 // runGoodputPID is runGoodput that sends the child's pid on pid once
 // started and adds env (NAME=value) to the child's environment.
 func (s *suite) runGoodputPID(ctx context.Context, pid chan<- int, env []string, args ...string) (usage, string, error) {
-	s.seq++
-	id := fmt.Sprintf("run%d", s.seq)
+	id := fmt.Sprintf("run%d", s.seq.Add(1))
 	full := append([]string{"benchmark", "--output-dir", s.work, "--run-id", id, "--outputs", "jsonl", "--disable-progress",
 		"--log-format", "json", "--progress-interval", "1h"}, args...)
 	cmd := exec.CommandContext(ctx, s.bin, full...)

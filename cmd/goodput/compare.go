@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,6 +72,9 @@ func runCompare(_ context.Context, e *env, args []string) error {
 	jsonPath := fs.String("json", "", "also write the machine-readable verdict (JSON) to this file")
 	resamples := fs.Int("bootstrap-resamples", compare.DefaultResamples, "bootstrap resamples per percentile interval (100 to 100000)")
 	seed := fs.Uint64("seed", compare.DefaultSeed, "seed of the bootstrap (≥ 1)")
+	clientCPU := &limitValue{spec: compare.MetricSpec{Accept: []compare.LimitKind{compare.LimitPercent}}}
+	clientCPU.limit = compare.Limit{Kind: compare.LimitPercent, Num: compare.DefaultClientCostLimit}
+	fs.Var(clientCPU, "max-client-cpu-increase", "client-cost reports (make bench): fail when goodput's CPU per token ÷ the minimal client's rises by more than this: a percentage like 10% or off")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -82,6 +86,9 @@ func runCompare(_ context.Context, e *env, args []string) error {
 	}
 	if *seed == 0 {
 		return usagef("--seed 0: want a seed ≥ 1")
+	}
+	if done, err := compareClientCost(e, fs.Arg(0), fs.Arg(1), clientCPU.limit); done || err != nil {
+		return err
 	}
 	base, baseName, err := readReportArg(fs.Arg(0))
 	if err != nil {
@@ -123,6 +130,44 @@ func runCompare(_ context.Context, e *env, args []string) error {
 		return errGateUndecided
 	}
 	return nil
+}
+
+// compareClientCost compares two client-cost reports (bench/suite -json)
+// when both files are ones; done is false when neither is. A limit of off
+// shows the rows without failing.
+func compareClientCost(e *env, basePath, curPath string, limit compare.Limit) (done bool, err error) {
+	var docs [2]*compare.ClientCost
+	for i, p := range []string{basePath, curPath} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			// Directories and unreadable files: readReportArg says why.
+			return false, nil
+		}
+		if docs[i], _, err = compare.ReadClientCostFile(data, p); err != nil {
+			return true, usagef("%v", err)
+		}
+	}
+	switch {
+	case docs[0] == nil && docs[1] == nil:
+		return false, nil
+	case docs[0] == nil || docs[1] == nil:
+		return true, usagef("%s and %s: one is a client-cost report (make bench), the other is not; compare like with like", basePath, curPath)
+	}
+	pct := limit.Num
+	if limit.Kind == compare.LimitOff {
+		pct = math.Inf(1)
+	}
+	res, err := compare.CompareClientCost(docs[0], docs[1], basePath, curPath, pct)
+	if err != nil {
+		return true, usagef("%v", err)
+	}
+	if err := res.WriteText(e.stdout); err != nil {
+		return true, err
+	}
+	if !res.Pass {
+		return true, errGateFailed
+	}
+	return true, nil
 }
 
 // readReportArg reads a report file, or the benchmarks.json of a run

@@ -278,3 +278,42 @@ func TestCompareWritesMarkdownAndJSON(t *testing.T) {
 		t.Errorf("verdict %+v", verdict)
 	}
 }
+
+// Client-cost reports (make bench's gate section) are judged on the
+// ratio goodput ÷ minimal client: exit 1 on a regression beyond the limit
+// and the pairs' spread, 0 with the limit loosened, 2 when only one side
+// is a client-cost report.
+func TestCompareClientCostReports(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, gp string) string {
+		p := filepath.Join(dir, name)
+		doc := `{"layout":"goodput-client-cost/v1","machine":"2cpu-amd64","rows":[{"name":"zero-delay, 16 streams",` +
+			`"goodput_us_per_token":[` + gp + `],"minclient_us_per_token":[4,4,4,4,4]}]}`
+		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	base := write("base.json", "2,2,2,2,2")            // ratio 0.5
+	slow := write("slow.json", "2.4,2.5,2.3,2.4,2.45") // ratio 0.6: +20 %
+	report := cmpRun{seed: 1, n: 50, ttftMs: 50, itlMs: 5, out: 8}.write(t, dir, "report")
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"same", []string{base, base}, 0, "PASS"},
+		{"20 % slower", []string{base, slow}, 1, "regression"},
+		{"limit loosened", []string{"--max-client-cpu-increase", "25%", base, slow}, 0, "PASS"},
+		{"mixed layouts", []string{base, report}, 2, "one is a client-cost report"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := compareCmd(t, tt.args...)
+			if code != tt.code || !strings.Contains(out+errOut, tt.want) {
+				t.Fatalf("exit %d, want %d with %q:\n%s%s", code, tt.code, tt.want, out, errOut)
+			}
+		})
+	}
+}
