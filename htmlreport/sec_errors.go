@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,7 +35,7 @@ func renderErrors(p *page, v *runView) {
 			anyFail = true
 		}
 	}
-	cls := sortedKeys(classes)
+	cls := slices.Sorted(maps.Keys(classes))
 	if !anyFail && len(cls) == 0 {
 		p.el("p", "", "No errored or incomplete request in any round's measurement window.")
 	} else {
@@ -68,7 +69,7 @@ func renderErrors(p *page, v *runView) {
 			st := "–"
 			if g != nil {
 				var parts []string
-				for _, code := range sortedKeys(g.Errors.ByHTTPStatus) {
+				for _, code := range slices.Sorted(maps.Keys(g.Errors.ByHTTPStatus)) {
 					if n, err := strconv.Atoi(code); err == nil && n >= 200 && n < 300 {
 						continue // an older report's disconnects and stalls after a 200: no HTTP error
 					}

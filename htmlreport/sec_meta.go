@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -84,16 +85,6 @@ func kvTable(p *page, caption string, rows [][]string, head []string) {
 	p.table(t)
 }
 
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // renderMetadata writes the run's metadata and SLO.
 func renderMetadata(p *page, v *runView) {
 	h3(p, v, "meta", "Run metadata and SLO")
@@ -126,7 +117,7 @@ func renderMetadata(p *page, v *runView) {
 		rows = append(rows, []string{"Shards", how})
 	}
 	if c := v.rep.Config; c != nil {
-		for _, k := range sortedKeys(c.Metadata.Labels) {
+		for _, k := range slices.Sorted(maps.Keys(c.Metadata.Labels)) {
 			rows = append(rows, []string{"Label " + k, c.Metadata.Labels[k]})
 		}
 	}
@@ -146,7 +137,7 @@ func renderMetadata(p *page, v *runView) {
 			}
 			mrows = append(mrows, []string{f[1], val, md.Sources[f[0]]})
 		}
-		for _, k := range sortedKeys(md.Labels) {
+		for _, k := range slices.Sorted(maps.Keys(md.Labels)) {
 			mrows = append(mrows, []string{"Label " + k, md.Labels[k], ""})
 		}
 		kvTable(p, "Audit metadata", mrows, []string{"Field", "Value", "Source"})

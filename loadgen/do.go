@@ -785,13 +785,7 @@ func (c *Client) appendGeneration(b []byte, req *Request, model []byte, content 
 			b = append(b, `,"ignore_eos":true`...)
 		}
 	}
-	for _, f := range c.extra {
-		b = append(b, ',')
-		b = appendJSONStr(b, f.key)
-		b = append(b, ':')
-		b = append(b, f.raw...)
-	}
-	return append(b, '}')
+	return c.closeBody(b)
 }
 
 func appendJSONStr(b []byte, s string) []byte { return record.AppendJSONString(b, s) }

@@ -35,13 +35,7 @@ func (c *Client) appendImagesBody(b []byte, req *Request, model []byte) []byte {
 	if !c.hasExtra("response_format") {
 		b = append(b, `,"response_format":"b64_json"`...)
 	}
-	for _, f := range c.extra {
-		b = append(b, ',')
-		b = appendJSONStr(b, f.key)
-		b = append(b, ':')
-		b = append(b, f.raw...)
-	}
-	return append(b, '}')
+	return c.closeBody(b)
 }
 
 // imagesBody is the part of an image generation response that is read:

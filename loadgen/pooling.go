@@ -173,6 +173,18 @@ func (f finiteGroup) Len() int {
 
 // appendPoolingBody renders the JSON body of a pooling request. Requests
 // that are not pooling requests send their text as the one input (or
+// closeBody appends --extra-body's fields, which win over goodput's own,
+// and closes the request's JSON object.
+func (c *Client) closeBody(b []byte) []byte {
+	for _, f := range c.extra {
+		b = append(b, ',')
+		b = appendJSONStr(b, f.key)
+		b = append(b, ':')
+		b = append(b, f.raw...)
+	}
+	return append(b, '}')
+}
+
 // the query with no document).
 func (c *Client) appendPoolingBody(b []byte, req *Request, model []byte, queryKey, inputsKey string) []byte {
 	p := req.pool
@@ -193,13 +205,7 @@ func (c *Client) appendPoolingBody(b []byte, req *Request, model []byte, queryKe
 	if queryKey == "" && !c.hasExtra("encoding_format") { // embeddings: vectors as numbers
 		b = append(b, `,"encoding_format":"float"`...)
 	}
-	for _, f := range c.extra {
-		b = append(b, ',')
-		b = appendJSONStr(b, f.key)
-		b = append(b, ':')
-		b = append(b, f.raw...)
-	}
-	return append(b, '}')
+	return c.closeBody(b)
 }
 
 func (c *Client) hasExtra(k string) bool {

@@ -3,6 +3,8 @@ package metadata
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,7 +43,7 @@ func WriteText(w io.Writer, md *report.RunMetadata, notes []string) error {
 	if md.Data != "" {
 		fmt.Fprintf(&b, "  %-16s %s\n", "data", md.Data)
 	}
-	for _, k := range sortedKeys(md.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(md.Labels)) {
 		fmt.Fprintf(&b, "  label %s=%s\n", k, md.Labels[k])
 	}
 	for _, n := range notes {

@@ -88,27 +88,13 @@ func (s *Server) serveImages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tokens := s.count(*req.Prompt)
-	if !s.enter() {
-		writeAPIError(w, &apiError{status: http.StatusServiceUnavailable, typ: "ServiceUnavailableError", message: "goodput mock: server is shutting down"})
+	k, done, ok := s.admitOne(w)
+	if !ok {
 		return
 	}
-	defer s.leave()
-	k := s.seq.Add(1) - 1
-	s.stats.requests.Add(1)
-	m := s.metrics
-	m.running.Add(1)
-	defer m.running.Add(-1)
-
-	timer := time.NewTimer(time.Until(arrival.Add(s.cfg.TTFT + time.Duration(n)*ImageTime)))
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-	case <-r.Context().Done():
-		s.stats.aborted.Add(1)
+	defer done()
+	if !s.holdUntil(r, arrival.Add(s.cfg.TTFT+time.Duration(n)*ImageTime)) {
 		return
-	case <-s.ctx.Done():
-		s.stats.aborted.Add(1)
-		panic(http.ErrAbortHandler)
 	}
 	b := append(make([]byte, 0, 256*n+256), `{"created":`...)
 	b = appendInt(b, arrival.Unix())
@@ -133,7 +119,7 @@ func (s *Server) serveImages(w http.ResponseWriter, r *http.Request) {
 	b = appendInt(b, int64(tokens))
 	b = append(b, `,"image_tokens":0}}}`...)
 	s.stats.completed.Add(1)
-	m.e2e.observeN(time.Since(arrival), 1)
+	s.metrics.e2e.observeN(time.Since(arrival), 1)
 	writeJSON(w, http.StatusOK, b)
 }
 

@@ -114,27 +114,13 @@ func (s *Server) servePooling(w http.ResponseWriter, r *http.Request, kind poolK
 	for _, t := range items {
 		tokens += q + s.count(t)
 	}
-	if !s.enter() {
-		writeAPIError(w, &apiError{status: http.StatusServiceUnavailable, typ: "ServiceUnavailableError", message: "goodput mock: server is shutting down"})
+	k, done, ok := s.admitOne(w)
+	if !ok {
 		return
 	}
-	defer s.leave()
-	k := s.seq.Add(1) - 1
-	s.stats.requests.Add(1)
-	m := s.metrics
-	m.running.Add(1)
-	defer m.running.Add(-1)
-
-	timer := time.NewTimer(time.Until(arrival.Add(s.cfg.TTFT + time.Duration(tokens)*PoolingTokenTime)))
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-	case <-r.Context().Done():
-		s.stats.aborted.Add(1)
+	defer done()
+	if !s.holdUntil(r, arrival.Add(s.cfg.TTFT+time.Duration(tokens)*PoolingTokenTime)) {
 		return
-	case <-s.ctx.Done():
-		s.stats.aborted.Add(1)
-		panic(http.ErrAbortHandler)
 	}
 	var b []byte
 	switch kind {
@@ -144,7 +130,7 @@ func (s *Server) servePooling(w http.ResponseWriter, r *http.Request, kind poolK
 		b = s.appendRanking(make([]byte, 0, 64*len(items)+256), kind, k, items, req.TopN, tokens, arrival)
 	}
 	s.stats.completed.Add(1)
-	m.e2e.observeN(time.Since(arrival), 1)
+	s.metrics.e2e.observeN(time.Since(arrival), 1)
 	writeJSON(w, http.StatusOK, b)
 }
 

@@ -420,6 +420,43 @@ func (s *Server) leave() {
 	}
 }
 
+// admitOne admits a request answered in one body (pooling, images,
+// transcriptions), numbering it and counting it running; while the server
+// closes it answers 503 instead. The caller defers done.
+func (s *Server) admitOne(w http.ResponseWriter) (k uint64, done func(), ok bool) {
+	if !s.enter() {
+		writeAPIError(w, shuttingDown())
+		return 0, nil, false
+	}
+	k = s.seq.Add(1) - 1
+	s.stats.requests.Add(1)
+	s.metrics.running.Add(1)
+	return k, func() { s.metrics.running.Add(-1); s.leave() }, true
+}
+
+// holdUntil holds a one-body response until at: false when the client
+// left first (the request counts as aborted); a closing server aborts the
+// handler.
+func (s *Server) holdUntil(r *http.Request, at time.Time) bool {
+	timer := time.NewTimer(time.Until(at))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-r.Context().Done():
+		s.stats.aborted.Add(1)
+		return false
+	case <-s.ctx.Done():
+		s.stats.aborted.Add(1)
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// shuttingDown is the answer to a request that arrives while Close runs.
+func shuttingDown() *apiError {
+	return &apiError{status: http.StatusServiceUnavailable, typ: "ServiceUnavailableError", message: "goodput mock: server is shutting down"}
+}
+
 // Stats returns the server's counters.
 func (s *Server) Stats() Stats {
 	st := Stats{

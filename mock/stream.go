@@ -86,7 +86,7 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, api api
 		return
 	}
 	if !s.enter() {
-		writeError(w, api, &apiError{status: http.StatusServiceUnavailable, typ: "ServiceUnavailableError", message: "goodput mock: server is shutting down"})
+		writeError(w, api, shuttingDown())
 		return
 	}
 	defer s.leave()

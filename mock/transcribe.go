@@ -61,15 +61,11 @@ func (s *Server) serveTranscription(w http.ResponseWriter, r *http.Request) {
 	seconds := audioSeconds(audio)
 	stream := r.FormValue("stream") == "true"
 	usage := r.FormValue("stream_include_usage") == "true"
-	if !s.enter() {
-		writeAPIError(w, &apiError{status: http.StatusServiceUnavailable, typ: "ServiceUnavailableError", message: "goodput mock: server is shutting down"})
+	k, done, ok := s.admitOne(w)
+	if !ok {
 		return
 	}
-	defer s.leave()
-	k := s.seq.Add(1) - 1
-	s.stats.requests.Add(1)
-	s.metrics.running.Add(1)
-	defer s.metrics.running.Add(-1)
+	defer done()
 
 	words := max(1, int(seconds*TranscribeWords+0.5))
 	total := s.cfg.TTFT + time.Duration(seconds*float64(TranscribeTime))

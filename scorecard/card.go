@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -320,7 +321,7 @@ func (m Metadata) MarshalJSON() ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	buf.Write(b[:len(b)-1])
-	for _, k := range sortedKeys(m.Extra) {
+	for _, k := range slices.Sorted(maps.Keys(m.Extra)) {
 		if _, known := jsonFields(reflect.TypeFor[Metadata]())[k]; known {
 			continue
 		}
@@ -380,7 +381,7 @@ func decodeLenient(b []byte, dst reflect.Value) (extra map[string]json.RawMessag
 		return nil, nil, nil
 	}
 	fields := jsonFields(dst.Type())
-	for _, k := range sortedKeys(raw) {
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		v := raw[k]
 		i, ok := fields[k]
 		if !ok {
@@ -478,13 +479,4 @@ func setLenient(f reflect.Value, v json.RawMessage) error {
 		return json.Unmarshal(v, f.Addr().Interface())
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -2,6 +2,8 @@ package scorecard
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/goodput-dev/goodput/slo"
@@ -224,7 +226,7 @@ func Frontier(entries []Entry, j Judge) []Verdict {
 		currencies[rowCurrency(r)]++
 	}
 	ref := ""
-	for _, c := range sortedKeys(currencies) {
+	for _, c := range slices.Sorted(maps.Keys(currencies)) {
 		if ref == "" || currencies[c] > currencies[ref] {
 			ref = c
 		}

@@ -14,7 +14,7 @@ import (
 	"net"
 	"os"
 	"runtime/pprof"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -482,7 +482,7 @@ func (p *plan) shardRun(rateType string) error {
 func (o *benchOptions) validate() (*plan, error) {
 	p := &plan{labels: map[string]string{}, outputs: map[string]bool{}}
 	if o.backendType == "vllm_python" {
-		return nil, usagef("--backend vllm_python: goodput drives servers over HTTP: start `vllm serve` and give --target URL (--backend openai_http)")
+		return nil, usagef("--backend-type/--backend vllm_python: goodput drives servers over HTTP: start `vllm serve` and give --target URL (--backend openai_http)")
 	}
 	if o.target == "" {
 		return nil, usagef("--target is required, e.g. --target http://localhost:8000")
@@ -996,12 +996,7 @@ func applyBackendArgs(s string, p *plan) error {
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
 		return usagef(`--backend-args: want a JSON object, e.g. '{"extra_body":{"temperature":0}}'`)
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		v := m[k]
 		bad := func(form string) error { return usagef("--backend-args: key %q: want %s", k, form) }
 		switch k {

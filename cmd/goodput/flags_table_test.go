@@ -323,6 +323,7 @@ var invalidFlagValues = map[string][]string{
 	"compare --max-throughput-drop":          {"x", "-5%"},
 	"compare --max-ttft-p50-increase":        {"x", "-5%"},
 	"compare --max-ttft-p90-increase":        {"x", "-5%"},
+	"compare --max-client-cpu-increase":      {"x", "-5%"},
 	"compare --max-ttft-p99-increase":        {"x", "-5%"},
 	"compare --max-itl-p50-increase":         {"x", "-5%"},
 	"compare --max-itl-p95-increase":         {"x", "-5%"},

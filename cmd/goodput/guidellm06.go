@@ -10,8 +10,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,12 +124,7 @@ func (v *v06Options) apply(o *benchOptions) error {
 		if err := json.Unmarshal([]byte(v.outputExtras), &m); err != nil || m == nil {
 			return usagef(`--output-extras: want a JSON object, e.g. '{"team":"inference","gpu":"H100"}'`)
 		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			var s string
 			if json.Unmarshal(m[k], &s) != nil {
 				s = string(m[k])

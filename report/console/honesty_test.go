@@ -16,7 +16,7 @@ func TestConsoleShortOutputs(t *testing.T) {
 	r.Benchmarks[0].Extras.OutputShortfall = &report.OutputShortfall{Requests: 4, Short: 3, ShortFraction: 0.75, MeanShortfall: 14,
 		ByFinishReason: map[string]*report.ShortfallCounts{"unknown": {Short: 1, MeanShortfall: 2}, "stop": {Short: 2, MeanShortfall: 20}}}
 	var b bytes.Buffer
-	if err := Write(&b, r); err != nil {
+	if err := WriteWidth(&b, r, 0); err != nil { // --wide: the line unwrapped
 		t.Fatal(err)
 	}
 	want := "Short outputs: benchmark 0 (constant 2.00/s): 3 of 4 (75.0 %) ended before their max_tokens, 14.0 tokens short on average (finish_reason: stop 2, unknown 1)\n"
