@@ -14,7 +14,7 @@ STATICCHECK_VERSION := v0.8.2
 GOBIN_DIR   := $(or $(shell $(GO) env GOBIN),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin)
 STATICCHECK ?= $(GOBIN_DIR)/staticcheck
 
-.PHONY: all build test check lint vet fmt-check staticcheck tools unit race knee scale fuzz demo bench bench-gate bench-baseline image clean
+.PHONY: all build test check lint vet fmt-check staticcheck tools unit race knee scale peerdocs fuzz demo bench bench-gate bench-baseline image clean
 
 all: build
 
@@ -32,7 +32,7 @@ test: vet fmt-check unit
 ## real-time knee check and the 2,000-stream memory check (both without
 ## the race detector, which skews timing and memory), and a bounded fuzz
 ## pass.
-check: lint race knee scale fuzz
+check: lint race knee scale peerdocs fuzz
 
 ## lint: go vet, the gofmt check and staticcheck.
 lint: vet fmt-check staticcheck
@@ -62,6 +62,11 @@ race:
 ## of the analytic knee (real time, about 80 s; skipped under -race).
 knee:
 	$(GO) test -count=1 -timeout 10m -run 'TestKneeMatchesCapacity' -v ./sweep
+
+## peerdocs: every command line of the peers' docs against the mock
+## (cmd/goodput/testdata/peerdocs; -race runs only the short subset).
+peerdocs:
+	$(GO) test -count=1 -timeout 15m -run 'TestPeerDocsCorpus' ./cmd/goodput
 
 ## scale: 2,000 streams on goodput's client hold at most 20 KB of live memory
 ## each (about 10 s; the memory is not checked under -race).

@@ -104,12 +104,13 @@ func peerRefusal(want string) (class, text string, ok bool) {
 
 // Every corpus entry, pointed at the mock with its duration and counts
 // shortened, runs (exit 0) or is refused with exit 2 and one line that
-// carries the entry's text. -short runs the entries marked short and
-// every refusal (they end before any traffic).
+// carries the entry's text. -short and -race run the entries marked
+// short and every refusal (they end before any traffic); make check runs
+// them all without the race detector (make peerdocs).
 func TestPeerDocsCorpus(t *testing.T) {
 	docs := readPeerDocs(t)
 	for _, d := range docs {
-		if testing.Short() && !d.Short && d.Want == "run" {
+		if (testing.Short() || raceEnabled()) && !d.Short && d.Want == "run" {
 			continue
 		}
 		t.Run(d.Doc, func(t *testing.T) {
