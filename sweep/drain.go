@@ -18,7 +18,8 @@ const (
 	// DefaultBaselineProbes is the number of idle probes of the baseline,
 	// after one warm-up probe that is not counted.
 	DefaultBaselineProbes = 5
-	// BaselineTimeout bounds the idle baseline's probes, all together.
+	// BaselineTimeout bounds the idle baseline's probes, all together
+	// (--max-drain does not).
 	BaselineTimeout = 10 * time.Second
 	// DrainProgressEvery is how often a wait says what it waits for.
 	DrainProgressEvery = 5 * time.Second
@@ -230,8 +231,10 @@ func (d *Drain) byGauges(ctx context.Context, w *report.DrainWait, floor, limit 
 func (d *Drain) byProbe(ctx context.Context, w *report.DrainWait, prev *Round, floor, limit time.Time) error {
 	if d.probeMax == 0 {
 		// A server that never answers must not hold the run: the baseline
-		// has BaselineTimeout, within the drain's bound.
-		bctx, cancel := context.WithTimeout(ctx, min(BaselineTimeout, max(limit.Sub(d.now()), time.Millisecond)))
+		// has BaselineTimeout. It is a measurement of the idle server, not
+		// a wait for one, so --max-drain does not bound it (a bound shorter
+		// than six probes would lose the baseline for the whole run).
+		bctx, cancel := context.WithTimeout(ctx, BaselineTimeout)
 		ttfts, err := d.baseline(bctx)
 		cancel()
 		if err != nil {
