@@ -42,7 +42,7 @@ func TestCacheWarmRerunAndSalt(t *testing.T) {
 				Constraints: loadgen.Constraints{MaxRequests: 8}, Seed: 7,
 			},
 			Telemetry: measure.Config{ServerMetrics: measure.ServerMetricsOff, Interval: time.Second, PUE: 1},
-			Outputs:   Outputs{Dir: t.TempDir(), RunID: "r", Kinds: map[string]bool{"json": true}, Key: func(string) string { return "k" }},
+			Outputs:   Outputs{Dir: t.TempDir(), RunID: "r", Kinds: map[string]bool{"json": true}},
 			Metadata:  Metadata{ProbeTimeout: time.Second},
 			Progress:  Progress{Disable: true, LogFormat: "console", Interval: time.Second},
 			Build:     Build{Version: "test", Commit: "abc"},

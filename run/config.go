@@ -144,9 +144,6 @@ type Shard struct {
 	Shard   sweep.Shard
 	StartAt int64 // shared start (Unix ns), 0 for none
 	Notes   []string
-	// Hash hashes what every shard of the run must share (the model
-	// included), naming the run and checked by the merge.
-	Hash func(model string) string
 }
 
 // Outputs says what the run writes and where.
@@ -158,12 +155,9 @@ type Outputs struct {
 	// own, GuideLLM's --output kind=K,path=P; the others stay where Path or
 	// Dir puts them.
 	Files map[string]string
-	RunID string // "" : from the labels, else a timestamp and Key's hash
+	RunID string // "" : from the labels, else a timestamp and the experiment's hash
 	Force bool   // overwrite an existing run
 	Wide  bool   // the console's tables whole, not cut to console.Columns
-	// Key is the part of the invocation that defines the experiment (not
-	// where its files go), hashed into the default run id.
-	Key func(model string) string
 }
 
 // Metadata is what the run records about itself.

@@ -77,7 +77,7 @@ func TestRunDiskFull(t *testing.T) {
 		},
 		SLO:       slo.Default(),
 		Telemetry: measure.Config{ServerMetrics: measure.ServerMetricsOff, Interval: time.Second, PUE: 1},
-		Outputs:   Outputs{Dir: dir, RunID: "full", Kinds: map[string]bool{"json": true, "jsonl": true, "console": true}, Key: func(string) string { return "k" }},
+		Outputs:   Outputs{Dir: dir, RunID: "full", Kinds: map[string]bool{"json": true, "jsonl": true, "console": true}},
 		Metadata:  Metadata{ProbeTimeout: time.Second},
 		Progress:  Progress{Disable: true, LogFormat: "console", Interval: time.Second},
 		Build:     Build{Version: "test", Commit: "abc"},

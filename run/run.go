@@ -282,11 +282,18 @@ func (s *state) name(context.Context) error {
 	}
 	if sh := &s.cfg.Plan.Shard; sh.Plan != nil {
 		// Every pod derives the same run id; each writes its own shard files.
-		s.shardHash = sh.Hash(s.client.Model())
+		var err error
+		if s.shardHash, err = s.cfg.ShardHash(s.client.Model()); err != nil {
+			return err
+		}
 		s.runID = shardRunID(s.runID, sh.StartAt, s.shardHash)
 	}
 	if s.runID == "" {
-		s.runID, s.generated = defaultRunID(time.Now(), o.Key(s.client.Model())), true
+		key, err := s.cfg.ExperimentKey(s.client.Model())
+		if err != nil {
+			return err
+		}
+		s.runID, s.generated = defaultRunID(time.Now(), key), true
 	}
 	return nil
 }

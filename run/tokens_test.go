@@ -57,7 +57,7 @@ func tokenRunErr(t *testing.T, tok *tokenize.Tokenizer, noStream bool, tokens To
 			Constraints: loadgen.Constraints{MaxRequests: 8}, Seed: 1,
 		},
 		Telemetry: measure.Config{ServerMetrics: measure.ServerMetricsOff, Interval: time.Second, PUE: 1},
-		Outputs:   Outputs{Dir: t.TempDir(), RunID: "r1", Kinds: map[string]bool{"console": true}, Key: func(string) string { return "k" }},
+		Outputs:   Outputs{Dir: t.TempDir(), RunID: "r1", Kinds: map[string]bool{"console": true}},
 		Metadata:  Metadata{ProbeTimeout: time.Second},
 		Progress:  Progress{Disable: true, LogFormat: "console", Interval: time.Second},
 		Build:     Build{Version: "test", Commit: "abc"},

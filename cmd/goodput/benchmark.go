@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -224,7 +222,6 @@ type plan struct {
 	meta        metadataOptions
 	files       run.Outputs // where the outputs go (Kinds and Key set by runConfig)
 	progress    run.Progress
-	key         experimentKey
 	getenv      func(string) string
 	shard       *shardSpec // --shard-index/--shard-count/--start-at
 	// goodput profile: the benchmark's telemetry and shard defaults,
@@ -247,15 +244,14 @@ type plan struct {
 // runConfig is the run's configuration.
 func (p *plan) runConfig() *run.Config {
 	out := p.files
-	out.Kinds, out.Key = p.outputs, p.key.config
+	out.Kinds = p.outputs
 	return &run.Config{
 		Client: p.client, SkipReady: p.skipReady, ExtraBody: p.extraBody,
 		Data: run.Data{Value: p.dataValue, Synthetic: p.synthetic, Options: p.dataOpts, Opened: p.data, Getenv: p.getenv},
 		Plan: run.Plan{
 			Planner: p.planner, Profile: p.profile, Search: p.search, Constraints: p.cons, Warmup: p.warm, Cooldown: p.cool,
 			Seed: p.seed, SampleRequests: p.samples, TargetLoadTokS: p.targetLoad, Drain: p.drain, TargetMOE: p.targetMOE, Confidence: p.confidence,
-			Shard: run.Shard{Plan: p.shardPlan, Shard: p.shard.shard, StartAt: p.shard.startAt, Notes: p.shard.notes,
-				Hash: func(model string) string { return p.shard.configHash(p.key, model) }},
+			Shard: run.Shard{Plan: p.shardPlan, Shard: p.shard.shard, StartAt: p.shard.startAt, Notes: p.shard.notes},
 		},
 		SLO: p.slo, Telemetry: p.telemetry, MetricsAddr: p.metricsAddr, Outputs: out, AllowAllErrors: p.allowAllErrors,
 		Metadata: run.Metadata{Labels: p.metaLabels, ScenarioLabels: p.labels, Strict: p.meta.strict,
@@ -265,81 +261,6 @@ func (p *plan) runConfig() *run.Config {
 		Tokens:   p.tokens,
 		Metrics:  p.metrics,
 		Notes:    p.notes,
-	}
-}
-
-// experimentKey is the part of an invocation that defines the experiment
-// (not where its files go), as the user spelled it: hashed into the
-// default run id and, with the settings every shard must share, into a
-// shard's configuration hash.
-type experimentKey struct {
-	target, requestType, rateType, rate, data, processor, slo, kneeAxis string
-	requestPath                                                         string
-	batchSize                                                           int
-	models                                                              string
-	maxSeconds                                                          float64
-	maxRequests                                                         int
-	warmup, cooldown                                                    string
-	seed                                                                int64
-	arrival                                                             string // arrivalOptions.key
-	cancel                                                              string // AIPerf's request cancellation, rate%@delay
-
-	maxErrors                            int
-	maxErrorRate                         float64
-	maxConcurrency                       int
-	users                                int
-	rampup                               float64
-	noStream, noStreamUsage, noIgnoreEOS bool
-	rxTimestamps, maxTokensField         string
-	extraBody                            string
-	requestTimeout                       time.Duration
-}
-
-// config is the key of the default run id. An arrival shape and a request
-// path join it only when given, so that the keys of runs without them stay
-// as they were.
-func (k experimentKey) config(model string) string {
-	parts := []string{k.target, model, k.requestType, k.rateType, k.rate, k.data, k.processor, k.slo, k.kneeAxis,
-		fmt.Sprint(k.maxSeconds, k.maxRequests, k.warmup, k.cooldown, k.seed)}
-	if k.arrival != "" { // only then: the run ids of other invocations stay as they were
-		parts = append(parts, k.arrival)
-	}
-	key := strings.Join(parts, "|")
-	if k.requestPath != "" {
-		key += "|path=" + k.requestPath
-	}
-	if k.models != "" {
-		key += "|models=" + k.models
-	}
-	if k.batchSize > 1 {
-		key += "|batch=" + strconv.Itoa(k.batchSize)
-	}
-	if k.users > 0 {
-		key += "|users=" + strconv.Itoa(k.users)
-	}
-	if k.cancel != "" {
-		key += "|cancel=" + k.cancel
-	}
-	return key
-}
-
-// severalModels is --model when it lists several models ("" for one).
-func (o *benchOptions) severalModels() string {
-	if models, _, err := loadgen.ParseModels(o.model); err == nil && len(models) > 1 {
-		return o.model
-	}
-	return ""
-}
-
-// experimentKey is the flags' experiment key.
-func (o *benchOptions) experimentKey() experimentKey {
-	return experimentKey{
-		target: o.target, requestType: o.requestType, requestPath: o.requestPath, batchSize: o.batchSize, models: o.severalModels(), rateType: o.rateType, rate: o.rate, data: o.data, processor: o.processor,
-		slo: o.sweep.slo, kneeAxis: o.sweep.kneeAxis, maxSeconds: o.maxSeconds, maxRequests: o.maxRequests,
-		warmup: o.warmup, cooldown: o.cooldown, seed: o.seed, arrival: o.arrival.key(),
-		maxErrors: o.maxErrors, maxErrorRate: o.maxErrorRate, maxConcurrency: o.maxConcurrency, users: o.users, rampup: o.rampup,
-		noStream: o.noStream, noStreamUsage: o.noStreamUsage, noIgnoreEOS: o.noIgnoreEOS, rxTimestamps: o.rxTimestamps,
-		maxTokensField: o.maxTokensField, extraBody: o.extraBody, requestTimeout: o.requestTimeout,
 	}
 }
 
@@ -439,7 +360,7 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 	if err = o.failures.apply(fs, p); err != nil {
 		return nil, err
 	}
-	p.key, p.slo, p.search, p.targetLoad = o.experimentKey(), o.sweep.spec(), o.sweep.search, o.sweep.targetLoadTokS
+	p.slo, p.search, p.targetLoad = o.sweep.spec(), o.sweep.search, o.sweep.targetLoadTokS
 	if p.metrics, err = o.quality.metrics(p.slo); err != nil {
 		return nil, err
 	}
@@ -1314,15 +1235,6 @@ func addArrivalFlags(fs *pflag.FlagSet, a *arrivalOptions) {
 	fs.StringVar(&a.rateSeries, "rate-series", "", "constant or poisson: a piecewise rate instead of --rate, RATE:DURATION steps and FROM..TO:DURATION ramps, e.g. 2:30s,8:1m,8..2:30s; the benchmark ends with it")
 }
 
-// key is the arrival flags as given, "" when none is (run ids and shard
-// hashes of other invocations stay as they were).
-func (a *arrivalOptions) key() string {
-	if a.rampupShape == "" && a.rampupFrom == 0 && a.burstiness == 1 && a.rateSeries == "" {
-		return ""
-	}
-	return fmt.Sprint(a.rampupShape, " ", a.rampupFrom, " ", a.burstiness, " ", a.rateSeries)
-}
-
 // gamma is --burstiness as a strategy's Burstiness (0 when poisson).
 func (a *arrivalOptions) gamma() float64 {
 	if a.burstiness == 1 {
@@ -1640,20 +1552,6 @@ func (s *shardSpec) plan(rateType string, p *plan) (*sweep.ShardPlan, error) {
 		return nil, usagef("%s%v", flag, err)
 	}
 	return sp, nil
-}
-
-// configHash hashes everything every shard of one run must share, so that
-// the merge can refuse a shard of another run or configuration: the
-// experiment (configKey), the settings that change the load or the
-// requests, and the shard count, start and gap. The API key, headers and
-// --backend-args (which may hold an API key) are left out.
-func (s *shardSpec) configHash(k experimentKey, model string) string {
-	key := strings.Join([]string{k.config(model),
-		fmt.Sprint(k.maxErrors, k.maxErrorRate, k.maxConcurrency, k.rampup, k.noStream, k.noStreamUsage, k.noIgnoreEOS, k.rxTimestamps),
-		k.maxTokensField, k.extraBody, k.requestTimeout.String(),
-		fmt.Sprint(s.shard.Count, s.startAt, int64(s.gap))}, "|")
-	h := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(h[:8])
 }
 
 // Telemetry and scorecard flags of goodput benchmark: where energy, cost

@@ -79,19 +79,28 @@ func TestBenchmarkArrivalFlags(t *testing.T) {
 	}
 }
 
-// Flags not given leave the default run id's key as it was.
-func TestArrivalKeyOnlyWhenGiven(t *testing.T) {
-	o, _, _, err := benchPlan(t, "--target", "http://127.0.0.1:1", "--data", "prompt_tokens=8", "--max-seconds", "5", "--rate-type", "poisson", "--rate", "2")
-	if err != nil {
-		t.Fatal(err)
+// The default run id hashes the typed config: two spellings of one rate
+// list are one experiment, an arrival shape is another.
+func TestRunIDKeyIsTyped(t *testing.T) {
+	key := func(args ...string) string {
+		t.Helper()
+		_, p, spec, err := benchPlan(t, append([]string{"--target", "http://127.0.0.1:1", "--data", "prompt_tokens=8", "--max-seconds", "5", "--rate-type", "poisson"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.shard = spec
+		k, err := p.runConfig().ExperimentKey("m")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
 	}
-	plain := o.experimentKey().config("m")
-	if strings.Count(plain, "|") != 9 {
-		t.Errorf("key %q grew a field", plain)
+	plain := key("--rate", "2,4")
+	if k := key("--rate", "2, 4.0"); k != plain {
+		t.Errorf("--rate \"2, 4.0\" is another experiment than --rate 2,4:\n%s\n%s", k, plain)
 	}
-	o, _, _, _ = benchPlan(t, "--target", "http://127.0.0.1:1", "--data", "prompt_tokens=8", "--max-seconds", "5", "--rate-type", "poisson", "--rate", "2", "--burstiness", "0.5")
-	if k := o.experimentKey().config("m"); k == plain || !strings.HasPrefix(k, plain+"|") {
-		t.Errorf("burstiness key %q, plain %q", k, plain)
+	if k := key("--rate", "2,4", "--burstiness", "0.5"); k == plain {
+		t.Errorf("--burstiness 0.5 left the key unchanged: %s", k)
 	}
 }
 

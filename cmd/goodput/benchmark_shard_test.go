@@ -219,26 +219,6 @@ func (adaptivePlanner) Next([]sweep.Round) (loadgen.Strategy, bool, error) {
 	return loadgen.Strategy{}, false, nil
 }
 
-func TestShardIdentity(t *testing.T) {
-	s := &shardSpec{shard: sweep.Shard{Index: 2, Count: 4}, sharded: true, startAt: time.Date(2026, 6, 16, 12, 0, 0, 0, time.UTC).UnixNano(), gap: 5 * time.Second}
-	o := &benchOptions{target: "http://x", rateType: "constant", rate: "4", data: "prompt_tokens=8", maxSeconds: 10, seed: 42, apiKey: "sk-secret"}
-	h := s.configHash(o.experimentKey(), "m")
-	if len(h) != 16 || h != s.configHash(o.experimentKey(), "m") {
-		t.Fatalf("hash %q is not stable", h)
-	}
-	o2 := *o
-	o2.apiKey, o2.outputDir, o2.runID = "sk-other", "elsewhere", "x"
-	if s.configHash(o2.experimentKey(), "m") != h {
-		t.Fatal("the hash depends on the API key or output location")
-	}
-	o2.rate = "5"
-	s2 := *s
-	s2.shard.Index = 0
-	if s.configHash(o2.experimentKey(), "m") == h || s2.configHash(o.experimentKey(), "m") != h {
-		t.Fatal("the hash must change with the rate and not with the shard index")
-	}
-}
-
 // FuzzParseStartAt: any input either parses to a positive instant that
 // its Unix-seconds form reads back to, or fails with the accepted forms.
 func FuzzParseStartAt(f *testing.F) {

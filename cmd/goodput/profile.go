@@ -558,7 +558,7 @@ func (po *profileOptions) setup(e *env, args []string) (*plan, *profileLayout, [
 		// SLO has no metric for only leaves goodput's report on its
 		// default SLO, said so.)
 		if sp, err := slo.AIPerfSpec(slos); err == nil {
-			p.slo, p.key.slo = sp, sp.String()
+			p.slo = sp
 		} else {
 			fmt.Fprintf(e.stderr, "note: --goodput: %v; goodput's own report keeps the default SLO (the AIPerf export applies --goodput)\n", oneLineErr(err))
 		}
@@ -600,18 +600,16 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 	if err := po.servers(p); err != nil {
 		return nil, nil, err
 	}
-	p.key = experimentKey{target: strings.Join(p.client.Targets, ","), models: strings.Join(p.client.Models, ","),
-		kneeAxis: d.sweep.kneeAxis, noStream: !po.streaming, noIgnoreEOS: true, rxTimestamps: d.rxTimestamps, requestTimeout: d.requestTimeout}
 	if len(p.client.Targets) == 1 {
-		p.client.Targets, p.key.target = nil, p.client.Target
+		p.client.Targets = nil
 	}
 	if len(p.client.Models) == 1 {
-		p.client.Models, p.key.models = nil, ""
+		p.client.Models = nil
 	}
 	rt, ok := reqtype.ByAIPerf(po.endpointType)
 	switch {
 	case ok:
-		p.client.Endpoint, p.key.requestType = loadgen.Endpoint(rt.Path), rt.Name
+		p.client.Endpoint = loadgen.Endpoint(rt.Path)
 	case po.endpointType == "nim_rankings":
 		return nil, nil, usagef("--endpoint-type nim_rankings: NIM's ranking body ({\"query\":{\"text\"},\"passages\":[…]}) is not one goodput sends: use cohere_rankings (/v1/rerank) or hf_tei_rankings (/rerank)")
 	default:
@@ -625,13 +623,13 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 	}
 	p.client.SessionHeader = po.sessionHeader
 	if po.legacyMaxTokens {
-		p.client.MaxTokensField, p.key.maxTokensField = "max_tokens", "max_tokens"
+		p.client.MaxTokensField = "max_tokens"
 	}
 	if e := po.customEndpoint; e != "" {
 		if !strings.HasPrefix(e, "/") || strings.ContainsAny(e, "?# ") {
 			return nil, nil, usagef("--custom-endpoint %q: want a path like /v1/custom", e)
 		}
-		p.client.Path, p.key.requestPath = e, e
+		p.client.Path = e
 	}
 	endpointFromURLs(p)
 	if po.transport != "http" {
@@ -736,11 +734,9 @@ func (po *profileOptions) loads(p *plan) (concs, rates []float64, err error) {
 		}
 		p.replay = true
 		p.profile = report.Profile{Kind: string(loadgen.Replay), TimeScale: 1}
-		p.key.rateType = string(loadgen.Replay)
 		if len(concs) == 1 {
-			p.key.maxConcurrency = int(concs[0]) // the in-flight cap
+			p.profile.MaxConcurrency = int(concs[0]) // the in-flight cap
 		}
-		p.key.arrival = po.arrivalKey()
 		return concs, nil, nil
 	case po.rateSeries != "":
 		s, err := po.seriesStrategy(concs, p)
@@ -750,7 +746,6 @@ func (po *profileOptions) loads(p *plan) (concs, rates []float64, err error) {
 		list = sweep.List{s}
 		p.profile = report.Profile{Kind: string(s.Kind), MaxConcurrency: s.MaxConcurrency, Rate: []float64{s.MeanRate()}}
 		rates = []float64{s.MeanRate()}
-		p.key.rateType, p.key.rate, p.key.maxConcurrency = po.rateMode, po.rateSeries, s.MaxConcurrency
 	case len(rates) > 0:
 		if len(concs) > 1 {
 			return nil, nil, usagef("--concurrency %q: with --request-rate it is the in-flight cap, one value", po.concurrency)
@@ -763,7 +758,6 @@ func (po *profileOptions) loads(p *plan) (concs, rates []float64, err error) {
 		for _, r := range rates {
 			list = append(list, po.shape(loadgen.Strategy{Kind: po.kind(), Rate: r, MaxConcurrency: maxConc, Seed: uint64(p.seed)}))
 		}
-		p.key.rateType, p.key.rate, p.key.maxConcurrency = po.rateMode, formatList(rates), maxConc
 	default:
 		if len(concs) == 0 {
 			concs = []float64{1}
@@ -773,7 +767,6 @@ func (po *profileOptions) loads(p *plan) (concs, rates []float64, err error) {
 			list = append(list, po.shape(loadgen.Strategy{Kind: loadgen.Concurrent, Streams: int(c)}))
 			p.profile.Streams = append(p.profile.Streams, int(c))
 		}
-		p.key.rateType, p.key.rate = string(loadgen.Concurrent), formatList(concs)
 	}
 	for _, s := range list {
 		if err := s.Validate(); err != nil && len(s.Series) > 0 {
@@ -782,7 +775,6 @@ func (po *profileOptions) loads(p *plan) (concs, rates []float64, err error) {
 			return nil, nil, usagef("--request-rate-mode %s: %v", po.rateMode, err)
 		}
 	}
-	p.key.arrival = po.arrivalKey()
 	p.planner = list
 	return concs, rates, nil
 }
@@ -804,8 +796,6 @@ func (po *profileOptions) userCentric(p *plan, rates, concs []float64) ([]float6
 	}
 	p.planner = sweep.List{s}
 	p.profile = report.Profile{Kind: report.StrategyConstant, Rate: []float64{po.userRate}, MaxConcurrency: po.numUsers}
-	p.key.rateType, p.key.rate, p.key.users = string(loadgen.UserCentric), formatList([]float64{po.userRate}), po.numUsers
-	p.key.arrival = po.arrivalKey()
 	return nil, []float64{po.userRate}, nil
 }
 
@@ -888,15 +878,6 @@ func (po *profileOptions) seriesStrategy(concs []float64, p *plan) (loadgen.Stra
 	return po.shape(s), nil
 }
 
-// arrivalKey is the arrival flags for the run id, "" when none is given
-// (the run ids of other invocations stay as they were).
-func (po *profileOptions) arrivalKey() string {
-	if po.smoothness == 1 && po.rateRamp == 0 && po.concRamp == 0 && po.rateSeries == "" {
-		return ""
-	}
-	return fmt.Sprint(po.smoothness, " ", po.rateRamp, " ", po.concRamp, " ", po.rateSeries)
-}
-
 // dataSpec reads the sequence lengths into the synthetic data spec.
 func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *plan) error {
 	oslGiven := fs != nil && changedAlias(fs, oslFlags) != ""
@@ -914,10 +895,7 @@ func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *plan) error {
 		return usagef("--osl-stddev needs --osl")
 	}
 	if err := po.inputData(fs); err != nil || po.inputFile != "" {
-		p.dataValue, p.key.data = po.inputFile, po.inputFile
-		if po.scheduleStart > 0 || po.scheduleEnd > 0 {
-			p.key.data += ",window=" + strconv.Itoa(po.scheduleStart) + "-" + strconv.Itoa(po.scheduleEnd) + "ms"
-		}
+		p.dataValue = po.inputFile
 		if err == nil {
 			err = po.conversation(fs, nil)
 		}
@@ -943,10 +921,7 @@ func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *plan) error {
 	if err := po.video(fs, spec); err != nil {
 		return err
 	}
-	p.synthetic, p.key.data = spec, spec.String()
-	if po.conversations > 0 {
-		p.key.data += ",conversations=" + strconv.Itoa(po.conversations)
-	}
+	p.synthetic = spec
 	return nil
 }
 
@@ -1013,9 +988,8 @@ func (po *profileOptions) pooling(fs *pflag.FlagSet, p *plan) error {
 			return usagef("--%s %d and --rankings-passages-prompt-token-mean %d: give one prompt length", usedAlias(fs, islFlags), po.isl, po.passageTokens)
 		}
 		p.synthetic.Prompt = dataset.Dist{Mean: po.passageTokens, Stdev: po.passageStddev}
-		p.key.data = p.synthetic.String()
 	}
-	p.client.BatchSize, p.key.batchSize = n, n
+	p.client.BatchSize = n
 	return nil
 }
 
@@ -1193,7 +1167,6 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 		return usagef("--request-cancellation-delay needs --request-cancellation-rate (the share of requests to cancel)")
 	case po.cancelRate > 0:
 		p.cons.Cancel = &loadgen.Cancellation{Rate: po.cancelRate / 100, Delay: time.Duration(po.cancelDelay * float64(time.Second)), Seed: uint64(p.seed)}
-		p.key.cancel = strconv.FormatFloat(po.cancelRate, 'g', -1, 64) + "%@" + strconv.FormatFloat(po.cancelDelay, 'g', -1, 64) + "s"
 	}
 	if po.gracePeriod != "" {
 		g, err := gracePeriod(po.gracePeriod)
@@ -1215,7 +1188,6 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 		p.notes = append(p.notes, fmt.Sprintf("--request-count %d is superseded by --%s %d: its %d conversations of %d turn(s) send at most %d requests, each once (AIPerf's --conversation-num counts sessions, --request-count single-turn requests)",
 			po.requestCount, usedAlias(fs, conversationNumFlags), po.conversations, po.conversations, po.turns, n))
 	}
-	p.key.maxSeconds, p.key.maxRequests, p.key.warmup, p.key.seed = po.duration, p.cons.MaxRequests, p.warmText, p.seed
 	return nil
 }
 
@@ -1258,7 +1230,6 @@ func (po *profileOptions) request(fs *pflag.FlagSet, p *plan) error {
 			return usagef("--request-timeout-seconds %v: want seconds > 0", po.requestTimeout)
 		}
 		p.client.RequestTimeout = time.Duration(po.requestTimeout * float64(time.Second))
-		p.key.requestTimeout = p.client.RequestTimeout
 	}
 	if po.ui != "dashboard" && po.ui != "simple" && po.ui != "none" {
 		return usagef("--ui-type %q: want dashboard, simple or none", po.ui)
@@ -1285,7 +1256,7 @@ func (po *profileOptions) request(fs *pflag.FlagSet, p *plan) error {
 		if err != nil {
 			return usagef("--extra-inputs: %v", err)
 		}
-		p.extraBody, p.client.ExtraBody, p.key.extraBody = body, string(b), string(b)
+		p.extraBody, p.client.ExtraBody = body, string(b)
 	}
 	return nil
 }
@@ -1301,11 +1272,11 @@ func (po *profileOptions) finish(p *plan) error {
 	if po.tokenizer != "" {
 		// Exact synthetic prompt lengths and client-side token counts.
 		// "builtin" is AIPerf's name for tiktoken's o200k_base.
-		p.key.processor = po.tokenizer
-		if p.key.processor == "builtin" {
-			p.key.processor = "o200k_base"
+		name := po.tokenizer
+		if name == "builtin" {
+			name = "o200k_base"
 		}
-		tok, err := tokenize.Resolve(p.key.processor, tokenize.ResolveOptions{Getenv: p.getenv, Flag: "--tokenizer",
+		tok, err := tokenize.Resolve(name, tokenize.ResolveOptions{Getenv: p.getenv, Flag: "--tokenizer",
 			Server: &tokenize.ServerOptions{URL: p.client.Target, Model: p.client.Model, APIKey: p.client.APIKey}})
 		if err != nil {
 			return usagef("%s", oneLineErr(err))
@@ -1334,13 +1305,13 @@ func (po *profileOptions) finish(p *plan) error {
 		if po.warmupCount >= n {
 			return usagef("--warmup-request-count %d: %s holds %d requests, and the warmup must leave some to measure", po.warmupCount, po.inputFile, n)
 		}
-		p.cons.MaxRequests, p.key.maxRequests = n, n
+		p.cons.MaxRequests = n
 	}
 	if p.replay {
 		if len(p.data.Schedule) == 0 {
 			return usagef("--input-file %s: no timestamps to replay (add --no-fixed-schedule to send it under --concurrency)", po.inputFile)
 		}
-		s := loadgen.Strategy{Kind: loadgen.Replay, Schedule: p.data.Schedule, MaxConcurrency: p.key.maxConcurrency}
+		s := loadgen.Strategy{Kind: loadgen.Replay, Schedule: p.data.Schedule, MaxConcurrency: p.profile.MaxConcurrency}
 		p.planner, p.profile.MaxConcurrency = sweep.List{s}, s.MaxConcurrency
 	}
 	if err := po.telemetryFlags(&p.telDefaults); err != nil {
@@ -1355,7 +1326,7 @@ func (po *profileOptions) finish(p *plan) error {
 	if err := repeatPlan(p, "--num-profile-runs", po.profileRuns, "--run-variation-threshold", sweep.DefaultRunVariation); err != nil {
 		return err
 	}
-	return p.shardRun(p.key.rateType)
+	return p.shardRun(p.profile.Kind)
 }
 
 // telemetryFlags applies AIPerf's server-metrics and GPU telemetry flags
@@ -1704,11 +1675,6 @@ func endpointFromURLs(p *plan) {
 		p.client.Targets[i] = base(t)
 	}
 	p.client.Target = base(p.client.Target)
-	if len(p.client.Targets) > 0 {
-		p.key.target = strings.Join(p.client.Targets, ",")
-	} else {
-		p.key.target = p.client.Target
-	}
 }
 
 // graceInf is --benchmark-grace-period inf: longer than any request.

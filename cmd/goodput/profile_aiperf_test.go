@@ -104,7 +104,7 @@ sweep:
 		"model-selection-strategy": {[]string{"--model-names", "a,b", "--model-selection-strategy", "random", "--random-seed", "3"}, func(s profileSetup) bool {
 			// --model m (setupProfile's) and --model-names a,b: three models.
 			return slices.Equal(s.cfg.Client.Models, []string{"m", "a", "b"}) && s.cfg.Client.ModelSelection == loadgen.ModelRandom &&
-				s.cfg.Client.ModelSeed == 3 && s.p.key.models == "m,a,b"
+				s.cfg.Client.ModelSeed == 3 && strings.Join(s.cfg.Client.Models, ",") == "m,a,b"
 		}},
 		"url-strategy": {[]string{"--url", "http://b:8000", "--url", "c:8000,d:8000", "--url-strategy", "round_robin"}, func(s profileSetup) bool {
 			return slices.Equal(s.cfg.Client.Targets, []string{"http://127.0.0.1:1", "http://b:8000", "http://c:8000", "http://d:8000"}) &&
@@ -117,7 +117,7 @@ sweep:
 			return s.cfg.Client.Endpoint == loadgen.EndpointCompletions
 		}},
 		"prompt-batch-size": {[]string{"--endpoint-type", "embeddings", "-b", "8"}, func(s profileSetup) bool {
-			return s.cfg.Client.Endpoint == loadgen.EndpointEmbeddings && s.cfg.Client.BatchSize == 8 && s.p.key.batchSize == 8 && s.cfg.SLO.String() == slo.DefaultPooling().String()
+			return s.cfg.Client.Endpoint == loadgen.EndpointEmbeddings && s.cfg.Client.BatchSize == 8 && s.cfg.SLO.String() == slo.DefaultPooling().String()
 		}},
 		"rankings-passages-mean": {[]string{"--endpoint-type", "cohere_rankings", "--rankings-passages-mean", "5"}, func(s profileSetup) bool {
 			return s.cfg.Client.Endpoint == loadgen.EndpointRerank && s.cfg.Client.BatchSize == 5
@@ -151,7 +151,7 @@ sweep:
 			return s.cfg.Data.Synthetic.Media.ImageHeight == 64
 		}},
 		"image-batch-size": {[]string{"--image-width-mean", "64", "--image-height-mean", "64", "--batch-size-image", "3"}, func(s profileSetup) bool {
-			return s.cfg.Data.Synthetic.Media.ImageCount == 3 && strings.Contains(s.p.key.data, "image_count=3")
+			return s.cfg.Data.Synthetic.Media.ImageCount == 3 && strings.Contains(s.cfg.Data.Synthetic.String(), "image_count=3")
 		}},
 		"image-format": {[]string{"--image-width-mean", "64", "--image-height-mean", "64", "--image-format", "jpeg"}, func(s profileSetup) bool {
 			return s.cfg.Data.Synthetic.Media.ImageFormat == "jpeg"
@@ -183,7 +183,7 @@ sweep:
 			return s.cfg.Data.Options.Samples == 20 && s.cfg.Data.Synthetic.Session.Turns == 3 && s.cfg.Plan.Constraints.MaxRequests == 0
 		}},
 		"conversation-turn-mean": {[]string{"--session-turns-mean", "4"}, func(s profileSetup) bool {
-			return s.cfg.Data.Synthetic.Session.Turns == 4 && strings.Contains(s.p.key.data, "turns=4")
+			return s.cfg.Data.Synthetic.Session.Turns == 4
 		}},
 		"conversation-turn-stddev": {[]string{"--conversation-turn-mean", "2", "--conversation-turn-stddev", "0"}, func(s profileSetup) bool {
 			return s.cfg.Data.Synthetic.Session.Turns == 2
@@ -237,7 +237,7 @@ sweep:
 		}},
 		"use-server-token-count": {[]string{"--use-server-token-count"}, func(s profileSetup) bool { return s.po.useServerTokenCount }},
 		"tokenizer": {[]string{"--tokenizer", "builtin"}, func(s profileSetup) bool {
-			return s.cfg.Data.Options.Tokenizer != nil && s.p.key.processor == "o200k_base"
+			return s.cfg.Data.Options.Tokenizer != nil && s.cfg.Data.Options.Tokenizer.Name() == "o200k_base"
 		}},
 		"extra-inputs": {[]string{"--extra-inputs", "temperature:0.7", "ignore_eos:true"}, func(s profileSetup) bool {
 			return s.cfg.ExtraBody["temperature"] == 0.7 && s.cfg.ExtraBody["ignore_eos"] == true
@@ -751,8 +751,8 @@ func TestProfileConversationNumSupersedesRequestCount(t *testing.T) {
 // --warmup-request-count with a trace, whose file fixes the count.
 func TestAIPerfDocForms(t *testing.T) {
 	s, err := setupProfile(t, "--url", "http://svc:8000/v1/chat/completions")
-	if err != nil || s.cfg.Client.Targets[1] != "http://svc:8000" || s.cfg.Client.Path != "" || s.p.key.target != "http://127.0.0.1:1,http://svc:8000" {
-		t.Errorf("full --url: targets %v, path %q, key %q, %v", s.cfg.Client.Targets, s.cfg.Client.Path, s.p.key.target, err)
+	if err != nil || s.cfg.Client.Targets[1] != "http://svc:8000" || s.cfg.Client.Path != "" || s.cfg.Client.Targets[0] != "http://127.0.0.1:1" {
+		t.Errorf("full --url: targets %v, path %q, %v", s.cfg.Client.Targets, s.cfg.Client.Path, err)
 	}
 	s, err = setupProfile(t, "--url", "http://svc:8000/v1/embeddings", "--endpoint-type", "embeddings")
 	if err != nil || s.cfg.Client.Targets[1] != "http://svc:8000" {

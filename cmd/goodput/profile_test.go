@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -400,7 +401,7 @@ func TestProfilePlanIsTyped(t *testing.T) {
 	if p.client.Headers["X-A"] != "b" || p.client.ExtraBody != `{"ignore_eos":true}` || p.extraBody["ignore_eos"] != true {
 		t.Errorf("headers %v, body %s", p.client.Headers, p.client.ExtraBody)
 	}
-	if p.key.rate != "2,4.5" || p.key.rateType != "constant" || p.key.warmup != "5r" || p.key.seed != 7 {
-		t.Errorf("key %+v", p.key)
+	if fmt.Sprint(p.profile.Rate) != "[2 4.5]" || p.profile.Kind != "constant" || p.warmText != "5r" || p.seed != 7 {
+		t.Errorf("profile %+v, warmup %q, seed %d", p.profile, p.warmText, p.seed)
 	}
 }
