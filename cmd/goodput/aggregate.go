@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/run"
 	"github.com/goodput-dev/goodput/scorecard"
 )
@@ -15,30 +16,30 @@ import (
 // SLO. The CSV goes to -o FILE, or to stdout; the frontier table goes to
 // stdout with -o, else to stderr (so that `goodput aggregate results/ >
 // scorecard-aggregate.csv` keeps the CSV clean).
-func runAggregate(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("aggregate", "aggregate [flags] DIR|FILE...", e.stdout)
+func runAggregate(ctx context.Context, e *cli.Env, args []string) error {
+	fs := cli.NewFlagSet("aggregate", "aggregate [flags] DIR|FILE...", e.Stdout)
 	out := fs.StringP("output", "o", "", "write the CSV to this file instead of stdout (overwritten: it is derived data)")
 	sloSpec := fs.String("slo", "", "judge every run against this SLO instead of its own, e.g. ttft_p99=500ms,itl_p95=50ms (ttft_p99, itl_p95 and error_rate can be judged)")
 	quiet := fs.Bool("no-table", false, "print no frontier table")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usagef("give a results directory (or scorecard files), e.g. goodput aggregate results/")
+		return cli.Usagef("give a results directory (or scorecard files), e.g. goodput aggregate results/")
 	}
 	var judge scorecard.Judge
 	note := "each run's own SLO"
 	if *sloSpec != "" {
 		spec, err := scorecard.ParseJudgeSpec(*sloSpec)
 		if err != nil {
-			return usagef("--slo: %v", err)
+			return cli.Usagef("--slo: %v", err)
 		}
 		judge.Spec = spec
 		note = "--slo " + spec.String()
 	}
 	entries, warns, err := scorecard.Collect(fs.Args())
 	for _, w := range warns {
-		fmt.Fprintf(e.stderr, "goodput aggregate: %s\n", w)
+		fmt.Fprintf(e.Stderr, "goodput aggregate: %s\n", w)
 	}
 	if err != nil {
 		return err
@@ -47,16 +48,16 @@ func runAggregate(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("no scorecard-*.json or report found under %v", fs.Args())
 	}
 	if ctx.Err() != nil {
-		return errInterrupted
+		return run.ErrInterrupted
 	}
 	verdicts := scorecard.Frontier(entries, judge)
-	table := e.stderr
+	table := e.Stderr
 	if *out != "" {
 		if err := run.WriteFileAtomic(*out, func(w io.Writer) error { return scorecard.WriteCSV(w, entries, verdicts) }); err != nil {
 			return err
 		}
-		table = e.stdout
-	} else if err := scorecard.WriteCSV(e.stdout, entries, verdicts); err != nil {
+		table = e.Stdout
+	} else if err := scorecard.WriteCSV(e.Stdout, entries, verdicts); err != nil {
 		return fmt.Errorf("writing CSV: %w", err)
 	}
 	if !*quiet {
@@ -65,7 +66,7 @@ func runAggregate(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if *out != "" {
-		fmt.Fprintf(e.stderr, "wrote %s (%d runs)\n", *out, len(entries))
+		fmt.Fprintf(e.Stderr, "wrote %s (%d runs)\n", *out, len(entries))
 	}
 	return nil
 }

@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 )
 
 const articleDir = "../../scorecard/testdata/article"
@@ -82,11 +86,11 @@ func TestAggregateErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"aggregate"}, exitUsage, "give a results directory"},
-		{[]string{"aggregate", "--slo", "ttft_p90=1s", articleDir}, exitUsage, "objective ttft_p90 cannot be judged"},
-		{[]string{"aggregate", "--slo", "fast", articleDir}, exitUsage, "--slo"},
-		{[]string{"aggregate", "no/such/dir"}, exitFailure, "no/such/dir"},
-		{[]string{"aggregate", t.TempDir()}, exitFailure, "no scorecard-*.json or report found"},
+		{[]string{"aggregate"}, cli.ExitUsage, "give a results directory"},
+		{[]string{"aggregate", "--slo", "ttft_p90=1s", articleDir}, cli.ExitUsage, "objective ttft_p90 cannot be judged"},
+		{[]string{"aggregate", "--slo", "fast", articleDir}, cli.ExitUsage, "--slo"},
+		{[]string{"aggregate", "no/such/dir"}, cli.ExitFailure, "no/such/dir"},
+		{[]string{"aggregate", t.TempDir()}, cli.ExitFailure, "no scorecard-*.json or report found"},
 	} {
 		code, _, errOut := runGoodput(t, tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {
@@ -98,7 +102,7 @@ func TestAggregateErrors(t *testing.T) {
 // TestAggregateReportWithoutScorecard: a run directory holding only a
 // goodput report contributes a row built from the report.
 func TestAggregateReportWithoutScorecard(t *testing.T) {
-	target := startTestMock(t, nil)
+	target := clitest.Mock(t, nil)
 	results := t.TempDir()
 	code, _, errOut := runGoodput(t, "benchmark", "--target", target, "--rate-type", "concurrent", "--rate", "2",
 		"--data", "prompt_tokens=8,output_tokens=4", "--max-requests", "10", "--output-dir", results, "--run-id", "plain",

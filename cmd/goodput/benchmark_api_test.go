@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/report"
 )
@@ -22,7 +25,7 @@ import (
 // are the mock's, its request_format names the API, and the API key (sent
 // as x-api-key to Messages) is written nowhere.
 func TestBenchmarkResponsesAndMessages(t *testing.T) {
-	url := startTestMock(t, func(c *mock.Config) { c.TTFT, c.ITL = 20*time.Millisecond, 2*time.Millisecond })
+	url := clitest.Mock(t, func(c *mock.Config) { c.TTFT, c.ITL = 20*time.Millisecond, 2*time.Millisecond })
 	dir := t.TempDir()
 	for _, rt := range []string{"responses", "messages"} {
 		var stdout, stderr string
@@ -33,10 +36,10 @@ func TestBenchmarkResponsesAndMessages(t *testing.T) {
 			code, stdout, stderr = runGoodput(t, "benchmark", "--target", url, "--request-type", rt, "--rate-type", "concurrent", "--rate", "2",
 				"--data", "prompt_tokens=16,output_tokens=8", "--max-requests", "8", "--output-dir", dir, "--run-id", rt,
 				"--outputs", "json,jsonl,console", "--api-key", "sk-SENTINEL-key", "--force")
-			if code != exitOK {
+			if code != cli.ExitOK {
 				t.Fatalf("%s: exit %d: %s", rt, code, stderr)
 			}
-			m := readReport(t, filepath.Join(dir, rt, "benchmarks.json")).Benchmarks[0].Metrics
+			m := clitest.ReadReport(t, filepath.Join(dir, rt, "benchmarks.json")).Benchmarks[0].Metrics
 			ttft, itl, e2e := *m.TimeToFirstTokenMs.Successful.Percentiles.P50, *m.InterTokenLatencyMs.Successful.Percentiles.P50, *m.RequestLatency.Successful.Percentiles.P50
 			if m.RequestTotals.Successful != 8 || report.Int(m.OutputTokenCount.Successful.TotalSum) != 64 {
 				t.Fatalf("%s: successful %v, output tokens %v", rt, m.RequestTotals.Successful, m.OutputTokenCount.Successful.TotalSum)
@@ -89,8 +92,8 @@ func TestMessagesAPIKeyFromEnvironment(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := realMain([]string{"benchmark", "--target", ts.URL, "--request-type", "messages", "--rate-type", "synchronous",
 		"--data", "prompt_tokens=8,output_tokens=2", "--max-requests", "1", "--outputs", "console", "--disable-progress"},
-		&env{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(k string) string { return vars[k] }})
-	if code != exitOK {
+		&cli.Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Getenv: func(k string) string { return vars[k] }})
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	if got := <-keys; got != "sk-ant||2023-06-01" {
@@ -101,16 +104,16 @@ func TestMessagesAPIKeyFromEnvironment(t *testing.T) {
 // goodput profile takes AIPerf's --endpoint-type responses and messages,
 // and its export names the endpoint type.
 func TestProfileResponsesAndMessages(t *testing.T) {
-	url := startTestMock(t, nil)
+	url := clitest.Mock(t, nil)
 	for _, typ := range []string{"responses", "messages"} {
 		dir := filepath.Join(t.TempDir(), "art")
 		code, _, stderr := runGoodput(t, "profile", "-u", url, "-m", "goodput-mock", "--endpoint-type", typ, "--streaming",
 			"--concurrency", "1", "--request-count", "3", "--isl", "16", "--osl", "4", "--artifact-dir", dir, "--ui-type", "none")
-		if code != exitOK {
+		if code != cli.ExitOK {
 			t.Fatalf("%s: exit %d: %s", typ, code, stderr)
 		}
-		x := readAIPerf(t, filepath.Join(dir, "profile_export_aiperf.json"))
-		if n := metricAvg(t, x, "request_count"); n != 3 {
+		x := clitest.ReadAIPerf(t, filepath.Join(dir, "profile_export_aiperf.json"))
+		if n := clitest.MetricAvg(t, x, "request_count"); n != 3 {
 			t.Errorf("%s: request_count %v", typ, n)
 		}
 		if m := x.Metric("time_to_first_token"); m == nil || *m.Count != 3 {

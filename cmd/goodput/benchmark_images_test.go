@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
@@ -19,7 +22,7 @@ import (
 // TTFT + n × mock.ImageTime), counted in the extras' inputs (kind images),
 // no first token, judged by the request-latency default SLO.
 func TestBenchmarkImageGeneration(t *testing.T) {
-	url := startTestMock(t, func(c *mock.Config) { c.TTFT = 10 * time.Millisecond })
+	url := clitest.Mock(t, func(c *mock.Config) { c.TTFT = 10 * time.Millisecond })
 	dir := t.TempDir()
 	common := []string{"--data", "prompt_tokens=16,output_tokens=1", "--output-dir", dir, "--outputs", "json,jsonl"}
 	for name, args := range map[string][]string{
@@ -29,11 +32,11 @@ func TestBenchmarkImageGeneration(t *testing.T) {
 			"--profile", "kind=concurrent,streams=2", "--constraint", "kind=max_requests,count=4", "--batch-size", "3"},
 	} {
 		code, _, stderr := runGoodput(t, append(append([]string{"benchmark", "--run-id", name}, args...), common...)...)
-		if code != exitOK {
+		if code != cli.ExitOK {
 			t.Fatalf("%s: exit %d: %s", name, code, stderr)
 		}
 		path := filepath.Join(dir, name, "benchmarks.json")
-		rep := readReport(t, path)
+		rep := clitest.ReadReport(t, path)
 		b := rep.Benchmarks[0]
 		if b.Metrics.RequestTotals.Successful != 4 {
 			t.Fatalf("%s: %v successful requests, want 4: %s", name, b.Metrics.RequestTotals.Successful, stderr)
@@ -58,7 +61,7 @@ func TestBenchmarkImageGeneration(t *testing.T) {
 	adir := t.TempDir()
 	code, _, stderr := runGoodput(t, "profile", "--url", url, "--model", "goodput-mock", "--artifact-dir", adir, "--ui-type", "none",
 		"--endpoint-type", "image_generation", "-b", "2", "--isl", "16", "--request-count", "4", "--concurrency", "2")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("profile: exit %d: %s", code, stderr)
 	}
 	rep, err := report.Read(filepath.Join(adir, "goodput.json"))

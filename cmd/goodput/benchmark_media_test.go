@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/dataset"
 	"github.com/goodput-dev/goodput/record"
 )
@@ -16,12 +19,12 @@ import (
 // metrics.video gives its frames, seconds and bytes); a video column is refused
 // for responses and messages before any load, with a one-line error.
 func TestBenchmarkVideo(t *testing.T) {
-	url := startTestMock(t, nil)
+	url := clitest.Mock(t, nil)
 	dir := t.TempDir()
 	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2",
 		"--data", "prompt_tokens=8,output_tokens=2,video_seconds=1,video_fps=2,video_width=32,video_height=32", "--max-requests", "4",
 		"--output-dir", dir, "--run-id", "v", "--outputs", "json,jsonl")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	f, err := os.Open(filepath.Join(dir, "v", "requests.jsonl"))
@@ -46,7 +49,7 @@ func TestBenchmarkVideo(t *testing.T) {
 		t.Fatalf("%d records", n)
 	}
 	// GuideLLM's video metrics: two frames, one second, the AVI's bytes.
-	v := readReport(t, filepath.Join(dir, "v", "benchmarks.json")).Benchmarks[0].Metrics.Video
+	v := clitest.ReadReport(t, filepath.Join(dir, "v", "benchmarks.json")).Benchmarks[0].Metrics.Video
 	if v == nil || v.Frames == nil || v.Seconds == nil || v.Bytes == nil || v.Frames.Input.Total.Count != 4 || v.Frames.Input.Total.Mean != 2 ||
 		v.Seconds.Input.Total.Mean != 1 || v.Bytes.Input.Total.Mean < 500 || v.Tokens != nil {
 		t.Fatalf("metrics.video %+v", v)
@@ -64,7 +67,7 @@ func TestBenchmarkVideo(t *testing.T) {
 	for _, rt := range []string{"responses", "messages"} {
 		code, _, stderr = runGoodput(t, "benchmark", "--target", url, "--request-type", rt, "--data", data,
 			"--data-column-mapper", `{"text_column":"prompt","video_column":"video"}`, "--max-requests", "1", "--outputs", "console")
-		if code != exitUsage || !strings.Contains(stderr, "video_column: /v1/"+rt+" takes no video input") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		if code != cli.ExitUsage || !strings.Contains(stderr, "video_column: /v1/"+rt+" takes no video input") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("%s: exit %d: %s", rt, code, stderr)
 		}
 	}

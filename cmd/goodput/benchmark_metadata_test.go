@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/goodput-dev/goodput/cli"
 )
 
 // countingServer answers GET /v1/models with one model and 404 to every
@@ -55,71 +52,6 @@ func (s *countingServer) posts() int {
 	return n
 }
 
-func TestMetadataLabels(t *testing.T) {
-	dir := t.TempDir()
-	good := filepath.Join(dir, "labels")
-	if err := os.WriteFile(good, []byte("bench/engine=\"vllm\"\nbench/run-id=\"job-7\"\nteam=\"perf\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bad := filepath.Join(dir, "bad")
-	if err := os.WriteFile(bad, []byte("a=\"x\"\nb=y\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name    string
-		o       metadataOptions
-		flags   []string
-		keys    []string
-		runID   string
-		wantErr string
-	}{
-		{name: "file then flags", o: metadataOptions{labelsFile: good, probeTimeout: time.Second}, flags: []string{"engine=sglang", "hardware=8xH200"},
-			keys: []string{"bench/engine", "bench/run-id", "team", "engine", "hardware"}, runID: "job-7"},
-		{name: "flags only", o: metadataOptions{probeTimeout: time.Second}, flags: []string{"run_id=r2"}, keys: []string{"run_id"}, runID: "r2"},
-		{name: "malformed file line", o: metadataOptions{labelsFile: bad, probeTimeout: time.Second}, wantErr: "line 2: want key=\"value\""},
-		{name: "malformed flag", o: metadataOptions{probeTimeout: time.Second}, flags: []string{"novalue"}, wantErr: `--label "novalue": want key=value`},
-		{name: "bad isl", o: metadataOptions{probeTimeout: time.Second}, flags: []string{"isl=many"}, wantErr: `label isl="many": want a number of tokens`},
-		{name: "missing file", o: metadataOptions{labelsFile: filepath.Join(dir, "absent"), probeTimeout: time.Second}, wantErr: "--labels-file: open"},
-		{name: "bad timeout", o: metadataOptions{}, wantErr: "--metadata-timeout 0s: want a positive duration"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := tt.o.metadataLabels(tt.flags)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
-				if _, ok := err.(usageError); !ok {
-					t.Fatalf("err %v is not a usage error (exit 2)", err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			var keys []string
-			for _, l := range got {
-				keys = append(keys, l.Key)
-			}
-			if strings.Join(keys, ",") != strings.Join(tt.keys, ",") {
-				t.Errorf("keys %v, want %v", keys, tt.keys)
-			}
-		})
-	}
-}
-
-func TestMetadataFlagsRegister(t *testing.T) {
-	var o metadataOptions
-	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
-	metadataFlags(&o, fs)
-	if err := fs.Parse([]string{"--labels-file", "/etc/podinfo/labels", "--strict-metadata", "--metadata-timeout", "5s"}); err != nil {
-		t.Fatal(err)
-	}
-	if o.labelsFile != "/etc/podinfo/labels" || !o.strict || o.probeTimeout != 5*time.Second {
-		t.Fatalf("options %+v", o)
-	}
-}
-
 // Once the benchmark command registers --strict-metadata, the whole
 // command must stop before its load.
 func TestBenchmarkStrictMetadataSendsNoLoad(t *testing.T) {
@@ -131,8 +63,8 @@ func TestBenchmarkStrictMetadataSendsNoLoad(t *testing.T) {
 	var out, errb bytes.Buffer
 	code = realMain([]string{"benchmark", "--target", srv.URL, "--data", "prompt_tokens=16,output_tokens=4", "--rate-type", "synchronous",
 		"--max-requests", "2", "--strict-metadata", "--output-dir", t.TempDir(), "--disable-progress"},
-		&env{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }})
-	if code != exitUsage {
+		&cli.Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Getenv: func(string) string { return "" }})
+	if code != cli.ExitUsage {
 		t.Fatalf("exit %d, want 2\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
 	if !strings.Contains(errb.String(), "--strict-metadata: missing run metadata: engine") {
@@ -146,6 +78,6 @@ func TestBenchmarkStrictMetadataSendsNoLoad(t *testing.T) {
 func compareCmdHelp(t *testing.T) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := realMain([]string{"benchmark", "--help"}, &env{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }})
+	code := realMain([]string{"benchmark", "--help"}, &cli.Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Getenv: func(string) string { return "" }})
 	return code, out.String(), errb.String()
 }

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/report"
 )
@@ -20,19 +23,19 @@ func TestBenchmarkSeveralModelsAndTargets(t *testing.T) {
 		c.TTFT, c.ITL = 5*time.Millisecond, time.Millisecond
 		c.LoRAModules = []mock.LoRAModule{{Name: "sql", Path: "/l/sql"}}
 	}
-	a, b := startTestMock(t, lora), startTestMock(t, lora)
+	a, b := clitest.Mock(t, lora), clitest.Mock(t, lora)
 	dir := t.TempDir()
 	code, stdout, stderr := runGoodput(t, "benchmark", "--target", a+","+b, "--target-selection", "least_in_flight",
 		"--model", "goodput-mock:3,sql:1", "--rate-type", "concurrent", "--rate", "4",
 		"--data", "prompt_tokens=16,output_tokens=4", "--max-requests", "40", "--output-dir", dir, "--run-id", "mm",
 		"--outputs", "json,jsonl,console,csv,aiperf", "--slo", "ttft=10s,error_rate=1%")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if !strings.Contains(stdout, "By Model") || !strings.Contains(stdout, "By Target") {
 		t.Fatalf("console has no breakdown:\n%s", stdout)
 	}
-	bm := readReport(t, filepath.Join(dir, "mm", "benchmarks.json")).Benchmarks[0]
+	bm := clitest.ReadReport(t, filepath.Join(dir, "mm", "benchmarks.json")).Benchmarks[0]
 	tot := *bm.Metrics.RequestTotals
 	for name, groups := range map[string][]report.GroupFigures{"model": bm.Extras.ByModel, "target": bm.Extras.ByTarget} {
 		var sum report.StatusCounts
@@ -78,7 +81,7 @@ func TestBenchmarkSeveralModelsAndTargets(t *testing.T) {
 	// A model no target serves is refused before any load.
 	code, _, stderr = runGoodput(t, "benchmark", "--target", a+","+b, "--model", "goodput-mock,nope",
 		"--data", "prompt_tokens=16,output_tokens=4", "--max-requests", "4", "--outputs", "console")
-	if code == exitOK || !strings.Contains(stderr, `model "nope" is not served`) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+	if code == cli.ExitOK || !strings.Contains(stderr, `model "nope" is not served`) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }
@@ -90,7 +93,7 @@ func TestMergeKeepsModelBreakdown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	url := startTestMock(t, func(c *mock.Config) {
+	url := clitest.Mock(t, func(c *mock.Config) {
 		c.TTFT, c.ITL = 5*time.Millisecond, time.Millisecond
 		c.LoRAModules = []mock.LoRAModule{{Name: "sql", Path: "/l/sql"}}
 	})
@@ -105,10 +108,10 @@ func TestMergeKeepsModelBreakdown(t *testing.T) {
 		shards = append(shards, filepath.Join(sh.dir, fmt.Sprintf("run-shard-%d-of-2", i), "benchmarks.json"))
 	}
 	merged := filepath.Join(dir, "merged.json")
-	if code, _, stderr := runGoodput(t, append(append([]string{"merge"}, shards...), "-o", merged, "--disable-console")...); code != exitOK {
+	if code, _, stderr := runGoodput(t, append(append([]string{"merge"}, shards...), "-o", merged, "--disable-console")...); code != cli.ExitOK {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
-	b := readReport(t, merged).Benchmarks[0]
+	b := clitest.ReadReport(t, merged).Benchmarks[0]
 	var total report.Int
 	for _, g := range b.Extras.ByModel {
 		total += g.Requests.Total
@@ -121,11 +124,11 @@ func TestMergeKeepsModelBreakdown(t *testing.T) {
 // The metadata probe asks every target, and warns when a replica runs
 // another engine version.
 func TestBenchmarkProbesEveryTarget(t *testing.T) {
-	a := startTestMock(t, func(c *mock.Config) { c.TTFT, c.ITL, c.Version = time.Millisecond, time.Millisecond, "1.0.0" })
-	b := startTestMock(t, func(c *mock.Config) { c.TTFT, c.ITL, c.Version = time.Millisecond, time.Millisecond, "2.0.0" })
+	a := clitest.Mock(t, func(c *mock.Config) { c.TTFT, c.ITL, c.Version = time.Millisecond, time.Millisecond, "1.0.0" })
+	b := clitest.Mock(t, func(c *mock.Config) { c.TTFT, c.ITL, c.Version = time.Millisecond, time.Millisecond, "2.0.0" })
 	code, _, stderr := runGoodput(t, "benchmark", "--target", a+","+b, "--rate-type", "synchronous",
 		"--data", "prompt_tokens=8,output_tokens=2", "--max-requests", "2", "--outputs", "console")
-	if code != exitOK || !strings.Contains(stderr, "WARNING: target "+b+` runs engine version "2.0.0"`) {
+	if code != cli.ExitOK || !strings.Contains(stderr, "WARNING: target "+b+` runs engine version "2.0.0"`) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }

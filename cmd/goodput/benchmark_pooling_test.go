@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
 )
@@ -18,7 +21,7 @@ import (
 // inputs, the prompt tokens are the server's usage, and no request has
 // a first token.
 func TestBenchmarkPoolingTypes(t *testing.T) {
-	url := startTestMock(t, func(c *mock.Config) { c.TTFT = 10 * time.Millisecond })
+	url := clitest.Mock(t, func(c *mock.Config) { c.TTFT = 10 * time.Millisecond })
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		rt     string
@@ -29,10 +32,10 @@ func TestBenchmarkPoolingTypes(t *testing.T) {
 		code, stdout, stderr := runGoodput(t, "benchmark", "--target", url, "--request-type", tc.rt, "--rate-type", "concurrent", "--rate", "2",
 			"--data", "prompt_tokens=64,output_tokens=1", "--batch-size", "4", "--max-requests", "6", "--output-dir", dir, "--run-id", tc.rt,
 			"--outputs", "json,jsonl,console")
-		if code != exitOK {
+		if code != cli.ExitOK {
 			t.Fatalf("%s: exit %d: %s", tc.rt, code, stderr)
 		}
-		rep := readReport(t, filepath.Join(dir, tc.rt, "benchmarks.json"))
+		rep := clitest.ReadReport(t, filepath.Join(dir, tc.rt, "benchmarks.json"))
 		m := rep.Benchmarks[0].Metrics
 		if m.RequestTotals.Successful != 6 {
 			t.Fatalf("%s: %v successful requests, want 6: %s", tc.rt, m.RequestTotals.Successful, stderr)
@@ -89,10 +92,10 @@ func TestBenchmarkPoolingTypes(t *testing.T) {
 // An unknown model is refused before any load, and --batch-size is for
 // the pooling types only.
 func TestBenchmarkPoolingBadInput(t *testing.T) {
-	url := startTestMock(t, nil)
+	url := clitest.Mock(t, nil)
 	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--request-type", "chat_completions", "--batch-size", "4",
 		"--data", "prompt_tokens=8,output_tokens=1", "--max-requests", "1", "--outputs", "console")
-	if code != exitUsage || !strings.Contains(stderr, "--batch-size 4") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "--batch-size 4") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }
@@ -107,14 +110,14 @@ func oneIf(b bool) int {
 // audio_transcriptions runs end to end on synthetic audio: streamed, its
 // TTFT is the mock's, and the extras count the audio seconds transcribed.
 func TestBenchmarkTranscriptions(t *testing.T) {
-	url := startTestMock(t, func(c *mock.Config) { c.TTFT = 10 * time.Millisecond })
+	url := clitest.Mock(t, func(c *mock.Config) { c.TTFT = 10 * time.Millisecond })
 	dir := t.TempDir()
 	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--request-type", "audio_transcriptions", "--rate-type", "concurrent", "--rate", "2",
 		"--data", "prompt_tokens=8,audio_seconds=3", "--max-requests", "4", "--output-dir", dir, "--run-id", "tr", "--outputs", "json")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	b := readReport(t, filepath.Join(dir, "tr", "benchmarks.json")).Benchmarks[0]
+	b := clitest.ReadReport(t, filepath.Join(dir, "tr", "benchmarks.json")).Benchmarks[0]
 	in := b.Extras.Inputs
 	if ttft := *b.Metrics.TimeToFirstTokenMs.Successful.Percentiles.P50; b.Metrics.RequestTotals.Successful != 4 || ttft < 10 || ttft > 100 ||
 		in == nil || in.Kind != "audio_seconds" || in.Seconds != 12 || in.PerSecond <= 0 {
@@ -122,7 +125,7 @@ func TestBenchmarkTranscriptions(t *testing.T) {
 	}
 	code, _, stderr = runGoodput(t, "benchmark", "--target", url, "--request-type", "audio_transcriptions",
 		"--data", "prompt_tokens=8", "--max-requests", "1", "--outputs", "console")
-	if code != exitUsage || !strings.Contains(stderr, "needs audio") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "needs audio") {
 		t.Fatalf("no audio: exit %d: %s", code, stderr)
 	}
 }

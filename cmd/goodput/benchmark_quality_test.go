@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/report"
 )
@@ -16,14 +19,14 @@ import (
 // floor, time slices and the percentile list reach the report and the
 // console.
 func TestBenchmarkStreamingQuality(t *testing.T) {
-	url := startTestMock(t, func(c *mock.Config) { c.ITL = 3 * time.Millisecond })
+	url := clitest.Mock(t, func(c *mock.Config) { c.ITL = 3 * time.Millisecond })
 	dir := t.TempDir()
 	bench := func(id string, extra ...string) (*report.Benchmark, string) {
 		args := append([]string{"benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2",
 			"--data", "prompt_tokens=16,output_tokens=8", "--max-requests", "10", "--output-dir", dir, "--run-id", id,
 			"--outputs", "json,jsonl,console", "--disable-progress"}, extra...)
 		code, stdout, stderr := runGoodput(t, args...)
-		if code != exitOK {
+		if code != cli.ExitOK {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		rep, err := report.Read(filepath.Join(dir, id, "benchmarks.json"))
@@ -101,7 +104,7 @@ func TestBenchmarkStreamingQuality(t *testing.T) {
 
 	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "synchronous", "--data", "prompt_tokens=8",
 		"--max-requests", "1", "--slo", "fluidity=0.9", "--output-dir", dir)
-	if code != exitUsage || !strings.Contains(stderr, "--tbt-deadline") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "--tbt-deadline") {
 		t.Errorf("fluidity without deadlines: exit %d, %s", code, stderr)
 	}
 }
@@ -109,12 +112,12 @@ func TestBenchmarkStreamingQuality(t *testing.T) {
 // --knee-detection on a concurrent profile reaches the run extras and the
 // console; it needs --rate-type concurrent.
 func TestBenchmarkKneeDetection(t *testing.T) {
-	url := startTestMock(t, nil)
+	url := clitest.Mock(t, nil)
 	dir := t.TempDir()
 	code, stdout, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "1,2,3,4,5",
 		"--data", "prompt_tokens=8,output_tokens=4", "--max-requests", "10", "--output-dir", dir, "--run-id", "knee",
 		"--outputs", "json,console", "--disable-progress", "--knee-detection", "enabled=true,adaptive=false")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	rep, err := report.Read(filepath.Join(dir, "knee", "benchmarks.json"))
@@ -130,7 +133,7 @@ func TestBenchmarkKneeDetection(t *testing.T) {
 	}
 	code, _, stderr = runGoodput(t, "benchmark", "--target", url, "--rate-type", "constant", "--rate", "1,2,3,4,5",
 		"--data", "prompt_tokens=8", "--max-seconds", "1", "--knee-detection", "true", "--output-dir", dir)
-	if code != exitUsage || !strings.Contains(stderr, "--knee-detection needs --rate-type concurrent") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "--knee-detection needs --rate-type concurrent") {
 		t.Errorf("constant rate: exit %d, %s", code, stderr)
 	}
 }
@@ -138,12 +141,12 @@ func TestBenchmarkKneeDetection(t *testing.T) {
 // --target-moe ends a benchmark once the TTFT mean is known to the margin
 // (the mock's TTFT hardly varies), long before --max-requests.
 func TestBenchmarkTargetMOE(t *testing.T) {
-	url := startTestMock(t, nil)
+	url := clitest.Mock(t, nil)
 	dir := t.TempDir()
 	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2",
 		"--data", "prompt_tokens=8,output_tokens=4", "--max-requests", "2000", "--output-dir", dir, "--run-id", "moe",
 		"--outputs", "json", "--disable-progress", "--target-moe", "metric=time_to_first_token_ms,statistic=mean,moe=0.5,min_samples=10,check_interval=5")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	rep, err := report.Read(filepath.Join(dir, "moe", "benchmarks.json"))
@@ -163,12 +166,12 @@ func TestBenchmarkTargetMOE(t *testing.T) {
 // --num-runs repeats the plan: each load's figures across the runs, with
 // the ones varying more than the threshold flagged.
 func TestBenchmarkNumRuns(t *testing.T) {
-	url := startTestMock(t, nil)
+	url := clitest.Mock(t, nil)
 	dir := t.TempDir()
 	code, stdout, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "1,2",
 		"--data", "prompt_tokens=8,output_tokens=4", "--max-requests", "6", "--output-dir", dir, "--run-id", "runs",
 		"--outputs", "json,console", "--disable-progress", "--num-runs", "3", "--run-variation-threshold", "1e-9")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	rep, err := report.Read(filepath.Join(dir, "runs", "benchmarks.json"))
@@ -201,12 +204,12 @@ func TestBenchmarkNumRuns(t *testing.T) {
 // some: a step drawn at random): the longest stall shows it,
 // and an SLO on it fails where TTFT and mean ITL hardly notice.
 func TestBenchmarkStallSLO(t *testing.T) {
-	url := startTestMock(t, func(c *mock.Config) { c.StallRate, c.StallDuration = 1, 80*time.Millisecond })
+	url := clitest.Mock(t, func(c *mock.Config) { c.StallRate, c.StallDuration = 1, 80*time.Millisecond })
 	dir := t.TempDir()
 	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2",
 		"--data", "prompt_tokens=8,output_tokens=16", "--max-requests", "6", "--output-dir", dir, "--run-id", "stall",
 		"--outputs", "json", "--disable-progress", "--slo", "ttft_p99=1s,stall_max=50ms,stall_p20=1ms")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	rep, err := report.Read(filepath.Join(dir, "stall", "benchmarks.json"))

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/report"
 )
 
@@ -13,14 +16,14 @@ import (
 // metadata's data line; a rerun with the same seed and no salt is warned
 // about as cache-warm, a salted one is not; data files are refused.
 func TestBenchmarkPromptSalt(t *testing.T) {
-	url := startTestMock(t, nil)
+	url := clitest.Mock(t, nil)
 	dir := t.TempDir()
 	bench := func(id string, extra ...string) (*report.Report, string) {
 		t.Helper()
 		args := append([]string{"benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2",
 			"--data", "prompt_tokens=64,output_tokens=4", "--max-requests", "6", "--output-dir", dir, "--run-id", id, "--outputs", "json"}, extra...)
 		code, _, stderr := runGoodput(t, args...)
-		if code != exitOK {
+		if code != cli.ExitOK {
 			t.Fatalf("%s: exit %d: %s", id, code, stderr)
 		}
 		rep, err := report.Read(filepath.Join(dir, id, "benchmarks.json"))
@@ -53,7 +56,7 @@ func TestBenchmarkPromptSalt(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--data", data, "--prompt-salt", "auto", "--max-requests", "1")
-	if code != exitUsage || !strings.Contains(stderr, "--prompt-salt: applies to synthetic data and traces, not to json_file") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "--prompt-salt: applies to synthetic data and traces, not to json_file") {
 		t.Errorf("file data: exit %d: %s", code, stderr)
 	}
 }

@@ -10,10 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/aiperf"
+	"github.com/goodput-dev/goodput/run"
 )
 
 // runGoodput executes goodput with args and returns its exit code, stdout and
@@ -21,26 +25,8 @@ import (
 func runGoodput(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := realMain(args, &env{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }})
+	code := realMain(args, &cli.Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Getenv: func(string) string { return "" }})
 	return code, out.String(), errb.String()
-}
-
-func startTestMock(t *testing.T, edit func(*mock.Config)) string {
-	t.Helper()
-	cfg := mock.DefaultConfig()
-	cfg.TTFT, cfg.TTFTStdev, cfg.ITL, cfg.ITLStdev = 5*time.Millisecond, 0, time.Millisecond, 0
-	if edit != nil {
-		edit(&cfg)
-	}
-	srv, err := mock.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	return srv.URL()
 }
 
 func TestBenchmarkInvalidFlagsExitTwo(t *testing.T) {
@@ -88,8 +74,8 @@ func TestBenchmarkInvalidFlagsExitTwo(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, stderr := runGoodput(t, c.args...)
-			if code != exitUsage {
-				t.Fatalf("exit %d, want %d; stderr %q", code, exitUsage, stderr)
+			if code != cli.ExitUsage {
+				t.Fatalf("exit %d, want %d; stderr %q", code, cli.ExitUsage, stderr)
 			}
 			if strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 || !strings.Contains(stderr, c.want) {
 				t.Fatalf("stderr %q: want one line containing %q", stderr, c.want)
@@ -103,7 +89,7 @@ func TestUnreachableTargetFailsFastWithURL(t *testing.T) {
 	start := time.Now()
 	code, _, stderr := runGoodput(t, "benchmark", "--target", "http://127.0.0.1:1", "--rate-type", "synchronous",
 		"--data", "prompt_tokens=8", "--max-seconds", "1", "--output-dir", dir)
-	if code != exitFailure || !strings.Contains(stderr, "127.0.0.1:1") || !strings.Contains(stderr, "refused") {
+	if code != cli.ExitFailure || !strings.Contains(stderr, "127.0.0.1:1") || !strings.Contains(stderr, "refused") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	if time.Since(start) > 5*time.Second {
@@ -115,12 +101,12 @@ func TestUnreachableTargetFailsFastWithURL(t *testing.T) {
 }
 
 func TestBenchmarkEndToEnd(t *testing.T) {
-	url := startTestMock(t, nil)
+	url := clitest.Mock(t, nil)
 	dir := t.TempDir()
 	code, stdout, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2,4",
 		"--data", "prompt_tokens=16,output_tokens=8", "--max-requests", "12", "--output-dir", dir, "--run-id", "r1",
 		"--api-key", "sk-SENTINEL-key", "--label", "env=test")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if !strings.Contains(stdout, "concurrent 2") || !strings.Contains(stdout, "concurrent 4") {
@@ -170,23 +156,23 @@ func TestBenchmarkEndToEnd(t *testing.T) {
 	// The same run id is refused without --force.
 	code, _, stderr = runGoodput(t, "benchmark", "--target", url, "--rate-type", "synchronous",
 		"--data", "prompt_tokens=16,output_tokens=8", "--max-requests", "1", "--output-dir", dir, "--run-id", "r1")
-	if code != exitUsage || !strings.Contains(stderr, "already exists") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "already exists") {
 		t.Fatalf("rerun: exit %d, %q", code, stderr)
 	}
 }
 
 func TestInterruptWritesPartialReport(t *testing.T) {
-	url := startTestMock(t, func(c *mock.Config) { c.TTFT = 50 * time.Millisecond })
+	url := clitest.Mock(t, func(c *mock.Config) { c.TTFT = 50 * time.Millisecond })
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(700*time.Millisecond, cancel)
 	var out, errb bytes.Buffer
-	e := &env{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }}
+	e := &cli.Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Getenv: func(string) string { return "" }}
 	start := time.Now()
-	err := runBenchmark(ctx, e, []string{"--target", url, "--rate-type", "concurrent", "--rate", "4,8",
+	err := cli.Benchmark(ctx, e, []string{"--target", url, "--rate-type", "concurrent", "--rate", "4,8",
 		"--data", "prompt_tokens=8,output_tokens=64", "--max-seconds", "30", "--output-dir", dir, "--run-id", "int"})
-	if err != errInterrupted {
-		t.Fatalf("err %v, want errInterrupted; stderr %s", err, errb.String())
+	if err != run.ErrInterrupted {
+		t.Fatalf("err %v, want run.ErrInterrupted; stderr %s", err, errb.String())
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Fatalf("interrupt took %v to finish", took)
@@ -211,11 +197,11 @@ func TestInterruptWritesPartialReport(t *testing.T) {
 }
 
 func TestConsoleOnlyRunWritesNoFiles(t *testing.T) {
-	url := startTestMock(t, nil)
+	url := clitest.Mock(t, nil)
 	dir := filepath.Join(t.TempDir(), "never")
 	code, stdout, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "synchronous",
 		"--data", "prompt_tokens=8,output_tokens=4", "--max-requests", "2", "--outputs", "console", "--output-dir", dir)
-	if code != exitOK || !strings.Contains(stdout, "synchronous") {
+	if code != cli.ExitOK || !strings.Contains(stdout, "synchronous") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
@@ -227,7 +213,7 @@ func TestConsoleOnlyRunWritesNoFiles(t *testing.T) {
 // files are still written) and --disable-progress, off a terminal, logs
 // each benchmark's start and end but no periodic progress line.
 func TestQuietFlags(t *testing.T) {
-	url := startTestMock(t, func(c *mock.Config) { c.TTFT = 20 * time.Millisecond })
+	url := clitest.Mock(t, func(c *mock.Config) { c.TTFT = 20 * time.Millisecond })
 	cases := []struct {
 		name            string
 		flags           []string
@@ -244,7 +230,7 @@ func TestQuietFlags(t *testing.T) {
 				"--data", "prompt_tokens=8,output_tokens=8", "--max-seconds", "0.6", "--output-dir", dir, "--run-id", "r",
 				"--server-metrics", "off", "--progress-interval", "100ms", "--log-format", "json"}, tc.flags...)
 			code, stdout, stderr := runGoodput(t, args...)
-			if code != exitOK {
+			if code != cli.ExitOK {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			if got := strings.Contains(stdout, "Requests and throughput"); got != tc.table {
@@ -268,12 +254,12 @@ func TestQuietFlags(t *testing.T) {
 // sweep layout), computed from the request records: request_count is the
 // benchmark's successful requests.
 func TestOutputsAIPerf(t *testing.T) {
-	url := startTestMock(t, nil)
+	url := clitest.Mock(t, nil)
 	dir := t.TempDir()
 	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2,4",
 		"--data", "prompt_tokens=8,output_tokens=8", "--max-requests", "10", "--output-dir", dir, "--run-id", "r",
 		"--outputs", "json,jsonl,aiperf", "--server-metrics", "off")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, sub := range []string{"concurrency_2", "concurrency_4"} {
@@ -300,12 +286,12 @@ func TestOutputsAIPerf(t *testing.T) {
 // start to end (the metadata table, telemetry notes, warnings and the
 // files written included), ending with a "run finished" line.
 func TestLogFormatJSON(t *testing.T) {
-	url := startTestMock(t, nil)
+	url := clitest.Mock(t, nil)
 	dir := t.TempDir()
 	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2",
 		"--data", "prompt_tokens=8,output_tokens=8", "--max-requests", "6", "--output-dir", dir, "--run-id", "r",
 		"--log-format", "json", "--dcgm-url", url+"/dcgm/metrics", "--gpu-cost-per-hour", "2", "--gpus", "1")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
@@ -20,14 +23,14 @@ func TestBenchmarkChatTemplateOverhead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := startTestMock(t, func(c *mock.Config) { c.ChatTemplateTokens, c.PromptTokenCounter = 5, tok.Count })
+	url := clitest.Mock(t, func(c *mock.Config) { c.ChatTemplateTokens, c.PromptTokenCounter = 5, tok.Count })
 	dir := t.TempDir()
 	bench := func(id string, extra ...string) (*report.Benchmark, []*record.Record, string) {
 		args := append([]string{"benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2", "--processor", "o200k_base",
 			"--data", "prompt_tokens=128,output_tokens=8", "--max-requests", "8", "--output-dir", dir, "--run-id", id,
 			"--outputs", "json,jsonl"}, extra...)
 		code, _, stderr := runGoodput(t, args...)
-		if code != exitOK {
+		if code != cli.ExitOK {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		rep, err := report.Read(filepath.Join(dir, id, "benchmarks.json"))
@@ -86,7 +89,7 @@ func TestBenchmarkChatTemplateOverhead(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--data", data, "--chat-template-overhead", "3", "--max-requests", "1")
-	if code != exitUsage || !strings.Contains(stderr, "--chat-template-overhead: applies to synthetic data") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "--chat-template-overhead: applies to synthetic data") {
 		t.Errorf("file data: exit %d: %s", code, stderr)
 	}
 }
@@ -94,11 +97,11 @@ func TestBenchmarkChatTemplateOverhead(t *testing.T) {
 // --no-stream without a tokenizer: the client's output count is unknown,
 // so the mismatch column prints "-", not 100 %, and nothing warns.
 func TestBenchmarkNoStreamUnknownMismatch(t *testing.T) {
-	url := startTestMock(t, nil)
+	url := clitest.Mock(t, nil)
 	dir := t.TempDir()
 	code, stdout, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2", "--no-stream",
 		"--data", "prompt_tokens=16,output_tokens=8", "--max-requests", "6", "--output-dir", dir, "--run-id", "ns", "--outputs", "json,jsonl,console")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	rep, err := report.Read(filepath.Join(dir, "ns", "benchmarks.json"))
@@ -137,14 +140,14 @@ func TestBenchmarkProcessorServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := startTestMock(t, func(c *mock.Config) {
+	url := clitest.Mock(t, func(c *mock.Config) {
 		c.Personality = mock.PersonalityLlamaCpp
 		c.PromptTokenIDs, c.PromptTokenDecoder = tok.Encode, tok.Decode
 	})
 	dir := t.TempDir()
 	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2", "--processor", "server",
 		"--data", "prompt_tokens=128,output_tokens=8", "--max-requests", "8", "--output-dir", dir, "--run-id", "srv", "--outputs", "json,jsonl")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	rep, err := report.Read(filepath.Join(dir, "srv", "benchmarks.json"))
@@ -172,9 +175,9 @@ func TestBenchmarkProcessorServer(t *testing.T) {
 	}
 
 	// Ollama has no /tokenize: a usage error before any load.
-	ollama := startTestMock(t, func(c *mock.Config) { c.Personality = mock.PersonalityOllama })
+	ollama := clitest.Mock(t, func(c *mock.Config) { c.Personality = mock.PersonalityOllama })
 	code, _, stderr = runGoodput(t, "benchmark", "--target", ollama, "--processor", "server", "--data", "prompt_tokens=16,output_tokens=8", "--max-requests", "1")
-	if code != exitUsage || !strings.Contains(stderr, "--processor server: server tokenizer: ") || !strings.Contains(stderr, "answers neither llama.cpp's nor vLLM's form") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "--processor server: server tokenizer: ") || !strings.Contains(stderr, "answers neither llama.cpp's nor vLLM's form") {
 		t.Errorf("Ollama: exit %d: %s", code, stderr)
 	}
 }

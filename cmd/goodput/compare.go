@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/compare"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/run"
@@ -55,8 +56,8 @@ func limitUsage(s compare.MetricSpec) string {
 // 2 on bad input (an unreadable report, no matching benchmarks, a bad
 // flag value), 4 when no metric regressed but a crossing was undecidable
 // at the runs' sample sizes (unless --allow-undecided).
-func runCompare(_ context.Context, e *env, args []string) error {
-	fs := newFlagSet("compare", "compare [flags] BASELINE CURRENT\n\nBASELINE and CURRENT are report files (goodput, GuideLLM v2 or older GuideLLM) or run directories holding benchmarks.json.\nExit status: 0 pass, 1 a regression beyond its threshold and the noise, 2 bad input, 4 undecided: a threshold crossed where the runs have too few requests to judge it (the verdict names how many would; --allow-undecided passes it).", e.stdout)
+func runCompare(_ context.Context, e *cli.Env, args []string) error {
+	fs := cli.NewFlagSet("compare", "compare [flags] BASELINE CURRENT\n\nBASELINE and CURRENT are report files (goodput, GuideLLM v2 or older GuideLLM) or run directories holding benchmarks.json.\nExit status: 0 pass, 1 a regression beyond its threshold and the noise, 2 bad input, 4 undecided: a threshold crossed where the runs have too few requests to judge it (the verdict names how many would; --allow-undecided passes it).", e.Stdout)
 	limits := map[string]*limitValue{}
 	for _, s := range compare.Metrics() {
 		v := &limitValue{spec: s}
@@ -75,17 +76,17 @@ func runCompare(_ context.Context, e *env, args []string) error {
 	clientCPU := &limitValue{spec: compare.MetricSpec{Accept: []compare.LimitKind{compare.LimitPercent}}}
 	clientCPU.limit = compare.Limit{Kind: compare.LimitPercent, Num: compare.DefaultClientCostLimit}
 	fs.Var(clientCPU, "max-client-cpu-increase", "client-cost reports (make bench): fail when goodput's CPU per token ÷ the minimal client's rises by more than this: a percentage like 10% or off")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
-		return usagef("want two reports, got %d argument(s): goodput compare [flags] BASELINE CURRENT", fs.NArg())
+		return cli.Usagef("want two reports, got %d argument(s): goodput compare [flags] BASELINE CURRENT", fs.NArg())
 	}
 	if *resamples < 100 || *resamples > 100000 {
-		return usagef("--bootstrap-resamples %d: want 100 to 100000", *resamples)
+		return cli.Usagef("--bootstrap-resamples %d: want 100 to 100000", *resamples)
 	}
 	if *seed == 0 {
-		return usagef("--seed 0: want a seed ≥ 1")
+		return cli.Usagef("--seed 0: want a seed ≥ 1")
 	}
 	if done, err := compareClientCost(e, fs.Arg(0), fs.Arg(1), clientCPU.limit); done || err != nil {
 		return err
@@ -105,11 +106,11 @@ func runCompare(_ context.Context, e *env, args []string) error {
 	res, err := compare.Compare(base, cur, baseName, curName, opt)
 	if err != nil {
 		if errors.Is(err, compare.ErrNoMatch) {
-			return usagef("%v", err)
+			return cli.Usagef("%v", err)
 		}
 		return err
 	}
-	if err := res.WriteText(e.stdout); err != nil {
+	if err := res.WriteText(e.Stdout); err != nil {
 		return err
 	}
 	for _, out := range []struct {
@@ -120,14 +121,14 @@ func runCompare(_ context.Context, e *env, args []string) error {
 			continue
 		}
 		if err := run.WriteFileAtomic(out.path, out.write); err != nil {
-			return usagef("%s: %v", out.flag, err)
+			return cli.Usagef("%s: %v", out.flag, err)
 		}
 	}
 	switch {
 	case res.Regressions > 0:
-		return errGateFailed
+		return cli.ErrGateFailed
 	case !res.Pass:
-		return errGateUndecided
+		return cli.ErrGateUndecided
 	}
 	return nil
 }
@@ -135,7 +136,7 @@ func runCompare(_ context.Context, e *env, args []string) error {
 // compareClientCost compares two client-cost reports (bench/suite -json)
 // when both files are ones; done is false when neither is. A limit of off
 // shows the rows without failing.
-func compareClientCost(e *env, basePath, curPath string, limit compare.Limit) (done bool, err error) {
+func compareClientCost(e *cli.Env, basePath, curPath string, limit compare.Limit) (done bool, err error) {
 	var docs [2]*compare.ClientCost
 	for i, p := range []string{basePath, curPath} {
 		data, err := os.ReadFile(p)
@@ -144,14 +145,14 @@ func compareClientCost(e *env, basePath, curPath string, limit compare.Limit) (d
 			return false, nil
 		}
 		if docs[i], _, err = compare.ReadClientCostFile(data, p); err != nil {
-			return true, usagef("%v", err)
+			return true, cli.Usagef("%v", err)
 		}
 	}
 	switch {
 	case docs[0] == nil && docs[1] == nil:
 		return false, nil
 	case docs[0] == nil || docs[1] == nil:
-		return true, usagef("%s and %s: one is a client-cost report (make bench), the other is not; compare like with like", basePath, curPath)
+		return true, cli.Usagef("%s and %s: one is a client-cost report (make bench), the other is not; compare like with like", basePath, curPath)
 	}
 	pct := limit.Num
 	if limit.Kind == compare.LimitOff {
@@ -159,13 +160,13 @@ func compareClientCost(e *env, basePath, curPath string, limit compare.Limit) (d
 	}
 	res, err := compare.CompareClientCost(docs[0], docs[1], basePath, curPath, pct)
 	if err != nil {
-		return true, usagef("%v", err)
+		return true, cli.Usagef("%v", err)
 	}
-	if err := res.WriteText(e.stdout); err != nil {
+	if err := res.WriteText(e.Stdout); err != nil {
 		return true, err
 	}
 	if !res.Pass {
-		return true, errGateFailed
+		return true, cli.ErrGateFailed
 	}
 	return true, nil
 }
@@ -175,18 +176,18 @@ func compareClientCost(e *env, basePath, curPath string, limit compare.Limit) (d
 func readReportArg(path string) (*report.Report, string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, "", usagef("%s: %v", path, errors.Unwrap(err))
+		return nil, "", cli.Usagef("%s: %v", path, errors.Unwrap(err))
 	}
 	if st.IsDir() {
 		f := filepath.Join(path, "benchmarks.json")
 		if _, err := os.Stat(f); err != nil {
-			return nil, "", usagef("%s is a directory without benchmarks.json (want a report file or a run directory)", path)
+			return nil, "", cli.Usagef("%s is a directory without benchmarks.json (want a report file or a run directory)", path)
 		}
 		path = f
 	}
 	r, err := report.Read(path)
 	if err != nil {
-		return nil, "", usagef("%v", err)
+		return nil, "", cli.Usagef("%v", err)
 	}
 	return r, path, nil
 }

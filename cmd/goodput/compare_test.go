@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/accum"
@@ -110,7 +111,7 @@ func stripGoodputKeys(t *testing.T, data []byte) []byte {
 func compareCmd(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := realMain(append([]string{"compare"}, args...), &env{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }})
+	code := realMain(append([]string{"compare"}, args...), &cli.Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Getenv: func(string) string { return "" }})
 	return code, out.String(), errb.String()
 }
 
@@ -133,7 +134,7 @@ func TestCompareExitCodes(t *testing.T) {
 		{"regressed", []string{basePath, regressed}, 1, []string{"Verdict: FAIL", "REGRESSION"}},
 		// 25 requests: the medians' crossings are within noise, the tails'
 		// undecidable (no upper bound): exit 5 unless --allow-undecided.
-		{"noisy", []string{smallBase, noisy}, exitUndecided, []string{"Verdict: UNDECIDED", "within noise", "--strict would fail", "368 requests per run would decide"}},
+		{"noisy", []string{smallBase, noisy}, cli.ExitUndecided, []string{"Verdict: UNDECIDED", "within noise", "--strict would fail", "368 requests per run would decide"}},
 		{"noisy, undecided allowed", []string{"--allow-undecided", smallBase, noisy}, 0, []string{"Verdict: PASS", "passed with --allow-undecided"}},
 		{"noisy, strict", []string{"--strict", smallBase, noisy}, 1, []string{"Verdict: FAIL"}},
 		{"regression tolerated by looser limits", []string{"--max-goodput-drop", "30%", "--max-throughput-drop", "30%",

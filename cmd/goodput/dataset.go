@@ -9,32 +9,34 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/dataset"
 	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/run"
 	"github.com/goodput-dev/goodput/tokenize"
 )
 
 // runDataset implements `goodput dataset inspect|convert` (GuideLLM's
 // `preprocess dataset`): what a --data value holds and sends, and the same
 // requests written as JSON Lines that --data reads back.
-func runDataset(_ context.Context, e *env, args []string) error {
+func runDataset(_ context.Context, e *cli.Env, args []string) error {
 	const usage = "dataset inspect|convert [flags] DATA [OUT.jsonl]"
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintf(e.stdout, "Usage: goodput %s\n\n  inspect DATA        show the columns, the token length distributions and the first requests a run would send\n  convert DATA OUT    write the requests as JSON Lines (OUT - for stdout) that --data reads back\n\nRun 'goodput dataset inspect --help' for the flags.\n", usage)
+		fmt.Fprintf(e.Stdout, "Usage: goodput %s\n\n  inspect DATA        show the columns, the token length distributions and the first requests a run would send\n  convert DATA OUT    write the requests as JSON Lines (OUT - for stdout) that --data reads back\n\nRun 'goodput dataset inspect --help' for the flags.\n", usage)
 		if len(args) == 0 {
-			return usagef("give inspect or convert, e.g. goodput dataset inspect data.parquet")
+			return cli.Usagef("give inspect or convert, e.g. goodput dataset inspect data.parquet")
 		}
 		return nil
 	}
 	sub := args[0]
 	if sub != "inspect" && sub != "convert" {
-		return usagef("unknown subcommand %q: want inspect or convert", sub)
+		return cli.Usagef("unknown subcommand %q: want inspect or convert", sub)
 	}
 	argsUsage := "DATA"
 	if sub == "convert" {
 		argsUsage = "DATA OUT.jsonl"
 	}
-	fs := newFlagSet("dataset "+sub, "dataset "+sub+" [flags] "+argsUsage+"  (DATA: any --data value: a file, a dataset directory, kind=…, a synthetic spec)", e.stdout)
+	fs := cli.NewFlagSet("dataset "+sub, "dataset "+sub+" [flags] "+argsUsage+"  (DATA: any --data value: a file, a dataset directory, kind=…, a synthetic spec)", e.Stdout)
 	processor := fs.String("processor", "", "tokenizer to count prompt tokens with: a tokenizer.json path, a directory holding one, a local Hugging Face id, or o200k_base/cl100k_base")
 	fs.StringVar(processor, "tokenizer", "", "alias of --processor")
 	_ = fs.MarkHidden("tokenizer")
@@ -47,7 +49,7 @@ func runDataset(_ context.Context, e *env, args []string) error {
 	if sub == "inspect" {
 		fs.IntVar(&rows, "rows", 3, "how many of the first requests to show")
 	}
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := cli.ParseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	want := 1
@@ -55,40 +57,40 @@ func runDataset(_ context.Context, e *env, args []string) error {
 		want = 2
 	}
 	if fs.NArg() != want {
-		return usagef("dataset %s takes %s (got %d arguments)", sub, argsUsage, fs.NArg())
+		return cli.Usagef("dataset %s takes %s (got %d arguments)", sub, argsUsage, fs.NArg())
 	}
 	if *samples < 0 || rows < 0 {
-		return usagef("--data-samples and --rows take a count ≥ 0")
+		return cli.Usagef("--data-samples and --rows take a count ≥ 0")
 	}
 	var tok *tokenize.Tokenizer
 	if *processor != "" {
 		var err error
-		if tok, err = tokenize.Resolve(*processor, tokenize.ResolveOptions{Getenv: e.getenv}); err != nil {
-			return usagef("%s", oneLineErr(err))
+		if tok, err = tokenize.Resolve(*processor, tokenize.ResolveOptions{Getenv: e.Getenv}); err != nil {
+			return cli.Usagef("%s", run.OneLine(err))
 		}
 	}
 	d, err := dataset.Open(fs.Arg(0), dataset.Options{Tokenizer: tok, Seed: uint64(*seed), Samples: *samples,
 		Shuffle: *shuffle, ColumnMapper: *mapper, Trace: *replay})
 	if err != nil {
-		return usagef("%s", oneLineErr(err))
+		return cli.Usagef("%s", run.OneLine(err))
 	}
 	if sub == "inspect" {
-		printInspection(e.stdout, d.Inspect(rows))
+		printInspection(e.Stdout, d.Inspect(rows))
 		return nil
 	}
 	if _, finite := d.Source.(interface{ Len() int }); !finite {
-		return usagef("%s never ends: give --data-samples N to convert N requests", fs.Arg(0))
+		return cli.Usagef("%s never ends: give --data-samples N to convert N requests", fs.Arg(0))
 	}
 	return convertDataset(e, d, fs.Arg(1))
 }
 
-func convertDataset(e *env, d *dataset.Dataset, out string) error {
-	w := e.stdout
+func convertDataset(e *cli.Env, d *dataset.Dataset, out string) error {
+	w := e.Stdout
 	var f *os.File
 	if out != "-" {
 		var err error
 		if f, err = os.Create(out); err != nil {
-			return usagef("%s", oneLineErr(err))
+			return cli.Usagef("%s", run.OneLine(err))
 		}
 		w = f
 	}
@@ -99,14 +101,14 @@ func convertDataset(e *env, d *dataset.Dataset, out string) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("writing %s: %s", out, oneLineErr(err))
+		return fmt.Errorf("writing %s: %s", out, run.OneLine(err))
 	}
 	if out != "-" {
 		how := "--data " + out
 		if d.Schedule != nil {
 			how = "--rate-type replay " + how
 		}
-		fmt.Fprintf(e.stderr, "goodput dataset: wrote %d requests to %s (read it back with %s)\n", d.Description.Requests, out, how)
+		fmt.Fprintf(e.Stderr, "goodput dataset: wrote %d requests to %s (read it back with %s)\n", d.Description.Requests, out, how)
 	}
 	return nil
 }

@@ -5,11 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/goodput-dev/goodput/cli"
 )
 
 func TestDatasetInspect(t *testing.T) {
 	code, out, stderr := runGoodput(t, "dataset", "inspect", "--replay", "--rows", "2", "../../dataset/testdata/burstgpt.csv")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{
@@ -24,7 +26,7 @@ func TestDatasetInspect(t *testing.T) {
 		}
 	}
 	code, out, _ = runGoodput(t, "dataset", "inspect", "--processor", "o200k_base", "../../dataset/testdata/sharegpt.json")
-	if code != exitOK || !strings.Contains(out, "columns   id (string), conversations (list)") || !strings.Contains(out, `system: "You are a terse assistant."`) {
+	if code != cli.ExitOK || !strings.Contains(out, "columns   id (string), conversations (list)") || !strings.Contains(out, `system: "You are a terse assistant."`) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }
@@ -33,7 +35,7 @@ func TestDatasetConvert(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "azure.jsonl")
 	code, _, stderr := runGoodput(t, "dataset", "convert", "--replay", "../../dataset/testdata/azure2023.csv", out)
-	if code != exitOK || !strings.Contains(stderr, "wrote 3 requests to "+out+" (read it back with --rate-type replay --data "+out+")") {
+	if code != cli.ExitOK || !strings.Contains(stderr, "wrote 3 requests to "+out+" (read it back with --rate-type replay --data "+out+")") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	b, err := os.ReadFile(out)
@@ -48,7 +50,7 @@ func TestDatasetConvert(t *testing.T) {
 		t.Fatalf("converted:\n%s\nwant:\n%s", b, want)
 	}
 	code, stdout, stderr := runGoodput(t, "dataset", "convert", "--data-samples", "2", "prompt_tokens=3,output_tokens=2", "-")
-	if code != exitOK || strings.Count(stdout, "\n") != 2 || !strings.Contains(stdout, `"output_tokens_count":2`) {
+	if code != cli.ExitOK || strings.Count(stdout, "\n") != 2 || !strings.Contains(stdout, `"output_tokens_count":2`) {
 		t.Fatalf("exit %d: %q %s", code, stdout, stderr)
 	}
 }
@@ -78,7 +80,7 @@ func TestDatasetErrors(t *testing.T) {
 	} {
 		code, _, stderr := runGoodput(t, append([]string{"dataset"}, c.args...)...)
 		msg := strings.TrimRight(stderr, "\n")
-		if code != exitUsage || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "goodput dataset: ") || !strings.Contains(msg, c.want) {
+		if code != cli.ExitUsage || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "goodput dataset: ") || !strings.Contains(msg, c.want) {
 			t.Errorf("%q: exit %d, stderr %q; want exit 2 and one line with %q", c.args, code, stderr, c.want)
 		}
 	}

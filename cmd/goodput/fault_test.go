@@ -10,16 +10,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/internal/leaktest"
 	"github.com/goodput-dev/goodput/internal/ssetest"
+	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/report"
 )
 
 // The fault suite through the real command: `goodput benchmark` against
 // the mock's fault injection and purpose-built servers. Every case checks
 // that the run ends by its own constraint with exit 4 (no request
-// succeeded: exitNoSuccess; 0 when the run only cut its requests off),
+// succeeded: cli.ExitNoSuccess; 0 when the run only cut its requests off),
 // that each request
 // is classified as loadgen documents, that the report is written, valid
 // and its goodput.errors.by_class agrees with the JSON Lines records, and
@@ -98,11 +101,11 @@ func TestBenchmarkFaults(t *testing.T) {
 			code, stdout, stderr := runGoodput(t, faultArgs(srv.url(), dir, tc.args...)...)
 			// No request succeeded: exit 4, unless the run itself cut
 			// every request off (nothing failed).
-			want := exitNoSuccess
+			want := cli.ExitNoSuccess
 			if len(tc.classes) == 1 && tc.classes["cancelled"] > 0 {
-				want = exitOK
+				want = cli.ExitOK
 			}
-			if code != want || (want == exitNoSuccess) != strings.Contains(stderr, "no working server was measured") {
+			if code != want || (want == cli.ExitNoSuccess) != strings.Contains(stderr, "no working server was measured") {
 				t.Fatalf("exit %d, want %d: %s", code, want, stderr)
 			}
 			if took := time.Since(start); took > 15*time.Second {
@@ -173,7 +176,7 @@ func TestBenchmarkErrorBurst(t *testing.T) {
 	base := leaktest.Snapshot()
 	dir := t.TempDir()
 	code, _, stderr := runGoodput(t, faultArgs(srv.url(), dir, "--rate-type", "constant", "--rate", "40", "--max-seconds", "0.8")...)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	out := checkRunOutputs(t, filepath.Join(dir, "r"))
@@ -257,9 +260,9 @@ func TestBenchmarkServerGoesAway(t *testing.T) {
 			}()
 			dir := t.TempDir()
 			code, _, stderr := runGoodput(t, faultArgs(srv.url(), dir, "--rate-type", "constant", "--rate", "50", "--max-seconds", "1.5")...)
-			wantCode, wantStop := exitOK, "max_duration"
+			wantCode, wantStop := cli.ExitOK, "max_duration"
 			if !restart {
-				wantCode, wantStop = exitNoSuccess, "server_gone"
+				wantCode, wantStop = cli.ExitNoSuccess, "server_gone"
 				if !strings.Contains(stderr, "server went away: 50 requests in a row could not reach "+srv.url()) {
 					t.Errorf("stderr does not name the server that went away:\n%s", stderr)
 				}
@@ -309,5 +312,37 @@ func TestBenchmarkServerGoesAway(t *testing.T) {
 			}
 			expectSettled(t, base, servers...)
 		})
+	}
+}
+
+// A server that dies mid-run (its listener and connections closed after
+// ten answers) is named on stderr as it happens; the run stops sending
+// after --max-connect-failures requests that could not reach it, skips
+// its later rounds, writes its report and exits 4.
+func TestServerGoneStopsTheRun(t *testing.T) {
+	var served atomic.Int64
+	srv := startFaultServer(t, "127.0.0.1:0", func(s *connServer, w http.ResponseWriter, _ *http.Request) {
+		ssetest.OK(w)
+		if served.Add(1) == 10 {
+			go s.close()
+		}
+	})
+	dir := t.TempDir()
+	start := time.Now()
+	code, _, stderr := runGoodput(t, "benchmark", "--target", srv.url(), "--model", "m", "--data", "prompt_tokens=8,output_tokens=4",
+		"--rate-type", "concurrent", "--rate", "2,4", "--max-seconds", "30", "--max-connect-failures", "5",
+		"--outputs", "json", "--output-dir", dir, "--run-id", "r", "--server-metrics", "off", "--disable-progress")
+	if took := time.Since(start); took > 20*time.Second {
+		t.Fatalf("the run took %v: it kept sending to a dead server", took)
+	}
+	if code != cli.ExitNoSuccess || !strings.Contains(stderr, "server went away: 5 requests in a row could not reach "+srv.url()+"/v1/chat/completions") {
+		t.Fatalf("exit %d, want %d naming the server; stderr:\n%s", code, cli.ExitNoSuccess, stderr)
+	}
+	rep, err := report.Read(filepath.Join(dir, "r", "benchmarks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Benchmarks) != 1 || rep.Benchmarks[0].Extras.StopReason != string(loadgen.StopServerGone) {
+		t.Fatalf("%d benchmarks, the first stopped for %q; want one, stopped for %q", len(rep.Benchmarks), rep.Benchmarks[0].Extras.StopReason, loadgen.StopServerGone)
 	}
 }

@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/internal/leaktest"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
@@ -142,7 +145,7 @@ func (s *connServer) waitClient(r *http.Request) {
 func runEnv(t *testing.T, environ map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := realMain(args, &env{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(k string) string { return environ[k] }})
+	code := realMain(args, &cli.Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Getenv: func(k string) string { return environ[k] }})
 	return code, out.String(), errb.String()
 }
 
@@ -171,7 +174,7 @@ func checkRunOutputs(t *testing.T, dir string) runOutputs {
 	if !json.Valid(raw) {
 		t.Fatalf("%s/benchmarks.json is not valid JSON", dir)
 	}
-	out := runOutputs{rep: readReport(t, filepath.Join(dir, "benchmarks.json")), classes: map[string]int{}}
+	out := runOutputs{rep: clitest.ReadReport(t, filepath.Join(dir, "benchmarks.json")), classes: map[string]int{}}
 	out.records = readRecords(t, filepath.Join(dir, "requests.jsonl"))
 	perBench := map[int]map[string]int{}
 	for _, r := range out.records {

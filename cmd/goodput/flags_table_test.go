@@ -9,6 +9,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 )
 
 // Every flag of every command, read from the command's own --help (so a
@@ -379,7 +383,7 @@ var helpFlagRE = regexp.MustCompile(`^\s+(?:-\w, )?--([a-z0-9][a-z0-9-]*)`)
 func commandFlags(t *testing.T, cmd string) []string {
 	t.Helper()
 	code, stdout, stderr := runGoodput(t, cmd, "--help")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("%s --help: exit %d: %s", cmd, code, stderr)
 	}
 	var out []string
@@ -402,7 +406,7 @@ func flagReport(t *testing.T) string {
 	t.Helper()
 	r := &flagTestReport
 	r.once.Do(func() {
-		url := startTestMock(t, nil)
+		url := clitest.Mock(t, nil)
 		dir, err := os.MkdirTemp("", "goodput-flags-")
 		if err != nil {
 			r.err = err.Error()
@@ -410,7 +414,7 @@ func flagReport(t *testing.T) string {
 		}
 		code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "synchronous", "--data", "prompt_tokens=8,output_tokens=4",
 			"--max-requests", "3", "--output-dir", dir, "--run-id", "r", "--outputs", "json,jsonl", "--server-metrics", "off")
-		if code != exitOK {
+		if code != cli.ExitOK {
 			r.err = stderr
 			return
 		}
@@ -480,8 +484,8 @@ func TestEveryFlagRejectsInvalidValues(t *testing.T) {
 					}
 					code, stderr := runBounded(t, args)
 					msg := strings.TrimRight(stderr, "\n")
-					if code != exitUsage {
-						t.Fatalf("%q: exit %d, want %d; stderr %q", args, code, exitUsage, stderr)
+					if code != cli.ExitUsage {
+						t.Fatalf("%q: exit %d, want %d; stderr %q", args, code, cli.ExitUsage, stderr)
 					}
 					last := msg[strings.LastIndex(msg, "\n")+1:]
 					if !strings.HasPrefix(last, "goodput "+c.name+": ") || !strings.Contains(last, "--"+name) {

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/report"
 )
@@ -202,7 +205,7 @@ func TestGuideLLMDocExamples(t *testing.T) {
 	}
 	for _, ex := range guidellmExamples {
 		t.Run(ex.doc, func(t *testing.T) {
-			url := startTestMock(t, func(c *mock.Config) {
+			url := clitest.Mock(t, func(c *mock.Config) {
 				c.ITL = 250 * time.Microsecond // a synchronous round of 0.25 s completes several requests
 				if ex.model != "" {
 					c.Model = ex.model
@@ -215,12 +218,12 @@ func TestGuideLLMDocExamples(t *testing.T) {
 			code, _, stderr := runGoodput(t, append(args, "--server-metrics", "off")...)
 			if ex.refused != "" {
 				last := strings.TrimSpace(stderr)
-				if code != exitUsage || strings.Contains(last, "\n") || !strings.Contains(last, ex.refused) {
+				if code != cli.ExitUsage || strings.Contains(last, "\n") || !strings.Contains(last, ex.refused) {
 					t.Fatalf("%q: exit %d, stderr %q; want exit 2 and one line with %q", args, code, stderr, ex.refused)
 				}
 				return
 			}
-			if code != exitOK {
+			if code != cli.ExitOK {
 				t.Fatalf("%q: exit %d: %s", args, code, lastLines(stderr, 3))
 			}
 			var reports []string

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/console"
 	"github.com/goodput-dev/goodput/report/merge"
@@ -21,43 +22,43 @@ import (
 // round is rebuilt exactly from the records; otherwise from the reports'
 // histograms (the merged report says which, and what is approximate). A
 // missing, duplicate, foreign or late shard is refused (exit 2).
-func runMerge(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("merge", "merge SHARD.json… -o RUN.json [flags]", e.stdout)
+func runMerge(ctx context.Context, e *cli.Env, args []string) error {
+	fs := cli.NewFlagSet("merge", "merge SHARD.json… -o RUN.json [flags]", e.Stdout)
 	out := fs.StringP("output", "o", "", "merged report file, .json (required)")
 	records := fs.StringArray("records", nil, "a shard's request records (JSON Lines), once per shard report in the same order (default: FILE.jsonl beside FILE.json, or requests.jsonl in its run directory)")
 	noRecords := fs.Bool("no-records", false, "merge from the reports' histograms even when the records are available")
 	tol := fs.Duration("tolerance", merge.DefaultTolerance, "how far a shard's first request of a round may be from its scheduled start")
 	force := fs.Bool("force", false, "overwrite the output file")
 	quiet := fs.Bool("disable-console", false, "print no summary table")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	paths := fs.Args()
 	switch {
 	case len(paths) == 0:
-		return usagef("give the shard reports: goodput merge SHARD.json… -o RUN.json")
+		return cli.Usagef("give the shard reports: goodput merge SHARD.json… -o RUN.json")
 	case *out == "":
-		return usagef("--output is required, e.g. -o run.json")
+		return cli.Usagef("--output is required, e.g. -o run.json")
 	case filepath.Ext(*out) != ".json":
-		return usagef("--output %q: want a .json file", *out)
+		return cli.Usagef("--output %q: want a .json file", *out)
 	case *tol <= 0:
-		return usagef("--tolerance %v: want a positive duration, e.g. 1s", *tol)
+		return cli.Usagef("--tolerance %v: want a positive duration, e.g. 1s", *tol)
 	case *noRecords && len(*records) > 0:
-		return usagef("--records and --no-records exclude each other")
+		return cli.Usagef("--records and --no-records exclude each other")
 	case len(*records) > 0 && len(*records) != len(paths):
-		return usagef("--records given %d times for %d shard reports: give one per report, in the same order", len(*records), len(paths))
+		return cli.Usagef("--records given %d times for %d shard reports: give one per report, in the same order", len(*records), len(paths))
 	}
 	if _, err := os.Stat(*out); err == nil && !*force {
-		return usagef("--output: %s exists (use another name, or --force)", *out)
+		return cli.Usagef("--output: %s exists (use another name, or --force)", *out)
 	}
 	for i, p := range paths {
 		for _, q := range paths[:i] {
 			if filepath.Clean(p) == filepath.Clean(q) {
-				return usagef("%s: given twice", p)
+				return cli.Usagef("%s: given twice", p)
 			}
 		}
 		if filepath.Clean(p) == filepath.Clean(*out) {
-			return usagef("--output %s is one of the shard reports", *out)
+			return cli.Usagef("--output %s is one of the shard reports", *out)
 		}
 	}
 	shards := make([]merge.File, len(paths))
@@ -65,7 +66,7 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	for i, p := range paths {
 		rep, err := report.Read(p)
 		if err != nil {
-			return usagef("%v", err)
+			return cli.Usagef("%v", err)
 		}
 		shards[i] = merge.File{Name: p, Report: rep}
 		if *noRecords {
@@ -75,7 +76,7 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 		if len(*records) > 0 {
 			rp = (*records)[i]
 			if _, err := os.Stat(rp); err != nil {
-				return usagef("--records %s: %v", rp, err)
+				return cli.Usagef("--records %s: %v", rp, err)
 			}
 		} else {
 			rp = besideRecords(p, paths)
@@ -97,7 +98,7 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	rep, err := merge.Shards(ctx, shards, opt)
 	var refusal *merge.Refusal
 	if errors.As(err, &refusal) {
-		return usagef("%s", refusal.Error())
+		return cli.Usagef("%s", refusal.Error())
 	}
 	if errors.Is(err, context.Canceled) {
 		return errors.New("interrupted: the merged report was not written")
@@ -116,11 +117,11 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 		how = "from the request records (see goodput.inexact_reasons)"
 	}
 	if !*quiet {
-		if err := console.Write(e.stdout, rep); err != nil {
+		if err := console.Write(e.Stdout, rep); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(e.stderr, "merged %d shards, %d benchmarks %s into %s\n", mi.Shards, len(rep.Benchmarks), how, *out)
+	fmt.Fprintf(e.Stderr, "merged %d shards, %d benchmarks %s into %s\n", mi.Shards, len(rep.Benchmarks), how, *out)
 	return nil
 }
 

@@ -17,6 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
@@ -35,8 +38,8 @@ func TestShardChild(t *testing.T) {
 	if args == "" {
 		t.Skip("helper process of TestMergeProcesses")
 	}
-	e := &env{stdout: io.Discard, stderr: os.Stderr, stdin: strings.NewReader(""), getenv: os.Getenv}
-	if code := realMain(append([]string{"benchmark"}, strings.Split(args, "\n")...), e); code != exitOK {
+	e := &cli.Env{Stdout: io.Discard, Stderr: os.Stderr, Stdin: strings.NewReader(""), Getenv: os.Getenv}
+	if code := realMain(append([]string{"benchmark"}, strings.Split(args, "\n")...), e); code != cli.ExitOK {
 		fmt.Fprintln(os.Stderr, "shard: exit", code)
 		os.Exit(3)
 	}
@@ -220,15 +223,6 @@ func firstDispatchSpread(t *testing.T, recs [][]*record.Record, reps []*report.R
 	return time.Duration(hi - lo)
 }
 
-func readReport(t *testing.T, path string) *report.Report {
-	t.Helper()
-	r, err := report.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 // guidellmCheck runs GuideLLM v0.7.3's loader rules on report files.
 func guidellmCheck(t *testing.T, paths ...string) {
 	t.Helper()
@@ -269,17 +263,17 @@ func TestMergeProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	url := startTestMock(t, func(c *mock.Config) { c.TTFT, c.ITL = 20*time.Millisecond, 2*time.Millisecond })
+	url := clitest.Mock(t, func(c *mock.Config) { c.TTFT, c.ITL = 20*time.Millisecond, 2*time.Millisecond })
 	dir := t.TempDir()
 	common := []string{"--target", url, "--data", "prompt_tokens=32,output_tokens=16", "--rate-type", "concurrent", "--rate", "6",
 		"--max-requests", "60", "--outputs", "json,jsonl", "--sample-requests", "5", "--disable-progress"}
 
 	// One process, the whole load.
 	code, _, stderr := runGoodput(t, append([]string{"benchmark"}, append(slices.Clone(common), "--output-dir", dir, "--run-id", "single")...)...)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("single run: exit %d: %s", code, stderr)
 	}
-	ref := readReport(t, filepath.Join(dir, "single", "benchmarks.json")).Benchmarks[0]
+	ref := clitest.ReadReport(t, filepath.Join(dir, "single", "benchmarks.json")).Benchmarks[0]
 
 	// Three processes, one shared start.
 	sh := startShards(t, 3, func(at time.Time, out string) []string {
@@ -293,7 +287,7 @@ func TestMergeProcesses(t *testing.T) {
 		d := filepath.Join(sh.dir, fmt.Sprintf("run-shard-%d-of-3", i))
 		p := filepath.Join(d, "benchmarks.json")
 		shards = append(shards, p)
-		reps = append(reps, readReport(t, p))
+		reps = append(reps, clitest.ReadReport(t, p))
 		recs = append(recs, readRecords(t, filepath.Join(d, "requests.jsonl")))
 	}
 	checkStartSpread(t, recs, reps, 0, sh.noise)
@@ -306,10 +300,10 @@ func TestMergeProcesses(t *testing.T) {
 	// Merge from the records (found beside the reports).
 	merged := filepath.Join(dir, "merged.json")
 	code, _, stderr = runGoodput(t, append(append([]string{"merge"}, shards...), "-o", merged, "--disable-console")...)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
-	mrep := readReport(t, merged)
+	mrep := clitest.ReadReport(t, merged)
 	if mi := mrep.Run.Merge; mi == nil || mi.Path != merge.PathRecords || !mi.Exact || !strings.Contains(stderr, "exact") {
 		t.Fatalf("merge info %+v, stderr %q", mrep.Run.Merge, stderr)
 	}
@@ -352,10 +346,10 @@ func TestMergeProcesses(t *testing.T) {
 	// sample: measured here by the distribution's spread).
 	mergedH := filepath.Join(dir, "merged-hist.json")
 	code, _, stderr = runGoodput(t, append(append([]string{"merge"}, shards...), "--no-records", "-o", mergedH, "--disable-console")...)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("merge --no-records: exit %d: %s", code, stderr)
 	}
-	hrep := readReport(t, mergedH)
+	hrep := clitest.ReadReport(t, mergedH)
 	h := hrep.Benchmarks[0]
 	if mi := hrep.Run.Merge; mi.Path != merge.PathHistograms || mi.Exact || h.Extras.Exact || !strings.Contains(mi.Reason, "--no-records") {
 		t.Fatalf("histogram merge info %+v", mi)
@@ -398,7 +392,7 @@ func TestMergeProcesses(t *testing.T) {
 		{"late shard", []string{shards[0], late, shards[2]}, late + ": late shard"},
 	} {
 		code, _, stderr := runGoodput(t, append([]string{"merge", "--no-records", "-o", out}, c.args...)...)
-		if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+		if code != cli.ExitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%s: exit %d, stderr %q: want exit 2 and one line containing %q", c.name, code, stderr, c.want)
 		}
 	}
@@ -415,7 +409,7 @@ func TestMergeProcessesRounds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	url := startTestMock(t, func(c *mock.Config) { c.TTFT, c.ITL = 10*time.Millisecond, time.Millisecond })
+	url := clitest.Mock(t, func(c *mock.Config) { c.TTFT, c.ITL = 10*time.Millisecond, time.Millisecond })
 	dir := t.TempDir()
 	sh := startShards(t, 2, func(at time.Time, out string) []string {
 		return []string{"--target", url, "--data", "prompt_tokens=16,output_tokens=8", "--rate-type", "constant", "--rate", "20,40",
@@ -429,7 +423,7 @@ func TestMergeProcessesRounds(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		d := filepath.Join(sh.dir, fmt.Sprintf("rounds-shard-%d-of-2", i))
 		shards = append(shards, filepath.Join(d, "benchmarks.json"))
-		reps = append(reps, readReport(t, shards[i]))
+		reps = append(reps, clitest.ReadReport(t, shards[i]))
 		recs = append(recs, readRecords(t, filepath.Join(d, "requests.jsonl")))
 	}
 	for k, rate := range []float64{20, 40} {
@@ -462,10 +456,10 @@ func TestMergeProcessesRounds(t *testing.T) {
 	}
 	merged := filepath.Join(dir, "merged.json")
 	code, _, stderr := runGoodput(t, append(append([]string{"merge"}, shards...), "-o", merged, "--disable-console")...)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
-	mrep := readReport(t, merged)
+	mrep := clitest.ReadReport(t, merged)
 	if len(mrep.Benchmarks) != 2 || mrep.Run.Merge.Path != merge.PathRecords {
 		t.Fatalf("merged %d benchmarks via %s", len(mrep.Benchmarks), mrep.Run.Merge.Path)
 	}
@@ -553,7 +547,7 @@ func TestMergeUsageErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, stderr := runGoodput(t, c.args...)
-			if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			if code != cli.ExitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
 				t.Fatalf("exit %d, stderr %q: want exit 2 and one line containing %q", code, stderr, c.want)
 			}
 		})

@@ -12,11 +12,13 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/mock"
+	"github.com/goodput-dev/goodput/run"
 	"github.com/goodput-dev/goodput/tokenize"
 )
 
-func runMock(ctx context.Context, e *env, args []string) error {
+func runMock(ctx context.Context, e *cli.Env, args []string) error {
 	o, err := parseMockFlags(e, args)
 	if err != nil {
 		return err
@@ -35,21 +37,21 @@ func runMock(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("--listen %s: %w", addr, err)
 		}
 	}
-	fmt.Fprintf(e.stdout, "goodput mock serving %q on %s (Ctrl-C to stop)\n", srv.Config().Model, strings.Join(srv.URLs(), ", "))
+	fmt.Fprintf(e.Stdout, "goodput mock serving %q on %s (Ctrl-C to stop)\n", srv.Config().Model, strings.Join(srv.URLs(), ", "))
 	dcgm := srv.URL() + "/dcgm/metrics"
 	if u := srv.DCGMURL(); u != "" {
 		dcgm += " and " + u + "/metrics"
 	}
 	if cfg.Capacity != nil {
-		fmt.Fprintln(e.stdout, o.caps.describe(cfg.Capacity, o.preset))
-		fmt.Fprintln(e.stdout, describeKnee(cfg.Capacity, o.knee))
+		fmt.Fprintln(e.Stdout, o.caps.describe(cfg.Capacity, o.preset))
+		fmt.Fprintln(e.Stdout, describeKnee(cfg.Capacity, o.knee))
 	}
 	n, gpu := cfg.SimulatedGPUs()
-	fmt.Fprintf(e.stdout, "DCGM exporter metrics for %d × %s (%v W idle + %v W per running sequence, %v W cap) on %s\n",
+	fmt.Fprintf(e.Stdout, "DCGM exporter metrics for %d × %s (%v W idle + %v W per running sequence, %v W cap) on %s\n",
 		n, gpu.Name, gpu.IdleWatts, gpu.WattsPerSeq, gpu.MaxWatts, dcgm)
-	fmt.Fprintln(e.stdout, describePrefixCache(&cfg, o.knee))
+	fmt.Fprintln(e.Stdout, describePrefixCache(&cfg, o.knee))
 	if o.session != nil {
-		fmt.Fprintln(e.stdout, describeSessionTTFT(&cfg, *o.session))
+		fmt.Fprintln(e.Stdout, describeSessionTTFT(&cfg, *o.session))
 	}
 	if o.urlFile != "" {
 		if err := os.WriteFile(o.urlFile, []byte(strings.Join(srv.URLs(), ",")+"\n"), 0o644); err != nil {
@@ -74,9 +76,9 @@ type mockOptions struct {
 
 // parseMockFlags parses the mock command's flags. It checks each flag's
 // syntax; mock.New checks the configuration's values (see configError).
-func parseMockFlags(e *env, args []string) (*mockOptions, error) {
+func parseMockFlags(e *cli.Env, args []string) (*mockOptions, error) {
 	cfg := mock.DefaultConfig()
-	fs := newFlagSet("mock", "mock [flags]", e.stdout)
+	fs := cli.NewFlagSet("mock", "mock [flags]", e.Stdout)
 	host := fs.String("host", "127.0.0.1", "address to bind (the mock binds loopback unless told otherwise)")
 	port := fs.Int("port", 8000, "port to listen on (0 picks a free one)")
 	urlFile := fs.String("url-file", "", "write the served base URL to this file once listening (for scripts; with --listen, every URL, comma-separated, as --target takes them)")
@@ -119,7 +121,7 @@ func parseMockFlags(e *env, args []string) (*mockOptions, error) {
 	cf.addGPUFlags(fs)
 	fs.StringVar(&cfg.DCGMAddr, "dcgm-addr", "", "also serve the DCGM exporter exposition on this address (like dcgm-exporter's :9400)")
 	fs.DurationVar(&cfg.DCGMUpdateInterval, "dcgm-interval", cfg.DCGMUpdateInterval, "how often the DCGM exposition's values change (dcgm-exporter's default is 30s)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return nil, err
 	}
 	capacity, err := cf.model(*preset)
@@ -136,27 +138,27 @@ func parseMockFlags(e *env, args []string) (*mockOptions, error) {
 	var session *sessionShape
 	if fs.Changed("session-data") {
 		if capacity == nil || *noPrefixCache {
-			return nil, usagef("--session-data needs a capacity model and the prefix cache: give --preset or a capacity flag, without --no-prefix-cache")
+			return nil, cli.Usagef("--session-data needs a capacity model and the prefix cache: give --preset or a capacity flag, without --no-prefix-cache")
 		}
 		if session, err = parseSessionData(cf.sessionData); err != nil {
 			return nil, err
 		}
 	}
 	if fs.NArg() > 0 {
-		return nil, usagef("unexpected argument %q (see 'goodput mock --help')", fs.Arg(0))
+		return nil, cli.Usagef("unexpected argument %q (see 'goodput mock --help')", fs.Arg(0))
 	}
 	if *port < 0 || *port > 65535 {
-		return nil, usagef("--port %d: want 0..65535", *port)
+		return nil, cli.Usagef("--port %d: want 0..65535", *port)
 	}
 	if !validHost(*host) {
-		return nil, usagef("--host %q: want an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or localhost", *host)
+		return nil, cli.Usagef("--host %q: want an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0 or localhost", *host)
 	}
 	cfg.Stamp = !*noStamp
 	cfg.PrefixCache = !*noPrefixCache
 	if *processor != "" {
-		tok, err := tokenize.Resolve(*processor, tokenize.ResolveOptions{Getenv: e.getenv})
+		tok, err := tokenize.Resolve(*processor, tokenize.ResolveOptions{Getenv: e.Getenv})
 		if err != nil {
-			return nil, usagef("%s", oneLineErr(err))
+			return nil, cli.Usagef("%s", run.OneLine(err))
 		}
 		cfg.PromptTokenCounter = tok.Count
 		cfg.PromptTokenIDs = tok.Encode
@@ -165,13 +167,13 @@ func parseMockFlags(e *env, args []string) (*mockOptions, error) {
 	for _, m := range *lora {
 		mod, err := mock.ParseLoRAModule(m)
 		if err != nil {
-			return nil, usagef("--lora-modules: %v", err)
+			return nil, cli.Usagef("--lora-modules: %v", err)
 		}
 		cfg.LoRAModules = append(cfg.LoRAModules, mod)
 	}
 	for _, a := range *listen {
 		if h, p, err := net.SplitHostPort(a); err != nil || h == "" || p == "" {
-			return nil, usagef("--listen %q: want host:port, e.g. 127.0.0.2:8000 (port 0 picks a free one)", a)
+			return nil, cli.Usagef("--listen %q: want host:port, e.g. 127.0.0.2:8000 (port 0 picks a free one)", a)
 		}
 	}
 	return &mockOptions{cfg: cfg, addr: net.JoinHostPort(*host, strconv.Itoa(*port)), listen: *listen, urlFile: *urlFile,
@@ -274,7 +276,7 @@ func (f *capacityFlags) model(preset string) (*mock.CapacityModel, error) {
 	}
 	m, err := mock.Preset(preset)
 	if err != nil {
-		return nil, usagef("--preset: %v", err)
+		return nil, cli.Usagef("--preset: %v", err)
 	}
 	set := func(name string, apply func()) {
 		if f.fs.Changed(name) {
@@ -325,7 +327,7 @@ func (f *capacityFlags) kneeWorkload(m *mock.CapacityModel) (mock.Workload, erro
 	if f.fs.Changed("knee-data") {
 		w, err := parseKneeData(f.kneeData)
 		if err == nil && m == nil {
-			err = usagef("--knee-data needs a capacity model: give --preset or a capacity flag such as --max-num-seqs")
+			err = cli.Usagef("--knee-data needs a capacity model: give --preset or a capacity flag such as --max-num-seqs")
 		}
 		return w, err
 	}
@@ -348,7 +350,7 @@ type sessionShape struct{ Turns, Prompt, Output, Prefix int }
 // output_tokens required, prefix_tokens optional.
 func parseSessionData(s string) (*sessionShape, error) {
 	bad := func(why string) error {
-		return usagef("--session-data %q: %s; want turns=N,prompt_tokens=P,output_tokens=M[,prefix_tokens=S] with N in 1..1000, P and M in 1..16777216, S in 0..16777216", s, why)
+		return cli.Usagef("--session-data %q: %s; want turns=N,prompt_tokens=P,output_tokens=M[,prefix_tokens=S] with N in 1..1000, P and M in 1..16777216, S in 0..16777216", s, why)
 	}
 	var sh sessionShape
 	seen := map[string]bool{}
@@ -416,7 +418,7 @@ func describeSessionTTFT(cfg *mock.Config, sh sessionShape) string {
 // required, each in 1..16777216.
 func parseKneeData(s string) (mock.Workload, error) {
 	bad := func(why string) error {
-		return usagef("--knee-data %q: %s; want prompt_tokens=N,output_tokens=M with N and M in 1..16777216 (fixed lengths: the analytic knee has no stdev)", s, why)
+		return cli.Usagef("--knee-data %q: %s; want prompt_tokens=N,output_tokens=M with N and M in 1..16777216 (fixed lengths: the analytic knee has no stdev)", s, why)
 	}
 	var w mock.Workload
 	seen := map[string]bool{}
@@ -456,7 +458,7 @@ func parseKneeData(s string) (mock.Workload, error) {
 func (f *capacityFlags) configError(err error, m *mock.CapacityModel) error {
 	var ce *mock.ConfigError
 	if !errors.As(err, &ce) || mockFieldFlags[ce.Field] == "" {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	flag := mockFieldFlags[ce.Field]
 	msg := mockMsgFlags.Replace(ce.Msg)
@@ -469,7 +471,7 @@ func (f *capacityFlags) configError(err error, m *mock.CapacityModel) error {
 			msg += " (" + from + " value; give --" + flag + ")"
 		}
 	}
-	return usagef("--%s: %s", flag, msg)
+	return cli.Usagef("--%s: %s", flag, msg)
 }
 
 // describe is the startup line naming the capacity model and its

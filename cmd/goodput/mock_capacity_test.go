@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/mock"
 )
 
@@ -66,7 +67,7 @@ func TestMockCapacityFlags(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := parseMockFlags(&env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}, tc.args)
+			o, err := parseMockFlags(&cli.Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}, tc.args)
 			if err != nil {
 				t.Fatalf("parseMockFlags(%q): %v", tc.args, err)
 			}
@@ -125,8 +126,8 @@ func TestMockCapacityFlagErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		code, stderr := runBounded(t, append([]string{"mock", "--port", "0"}, tc.args...))
-		if code != exitUsage || strings.TrimRight(stderr, "\n") != tc.want {
-			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, exitUsage, tc.want)
+		if code != cli.ExitUsage || strings.TrimRight(stderr, "\n") != tc.want {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, cli.ExitUsage, tc.want)
 		}
 	}
 }
@@ -164,7 +165,7 @@ func TestMockKneeLine(t *testing.T) {
 				"no concurrency meets it (itl_p95 fails at 1), no constant rate meets it (itl_p95); saturation 0.233 req/s = 60 tok/s"},
 	}
 	for _, tc := range tests {
-		o, err := parseMockFlags(&env{stdout: io.Discard, getenv: func(string) string { return "" }}, tc.args)
+		o, err := parseMockFlags(&cli.Env{Stdout: io.Discard, Getenv: func(string) string { return "" }}, tc.args)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +183,7 @@ func TestMockKneeLine(t *testing.T) {
 // 20 = 170 tokens, 112 of the 120 before it cached (7 blocks of 16): 58
 // prefilled (20 + 5.8 ms).
 func TestMockSessionLine(t *testing.T) {
-	o, err := parseMockFlags(&env{stdout: io.Discard, getenv: func(string) string { return "" }}, []string{
+	o, err := parseMockFlags(&cli.Env{Stdout: io.Discard, Getenv: func(string) string { return "" }}, []string{
 		"--step-base", "20ms", "--step-per-seq", "0", "--prefill-per-token", "100us", "--max-num-batched-tokens", "512", "--chat-template-tokens", "20",
 		"--session-data", "turns=2,prompt_tokens=30,output_tokens=20,prefix_tokens=70"})
 	if err != nil {
@@ -206,7 +207,7 @@ func TestMockCommandServesOverrides(t *testing.T) {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- runMock(ctx, &env{stdout: pw, stderr: io.Discard, getenv: func(string) string { return "" }}, []string{
+		done <- runMock(ctx, &cli.Env{Stdout: pw, Stderr: io.Discard, Getenv: func(string) string { return "" }}, []string{
 			"--port", "0", "--max-num-seqs", "2", "--step-base", "20ms", "--step-per-seq", "0", "--prefill-per-token", "0",
 			"--knee-data", "prompt_tokens=100,output_tokens=10", "--gpus", "2", "--gpu-name", "Test GPU", "--gpu-memory-mib", "1000",
 			"--block-size", "32", "--prefix-cache-tokens", "1000"})
@@ -423,7 +424,7 @@ func TestMockPrefixCacheLine(t *testing.T) {
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	o, err := parseMockFlags(&env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}, []string{"--no-prefix-cache"})
+	o, err := parseMockFlags(&cli.Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}, []string{"--no-prefix-cache"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/goodput-dev/goodput/cli"
 )
 
 // mountTmpfs mounts a tmpfs with the given options on a new directory and
@@ -42,7 +44,7 @@ func TestOutputDirNotWritable(t *testing.T) {
 	} else {
 		dir = mountTmpfs(t, syscall.MS_RDONLY, "size=64k")
 	}
-	expectRefusedBeforeLoad(t, srv, exitFailure, filepath.Join(dir, "r"), cause, outdirArgs(srv.url(), "--output-dir", dir)...)
+	expectRefusedBeforeLoad(t, srv, cli.ExitFailure, filepath.Join(dir, "r"), cause, outdirArgs(srv.url(), "--output-dir", dir)...)
 }
 
 // TestOutputDirFull: an output directory on a full file system (a 32 KiB
@@ -51,7 +53,7 @@ func TestOutputDirNotWritable(t *testing.T) {
 func TestOutputDirFull(t *testing.T) {
 	srv := startMockServer(t, nil)
 	dir := mountTmpfs(t, 0, "size=32k")
-	expectRefusedBeforeLoad(t, srv, exitFailure, filepath.Join(dir, "r"), "no space left on device", outdirArgs(srv.url(), "--output-dir", dir)...)
+	expectRefusedBeforeLoad(t, srv, cli.ExitFailure, filepath.Join(dir, "r"), "no space left on device", outdirArgs(srv.url(), "--output-dir", dir)...)
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		var names []string
 		for _, e := range entries {

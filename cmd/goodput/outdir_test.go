@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 )
 
 // Output directory failures: the run directory is resolved and proved
@@ -62,17 +66,17 @@ func TestOutputDirFailures(t *testing.T) {
 		code              int
 		args              []string
 	}{
-		{"output dir under a file", filepath.Join(file, "results", "r"), "not a directory", exitFailure,
+		{"output dir under a file", filepath.Join(file, "results", "r"), "not a directory", cli.ExitFailure,
 			[]string{"--output-dir", filepath.Join(file, "results")}},
-		{"output dir is a file", filepath.Join(file, "r"), "not a directory", exitFailure,
+		{"output dir is a file", filepath.Join(file, "r"), "not a directory", cli.ExitFailure,
 			[]string{"--output-dir", file}},
-		{"run dir is a file", runAsFile, "already exists", exitUsage,
+		{"run dir is a file", runAsFile, "already exists", cli.ExitUsage,
 			[]string{"--output-dir", runAsFile}},
-		{"run dir is a file with --force", filepath.Join(runAsFile, "r"), "not a directory", exitFailure,
+		{"run dir is a file with --force", filepath.Join(runAsFile, "r"), "not a directory", cli.ExitFailure,
 			[]string{"--output-dir", runAsFile, "--force"}},
-		{"output path under a file", "--output-path: mkdir " + file, "not a directory", exitFailure,
+		{"output path under a file", "--output-path: mkdir " + file, "not a directory", cli.ExitFailure,
 			[]string{"--output-path", filepath.Join(file, "run.json")}},
-		{"output path not .json", "run.txt", "want a .json file", exitUsage,
+		{"output path not .json", "run.txt", "want a .json file", cli.ExitUsage,
 			[]string{"--output-path", filepath.Join(tmp, "run.txt")}},
 	}
 	for _, tc := range cases {
@@ -88,10 +92,10 @@ func TestOutputDirMissingParentIsCreated(t *testing.T) {
 	srv := startMockServer(t, nil)
 	dir := filepath.Join(t.TempDir(), "not", "yet", "there")
 	code, _, stderr := runGoodput(t, outdirArgs(srv.url(), "--output-dir", dir, "--outputs", "json,jsonl")...)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if rep := readReport(t, filepath.Join(dir, "r", "benchmarks.json")); len(rep.Benchmarks) != 1 {
+	if rep := clitest.ReadReport(t, filepath.Join(dir, "r", "benchmarks.json")); len(rep.Benchmarks) != 1 {
 		t.Fatalf("%d benchmarks", len(rep.Benchmarks))
 	}
 	if got := srv.mock.Stats().Requests; got != 2 {
@@ -106,7 +110,7 @@ func TestFailedStartLeavesNoRunDir(t *testing.T) {
 	srv := startMockServer(t, nil)
 	dir := t.TempDir()
 	code, _, stderr := runGoodput(t, outdirArgs(srv.url(), "--output-dir", dir, "--opencost", "http://127.0.0.1:1")...)
-	if code == exitOK || !strings.Contains(lastLine(stderr), "127.0.0.1:1") {
+	if code == cli.ExitOK || !strings.Contains(lastLine(stderr), "127.0.0.1:1") {
 		t.Fatalf("exit %d, last line %q: want the unreachable OpenCost named", code, lastLine(stderr))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "r")); !os.IsNotExist(err) {
@@ -115,7 +119,7 @@ func TestFailedStartLeavesNoRunDir(t *testing.T) {
 	if got := srv.mock.Stats().Requests; got != 0 {
 		t.Fatalf("the failed run sent %d requests", got)
 	}
-	if code, _, stderr = runGoodput(t, outdirArgs(srv.url(), "--output-dir", dir)...); code != exitOK {
+	if code, _, stderr = runGoodput(t, outdirArgs(srv.url(), "--output-dir", dir)...); code != cli.ExitOK {
 		t.Fatalf("retry with the same run id: exit %d: %s", code, stderr)
 	}
 }

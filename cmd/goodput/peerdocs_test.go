@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/mock"
 )
 
@@ -114,7 +117,7 @@ func TestPeerDocsCorpus(t *testing.T) {
 			continue
 		}
 		t.Run(d.Doc, func(t *testing.T) {
-			url := startTestMock(t, func(c *mock.Config) {
+			url := clitest.Mock(t, func(c *mock.Config) {
 				c.TTFT, c.ITL = time.Millisecond, 100*time.Microsecond
 				if m := peerDocModel(d.Cmd); m != "" {
 					c.Model = m
@@ -126,14 +129,14 @@ func TestPeerDocsCorpus(t *testing.T) {
 			args := peerDocArgs(t, d.Cmd, url)
 			code, _, stderr := runGoodput(t, args...)
 			if d.Want == "run" {
-				if code != exitOK {
+				if code != cli.ExitOK {
 					t.Fatalf("%s\n%q: exit %d: %s", d.Cmd, args, code, lastLines(stderr, 3))
 				}
 				return
 			}
 			_, text, _ := peerRefusal(d.Want)
 			last := strings.TrimSpace(stderr)
-			if code != exitUsage || strings.Contains(last, "\n") || !strings.Contains(last, text) {
+			if code != cli.ExitUsage || strings.Contains(last, "\n") || !strings.Contains(last, text) {
 				t.Fatalf("%q: exit %d, stderr %q; want exit 2 and one line with %q", args, code, stderr, text)
 			}
 		})

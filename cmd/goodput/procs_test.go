@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/report"
 )
@@ -17,7 +20,7 @@ import (
 // either way the process ends at the GOMAXPROCS it started with, and the
 // report's client load says what happened.
 func TestGOMAXPROCSFollowsLoad(t *testing.T) {
-	url := startTestMock(t, func(c *mock.Config) { c.ITL = 10 * time.Millisecond })
+	url := clitest.Mock(t, func(c *mock.Config) { c.ITL = 10 * time.Millisecond })
 	ceiling := runtime.GOMAXPROCS(0)
 	for _, c := range []struct {
 		name, env string
@@ -33,8 +36,8 @@ func TestGOMAXPROCSFollowsLoad(t *testing.T) {
 			}
 			code := realMain([]string{"benchmark", "--target", url, "--rate-type", "synchronous",
 				"--data", "prompt_tokens=8,output_tokens=8", "--max-seconds", "2", "--output-dir", dir, "--run-id", "r"},
-				&env{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: getenv})
-			if code != exitOK {
+				&cli.Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Getenv: getenv})
+			if code != cli.ExitOK {
 				t.Fatalf("exit %d: %s", code, errb.String())
 			}
 			if got := runtime.GOMAXPROCS(0); got != ceiling {

@@ -3,54 +3,28 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
+	"github.com/goodput-dev/goodput/internal/clitest"
 
-	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/report"
-	"github.com/goodput-dev/goodput/report/aiperf"
-	"github.com/goodput-dev/goodput/sweep"
 )
-
-func readAIPerf(t *testing.T, path string) *aiperf.Export {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	x, err := aiperf.Read(f, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return x
-}
-
-func metricAvg(t *testing.T, x *aiperf.Export, tag string) float64 {
-	t.Helper()
-	m := x.Metric(tag)
-	if m == nil || m.Avg == nil {
-		t.Fatalf("metric %s missing", tag)
-	}
-	return *m.Avg
-}
 
 // TestProfileArticleCommand runs the article's AIPerf command line, scaled
 // down, with only the binary name changed: one benchmark per concurrency,
 // non-streaming (AIPerf's default), --output naming the JSON export.
 func TestProfileArticleCommand(t *testing.T) {
-	url := startTestMock(t, nil)
+	url := clitest.Mock(t, nil)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "results", "aiperf.json")
 	code, stdout, stderr := runGoodput(t, "profile", "--url", url+"/v1", "--model", "goodput-mock", "--concurrency", "2,4",
 		"--input-tokens", "32", "--output-tokens", "8", "--num-requests", "12", "--output", out)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if !strings.Contains(stdout, "concurrent 2") || !strings.Contains(stdout, "concurrent 4") {
@@ -74,14 +48,14 @@ func TestProfileArticleCommand(t *testing.T) {
 		t.Fatalf("%d benchmarks in goodput's report", len(rep.Benchmarks))
 	}
 	for i, c := range []int{2, 4} {
-		x := readAIPerf(t, filepath.Join(res, "concurrency_"+strconv.Itoa(c), "aiperf.json"))
+		x := clitest.ReadAIPerf(t, filepath.Join(res, "concurrency_"+strconv.Itoa(c), "aiperf.json"))
 		if g := x.Goodput; g == nil || g.Source != "records" || !g.Exact || g.BenchmarkIndex != i {
 			t.Fatalf("provenance %+v", x.Goodput)
 		}
 		// Every request the benchmark sent counts (12; a starved test
 		// machine may fail or cancel one), successful or not.
 		rq := rep.Benchmarks[i].Extras.Requests
-		ok, errs := metricAvg(t, x, "request_count"), metricAvg(t, x, "error_request_count")
+		ok, errs := clitest.MetricAvg(t, x, "request_count"), clitest.MetricAvg(t, x, "error_request_count")
 		if ok+errs != float64(rq.Recorded-rq.Invalid-rq.NotDispatched) || ok < 10 || ok+errs > 12 {
 			t.Errorf("concurrency %d: request_count %v + error_request_count %v, report recorded %+v", c, ok, errs, rq)
 		}
@@ -91,7 +65,7 @@ func TestProfileArticleCommand(t *testing.T) {
 		if x.Metric("time_to_first_token") != nil || x.Metric("inter_token_latency") != nil {
 			t.Error("a non-streaming run has no TTFT or ITL (AIPerf's default is not to stream)")
 		}
-		if osl := metricAvg(t, x, "output_sequence_length"); osl != 8 {
+		if osl := clitest.MetricAvg(t, x, "output_sequence_length"); osl != 8 {
 			t.Errorf("output_sequence_length %v, want 8", osl)
 		}
 		var ic struct {
@@ -134,18 +108,18 @@ func TestProfileArticleCommand(t *testing.T) {
 // the artifact dir), warmup excluded, --goodput computed per request,
 // extra inputs and headers sent, secrets never written.
 func TestProfileStreamingWarmupGoodput(t *testing.T) {
-	url := startTestMock(t, nil)
+	url := clitest.Mock(t, nil)
 	dir := filepath.Join(t.TempDir(), "art")
 	code, _, stderr := runGoodput(t, "profile", "-u", url, "-m", "goodput-mock", "--endpoint-type", "chat", "--streaming",
 		"--concurrency", "1", "--request-count", "5", "--warmup-request-count", "2", "--isl", "24", "--osl", "6",
 		"--goodput", "time_to_first_token:10000 inter_token_latency:10000", "--extra-inputs", "ignore_eos:true",
 		"--extra-inputs", `{"temperature":0}`, "-H", "X-Team:alpha", "--api-key", "sk-SENTINEL-key",
 		"--tokenizer", "builtin", "--random-seed", "7", "--artifact-dir", dir, "--ui-type", "none")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	x := readAIPerf(t, filepath.Join(dir, "profile_export_aiperf.json"))
-	if n := metricAvg(t, x, "request_count"); n != 5 {
+	x := clitest.ReadAIPerf(t, filepath.Join(dir, "profile_export_aiperf.json"))
+	if n := clitest.MetricAvg(t, x, "request_count"); n != 5 {
 		t.Errorf("request_count %v, want 5 (the 2 warmup requests excluded)", n)
 	}
 	if x.Goodput.OutsideWindow != 2 || x.Goodput.InWindow != 5 || !x.Goodput.Exact {
@@ -169,10 +143,10 @@ func TestProfileStreamingWarmupGoodput(t *testing.T) {
 	if m := x.Metric("input_sequence_length"); m == nil || *m.Min != 24 || *m.Max != 24 {
 		t.Errorf("input_sequence_length %+v", m)
 	}
-	if n := metricAvg(t, x, "good_request_count"); n != 5 {
+	if n := clitest.MetricAvg(t, x, "good_request_count"); n != 5 {
 		t.Errorf("good_request_count %v, want 5", n)
 	}
-	if metricAvg(t, x, "goodput") <= 0 {
+	if clitest.MetricAvg(t, x, "goodput") <= 0 {
 		t.Error("goodput must be > 0")
 	}
 	var ic struct {
@@ -227,17 +201,17 @@ func TestProfileStreamingWarmupGoodput(t *testing.T) {
 // TestProfileRequestRate: --request-rate runs open-loop benchmarks named
 // request_rate_R, --concurrency capping the in-flight requests.
 func TestProfileRequestRate(t *testing.T) {
-	url := startTestMock(t, nil)
+	url := clitest.Mock(t, nil)
 	dir := t.TempDir()
 	code, _, stderr := runGoodput(t, "profile", "--url", url, "--model", "goodput-mock", "--request-rate", "200,400",
 		"--request-rate-mode", "constant", "--concurrency", "8", "--request-count", "6", "--osl", "4", "--isl", "16",
 		"--artifact-dir", dir, "--ui", "none", "--use-server-token-count")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, l := range []string{"request_rate_200", "request_rate_400"} {
-		x := readAIPerf(t, filepath.Join(dir, l, "profile_export_aiperf.json"))
-		if n := metricAvg(t, x, "request_count"); n < 1 || n > 6 {
+		x := clitest.ReadAIPerf(t, filepath.Join(dir, l, "profile_export_aiperf.json"))
+		if n := clitest.MetricAvg(t, x, "request_count"); n < 1 || n > 6 {
 			t.Errorf("%s: request_count %v", l, n)
 		}
 		var ic bytes.Buffer
@@ -300,108 +274,12 @@ func TestProfileBadFlagsExitTwo(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, stderr := runGoodput(t, c.args...)
-			if code != exitUsage {
-				t.Fatalf("exit %d, want %d; stderr %q", code, exitUsage, stderr)
+			if code != cli.ExitUsage {
+				t.Fatalf("exit %d, want %d; stderr %q", code, cli.ExitUsage, stderr)
 			}
 			if strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 || !strings.Contains(stderr, c.want) {
 				t.Fatalf("stderr %q: want one line containing %q", stderr, c.want)
 			}
 		})
-	}
-}
-
-func TestProfileDefaultLayout(t *testing.T) {
-	po := profileOptions{models: []string{"Qwen/Qwen3-0.6B"}, endpointType: "chat"}
-	for _, c := range []struct {
-		rate         bool
-		concs, rates []float64
-		want         string
-	}{
-		{false, []float64{4}, nil, "artifacts/Qwen_Qwen3-0.6B-openai-chat-concurrency4"},
-		{false, []float64{4, 8}, nil, "artifacts/Qwen_Qwen3-0.6B-openai-chat-concurrency_sweep"},
-		{true, nil, []float64{2.5}, "artifacts/Qwen_Qwen3-0.6B-openai-chat-request_rate2.5"},
-		{true, []float64{8}, []float64{1, 2}, "artifacts/Qwen_Qwen3-0.6B-openai-chat-request_rate_sweep"},
-	} {
-		p := po
-		lay, err := p.layout(c.rate, c.concs, c.rates)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if lay.target.Dir != c.want || lay.report != filepath.Join(c.want, "goodput.json") || lay.records != filepath.Join(c.want, "goodput.jsonl") {
-			t.Errorf("layout %+v, want dir %s", lay, c.want)
-		}
-	}
-	p := profileOptions{models: []string{"m"}, output: "/r/aiperf.json"}
-	lay, err := p.layout(false, []float64{1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lay.target.Single != "/r/aiperf.json" || lay.report != "/r/aiperf.goodput.json" || lay.target.Base != "aiperf.json" {
-		t.Errorf("--output layout %+v", lay)
-	}
-}
-
-func TestProfileCommandRedaction(t *testing.T) {
-	got := profileCommand("goodput profile", []string{"--api-key", "sk-1", "--api-key=sk-2", "-H", "Authorization: Bearer sk-3",
-		"-HX-Key:sk-4", "--header={\"a\":\"sk-5\"}", "--goodput", "time_to_first_token:5 inter_token_latency:1", "--model", "m"})
-	want := `goodput profile --api-key '***' '--api-key=***' -H 'Authorization:***' '-HX-Key:***' '--header={***}' --goodput 'time_to_first_token:5 inter_token_latency:1' --model m`
-	if got != want {
-		t.Fatalf("got  %s\nwant %s", got, want)
-	}
-}
-
-// A profile flag's error names the profile flag itself.
-func TestProfileErrorsNameProfileFlags(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--url", "ftp://x:1"}, "goodput profile: --url: "},
-		{[]string{"--isl", "0"}, "goodput profile: --isl 0: want a token count ≥ 1"},
-		{[]string{"--concurrency", "0"}, `goodput profile: --concurrency "0": want whole numbers ≥ 1`},
-		{[]string{"--request-timeout-seconds", "0"}, "goodput profile: --request-timeout-seconds 0: want seconds > 0"},
-	} {
-		code, _, stderr := runGoodput(t, append([]string{"profile", "--model", "m", "--artifact-dir", t.TempDir()}, tc.args...)...)
-		if code != exitUsage || !strings.HasPrefix(stderr, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tc.args, code, stderr, tc.want)
-		}
-	}
-}
-
-// The profile's flags become typed values directly: the same rounds,
-// data, limits and warmup the benchmark's parsers read from its flags.
-func TestProfilePlanIsTyped(t *testing.T) {
-	var po profileOptions
-	fs := pflag.NewFlagSet("profile", pflag.ContinueOnError)
-	profileFlags(&po, fs)
-	if err := fs.Parse([]string{"--model", "m", "--request-rate", "2,4.5", "--request-rate-mode", "constant", "--concurrency", "8",
-		"--isl", "100", "--isl-stddev", "10", "--osl", "20", "--request-count", "30", "--warmup-request-count", "5",
-		"--random-seed", "7", "-H", "X-A: b", "--extra-inputs", "ignore_eos:true", "--artifact-dir", t.TempDir()}); err != nil {
-		t.Fatal(err)
-	}
-	p, _, err := po.plan(fs, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	list := p.planner.(sweep.List)
-	if len(list) != 2 || list[1].Kind != loadgen.Constant || list[1].Rate != 4.5 || list[1].MaxConcurrency != 8 || list[1].Seed != 7 {
-		t.Errorf("rounds %+v", list)
-	}
-	if p.synthetic.String() != "prompt_tokens=100,prompt_tokens_stdev=10,output_tokens=20,output_tokens_stdev=0" &&
-		p.synthetic.String() != "prompt_tokens=100,prompt_tokens_stdev=10,output_tokens=20" {
-		t.Errorf("data %s", p.synthetic)
-	}
-	warm, err := report.ParseTransientPhase("5r")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.warm.String() != warm.String() || p.warm.Mode != warm.Mode || *p.warm.Value != *warm.Value || p.cons.MaxRequests != 35 {
-		t.Errorf("warmup %v, max requests %d", p.warm, p.cons.MaxRequests)
-	}
-	if p.client.Headers["X-A"] != "b" || p.client.ExtraBody != `{"ignore_eos":true}` || p.extraBody["ignore_eos"] != true {
-		t.Errorf("headers %v, body %s", p.client.Headers, p.client.ExtraBody)
-	}
-	if fmt.Sprint(p.profile.Rate) != "[2 4.5]" || p.profile.Kind != "constant" || p.warmText != "5r" || p.seed != 7 {
-		t.Errorf("profile %+v, warmup %q, seed %d", p.profile, p.warmText, p.seed)
 	}
 }

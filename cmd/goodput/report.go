@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/htmlreport"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/aiperf"
@@ -47,28 +48,28 @@ type reportCmdOptions struct {
 	html              string
 }
 
-func runReport(_ context.Context, e *env, args []string) error {
+func runReport(_ context.Context, e *cli.Env, args []string) error {
 	var o reportCmdOptions
-	fs := newFlagSet("report", "report FILE… [--console] [--csv OUT] [--json OUT] [--aiperf DIR] [--html OUT] [--records FILE]", e.stdout)
+	fs := cli.NewFlagSet("report", "report FILE… [--console] [--csv OUT] [--json OUT] [--aiperf DIR] [--html OUT] [--records FILE]", e.Stdout)
 	fs.BoolVar(&o.console, "console", false, "print the console tables (the default when no other output is asked for)")
-	wideFlag(&o.wide, fs)
+	cli.WideFlag(&o.wide, fs)
 	fs.StringVar(&o.csv, "csv", "", "write GuideLLM's CSV layout to OUT (a directory with several inputs)")
 	fs.StringVar(&o.json, "json", "", "write the report as goodput's JSON (GuideLLM report v2) to OUT (a directory with several inputs)")
 	fs.StringVar(&o.aiperf, "aiperf", "", "write AIPerf's profile_export_aiperf.json and .csv per benchmark under DIR")
 	fs.StringVar(&o.records, "records", "", "the run's per-request records (JSON Lines) for exact AIPerf exports and the HTML timeline (one input only; found beside the report otherwise)")
 	fs.StringVar(&o.html, "html", "", "write one self-contained HTML report of all the input reports to OUT (several runs: a comparison with the Pareto chart)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	files := fs.Args()
 	if len(files) == 0 {
-		return usagef("give at least one report file, e.g. goodput report results/run/benchmarks.json")
+		return cli.Usagef("give at least one report file, e.g. goodput report results/run/benchmarks.json")
 	}
 	if !o.console && o.csv == "" && o.json == "" && o.aiperf == "" && o.html == "" {
 		o.console = true
 	}
 	if o.records != "" && (len(files) > 1 || (o.aiperf == "" && o.html == "")) {
-		return usagef("--records goes with --aiperf or --html and a single report file")
+		return cli.Usagef("--records goes with --aiperf or --html and a single report file")
 	}
 	multi := len(files) > 1
 	reps := make([]*report.Report, len(files))
@@ -76,17 +77,17 @@ func runReport(_ context.Context, e *env, args []string) error {
 	for i, f := range files {
 		rep, err := report.Read(f)
 		if err != nil {
-			return usagef("%s", strings.ReplaceAll(err.Error(), "\n", " "))
+			return cli.Usagef("%s", strings.ReplaceAll(err.Error(), "\n", " "))
 		}
 		if o.json != "" {
 			if _, err := rep.AsV2(); err != nil {
-				return usagef("%s: --json: %s", f, strings.ReplaceAll(err.Error(), "\n", " "))
+				return cli.Usagef("%s: --json: %s", f, strings.ReplaceAll(err.Error(), "\n", " "))
 			}
 		}
 		reps[i] = rep
 		st := reportStem(f)
 		if prev, dup := stems[st]; dup && multi && (o.csv != "" || o.json != "" || o.aiperf != "") {
-			return usagef("%s and %s have the same name %q: their outputs would overwrite each other (render them separately)", prev, f, st)
+			return cli.Usagef("%s and %s have the same name %q: their outputs would overwrite each other (render them separately)", prev, f, st)
 		}
 		stems[st] = f
 	}
@@ -97,15 +98,15 @@ func runReport(_ context.Context, e *env, args []string) error {
 		if o.console {
 			if multi {
 				if i > 0 {
-					fmt.Fprintln(e.stdout)
+					fmt.Fprintln(e.Stdout)
 				}
-				fmt.Fprintf(e.stdout, "== %s ==\n", f)
+				fmt.Fprintf(e.Stdout, "== %s ==\n", f)
 			}
 			cols := console.Columns
 			if o.wide {
 				cols = 0
 			}
-			if err := console.WriteWidth(e.stdout, rep, cols); err != nil {
+			if err := console.WriteWidth(e.Stdout, rep, cols); err != nil {
 				return err
 			}
 		}
@@ -142,13 +143,13 @@ func runReport(_ context.Context, e *env, args []string) error {
 				aiperf.Options{GoodputVersion: version})
 			var bad run.AIPerfInputError
 			if errors.As(err, &bad) {
-				return usagef("%s", strings.ReplaceAll(bad.Error(), "\n", " "))
+				return cli.Usagef("%s", strings.ReplaceAll(bad.Error(), "\n", " "))
 			}
 			if err != nil {
 				return err
 			}
 			if approx {
-				fmt.Fprintf(e.stderr, "note: %s: no per-request records found (%s); its AIPerf export is approximated from the report's distributions (goodput_export.source \"report\")\n",
+				fmt.Fprintf(e.Stderr, "note: %s: no per-request records found (%s); its AIPerf export is approximated from the report's distributions (goodput_export.source \"report\")\n",
 					f, recordsHint(f))
 			}
 			written = append(written, paths...)
@@ -161,7 +162,7 @@ func runReport(_ context.Context, e *env, args []string) error {
 		written = append(written, out.path)
 	}
 	if len(written) > 0 {
-		fmt.Fprintf(e.stderr, "wrote %s\n", strings.Join(written, ", "))
+		fmt.Fprintf(e.Stderr, "wrote %s\n", strings.Join(written, ", "))
 	}
 	return nil
 }
@@ -198,7 +199,7 @@ func reportOutPath(out, flag, stem, ext string, multi bool) (string, error) {
 	isDir := strings.HasSuffix(out, "/") || (err == nil && st.IsDir())
 	if multi && !isDir {
 		if err == nil {
-			return "", usagef("%s %s: with several reports, want a directory (each report gets <name>%s there)", flag, out, ext)
+			return "", cli.Usagef("%s %s: with several reports, want a directory (each report gets <name>%s there)", flag, out, ext)
 		}
 		isDir = true
 	}

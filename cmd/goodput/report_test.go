@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/report"
 )
 
@@ -17,12 +20,12 @@ import (
 // run directory (benchmarks.json, benchmarks.csv, requests.jsonl).
 func benchmarkRun(t *testing.T) string {
 	t.Helper()
-	url := startTestMock(t, nil)
+	url := clitest.Mock(t, nil)
 	dir := t.TempDir()
 	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2,3",
 		"--data", "prompt_tokens=16,output_tokens=8", "--max-requests", "6", "--output-dir", dir, "--run-id", "r1",
 		"--disable-console-outputs")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("benchmark: exit %d: %s", code, stderr)
 	}
 	return filepath.Join(dir, "r1")
@@ -36,13 +39,13 @@ func TestReportGoodputJSON(t *testing.T) {
 	runDir := benchmarkRun(t)
 	in := filepath.Join(runDir, "benchmarks.json")
 	code, stdout, stderr := runGoodput(t, "report", in)
-	if code != exitOK || !strings.Contains(stdout, "concurrent 2") || !strings.Contains(stdout, "Latency, successful requests") {
+	if code != cli.ExitOK || !strings.Contains(stdout, "concurrent 2") || !strings.Contains(stdout, "Latency, successful requests") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	out := t.TempDir()
 	code, stdout, stderr = runGoodput(t, "report", in, "--csv", filepath.Join(out, "x.csv"), "--json", filepath.Join(out, "x.json"),
 		"--aiperf", filepath.Join(out, "aiperf"))
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if stdout != "" {
@@ -63,12 +66,12 @@ func TestReportGoodputJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, l := range []string{"concurrency_2", "concurrency_3"} {
-		x := readAIPerf(t, filepath.Join(out, "aiperf", l, "profile_export_aiperf.json"))
+		x := clitest.ReadAIPerf(t, filepath.Join(out, "aiperf", l, "profile_export_aiperf.json"))
 		if x.Goodput.Source != "records" || !x.Goodput.Exact || x.Goodput.BenchmarkIndex != i {
 			t.Errorf("%s: %+v", l, x.Goodput)
 		}
 		rq := rep.Benchmarks[i].Extras.Requests
-		ok, errs := metricAvg(t, x, "request_count"), metricAvg(t, x, "error_request_count")
+		ok, errs := clitest.MetricAvg(t, x, "request_count"), clitest.MetricAvg(t, x, "error_request_count")
 		if ok+errs != float64(rq.Recorded-rq.Invalid-rq.NotDispatched) || ok < 1 {
 			t.Errorf("%s: request_count %v + error_request_count %v, report recorded %+v", l, ok, errs, rq)
 		}
@@ -99,7 +102,7 @@ func TestReportGuideLLMv2(t *testing.T) {
 	}
 	out := t.TempDir()
 	code, stdout, stderr := runGoodput(t, "report", v2, "--console", "--aiperf", out, "--json", filepath.Join(out, "v2.json"))
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if !strings.Contains(stdout, "concurrent 3") {
@@ -108,8 +111,8 @@ func TestReportGuideLLMv2(t *testing.T) {
 	if !strings.Contains(stderr, "note: "+v2+": no per-request records found") || !strings.Contains(stderr, "approximated") {
 		t.Errorf("stderr %q", stderr)
 	}
-	x := readAIPerf(t, filepath.Join(out, "concurrency_2", "profile_export_aiperf.json"))
-	if x.Goodput.Source != "report" || x.Goodput.Exact || metricAvg(t, x, "request_count") != float64(rep.Benchmarks[0].Metrics.RequestTotals.Successful) {
+	x := clitest.ReadAIPerf(t, filepath.Join(out, "concurrency_2", "profile_export_aiperf.json"))
+	if x.Goodput.Source != "report" || x.Goodput.Exact || clitest.MetricAvg(t, x, "request_count") != float64(rep.Benchmarks[0].Metrics.RequestTotals.Successful) {
 		t.Errorf("approximate export: %+v", x.Goodput)
 	}
 	if _, err := report.Read(filepath.Join(out, "v2.json")); err != nil {
@@ -159,7 +162,7 @@ func writeGuideLLMv2(t *testing.T, from, to string) {
 func TestReportLegacy(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "legacy.csv")
 	code, stdout, stderr := runGoodput(t, "report", legacyFixture, "--console", "--csv", out)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	wantConsole, err := os.ReadFile("../../report/testdata/golden/legacy_v0.3.console.txt")
@@ -185,7 +188,7 @@ func TestReportSeveralFiles(t *testing.T) {
 	runDir := benchmarkRun(t)
 	in := filepath.Join(runDir, "benchmarks.json")
 	code, stdout, stderr := runGoodput(t, "report", legacyFixture, in)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	i, j := strings.Index(stdout, "== "+legacyFixture+" =="), strings.Index(stdout, "== "+in+" ==")
@@ -194,7 +197,7 @@ func TestReportSeveralFiles(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "csvs")
 	code, _, stderr = runGoodput(t, "report", legacyFixture, in, "--csv", out, "--aiperf", filepath.Join(out, "aiperf"))
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, f := range []string{"benchmarks_stripped_legacy_v0.3.csv", "benchmarks.csv",
@@ -209,7 +212,7 @@ func TestReportSeveralFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr = runGoodput(t, "report", legacyFixture, in, "--csv", file)
-	if code != exitUsage || !strings.Contains(stderr, "want a directory") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "want a directory") {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
@@ -254,8 +257,8 @@ func TestReportBadInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, stderr := runGoodput(t, c.args...)
-			if code != exitUsage {
-				t.Fatalf("exit %d, want %d; stderr %q", code, exitUsage, stderr)
+			if code != cli.ExitUsage {
+				t.Fatalf("exit %d, want %d; stderr %q", code, cli.ExitUsage, stderr)
 			}
 			if strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 || !strings.Contains(stderr, c.want) {
 				t.Fatalf("stderr %q: want one line containing %q", stderr, c.want)
@@ -274,7 +277,7 @@ func TestReportRecordsMismatch(t *testing.T) {
 	a, b := benchmarkRun(t), benchmarkRun(t)
 	out := t.TempDir()
 	code, _, stderr := runGoodput(t, "report", filepath.Join(a, "benchmarks.json"), "--aiperf", out, "--records", filepath.Join(b, "requests.jsonl"))
-	if code != exitUsage || !strings.Contains(stderr, "does not belong to this report") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "does not belong to this report") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }
@@ -310,7 +313,7 @@ func guidellmStrictCheck(t *testing.T, path string) string {
 func TestReportLegacyJSON(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "v2.json")
 	code, stdout, stderr := runGoodput(t, "report", legacyFixture, "--json", out)
-	if code != exitOK || stdout != "" {
+	if code != cli.ExitOK || stdout != "" {
 		t.Fatalf("exit %d, stdout %q: %s", code, stdout, stderr)
 	}
 	rep, err := report.Read(out)
@@ -325,7 +328,7 @@ func TestReportLegacyJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code != exitOK || stdout != string(want) {
+	if code != cli.ExitOK || stdout != string(want) {
 		t.Errorf("exit %d (%s); console of the converted report:\n%s\nwant:\n%s", code, stderr, stdout, want)
 	}
 	if got := guidellmStrictCheck(t, out); got != "OK" {
@@ -365,13 +368,13 @@ func TestReportJSONRefused(t *testing.T) {
 		{v04File, v04File + ": --json: cannot be written as GuideLLM report v2 (GuideLLM v0.4–v0.6 layout)"},
 	} {
 		code, _, stderr := runGoodput(t, "report", legacyFixture, c.file, "--csv", out, "--json", out)
-		if code != exitUsage || strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 || !strings.Contains(stderr, c.want) {
+		if code != cli.ExitUsage || strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 || !strings.Contains(stderr, c.want) {
 			t.Errorf("exit %d, stderr %q: want 2 and one line containing %q", code, stderr, c.want)
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Fatal("a refused --json wrote output")
 		}
-		if code, stdout, stderr := runGoodput(t, "report", c.file); code != exitOK || !strings.Contains(stdout, "Latency, successful requests") {
+		if code, stdout, stderr := runGoodput(t, "report", c.file); code != cli.ExitOK || !strings.Contains(stdout, "Latency, successful requests") {
 			t.Errorf("console: exit %d: %s", code, stderr)
 		}
 	}
@@ -399,7 +402,7 @@ func TestReportClientSaturated(t *testing.T) {
 	}
 	csvOut := filepath.Join(t.TempDir(), "sat.csv")
 	code, stdout, stderr := runGoodput(t, "report", in, "--console", "--wide", "--csv", csvOut)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	lat := stdout[strings.Index(stdout, "Latency, successful requests"):]

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
+
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/mock"
 )
 
@@ -32,10 +35,10 @@ func TestBenchmarkListenAndLocalAddrs(t *testing.T) {
 	code, _, stderr := runGoodput(t, "benchmark", "--target", strings.Join(urls, ","), "--local-addrs", "127.0.0.3,127.0.0.4",
 		"--rate-type", "concurrent", "--rate", "4", "--data", "prompt_tokens=16,output_tokens=4", "--max-requests", "24",
 		"--output-dir", dir, "--run-id", "la", "--outputs", "json")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	bm := readReport(t, filepath.Join(dir, "la", "benchmarks.json")).Benchmarks[0]
+	bm := clitest.ReadReport(t, filepath.Join(dir, "la", "benchmarks.json")).Benchmarks[0]
 	if n := bm.Metrics.RequestTotals.Successful; n < 24 {
 		t.Fatalf("%v successful requests, want 24", n)
 	}

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/internal/ssetest"
 )
 
@@ -89,7 +90,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 					"--rate-type", "concurrent", "--rate", "2", "--max-requests", "6", "--output-dir", dir, "--run-id", "r",
 					"--outputs", "json,csv,jsonl,html,scorecard,console", "--server-metrics", "off", "--progress-interval", "50ms"}, w.args...)
 				code, stdout, stderr := runEnv(t, w.env, args...)
-				if code != exitOK {
+				if code != cli.ExitOK {
 					t.Fatalf("exit %d: %s", code, redactForLog(stderr, key))
 				}
 				files := map[string][]byte{"stdout": []byte(stdout), "stderr": []byte(stderr)}

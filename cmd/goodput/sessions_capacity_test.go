@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/mock"
 )
 
@@ -29,7 +30,7 @@ func TestSessionTTFTByTurnMatchesCapacityModel(t *testing.T) {
 	const sessions, turns = 3, 3
 	code, _, stderr := runGoodput(t, "benchmark", "--target", srv.url(), "--data", "turns=3,prompt_tokens=64,output_tokens=16,prefix_tokens=384",
 		"--rate-type", "synchronous", "--max-requests", "9", "--output-dir", dir, "--disable-progress")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	runs, _ := filepath.Glob(filepath.Join(dir, "*", "requests.jsonl"))

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/goodput-dev/goodput/cli"
 )
 
 // TestBenchmarkSessions runs synthetic conversations against the mock:
@@ -18,7 +20,7 @@ func TestBenchmarkSessions(t *testing.T) {
 	dir := t.TempDir()
 	code, out, stderr := runGoodput(t, "benchmark", "--target", srv.url(), "--data", "turns=3,prompt_tokens=16,output_tokens=4,delay=0.01,prefix_tokens=32",
 		"--rate-type", "concurrent", "--rate", "2", "--max-requests", "12", "--session-header", "x-session-id", "--output-dir", dir, "--disable-progress")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if !strings.Contains(out, "Sessions by turn") {
@@ -82,7 +84,7 @@ func TestBenchmarkUserCentric(t *testing.T) {
 	dir := t.TempDir()
 	code, _, stderr := runGoodput(t, "benchmark", "--target", srv.url(), "--data", "turns=3,prompt_tokens=16,output_tokens=4,prefix_tokens=32",
 		"--rate-type", "user_centric", "--rate", "40", "--users", "4", "--max-requests", "12", "--output-dir", dir, "--disable-progress")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	runs, _ := filepath.Glob(filepath.Join(dir, "*", "requests.jsonl"))
@@ -182,8 +184,8 @@ func TestBenchmarkUserCentricFlags(t *testing.T) {
 	} {
 		args := append([]string{"benchmark", "--target", "http://127.0.0.1:1", "--data", "turns=2,prompt_tokens=8,output_tokens=2", "--max-requests", "4", "--disable-progress"}, c.args...)
 		code, _, stderr := runGoodput(t, args...)
-		if code != exitUsage || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d, %q; want exit %d naming %q", c.args, code, stderr, exitUsage, c.want)
+		if code != cli.ExitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want exit %d naming %q", c.args, code, stderr, cli.ExitUsage, c.want)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
 )
@@ -226,8 +227,8 @@ func TestSignals(t *testing.T) {
 				signalled := time.Now()
 				code := p.wait(t, 5*time.Second)
 				t.Logf("exited %d in %v after the signal", code, time.Since(signalled).Round(time.Millisecond))
-				if code != exitInterrupt || !strings.Contains(p.errText(), "goodput benchmark: interrupted; partial results were written") {
-					t.Fatalf("exit %d, want %d with the interrupt message:\n%s", code, exitInterrupt, p.errText())
+				if code != cli.ExitInterrupt || !strings.Contains(p.errText(), "goodput benchmark: interrupted; partial results were written") {
+					t.Fatalf("exit %d, want %d with the interrupt message:\n%s", code, cli.ExitInterrupt, p.errText())
 				}
 				out := checkRunOutputs(t, filepath.Join(dir, ph.runDir))
 				rep := out.rep
@@ -343,8 +344,8 @@ func TestSignalWhileWriting(t *testing.T) {
 			t.Logf("exited %d in %v after the signal; report interrupted=%v", code, time.Since(signalled).Round(time.Millisecond), out.rep.Run.Interrupted)
 			expectCompleteRunDir(t, run, true)
 			switch {
-			case code == exitInterrupt && out.rep.Run.Interrupted:
-			case code == exitOK && !out.rep.Run.Interrupted:
+			case code == cli.ExitInterrupt && out.rep.Run.Interrupted:
+			case code == cli.ExitOK && !out.rep.Run.Interrupted:
 			default:
 				t.Fatalf("exit %d but the report says interrupted=%v:\n%s", code, out.rep.Run.Interrupted, p.errText())
 			}

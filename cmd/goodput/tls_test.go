@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/mock"
 )
 
@@ -85,12 +86,12 @@ func TestTLSVerification(t *testing.T) {
 		want     string // part of stderr's last line when the run fails
 		requests uint64 // completion requests the mock must see
 	}{
-		{name: "verified by default", code: exitFailure,
+		{name: "verified by default", code: cli.ExitFailure,
 			want: "certificate", requests: 0},
-		{name: "another CA", args: []string{"--ca-file", writeOtherCA(t)}, code: exitFailure,
+		{name: "another CA", args: []string{"--ca-file", writeOtherCA(t)}, code: cli.ExitFailure,
 			want: "--ca-file", requests: 0},
-		{name: "--ca-file", args: []string{"--ca-file", writeCA(t, srv)}, code: exitOK, requests: 3},
-		{name: "--insecure", args: []string{"--insecure"}, code: exitOK, requests: 3},
+		{name: "--ca-file", args: []string{"--ca-file", writeCA(t, srv)}, code: cli.ExitOK, requests: 3},
+		{name: "--insecure", args: []string{"--insecure"}, code: cli.ExitOK, requests: 3},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -102,7 +103,7 @@ func TestTLSVerification(t *testing.T) {
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
 			}
-			if tc.code != exitOK {
+			if tc.code != cli.ExitOK {
 				last := lastLine(stderr)
 				if !strings.Contains(last, tc.want) || !strings.Contains(last, "--insecure") {
 					t.Fatalf("last line %q: want the certificate failure, naming %s and --insecure", last, tc.want)

@@ -1,0 +1,255 @@
+package cli
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// GuideLLM composes a request from several --data sources, column by
+// column: `--data kind=synthetic_text,prompt_tokens=200 --data
+// kind=synthetic_image,resolution=720p` sends 200 tokens of text with one
+// 720p image. goodput reads one source, whose synthetic spec carries the
+// media itself (image_*, video_*, audio_* keys), so foldData folds
+// GuideLLM's synthetic_image into the text source's image_* keys before
+// the flags are parsed, refuses synthetic_video with the video_* keys that
+// say the same (goodput's clips are Motion-JPEG, not h264), and lets a
+// source goodput cannot read (a Hub id) give its message.
+
+// imageResolutions are GuideLLM's resolution presets (width, height).
+var imageResolutions = map[string][2]int{
+	"240p": {426, 240}, "360p": {640, 360}, "480p": {854, 480}, "540p": {960, 540},
+	"720p": {1280, 720}, "1080p": {1920, 1080}, "1440p": {2560, 1440}, "2160p": {3840, 2160}, "4k": {3840, 2160},
+}
+
+// foldData returns args with GuideLLM's several --data folded into one.
+func foldData(args []string) ([]string, error) {
+	type src struct {
+		at    int // index of the value in args
+		value string
+	}
+	var srcs []src
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			i = len(args)
+		case a == "--data" && i+1 < len(args):
+			srcs = append(srcs, src{i + 1, args[i+1]})
+			i++
+		case strings.HasPrefix(a, "--data="):
+			srcs = append(srcs, src{i, a})
+		}
+	}
+	if len(srcs) < 2 {
+		return args, nil
+	}
+	value := func(s src) string { return strings.TrimPrefix(s.value, "--data=") }
+	var base *src
+	media := map[string]any{}
+	for i := range srcs {
+		v, err := parseRegistry(value(srcs[i]))
+		kind := v.kind()
+		switch {
+		case err == nil && kind == "synthetic_image":
+			if err := imageKeys(v, media); err != nil {
+				return nil, err
+			}
+		case err == nil && kind == "synthetic_video":
+			return nil, videoRefusal(v)
+		case err != nil && hubID(value(srcs[i])):
+			// a Hub id: the source goodput cannot read decides the message
+			return keepData(args, srcs[i].at), nil
+		case err == nil && kind == "huggingface" && hubSource(v):
+			return keepData(args, srcs[i].at), nil
+		case base != nil && slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, "turn_pivot") }):
+			return nil, usagef("--data-preprocessor kind=turn_pivot: not supported: goodput's synthetic conversations take one spec for every turn (first_prompt_tokens and first_output_tokens for the first): give one --data kind=synthetic_text,…,turns=%d", len(srcs))
+		default:
+			base = &srcs[i] // a repeated goodput flag: the last wins
+		}
+	}
+	if len(media) == 0 {
+		return args, nil
+	}
+	if base == nil {
+		return nil, usagef("--data kind=synthetic_image: give the text source too (--data kind=synthetic_text,prompt_tokens=N), which carries the image_* keys in goodput")
+	}
+	v, err := parseRegistry(value(*base))
+	if err != nil || (v.kind() != "" && v.kind() != "synthetic_text") {
+		return nil, usagef("--data kind=synthetic_image: goodput's images go with synthetic text: give --data kind=synthetic_text,prompt_tokens=N,image_width=W,image_height=H")
+	}
+	v["kind"] = "synthetic_text"
+	for k, x := range media {
+		if old, ok := v[k]; ok && canonicalJSON(old) != canonicalJSON(x) {
+			return nil, usagef("--data: %s=%s on the text and %s on the image: give it once", k, shown(old), shown(x))
+		}
+		v[k] = x
+	}
+	out := keepData(args, base.at)
+	for i, a := range out {
+		if a == base.value && (i == 0 || out[i-1] == "--data") {
+			out[i] = canonicalJSON(map[string]any(v))
+			if strings.HasPrefix(a, "--data=") {
+				out[i] = "--data=" + out[i]
+			}
+			break
+		}
+	}
+	return out, nil
+}
+
+// keepData drops every --data of args but the one whose value is at index
+// keep.
+func keepData(args []string, keep int) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			return append(out, args[i:]...)
+		case a == "--data" && i+1 < len(args):
+			if i+1 == keep {
+				out = append(out, a, args[i+1])
+			}
+			i++
+		case strings.HasPrefix(a, "--data="):
+			if i == keep {
+				out = append(out, a)
+			}
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// hubID reports whether s names a Hugging Face dataset (org/name) and no
+// local path.
+func hubID(s string) bool {
+	if strings.ContainsAny(s, "={ ") || strings.Count(s, "/") != 1 || strings.HasPrefix(s, ".") || strings.HasPrefix(s, "/") {
+		return false
+	}
+	_, err := os.Stat(s)
+	return err != nil
+}
+
+func hubSource(v regValue) bool {
+	s, _ := v["source"].(string)
+	return hubID(s)
+}
+
+// imageKeys turns GuideLLM's synthetic_image keys into goodput's image_*
+// keys of the text source (GuideLLM's defaults: JPEG, one image).
+func imageKeys(v regValue, out map[string]any) error {
+	w, h := -1, -1
+	count := func(key string) (int, error) {
+		f, ok := number(v[key])
+		if !ok || f < 1 || f != math.Trunc(f) {
+			return 0, usagef("--data kind=synthetic_image,%s=%s: want a whole number ≥ 1", key, shown(v[key]))
+		}
+		return int(f), nil
+	}
+	var aspect float64
+	if s, ok := v["aspect_ratio"].(string); ok {
+		a, b, _ := strings.Cut(strings.ReplaceAll(s, "/", ":"), ":")
+		x, err1 := strconv.ParseFloat(a, 64)
+		y, err2 := strconv.ParseFloat(b, 64)
+		if err1 != nil || err2 != nil || x <= 0 || y <= 0 {
+			return usagef("--data kind=synthetic_image,aspect_ratio=%s: want W:H, e.g. 16:9", s)
+		}
+		aspect = x / y
+	}
+	out["image_format"], out["image_count"] = "jpeg", 1
+	for _, k := range v.keys() {
+		var err error
+		switch k {
+		case "kind":
+		case "width":
+			w, err = count(k)
+		case "height":
+			h, err = count(k)
+		case "resolution":
+			s, _ := v[k].(string)
+			p, ok := imageResolutions[strings.ToLower(s)]
+			if !ok {
+				return usagef("--data kind=synthetic_image,resolution=%s: want 240p, 360p, 480p, 540p, 720p, 1080p, 1440p, 2160p or 4k", shown(v[k]))
+			}
+			if _, given := v["height"]; !given {
+				h = p[1]
+			}
+			if _, given := v["width"]; !given && aspect == 0 {
+				w = p[0]
+			}
+		case "aspect_ratio":
+		case "format":
+			s, _ := v[k].(string)
+			if s != "jpeg" && s != "png" {
+				return usagef("--data kind=synthetic_image,format=%s: want jpeg or png", shown(v[k]))
+			}
+			out["image_format"] = s
+		case "images_per_request":
+			out["image_count"], err = count(k)
+		case "output_tokens", "output_tokens_stdev", "output_tokens_min", "output_tokens_max":
+			out[k] = v[k]
+		default:
+			return usagef("--data kind=synthetic_image,%s=…: not supported: goodput's images take width, height, resolution, aspect_ratio, format, images_per_request (image_width, image_height, image_format, image_count on the text source)", k)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	switch {
+	case aspect > 0 && w < 0 && h > 0:
+		w = int(math.Round(float64(h) * aspect))
+	case aspect > 0 && h < 0 && w > 0:
+		h = int(math.Round(float64(w) / aspect))
+	}
+	if w < 0 || h < 0 {
+		return usagef("--data kind=synthetic_image: give width and height, or resolution (e.g. resolution=720p)")
+	}
+	out["image_width"], out["image_height"] = w-w%2, h-h%2 // even, as GuideLLM makes them
+	return nil
+}
+
+// videoRefusal names the video_* keys that give the same clip shape.
+func videoRefusal(v regValue) error {
+	var keys []string
+	w, wok := number(v["width"])
+	h, hok := number(v["height"])
+	if wok && hok {
+		keys = append(keys, fmt.Sprintf("video_width=%g,video_height=%g", w, h))
+	}
+	frames, fok := number(v["frames"])
+	fps, pok := number(v["fps"])
+	if fok && pok && fps > 0 {
+		keys = append(keys, fmt.Sprintf("video_fps=%g,video_seconds=%g", fps, frames/fps))
+	}
+	if len(keys) == 0 {
+		keys = append(keys, "video_width=W,video_height=H,video_fps=F,video_seconds=S")
+	}
+	return usagef("--data kind=synthetic_video: not supported: goodput's synthetic clips are Motion-JPEG AVI, not GuideLLM's h264 mp4; for that clip shape give --data kind=synthetic_text,…,%s", strings.Join(keys, ","))
+}
+
+// dataKey adds a session key to --data, for a backend key that GuideLLM
+// takes on the backend and goodput on the data (tool_call_missing_behavior).
+func (a *v07Applier) dataKey(key, val string) error {
+	where := fmt.Sprintf("--%s %s=%s", a.opt, a.key, val)
+	v, err := parseRegistry(a.o.data)
+	if err != nil {
+		return usagef("%s: goodput takes it on the data: give --data kind=…,%s=%s", where, key, val)
+	}
+	if old, ok := v[key]; ok {
+		if s, _ := text(old); s != val {
+			return usagef("%s and --data %s=%s: give it once", where, key, shown(old))
+		}
+		return nil
+	}
+	if strings.HasPrefix(strings.TrimSpace(a.o.data), "{") {
+		v[key] = val
+		a.o.data = canonicalJSON(map[string]any(v))
+	} else {
+		a.o.data += "," + key + "=" + val
+	}
+	return nil
+}

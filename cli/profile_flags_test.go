@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/goodput-dev/goodput/loadgen"
+	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/sweep"
+)
+
+func TestProfileDefaultLayout(t *testing.T) {
+	po := profileOptions{models: []string{"Qwen/Qwen3-0.6B"}, endpointType: "chat"}
+	for _, c := range []struct {
+		rate         bool
+		concs, rates []float64
+		want         string
+	}{
+		{false, []float64{4}, nil, "artifacts/Qwen_Qwen3-0.6B-openai-chat-concurrency4"},
+		{false, []float64{4, 8}, nil, "artifacts/Qwen_Qwen3-0.6B-openai-chat-concurrency_sweep"},
+		{true, nil, []float64{2.5}, "artifacts/Qwen_Qwen3-0.6B-openai-chat-request_rate2.5"},
+		{true, []float64{8}, []float64{1, 2}, "artifacts/Qwen_Qwen3-0.6B-openai-chat-request_rate_sweep"},
+	} {
+		p := po
+		lay, err := p.layout(c.rate, c.concs, c.rates)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lay.target.Dir != c.want || lay.report != filepath.Join(c.want, "goodput.json") || lay.records != filepath.Join(c.want, "goodput.jsonl") {
+			t.Errorf("layout %+v, want dir %s", lay, c.want)
+		}
+	}
+	p := profileOptions{models: []string{"m"}, output: "/r/aiperf.json"}
+	lay, err := p.layout(false, []float64{1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lay.target.Single != "/r/aiperf.json" || lay.report != "/r/aiperf.goodput.json" || lay.target.Base != "aiperf.json" {
+		t.Errorf("--output layout %+v", lay)
+	}
+}
+
+func TestProfileCommandRedaction(t *testing.T) {
+	got := profileCommand("goodput profile", []string{"--api-key", "sk-1", "--api-key=sk-2", "-H", "Authorization: Bearer sk-3",
+		"-HX-Key:sk-4", "--header={\"a\":\"sk-5\"}", "--goodput", "time_to_first_token:5 inter_token_latency:1", "--model", "m"})
+	want := `goodput profile --api-key '***' '--api-key=***' -H 'Authorization:***' '-HX-Key:***' '--header={***}' --goodput 'time_to_first_token:5 inter_token_latency:1' --model m`
+	if got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+// A profile flag's error names the profile flag itself.
+func TestProfileErrorsNameProfileFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--url", "ftp://x:1"}, "goodput profile: --url: "},
+		{[]string{"--isl", "0"}, "goodput profile: --isl 0: want a token count ≥ 1"},
+		{[]string{"--concurrency", "0"}, `goodput profile: --concurrency "0": want whole numbers ≥ 1`},
+		{[]string{"--request-timeout-seconds", "0"}, "goodput profile: --request-timeout-seconds 0: want seconds > 0"},
+	} {
+		code, _, stderr := runGoodput(t, append([]string{"profile", "--model", "m", "--artifact-dir", t.TempDir()}, tc.args...)...)
+		if code != ExitUsage || !strings.HasPrefix(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// The profile's flags become typed values directly: the same rounds,
+// data, limits and warmup the benchmark's parsers read from its flags.
+func TestProfilePlanIsTyped(t *testing.T) {
+	var po profileOptions
+	fs := pflag.NewFlagSet("profile", pflag.ContinueOnError)
+	profileFlags(&po, fs)
+	if err := fs.Parse([]string{"--model", "m", "--request-rate", "2,4.5", "--request-rate-mode", "constant", "--concurrency", "8",
+		"--isl", "100", "--isl-stddev", "10", "--osl", "20", "--request-count", "30", "--warmup-request-count", "5",
+		"--random-seed", "7", "-H", "X-A: b", "--extra-inputs", "ignore_eos:true", "--artifact-dir", t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := po.plan(fs, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := p.planner.(sweep.List)
+	if len(list) != 2 || list[1].Kind != loadgen.Constant || list[1].Rate != 4.5 || list[1].MaxConcurrency != 8 || list[1].Seed != 7 {
+		t.Errorf("rounds %+v", list)
+	}
+	if p.synthetic.String() != "prompt_tokens=100,prompt_tokens_stdev=10,output_tokens=20,output_tokens_stdev=0" &&
+		p.synthetic.String() != "prompt_tokens=100,prompt_tokens_stdev=10,output_tokens=20" {
+		t.Errorf("data %s", p.synthetic)
+	}
+	warm, err := report.ParseTransientPhase("5r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.warm.String() != warm.String() || p.warm.Mode != warm.Mode || *p.warm.Value != *warm.Value || p.cons.MaxRequests != 35 {
+		t.Errorf("warmup %v, max requests %d", p.warm, p.cons.MaxRequests)
+	}
+	if p.client.Headers["X-A"] != "b" || p.client.ExtraBody != `{"ignore_eos":true}` || p.extraBody["ignore_eos"] != true {
+		t.Errorf("headers %v, body %s", p.client.Headers, p.client.ExtraBody)
+	}
+	if fmt.Sprint(p.profile.Rate) != "[2 4.5]" || p.profile.Kind != "constant" || p.warmText != "5r" || p.seed != 7 {
+		t.Errorf("profile %+v, warmup %q, seed %d", p.profile, p.warmText, p.seed)
+	}
+}

@@ -1,0 +1,69 @@
+// Package clitest holds what the command-line tests of cli and
+// cmd/goodput share: a loopback mock server and readers of the files a
+// run writes.
+package clitest
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/mock"
+	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/report/aiperf"
+)
+
+// Mock starts the mock on a loopback port with a fixed 5 ms TTFT and 1 ms
+// ITL (edit changes the config) and returns its URL; it stops with t.
+func Mock(t testing.TB, edit func(*mock.Config)) string {
+	t.Helper()
+	cfg := mock.DefaultConfig()
+	cfg.TTFT, cfg.TTFTStdev, cfg.ITL, cfg.ITLStdev = 5*time.Millisecond, 0, time.Millisecond, 0
+	if edit != nil {
+		edit(&cfg)
+	}
+	srv, err := mock.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv.URL()
+}
+
+// ReadReport reads a goodput or GuideLLM report file.
+func ReadReport(t testing.TB, path string) *report.Report {
+	t.Helper()
+	r, err := report.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// ReadAIPerf reads an AIPerf JSON export.
+func ReadAIPerf(t testing.TB, path string) *aiperf.Export {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	x, err := aiperf.Read(f, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// MetricAvg is the average of an AIPerf export's metric tag.
+func MetricAvg(t testing.TB, x *aiperf.Export, tag string) float64 {
+	t.Helper()
+	m := x.Metric(tag)
+	if m == nil || m.Avg == nil {
+		t.Fatalf("metric %s missing", tag)
+	}
+	return *m.Avg
+}
