@@ -18,15 +18,12 @@ import (
 
 	"github.com/goodput-dev/goodput/dataset"
 	"github.com/goodput-dev/goodput/loadgen"
-	"github.com/goodput-dev/goodput/metadata"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/accum"
 	"github.com/goodput-dev/goodput/report/stats"
 	"github.com/goodput-dev/goodput/reqtype"
 	"github.com/goodput-dev/goodput/run"
-	"github.com/goodput-dev/goodput/scorecard/measure"
 	"github.com/goodput-dev/goodput/slo"
-	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/tokenize"
 )
 
@@ -183,80 +180,40 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	}
 }
 
-// plan is a validated invocation of goodput benchmark or goodput profile:
-// the run's typed configuration in the making (runConfig finishes it).
-type plan struct {
-	client      loadgen.ClientConfig
-	planner     sweep.Planner
-	profile     report.Profile
-	search      *sweep.KneeSearch // a knee search, for the final profile
-	cons        loadgen.Constraints
-	data        *dataset.Dataset // opened with dataOpts, to validate it
-	dataValue   string           // --data
-	synthetic   *dataset.Spec    // goodput profile's synthetic prompts
-	dataOpts    dataset.Options
-	replay      bool
+// draft is the run.Config a front end fills as it reads its flags, with
+// the few things only the front end needs beside it: nothing is copied
+// from one to the other.
+type draft struct {
+	run.Config
+	replay      bool                // the data's own schedule is the load (AIPerf's fixed schedule)
 	tokExplicit *tokenize.Tokenizer // --processor, resolved
-	metaLabels  []metadata.Label
-	warm        report.TransientPhase
-	cool        report.TransientPhase
-	warmText    string // the warmup as given, for the run metadata
-	labels      map[string]string
-	outputs     map[string]bool
-	extraBody   map[string]any
-	skipReady   bool // --backend-args validate_backend:false
-	telemetry   measure.Config
-	metricsAddr string
-	slo         slo.Spec
-	seed        int64
-	samples     int        // --sample-requests
-	confidence  float64    // --confidence
-	tokens      run.Tokens // --chat-template-overhead, --token-mismatch-warn
-	targetLoad  float64    // --target-load-tok-s
 	meta        metadataOptions
-	files       run.Outputs // where the outputs go (Kinds and Key set by runConfig)
-	progress    run.Progress
-	getenv      func(string) string
 	shard       *shardSpec // --shard-index/--shard-count/--start-at
 	// goodput profile: the benchmark's telemetry and shard defaults,
 	// applied after the profile's own checks.
 	telDefaults   scorecardOptions
 	shardDefaults shardOptions
-	shardPlan     *sweep.ShardPlan // set when the run is one shard of several
-	drain         *sweep.Drain     // the wait for an idle server before each round (unsharded runs)
-	// maxErrorRate, when not nil, is --fail-on-error-rate.
+	// maxErrorRate, when not nil, is --fail-on-error-rate (checked after
+	// the run, for the exit code).
 	maxErrorRate *float64
-	// allowAllErrors is --allow-all-errors.
-	allowAllErrors bool
-	metrics        run.Metrics      // --tbt-deadline, --ttft-deadline, --slice-duration, --percentiles, --knee-detection
-	targetMOE      *sweep.TargetMOE // --target-moe
-	// notes say how a peer's command line was read where that may
-	// surprise (run.Config.Notes: warned once, kept in the report).
-	notes []string
-	build run.Build
 }
 
-// runConfig is the run's configuration.
-func (p *plan) runConfig() *run.Config {
-	out := p.files
-	out.Kinds = p.outputs
-	return &run.Config{
-		Client: p.client, SkipReady: p.skipReady, ExtraBody: p.extraBody,
-		Data: run.Data{Value: p.dataValue, Synthetic: p.synthetic, Options: p.dataOpts, Opened: p.data, Getenv: p.getenv},
-		Plan: run.Plan{
-			Planner: p.planner, Profile: p.profile, Search: p.search, Constraints: p.cons, Warmup: p.warm, Cooldown: p.cool,
-			Seed: p.seed, SampleRequests: p.samples, TargetLoadTokS: p.targetLoad, Drain: p.drain, TargetMOE: p.targetMOE, Confidence: p.confidence,
-			Shard: run.Shard{Plan: p.shardPlan, Shard: p.shard.shard, StartAt: p.shard.startAt, Notes: p.shard.notes},
-		},
-		SLO: p.slo, Telemetry: p.telemetry, MetricsAddr: p.metricsAddr, Outputs: out, AllowAllErrors: p.allowAllErrors,
-		Metadata: run.Metadata{Labels: p.metaLabels, ScenarioLabels: p.labels, Strict: p.meta.strict,
-			ProbeTimeout: p.meta.probeTimeout, Warmup: p.warmText},
-		Progress: p.progress,
-		Build:    p.build,
-		Tokens:   p.tokens,
-		Metrics:  p.metrics,
-		Notes:    p.notes,
+// newDraft is an empty draft with its maps made.
+func newDraft() *draft {
+	d := &draft{}
+	d.Metadata.ScenarioLabels, d.Outputs.Kinds = map[string]string{}, map[string]bool{}
+	return d
+}
+
+// runConfig finishes the run's configuration: the shard and metadata
+// settings the front end kept in its own form.
+func (p *draft) runConfig() *run.Config {
+	c := p.Config
+	if p.shard != nil {
+		c.Plan.Shard.Shard, c.Plan.Shard.StartAt, c.Plan.Shard.Notes = p.shard.shard, p.shard.startAt, p.shard.notes
 	}
+	c.Metadata.Strict, c.Metadata.ProbeTimeout = p.meta.strict, p.meta.probeTimeout
+	return &c
 }
 
 // Benchmark runs `goodput benchmark` (and `goodput run`): GuideLLM's
@@ -301,7 +258,7 @@ func Benchmark(ctx context.Context, e *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p.build = e.Build
+	p.Build = e.Build
 	if o.cpuProfile != "" {
 		f, err := os.Create(o.cpuProfile)
 		if err != nil {
@@ -318,8 +275,8 @@ func Benchmark(ctx context.Context, e *Env, args []string) error {
 }
 
 // validateAll checks every flag, the SLO, telemetry and shard flags
-// included, and builds the plan. fs tells which flags were given.
-func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
+// included, and fills the draft. fs tells which flags were given.
+func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*draft, error) {
 	if err := o.v06.apply(o); err != nil {
 		return nil, err
 	}
@@ -334,10 +291,10 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.telemetry, err = o.tel.config(fs); err != nil {
+	if p.Telemetry, err = o.tel.config(fs); err != nil {
 		return nil, err
 	}
-	if p.metricsAddr, err = o.tel.liveMetricsAddr(); err != nil {
+	if p.MetricsAddr, err = o.tel.liveMetricsAddr(); err != nil {
 		return nil, err
 	}
 	getenv := o.getenv
@@ -353,23 +310,23 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 	if p.shard, err = o.shard.resolve(getenv, time.Now()); err != nil {
 		return nil, err
 	}
-	if p.drain, err = o.drain.drain(o.shard.gap, fs != nil && fs.Changed("round-gap")); err != nil {
+	if p.Plan.Drain, err = o.drain.drain(o.shard.gap, fs != nil && fs.Changed("round-gap")); err != nil {
 		return nil, err
 	}
 	if err = o.failures.apply(fs, p); err != nil {
 		return nil, err
 	}
-	p.slo, p.search, p.targetLoad = o.sweep.spec(), o.sweep.search, o.sweep.targetLoadTokS
-	if p.metrics, err = o.quality.metrics(p.slo); err != nil {
+	p.SLO, p.Plan.Search, p.Plan.TargetLoadTokS = o.sweep.spec(), o.sweep.search, o.sweep.targetLoadTokS
+	if p.Metrics, err = o.quality.metrics(p.SLO); err != nil {
 		return nil, err
 	}
-	if p.cons.OverSaturation, err = o.quality.overSaturation(p); err != nil {
+	if p.Plan.Constraints.OverSaturation, err = o.quality.overSaturation(p); err != nil {
 		return nil, err
 	}
 	if err := o.quality.kneeDetection(o.rateType, p); err != nil {
 		return nil, err
 	}
-	if p.targetMOE, err = o.quality.targetMOEOf(p); err != nil {
+	if p.Plan.TargetMOE, err = o.quality.targetMOEOf(p); err != nil {
 		return nil, err
 	}
 	if err := o.quality.repeat(p); err != nil {
@@ -383,24 +340,24 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*plan, error) {
 
 // shardRun splits the plan into this shard's rounds when the run is one
 // shard of several.
-func (p *plan) shardRun(rateType string) error {
+func (p *draft) shardRun(rateType string) error {
 	var err error
 	if p.shard.sharded {
-		if p.shardPlan, err = p.shard.plan(rateType, p); err != nil {
+		if p.Plan.Shard.Plan, err = p.shard.plan(rateType, p); err != nil {
 			return err
 		}
-		if c := p.telemetry; len(c.DCGMURLs) > 0 || c.NVML || c.PrometheusURL != "" || c.OpenCostURL != "" || c.GPUCostPerHour > 0 || c.CostPerHour > 0 {
+		if c := p.Telemetry; len(c.DCGMURLs) > 0 || c.NVML || c.PrometheusURL != "" || c.OpenCostURL != "" || c.GPUCostPerHour > 0 || c.CostPerHour > 0 {
 			return usagef("energy and cost flags measure the whole deployment: give them to a single-pod run, not to one shard of %d", p.shard.shard.Count)
 		}
-		delete(p.outputs, "scorecard") // a shard's own tokens are only its share
+		delete(p.Outputs.Kinds, "scorecard") // a shard's own tokens are only its share
 	}
 	return nil
 }
 
-// validate checks the benchmark's own flags and builds the plan. Errors are usage errors
+// validate checks the benchmark's own flags and fills the draft. Errors are usage errors
 // naming the flag and the accepted form.
-func (o *benchOptions) validate() (*plan, error) {
-	p := &plan{labels: map[string]string{}, outputs: map[string]bool{}}
+func (o *benchOptions) validate() (*draft, error) {
+	p := newDraft()
 	if o.backendType == "vllm_python" {
 		return nil, usagef("--backend-type/--backend vllm_python: goodput drives servers over HTTP: start `vllm serve` and give --target URL (--backend openai_http)")
 	}
@@ -419,8 +376,8 @@ func (o *benchOptions) validate() (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, step := range []func(*plan) error{o.validateData, o.validateTokens, o.validateLimits, o.validateOutputs,
-		func(p *plan) error { return o.validateClient(p, ep) }, o.planRates} {
+	for _, step := range []func(*draft) error{o.validateData, o.validateTokens, o.validateLimits, o.validateOutputs,
+		func(p *draft) error { return o.validateClient(p, ep) }, o.planRates} {
 		if err := step(p); err != nil {
 			return nil, err
 		}
@@ -430,26 +387,26 @@ func (o *benchOptions) validate() (*plan, error) {
 
 // validateTokens checks --chat-template-overhead and --token-mismatch-warn
 // (after validateData: the overhead applies to synthetic data only).
-func (o *benchOptions) validateTokens(p *plan) error {
+func (o *benchOptions) validateTokens(p *draft) error {
 	switch v := strings.TrimSpace(o.templateOverhead); v {
 	case "", "0":
 	case "auto":
-		p.tokens.OverheadAuto = true
+		p.Tokens.OverheadAuto = true
 	default:
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
 			return usagef("--chat-template-overhead %q: want auto or a number of tokens ≥ 0", o.templateOverhead)
 		}
-		p.tokens.Overhead = n
+		p.Tokens.Overhead = n
 	}
-	if (p.tokens.OverheadAuto || p.tokens.Overhead > 0) && p.data != nil && p.data.Description.Kind != "synthetic_text" {
-		return usagef("--chat-template-overhead: applies to synthetic data (prompt_tokens=…), not to %s", p.data.Description.Kind)
+	if (p.Tokens.OverheadAuto || p.Tokens.Overhead > 0) && p.Data.Opened != nil && p.Data.Opened.Description.Kind != "synthetic_text" {
+		return usagef("--chat-template-overhead: applies to synthetic data (prompt_tokens=…), not to %s", p.Data.Opened.Description.Kind)
 	}
 	w, err := parseMismatchWarn(o.mismatchWarn)
 	if err != nil {
 		return err
 	}
-	p.tokens.MismatchWarn = w
+	p.Tokens.MismatchWarn = w
 	return nil
 }
 
@@ -476,7 +433,7 @@ func parseMismatchWarn(s string) (float64, error) {
 }
 
 // validateData checks the data flags and opens the data with the explicit tokenizer.
-func (o *benchOptions) validateData(p *plan) error {
+func (o *benchOptions) validateData(p *draft) error {
 	var err error
 	if o.data == "" {
 		return usagef("--data is required, e.g. --data prompt_tokens=256,output_tokens=128")
@@ -509,14 +466,14 @@ func (o *benchOptions) validateData(p *plan) error {
 	case o.dataSamples < 0:
 		return usagef("--data-samples %d: want a count ≥ 1 (0 or -1: all)", o.dataSamples)
 	}
-	p.dataValue, p.dataOpts, p.getenv = o.data, o.dataOptions(p.tokExplicit, p.replay), o.getenv
-	if p.dataOpts.Salt, err = parsePromptSalt(o.promptSalt); err != nil {
+	p.Data.Value, p.Data.Options, p.Data.Getenv = o.data, o.dataOptions(p.tokExplicit, p.replay), o.getenv
+	if p.Data.Options.Salt, err = parsePromptSalt(o.promptSalt); err != nil {
 		return err
 	}
-	if p.data, err = dataset.Open(o.data, p.dataOpts); err != nil {
+	if p.Data.Opened, err = dataset.Open(o.data, p.Data.Options); err != nil {
 		return usagef("--data: %s", oneLineErr(err))
 	}
-	if k := p.data.Description.Kind; p.dataOpts.Salt != 0 && !dataset.Salted(k) {
+	if k := p.Data.Opened.Description.Kind; p.Data.Options.Salt != 0 && !dataset.Salted(k) {
 		return usagef("--prompt-salt: applies to synthetic data and traces, not to %s", k)
 	}
 	return nil
@@ -541,7 +498,7 @@ func parsePromptSalt(s string) (uint64, error) {
 }
 
 // validateLimits checks the limits of each benchmark and its warmup and cooldown.
-func (o *benchOptions) validateLimits(p *plan) error {
+func (o *benchOptions) validateLimits(p *draft) error {
 	var err error
 	if o.maxSeconds < 0 || math.IsNaN(o.maxSeconds) || math.IsInf(o.maxSeconds, 0) {
 		return usagef("--max-seconds %v: want a positive number of seconds", o.maxSeconds)
@@ -552,29 +509,29 @@ func (o *benchOptions) validateLimits(p *plan) error {
 	if o.maxErrorRate < 0 || o.maxErrorRate >= 1 {
 		return usagef("--max-error-rate %v: want a fraction 0 < x < 1, e.g. 0.05", o.maxErrorRate)
 	}
-	if _, finite := p.data.Source.(interface{ Len() int }); o.maxSeconds == 0 && o.maxRequests == 0 && !finite && o.arrival.rateSeries == "" {
+	if _, finite := p.Data.Opened.Source.(interface{ Len() int }); o.maxSeconds == 0 && o.maxRequests == 0 && !finite && o.arrival.rateSeries == "" {
 		return usagef("set --max-seconds or --max-requests (or --data-samples): a benchmark needs an end")
 	}
 	if o.errorRateWindow < 0 {
 		return usagef("--error-rate-window %d: want a number of requests ≥ 1 (0: 30)", o.errorRateWindow)
 	}
-	p.cons = loadgen.Constraints{
+	p.Plan.Constraints = loadgen.Constraints{
 		MaxDuration: time.Duration(o.maxSeconds * float64(time.Second)), MaxRequests: o.maxRequests,
 		MaxErrors: o.maxErrors, MaxErrorRate: o.maxErrorRate, ErrorRateWindow: o.errorRateWindow, Drain: o.drainEnd,
 	}
 	if o.drainEnd < 0 || (o.drainEnd > 0 && o.maxSeconds == 0) {
 		return usagef("--drain %v: want a duration ≥ 0 with --max-seconds (how long requests in flight at the end may finish)", o.drainEnd)
 	}
-	if p.warm, err = report.ParseTransientPhase(o.warmup); err != nil {
+	if p.Plan.Warmup, err = report.ParseTransientPhase(o.warmup); err != nil {
 		return usagef("--warmup: %v", err)
 	}
-	if p.cool, err = report.ParseTransientPhase(o.cooldown); err != nil {
+	if p.Plan.Cooldown, err = report.ParseTransientPhase(o.cooldown); err != nil {
 		return usagef("--cooldown: %v", err)
 	}
 	for _, ph := range []struct {
 		flag, val string
 		t         report.TransientPhase
-	}{{"--warmup", o.warmup, p.warm}, {"--cooldown", o.cooldown, p.cool}} {
+	}{{"--warmup", o.warmup, p.Plan.Warmup}, {"--cooldown", o.cooldown, p.Plan.Cooldown}} {
 		if s, r := ph.t.Limits(o.maxRequests, o.maxSeconds); !ph.t.IsZero() && s == nil && r == nil {
 			return usagef("%s %s would not apply: a phase in requests needs --max-requests and one in seconds --max-seconds (GuideLLM's rule); give the limit, or the phase in the other unit", ph.flag, ph.val)
 		}
@@ -595,16 +552,16 @@ func (o *benchOptions) validateLimits(p *plan) error {
 }
 
 // validateOutputs checks the labels, the outputs and the display.
-func (o *benchOptions) validateOutputs(p *plan) error {
+func (o *benchOptions) validateOutputs(p *draft) error {
 	var err error
 	for _, l := range o.labels {
 		k, v, ok := strings.Cut(l, "=")
 		if !ok || k == "" {
 			return usagef("--label %q: want key=value", l)
 		}
-		p.labels[k] = v
+		p.Metadata.ScenarioLabels[k] = v
 	}
-	if p.metaLabels, err = o.meta.metadataLabels(o.labels); err != nil {
+	if p.Metadata.Labels, err = o.meta.metadataLabels(o.labels); err != nil {
 		return err
 	}
 	kinds, ok := o.outputKinds.of(o.outputs)
@@ -613,9 +570,9 @@ func (o *benchOptions) validateOutputs(p *plan) error {
 			return err
 		}
 	}
-	maps.Copy(p.outputs, kinds)
+	maps.Copy(p.Outputs.Kinds, kinds)
 	if o.disableConsole {
-		delete(p.outputs, "console")
+		delete(p.Outputs.Kinds, "console")
 	}
 	if err := run.CheckOutputPath(o.outputPath); err != nil {
 		return err
@@ -632,17 +589,17 @@ func (o *benchOptions) validateOutputs(p *plan) error {
 	if o.runID != "" && !run.ValidRunID(o.runID) {
 		return usagef("--run-id %q: use letters, digits, '.', '_' and '-' only", o.runID)
 	}
-	p.files = run.Outputs{Path: o.outputPath, Dir: o.outputDir, RunID: o.runID, Force: o.force, Files: o.outputFiles, Wide: o.wide}
+	p.Outputs = run.Outputs{Path: o.outputPath, Dir: o.outputDir, RunID: o.runID, Force: o.force, Files: o.outputFiles, Wide: o.wide, Kinds: p.Outputs.Kinds}
 	if existing := existingFiles(o.namedOutputs); len(existing) > 0 && !o.force {
 		// GuideLLM's dialect overwrites what its --output names.
-		p.files.Force = true
-		p.notes = append(p.notes, fmt.Sprintf("overwriting %s, as GuideLLM overwrites the files its --output names (goodput's --output-path and --output-dir never overwrite a run)", strings.Join(existing, ", ")))
+		p.Outputs.Force = true
+		p.Notes = append(p.Notes, fmt.Sprintf("overwriting %s, as GuideLLM overwrites the files its --output names (goodput's --output-path and --output-dir never overwrite a run)", strings.Join(existing, ", ")))
 	}
-	p.progress = run.Progress{Disable: o.disableProgress, LogFormat: o.logFormat, Interval: o.progressInterval}
-	p.seed, p.samples, p.warmText, p.meta = o.seed, o.sampleRequests, o.warmup, o.meta
+	p.Progress = run.Progress{Disable: o.disableProgress, LogFormat: o.logFormat, Interval: o.progressInterval}
+	p.Plan.Seed, p.Plan.SampleRequests, p.Metadata.Warmup, p.meta = o.seed, o.sampleRequests, o.warmup, o.meta
 	if !(o.confidence > 0 && o.confidence < 1) {
 		return usagef("--confidence %v: want a confidence between 0 and 1, e.g. 0.95", o.confidence)
 	}
-	p.confidence = o.confidence
+	p.Plan.Confidence = o.confidence
 	return nil
 }

@@ -28,9 +28,9 @@ func TestBenchmarkArrivalFlags(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		list, ok := p.planner.(sweep.List)
+		list, ok := p.Plan.Planner.(sweep.List)
 		if !ok {
-			t.Fatalf("planner %T", p.planner)
+			t.Fatalf("planner %T", p.Plan.Planner)
 		}
 		return list
 	}
@@ -55,8 +55,8 @@ func TestBenchmarkArrivalFlags(t *testing.T) {
 		t.Errorf("--rate-series (no --max-seconds: the series ends the benchmark): %+v", l)
 	}
 	_, p, _, err := benchPlan(t, with("--rate-type", "sweep", "--sweep-strategy", "poisson", "--burstiness", "2")...)
-	if g, ok := p.planner.(sweep.GuideLLMSweep); err != nil || !ok || g.Burstiness != 2 {
-		t.Errorf("sweep --burstiness: %#v (%v)", p.planner, err)
+	if g, ok := p.Plan.Planner.(sweep.GuideLLMSweep); err != nil || !ok || g.Burstiness != 2 {
+		t.Errorf("sweep --burstiness: %#v (%v)", p.Plan.Planner, err)
 	}
 
 	for _, c := range []struct {

@@ -47,7 +47,7 @@ func TestFailOnErrorRate(t *testing.T) {
 // server is busy), at most --max-drain, and --judge-busy-rounds keeps
 // busy rounds in verdicts; goodput profile waits with the defaults.
 func TestDrainFlags(t *testing.T) {
-	parse := func(args ...string) *plan {
+	parse := func(args ...string) *draft {
 		t.Helper()
 		var o benchOptions
 		fs := pflag.NewFlagSet("benchmark", pflag.ContinueOnError)
@@ -63,10 +63,10 @@ func TestDrainFlags(t *testing.T) {
 		}
 		return p
 	}
-	if d := parse().drain; d == nil || d.Gap != 0 || d.Max != sweep.DefaultMaxDrain || d.KeepBusy {
+	if d := parse().Plan.Drain; d == nil || d.Gap != 0 || d.Max != sweep.DefaultMaxDrain || d.KeepBusy {
 		t.Errorf("defaults: %+v; want no floor, the default bound, busy rounds left out", d)
 	}
-	if d := parse("--round-gap", "2s", "--max-drain", "30s", "--judge-busy-rounds").drain; d == nil || d.Gap != 2*time.Second || d.Max != 30*time.Second || !d.KeepBusy {
+	if d := parse("--round-gap", "2s", "--max-drain", "30s", "--judge-busy-rounds").Plan.Drain; d == nil || d.Gap != 2*time.Second || d.Max != 30*time.Second || !d.KeepBusy {
 		t.Errorf("given: %+v", d)
 	}
 	var po profileOptions
@@ -75,11 +75,11 @@ func TestDrainFlags(t *testing.T) {
 	if err := fs.Parse([]string{"-m", "m", "--concurrency", "1,2"}); err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := po.plan(fs, func(string) string { return "" })
+	p, _, err := po.draft(fs, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := p.drain; d == nil || d.Gap != 0 || d.Max != sweep.DefaultMaxDrain || d.KeepBusy {
+	if d := p.Plan.Drain; d == nil || d.Gap != 0 || d.Max != sweep.DefaultMaxDrain || d.KeepBusy {
 		t.Errorf("profile: %+v; want the benchmark's defaults", d)
 	}
 }

@@ -21,8 +21,8 @@ import (
 )
 
 // validateClient builds the client configuration.
-func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
-	p.client = loadgen.ClientConfig{
+func (o *benchOptions) validateClient(p *draft, ep loadgen.Endpoint) error {
+	p.Client = loadgen.ClientConfig{
 		Target: o.target, Endpoint: ep, Path: o.requestPath, BatchSize: o.batchSize, Model: o.model, APIKey: o.apiKey, ExtraBody: o.extraBody,
 		NoStream: o.noStream, NoStreamUsage: o.noStreamUsage, NoIgnoreEOS: o.noIgnoreEOS,
 		MaxTokensField: o.maxTokensField, CAFile: o.caFile, Insecure: o.insecure,
@@ -65,8 +65,8 @@ func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 		if len(models) < 2 {
 			return usagef("--model-selection-strategy and model weights need several --model values, like a:0.6,b:0.4")
 		}
-		p.client.Model, p.client.Models, p.client.ModelWeights = models[0], models, weights
-		p.client.ModelSelection, p.client.ModelSeed = o.modelSelection, uint64(o.seed)
+		p.Client.Model, p.Client.Models, p.Client.ModelWeights = models[0], models, weights
+		p.Client.ModelSelection, p.Client.ModelSeed = o.modelSelection, uint64(o.seed)
 		switch o.modelSelection {
 		case "", loadgen.ModelRoundRobin, loadgen.ModelRandom, loadgen.ModelWeighted:
 		default:
@@ -80,14 +80,14 @@ func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 		for i := range targets {
 			targets[i] = strings.TrimSpace(targets[i])
 		}
-		p.client.Target, p.client.Targets = targets[0], targets
+		p.Client.Target, p.Client.Targets = targets[0], targets
 	}
 	switch o.targetSelection {
 	case "", loadgen.TargetRoundRobin, loadgen.TargetLeastInFlight:
-		if o.targetSelection != "" && len(p.client.Targets) < 2 {
+		if o.targetSelection != "" && len(p.Client.Targets) < 2 {
 			return usagef("--target-selection %s: give several --target URLs, like http://a:8000,http://b:8000", o.targetSelection)
 		}
-		p.client.TargetSelection = o.targetSelection
+		p.Client.TargetSelection = o.targetSelection
 	default:
 		return usagef("--target-selection %q: want round_robin or least_in_flight", o.targetSelection)
 	}
@@ -99,21 +99,21 @@ func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 		return usagef("--max-tokens-field: only for chat_completions and text_completions (%s has no output tokens)", o.requestType)
 	}
 	if len(o.headers) > 0 {
-		p.client.Headers = map[string]string{}
+		p.Client.Headers = map[string]string{}
 	}
 	if h := o.sessionHeader; h != "" && strings.Trim(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {
 		return usagef("--session-header %q: want a header name such as x-session-id", h)
 	}
-	p.client.SessionHeader = o.sessionHeader
+	p.Client.SessionHeader = o.sessionHeader
 	for _, h := range o.headers {
 		k, v, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(k) == "" {
 			return usagef("--header %q: want 'Name: value'", h)
 		}
-		p.client.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		p.Client.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	if o.extraBody != "" {
-		if err := json.Unmarshal([]byte(o.extraBody), &p.extraBody); err != nil {
+		if err := json.Unmarshal([]byte(o.extraBody), &p.ExtraBody); err != nil {
 			return usagef(`--extra-body: want a JSON object, e.g. '{"temperature":0}'`)
 		}
 	}
@@ -129,7 +129,7 @@ func (o *benchOptions) validateClient(p *plan, ep loadgen.Endpoint) error {
 }
 
 // planRates turns --rate-type and --rate into the list of strategies.
-func (o *benchOptions) planRates(p *plan) error {
+func (o *benchOptions) planRates(p *draft) error {
 	rates, ok := o.rates.of(o.rate)
 	if !ok {
 		var err error
@@ -147,11 +147,11 @@ func (o *benchOptions) planRates(p *plan) error {
 	}
 	if isSweepRateType(kind) {
 		var err error
-		p.planner, p.profile, err = o.sweep.planner(kind, rates, plannerBase{
-			maxConcurrency: o.maxConcurrency, rampup: rampup, seed: uint64(o.seed), burstiness: o.arrival.gamma(), warmup: p.warm, cooldown: p.cool})
+		p.Plan.Planner, p.Plan.Profile, err = o.sweep.planner(kind, rates, plannerBase{
+			maxConcurrency: o.maxConcurrency, rampup: rampup, seed: uint64(o.seed), burstiness: o.arrival.gamma(), warmup: p.Plan.Warmup, cooldown: p.Plan.Cooldown})
 		return err
 	}
-	p.profile = report.Profile{Kind: kind, MaxConcurrency: o.maxConcurrency, RampupDuration: o.rampup, Warmup: p.warm, Cooldown: p.cool}
+	p.Plan.Profile = report.Profile{Kind: kind, MaxConcurrency: o.maxConcurrency, RampupDuration: o.rampup, Warmup: p.Plan.Warmup, Cooldown: p.Plan.Cooldown}
 	var list sweep.List
 	switch loadgen.Kind(kind) {
 	case loadgen.Synchronous:
@@ -168,7 +168,7 @@ func (o *benchOptions) planRates(p *plan) error {
 				return usagef("--rate %v: concurrent streams must be whole numbers ≥ 1", r)
 			}
 			list = append(list, o.arrival.apply(loadgen.Strategy{Kind: loadgen.Concurrent, Streams: int(r), Rampup: rampup}, rampup))
-			p.profile.Streams = append(p.profile.Streams, int(r))
+			p.Plan.Profile.Streams = append(p.Plan.Profile.Streams, int(r))
 		}
 	case loadgen.Throughput:
 		n := o.maxConcurrency
@@ -184,12 +184,12 @@ func (o *benchOptions) planRates(p *plan) error {
 		if n == 0 {
 			n = loadgen.DefaultMaxConcurrency
 		}
-		p.profile.MaxConcurrency = n
+		p.Plan.Profile.MaxConcurrency = n
 		list = append(list, o.arrival.apply(loadgen.Strategy{Kind: loadgen.Throughput, Streams: n, Rampup: rampup}, rampup))
 	case loadgen.Constant, loadgen.Poisson:
 		if len(o.arrival.series) > 0 {
 			s := o.arrival.apply(loadgen.Strategy{Kind: loadgen.Kind(kind), Series: o.arrival.series, MaxConcurrency: o.maxConcurrency, Seed: uint64(o.seed)}, 0)
-			list, p.profile.Rate = append(list, s), []float64{s.MeanRate()}
+			list, p.Plan.Profile.Rate = append(list, s), []float64{s.MeanRate()}
 			break
 		}
 		if len(rates) == 0 {
@@ -205,7 +205,7 @@ func (o *benchOptions) planRates(p *plan) error {
 			}
 			list = append(list, o.arrival.apply(s, rampup))
 		}
-		p.profile.Rate = rates
+		p.Plan.Profile.Rate = rates
 	case loadgen.UserCentric:
 		switch {
 		case len(rates) == 0:
@@ -223,16 +223,16 @@ func (o *benchOptions) planRates(p *plan) error {
 		}
 		// GuideLLM's nearest reading: constant at the rate, each user at
 		// most one request in flight (the report's extras say the rest).
-		p.profile.Kind, p.profile.Rate, p.profile.MaxConcurrency = report.StrategyConstant, rates, o.users
+		p.Plan.Profile.Kind, p.Plan.Profile.Rate, p.Plan.Profile.MaxConcurrency = report.StrategyConstant, rates, o.users
 	case loadgen.Replay:
 		if len(rates) > 0 {
 			return usagef("--rate is not used with --rate-type replay (the trace gives the times; see --time-scale)")
 		}
-		if len(p.data.Schedule) == 0 {
+		if len(p.Data.Opened.Schedule) == 0 {
 			return usagef("--rate-type replay needs a trace file in --data (timestamp, input_length, output_length)")
 		}
-		p.profile.TimeScale = o.timeScale
-		list = append(list, loadgen.Strategy{Kind: loadgen.Replay, Schedule: p.data.Schedule, MaxConcurrency: o.maxConcurrency})
+		p.Plan.Profile.TimeScale = o.timeScale
+		list = append(list, loadgen.Strategy{Kind: loadgen.Replay, Schedule: p.Data.Opened.Schedule, MaxConcurrency: o.maxConcurrency})
 	default:
 		return usagef("--rate-type %q: want synchronous, concurrent, throughput, constant (async), poisson, replay, sweep, knee or user_centric", o.rateType)
 	}
@@ -243,7 +243,7 @@ func (o *benchOptions) planRates(p *plan) error {
 			return usagef("--rate-type %v", err)
 		}
 	}
-	p.planner = o.sweep.stopOn(list)
+	p.Plan.Planner = o.sweep.stopOn(list)
 	return nil
 }
 
@@ -280,8 +280,8 @@ func parseRates(s string) ([]float64, error) {
 	return out, nil
 }
 
-// applyBackendArgs maps GuideLLM's --backend-args JSON onto the plan.
-func applyBackendArgs(s string, p *plan) error {
+// applyBackendArgs maps GuideLLM's --backend-args JSON onto the draft.
+func applyBackendArgs(s string, p *draft) error {
 	if s == "" {
 		return nil
 	}
@@ -294,7 +294,7 @@ func applyBackendArgs(s string, p *plan) error {
 		bad := func(form string) error { return usagef("--backend-args: key %q: want %s", k, form) }
 		switch k {
 		case "api_key":
-			if json.Unmarshal(v, &p.client.APIKey) != nil {
+			if json.Unmarshal(v, &p.Client.APIKey) != nil {
 				return bad("a string")
 			}
 		case "headers":
@@ -302,11 +302,11 @@ func applyBackendArgs(s string, p *plan) error {
 			if json.Unmarshal(v, &h) != nil {
 				return bad(`an object of strings, e.g. {"X-Team":"a"}`)
 			}
-			if p.client.Headers == nil {
-				p.client.Headers = map[string]string{}
+			if p.Client.Headers == nil {
+				p.Client.Headers = map[string]string{}
 			}
 			for hk, hv := range h {
-				p.client.Headers[hk] = hv
+				p.Client.Headers[hk] = hv
 			}
 		case "extras":
 			// GuideLLM v0.6's form of the request extras:
@@ -325,28 +325,28 @@ func applyBackendArgs(s string, p *plan) error {
 				return err
 			}
 		case "extra_body", "body":
-			if json.Unmarshal(v, &p.extraBody) != nil || p.extraBody == nil {
+			if json.Unmarshal(v, &p.ExtraBody) != nil || p.ExtraBody == nil {
 				return bad("a JSON object")
 			}
-			p.client.ExtraBody = string(v)
+			p.Client.ExtraBody = string(v)
 		case "verify":
 			var verify bool
 			if json.Unmarshal(v, &verify) != nil {
 				return bad("true or false")
 			}
-			p.client.Insecure = p.client.Insecure || !verify
+			p.Client.Insecure = p.Client.Insecure || !verify
 		case "timeout":
 			var sec float64
 			if json.Unmarshal(v, &sec) != nil || sec <= 0 {
 				return bad("seconds > 0")
 			}
-			p.client.RequestTimeout = time.Duration(sec * float64(time.Second))
+			p.Client.RequestTimeout = time.Duration(sec * float64(time.Second))
 		case "timeout_connect":
 			var sec float64
 			if json.Unmarshal(v, &sec) != nil || sec <= 0 {
 				return bad("seconds > 0")
 			}
-			p.client.ConnectTimeout = time.Duration(sec * float64(time.Second))
+			p.Client.ConnectTimeout = time.Duration(sec * float64(time.Second))
 		case "api_routes":
 			// GuideLLM's paths by request type ("chat_completions":
 			// "v1/chat/completions", ...): the entry of this run's type
@@ -356,8 +356,8 @@ func applyBackendArgs(s string, p *plan) error {
 				return bad(`an object of paths, e.g. {"chat_completions":"v1/chat/completions"}`)
 			}
 			for name, path := range routes {
-				if ep, err := parseRequestType(name); err == nil && ep == p.client.Endpoint && p.client.Path == "" {
-					p.client.Path = "/" + strings.TrimPrefix(path, "/")
+				if ep, err := parseRequestType(name); err == nil && ep == p.Client.Endpoint && p.Client.Path == "" {
+					p.Client.Path = "/" + strings.TrimPrefix(path, "/")
 				}
 			}
 		case "http2", "follow_redirects", "validate_backend":
@@ -367,11 +367,11 @@ func applyBackendArgs(s string, p *plan) error {
 			}
 			switch k {
 			case "http2":
-				p.client.DisableHTTP2 = !b
+				p.Client.DisableHTTP2 = !b
 			case "follow_redirects":
-				p.client.FollowRedirects = b
+				p.Client.FollowRedirects = b
 			case "validate_backend":
-				p.skipReady = !b
+				p.SkipReady = !b
 			}
 		default:
 			return usagef("--backend-args: unsupported key %q (supported: api_key, headers, extra_body, extras, verify, timeout, timeout_connect, http2, follow_redirects, validate_backend, api_routes)", k)

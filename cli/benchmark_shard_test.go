@@ -148,7 +148,7 @@ func TestShardResolve(t *testing.T) {
 
 // benchPlan validates benchmark and shard flags the way the benchmark
 // command parses them.
-func benchPlan(t *testing.T, args ...string) (*benchOptions, *plan, *shardSpec, error) {
+func benchPlan(t *testing.T, args ...string) (*benchOptions, *draft, *shardSpec, error) {
 	t.Helper()
 	var o benchOptions
 	fs := NewFlagSet("benchmark", "", io.Discard)
@@ -208,7 +208,7 @@ func TestShardPlanRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.planner = adaptivePlanner{}
+	p.Plan.Planner = adaptivePlanner{}
 	o.rateType = "sweep"
 	if _, err := spec.plan(o.rateType, p); err == nil || !strings.Contains(err.Error(), "--rate-type sweep cannot be sharded") || !strings.Contains(err.Error(), "fixed --rate list") {
 		t.Fatalf("adaptive: %v", err)

@@ -35,12 +35,12 @@ func WideFlag(wide *bool, fs *pflag.FlagSet) {
 	fs.BoolVar(wide, "wide", false, fmt.Sprintf("print the console's tables whole, as wide as they are (default: cut to fit %d columns)", console.Columns))
 }
 
-// apply puts the options into the plan.
-func (o *failureOptions) apply(fs *pflag.FlagSet, p *plan) error {
+// apply puts the options into the draft.
+func (o *failureOptions) apply(fs *pflag.FlagSet, p *draft) error {
 	if o.maxConnectFailures < 0 {
 		return usagef("--max-connect-failures %d: want a number of requests ≥ 1 (0: never stop)", o.maxConnectFailures)
 	}
-	p.cons.MaxConnectFailures, p.allowAllErrors = o.maxConnectFailures, o.allowAllErrors
+	p.Plan.Constraints.MaxConnectFailures, p.AllowAllErrors = o.maxConnectFailures, o.allowAllErrors
 	var err error
 	p.maxErrorRate, err = errorRateGate(fs, "fail-on-error-rate", o.failOnErrorRate)
 	return err

@@ -14,7 +14,7 @@ import (
 
 // v06Config parses a GuideLLM v0.6 command line (after `guidellm
 // benchmark`) as goodput benchmark does, without running it.
-func v06Config(t *testing.T, args ...string) (*plan, error) {
+func v06Config(t *testing.T, args ...string) (*draft, error) {
 	t.Helper()
 	var o benchOptions
 	fs := NewFlagSet("benchmark", "", &strings.Builder{})
@@ -46,30 +46,30 @@ func TestGuideLLMV06Forms(t *testing.T) {
 	with := func(args ...string) []string { return append(slices.Clone(base), args...) }
 
 	p, err := v06Config(t, with("--outputs", "json", "csv", "--disable-progress")...)
-	if err != nil || !p.outputs["json"] || !p.outputs["csv"] || len(p.outputs) != 2 {
-		t.Errorf("--outputs json csv: outputs %v, %v", p.outputs, err)
+	if err != nil || !p.Outputs.Kinds["json"] || !p.Outputs.Kinds["csv"] || len(p.Outputs.Kinds) != 2 {
+		t.Errorf("--outputs json csv: outputs %v, %v", p.Outputs.Kinds, err)
 	}
 	p, err = v06Config(t, with("--outputs=json", "html")...)
-	if err != nil || !p.outputs["json"] || !p.outputs["html"] || len(p.outputs) != 2 {
-		t.Errorf("--outputs=json html: outputs %v, %v", p.outputs, err)
+	if err != nil || !p.Outputs.Kinds["json"] || !p.Outputs.Kinds["html"] || len(p.Outputs.Kinds) != 2 {
+		t.Errorf("--outputs=json html: outputs %v, %v", p.Outputs.Kinds, err)
 	}
 
 	p, err = v06Config(t, with("--detect-saturation")...)
-	if err != nil || p.cons.OverSaturation == nil || p.cons.OverSaturation.MinSeconds != 30 || p.cons.OverSaturation.Monitor {
-		t.Errorf("--detect-saturation: %+v, %v; want GuideLLM's defaults (enforce, min_seconds 30)", p.cons.OverSaturation, err)
+	if err != nil || p.Plan.Constraints.OverSaturation == nil || p.Plan.Constraints.OverSaturation.MinSeconds != 30 || p.Plan.Constraints.OverSaturation.Monitor {
+		t.Errorf("--detect-saturation: %+v, %v; want GuideLLM's defaults (enforce, min_seconds 30)", p.Plan.Constraints.OverSaturation, err)
 	}
 	p, err = v06Config(t, with("--over-saturation", `{"enabled": true, "min_seconds": 10, "mode": "monitor"}`)...)
-	if err != nil || p.cons.OverSaturation == nil || p.cons.OverSaturation.MinSeconds != 10 || !p.cons.OverSaturation.Monitor {
-		t.Errorf("--over-saturation JSON: %+v, %v", p.cons.OverSaturation, err)
+	if err != nil || p.Plan.Constraints.OverSaturation == nil || p.Plan.Constraints.OverSaturation.MinSeconds != 10 || !p.Plan.Constraints.OverSaturation.Monitor {
+		t.Errorf("--over-saturation JSON: %+v, %v", p.Plan.Constraints.OverSaturation, err)
 	}
 	p, err = v06Config(t, with("--over-saturation", `{"enabled": false}`)...)
-	if err != nil || p.cons.OverSaturation != nil {
-		t.Errorf(`--over-saturation {"enabled": false}: %+v, %v; want off`, p.cons.OverSaturation, err)
+	if err != nil || p.Plan.Constraints.OverSaturation != nil {
+		t.Errorf(`--over-saturation {"enabled": false}: %+v, %v; want off`, p.Plan.Constraints.OverSaturation, err)
 	}
 
 	p, err = v06Config(t, with("--output-extras", `{"team":"inference","gpus":8}`)...)
-	if err != nil || p.labels["team"] != "inference" || p.labels["gpus"] != "8" {
-		t.Errorf("--output-extras: labels %v, %v", p.labels, err)
+	if err != nil || p.Metadata.ScenarioLabels["team"] != "inference" || p.Metadata.ScenarioLabels["gpus"] != "8" {
+		t.Errorf("--output-extras: labels %v, %v", p.Metadata.ScenarioLabels, err)
 	}
 
 	p, err = v06Config(t, with("--request-formatter-kwargs", `{"extras": {"body": {"temperature": 0}, "headers": {"X-Auth-Token": "t"}}, "stream": false}`)...)
@@ -81,7 +81,7 @@ func TestGuideLLMV06Forms(t *testing.T) {
 	}
 
 	p, err = v06Config(t, "--target", "http://127.0.0.1:1", "--model", "m", "--data", data, "--data-args", `{"split": "train"}`, "--rate-type", "synchronous")
-	if err != nil || p.data == nil || p.data.Description.Requests != 1 {
+	if err != nil || p.Data.Opened == nil || p.Data.Opened.Description.Requests != 1 {
 		t.Errorf("--data-args on a local file: %+v, %v", p, err)
 	}
 
@@ -158,12 +158,12 @@ func TestGuideLLMV06OutputFilesAndExtras(t *testing.T) {
 	with := func(args ...string) []string { return append(slices.Clone(base), args...) }
 
 	p, err := v06Config(t, with("--outputs", "results/benchmarks.json", "results/summary.csv")...)
-	if err != nil || p.files.Path != "results/benchmarks.json" || p.files.Files["csv"] != "results/summary.csv" || !p.outputs["json"] || !p.outputs["csv"] {
-		t.Errorf("--outputs FILE.json FILE.csv: path %q, files %v, outputs %v, %v", p.files.Path, p.files.Files, p.outputs, err)
+	if err != nil || p.Outputs.Path != "results/benchmarks.json" || p.Outputs.Files["csv"] != "results/summary.csv" || !p.Outputs.Kinds["json"] || !p.Outputs.Kinds["csv"] {
+		t.Errorf("--outputs FILE.json FILE.csv: path %q, files %v, outputs %v, %v", p.Outputs.Path, p.Outputs.Files, p.Outputs.Kinds, err)
 	}
 	p, err = v06Config(t, with("--backend-kwargs", `{"api_key": "sk-x", "extras": {"body": {"temperature": 0.8}, "headers": {"X-Team": "a"}}}`)...)
-	if err != nil || p.client.ExtraBody != `{"temperature":0.8}` || p.client.Headers["X-Team"] != "a" || p.client.APIKey != "sk-x" {
-		t.Errorf("--backend-kwargs extras: body %q, headers %v, %v", p.client.ExtraBody, p.client.Headers, err)
+	if err != nil || p.Client.ExtraBody != `{"temperature":0.8}` || p.Client.Headers["X-Team"] != "a" || p.Client.APIKey != "sk-x" {
+		t.Errorf("--backend-kwargs extras: body %q, headers %v, %v", p.Client.ExtraBody, p.Client.Headers, err)
 	}
 	if _, err := v06Config(t, with("--backend-kwargs", `{"extras": {"params": {"a": 1}}}`)...); err == nil || !strings.Contains(err.Error(), "extras.params") {
 		t.Errorf("extras.params: %v; want it named", err)

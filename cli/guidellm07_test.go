@@ -272,7 +272,7 @@ func TestV07ReachesRunConfig(t *testing.T) {
 // constraints through goodput's own parsers, and request_format the
 // request type.
 func TestV07ConstraintsAndRequestFormat(t *testing.T) {
-	plan := func(args ...string) *plan {
+	plan := func(args ...string) *draft {
 		t.Helper()
 		var o benchOptions
 		fs := NewFlagSet("benchmark", "", &strings.Builder{})
@@ -293,18 +293,18 @@ func TestV07ConstraintsAndRequestFormat(t *testing.T) {
 		return p
 	}
 	p := plan("--constraint", "kind=over_saturation,mode=enforce,min_seconds=60,max_window_seconds=300,moe_threshold=1.5,stopping_scope=current")
-	if o := p.cons.OverSaturation; o == nil || o.Monitor || o.MinSeconds != 60 || o.MaxWindowSeconds != 300 || o.MOEThreshold != 1.5 || o.ScopeAll {
+	if o := p.Plan.Constraints.OverSaturation; o == nil || o.Monitor || o.MinSeconds != 60 || o.MaxWindowSeconds != 300 || o.MOEThreshold != 1.5 || o.ScopeAll {
 		t.Errorf("over_saturation %+v", o)
 	}
 	p = plan("--constraint", `{"kind":"over_saturation","mode":"monitor","minimum_window_size":8,"confidence":0.9}`)
-	if o := p.cons.OverSaturation; o == nil || !o.Monitor || o.MinWindowSize != 8 || o.Confidence != 0.9 {
+	if o := p.Plan.Constraints.OverSaturation; o == nil || !o.Monitor || o.MinWindowSize != 8 || o.Confidence != 0.9 {
 		t.Errorf("over_saturation %+v", o)
 	}
-	if def := loadgen.DefaultOverSaturation(); *plan("--constraint", "kind=over_saturation").cons.OverSaturation != def {
+	if def := loadgen.DefaultOverSaturation(); *plan("--constraint", "kind=over_saturation").Plan.Constraints.OverSaturation != def {
 		t.Errorf("kind=over_saturation alone: want GuideLLM's defaults %+v", def)
 	}
 	p = plan("--constraint", "kind=target_moe,metric=request_latency,statistic=p95,moe=0.1,confidence=0.9,min_samples=50,check_interval=5,stopping_scope=all")
-	if m := p.targetMOE; m == nil || m.Metric != "request_latency" || m.Statistic != "p95" || m.MOE != 0.1 || m.Confidence != 0.9 ||
+	if m := p.Plan.TargetMOE; m == nil || m.Metric != "request_latency" || m.Statistic != "p95" || m.MOE != 0.1 || m.Confidence != 0.9 ||
 		m.MinSamples != 50 || m.CheckInterval != 5 || !m.ScopeAll {
 		t.Errorf("target_moe %+v", m)
 	}
@@ -314,8 +314,8 @@ func TestV07ConstraintsAndRequestFormat(t *testing.T) {
 		if want == loadgen.EndpointTranscriptions {
 			data = "prompt_tokens=8,audio_seconds=1"
 		}
-		if p := plan("--backend", "kind=openai_http,target=http://127.0.0.1:1,request_format="+format, "--data", data); p.client.Endpoint != want {
-			t.Errorf("request_format=%s: endpoint %s", format, p.client.Endpoint)
+		if p := plan("--backend", "kind=openai_http,target=http://127.0.0.1:1,request_format="+format, "--data", data); p.Client.Endpoint != want {
+			t.Errorf("request_format=%s: endpoint %s", format, p.Client.Endpoint)
 		}
 	}
 	_ = plan("--data-loader", "kind=pytorch,num_workers=1")
@@ -341,18 +341,18 @@ func TestV07GoodputProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.search == nil || p.search.Axis != "concurrency" || p.search.Tolerance != 0.1 {
-		t.Errorf("knee search %+v, want one on concurrency with tolerance 0.1", p.search)
+	if p.Plan.Search == nil || p.Plan.Search.Axis != "concurrency" || p.Plan.Search.Tolerance != 0.1 {
+		t.Errorf("knee search %+v, want one on concurrency with tolerance 0.1", p.Plan.Search)
 	}
-	if floor, explicit := p.slo.AttainmentFloor(); floor != 0.99 || !explicit {
+	if floor, explicit := p.SLO.AttainmentFloor(); floor != 0.99 || !explicit {
 		t.Errorf("attainment floor %v (explicit %v), want 0.99", floor, explicit)
 	}
-	if s := p.slo.String(); !strings.Contains(s, "ttft") || !strings.Contains(s, "itl") {
+	if s := p.SLO.String(); !strings.Contains(s, "ttft") || !strings.Contains(s, "itl") {
 		t.Errorf("SLO %s: want the ttft and itl thresholds", s)
 	}
 	// The SLO is the spec the options built, --slo its text.
-	if spec, ok := o.sweep.given.of(o.sweep.slo); !ok || o.sweep.slo != "attainment=99%,itl=50ms,ttft=200ms" || spec.String() != p.slo.String() {
-		t.Errorf("--slo %q, typed %v (%v); want attainment=99%%,itl=50ms,ttft=200ms and the judged spec %v", o.sweep.slo, spec, ok, p.slo)
+	if spec, ok := o.sweep.given.of(o.sweep.slo); !ok || o.sweep.slo != "attainment=99%,itl=50ms,ttft=200ms" || spec.String() != p.SLO.String() {
+		t.Errorf("--slo %q, typed %v (%v); want attainment=99%%,itl=50ms,ttft=200ms and the judged spec %v", o.sweep.slo, spec, ok, p.SLO)
 	}
 }
 

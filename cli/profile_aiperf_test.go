@@ -26,7 +26,7 @@ import (
 // without running it.
 type profileSetup struct {
 	po  *profileOptions
-	p   *plan
+	p   *draft
 	cfg *run.Config
 	lay *profileLayout
 }

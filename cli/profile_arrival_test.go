@@ -13,7 +13,7 @@ import (
 	"github.com/goodput-dev/goodput/sweep"
 )
 
-func profilePlan(t *testing.T, args ...string) (sweep.List, *plan, error) {
+func profilePlan(t *testing.T, args ...string) (sweep.List, *draft, error) {
 	t.Helper()
 	var po profileOptions
 	fs := pflag.NewFlagSet("profile", pflag.ContinueOnError)
@@ -21,11 +21,11 @@ func profilePlan(t *testing.T, args ...string) (sweep.List, *plan, error) {
 	if err := fs.Parse(append([]string{"--model", "m", "--artifact-dir", t.TempDir()}, args...)); err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := po.plan(fs, func(string) string { return "" })
+	p, _, err := po.draft(fs, func(string) string { return "" })
 	if err != nil {
 		return nil, nil, err
 	}
-	return p.planner.(sweep.List), p, nil
+	return p.Plan.Planner.(sweep.List), p, nil
 }
 
 // AIPerf's arrival flags build goodput's shapes: gamma with its
@@ -37,8 +37,8 @@ func TestProfileArrivalFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := l[0]
-	if s.Kind != loadgen.Poisson || s.Burstiness != 0.25 || s.Rampup != 20*time.Second || s.RampFrom != 0.05 || p.profile.Kind != "poisson" {
-		t.Errorf("gamma with a rate ramp: %+v, profile %q", s, p.profile.Kind)
+	if s.Kind != loadgen.Poisson || s.Burstiness != 0.25 || s.Rampup != 20*time.Second || s.RampFrom != 0.05 || p.Plan.Profile.Kind != "poisson" {
+		t.Errorf("gamma with a rate ramp: %+v, profile %q", s, p.Plan.Profile.Kind)
 	}
 	if l, _, err = profilePlan(t, "--request-rate", "3", "--vllm-burstiness", "4", "--request-rate-mode", "gamma"); err != nil || l[0].Burstiness != 4 {
 		t.Errorf("--vllm-burstiness: %+v (%v)", l, err)
@@ -60,11 +60,11 @@ func TestProfileArrivalFlags(t *testing.T) {
 	if err != nil || len(l) != 1 || len(l[0].Series) != 2 || l[0].Series[0] != want[0] || l[0].Series[1] != want[1] || l[0].MaxConcurrency != 16 {
 		t.Fatalf("series: %+v (%v)", l, err)
 	}
-	if p.cons.MaxRequests != 0 || p.cons.MaxDuration != 90*time.Second || p.profile.Rate[0] != 750.0/90 {
-		t.Errorf("series limits %+v, profile rate %v", p.cons, p.profile.Rate)
+	if p.Plan.Constraints.MaxRequests != 0 || p.Plan.Constraints.MaxDuration != 90*time.Second || p.Plan.Profile.Rate[0] != 750.0/90 {
+		t.Errorf("series limits %+v, profile rate %v", p.Plan.Constraints, p.Plan.Profile.Rate)
 	}
-	if l, p, err = profilePlan(t, "--request-rate-series", path); err != nil || len(l[0].Series) != 1 || p.cons.MaxRequests != 0 {
-		t.Errorf("a series without a duration ends at its last point, not at AIPerf's default count: %+v %+v (%v)", l, p.cons, err)
+	if l, p, err = profilePlan(t, "--request-rate-series", path); err != nil || len(l[0].Series) != 1 || p.Plan.Constraints.MaxRequests != 0 {
+		t.Errorf("a series without a duration ends at its last point, not at AIPerf's default count: %+v %+v (%v)", l, p.Plan.Constraints, err)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"points":[{"time_s":0,"qps":5},{"time_s":0,"qps":6}]}`), 0o644); err != nil {

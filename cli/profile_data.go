@@ -10,7 +10,7 @@ import (
 )
 
 // dataSpec reads the sequence lengths into the synthetic data spec.
-func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *plan) error {
+func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *draft) error {
 	oslGiven := fs != nil && changedAlias(fs, oslFlags) != ""
 	switch {
 	case po.isl < 1:
@@ -26,7 +26,7 @@ func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *plan) error {
 		return usagef("--osl-stddev needs --osl")
 	}
 	if err := po.inputData(fs); err != nil || po.inputFile != "" {
-		p.dataValue = po.inputFile
+		p.Data.Value = po.inputFile
 		if err == nil {
 			err = po.conversation(fs, nil)
 		}
@@ -52,7 +52,7 @@ func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *plan) error {
 	if err := po.video(fs, spec); err != nil {
 		return err
 	}
-	p.synthetic = spec
+	p.Data.Synthetic = spec
 	return nil
 }
 
@@ -74,8 +74,8 @@ func endpointTypeHelp() string {
 // --batch-size and --rankings-passages-mean: benchmark's --batch-size) and
 // the rankings lengths (the synthetic prompt length: goodput draws a
 // rankings query and its passages from the same synthetic prompts).
-func (po *profileOptions) pooling(fs *pflag.FlagSet, p *plan) error {
-	ep, _ := p.client.Endpoint.Type()
+func (po *profileOptions) pooling(fs *pflag.FlagSet, p *draft) error {
+	ep, _ := p.Client.Endpoint.Type()
 	rerank := ep.Batch == "documents"
 	changed := func(n string) bool { return fs != nil && fs.Changed(n) }
 	batch := usedAlias(fs, batchFlags)
@@ -113,14 +113,14 @@ func (po *profileOptions) pooling(fs *pflag.FlagSet, p *plan) error {
 		case po.queryTokens != po.passageTokens || po.queryStddev != po.passageStddev:
 			return usagef("--rankings-query-prompt-token-mean %d (stddev %d) and --rankings-passages-prompt-token-mean %d (stddev %d): goodput draws the query and the passages from the same synthetic prompts: give them the same length",
 				po.queryTokens, po.queryStddev, po.passageTokens, po.passageStddev)
-		case p.synthetic == nil:
+		case p.Data.Synthetic == nil:
 			return usagef("--rankings-passages-prompt-token-mean: shapes synthetic prompts, not --input-file")
 		case changedAlias(fs, islFlags) != "" && (po.isl != po.passageTokens || po.islStddev != po.passageStddev):
 			return usagef("--%s %d and --rankings-passages-prompt-token-mean %d: give one prompt length", usedAlias(fs, islFlags), po.isl, po.passageTokens)
 		}
-		p.synthetic.Prompt = dataset.Dist{Mean: po.passageTokens, Stdev: po.passageStddev}
+		p.Data.Synthetic.Prompt = dataset.Dist{Mean: po.passageTokens, Stdev: po.passageStddev}
 	}
-	p.client.BatchSize = n
+	p.Client.BatchSize = n
 	return nil
 }
 

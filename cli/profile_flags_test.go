@@ -82,29 +82,29 @@ func TestProfilePlanIsTyped(t *testing.T) {
 		"--random-seed", "7", "-H", "X-A: b", "--extra-inputs", "ignore_eos:true", "--artifact-dir", t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := po.plan(fs, func(string) string { return "" })
+	p, _, err := po.draft(fs, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
-	list := p.planner.(sweep.List)
+	list := p.Plan.Planner.(sweep.List)
 	if len(list) != 2 || list[1].Kind != loadgen.Constant || list[1].Rate != 4.5 || list[1].MaxConcurrency != 8 || list[1].Seed != 7 {
 		t.Errorf("rounds %+v", list)
 	}
-	if p.synthetic.String() != "prompt_tokens=100,prompt_tokens_stdev=10,output_tokens=20,output_tokens_stdev=0" &&
-		p.synthetic.String() != "prompt_tokens=100,prompt_tokens_stdev=10,output_tokens=20" {
-		t.Errorf("data %s", p.synthetic)
+	if p.Data.Synthetic.String() != "prompt_tokens=100,prompt_tokens_stdev=10,output_tokens=20,output_tokens_stdev=0" &&
+		p.Data.Synthetic.String() != "prompt_tokens=100,prompt_tokens_stdev=10,output_tokens=20" {
+		t.Errorf("data %s", p.Data.Synthetic)
 	}
 	warm, err := report.ParseTransientPhase("5r")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.warm.String() != warm.String() || p.warm.Mode != warm.Mode || *p.warm.Value != *warm.Value || p.cons.MaxRequests != 35 {
-		t.Errorf("warmup %v, max requests %d", p.warm, p.cons.MaxRequests)
+	if p.Plan.Warmup.String() != warm.String() || p.Plan.Warmup.Mode != warm.Mode || *p.Plan.Warmup.Value != *warm.Value || p.Plan.Constraints.MaxRequests != 35 {
+		t.Errorf("warmup %v, max requests %d", p.Plan.Warmup, p.Plan.Constraints.MaxRequests)
 	}
-	if p.client.Headers["X-A"] != "b" || p.client.ExtraBody != `{"ignore_eos":true}` || p.extraBody["ignore_eos"] != true {
-		t.Errorf("headers %v, body %s", p.client.Headers, p.client.ExtraBody)
+	if p.Client.Headers["X-A"] != "b" || p.Client.ExtraBody != `{"ignore_eos":true}` || p.ExtraBody["ignore_eos"] != true {
+		t.Errorf("headers %v, body %s", p.Client.Headers, p.Client.ExtraBody)
 	}
-	if fmt.Sprint(p.profile.Rate) != "[2 4.5]" || p.profile.Kind != "constant" || p.warmText != "5r" || p.seed != 7 {
-		t.Errorf("profile %+v, warmup %q, seed %d", p.profile, p.warmText, p.seed)
+	if fmt.Sprint(p.Plan.Profile.Rate) != "[2 4.5]" || p.Plan.Profile.Kind != "constant" || p.Metadata.Warmup != "5r" || p.Plan.Seed != 7 {
+		t.Errorf("profile %+v, warmup %q, seed %d", p.Plan.Profile, p.Metadata.Warmup, p.Plan.Seed)
 	}
 }

@@ -24,8 +24,8 @@ import (
 )
 
 // limits reads the request count, duration, warmup and seed into the
-// plan's constraints.
-func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []float64) error {
+// run's constraints.
+func (po *profileOptions) limits(fs *pflag.FlagSet, p *draft, concs, rates []float64) error {
 	if po.duration < 0 || math.IsNaN(po.duration) || math.IsInf(po.duration, 0) {
 		return usagef("--benchmark-duration %v: want seconds > 0", po.duration)
 	}
@@ -50,20 +50,20 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 		return usagef("--warmup-duration and --warmup-request-count: give one of them")
 	case po.warmupDuration > 0:
 		w := po.warmupDuration
-		p.warm = report.TransientPhase{Value: &w, Mode: report.PhaseDuration}
-		p.warmText = strconv.FormatFloat(w, 'f', -1, 64) + "s"
-		p.profile.Warmup = p.warm
+		p.Plan.Warmup = report.TransientPhase{Value: &w, Mode: report.PhaseDuration}
+		p.Metadata.Warmup = strconv.FormatFloat(w, 'f', -1, 64) + "s"
+		p.Plan.Profile.Warmup = p.Plan.Warmup
 	}
 	if po.warmupCount > 0 {
 		if count == 0 && po.inputFile == "" {
 			return usagef("--warmup-request-count needs --request-count: goodput's warmup in requests is measured against the request limit")
 		}
 		n := float64(po.warmupCount)
-		p.warm = report.TransientPhase{Value: &n, Mode: report.PhaseRequests}
-		p.warmText = strconv.Itoa(po.warmupCount) + "r"
-		p.profile.Warmup = p.warm
+		p.Plan.Warmup = report.TransientPhase{Value: &n, Mode: report.PhaseRequests}
+		p.Metadata.Warmup = strconv.Itoa(po.warmupCount) + "r"
+		p.Plan.Profile.Warmup = p.Plan.Warmup
 	}
-	p.cons = loadgen.Constraints{MaxDuration: time.Duration(po.duration * float64(time.Second))}
+	p.Plan.Constraints = loadgen.Constraints{MaxDuration: time.Duration(po.duration * float64(time.Second))}
 	switch {
 	case !(po.cancelRate >= 0 && po.cancelRate <= 100):
 		return usagef("--request-cancellation-rate %v: want a percentage from 0 to 100", po.cancelRate)
@@ -72,7 +72,7 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 	case po.cancelDelay > 0 && po.cancelRate == 0:
 		return usagef("--request-cancellation-delay needs --request-cancellation-rate (the share of requests to cancel)")
 	case po.cancelRate > 0:
-		p.cons.Cancel = &loadgen.Cancellation{Rate: po.cancelRate / 100, Delay: time.Duration(po.cancelDelay * float64(time.Second)), Seed: uint64(p.seed)}
+		p.Plan.Constraints.Cancel = &loadgen.Cancellation{Rate: po.cancelRate / 100, Delay: time.Duration(po.cancelDelay * float64(time.Second)), Seed: uint64(p.Plan.Seed)}
 	}
 	if po.gracePeriod != "" {
 		g, err := gracePeriod(po.gracePeriod)
@@ -82,16 +82,16 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 		case po.duration == 0:
 			return usagef("--benchmark-grace-period applies with --benchmark-duration (requests in flight at its end)")
 		}
-		p.cons.Drain = g
+		p.Plan.Constraints.Drain = g
 	}
 	if po.duration > 0 && po.warmupDuration > 0 {
-		p.cons.MaxDuration += time.Duration(po.warmupDuration * float64(time.Second))
+		p.Plan.Constraints.MaxDuration += time.Duration(po.warmupDuration * float64(time.Second))
 	}
 	if count > 0 {
-		p.cons.MaxRequests = count + po.warmupCount
+		p.Plan.Constraints.MaxRequests = count + po.warmupCount
 	}
 	if n := po.conversations * po.turns; po.requestCount > n && po.conversations > 0 && po.inputFile == "" {
-		p.notes = append(p.notes, fmt.Sprintf("--request-count %d is superseded by --%s %d: its %d conversations of %d turn(s) send at most %d requests, each once (AIPerf's --conversation-num counts sessions, --request-count single-turn requests)",
+		p.Notes = append(p.Notes, fmt.Sprintf("--request-count %d is superseded by --%s %d: its %d conversations of %d turn(s) send at most %d requests, each once (AIPerf's --conversation-num counts sessions, --request-count single-turn requests)",
 			po.requestCount, usedAlias(fs, conversationNumFlags), po.conversations, po.conversations, po.turns, n))
 	}
 	return nil
@@ -100,7 +100,7 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *plan, concs, rates []floa
 // runs reads the repeated runs' settings (--num-profile-runs itself is
 // applied once the plan is complete, in finish), the pauses between
 // benchmarks, the confidence and the time slices.
-func (po *profileOptions) runs(fs *pflag.FlagSet, p *plan, benchmarks int) error {
+func (po *profileOptions) runs(fs *pflag.FlagSet, p *draft, benchmarks int) error {
 	changed := func(n string) bool { return fs != nil && fs.Changed(n) }
 	switch {
 	case po.sweepMode != "repeated":
@@ -119,38 +119,38 @@ func (po *profileOptions) runs(fs *pflag.FlagSet, p *plan, benchmarks int) error
 		return usagef("--slice-duration %v: want seconds > 0", po.sliceDuration)
 	}
 	if changed("confidence-level") {
-		p.confidence = po.confidence
+		p.Plan.Confidence = po.confidence
 	}
 	if gap := max(po.runCooldown, po.sweepGap); gap > 0 {
-		p.drain.Gap = time.Duration(gap * float64(time.Second))
+		p.Plan.Drain.Gap = time.Duration(gap * float64(time.Second))
 	}
-	p.metrics.SliceDuration = time.Duration(po.sliceDuration * float64(time.Second))
+	p.Metrics.SliceDuration = time.Duration(po.sliceDuration * float64(time.Second))
 	return nil
 }
 
 // request reads the request's settings: timeout, display, headers and
 // extra body fields.
-func (po *profileOptions) request(fs *pflag.FlagSet, p *plan) error {
+func (po *profileOptions) request(fs *pflag.FlagSet, p *draft) error {
 	if fs.Changed("request-timeout-seconds") {
 		if !(po.requestTimeout > 0) || math.IsInf(po.requestTimeout, 0) {
 			return usagef("--request-timeout-seconds %v: want seconds > 0", po.requestTimeout)
 		}
-		p.client.RequestTimeout = time.Duration(po.requestTimeout * float64(time.Second))
+		p.Client.RequestTimeout = time.Duration(po.requestTimeout * float64(time.Second))
 	}
 	if po.ui != "dashboard" && po.ui != "simple" && po.ui != "none" {
 		return usagef("--ui-type %q: want dashboard, simple or none", po.ui)
 	}
-	p.progress.Disable = po.ui == "none"
+	p.Progress.Disable = po.ui == "none"
 	for _, h := range po.headers {
 		hs, err := parseAIPerfHeader(h)
 		if err != nil {
 			return err
 		}
-		if p.client.Headers == nil {
-			p.client.Headers = map[string]string{}
+		if p.Client.Headers == nil {
+			p.Client.Headers = map[string]string{}
 		}
 		for _, kv := range hs {
-			p.client.Headers[kv[0]] = kv[1]
+			p.Client.Headers[kv[0]] = kv[1]
 		}
 	}
 	if len(po.extraInputs) > 0 {
@@ -162,15 +162,15 @@ func (po *profileOptions) request(fs *pflag.FlagSet, p *plan) error {
 		if err != nil {
 			return usagef("--extra-inputs: %v", err)
 		}
-		p.extraBody, p.client.ExtraBody = body, string(b)
+		p.ExtraBody, p.Client.ExtraBody = body, string(b)
 	}
 	return nil
 }
 
 // finish checks what needs the server-independent resources (the target's
 // form, the tokenizer, the data) and splits a sharded run.
-func (po *profileOptions) finish(p *plan) error {
-	for _, t := range append([]string{p.client.Target}, p.client.Targets...) {
+func (po *profileOptions) finish(p *draft) error {
+	for _, t := range append([]string{p.Client.Target}, p.Client.Targets...) {
 		if _, err := loadgen.NormalizeTarget(t); err != nil {
 			return usagef("--url: %v", err)
 		}
@@ -182,57 +182,57 @@ func (po *profileOptions) finish(p *plan) error {
 		if name == "builtin" {
 			name = "o200k_base"
 		}
-		tok, err := tokenize.Resolve(name, tokenize.ResolveOptions{Getenv: p.getenv, Flag: "--tokenizer",
-			Server: &tokenize.ServerOptions{URL: p.client.Target, Model: p.client.Model, APIKey: p.client.APIKey}})
+		tok, err := tokenize.Resolve(name, tokenize.ResolveOptions{Getenv: p.Data.Getenv, Flag: "--tokenizer",
+			Server: &tokenize.ServerOptions{URL: p.Client.Target, Model: p.Client.Model, APIKey: p.Client.APIKey}})
 		if err != nil {
 			return usagef("%s", oneLineErr(err))
 		}
 		p.tokExplicit = tok
 	}
-	p.dataOpts = dataset.Options{Tokenizer: p.tokExplicit, Seed: uint64(p.seed), TimeScale: 1, Samples: po.conversations, Session: po.fileSession}
+	p.Data.Options = dataset.Options{Tokenizer: p.tokExplicit, Seed: uint64(p.Plan.Seed), TimeScale: 1, Samples: po.conversations, Session: po.fileSession}
 	var err error
 	if po.inputFile != "" {
-		p.dataOpts.Trace = slices.Contains(aiperfTraceTypes, po.datasetType)
-		p.dataOpts.TraceStart = time.Duration(po.scheduleStart) * time.Millisecond
-		p.dataOpts.TraceEnd = time.Duration(po.scheduleEnd) * time.Millisecond
-		p.dataOpts.Shuffle = po.sampling == "shuffle"
-		if p.data, err = dataset.Open(po.inputFile, p.dataOpts); err != nil {
+		p.Data.Options.Trace = slices.Contains(aiperfTraceTypes, po.datasetType)
+		p.Data.Options.TraceStart = time.Duration(po.scheduleStart) * time.Millisecond
+		p.Data.Options.TraceEnd = time.Duration(po.scheduleEnd) * time.Millisecond
+		p.Data.Options.Shuffle = po.sampling == "shuffle"
+		if p.Data.Opened, err = dataset.Open(po.inputFile, p.Data.Options); err != nil {
 			return usagef("--input-file: %s", oneLineErr(err))
 		}
-		if po.datasetType == "multi_turn" && p.data.Description.Sessions == 0 {
+		if po.datasetType == "multi_turn" && p.Data.Opened.Description.Sessions == 0 {
 			return usagef(`--custom-dataset-type multi_turn: %s holds no conversations (want {"session_id":…,"turns":[{"text":…,"delay":ms},…]} a line)`, po.inputFile)
 		}
-	} else if p.data, err = dataset.OpenSynthetic(*p.synthetic, p.dataOpts); err != nil {
+	} else if p.Data.Opened, err = dataset.OpenSynthetic(*p.Data.Synthetic, p.Data.Options); err != nil {
 		return usagef("--isl/--osl: %s", oneLineErr(err))
 	}
-	if po.warmupCount > 0 && p.cons.MaxRequests == 0 {
+	if po.warmupCount > 0 && p.Plan.Constraints.MaxRequests == 0 {
 		// An --input-file fixes the count: its first requests warm up.
-		n := p.data.Description.Requests
+		n := p.Data.Opened.Description.Requests
 		if po.warmupCount >= n {
 			return usagef("--warmup-request-count %d: %s holds %d requests, and the warmup must leave some to measure", po.warmupCount, po.inputFile, n)
 		}
-		p.cons.MaxRequests = n
+		p.Plan.Constraints.MaxRequests = n
 	}
 	if p.replay {
-		if len(p.data.Schedule) == 0 {
+		if len(p.Data.Opened.Schedule) == 0 {
 			return usagef("--input-file %s: no timestamps to replay (add --no-fixed-schedule to send it under --concurrency)", po.inputFile)
 		}
-		s := loadgen.Strategy{Kind: loadgen.Replay, Schedule: p.data.Schedule, MaxConcurrency: p.profile.MaxConcurrency}
-		p.planner, p.profile.MaxConcurrency = sweep.List{s}, s.MaxConcurrency
+		s := loadgen.Strategy{Kind: loadgen.Replay, Schedule: p.Data.Opened.Schedule, MaxConcurrency: p.Plan.Profile.MaxConcurrency}
+		p.Plan.Planner, p.Plan.Profile.MaxConcurrency = sweep.List{s}, s.MaxConcurrency
 	}
 	if err := po.telemetryFlags(&p.telDefaults); err != nil {
 		return err
 	}
-	if p.telemetry, err = p.telDefaults.config(nil); err != nil {
+	if p.Telemetry, err = p.telDefaults.config(nil); err != nil {
 		return err
 	}
-	if p.shard, err = p.shardDefaults.resolve(p.getenv, time.Now()); err != nil {
+	if p.shard, err = p.shardDefaults.resolve(p.Data.Getenv, time.Now()); err != nil {
 		return err
 	}
 	if err := repeatPlan(p, "--num-profile-runs", po.profileRuns, "--run-variation-threshold", sweep.DefaultRunVariation); err != nil {
 		return err
 	}
-	return p.shardRun(p.profile.Kind)
+	return p.shardRun(p.Plan.Profile.Kind)
 }
 
 // telemetryFlags applies AIPerf's server-metrics and GPU telemetry flags

@@ -12,8 +12,8 @@ import (
 )
 
 // loads reads --concurrency, --request-rate and --request-rate-mode into
-// the plan's rounds: one benchmark per value.
-func (po *profileOptions) loads(p *plan) (concs, rates []float64, err error) {
+// the run's rounds: one benchmark per value.
+func (po *profileOptions) loads(p *draft) (concs, rates []float64, err error) {
 	if concs, err = parseProfileConcurrency(po.concurrency); err != nil {
 		return nil, nil, err
 	}
@@ -37,9 +37,9 @@ func (po *profileOptions) loads(p *plan) (concs, rates []float64, err error) {
 			return nil, nil, usagef("--fixed-schedule replays the trace's timestamps: give no --request-rate, --request-rate-series or --concurrency list")
 		}
 		p.replay = true
-		p.profile = report.Profile{Kind: string(loadgen.Replay), TimeScale: 1}
+		p.Plan.Profile = report.Profile{Kind: string(loadgen.Replay), TimeScale: 1}
 		if len(concs) == 1 {
-			p.profile.MaxConcurrency = int(concs[0]) // the in-flight cap
+			p.Plan.Profile.MaxConcurrency = int(concs[0]) // the in-flight cap
 		}
 		return concs, nil, nil
 	case po.rateSeries != "":
@@ -48,7 +48,7 @@ func (po *profileOptions) loads(p *plan) (concs, rates []float64, err error) {
 			return nil, nil, err
 		}
 		list = sweep.List{s}
-		p.profile = report.Profile{Kind: string(s.Kind), MaxConcurrency: s.MaxConcurrency, Rate: []float64{s.MeanRate()}}
+		p.Plan.Profile = report.Profile{Kind: string(s.Kind), MaxConcurrency: s.MaxConcurrency, Rate: []float64{s.MeanRate()}}
 		rates = []float64{s.MeanRate()}
 	case len(rates) > 0:
 		if len(concs) > 1 {
@@ -58,18 +58,18 @@ func (po *profileOptions) loads(p *plan) (concs, rates []float64, err error) {
 		if len(concs) == 1 {
 			maxConc = int(concs[0])
 		}
-		p.profile = report.Profile{Kind: string(po.kind()), MaxConcurrency: maxConc, Rate: rates}
+		p.Plan.Profile = report.Profile{Kind: string(po.kind()), MaxConcurrency: maxConc, Rate: rates}
 		for _, r := range rates {
-			list = append(list, po.shape(loadgen.Strategy{Kind: po.kind(), Rate: r, MaxConcurrency: maxConc, Seed: uint64(p.seed)}))
+			list = append(list, po.shape(loadgen.Strategy{Kind: po.kind(), Rate: r, MaxConcurrency: maxConc, Seed: uint64(p.Plan.Seed)}))
 		}
 	default:
 		if len(concs) == 0 {
 			concs = []float64{1}
 		}
-		p.profile = report.Profile{Kind: string(loadgen.Concurrent), RampupDuration: po.concRamp}
+		p.Plan.Profile = report.Profile{Kind: string(loadgen.Concurrent), RampupDuration: po.concRamp}
 		for _, c := range concs {
 			list = append(list, po.shape(loadgen.Strategy{Kind: loadgen.Concurrent, Streams: int(c)}))
-			p.profile.Streams = append(p.profile.Streams, int(c))
+			p.Plan.Profile.Streams = append(p.Plan.Profile.Streams, int(c))
 		}
 	}
 	for _, s := range list {
@@ -79,13 +79,13 @@ func (po *profileOptions) loads(p *plan) (concs, rates []float64, err error) {
 			return nil, nil, usagef("--request-rate-mode %s: %v", po.rateMode, err)
 		}
 	}
-	p.planner = list
+	p.Plan.Planner = list
 	return concs, rates, nil
 }
 
 // userCentric reads --user-centric-rate and --num-users into one
 // user-centric benchmark.
-func (po *profileOptions) userCentric(p *plan, rates, concs []float64) ([]float64, []float64, error) {
+func (po *profileOptions) userCentric(p *draft, rates, concs []float64) ([]float64, []float64, error) {
 	switch {
 	case !(po.userRate > 0) || math.IsInf(po.userRate, 0) || po.numUsers < 1:
 		return nil, nil, usagef("--user-centric-rate %v --num-users %d: want a rate > 0 (requests per second) and users ≥ 1, both given", po.userRate, po.numUsers)
@@ -98,8 +98,8 @@ func (po *profileOptions) userCentric(p *plan, rates, concs []float64) ([]float6
 	if err := s.Validate(); err != nil {
 		return nil, nil, usagef("--user-centric-rate: %v", err)
 	}
-	p.planner = sweep.List{s}
-	p.profile = report.Profile{Kind: report.StrategyConstant, Rate: []float64{po.userRate}, MaxConcurrency: po.numUsers}
+	p.Plan.Planner = sweep.List{s}
+	p.Plan.Profile = report.Profile{Kind: report.StrategyConstant, Rate: []float64{po.userRate}, MaxConcurrency: po.numUsers}
 	return nil, []float64{po.userRate}, nil
 }
 
@@ -157,7 +157,7 @@ func (po *profileOptions) shape(s loadgen.Strategy) loadgen.Strategy {
 // seriesStrategy reads --request-rate-series into one open-loop benchmark:
 // linear between the points, then the last rate held until
 // --benchmark-duration (without one the series ends the benchmark).
-func (po *profileOptions) seriesStrategy(concs []float64, p *plan) (loadgen.Strategy, error) {
+func (po *profileOptions) seriesStrategy(concs []float64, p *draft) (loadgen.Strategy, error) {
 	b, err := os.ReadFile(po.rateSeries)
 	if err != nil {
 		return loadgen.Strategy{}, usagef("--request-rate-series: %v", err)
@@ -175,7 +175,7 @@ func (po *profileOptions) seriesStrategy(concs []float64, p *plan) (loadgen.Stra
 	if last := file.Points[len(file.Points)-1]; po.duration > last.TimeS {
 		series = append(series, loadgen.RateSegment{Duration: time.Duration((po.duration - last.TimeS) * float64(time.Second)), From: last.QPS, To: last.QPS})
 	}
-	s := loadgen.Strategy{Kind: po.kind(), Series: series, Seed: uint64(p.seed)}
+	s := loadgen.Strategy{Kind: po.kind(), Series: series, Seed: uint64(p.Plan.Seed)}
 	if len(concs) == 1 {
 		s.MaxConcurrency = int(concs[0])
 	}

@@ -229,10 +229,10 @@ func usedAlias(fs *pflag.FlagSet, aliases []string) string {
 // YAML tutorial: url: http://host:8000/v1/chat/completions): a URL whose
 // path ends with the request's path is the server's base, so the path is
 // not appended twice.
-func endpointFromURLs(p *plan) {
-	path := p.client.Path
+func endpointFromURLs(p *draft) {
+	path := p.Client.Path
 	if path == "" {
-		path = string(p.client.Endpoint)
+		path = string(p.Client.Endpoint)
 	}
 	base := func(t string) string {
 		u, err := url.Parse(t)
@@ -242,10 +242,10 @@ func endpointFromURLs(p *plan) {
 		u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), path)
 		return u.String()
 	}
-	for i, t := range p.client.Targets {
-		p.client.Targets[i] = base(t)
+	for i, t := range p.Client.Targets {
+		p.Client.Targets[i] = base(t)
 	}
-	p.client.Target = base(p.client.Target)
+	p.Client.Target = base(p.Client.Target)
 }
 
 // graceInf is --benchmark-grace-period inf: longer than any request.

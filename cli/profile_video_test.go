@@ -13,13 +13,13 @@ func TestProfileVideoFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := p.synthetic.Media
+	m := p.Data.Synthetic.Media
 	if m.VideoWidth != 320 || m.VideoHeight != 240 || m.VideoFPS != 4 || m.VideoSeconds != 2.5 || m.VideoCount != 2 ||
-		!strings.Contains(p.synthetic.String(), "video_seconds=2.5,video_fps=4,video_width=320,video_height=240,video_count=2") {
-		t.Fatalf("video %+v, data %s", m, p.synthetic)
+		!strings.Contains(p.Data.Synthetic.String(), "video_seconds=2.5,video_fps=4,video_width=320,video_height=240,video_count=2") {
+		t.Fatalf("video %+v, data %s", m, p.Data.Synthetic)
 	}
-	if _, p, err = profilePlan(t); err != nil || p.synthetic.Media.VideoSeconds != 0 || strings.Contains(p.synthetic.String(), "video") {
-		t.Fatalf("no video flags: %+v %v", p.synthetic.Media, err)
+	if _, p, err = profilePlan(t); err != nil || p.Data.Synthetic.Media.VideoSeconds != 0 || strings.Contains(p.Data.Synthetic.String(), "video") {
+		t.Fatalf("no video flags: %+v %v", p.Data.Synthetic.Media, err)
 	}
 	for _, c := range []struct {
 		args []string

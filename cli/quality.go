@@ -101,7 +101,7 @@ func qualityDuration(flag, v string) (time.Duration, error) {
 
 // overSaturation is --over-saturation, nil when not given; with
 // stopping_scope=all a round it stops also ends the run.
-func (q *qualityOptions) overSaturation(p *plan) (*loadgen.OverSaturation, error) {
+func (q *qualityOptions) overSaturation(p *draft) (*loadgen.OverSaturation, error) {
 	if q.overSat == "" || q.overSat == "false" {
 		return nil, nil
 	}
@@ -122,14 +122,14 @@ func (q *qualityOptions) overSaturation(p *plan) (*loadgen.OverSaturation, error
 		return nil, usagef("--over-saturation %s: %v", q.overSat, err)
 	}
 	if o.ScopeAll {
-		p.planner = sweep.StopOn(p.planner, loadgen.StopOverSaturation)
+		p.Plan.Planner = sweep.StopOn(p.Plan.Planner, loadgen.StopOverSaturation)
 	}
 	return &o, nil
 }
 
 // kneeDetection applies --knee-detection to the plan: the fit's settings
 // for the report and, when adaptive, the planner that runs the grid.
-func (q *qualityOptions) kneeDetection(rateType string, p *plan) error {
+func (q *qualityOptions) kneeDetection(rateType string, p *draft) error {
 	kd, err := sweep.ParseKneeDetection(q.knee)
 	if err != nil {
 		return usagef("--knee-detection %s: %v", q.knee, err)
@@ -140,16 +140,16 @@ func (q *qualityOptions) kneeDetection(rateType string, p *plan) error {
 	if rateType != string(loadgen.Concurrent) {
 		return usagef("--knee-detection needs --rate-type concurrent with at least 5 stream counts in --rate (GuideLLM's rule), got --rate-type %s", rateType)
 	}
-	p.metrics.KneeDetection = kd
+	p.Metrics.KneeDetection = kd
 	if kd.Adaptive {
-		p.planner = &sweep.KneePlanner{Inner: p.planner, Detection: *kd}
+		p.Plan.Planner = &sweep.KneePlanner{Inner: p.Plan.Planner, Detection: *kd}
 	}
 	return nil
 }
 
 // targetMOEOf is --target-moe, nil when not given; with stopping_scope=all
 // a round it ends also ends the run.
-func (q *qualityOptions) targetMOEOf(p *plan) (*sweep.TargetMOE, error) {
+func (q *qualityOptions) targetMOEOf(p *draft) (*sweep.TargetMOE, error) {
 	if q.targetMOE == "" {
 		return nil, nil
 	}
@@ -158,20 +158,20 @@ func (q *qualityOptions) targetMOEOf(p *plan) (*sweep.TargetMOE, error) {
 		return nil, usagef("--target-moe %s: %v", q.targetMOE, err)
 	}
 	if t.ScopeAll {
-		p.planner = sweep.StopOn(p.planner, sweep.StopTargetMOE)
+		p.Plan.Planner = sweep.StopOn(p.Plan.Planner, sweep.StopTargetMOE)
 	}
 	return t, nil
 }
 
 // repeat applies --num-runs and --run-variation-threshold to the plan.
-func (q *qualityOptions) repeat(p *plan) error {
+func (q *qualityOptions) repeat(p *draft) error {
 	return repeatPlan(p, "--num-runs", q.numRuns, "--run-variation-threshold", q.runVariation)
 }
 
 // repeatPlan plays the plan runs times and sets the variation threshold
 // (also for goodput profile's --num-profile-runs); the flags name the
 // values in errors.
-func repeatPlan(p *plan, runsFlag string, runs int, thresholdFlag string, threshold float64) error {
+func repeatPlan(p *draft, runsFlag string, runs int, thresholdFlag string, threshold float64) error {
 	if runs < 1 || runs > 100 {
 		return usagef("%s %d: want a number of runs from 1 to 100", runsFlag, runs)
 	}
@@ -184,7 +184,7 @@ func repeatPlan(p *plan, runsFlag string, runs int, thresholdFlag string, thresh
 	if p.shard != nil && p.shard.sharded {
 		return usagef("%s %d cannot be sharded: repeat the sharded run instead", runsFlag, runs)
 	}
-	p.metrics.NumRuns, p.metrics.RunVariation = runs, threshold
-	p.planner = sweep.Repeat(p.planner, runs)
+	p.Metrics.NumRuns, p.Metrics.RunVariation = runs, threshold
+	p.Plan.Planner = sweep.Repeat(p.Plan.Planner, runs)
 	return nil
 }

@@ -234,8 +234,8 @@ func digits(s string) bool {
 // plan splits a validated benchmark plan into this shard's rounds. It
 // refuses what cannot be sharded: synchronous load, adaptive planners and,
 // for several rounds, a run without --max-seconds.
-func (s *shardSpec) plan(rateType string, p *plan) (*sweep.ShardPlan, error) {
-	list, ok := p.planner.(sweep.List)
+func (s *shardSpec) plan(rateType string, p *draft) (*sweep.ShardPlan, error) {
+	list, ok := p.Plan.Planner.(sweep.List)
 	if !ok {
 		return nil, usagef("--rate-type %s cannot be sharded: an adaptive planner needs every shard's results and the shards cannot coordinate without a server; use a fixed --rate list instead, e.g. --rate-type constant --rate 2,4,8", rateType)
 	}
@@ -246,12 +246,12 @@ func (s *shardSpec) plan(rateType string, p *plan) (*sweep.ShardPlan, error) {
 			}
 		}
 	}
-	if len(list) > 1 && p.cons.MaxDuration <= 0 {
+	if len(list) > 1 && p.Plan.Constraints.MaxDuration <= 0 {
 		return nil, usagef("--rate with %d values needs --max-seconds when sharded: round k starts at --start-at + k × (--max-seconds + --round-gap), so every round must be time-bound", len(list))
 	}
 	sp, err := sweep.NewShardPlan(sweep.ShardConfig{
-		Shard: s.shard, Planner: list, Constraints: p.cons, Warmup: p.warm, Cooldown: p.cool,
-		StartAt: s.startAt, Gap: s.gap, Seed: uint64(p.seed),
+		Shard: s.shard, Planner: list, Constraints: p.Plan.Constraints, Warmup: p.Plan.Warmup, Cooldown: p.Plan.Cooldown,
+		StartAt: s.startAt, Gap: s.gap, Seed: uint64(p.Plan.Seed),
 	})
 	if err != nil {
 		var flag string

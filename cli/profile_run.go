@@ -59,10 +59,10 @@ func Profile(ctx context.Context, e *Env, args []string) error {
 	return afterRun(e.Stderr, rep, runErr, p.maxErrorRate)
 }
 
-// setup parses AIPerf's command line into the run's plan, its output
+// setup parses AIPerf's command line into the run's draft config, its output
 // layout and the AIPerf SLOs, everything a profile run needs before the
 // load.
-func (po *profileOptions) setup(e *Env, args []string) (*plan, *profileLayout, []slo.AIPerfThreshold, error) {
+func (po *profileOptions) setup(e *Env, args []string) (*draft, *profileLayout, []slo.AIPerfThreshold, error) {
 	fs := NewFlagSet("profile", "profile --model M [--url URL] [--concurrency 4,8 | --request-rate 2,4] [flags]  (AIPerf's flags)", e.Stdout)
 	profileFlags(po, fs)
 	parsed, err := aiperfArgs(args)
@@ -86,18 +86,18 @@ func (po *profileOptions) setup(e *Env, args []string) (*plan, *profileLayout, [
 	if po.apiKey == "" {
 		po.apiKey = e.Getenv("OPENAI_API_KEY")
 	}
-	p, lay, err := po.plan(fs, e.Getenv)
+	p, lay, err := po.draft(fs, e.Getenv)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	p.build = e.Build
+	p.Build = e.Build
 	slos, err := slo.ParseAIPerfGoodput(po.goodput...)
 	if err != nil {
 		return nil, nil, nil, usagef("%v", err)
 	}
-	p.slo = slo.Default()
-	if rt, ok := p.client.Endpoint.Type(); ok {
-		p.slo = slo.DefaultFor(rt, po.streaming) // without tokens to time: the request latency
+	p.SLO = slo.Default()
+	if rt, ok := p.Client.Endpoint.Type(); ok {
+		p.SLO = slo.DefaultFor(rt, po.streaming) // without tokens to time: the request latency
 	}
 	if len(po.goodput) > 0 {
 		// The same thresholds judge every benchmark in goodput's own report.
@@ -105,7 +105,7 @@ func (po *profileOptions) setup(e *Env, args []string) (*plan, *profileLayout, [
 		// SLO has no metric for only leaves goodput's report on its
 		// default SLO, said so.)
 		if sp, err := slo.AIPerfSpec(slos); err == nil {
-			p.slo = sp
+			p.SLO = sp
 		} else {
 			fmt.Fprintf(e.Stderr, "note: --goodput: %v; goodput's own report keeps the default SLO (the AIPerf export applies --goodput)\n", oneLineErr(err))
 		}
@@ -126,37 +126,38 @@ type profileLayout struct {
 	target  run.AIPerfTarget
 }
 
-// plan checks AIPerf's flags and builds the run's plan from them, with the
+// draft checks AIPerf's flags and fills the run's draft config from them, with the
 // benchmark command's defaults for what AIPerf has no flag for. Errors
 // name the profile's own flags.
-func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*plan, *profileLayout, error) {
+func (po *profileOptions) draft(fs *pflag.FlagSet, getenv func(string) string) (*draft, *profileLayout, error) {
 	d := &benchOptions{}
 	benchFlags(d, pflag.NewFlagSet("benchmark-defaults", pflag.ContinueOnError))
-	p := &plan{labels: map[string]string{}, getenv: getenv, meta: d.meta, samples: d.sampleRequests, seed: d.seed}
-	p.progress = run.Progress{LogFormat: d.logFormat, Interval: d.progressInterval}
+	p := newDraft()
+	p.Data.Getenv, p.meta, p.Plan.SampleRequests, p.Plan.Seed = getenv, d.meta, d.sampleRequests, d.seed
+	p.Progress = run.Progress{LogFormat: d.logFormat, Interval: d.progressInterval}
 	p.telDefaults, p.shardDefaults = d.tel, d.shard
 	// Every round waits for an idle server, as the benchmark's do.
-	p.drain, _ = d.drain.drain(0, false)
+	p.Plan.Drain, _ = d.drain.drain(0, false)
 	var err error
 	if fs.Changed("random-seed") {
-		p.seed = po.seed
+		p.Plan.Seed = po.seed
 	}
-	p.client = loadgen.ClientConfig{APIKey: po.apiKey, NoStream: !po.streaming,
+	p.Client = loadgen.ClientConfig{APIKey: po.apiKey, NoStream: !po.streaming,
 		// AIPerf sends no ignore_eos unless asked (--extra-inputs ignore_eos:true).
 		NoIgnoreEOS: true, ConnectTimeout: d.connectTimeout, StallTimeout: d.stallTimeout, RequestTimeout: d.requestTimeout}
 	if err := po.servers(p); err != nil {
 		return nil, nil, err
 	}
-	if len(p.client.Targets) == 1 {
-		p.client.Targets = nil
+	if len(p.Client.Targets) == 1 {
+		p.Client.Targets = nil
 	}
-	if len(p.client.Models) == 1 {
-		p.client.Models = nil
+	if len(p.Client.Models) == 1 {
+		p.Client.Models = nil
 	}
 	rt, ok := reqtype.ByAIPerf(po.endpointType)
 	switch {
 	case ok:
-		p.client.Endpoint = loadgen.Endpoint(rt.Path)
+		p.Client.Endpoint = loadgen.Endpoint(rt.Path)
 	case po.endpointType == "nim_rankings":
 		return nil, nil, usagef("--endpoint-type nim_rankings: NIM's ranking body ({\"query\":{\"text\"},\"passages\":[…]}) is not one goodput sends: use cohere_rankings (/v1/rerank) or hf_tei_rankings (/rerank)")
 	default:
@@ -168,15 +169,15 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 	if h := po.sessionHeader; h != "" && strings.Trim(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {
 		return nil, nil, usagef("--session-header %q: want a header name such as x-session-id", h)
 	}
-	p.client.SessionHeader = po.sessionHeader
+	p.Client.SessionHeader = po.sessionHeader
 	if po.legacyMaxTokens {
-		p.client.MaxTokensField = "max_tokens"
+		p.Client.MaxTokensField = "max_tokens"
 	}
 	if e := po.customEndpoint; e != "" {
 		if !strings.HasPrefix(e, "/") || strings.ContainsAny(e, "?# ") {
 			return nil, nil, usagef("--custom-endpoint %q: want a path like /v1/custom", e)
 		}
-		p.client.Path = e
+		p.Client.Path = e
 	}
 	endpointFromURLs(p)
 	if po.transport != "http" {
@@ -206,8 +207,8 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	p.files = run.Outputs{Path: lay.report, Dir: d.outputDir, Force: true, Wide: po.wide} // AIPerf overwrites its artifacts
-	p.outputs = map[string]bool{"json": true, "csv": true, "jsonl": true, "console": true}
+	p.Outputs = run.Outputs{Path: lay.report, Dir: d.outputDir, Force: true, Wide: po.wide} // AIPerf overwrites its artifacts
+	p.Outputs.Kinds = map[string]bool{"json": true, "csv": true, "jsonl": true, "console": true}
 	return p, lay, nil
 }
 
@@ -215,7 +216,7 @@ func (po *profileOptions) plan(fs *pflag.FlagSet, getenv func(string) string) (*
 // into the client: several servers are benchmark's --target A,B with
 // --target-selection, several models its --model a,b with
 // --model-selection-strategy.
-func (po *profileOptions) servers(p *plan) error {
+func (po *profileOptions) servers(p *draft) error {
 	urls := po.urls
 	if len(urls) == 0 {
 		urls = []string{"localhost:8000"}
@@ -224,13 +225,13 @@ func (po *profileOptions) servers(p *plan) error {
 		if !strings.Contains(u, "://") {
 			u = "http://" + u
 		}
-		p.client.Targets = append(p.client.Targets, u)
+		p.Client.Targets = append(p.Client.Targets, u)
 	}
-	p.client.Target = p.client.Targets[0]
+	p.Client.Target = p.Client.Targets[0]
 	switch po.urlStrategy {
 	case loadgen.TargetRoundRobin, loadgen.TargetLeastInFlight:
 		if po.urlStrategy != loadgen.TargetRoundRobin {
-			p.client.TargetSelection = po.urlStrategy
+			p.Client.TargetSelection = po.urlStrategy
 		}
 	default:
 		return usagef("--url-strategy %q: want round_robin or least_in_flight", po.urlStrategy)
@@ -242,14 +243,14 @@ func (po *profileOptions) servers(p *plan) error {
 	case len(models) == 0:
 		return usagef("--model is required, e.g. --model Qwen/Qwen3-0.6B")
 	}
-	p.client.Model, p.client.Models, p.client.ModelWeights = models[0], models, weights
+	p.Client.Model, p.Client.Models, p.Client.ModelWeights = models[0], models, weights
 	switch s := po.modelSelection; {
 	case s != loadgen.ModelRoundRobin && s != loadgen.ModelRandom && s != loadgen.ModelWeighted:
 		return usagef("--model-selection-strategy %q: want round_robin or random (or weighted, with weights: --model a:0.6,b:0.4)", s)
 	case (s == loadgen.ModelWeighted) != (weights != nil):
 		return usagef("--model-selection-strategy %s: weights (--model a:0.6,b:0.4) go with weighted, and weighted needs them", s)
 	case s != loadgen.ModelRoundRobin:
-		p.client.ModelSelection, p.client.ModelSeed = s, uint64(p.seed)
+		p.Client.ModelSelection, p.Client.ModelSeed = s, uint64(p.Plan.Seed)
 	}
 	return nil
 }
