@@ -56,6 +56,7 @@ type profileOptions struct {
 	isl, islStddev            int
 	osl, oslStddev            int
 	requestCount, warmupCount int
+	seqDist                   string // --sequence-distribution
 	duration                  float64
 	gracePeriod               string  // --benchmark-grace-period: seconds or inf
 	cancelRate, cancelDelay   float64 // --request-cancellation-rate (%), -delay (s)
@@ -165,6 +166,8 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	for _, n := range oslFlags {
 		fs.IntVar(&po.osl, n, 0, "output sequence length in tokens, sent as the max tokens (default: the server decides; aliases --output-tokens, --output-tokens-mean, --prompt-output-tokens-mean)")
 	}
+	fs.StringVar(&po.seqDist, "sequence-distribution", "", `mixed ISL/OSL pairs instead of --isl/--osl: "ISL[|SD],OSL[|SD]:PROB;…" (probabilities sum to 100), "[(ISL,OSL):PROB,…]" or {"pairs":[{"isl":…,"osl":…,"prob":…}]} (alias --seq-dist)`)
+	fs.StringVar(&po.seqDist, "seq-dist", "", "alias of --sequence-distribution")
 	for _, n := range oslStddevFlags {
 		fs.IntVar(&po.oslStddev, n, 0, "standard deviation of the output length (aliases --output-tokens-stddev, --prompt-output-tokens-stddev)")
 	}
@@ -235,7 +238,7 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 		"endpoint", "transport-type", "prompt-prefix-pool-size", "num-prefix-prompts", "prompt-prefix-length", "num-prompts",
 		"num-warmup-requests", "prompt-batch-size", "batch-size-text", "batch-size-image", "batch-size-audio",
 		"num-conversations", "num-sessions", "session-turns-mean", "session-turns-stddev", "session-turn-delay-mean",
-		"session-turn-delay-stddev", "session-delay-ratio", "batch-size-video"} {
+		"session-turn-delay-stddev", "session-delay-ratio", "batch-size-video", "seq-dist"} {
 		_ = fs.MarkHidden(alias)
 	}
 }

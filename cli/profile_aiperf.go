@@ -110,7 +110,7 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"isl", "prompt-input-tokens-mean", "synthetic-input-tokens-mean", "input-tokens-mean", "input-tokens"}, maps: "prompt tokens (synthetic prompt_tokens)"},
 	{names: []string{"isl-stddev", "prompt-input-tokens-stddev", "synthetic-input-tokens-stddev", "input-tokens-stddev"}, maps: "prompt_tokens_stdev"},
 	{names: []string{"isl-block-size", "prompt-input-tokens-block-size", "synthetic-input-tokens-block-size"}, refused: "a trace's hash_ids blocks: goodput uses the trace format's own size"},
-	{names: []string{"seq-dist", "sequence-distribution"}, refused: "mixed ISL/OSL pairs: not yet"},
+	{names: []string{"seq-dist", "sequence-distribution"}, maps: "mixed ISL/OSL pairs, each request drawing one in proportion to its probability (synthetic sequence_distribution); all three of AIPerf's forms"},
 	{names: []string{"osl", "prompt-output-tokens-mean", "output-tokens-mean", "synthetic-output-tokens-mean", "output-tokens"}, maps: "max output tokens (synthetic output_tokens)"},
 	{names: []string{"osl-stddev", "prompt-output-tokens-stddev", "output-tokens-stddev", "synthetic-output-tokens-stddev"}, maps: "output_tokens_stdev"},
 	// Audio, Image, Video, Rankings

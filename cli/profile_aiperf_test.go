@@ -299,6 +299,9 @@ sweep:
 		"isl-stddev": {[]string{"--isl-stddev", "10"}, func(s profileSetup) bool { return s.cfg.Data.Synthetic.Prompt.Stdev == 10 }},
 		"osl":        {[]string{"--osl", "64"}, func(s profileSetup) bool { return s.cfg.Data.Synthetic.Output.Mean == 64 }},
 		"osl-stddev": {[]string{"--osl", "64", "--osl-stddev", "5"}, func(s profileSetup) bool { return s.cfg.Data.Synthetic.Output.Stdev == 5 }},
+		"seq-dist": {[]string{"--seq-dist", "64,32:70;256,128:30"}, func(s profileSetup) bool {
+			return len(s.cfg.Data.Synthetic.Mix) == 2 && s.cfg.Data.Synthetic.Mix[1].Prompt.Mean == 256
+		}},
 		"benchmark-duration": {[]string{"--benchmark-duration", "60"}, func(s profileSetup) bool {
 			return s.cfg.Plan.Constraints.MaxDuration == time.Minute && s.cfg.Plan.Constraints.MaxRequests == 0
 		}},

@@ -25,6 +25,9 @@ func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *draft) error {
 	if po.oslStddev > 0 && po.osl == 0 {
 		return usagef("--osl-stddev needs --osl")
 	}
+	if po.seqDist != "" && po.inputFile != "" {
+		return usagef("--sequence-distribution shapes synthetic prompts, not --input-file")
+	}
 	if err := po.inputData(fs); err != nil || po.inputFile != "" {
 		p.Data.Value = po.inputFile
 		if err == nil {
@@ -35,6 +38,17 @@ func (po *profileOptions) dataSpec(fs *pflag.FlagSet, p *draft) error {
 	spec := &dataset.Spec{Prompt: dataset.Dist{Mean: po.isl, Stdev: po.islStddev}}
 	if po.osl > 0 {
 		spec.Output = dataset.Dist{Mean: po.osl, Stdev: po.oslStddev}
+	}
+	if po.seqDist != "" {
+		flag := "--" + usedAlias(fs, []string{"sequence-distribution", "seq-dist"})
+		if f := changedAlias(fs, slices.Concat(islFlags, islStddevFlags, oslFlags, oslStddevFlags)); f != "" {
+			return usagef("%s and --%s: give one (the distribution sets both lengths of every request)", flag, f)
+		}
+		mix, err := dataset.ParseSequenceDistribution(po.seqDist)
+		if err != nil {
+			return usagef("%s %s", flag, oneLineErr(err))
+		}
+		spec = &dataset.Spec{Mix: mix}
 	}
 	if err := po.prefixes(fs, spec); err != nil {
 		return err

@@ -108,3 +108,29 @@ func TestProfilePlanIsTyped(t *testing.T) {
 		t.Errorf("profile %+v, warmup %q, seed %d", p.Plan.Profile, p.Metadata.Warmup, p.Plan.Seed)
 	}
 }
+
+// AIPerf's --sequence-distribution becomes the synthetic spec's mix; it
+// excludes --isl/--osl and --input-file, and a bad value names the flag.
+func TestProfileSequenceDistribution(t *testing.T) {
+	_, p, err := profilePlan(t, "--seq-dist", "64|10,32|8:70;256,128:30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mix := p.Data.Synthetic.Mix
+	if len(mix) != 2 || mix[0].Prompt.Stdev != 10 || mix[0].Output.Mean != 32 || mix[1].Weight != 30 || p.Data.Synthetic.Prompt.Set() {
+		t.Fatalf("mix %+v, spec %s", mix, p.Data.Synthetic)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sequence-distribution", "64,32:70;256,128:20"}, "--sequence-distribution \"64,32:70;256,128:20\": the probabilities sum to 90, want 100"},
+		{[]string{"--sequence-distribution", "64,32:100", "--isl", "100"}, "--sequence-distribution and --isl: give one"},
+		{[]string{"--seq-dist", "64,32:100", "--input-file", "x.jsonl"}, "--sequence-distribution shapes synthetic prompts, not --input-file"},
+	} {
+		_, _, err := profilePlan(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+}

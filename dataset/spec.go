@@ -109,13 +109,17 @@ type Spec struct {
 	// Media are the synthetic images and audio of every request
 	// (media.go).
 	Media MediaSpec
+	// Mix, when set, replaces Prompt and Output: each request draws one
+	// pair in proportion to its weight, then its lengths (AIPerf's
+	// --sequence-distribution; JSON key sequence_distribution).
+	Mix []LengthPair
 }
 
 // specKeys lists the accepted keys, for error messages.
 var specKeys = []string{
 	"prompt_tokens", "prompt_tokens_stdev", "prompt_tokens_min", "prompt_tokens_max",
 	"output_tokens", "output_tokens_stdev", "output_tokens_min", "output_tokens_max",
-	"samples", "prefix_tokens", "prefix_count", "prefix_buckets",
+	"samples", "prefix_tokens", "prefix_count", "prefix_buckets", "sequence_distribution",
 }
 
 // ParseSpec parses a synthetic data spec, "prompt_tokens=256,output_tokens=128,…"
@@ -143,6 +147,12 @@ func specFromParams(ps params) (Spec, error) {
 		}
 		if p.key == "prefix_buckets" {
 			if err := sp.parseBuckets(p); err != nil {
+				return sp, err
+			}
+			continue
+		}
+		if p.key == "sequence_distribution" {
+			if err := sp.parseMix(p); err != nil {
 				return sp, err
 			}
 			continue
@@ -261,16 +271,27 @@ func (sp *Spec) parseBuckets(p param) error {
 
 // validate checks the spec as a whole.
 func (sp *Spec) validate() error {
-	if sp.Prompt.Mean == 0 {
-		return fmt.Errorf("prompt_tokens is required, e.g. prompt_tokens=256,output_tokens=128")
-	}
-	if sp.Output.Mean == 0 && sp.Output.Set() {
-		return fmt.Errorf("output_tokens_stdev/min/max need output_tokens (the mean), e.g. output_tokens=128,output_tokens_max=256")
-	}
-	for _, d := range []struct {
+	type named struct {
 		name string
 		d    Dist
-	}{{"prompt_tokens", sp.Prompt}, {"output_tokens", sp.Output}} {
+	}
+	dists := []named{{"prompt_tokens", sp.Prompt}, {"output_tokens", sp.Output}}
+	switch {
+	case len(sp.Mix) > 0 && (sp.Prompt.Set() || sp.Output.Set()):
+		return fmt.Errorf("sequence_distribution and prompt_tokens/output_tokens: give one")
+	case len(sp.Mix) > 0 && sp.Session.Turns > 0:
+		return fmt.Errorf("sequence_distribution shapes single requests: not with turns=%d", sp.Session.Turns)
+	case len(sp.Mix) > 0:
+		dists = dists[:0]
+		for i, p := range sp.Mix {
+			dists = append(dists, named{fmt.Sprintf("sequence_distribution[%d] ISL", i), p.Prompt}, named{fmt.Sprintf("sequence_distribution[%d] OSL", i), p.Output})
+		}
+	case sp.Prompt.Mean == 0:
+		return fmt.Errorf("prompt_tokens is required, e.g. prompt_tokens=256,output_tokens=128")
+	case sp.Output.Mean == 0 && sp.Output.Set():
+		return fmt.Errorf("output_tokens_stdev/min/max need output_tokens (the mean), e.g. output_tokens=128,output_tokens_max=256")
+	}
+	for _, d := range dists {
 		if !d.d.Set() {
 			continue
 		}
@@ -347,7 +368,7 @@ func (sp Spec) buckets() []PrefixBucket {
 // GuideLLM's JSON object when it has prefix_buckets (which key=value cannot
 // hold).
 func (sp Spec) String() string {
-	if len(sp.PrefixBuckets) > 0 || sp.Session.ToolsJSON != nil || sp.Session.Branches != nil || sp.Session.ToolCallTurnList != nil {
+	if len(sp.PrefixBuckets) > 0 || len(sp.Mix) > 0 || sp.Session.ToolsJSON != nil || sp.Session.Branches != nil || sp.Session.ToolCallTurnList != nil {
 		return string(sp.guideLLM())
 	}
 	parts := append(sp.Prompt.keys("prompt_tokens"), sp.Output.keys("output_tokens")...)
@@ -373,6 +394,9 @@ func (sp Spec) guideLLM() json.RawMessage {
 	for _, kv := range append(sp.Prompt.keys("prompt_tokens"), sp.Output.keys("output_tokens")...) {
 		k, v, _ := strings.Cut(kv, "=")
 		fmt.Fprintf(&b, `,%q:%s`, k, v)
+	}
+	if len(sp.Mix) > 0 {
+		fmt.Fprintf(&b, `,"sequence_distribution":%s`, mixJSON(sp.Mix))
 	}
 	if sp.Samples > 0 {
 		fmt.Fprintf(&b, `,"samples":%d`, sp.Samples)

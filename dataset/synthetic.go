@@ -105,8 +105,11 @@ func newExactSynthetic(spec Spec, tok *tokenize.Tokenizer, seed, salt uint64) (*
 // marker (Options.Salt), not the lengths.
 func newSynthetic(spec Spec, v *vocab, seed, salt uint64) (*Synthetic, error) {
 	s := &Synthetic{spec: spec, seed: seed, exact: v.tok != nil}
-	_, maxN := spec.Prompt.Bounds()
-	longest := maxN
+	_, longest := spec.Prompt.Bounds()
+	for _, p := range spec.Mix {
+		_, hi := p.Prompt.Bounds()
+		longest = max(longest, hi)
+	}
 	for _, b := range spec.buckets() {
 		longest = max(longest, b.Tokens)
 	}
@@ -172,9 +175,14 @@ func (s *Synthetic) buildPrefixes() error {
 // draw samples request (or sample) k.
 func (s *Synthetic) draw(k uint64) draw {
 	rng := rand.New(rand.NewPCG(s.seed^0x73796e746865, k))
-	d := draw{n: s.spec.Prompt.Sample(rng), out: -1, prefix: -1}
-	if s.spec.Output.Set() {
-		d.out = s.spec.Output.Sample(rng)
+	prompt, output := s.spec.Prompt, s.spec.Output
+	if len(s.spec.Mix) > 0 {
+		p := pick(s.spec.Mix, rng)
+		prompt, output = p.Prompt, p.Output
+	}
+	d := draw{n: prompt.Sample(rng), out: -1, prefix: -1}
+	if output.Set() {
+		d.out = output.Sample(rng)
 	}
 	d.off = rng.IntN(s.gen.bodyUnits() - d.n + 1)
 	switch len(s.buckets) {
