@@ -9,9 +9,9 @@ import (
 // Wrap wraps every line of s longer than cols columns (0: no limit) at
 // its spaces; a continuation is indented two columns past the line's own
 // indent. The spaces between words are kept as they are (a line's
-// alignment), except where the line breaks. A word longer than a line of
-// its own is broken after its commas (a data spec); one with no comma to
-// break at (a path, a URL) stays whole.
+// alignment), except where the line breaks. A word that does not fit is
+// broken after a comma where one fits (a data spec); one with no comma to
+// break at (a path, a URL) goes whole to the next line.
 func Wrap(s string, cols int) string { return wrap(s, cols, -1, false) }
 
 // Hang is Wrap with every continuation indented hang columns (a value's
@@ -57,7 +57,7 @@ func wrap(s string, cols, hang int, cut bool) string {
 	return b.String()
 }
 
-// token is a word and the spaces before it ("" for a piece of a word
+// token is a word and the spaces before it ("" for the rest of a word
 // broken after a comma).
 type token struct{ sep, word string }
 
@@ -70,7 +70,6 @@ func wrapLine(b *strings.Builder, body string, cols, hang int, cut bool) {
 		cont = indent + 2
 	}
 	cont = min(cont, cols/2)
-	room := cols - cont // a continuation line's width
 	var toks []token
 	rest := body[indent:]
 	for rest != "" {
@@ -84,58 +83,56 @@ func wrapLine(b *strings.Builder, body string, cols, hang int, cut bool) {
 		if end < 0 {
 			end = len(rest)
 		}
-		word := rest[:end]
+		toks = append(toks, token{sep, rest[:end]})
 		rest = rest[end:]
-		for i, piece := range commaPieces(word, room) {
-			if i > 0 {
-				sep = ""
-			}
-			toks = append(toks, token{sep, piece})
-		}
-	}
-	if len(toks) > 0 {
-		toks[0].sep = ""
 	}
 	n := indent
 	b.WriteString(body[:indent])
-	start := true // at the start of a line
-	for _, t := range toks {
+	start := true // at the start of a line: no separator
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if start {
+			t.sep = ""
+		}
 		wn := utf8.RuneCountInString(t.word)
 		sn := utf8.RuneCountInString(t.sep)
-		if !start && n+sn+wn > cols {
-			b.WriteString("\n" + strings.Repeat(" ", cont))
-			n, start = cont, true
+		if n+sn+wn > cols {
+			// Too long here: the part of a data spec up to a comma that
+			// fits; or, cut, a word too long for any line where it is (at
+			// most the hang column in); else the next line.
+			if head, tail, ok := commaHead(t.word, cols-n-sn); ok {
+				t.word, wn = head, utf8.RuneCountInString(head)
+				toks = append(toks[:i+1], append([]token{{"", tail}}, toks[i+1:]...)...)
+			} else if !start && !(cut && wn > cols-cont && n+sn <= cont) {
+				b.WriteString("\n" + strings.Repeat(" ", cont))
+				n, start = cont, true
+				i--
+				continue
+			}
 		}
-		if !start {
-			b.WriteString(t.sep)
-			n += sn
-		}
-		w := t.word
+		b.WriteString(t.sep)
+		n += sn
 		if cut && n+wn > cols {
-			w = Cut(w, max(cols-n, 1))
-			wn = utf8.RuneCountInString(w)
+			t.word = Cut(t.word, max(cols-n, 1))
+			wn = utf8.RuneCountInString(t.word)
 		}
-		b.WriteString(w)
+		b.WriteString(t.word)
 		n += wn
 		start = false
 	}
 }
 
-// commaPieces breaks a word longer than room after its commas into pieces
-// of at most room runes where it can (each piece but the last ends with
-// its comma); a word that fits, or has no comma, is one piece.
-func commaPieces(word string, room int) []string {
-	if utf8.RuneCountInString(word) <= room || !strings.Contains(word, ",") {
-		return []string{word}
+// commaHead splits word after its last comma within the first room runes
+// (a data spec's keys); ok is false when no comma is that early.
+func commaHead(word string, room int) (head, tail string, ok bool) {
+	if room <= 0 {
+		return "", "", false
 	}
-	var pieces []string
-	cur := ""
-	for _, part := range strings.SplitAfter(word, ",") {
-		if cur != "" && utf8.RuneCountInString(cur)+utf8.RuneCountInString(part) > room {
-			pieces = append(pieces, cur)
-			cur = ""
+	r := []rune(word)
+	for i := min(room, len(r)-1) - 1; i >= 0; i-- {
+		if r[i] == ',' {
+			return string(r[:i+1]), string(r[i+1:]), true
 		}
-		cur += part
 	}
-	return append(pieces, cur)
+	return "", "", false
 }

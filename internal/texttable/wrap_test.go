@@ -19,7 +19,7 @@ func TestWrap(t *testing.T) {
 		{"alignment kept on the first line", "  key    value one two", 16,
 			"  key    value\n    one two"},
 		{"long word broken after commas", "data a=1,bb=2,ccc=3,dddd=4", 12,
-			"data\n  a=1,bb=2,\n  ccc=3,\n  dddd=4"},
+			"data a=1,\n  bb=2,\n  ccc=3,\n  dddd=4"},
 		{"a path stays whole", "wrote /a/very/long/path/file.json", 12,
 			"wrote\n  /a/very/long/path/file.json"},
 	} {
@@ -38,7 +38,7 @@ func TestHangAndFit(t *testing.T) {
 	if got != want {
 		t.Errorf("Fit =\n%s\nwant\n%s", got, want)
 	}
-	if got := Fit("x /tmp/aaaaaaaaaa/bbbbbbbbbb.json", 16, -1); got != "x\n  /tmp/aa…b.json" {
+	if got := Fit("x /tmp/aaaaaaaaaa/bbbbbbbbbb.json", 16, -1); got != "x /tmp/aa…b.json" {
 		t.Errorf("Fit cuts in the middle: %q", got)
 	}
 	if got := Hang(in, 40, 9); !strings.Contains(got, "\n         /tmp/some/deeply/nested/dir/requests.jsonl\n") {
