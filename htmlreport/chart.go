@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // seriesKind says how a series is drawn.
@@ -86,6 +87,88 @@ const (
 	legendRow    = 18.0
 	charWidth    = 6.2 // approximate advance of an 11px sans-serif character
 )
+
+// labelMargin keeps a label this far inside the chart's edges.
+const labelMargin = 2.0
+
+// textWidth estimates the width of an 11px label in SVG units.
+func textWidth(s string) float64 { return charWidth * float64(utf8.RuneCountInString(s)) }
+
+// label is the SVG text of a label beside a point: starting at x when it
+// fits before the chart's right edge, else ending at xEnd when it fits
+// after the left edge (first, with leftFirst), else on the side with more
+// room, broken into lines (at spaces, and after "-", "_", "/", "," or
+// ".") that fit it. No part falls outside the chart, which would clip it,
+// and nothing is cut.
+func label(class, text string, x, xEnd, y float64, leftFirst bool) string {
+	right, left := chartWidth-labelMargin-x, xEnd-labelMargin
+	anchor, at, room := "start", x, right
+	switch tw := textWidth(text); {
+	case leftFirst && tw <= left:
+		anchor, at, room = "end", xEnd, left
+	case tw <= right:
+	case tw <= left || left > right:
+		anchor, at, room = "end", xEnd, left
+	}
+	var b strings.Builder
+	b.WriteString(`<text`)
+	if class != "" {
+		b.WriteString(` class="` + class + `"`)
+	}
+	b.WriteString(` x="` + fmtCoord(at) + `" y="` + fmtCoord(y) + `"`)
+	if anchor != "start" {
+		b.WriteString(` text-anchor="` + anchor + `"`)
+	}
+	b.WriteString(`>`)
+	lines := breakLabel(text, int(max(room, charWidth)/charWidth))
+	if len(lines) == 1 {
+		b.WriteString(esc(text))
+	} else {
+		for i, ln := range lines {
+			dy := "0"
+			if i > 0 {
+				dy = "1.15em"
+			}
+			b.WriteString(`<tspan x="` + fmtCoord(at) + `" dy="` + dy + `">` + esc(ln) + `</tspan>`)
+		}
+	}
+	b.WriteString(`</text>`)
+	return b.String()
+}
+
+// breakLabel breaks s into lines of at most n runes at its spaces or
+// after "-", "_", "/", "," or "."; a part with no such place stays whole.
+func breakLabel(s string, n int) []string {
+	if utf8.RuneCountInString(s) <= n {
+		return []string{s}
+	}
+	var parts []string // each ends at a place to break
+	start := 0
+	for i, r := range s {
+		switch r {
+		case ' ':
+			parts = append(parts, s[start:i+1])
+			start = i + 1
+		case '-', '_', '/', ',', '.':
+			parts = append(parts, s[start:i+1])
+			start = i + 1
+		}
+	}
+	parts = append(parts, s[start:])
+	var lines []string
+	cur := ""
+	for _, p := range parts {
+		if cur != "" && utf8.RuneCountInString(strings.TrimRight(cur+p, " ")) > n {
+			lines = append(lines, strings.TrimRight(cur, " "))
+			cur = ""
+		}
+		cur += p
+	}
+	if cur = strings.TrimRight(cur, " "); cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
+}
 
 // palette holds series colours, dark enough on white and on paper, and
 // distinguishable with the common colour-vision deficiencies (first eight
@@ -348,7 +431,7 @@ func (c *chart) svg(b *strings.Builder) {
 		}
 		w(`<g class="vref"><line x1="`, f(x), `" y1="`, f(l.top), `" x2="`, f(x), `" y2="`, f(l.bottom), `"/>`)
 		if v.label != "" {
-			w(`<text x="`, f(x+3), `" y="`, f(l.top+9), `">`, esc(v.label), `</text>`)
+			w(label("", v.label, x+3, x-3, l.top+9, false))
 		}
 		w("</g>\n")
 	}
@@ -379,11 +462,7 @@ func (c *chart) svg(b *strings.Builder) {
 		w(`<g class="mark"><path d="M`, f(x), " ", f(y-7), "L", f(x+7), " ", f(y), "L", f(x), " ", f(y+7), "L", f(x-7), " ", f(y),
 			`Z" fill="`, markerColor, `"><title>`, esc(m.label), `</title></path>`)
 		if m.label != "" {
-			anchor, tx := "start", x+10
-			if x > (l.left+l.right)/2 {
-				anchor, tx = "end", x-10
-			}
-			w(`<text x="`, f(tx), `" y="`, f(y-9), `" text-anchor="`, anchor, `">`, esc(m.label), `</text>`)
+			w(label("", m.label, x+10, x-10, y-9, x > (l.left+l.right)/2))
 		}
 		w("</g>\n")
 	}
@@ -503,7 +582,7 @@ func (c *chart) seriesSVG(b *strings.Builder, l *layout, i int) {
 				b.WriteString("/>")
 			}
 			if p.label != "" {
-				b.WriteString(`<text class="pl" x="` + f(x+r+4) + `" y="` + f(y+4) + `">` + esc(p.label) + "</text>")
+				b.WriteString(label("pl", p.label, x+r+4, x-r-4, y+4, false))
 			}
 		}
 	}
