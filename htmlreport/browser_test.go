@@ -452,6 +452,21 @@ func TestBrowserLayout(t *testing.T) {
 	long := "llama-3.1-70b-instruct-fp8-tp8-on-8xH100-SXM-80GB-vllm-0.9.1"
 	a, recs := buildSweep(t, sweepSpec{rounds: 10, seconds: 10, chunks: 32, kneeAt: 5, telemetry: true, label: long}, true)
 	b, _ := buildSweep(t, sweepSpec{rounds: 6, seconds: 10, chunks: 32, kneeAt: 3, label: long + "-baseline"}, false)
+	// Two models, one named longer than a legend row.
+	q := func(p50, p99 float64) *report.Quantiles {
+		return &report.Quantiles{Count: 4, Mean: report.Float(p50), P50: report.Float(p50), P90: report.Float(p99), P99: report.Float(p99), Max: report.Float(p99)}
+	}
+	for i, bm := range b.Benchmarks {
+		if bm.Extras == nil {
+			t.Fatal("the sweep's benchmarks have no goodput extras")
+		}
+		f := float64(i + 1)
+		bm.Extras.ByModel = []report.GroupFigures{
+			{Name: "meta-llama/Llama-3.1-70B-Instruct with the LoRA adapter customer-support-v7-2026-11-30 (sql, tools, long context)",
+				Requests: report.StatusCounts{Successful: 6, Total: 6}, RequestsPerSecond: report.Float(f), TTFTMs: q(80, 100*f)},
+			{Name: "llama-8b", Requests: report.StatusCounts{Successful: 3, Total: 3}, RequestsPerSecond: 0.5, TTFTMs: q(70, 150*f)},
+		}
+	}
 	recPath := writeRecords(t, dir, recs)
 	page := render(t, []*report.Report{a, b}, Options{Records: []RecordSource{RecordsFile(recPath)}})
 	htmlPath := filepath.Join(dir, "report.html")

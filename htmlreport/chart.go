@@ -211,6 +211,7 @@ type layout struct {
 type legendItem struct {
 	series int // index in chart.series
 	x, y   float64
+	lines  []string // the series' name, broken to fit a row
 }
 
 // layout computes the scales from the data, the reference lines and the
@@ -230,7 +231,13 @@ func (c *chart) layout() *layout {
 		if s.name == "" {
 			continue
 		}
-		w := 28 + charWidth*float64(len([]rune(s.name))) + 14
+		// A name too long for a row of its own takes several lines.
+		lines := breakLabel(s.name, int((l.right-l.left-28-14)/charWidth))
+		tw := 0.0
+		for _, ln := range lines {
+			tw = max(tw, textWidth(ln))
+		}
+		w := 28 + tw + 14
 		if rows == 0 {
 			rows = 1
 		}
@@ -239,8 +246,13 @@ func (c *chart) layout() *layout {
 			ly += legendRow
 			rows++
 		}
-		l.legend = append(l.legend, legendItem{series: i, x: lx, y: ly})
+		l.legend = append(l.legend, legendItem{series: i, x: lx, y: ly, lines: lines})
 		lx += w
+		if len(lines) > 1 { // the next item starts below the last line
+			lx = l.right
+			ly += legendRow * float64(len(lines)-1)
+			rows += len(lines) - 1
+		}
 	}
 	l.height = l.bottom + marginBottom + float64(rows)*legendRow + 4
 
@@ -482,7 +494,15 @@ func (c *chart) svg(b *strings.Builder) {
 			}
 			w(`/>`)
 		}
-		w(`<text x="`, f(it.x+28), `" y="`, f(it.y+4), `">`, esc(s.name), "</text></g>\n")
+		w(`<text x="`, f(it.x+28), `" y="`, f(it.y+4), `">`)
+		if len(it.lines) > 1 {
+			for j, ln := range it.lines {
+				w(`<tspan x="`, f(it.x+28), `" y="`, f(it.y+4+legendRow*float64(j)), `">`, esc(ln), `</tspan>`)
+			}
+		} else {
+			w(esc(s.name))
+		}
+		w("</text></g>\n")
 	}
 	b.WriteString("</svg>\n")
 }
