@@ -89,6 +89,7 @@ type layoutCheck struct {
 	Clipped  []string `json:"clipped"`  // chart text outside its chart (cut off by the SVG)
 	Cut      []string `json:"cut"`      // labels cut short with "…"
 	Scrolls  []string `json:"scrolls"`  // boxes that scroll sideways (wide tables)
+	Empty    []string `json:"empty"`    // tables whose every figure is a dash
 }
 
 // layoutScript lists every element that does not fit: an HTML box whose
@@ -96,7 +97,9 @@ type layoutCheck struct {
 // scrolls sideways on purpose (a wide table's wrapper: listed apart), or
 // whose box reaches past its parent's (not a scrolling one); a chart's
 // text outside its SVG, which clips it; and a label (chart text, a
-// legend entry, a table head or caption) ending in "…".
+// legend entry, a table head or caption) ending in "…"; and a table
+// with rows whose every figure (past its first two columns) is a dash,
+// a section shown without data.
 const layoutScript = `(() => {
   const tol = 1;
   const desc = e => {
@@ -109,7 +112,7 @@ const layoutScript = `(() => {
   };
   const shown = e => { const r = e.getBoundingClientRect(); return r.width > 0 || r.height > 0; };
   const scrolls = e => { const o = getComputedStyle(e).overflowX; return o === "auto" || o === "scroll"; };
-  const out = {width: document.documentElement.clientWidth, overflow: [], clipped: [], cut: [], scrolls: []};
+  const out = {width: document.documentElement.clientWidth, overflow: [], clipped: [], cut: [], scrolls: [], empty: []};
   for (const e of document.querySelectorAll("body *")) {
     if (e.closest("svg") || !shown(e)) continue;
     if (getComputedStyle(e).display !== "inline" && e.clientWidth > 0 && e.scrollWidth > e.clientWidth + tol) {
@@ -134,6 +137,10 @@ const layoutScript = `(() => {
   }
   for (const t of document.querySelectorAll("svg text, th, caption")) {
     if (shown(t) && /…$/.test(t.textContent.trim())) out.cut.push(desc(t));
+  }
+  for (const t of document.querySelectorAll("table")) {
+    const figs = [...t.querySelectorAll("tbody tr")].flatMap(r => [...r.cells].slice(2).map(c => c.textContent.trim()));
+    if (shown(t) && figs.length > 0 && figs.every(v => v === "–" || v === "-" || v === "")) out.empty.push(desc(t));
   }
   return out;
 })()`
@@ -437,10 +444,11 @@ func evaluate(ctx context.Context, t *testing.T, cdp *cdpClient, session, script
 // 800 px (a laptop, a half screen) and checks that nothing overflows:
 // no box holds content wider than itself or reaches past its parent's
 // (tables may scroll sideways in their wrapper), no chart text falls
-// outside its chart, where the SVG would clip it, and no label is cut
-// short with "…". The runs have long names, as real ones do (a model,
-// its precision, the hardware). Full-page screenshots are saved under
-// the test's temporary directory (logged on failure).
+// outside its chart, where the SVG would clip it, no label is cut short
+// with "…" and no table is all dashes. The runs have long names, as real
+// ones do (a model, its precision, the hardware), and a GuideLLM report
+// lacks most figures. Full-page screenshots are saved under the test's
+// temporary directory (logged on failure).
 func TestBrowserLayout(t *testing.T) {
 	if testing.Short() {
 		t.Skip("headless Chromium takes several seconds: not in -short")
@@ -467,8 +475,12 @@ func TestBrowserLayout(t *testing.T) {
 			{Name: "llama-8b", Requests: report.StatusCounts{Successful: 3, Total: 3}, RequestsPerSecond: 0.5, TTFTMs: q(70, 150*f)},
 		}
 	}
+	legacy, err := report.Read(filepath.Join("..", "report", "testdata", "benchmarks_stripped_legacy_v0.3.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	recPath := writeRecords(t, dir, recs)
-	page := render(t, []*report.Report{a, b}, Options{Records: []RecordSource{RecordsFile(recPath)}})
+	page := render(t, []*report.Report{a, b, legacy}, Options{Records: []RecordSource{RecordsFile(recPath)}})
 	htmlPath := filepath.Join(dir, "report.html")
 	if err := os.WriteFile(htmlPath, []byte(page), 0o644); err != nil {
 		t.Fatal(err)
@@ -485,7 +497,7 @@ func TestBrowserLayout(t *testing.T) {
 		for _, l := range []struct {
 			what  string
 			items []string
-		}{{"overflows its box", lc.Overflow}, {"is clipped by its chart", lc.Clipped}, {"is cut with …", lc.Cut}} {
+		}{{"overflows its box", lc.Overflow}, {"is clipped by its chart", lc.Clipped}, {"is cut with …", lc.Cut}, {"has no figure", lc.Empty}} {
 			for _, it := range l.items {
 				t.Errorf("at %d px, %s: %s", widths[i], l.what, it)
 			}
@@ -499,5 +511,36 @@ func TestBrowserLayout(t *testing.T) {
 	}
 	for _, p := range run.problems {
 		t.Errorf("browser reported %s", p)
+	}
+}
+
+// The layout check can fail: a page with a word wider than its box, a
+// chart label past the chart's edge, a head cut with "…" and a table of
+// dashes has each found.
+func TestBrowserLayoutCatches(t *testing.T) {
+	if testing.Short() {
+		t.Skip("headless Chromium takes several seconds: not in -short")
+	}
+	if chromiumPath() == "" && os.Getenv("GOODPUT_CI") == "" {
+		t.Skip("Chromium not installed: apt-get install -y --no-install-recommends chromium (set GOODPUT_CI to make this a failure)")
+	}
+	path := filepath.Join(t.TempDir(), "bad.html")
+	bad := "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>bad</title></head><body>" +
+		"<div id=\"narrow\" style=\"width:100px\">awordmuchwiderthanonehundredpixelsofitsboxwithnoplacetobreak</div>" +
+		"<svg id=\"chart\" width=\"200\" height=\"50\" viewBox=\"0 0 200 50\"><text x=\"150\" y=\"20\">a label past the edge</text></svg>" +
+		"<table id=\"dashes\"><thead><tr><th>#</th><th>Strategy</th><th>Energy Wh…</th></tr></thead>" +
+		"<tbody><tr><td>0</td><td>constant</td><td>–</td></tr></tbody></table></body></html>\n"
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := openInBrowser(t, path, 800)
+	lc := run.layouts[0]
+	for _, l := range []struct {
+		what, id string
+		items    []string
+	}{{"overflow", "#narrow", lc.Overflow}, {"clipped", "#chart", lc.Clipped}, {"cut", "#dashes", lc.Cut}, {"empty", "#dashes", lc.Empty}} {
+		if !slices.ContainsFunc(l.items, func(s string) bool { return strings.HasPrefix(s, l.id+" ") || strings.Contains(s, ": "+l.id+" ") }) {
+			t.Errorf("%s: %s not found in %q", l.what, l.id, l.items)
+		}
 	}
 }
