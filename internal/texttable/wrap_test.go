@@ -70,3 +70,29 @@ func TestCut(t *testing.T) {
 		}
 	}
 }
+
+// Wrap keeps every word (its non-space characters, in order) and Fit
+// keeps every line within the width, whatever the text.
+func TestWrapProperties(t *testing.T) {
+	words := []string{"a", "bb", "ccc,dd,e", "/a/long/path/with/no/comma/at/all.json", "≥", "x=1,y=2,z=3,w=4,v=5,u=6", "  ", "—"}
+	rng := uint64(1)
+	next := func(n int) int { rng = rng*6364136223846793005 + 1442695040888963407; return int(rng>>33) % n }
+	squash := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	for i := range 500 {
+		var b strings.Builder
+		b.WriteString(strings.Repeat(" ", next(6)))
+		for range 1 + next(30) {
+			b.WriteString(words[next(len(words))] + strings.Repeat(" ", 1+next(2)))
+		}
+		in := strings.TrimRight(b.String(), " ")
+		cols := 8 + next(60)
+		if got := Wrap(in, cols); squash(got) != squash(in) {
+			t.Fatalf("case %d: Wrap(%q, %d) lost or moved text: %q", i, in, cols, got)
+		}
+		for _, line := range strings.Split(Fit(in, cols, next(8)-1), "\n") {
+			if n := utf8.RuneCountInString(line); n > cols {
+				t.Fatalf("case %d: Fit(%q, %d) has a line of %d: %q", i, in, cols, n, line)
+			}
+		}
+	}
+}
