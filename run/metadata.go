@@ -113,8 +113,9 @@ func metadataProbe(c *loadgen.Client, models []loadgen.ModelInfo, timeout time.D
 
 // collectRunMetadata collects the run metadata before any load, prints
 // it to w in lines of at most cols columns (the fields, their sources,
-// what is missing and how to fill it) and, when strict, fails with a usage error (exit 2) listing the missing
-// fields. The probe's idle connections are closed.
+// what is missing and how to fill it) and, when strict, fails with a
+// usage error (exit 2) listing the missing fields. The probe's idle
+// connections are closed.
 func collectRunMetadata(ctx context.Context, w io.Writer, strict bool, p metadata.Probe, in metadata.Inputs, cols int) (*report.RunMetadata, error) {
 	res, err := metadata.Collect(ctx, p, in)
 	if err != nil {

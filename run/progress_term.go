@@ -21,8 +21,8 @@ import (
 // achieved rate, requests in flight, completed and errored, and live TTFT
 // P50/P99 and output tok/s. Each line fits the terminal down to 80
 // columns (the bar shrinks, the figures take shorter words, the notes
-// above the bars wrap). The bars
-// redraw from mpb's own goroutine, reading liveStats snapshots.
+// above the bars wrap). The bars redraw from mpb's own goroutine, reading
+// liveStats snapshots.
 type termProgress struct {
 	w     io.Writer
 	live  *liveStats

@@ -32,7 +32,7 @@ import (
 type state struct {
 	cfg    *Config
 	env    Env
-	stderr io.Writer // env.Stderr (fitted to the console's width on a terminal), or the logger's lines under --log-format json
+	stderr io.Writer // env.Stderr (fitLines on a terminal), or the logger's lines under --log-format json
 
 	client  *loadgen.Client
 	models  []loadgen.ModelInfo
@@ -646,8 +646,8 @@ func (w *logLines) Write(p []byte) (int, error) {
 
 // fitLines is an io.Writer that writes each line written to it wrapped
 // to cols columns (console.Wrap, tabs expanded): the run's diagnostics
-// and log lines on a terminal fit it as the console summary does. A line is written once it is whole; flush
-// writes what is left.
+// and log lines on a terminal fit it as the console summary does. A line
+// is written once it is whole; flush writes what is left.
 type fitLines struct {
 	mu   sync.Mutex
 	w    io.Writer
