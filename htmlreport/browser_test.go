@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
@@ -81,8 +82,73 @@ const checkScript = `(() => {
     scripts: document.scripts.length, scrollWidth: document.documentElement.scrollWidth, wide: wide};
 })()`
 
+// layoutCheck is what layoutScript finds at one window width.
+type layoutCheck struct {
+	Width    float64  `json:"width"`    // the page's client width, CSS px
+	Overflow []string `json:"overflow"` // content wider than its box, or a box past its parent's
+	Clipped  []string `json:"clipped"`  // chart text outside its chart (cut off by the SVG)
+	Cut      []string `json:"cut"`      // labels cut short with "…"
+	Scrolls  []string `json:"scrolls"`  // boxes that scroll sideways (wide tables)
+	Empty    []string `json:"empty"`    // tables whose every figure is a dash
+}
+
+// layoutScript lists every element that does not fit: an HTML box whose
+// content is wider than it (scrollWidth > clientWidth) unless the box
+// scrolls sideways on purpose (a wide table's wrapper: listed apart), or
+// whose box reaches past its parent's (not a scrolling one); a chart's
+// text outside its SVG, which clips it; and a label (chart text, a
+// legend entry, a table head or caption) ending in "…"; and a table
+// with rows whose every figure (past its first two columns) is a dash,
+// a section shown without data.
+const layoutScript = `(() => {
+  const tol = 1;
+  const desc = e => {
+    let s = e.tagName.toLowerCase();
+    const c = e.getAttribute("class");
+    if (c) s += "." + c.trim().split(/\s+/).join(".");
+    const sec = e.closest("[id]");
+    if (sec) s = "#" + sec.id + " " + s;
+    return s + " " + JSON.stringify((e.textContent || "").trim().replace(/\s+/g, " ").slice(0, 60));
+  };
+  const shown = e => { const r = e.getBoundingClientRect(); return r.width > 0 || r.height > 0; };
+  const scrolls = e => { const o = getComputedStyle(e).overflowX; return o === "auto" || o === "scroll"; };
+  const out = {width: document.documentElement.clientWidth, overflow: [], clipped: [], cut: [], scrolls: [], empty: []};
+  for (const e of document.querySelectorAll("body *")) {
+    if (e.closest("svg") || !shown(e)) continue;
+    if (getComputedStyle(e).display !== "inline" && e.clientWidth > 0 && e.scrollWidth > e.clientWidth + tol) {
+      const what = e.scrollWidth + " px of content in " + e.clientWidth + ": " + desc(e);
+      (scrolls(e) ? out.scrolls : out.overflow).push(what);
+    }
+    const p = e.parentElement;
+    if (p && p !== document.documentElement && !scrolls(p) && getComputedStyle(p).display !== "inline" && !e.closest("table")) {
+      const r = e.getBoundingClientRect(), q = p.getBoundingClientRect();
+      if (r.right > q.right + tol || r.left < q.left - tol) {
+        out.overflow.push("box " + Math.round(r.left) + ".." + Math.round(r.right) + " past its parent's " +
+          Math.round(q.left) + ".." + Math.round(q.right) + ": " + desc(e));
+      }
+    }
+  }
+  for (const t of document.querySelectorAll("svg text")) {
+    if (!shown(t)) continue;
+    const r = t.getBoundingClientRect(), q = t.ownerSVGElement.getBoundingClientRect();
+    if (r.left < q.left - tol || r.right > q.right + tol || r.top < q.top - tol || r.bottom > q.bottom + tol) {
+      out.clipped.push(Math.round(r.left - q.left) + ".." + Math.round(r.right - q.left) + " of " + Math.round(q.width) + " px: " + desc(t));
+    }
+  }
+  for (const t of document.querySelectorAll("svg text, th, caption")) {
+    if (shown(t) && /…$/.test(t.textContent.trim())) out.cut.push(desc(t));
+  }
+  for (const t of document.querySelectorAll("table")) {
+    const figs = [...t.querySelectorAll("tbody tr")].flatMap(r => [...r.cells].slice(2).map(c => c.textContent.trim()));
+    if (shown(t) && figs.length > 0 && figs.every(v => v === "–" || v === "-" || v === "")) out.empty.push(desc(t));
+  }
+  return out;
+})()`
+
 // browserRun is what a page did in the browser.
 type browserRun struct {
+	layouts       []layoutCheck // at each width asked for, in order
+	screenshots   []string      // the PNG files, one per width
 	screen, print pageCheck
 	pdf           []byte
 	requests      []string // URLs requested, other than the page's own file and data: URLs
@@ -92,11 +158,13 @@ type browserRun struct {
 
 // openInBrowser loads the HTML file at path in headless Chromium with the
 // network closed off and drives it over the DevTools protocol: the page is
-// checked on screen, then with print media at A4 width (210 mm less 2 × 12
-// mm margins = 703 CSS px), then printed to PDF. It skips the test when
-// no Chromium is installed (fails with GOODPUT_CI set), and always kills
-// the browser.
-func openInBrowser(t *testing.T, path string) *browserRun {
+// checked on screen, then at each of widths (CSS px) by layoutScript with
+// a full-page screenshot saved under t.TempDir() (or $GOODPUT_SCREENSHOTS),
+// then with print media at
+// A4 width (210 mm less 2 × 12 mm margins = 703 CSS px), then printed to
+// PDF. It skips the test when no Chromium is installed (fails with
+// GOODPUT_CI set), and always kills the browser.
+func openInBrowser(t *testing.T, path string, widths ...int) *browserRun {
 	t.Helper()
 	bin := chromiumPath()
 	if bin == "" {
@@ -193,6 +261,33 @@ func openInBrowser(t *testing.T, path string) *browserRun {
 	}
 	run := &browserRun{}
 	evaluate(ctx, t, cdp, s, checkScript, &run.screen)
+	shots := t.TempDir()
+	if d := os.Getenv("GOODPUT_SCREENSHOTS"); d != "" { // a directory to keep them in (a CI artifact)
+		shots = d
+	}
+	for _, w := range widths {
+		if err := cdp.call(ctx, s, "Emulation.setDeviceMetricsOverride", map[string]any{"width": w, "height": 900, "deviceScaleFactor": 1, "mobile": false}, nil); err != nil {
+			t.Fatal(err)
+		}
+		var lc layoutCheck
+		evaluate(ctx, t, cdp, s, layoutScript, &lc)
+		run.layouts = append(run.layouts, lc)
+		var shot struct {
+			Data string `json:"data"`
+		}
+		if err := cdp.call(ctx, s, "Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true}, &shot); err != nil {
+			t.Fatal(err)
+		}
+		png, err := base64.StdEncoding.DecodeString(shot.Data)
+		if err != nil || !strings.HasPrefix(string(png), "\x89PNG") {
+			t.Fatalf("screenshot at %d px: not a PNG (%v)", w, err)
+		}
+		file := filepath.Join(shots, fmt.Sprintf("report-%d.png", w))
+		if err := os.WriteFile(file, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		run.screenshots = append(run.screenshots, file)
+	}
 
 	if err := cdp.call(ctx, s, "Emulation.setEmulatedMedia", map[string]any{"media": "print"}, nil); err != nil {
 		t.Fatal(err)
@@ -342,5 +437,110 @@ func evaluate(ctx context.Context, t *testing.T, cdp *cdpClient, session, script
 	}
 	if err := json.Unmarshal(res.Result.Value, out); err != nil {
 		t.Fatalf("check script result: %v", err)
+	}
+}
+
+// TestBrowserLayout lays a report out in headless Chromium at 1280 and
+// 800 px (a laptop, a half screen) and checks that nothing overflows:
+// no box holds content wider than itself or reaches past its parent's
+// (tables may scroll sideways in their wrapper), no chart text falls
+// outside its chart, where the SVG would clip it, no label is cut short
+// with "…" and no table is all dashes. The runs have long names, as real
+// ones do (a model, its precision, the hardware), and a GuideLLM report
+// lacks most figures. Full-page screenshots are saved under the test's
+// temporary directory (logged on failure).
+func TestBrowserLayout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("headless Chromium takes several seconds: not in -short")
+	}
+	if chromiumPath() == "" && os.Getenv("GOODPUT_CI") == "" {
+		t.Skip("Chromium not installed: apt-get install -y --no-install-recommends chromium (set GOODPUT_CI to make this a failure)")
+	}
+	dir := t.TempDir()
+	long := "llama-3.1-70b-instruct-fp8-tp8-on-8xH100-SXM-80GB-vllm-0.9.1"
+	a, recs := buildSweep(t, sweepSpec{rounds: 10, seconds: 10, chunks: 32, kneeAt: 5, telemetry: true, label: long}, true)
+	b, _ := buildSweep(t, sweepSpec{rounds: 6, seconds: 10, chunks: 32, kneeAt: 3, label: long + "-baseline"}, false)
+	// Two models, one named longer than a legend row.
+	q := func(p50, p99 float64) *report.Quantiles {
+		return &report.Quantiles{Count: 4, Mean: report.Float(p50), P50: report.Float(p50), P90: report.Float(p99), P99: report.Float(p99), Max: report.Float(p99)}
+	}
+	for i, bm := range b.Benchmarks {
+		if bm.Extras == nil {
+			t.Fatal("the sweep's benchmarks have no goodput extras")
+		}
+		f := float64(i + 1)
+		bm.Extras.ByModel = []report.GroupFigures{
+			{Name: "meta-llama/Llama-3.1-70B-Instruct with the LoRA adapter customer-support-v7-2026-11-30 (sql, tools, long context)",
+				Requests: report.StatusCounts{Successful: 6, Total: 6}, RequestsPerSecond: report.Float(f), TTFTMs: q(80, 100*f)},
+			{Name: "llama-8b", Requests: report.StatusCounts{Successful: 3, Total: 3}, RequestsPerSecond: 0.5, TTFTMs: q(70, 150*f)},
+		}
+	}
+	legacy, err := report.Read(filepath.Join("..", "report", "testdata", "benchmarks_stripped_legacy_v0.3.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recPath := writeRecords(t, dir, recs)
+	page := render(t, []*report.Report{a, b, legacy}, Options{Records: []RecordSource{RecordsFile(recPath)}})
+	htmlPath := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(htmlPath, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	widths := []int{1280, 800}
+	run := openInBrowser(t, htmlPath, widths...)
+	if len(run.layouts) != len(widths) {
+		t.Fatalf("%d layouts checked, want %d", len(run.layouts), len(widths))
+	}
+	for i, lc := range run.layouts {
+		if lc.Width > float64(widths[i]) || lc.Width < float64(widths[i])-20 {
+			t.Errorf("at %d px the page is %.0f px wide", widths[i], lc.Width)
+		}
+		for _, l := range []struct {
+			what  string
+			items []string
+		}{{"overflows its box", lc.Overflow}, {"is clipped by its chart", lc.Clipped}, {"is cut with …", lc.Cut}, {"has no figure", lc.Empty}} {
+			for _, it := range l.items {
+				t.Errorf("at %d px, %s: %s", widths[i], l.what, it)
+			}
+		}
+		for _, it := range lc.Scrolls {
+			t.Logf("at %d px, scrolls sideways: %s", widths[i], it)
+		}
+		if t.Failed() {
+			t.Logf("screenshot at %d px: %s", widths[i], run.screenshots[i])
+		}
+	}
+	for _, p := range run.problems {
+		t.Errorf("browser reported %s", p)
+	}
+}
+
+// The layout check can fail: a page with a word wider than its box, a
+// chart label past the chart's edge, a head cut with "…" and a table of
+// dashes has each found.
+func TestBrowserLayoutCatches(t *testing.T) {
+	if testing.Short() {
+		t.Skip("headless Chromium takes several seconds: not in -short")
+	}
+	if chromiumPath() == "" && os.Getenv("GOODPUT_CI") == "" {
+		t.Skip("Chromium not installed: apt-get install -y --no-install-recommends chromium (set GOODPUT_CI to make this a failure)")
+	}
+	path := filepath.Join(t.TempDir(), "bad.html")
+	bad := "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>bad</title></head><body>" +
+		"<div id=\"narrow\" style=\"width:100px\">awordmuchwiderthanonehundredpixelsofitsboxwithnoplacetobreak</div>" +
+		"<svg id=\"chart\" width=\"200\" height=\"50\" viewBox=\"0 0 200 50\"><text x=\"150\" y=\"20\">a label past the edge</text></svg>" +
+		"<table id=\"dashes\"><thead><tr><th>#</th><th>Strategy</th><th>Energy Wh…</th></tr></thead>" +
+		"<tbody><tr><td>0</td><td>constant</td><td>–</td></tr></tbody></table></body></html>\n"
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := openInBrowser(t, path, 800)
+	lc := run.layouts[0]
+	for _, l := range []struct {
+		what, id string
+		items    []string
+	}{{"overflow", "#narrow", lc.Overflow}, {"clipped", "#chart", lc.Clipped}, {"cut", "#dashes", lc.Cut}, {"empty", "#dashes", lc.Empty}} {
+		if !slices.ContainsFunc(l.items, func(s string) bool { return strings.HasPrefix(s, l.id+" ") || strings.Contains(s, ": "+l.id+" ") }) {
+			t.Errorf("%s: %s not found in %q", l.what, l.id, l.items)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // seriesKind says how a series is drawn.
@@ -87,6 +88,88 @@ const (
 	charWidth    = 6.2 // approximate advance of an 11px sans-serif character
 )
 
+// labelMargin keeps a label this far inside the chart's edges.
+const labelMargin = 2.0
+
+// textWidth estimates the width of an 11px label in SVG units.
+func textWidth(s string) float64 { return charWidth * float64(utf8.RuneCountInString(s)) }
+
+// label is the SVG text of a label beside a point: starting at x when it
+// fits before the chart's right edge, else ending at xEnd when it fits
+// after the left edge (first, with leftFirst), else on the side with more
+// room, broken into lines (at spaces, and after "-", "_", "/", "," or
+// ".") that fit it. No part falls outside the chart, which would clip it,
+// and nothing is cut.
+func label(class, text string, x, xEnd, y float64, leftFirst bool) string {
+	right, left := chartWidth-labelMargin-x, xEnd-labelMargin
+	anchor, at, room := "start", x, right
+	switch tw := textWidth(text); {
+	case leftFirst && tw <= left:
+		anchor, at, room = "end", xEnd, left
+	case tw <= right:
+	case tw <= left || left > right:
+		anchor, at, room = "end", xEnd, left
+	}
+	var b strings.Builder
+	b.WriteString(`<text`)
+	if class != "" {
+		b.WriteString(` class="` + class + `"`)
+	}
+	b.WriteString(` x="` + fmtCoord(at) + `" y="` + fmtCoord(y) + `"`)
+	if anchor != "start" {
+		b.WriteString(` text-anchor="` + anchor + `"`)
+	}
+	b.WriteString(`>`)
+	lines := breakLabel(text, int(max(room, charWidth)/charWidth))
+	if len(lines) == 1 {
+		b.WriteString(esc(text))
+	} else {
+		for i, ln := range lines {
+			dy := "0"
+			if i > 0 {
+				dy = "1.15em"
+			}
+			b.WriteString(`<tspan x="` + fmtCoord(at) + `" dy="` + dy + `">` + esc(ln) + `</tspan>`)
+		}
+	}
+	b.WriteString(`</text>`)
+	return b.String()
+}
+
+// breakLabel breaks s into lines of at most n runes at its spaces or
+// after "-", "_", "/", "," or "."; a part with no such place stays whole.
+func breakLabel(s string, n int) []string {
+	if utf8.RuneCountInString(s) <= n {
+		return []string{s}
+	}
+	var parts []string // each ends at a place to break
+	start := 0
+	for i, r := range s {
+		switch r {
+		case ' ':
+			parts = append(parts, s[start:i+1])
+			start = i + 1
+		case '-', '_', '/', ',', '.':
+			parts = append(parts, s[start:i+1])
+			start = i + 1
+		}
+	}
+	parts = append(parts, s[start:])
+	var lines []string
+	cur := ""
+	for _, p := range parts {
+		if cur != "" && utf8.RuneCountInString(strings.TrimRight(cur+p, " ")) > n {
+			lines = append(lines, strings.TrimRight(cur, " "))
+			cur = ""
+		}
+		cur += p
+	}
+	if cur = strings.TrimRight(cur, " "); cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
 // palette holds series colours, dark enough on white and on paper, and
 // distinguishable with the common colour-vision deficiencies (first eight
 // after Okabe and Ito).
@@ -128,6 +211,7 @@ type layout struct {
 type legendItem struct {
 	series int // index in chart.series
 	x, y   float64
+	lines  []string // the series' name, broken to fit a row
 }
 
 // layout computes the scales from the data, the reference lines and the
@@ -147,7 +231,13 @@ func (c *chart) layout() *layout {
 		if s.name == "" {
 			continue
 		}
-		w := 28 + charWidth*float64(len([]rune(s.name))) + 14
+		// A name too long for a row of its own takes several lines.
+		lines := breakLabel(s.name, int((l.right-l.left-28-14)/charWidth))
+		tw := 0.0
+		for _, ln := range lines {
+			tw = max(tw, textWidth(ln))
+		}
+		w := 28 + tw + 14
 		if rows == 0 {
 			rows = 1
 		}
@@ -156,8 +246,13 @@ func (c *chart) layout() *layout {
 			ly += legendRow
 			rows++
 		}
-		l.legend = append(l.legend, legendItem{series: i, x: lx, y: ly})
+		l.legend = append(l.legend, legendItem{series: i, x: lx, y: ly, lines: lines})
 		lx += w
+		if len(lines) > 1 { // the next item starts below the last line
+			lx = l.right
+			ly += legendRow * float64(len(lines)-1)
+			rows += len(lines) - 1
+		}
 	}
 	l.height = l.bottom + marginBottom + float64(rows)*legendRow + 4
 
@@ -348,7 +443,7 @@ func (c *chart) svg(b *strings.Builder) {
 		}
 		w(`<g class="vref"><line x1="`, f(x), `" y1="`, f(l.top), `" x2="`, f(x), `" y2="`, f(l.bottom), `"/>`)
 		if v.label != "" {
-			w(`<text x="`, f(x+3), `" y="`, f(l.top+9), `">`, esc(v.label), `</text>`)
+			w(label("", v.label, x+3, x-3, l.top+9, false))
 		}
 		w("</g>\n")
 	}
@@ -379,11 +474,7 @@ func (c *chart) svg(b *strings.Builder) {
 		w(`<g class="mark"><path d="M`, f(x), " ", f(y-7), "L", f(x+7), " ", f(y), "L", f(x), " ", f(y+7), "L", f(x-7), " ", f(y),
 			`Z" fill="`, markerColor, `"><title>`, esc(m.label), `</title></path>`)
 		if m.label != "" {
-			anchor, tx := "start", x+10
-			if x > (l.left+l.right)/2 {
-				anchor, tx = "end", x-10
-			}
-			w(`<text x="`, f(tx), `" y="`, f(y-9), `" text-anchor="`, anchor, `">`, esc(m.label), `</text>`)
+			w(label("", m.label, x+10, x-10, y-9, x > (l.left+l.right)/2))
 		}
 		w("</g>\n")
 	}
@@ -403,7 +494,15 @@ func (c *chart) svg(b *strings.Builder) {
 			}
 			w(`/>`)
 		}
-		w(`<text x="`, f(it.x+28), `" y="`, f(it.y+4), `">`, esc(s.name), "</text></g>\n")
+		w(`<text x="`, f(it.x+28), `" y="`, f(it.y+4), `">`)
+		if len(it.lines) > 1 {
+			for j, ln := range it.lines {
+				w(`<tspan x="`, f(it.x+28), `" y="`, f(it.y+4+legendRow*float64(j)), `">`, esc(ln), `</tspan>`)
+			}
+		} else {
+			w(esc(s.name))
+		}
+		w("</text></g>\n")
 	}
 	b.WriteString("</svg>\n")
 }
@@ -503,7 +602,7 @@ func (c *chart) seriesSVG(b *strings.Builder, l *layout, i int) {
 				b.WriteString("/>")
 			}
 			if p.label != "" {
-				b.WriteString(`<text class="pl" x="` + f(x+r+4) + `" y="` + f(y+4) + `">` + esc(p.label) + "</text>")
+				b.WriteString(label("pl", p.label, x+r+4, x-r-4, y+4, false))
 			}
 		}
 	}

@@ -229,3 +229,48 @@ func TestBarsWithin(t *testing.T) {
 		t.Errorf("no points: %v", got)
 	}
 }
+
+// A label beside a point starts after it where it fits before the
+// chart's right edge, else ends before it, else is broken into lines on
+// the roomier side; nothing is cut.
+func TestLabelStaysInChart(t *testing.T) {
+	if got := label("pl", "knee", 100, 90, 50, false); got != `<text class="pl" x="100" y="50">knee</text>` {
+		t.Errorf("room on the right: %s", got)
+	}
+	if got := label("", "SLO 50.0 ms", chartWidth-10, chartWidth-16, 23, false); got != `<text x="704" y="23" text-anchor="end">SLO 50.0 ms</text>` {
+		t.Errorf("at the right edge: %s", got)
+	}
+	// 75 runes (465 units); 318 units on the right, 378 on the left: lines
+	// of at most 378 / 6.2 = 60 runes, ending before the point.
+	long := "sweep-llama-3.1-70b-instruct-fp8-tp8-on-8xH100-SXM-80GB-vllm-0.9.1-baseline"
+	got := label("pl", long, 400, 380, 100, false)
+	want := `<text class="pl" x="380" y="100" text-anchor="end">` +
+		`<tspan x="380" dy="0">sweep-llama-3.1-70b-instruct-fp8-tp8-on-8xH100-SXM-80GB-</tspan>` +
+		`<tspan x="380" dy="1.15em">vllm-0.9.1-baseline</tspan></text>`
+	if got != want {
+		t.Errorf("too long for either side:\n%s\nwant\n%s", got, want)
+	}
+	if got := label("", "knee", 500, 480, 50, true); got != `<text x="480" y="50" text-anchor="end">knee</text>` {
+		t.Errorf("left first: %s", got)
+	}
+	if strings.Contains(got, "…") {
+		t.Error("a label was cut")
+	}
+}
+
+func TestBreakLabel(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want []string
+	}{
+		{"short", 10, []string{"short"}},
+		{"a b c d", 3, []string{"a b", "c d"}},
+		{"model-name_v2/final", 7, []string{"model-", "name_", "v2/", "final"}},
+		{"unbreakable", 4, []string{"unbreakable"}},
+	} {
+		if got := breakLabel(tc.in, tc.n); !slices.Equal(got, tc.want) {
+			t.Errorf("breakLabel(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}

@@ -234,7 +234,7 @@ func renderComparison(p *page, runs []*runView) {
 		var conf []string
 		for _, s := range []string{e.run.model(), strings.TrimSpace(md.Engine + " " + md.EngineVersion), md.Precision, md.Hardware} {
 			if s != "" {
-				conf = append(conf, clip(s, 80))
+				conf = append(conf, clip(s, 200))
 			}
 		}
 		rowText, rowWhy := "–", ""
@@ -315,7 +315,7 @@ func renderPareto(p *page, entries []*scoreEntry, cur string) {
 			tip += " (" + clip(e.verdict.Reason, 300) + ")"
 		}
 		c.series = append(c.series, series{name: e.run.name, kind: scatterSeries, color: e.run.idx,
-			pts: []point{{x: x, y: y, r: rad, tip: tip, hollow: e.verdict.Status != scorecard.StatusFrontier, label: clip(e.run.name, 40)}}})
+			pts: []point{{x: x, y: y, r: rad, tip: tip, hollow: e.verdict.Status != scorecard.StatusFrontier, label: e.run.name}}})
 		if s := e.verdict.Status; s == scorecard.StatusFrontier || s == scorecard.StatusDominated {
 			ranked = append(ranked, point{x: x, y: y})
 		}

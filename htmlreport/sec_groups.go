@@ -74,14 +74,14 @@ func renderGroup(p *page, v *runView, what, head string, of func(*report.Extras)
 			if !ok {
 				k = len(ss)
 				idx[g.Name] = k
-				ss = append(ss, series{name: clip(g.Name, 60), kind: lineSeries, dots: true, color: k})
+				ss = append(ss, series{name: clip(g.Name, 200), kind: lineSeries, dots: true, color: k})
 			}
 			if g.TTFTMs == nil || g.TTFTMs.Count == 0 || math.IsNaN(r.load) {
 				continue
 			}
 			y := float64(g.TTFTMs.P99)
 			ss[k].pts = append(ss[k].pts, point{x: r.load, y: y,
-				tip: clip(g.Name, 60) + ", " + r.name() + ": " + fmtNum(y) + " ms at " + fmtNum(r.load) + " " + v.load.unit})
+				tip: clip(g.Name, 200) + ", " + r.name() + ": " + fmtNum(y) + " ms at " + fmtNum(r.load) + " " + v.load.unit})
 		}
 	}
 	p.table(t)

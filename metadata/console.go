@@ -7,50 +7,98 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/goodput-dev/goodput/internal/texttable"
 	"github.com/goodput-dev/goodput/report"
 )
 
-// WriteText writes md as an aligned block for the console: one line per
-// field with its value and source, "MISSING" and how to fill it for an
-// empty field, then the free labels and the notes.
+// WriteText writes md as an aligned block for the console, in lines of
+// at most texttable.Columns (WriteTextWidth): one line per field with its
+// value and source, "MISSING" and how to fill it for an empty field, then
+// the data, the free labels and the notes.
 //
 //	Run metadata
-//	  engine           vllm                               GET /v1/models owned_by "vllm"
-//	  engine_version   0.9.1                              GET /version
+//	  engine           vllm          GET /v1/models owned_by "vllm"
+//	  engine_version   0.9.1         GET /version
 //	  model_revision   MISSING  set --label model_revision=COMMIT (…)
 func WriteText(w io.Writer, md *report.RunMetadata, notes []string) error {
+	return WriteTextWidth(w, md, notes, texttable.Columns)
+}
+
+// valueCol is where a field's value starts, and maxValue the longest
+// value that sets the width of the value column: a longer one (a hash)
+// takes a line of its own, its source below it in the source column.
+const (
+	valueCol = 2 + 16 + 1
+	maxValue = 40
+)
+
+// WriteTextWidth is WriteText in lines of at most cols columns (0: no
+// limit, every field on one line). The value column is as wide as the
+// longest value up to maxValue; a field whose line is too long puts its
+// source on the next line; the data, labels, notes and hints wrap under
+// their own text, and a word longer than its line (a path) is cut in the
+// middle with "…" (the report file keeps it whole).
+func WriteTextWidth(w io.Writer, md *report.RunMetadata, notes []string, cols int) error {
 	var b strings.Builder
 	b.WriteString("Run metadata\n")
 	missing := map[string]bool{}
 	for _, f := range md.Missing {
 		missing[f] = true
 	}
+	type field struct{ name, value, source string }
+	var fields []field
+	vw := 0
 	for _, f := range required {
 		v := fieldText(md, f)
-		if v == "" {
-			if !missing[f] { // not required yet (max_concurrency before the run)
-				continue
-			}
-			fmt.Fprintf(&b, "  %-16s MISSING  set %s\n", f, Hint(f))
+		if v == "" && !missing[f] { // not required yet (max_concurrency before the run)
 			continue
 		}
-		fmt.Fprintf(&b, "  %-16s %-40s %s\n", f, v, md.Sources[f])
+		fields = append(fields, field{f, v, md.Sources[f]})
+		if n := utf8.RuneCountInString(v); n <= maxValue {
+			vw = max(vw, n)
+		}
 	}
 	if md.ServerSlots > 0 {
-		fmt.Fprintf(&b, "  %-16s %-40d %s\n", FieldServerSlots, md.ServerSlots, md.Sources[FieldServerSlots])
+		v := strconv.FormatInt(int64(md.ServerSlots), 10)
+		fields = append(fields, field{FieldServerSlots, v, md.Sources[FieldServerSlots]})
+		vw = max(vw, len(v))
+	}
+	fit := func(line string, hang int) {
+		b.WriteString(texttable.Fit(line, cols, hang) + "\n")
+	}
+	for _, f := range fields {
+		if f.value == "" {
+			fit(fmt.Sprintf("  %-16s MISSING  set %s", f.name, Hint(f.name)), valueCol+len("MISSING  set "))
+			continue
+		}
+		line := strings.TrimRight(fmt.Sprintf("  %-16s %-*s %s", f.name, vw, f.value, f.source), " ")
+		if cols <= 0 || utf8.RuneCountInString(line) <= cols {
+			b.WriteString(line + "\n")
+			continue
+		}
+		fit(fmt.Sprintf("  %-16s %s", f.name, f.value), valueCol)
+		if f.source == "" {
+			continue
+		}
+		if col := valueCol + vw + 1; col+utf8.RuneCountInString(f.source) <= cols {
+			b.WriteString(strings.Repeat(" ", col) + f.source + "\n")
+		} else {
+			fit(strings.Repeat(" ", valueCol)+f.source, valueCol)
+		}
 	}
 	if md.Data != "" {
-		fmt.Fprintf(&b, "  %-16s %s\n", "data", md.Data)
+		fit(fmt.Sprintf("  %-16s %s", "data", md.Data), valueCol)
 	}
 	for _, k := range slices.Sorted(maps.Keys(md.Labels)) {
-		fmt.Fprintf(&b, "  label %s=%s\n", k, md.Labels[k])
+		fit(fmt.Sprintf("  label %s=%s", k, md.Labels[k]), 4)
 	}
 	for _, n := range notes {
-		fmt.Fprintf(&b, "  note: %s\n", n)
+		fit(fmt.Sprintf("  note: %s", n), 4)
 	}
 	if len(md.Missing) > 0 {
-		fmt.Fprintf(&b, "  missing: %s\n", strings.Join(md.Missing, ", "))
+		fit(fmt.Sprintf("  missing: %s", strings.Join(md.Missing, ", ")), 4)
 	}
 	_, err := io.WriteString(w, b.String())
 	if err != nil {

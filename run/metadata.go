@@ -20,7 +20,7 @@ import (
 func (s *state) probe(ctx context.Context) error {
 	m := &s.cfg.Metadata
 	in := metadataInputs(s.cfg, s.data, s.tok, s.runID, s.generated)
-	md, err := collectRunMetadata(ctx, s.stderr, m.Strict, metadataProbe(s.client, s.models, m.ProbeTimeout), in)
+	md, err := collectRunMetadata(ctx, s.stderr, m.Strict, metadataProbe(s.client, s.models, m.ProbeTimeout), in, s.consoleCols())
 	s.md = md
 	if err == nil && md != nil {
 		s.probeReplicas(ctx, md, in)
@@ -112,10 +112,11 @@ func metadataProbe(c *loadgen.Client, models []loadgen.ModelInfo, timeout time.D
 }
 
 // collectRunMetadata collects the run metadata before any load, prints
-// it to w (the fields, their sources, what is missing and how to fill it)
-// and, when strict, fails with a usage error (exit 2) listing the missing
-// fields. The probe's idle connections are closed.
-func collectRunMetadata(ctx context.Context, w io.Writer, strict bool, p metadata.Probe, in metadata.Inputs) (*report.RunMetadata, error) {
+// it to w in lines of at most cols columns (the fields, their sources,
+// what is missing and how to fill it) and, when strict, fails with a
+// usage error (exit 2) listing the missing fields. The probe's idle
+// connections are closed.
+func collectRunMetadata(ctx context.Context, w io.Writer, strict bool, p metadata.Probe, in metadata.Inputs, cols int) (*report.RunMetadata, error) {
 	res, err := metadata.Collect(ctx, p, in)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -123,7 +124,7 @@ func collectRunMetadata(ctx context.Context, w io.Writer, strict bool, p metadat
 		}
 		return nil, usagef("run metadata: %v", err)
 	}
-	if err := metadata.WriteText(w, res.Metadata, res.Notes); err != nil {
+	if err := metadata.WriteTextWidth(w, res.Metadata, res.Notes, cols); err != nil {
 		return nil, err
 	}
 	if strict {

@@ -15,6 +15,7 @@ import (
 	"github.com/goodput-dev/goodput/dataset"
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/metadata"
+	"github.com/goodput-dev/goodput/report/console"
 	"github.com/goodput-dev/goodput/telemetry"
 	"github.com/goodput-dev/goodput/tokenize"
 )
@@ -77,7 +78,7 @@ func TestMetadataProbeSendsCredentialsButRecordsNone(t *testing.T) {
 	}
 	p := metadataProbe(c, nil, time.Second)
 	var w bytes.Buffer
-	md, err := collectRunMetadata(context.Background(), &w, false, p, metadata.Inputs{RunID: "r", DetectHardware: noGPUs})
+	md, err := collectRunMetadata(context.Background(), &w, false, p, metadata.Inputs{RunID: "r", DetectHardware: noGPUs}, console.Columns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestStrictMetadataFailsBeforeAnyLoad(t *testing.T) {
 	p := metadataProbe(c, nil, time.Second)
 	var w bytes.Buffer
 	_, err = collectRunMetadata(context.Background(), &w, true, p,
-		metadata.Inputs{RunID: "r", Version: "1.0.0", Commit: "abc", SLO: "ttft_p99=1s", Warmup: "none", ISL: 16, OSL: 4, DetectHardware: noGPUs})
+		metadata.Inputs{RunID: "r", Version: "1.0.0", Commit: "abc", SLO: "ttft_p99=1s", Warmup: "none", ISL: 16, OSL: 4, DetectHardware: noGPUs}, console.Columns)
 	var ue UsageError
 	if !errors.As(err, &ue) {
 		t.Fatalf("err %v, want a usage error (exit 2)", err)
@@ -152,7 +153,7 @@ func TestMetadataInputsTakeLengthsFromTheData(t *testing.T) {
 func TestFinishRunMetadataPrintsWhatIsMissing(t *testing.T) {
 	var w bytes.Buffer
 	md, err := collectRunMetadata(context.Background(), &w, false, metadata.Probe{Model: "m"},
-		metadata.Inputs{RunID: "r", DetectHardware: noGPUs})
+		metadata.Inputs{RunID: "r", DetectHardware: noGPUs}, console.Columns)
 	if err != nil {
 		t.Fatal(err)
 	}

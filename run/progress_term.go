@@ -12,6 +12,7 @@ import (
 
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/report/console"
 	"github.com/goodput-dev/goodput/sweep"
 )
 
@@ -19,8 +20,9 @@ import (
 // elapsed and remaining time or requests, and below it a line of the
 // achieved rate, requests in flight, completed and errored, and live TTFT
 // P50/P99 and output tok/s. Each line fits the terminal down to 80
-// columns (the bar shrinks, the figures take shorter words). The bars
-// redraw from mpb's own goroutine, reading liveStats snapshots.
+// columns (the bar shrinks, the figures take shorter words, the notes
+// above the bars wrap). The bars redraw from mpb's own goroutine, reading
+// liveStats snapshots.
 type termProgress struct {
 	w     io.Writer
 	live  *liveStats
@@ -87,7 +89,7 @@ func (t *termProgress) BenchmarkStart(index int, s loadgen.Strategy, c loadgen.C
 	}
 	label := fmt.Sprintf("round %s %-16s", t.live.roundLabel(index), s.String())
 	if note := t.live.snapshot().Note; note != "" {
-		fmt.Fprintf(t.p, "  %s\n", note)
+		fmt.Fprint(t.p, console.Wrap("  "+note+"\n", progressCols))
 	}
 	final := &atomic.Pointer[liveSnapshot]{}
 	t.final = final
@@ -138,8 +140,8 @@ func (t *termProgress) BenchmarkEnd(index int, round sweep.Round) {
 	t.final.Store(&snap)
 	t.bar.SetTotal(-1, true)
 	if round.Result.Client.Saturated {
-		fmt.Fprintf(t.p, "  round %s: the load generator was saturated (%s); latency figures unreliable\n",
-			t.live.roundLabel(index), round.Result.Client.Reason)
+		fmt.Fprint(t.p, console.Wrap(fmt.Sprintf("  round %s: the load generator was saturated (%s); latency figures unreliable\n",
+			t.live.roundLabel(index), round.Result.Client.Reason), progressCols))
 	}
 }
 

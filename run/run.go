@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -31,7 +32,7 @@ import (
 type state struct {
 	cfg    *Config
 	env    Env
-	stderr io.Writer // env.Stderr, or the logger's lines under --log-format json
+	stderr io.Writer // env.Stderr (fitLines on a terminal), or the logger's lines under --log-format json
 
 	client  *loadgen.Client
 	models  []loadgen.ModelInfo
@@ -71,6 +72,13 @@ func Run(ctx context.Context, cfg *Config, env Env) (*report.Report, error) {
 		env.Getenv = os.Getenv
 	}
 	s := &state{cfg: cfg, env: env, stderr: env.Stderr}
+	if cols := s.consoleCols(); cols > 0 && isTerminal(env.Stderr) {
+		// On a terminal the diagnostics fit it; a file or a pipe (a CI
+		// log, a test) keeps each message on one line, for grep.
+		fl := &fitLines{w: env.Stderr, cols: cols}
+		s.stderr = fl
+		s.onClose(fl.flush)
+	}
 	rep, err := s.run(ctx)
 	for i := len(s.closers) - 1; i >= 0; i-- {
 		s.closers[i]()
@@ -246,7 +254,11 @@ func (s *state) applyOverhead(ctx context.Context, opts dataset.Options) error {
 // diagnostic line goes through it, so stderr stays JSON Lines; the tables
 // go to stdout.
 func (s *state) startLog(context.Context) error {
-	s.log = newLogger(s.env.Stderr, s.cfg.Progress.LogFormat)
+	logTo := s.env.Stderr
+	if fl, ok := s.stderr.(*fitLines); ok && s.cfg.Progress.LogFormat != "json" {
+		logTo = fl // a terminal: the log lines fit it too
+	}
+	s.log = newLogger(logTo, s.cfg.Progress.LogFormat)
 	s.onClose(func() { _ = s.log.Sync() })
 	if s.cfg.Progress.LogFormat == "json" {
 		s.stderr = &logLines{log: s.log}
@@ -636,6 +648,64 @@ func (w *logLines) Write(p []byte) (int, error) {
 			w.log.Info(line)
 		}
 		w.buf = w.buf[i+1:]
+	}
+}
+
+// fitLines is an io.Writer that writes each line written to it wrapped
+// to cols columns (console.Wrap, tabs expanded): the run's diagnostics
+// and log lines on a terminal fit it as the console summary does. A line
+// is written once it is whole; flush writes what is left.
+type fitLines struct {
+	mu   sync.Mutex
+	w    io.Writer
+	cols int
+	buf  []byte
+}
+
+func (f *fitLines) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf = append(f.buf, p...)
+	i := bytes.LastIndexByte(f.buf, '\n')
+	if i < 0 {
+		return len(p), nil
+	}
+	_, err := io.WriteString(f.w, console.Wrap(expandTabs(string(f.buf[:i+1])), f.cols))
+	f.buf = append(f.buf[:0], f.buf[i+1:]...)
+	return len(p), err
+}
+
+// expandTabs replaces each tab (between a log line's fields) with the
+// spaces up to the next multiple of 8 columns, as a terminal shows it.
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		switch r {
+		case '\t':
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+		case '\n':
+			b.WriteRune(r)
+			col = 0
+		default:
+			b.WriteRune(r)
+			col++
+		}
+	}
+	return b.String()
+}
+
+func (f *fitLines) flush() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.buf) > 0 {
+		_, _ = io.WriteString(f.w, console.Wrap(expandTabs(string(f.buf)), f.cols))
+		f.buf = f.buf[:0]
 	}
 }
 

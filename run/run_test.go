@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -193,5 +194,43 @@ func TestRunDrainsByServerGauges(t *testing.T) {
 	rep, _ = run(measure.ServerMetricsOff, 10*time.Second)
 	if w := rep.Benchmarks[1].Extras.Drain; w == nil || w.Method != report.DrainLatency || w.Busy || w.WaitedS < 0.2 {
 		t.Errorf("drain without server metrics: %+v; want a wait by the previous round's latency", w)
+	}
+}
+
+// The run's diagnostics on stderr are wrapped to the console's width as
+// they are written, a line once it is whole; flush writes the rest.
+func TestFitLines(t *testing.T) {
+	var b bytes.Buffer
+	f := &fitLines{w: &b, cols: 40}
+	long := "WARNING: benchmark 8 (concurrent@11): the load generator was saturated; its latency figures are unreliable."
+	_, _ = io.WriteString(f, long[:30])
+	if b.Len() != 0 {
+		t.Fatalf("a partial line was written: %q", b.String())
+	}
+	_, _ = io.WriteString(f, long[30:]+"\nshort\ntail")
+	want := "WARNING: benchmark 8 (concurrent@11):\n" +
+		"  the load generator was saturated; its\n" +
+		"  latency figures are unreliable.\n" +
+		"short\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	f.flush()
+	if got := strings.TrimPrefix(b.String(), want); got != "tail" {
+		t.Errorf("flush wrote %q, want the partial line %q", got, "tail")
+	}
+}
+
+// A log line's tabs become the spaces a terminal shows before it is
+// wrapped.
+func TestFitLinesTabs(t *testing.T) {
+	var b bytes.Buffer
+	f := &fitLines{w: &b, cols: 30}
+	_, _ = io.WriteString(f, "2026-12-06T05:29:19Z\tINFO\trun\t{\"run_id\": \"r1\", \"target\": \"http://h\"}\n")
+	want := "2026-12-06T05:29:19Z    INFO\n" +
+		"  run     {\"run_id\": \"r1\",\n" +
+		"  \"target\": \"http://h\"}\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }

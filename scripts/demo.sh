@@ -35,8 +35,9 @@ $bin benchmark --target "$url" --rate-type knee --rampup 1 \
   --label hardware=mock-L4 --label precision=bf16 --label model_revision=demo \
   --output-dir results --progress-interval 5s
 echo
-echo "demo: conversations ($session, a system prompt of its own per session), 2 users at 4 turns/s in all"
-grep '^expected TTFT by turn' "$tmp/mock.log" | sed 's/^/demo: the mock /'
+echo "demo: conversations ($session,"
+echo "demo: a system prompt of its own per session), 2 users at 4 turns/s in all"
+grep '^expected TTFT by turn' "$tmp/mock.log" | sed 's/^/demo: the mock /' | fold -s -w 98 | sed '1!s/^/  /'
 $bin benchmark --target "$url" --rate-type user_centric --rate 4 --users 2 \
   --data "$session,prefix_count=100" --processor o200k_base --max-requests 16 \
   --output-dir results --progress-interval 5s

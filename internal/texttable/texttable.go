@@ -1,13 +1,19 @@
 // Package texttable renders the plain-text tables of goodput's console
 // output: a title, a row of group names over runs of columns, a row of
 // heads, a rule and the rows, columns right-aligned except the first two.
-// Fill a Table and call Render, or RenderWidth to fit a terminal.
+// Fill a Table and call Render, or RenderWidth to fit a terminal; Wrap and
+// Fit fit lines of text to one. Widths are counted in runes, as fmt pads.
 package texttable
 
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
+
+// Columns is the console's default width: tables are cut and text is
+// wrapped to it unless the user asks for everything whole (--wide).
+const Columns = 100
 
 // Group names a run of Span columns.
 type Group struct {
@@ -108,7 +114,7 @@ func lineWidth(groups []Group, width []int) int {
 			n += width[i]
 		}
 		n += 2 * (g.Span - 1)
-		n = max(n, n-groupWidth(width[col:col+g.Span])+len(g.Name))
+		n = max(n, n-groupWidth(width[col:col+g.Span])+utf8.RuneCountInString(g.Name))
 		col += g.Span
 	}
 	return n
@@ -129,11 +135,11 @@ func (t *Table) widths() []int {
 	n := len(t.Heads)
 	width := make([]int, n)
 	for i, h := range t.Heads {
-		width[i] = len(h)
+		width[i] = utf8.RuneCountInString(h)
 	}
 	for _, r := range t.Rows {
 		for i, c := range r {
-			width[i] = max(width[i], len(c))
+			width[i] = max(width[i], utf8.RuneCountInString(c))
 		}
 	}
 	col := 0
@@ -143,8 +149,8 @@ func (t *Table) widths() []int {
 			w += width[i]
 		}
 		w += 2 * (g.Span - 1)
-		if len(g.Name) > w {
-			width[col+g.Span-1] += len(g.Name) - w
+		if n := utf8.RuneCountInString(g.Name); n > w {
+			width[col+g.Span-1] += n - w
 		}
 		col += g.Span
 	}

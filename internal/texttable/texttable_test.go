@@ -59,3 +59,23 @@ func TestRenderWidth(t *testing.T) {
 		t.Errorf("width 20:\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestRuneWidths: a cell's width is its runes, as fmt pads, not its bytes
+// ("≥" is three bytes and one column).
+func TestRuneWidths(t *testing.T) {
+	tb := &Table{
+		Groups: []Group{{Span: 2}, {Name: "TTFT", Span: 1}},
+		Heads:  []string{"#", "S", "P99"},
+		Rows:   [][]string{{"0", "a", "≥ 10.0"}},
+	}
+	var b strings.Builder
+	tb.RenderWidth(&b, 16)
+	want := "\n" +
+		"      | TTFT\n" +
+		" #  S |    P99\n" +
+		" -  - | ------\n" +
+		" 0  a | ≥ 10.0\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -3,6 +3,7 @@ package accum
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -526,12 +527,14 @@ func TestReadLegacyFixture(t *testing.T) {
 	}
 }
 
-// golden compares got with testdata/golden/name; go test -update rewrites
-// the file.
+var update = flag.Bool("update", false, "rewrite testdata/golden's files")
+
+// golden compares got with testdata/golden/name; go test -update (or
+// UPDATE_GOLDEN=1) rewrites the file.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("..", "testdata", "golden", name)
-	if os.Getenv("UPDATE_GOLDEN") != "" {
+	if *update || os.Getenv("UPDATE_GOLDEN") != "" {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -541,10 +544,10 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
+		t.Fatalf("%v (run with -update or UPDATE_GOLDEN=1 to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (UPDATE_GOLDEN=1 to accept):\n%s", name, got)
+		t.Errorf("%s differs from the golden file (-update or UPDATE_GOLDEN=1 to accept):\n%s", name, got)
 	}
 }
 

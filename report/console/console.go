@@ -39,7 +39,7 @@ func Write(w io.Writer, r *report.Report) error { return WriteWidth(w, r, Column
 
 // Columns is the width of Write's lines: a table wider is cut into parts
 // that repeat each row's key, and a longer line of text is wrapped.
-const Columns = 100
+const Columns = texttable.Columns
 
 // WriteWidth is Write with lines of at most cols columns (0: no limit).
 func WriteWidth(w io.Writer, r *report.Report, cols int) error {
@@ -174,7 +174,7 @@ func WriteWidth(w io.Writer, r *report.Report, cols int) error {
 	}
 	out := b.String()
 	if cols > 0 {
-		out = wrapLines(out, cols)
+		out = texttable.Wrap(out, cols)
 	}
 	_, err := io.WriteString(w, out)
 	if err != nil {
