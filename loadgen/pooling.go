@@ -164,7 +164,7 @@ func (g *grouped) Request(i uint64) (*Request, bool) {
 	if !ok {
 		return nil, false
 	}
-	if first.pool != nil { // a /pooling data object, sent as it is (n is 1)
+	if first.pool != nil && first.pool.data != nil { // a /pooling data object, sent as it is (n is 1)
 		return first, true
 	}
 	texts := make([]string, 0, g.n)
