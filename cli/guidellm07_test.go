@@ -194,7 +194,7 @@ func TestV07BadInputOneLine(t *testing.T) {
 		{[]string{"--constraint", "kind=target_moe,metric=tpot"}, "--constraint kind=target_moe,metric=tpot: target_moe metric"},
 		{[]string{"--constraint", "kind=target_moe,statistic=p42"}, "--constraint kind=target_moe,statistic=p42: target_moe statistic"},
 		{[]string{"--constraint", "kind=over_saturation", "--over-saturation", "true"}, "--constraint kind=over_saturation and --over-saturation both given"},
-		{[]string{"--backend", "kind=openai_http,target=http://x,request_format=/pooling"}, "--backend request_format=/pooling: not supported"},
+		{[]string{"--backend", "kind=openai_http,target=http://x,request_format=/v1/videos"}, "--backend request_format=/v1/videos: not supported"},
 		{[]string{"--data-loader", "kind=pytorch,num_workers=4"}, "--data-loader num_workers=4: not supported: goodput prepares the requests in its own process"},
 		{[]string{"--constraint", `{"kind":"max_duration","seconds":[10,20]}`}, "one value per benchmark is not supported"},
 		{[]string{"--output", "kind=plot"}, "--output kind=plot: give kind=html"},

@@ -19,6 +19,15 @@ const (
 	roleImage       = "image_column" // paths of image files (media.go)
 	roleAudio       = "audio_column" // paths of audio files
 	roleVideo       = "video_column" // paths of video files
+	// rolePooling holds the JSON objects of vLLM's /pooling requests
+	// ({"data": …, "priority": …}): GuideLLM's pooling column mapper.
+	rolePooling = "pooling_column"
+)
+
+// The column mappers GuideLLM names by kind.
+const (
+	generativeMapper = "generative_column_mapper"
+	poolingMapper    = "pooling_column_mapper"
 )
 
 // defaultColumns are GuideLLM's default column names per role.
@@ -35,7 +44,7 @@ var defaultColumns = map[string][]string{
 // set whose "image" column holds something else still opens.
 
 // mapperRoles are the roles a column mapper may name.
-var mapperRoles = []string{roleText, roleMessages, rolePrefix, rolePromptCount, roleOutputCount, roleTimestamp, roleImage, roleAudio, roleVideo}
+var mapperRoles = []string{roleText, roleMessages, rolePrefix, rolePromptCount, roleOutputCount, roleTimestamp, roleImage, roleAudio, roleVideo, rolePooling}
 
 // ColumnMapper maps roles to candidate column names, as GuideLLM's
 // --data-column-mapper does. A nil ColumnMapper means GuideLLM's defaults; a
@@ -48,22 +57,35 @@ type ColumnMapper map[string][]string
 //	{"text_column": "question", "output_tokens_count_column": "max_len"}
 //	{"kind": "generative_column_mapper", "column_mappings": {"text_column": ["q", "question"]}}
 //	text_column=question,output_tokens_count_column=max_len
+//	pooling_column_mapper (or kind=pooling_column_mapper)
 //
 // Roles: text_column, raw_messages_column, prefix_column,
-// prompt_tokens_count_column, output_tokens_count_column, and for traces
-// timestamp_column. A value is a column name or a list of candidates. An
-// empty value means the defaults (nil).
+// prompt_tokens_count_column, output_tokens_count_column, for traces
+// timestamp_column, and pooling_column (the objects of vLLM's /pooling
+// requests). A value is a column name or a list of candidates. An empty
+// value means the defaults (nil); the pooling mapper's default is
+// pooling_column "prompt", as GuideLLM's.
 func ParseColumnMapper(s string) (ColumnMapper, error) {
 	s = strings.TrimSpace(s)
-	if s == "" {
+	switch s {
+	case "":
 		return nil, nil
+	case generativeMapper, poolingMapper: // GuideLLM v0.6 names a mapper alone
+		s = "kind=" + s
 	}
 	ps, err := parseParams(s)
 	if err != nil {
 		return nil, err
 	}
-	if p, ok := ps.get("kind"); ok && p.val != "generative_column_mapper" {
-		return nil, fmt.Errorf("kind=%s: only generative_column_mapper is supported", p.shown())
+	kind, _ := ps.get("kind")
+	if kind.key != "" && kind.val != generativeMapper && kind.val != poolingMapper {
+		return nil, fmt.Errorf("kind=%s: want %s or %s", kind.shown(), generativeMapper, poolingMapper)
+	}
+	if kind.key != "" && len(ps) == 1 { // a kind alone: its defaults
+		if kind.val == poolingMapper {
+			return ColumnMapper{rolePooling: {"prompt"}}, nil
+		}
+		return nil, nil
 	}
 	if p, ok := ps.get("column_mappings"); ok {
 		if len(ps) > 2 || (len(ps) == 2 && ps[0].key != "kind" && ps[1].key != "kind") {

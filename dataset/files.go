@@ -29,19 +29,22 @@ type fileRow struct {
 	session string
 	tools   []loadgen.ToolDef
 	media   []loadgen.Media
+	// pooled is the /pooling request of a pooling column's object, which
+	// is sent instead of a prompt; nil for others.
+	pooled *loadgen.Request
 }
 
 // mapping is the columns a table's roles resolved to ("" = not mapped).
 type mapping struct {
 	text, messages, prefix, promptCount, outputCount string
-	image, audio, video                              string
+	image, audio, video, pooling                     string
 }
 
 // columns returns the mapping for reports: role → column.
 func (mp mapping) columns() map[string]string {
 	m := map[string]string{}
 	for role, c := range map[string]string{roleText: mp.text, roleMessages: mp.messages, rolePrefix: mp.prefix, rolePromptCount: mp.promptCount, roleOutputCount: mp.outputCount,
-		roleImage: mp.image, roleAudio: mp.audio, roleVideo: mp.video} {
+		roleImage: mp.image, roleAudio: mp.audio, roleVideo: mp.video, rolePooling: mp.pooling} {
 		if c != "" {
 			m[role] = c
 		}
@@ -55,7 +58,7 @@ func resolveMapping(t *table, m ColumnMapper) (mapping, error) {
 		role string
 		dst  *string
 	}{{roleText, &mp.text}, {roleMessages, &mp.messages}, {rolePrefix, &mp.prefix}, {rolePromptCount, &mp.promptCount}, {roleOutputCount, &mp.outputCount},
-		{roleImage, &mp.image}, {roleAudio, &mp.audio}, {roleVideo, &mp.video}} {
+		{roleImage, &mp.image}, {roleAudio, &mp.audio}, {roleVideo, &mp.video}, {rolePooling, &mp.pooling}} {
 		c, err := m.resolve(t, r.role)
 		if err != nil {
 			return mp, err
@@ -65,7 +68,7 @@ func resolveMapping(t *table, m ColumnMapper) (mapping, error) {
 		}
 		*r.dst = c
 	}
-	if mp.text == "" && mp.messages == "" {
+	if mp.text == "" && mp.messages == "" && mp.pooling == "" {
 		return mp, fmt.Errorf("%s: no prompt column (looked for %s; columns: %s); name one with --data-column-mapper '{\"text_column\":\"NAME\"}'",
 			t.name, strings.Join(m.candidates(roleText), ", "), quoteList(t.columns))
 	}
@@ -80,6 +83,13 @@ func extractRows(t *table, mp mapping) (rows []fileRow, skipped int, err error) 
 	for i := range t.rows {
 		tr := &t.rows[i]
 		fr := fileRow{line: tr.line, promptCount: -1, outputCount: -1}
+		if mp.pooling != "" {
+			if fr.pooled, err = poolingCell(t, tr, mp.pooling); err != nil {
+				return nil, 0, err
+			}
+			rows = append(rows, fr)
+			continue
+		}
 		col := mp.text
 		c, ok := t.get(tr, col)
 		if !ok && mp.messages != "" {
@@ -144,6 +154,23 @@ func extractRows(t *table, mp mapping) (rows []fileRow, skipped int, err error) 
 		return nil, skipped, fmt.Errorf("%s: no usable records (%d conversations without a user turn)", t.name, skipped)
 	}
 	return rows, skipped, nil
+}
+
+// poolingCell reads a pooling column's cell: a JSON object whose "data"
+// and "priority" a /pooling request sends (GuideLLM's pooling column).
+func poolingCell(t *table, tr *tableRow, col string) (*loadgen.Request, error) {
+	c, ok := t.get(tr, col)
+	if !ok {
+		return nil, fmt.Errorf("%s: column %q: missing (every record needs its pooling object)", t.at(tr), col)
+	}
+	if !c.isJSON() {
+		return nil, fmt.Errorf(`%s: column %q: want a JSON object such as {"data": {...}, "priority": 0}`, t.at(tr), col)
+	}
+	r, err := loadgen.NewPoolingDataRequest(c.raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: column %q: %v", t.at(tr), col, err)
+	}
+	return r, nil
 }
 
 // cellString returns a text value: a CSV field, or a JSON string.
@@ -286,6 +313,10 @@ func buildRequests(rows []fileRow, tok *tokenize.Tokenizer) []*loadgen.Request {
 			defer wg.Done()
 			for i := w; i < len(rows); i += workers {
 				fr := &rows[i]
+				if fr.pooled != nil {
+					reqs[i] = fr.pooled
+					continue
+				}
 				out := fr.outputCount
 				if out < 0 && tok != nil && fr.reply != "" {
 					out = max(1, tok.Count(fr.reply))

@@ -283,6 +283,12 @@ func TestParseColumnMapper(t *testing.T) {
 		{`{"text_column":"question","output_tokens_count_column":"max_len"}`, ColumnMapper{roleText: {"question"}, roleOutputCount: {"max_len"}}},
 		{`{"kind":"generative_column_mapper","column_mappings":{"text_column":["0.q","question"]}}`, ColumnMapper{roleText: {"q", "question"}}},
 		{"text-column=q,prefix_column=sys", ColumnMapper{roleText: {"q"}, rolePrefix: {"sys"}}},
+		// GuideLLM's pooling mapper: its default column, by kind or (v0.6) by name alone
+		{`{"kind":"pooling_column_mapper"}`, ColumnMapper{rolePooling: {"prompt"}}},
+		{"kind=pooling_column_mapper", ColumnMapper{rolePooling: {"prompt"}}},
+		{"pooling_column_mapper", ColumnMapper{rolePooling: {"prompt"}}},
+		{`{"kind":"pooling_column_mapper","column_mappings":{"pooling_column":"request"}}`, ColumnMapper{rolePooling: {"request"}}},
+		{"generative_column_mapper", nil},
 	} {
 		got, err := ParseColumnMapper(c.in)
 		if err != nil || !reflect.DeepEqual(got, c.want) {
@@ -290,7 +296,7 @@ func TestParseColumnMapper(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ in, want string }{
-		{`{"kind":"pooling_column_mapper"}`, "only generative_column_mapper"},
+		{`{"kind":"tool_column_mapper"}`, "kind=tool_column_mapper: want generative_column_mapper or pooling_column_mapper"},
 		{`{"column_mappings":"x"}`, "column_mappings: want a JSON object"},
 		{`{"column_mappings":{},"text_column":"x"}`, "only kind may be given besides"},
 		{`{"text_column":[]}`, "empty list"},

@@ -87,8 +87,12 @@ func (r *Request) MediaBytes() int {
 	return n
 }
 
-// CheckMedia reports whether endpoint e can send req's media.
+// CheckMedia reports whether endpoint e can send req's media (and its
+// /pooling data object).
 func CheckMedia(e Endpoint, req *Request) error {
+	if err := checkPooled(e, req); err != nil {
+		return err
+	}
 	if t, ok := e.Type(); ok && t.NeedsMedia == "audio" && audioOf(req) == nil {
 		return fmt.Errorf("%s needs audio: give audio_seconds in a synthetic spec, or an audio_column", e)
 	}

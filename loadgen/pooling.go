@@ -1,9 +1,13 @@
 package loadgen
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/reqtype"
@@ -13,12 +17,14 @@ import (
 // Pooling endpoints: one JSON body, no stream, no output tokens. What is
 // measured is the request latency, the inputs (embedded texts, ranked
 // documents) and their prompt tokens. Their bodies differ in the keys of
-// the query and the inputs only.
+// the query and the inputs only; vLLM's /pooling sends a data object
+// instead where the data gives one (NewPoolingDataRequest).
 var (
 	_ = register(reqtype.APIEmbeddings, poolingAPI("", "input"))
 	_ = register(reqtype.APIRerank, poolingAPI("query", "documents"))
 	_ = register(reqtype.APITEIRerank, poolingAPI("query", "texts"))
 	_ = register(reqtype.APIScore, poolingAPI("text_1", "text_2"))
+	_ = register(reqtype.APIPooling, &api{body: (*Client).appendVLLMPoolingBody, read: (*Client).readPooling})
 )
 
 // poolingAPI is a pooling API whose body sends the query (none when
@@ -38,6 +44,9 @@ func poolingAPI(query, inputs string) *api {
 type pooled struct {
 	inputs []string // embeddings inputs, or rerank documents
 	query  string   // rerank and score only
+	// data is a /pooling request's `"data":…,"priority":…` members
+	// (NewPoolingDataRequest), sent instead of inputs; nil for others.
+	data []byte
 }
 
 // NewEmbeddingsRequest builds an embeddings request of several inputs.
@@ -56,11 +65,60 @@ func NewRerankRequest(query string, documents []string) *Request {
 	return r
 }
 
+// NewPoolingDataRequest builds a request of vLLM's /pooling endpoint
+// served with an IO processor plugin (a geospatial model's, e.g.
+// Prithvi's): obj is a JSON object whose "data" (required: the plugin's
+// input) and "priority" members are sent as the body's, as GuideLLM's
+// pooling column sends them; its other members are not sent. The
+// request has no text and no prompt tokens.
+func NewPoolingDataRequest(obj []byte) (*Request, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(obj, &m); err != nil || m == nil {
+		return nil, errors.New(`want a JSON object such as {"data": {...}, "priority": 0}`)
+	}
+	data := m["data"]
+	if len(data) == 0 || string(data) == "null" {
+		return nil, errors.New(`no "data" member (the IO processor plugin's input), e.g. {"data": {...}, "priority": 0}`)
+	}
+	var b bytes.Buffer
+	b.WriteString(`"data":`)
+	if err := json.Compact(&b, data); err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	if p := m["priority"]; len(p) > 0 && string(p) != "null" {
+		var n int64
+		if json.Unmarshal(p, &n) != nil {
+			return nil, fmt.Errorf("priority: want an integer, got %s", p)
+		}
+		b.WriteString(`,"priority":`)
+		b.WriteString(strconv.FormatInt(n, 10))
+	}
+	r := NewChatRequest(nil, -1)
+	r.pool = &pooled{data: b.Bytes()}
+	return r, nil
+}
+
+// checkPooled reports whether endpoint e can send req: a /pooling data
+// object goes to /pooling only.
+func checkPooled(e Endpoint, req *Request) error {
+	if req.pool == nil || req.pool.data == nil {
+		return nil
+	}
+	if t, ok := e.Type(); !ok || t.API != reqtype.APIPooling {
+		return fmt.Errorf("%s cannot send a pooling_column's data objects: use --request-type pooling (%s)", e, reqtype.PathPooling)
+	}
+	return nil
+}
+
 // Inputs is the number of inputs a pooling request carries (texts to
-// embed, documents to rank); 0 for other requests.
+// embed, documents to rank, one /pooling data object); 0 for other
+// requests.
 func (r *Request) Inputs() int {
-	if r.pool == nil {
+	switch {
+	case r.pool == nil:
 		return 0
+	case r.pool.data != nil:
+		return 1
 	}
 	return len(r.pool.inputs)
 }
@@ -68,14 +126,18 @@ func (r *Request) Inputs() int {
 // Group returns the source the client's endpoint needs from a source of
 // single prompts: for embeddings, requests of BatchSize inputs (the texts
 // of BatchSize consecutive requests); for rerank and score, a query (one
-// request's text) and BatchSize documents (the next BatchSize texts). For
-// other endpoints, src itself.
+// request's text) and BatchSize documents (the next BatchSize texts); for
+// /pooling, one input (or the request's data object) each. For other
+// endpoints, src itself.
 func (c *Client) Group(src Source) Source {
 	rt, ok := c.cfg.Endpoint.Type()
 	if src == nil || !ok || !rt.Pooling() {
 		return src
 	}
 	n := max(c.cfg.BatchSize, 1)
+	if rt.Batch == "" {
+		n = 1
+	}
 	g := &grouped{src: src, n: n, rerank: rt.Batch == "documents"}
 	if g.rerank {
 		g.stride = uint64(n) + 1
@@ -101,6 +163,9 @@ func (g *grouped) Request(i uint64) (*Request, bool) {
 	first, ok := g.src.Request(base)
 	if !ok {
 		return nil, false
+	}
+	if first.pool != nil && first.pool.data != nil { // a /pooling data object, sent as it is (n is 1)
+		return first, true
 	}
 	texts := make([]string, 0, g.n)
 	known, target := 0, 0
@@ -171,8 +236,6 @@ func (f finiteGroup) Len() int {
 	return n
 }
 
-// appendPoolingBody renders the JSON body of a pooling request. Requests
-// that are not pooling requests send their text as the one input (or
 // closeBody appends --extra-body's fields, which win over goodput's own,
 // and closes the request's JSON object.
 func (c *Client) closeBody(b []byte) []byte {
@@ -185,6 +248,8 @@ func (c *Client) closeBody(b []byte) []byte {
 	return append(b, '}')
 }
 
+// appendPoolingBody renders the JSON body of a pooling request. Requests
+// that are not pooling requests send their text as the one input (or
 // the query with no document).
 func (c *Client) appendPoolingBody(b []byte, req *Request, model []byte, queryKey, inputsKey string) []byte {
 	p := req.pool
@@ -206,6 +271,19 @@ func (c *Client) appendPoolingBody(b []byte, req *Request, model []byte, queryKe
 		b = append(b, `,"encoding_format":"float"`...)
 	}
 	return c.closeBody(b)
+}
+
+// appendVLLMPoolingBody renders a /pooling request: the model and the
+// data object's members, or (without one) the model and the text as the
+// one input, as vLLM's pooling completion request takes it.
+func (c *Client) appendVLLMPoolingBody(b []byte, req *Request, model []byte) []byte {
+	if p := req.pool; p != nil && p.data != nil {
+		b = append(b, `{"model":`...)
+		b = append(b, model...)
+		b = append(append(b, ','), p.data...)
+		return c.closeBody(b)
+	}
+	return c.appendPoolingBody(b, req, model, "", "input")
 }
 
 func (c *Client) hasExtra(k string) bool {

@@ -1,6 +1,8 @@
 package mock
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -12,18 +14,28 @@ import (
 	"github.com/goodput-dev/goodput/reqtype"
 )
 
-// Pooling endpoints: embeddings, rerank and score, answered with one JSON
-// body after a forward pass whose time grows with the tokens read:
+// Pooling endpoints: embeddings, rerank, score and vLLM's /pooling,
+// answered with one JSON body after a forward pass whose time grows with
+// the tokens read:
 //
 //	latency = TTFT + tokens × PoolingTokenTime
 //
-// where the tokens are an embeddings request's inputs, or a rerank's
-// (query + document) pairs, so a rerank's time grows with its documents.
-// TTFT is the configured mean, without its stdev: the latency is exact.
+// where the tokens are an embeddings (or /pooling) request's inputs, or a
+// rerank's (query + document) pairs, so a rerank's time grows with its
+// documents. A /pooling request with a "data" object (an IO processor
+// plugin's input, such as a geospatial model's GeoTIFF) takes
+// TTFT + PoolingDataTime and is answered as TerraTorch's segmentation
+// plugin answers: {"request_id","created_at","data":{"type":"b64_json",
+// "format":"tiff","data":…}}. TTFT is the configured mean, without its
+// stdev: the latency is exact.
 
 // PoolingTokenTime is the mock's time per token of a pooling request (a
 // prefill of 50 000 tokens/s).
 const PoolingTokenTime = 20 * time.Microsecond
+
+// PoolingDataTime is the mock's time for one /pooling data object (the
+// plugin's pre-processing and forward pass).
+const PoolingDataTime = 10 * time.Millisecond
 
 // EmbeddingDims is the length of the mock's embedding vectors (as
 // BAAI/bge-small-en's).
@@ -37,6 +49,7 @@ const (
 	poolRerank              // Cohere/vLLM/Jina: {"query","documents","top_n"}
 	poolTEIRerank           // TEI: {"query","texts"} → a bare array
 	poolScore               // vLLM: {"text_1","text_2"}
+	poolVLLM                // vLLM's /pooling: {"input"} or an IO plugin's {"data","priority"}
 )
 
 // The pooling APIs the mock serves (reqtype.All's rows name their paths).
@@ -45,6 +58,7 @@ var (
 	_ = serves(reqtype.APIRerank, func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, poolRerank) })
 	_ = serves(reqtype.APITEIRerank, func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, poolTEIRerank) })
 	_ = serves(reqtype.APIScore, func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, poolScore) })
+	_ = serves(reqtype.APIPooling, func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, poolVLLM) })
 )
 
 // poolRequest is the union of the pooling request bodies.
@@ -57,6 +71,8 @@ type poolRequest struct {
 	Text1     json.RawMessage `json:"text_1"`
 	Text2     json.RawMessage `json:"text_2"`
 	TopN      *int            `json:"top_n"`
+	Data      json.RawMessage `json:"data"`
+	Priority  json.RawMessage `json:"priority"`
 }
 
 // servePooling serves POST on a pooling path.
@@ -86,10 +102,13 @@ func (s *Server) servePooling(w http.ResponseWriter, r *http.Request, kind poolK
 	var query string
 	var items []string
 	var apiErr *apiError
-	switch kind {
-	case poolEmbeddings:
+	data := kind == poolVLLM && len(req.Data) > 0 && string(req.Data) != "null"
+	switch {
+	case data:
+		apiErr = checkPluginInput(req.Data, req.Priority)
+	case kind == poolEmbeddings || kind == poolVLLM:
 		items, apiErr = textList(req.Input, "input", false)
-	case poolRerank, poolTEIRerank:
+	case kind == poolRerank || kind == poolTEIRerank:
 		field, raw := "documents", req.Documents
 		if kind == poolTEIRerank {
 			field, raw = "texts", req.Texts
@@ -97,7 +116,7 @@ func (s *Server) servePooling(w http.ResponseWriter, r *http.Request, kind poolK
 		if apiErr = textField(req.Query, "query", &query); apiErr == nil {
 			items, apiErr = textList(raw, field, true)
 		}
-	case poolScore:
+	case kind == poolScore:
 		if apiErr = textField(req.Text1, "text_1", &query); apiErr == nil {
 			items, apiErr = textList(req.Text2, "text_2", false)
 		}
@@ -108,24 +127,30 @@ func (s *Server) servePooling(w http.ResponseWriter, r *http.Request, kind poolK
 		return
 	}
 	tokens, q := 0, 0
-	if kind != poolEmbeddings {
+	if kind != poolEmbeddings && kind != poolVLLM {
 		q = s.count(query)
 	}
 	for _, t := range items {
 		tokens += q + s.count(t)
+	}
+	work := time.Duration(tokens) * PoolingTokenTime
+	if data {
+		work = PoolingDataTime
 	}
 	k, done, ok := s.admitOne(w)
 	if !ok {
 		return
 	}
 	defer done()
-	if !s.holdUntil(r, arrival.Add(s.cfg.TTFT+time.Duration(tokens)*PoolingTokenTime)) {
+	if !s.holdUntil(r, arrival.Add(s.cfg.TTFT+work)) {
 		return
 	}
 	var b []byte
-	switch kind {
-	case poolEmbeddings:
-		b = s.appendEmbeddings(make([]byte, 0, len(items)*EmbeddingDims*12+256), k, len(items), tokens, arrival)
+	switch {
+	case data:
+		b = s.appendPluginOutput(make([]byte, 0, 128), k, arrival)
+	case kind == poolEmbeddings || kind == poolVLLM:
+		b = s.appendEmbeddings(make([]byte, 0, len(items)*EmbeddingDims*12+256), kind, k, len(items), tokens, arrival)
 	default:
 		b = s.appendRanking(make([]byte, 0, 64*len(items)+256), kind, k, items, req.TopN, tokens, arrival)
 	}
@@ -182,10 +207,42 @@ func (s *Server) poolValue(k uint64, i, j int) float64 {
 	return float64(x>>11)/(1<<52) - 1
 }
 
+// checkPluginInput checks a /pooling IO plugin request: data an object,
+// priority an integer or absent.
+func checkPluginInput(data, priority json.RawMessage) *apiError {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(data, &obj) != nil {
+		return badRequest("data", "data: want an object (the IO processor plugin's input)")
+	}
+	var p int64
+	if len(priority) > 0 && string(priority) != "null" && json.Unmarshal(priority, &p) != nil {
+		return badRequest("priority", "priority: want an integer")
+	}
+	return nil
+}
+
+// appendPluginOutput renders an IO processor plugin's response: 8
+// deterministic bytes of a little-endian TIFF, as base64.
+func (s *Server) appendPluginOutput(b []byte, k uint64, arrival time.Time) []byte {
+	tiff := binary.LittleEndian.AppendUint32([]byte("II*\x00"), uint32(splitmix64(s.cfg.Seed^k)))
+	b = append(b, `{"request_id":"pool-`...)
+	b = strconv.AppendUint(b, k, 10)
+	b = append(b, `","created_at":`...)
+	b = appendInt(b, arrival.Unix())
+	b = append(b, `,"data":{"type":"b64_json","format":"tiff","data":"`...)
+	b = base64.StdEncoding.AppendEncode(b, tiff)
+	return append(b, `"}}`...)
+}
+
 // appendEmbeddings renders an embeddings response (OpenAI's and vLLM's
-// shape) of n unit-free vectors.
-func (s *Server) appendEmbeddings(b []byte, k uint64, n, tokens int, arrival time.Time) []byte {
-	b = append(b, `{"id":"embd-`...)
+// shape) of n unit-free vectors; for /pooling (kind poolVLLM), vLLM's
+// pooling response of the same vectors.
+func (s *Server) appendEmbeddings(b []byte, kind poolKind, k uint64, n, tokens int, arrival time.Time) []byte {
+	id, item := `{"id":"embd-`, `,"object":"embedding","embedding":[`
+	if kind == poolVLLM {
+		id, item = `{"id":"pool-`, `,"object":"pooling","data":[`
+	}
+	b = append(b, id...)
 	b = strconv.AppendUint(b, k, 10)
 	b = append(b, `","object":"list","created":`...)
 	b = appendInt(b, arrival.Unix())
@@ -198,7 +255,7 @@ func (s *Server) appendEmbeddings(b []byte, k uint64, n, tokens int, arrival tim
 		}
 		b = append(b, `{"index":`...)
 		b = appendInt(b, int64(i))
-		b = append(b, `,"object":"embedding","embedding":[`...)
+		b = append(b, item...)
 		for j := range EmbeddingDims {
 			if j > 0 {
 				b = append(b, ',')

@@ -11,8 +11,9 @@ import (
 	"github.com/goodput-dev/goodput/reqtype"
 )
 
-// Audio transcription (POST /v1/audio/transcriptions, multipart), as
-// vLLM serves it: the audio's length sets the work,
+// Audio transcription and translation (POST /v1/audio/transcriptions and
+// /v1/audio/translations, multipart, alike but for the chunks' object), as
+// vLLM serves them: the audio's length sets the work,
 //
 //	latency = TTFT + seconds × TranscribeTime
 //
@@ -31,7 +32,8 @@ const TranscribeWords = 2.5
 
 var _ = serves(reqtype.APITranscriptions, (*Server).serveTranscription)
 
-// serveTranscription serves POST /v1/audio/transcriptions.
+// serveTranscription serves POST on the transcription and translation
+// paths.
 func (s *Server) serveTranscription(w http.ResponseWriter, r *http.Request) {
 	arrival := time.Now()
 	r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
@@ -82,7 +84,10 @@ func (s *Server) serveTranscription(w http.ResponseWriter, r *http.Request) {
 		s.stats.aborted.Add(1)
 		return false
 	}
-	id := "trsc-" + strconv.FormatUint(k, 10)
+	id, object := "trsc-"+strconv.FormatUint(k, 10), `","object":"transcription.chunk","created":`
+	if r.URL.Path == reqtype.PathTranslations {
+		id, object = "trsl-"+strconv.FormatUint(k, 10), `","object":"translation.chunk","created":`
+	}
 	if !stream {
 		if !wait(arrival.Add(total)) {
 			return
@@ -112,7 +117,7 @@ func (s *Server) serveTranscription(w http.ResponseWriter, r *http.Request) {
 	flush()
 	chunk := func(content string, finish bool, u int) []byte {
 		b := append([]byte(`data: {"id":"`), id...)
-		b = append(b, `","object":"transcription.chunk","created":`...)
+		b = append(b, object...)
 		b = appendInt(b, arrival.Unix())
 		b = append(b, `,"model":`...)
 		b = append(b, s.modelJSON...)

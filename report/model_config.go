@@ -463,10 +463,6 @@ func optString(s string) any {
 	return s
 }
 
-// guidellmOnlyFormats are GuideLLM's request formats that are no request
-// type of goodput's (a report read from GuideLLM may name them).
-var guidellmOnlyFormats = map[string]bool{"/v1/audio/translations": true, "/pooling": true}
-
 func backendJSON(b Backend) (json.RawMessage, error) {
 	if b.Target == "" {
 		return nil, fmt.Errorf("spec: backend target is required")
@@ -484,7 +480,7 @@ func backendJSON(b Backend) (json.RawMessage, error) {
 	routes := map[string]string{}
 	if t, ok := reqtype.ByPath(rf); ok && t.RouteFormat() != rf {
 		routes[t.RouteFormat()], rf = rf, t.RouteFormat()
-	} else if !ok && !guidellmOnlyFormats[rf] {
+	} else if !ok {
 		return nil, fmt.Errorf("spec: request format %q is not one of GuideLLM's (%s, %s, …) or one of goodput's (%s)", rf, reqtype.PathChat, reqtype.PathCompletions,
 			reqtype.Names(func(t *reqtype.Type) bool { return t.GuideLLM != "" }, func(t *reqtype.Type) string { return t.Path }, ""))
 	}

@@ -1,6 +1,7 @@
 // Package reqtype is the table of request types: one row per API goodput
 // sends (chat, completions, Responses, Messages, transcriptions,
-// embeddings, rerank, score, image generation) with its path, its names in
+// translations, embeddings, rerank, score, vLLM's pooling, image
+// generation) with its path, its names in
 // every dialect (the report's and GuideLLM's request type, AIPerf's
 // endpoint type, the aliases the command line accepts), how it streams,
 // what its output is counted in, its default SLO and the media it takes.
@@ -30,6 +31,7 @@ const (
 	APIRerank
 	APITEIRerank
 	APIScore
+	APIPooling
 	APIImages
 )
 
@@ -106,6 +108,8 @@ const (
 	PathTEIRerank      = "/rerank"
 	PathScore          = "/score"
 	PathTranscriptions = "/v1/audio/transcriptions"
+	PathTranslations   = "/v1/audio/translations"
+	PathPooling        = "/pooling"
 	PathImages         = "/v1/images/generations"
 )
 
@@ -133,8 +137,14 @@ var All = [...]Type{
 		SLO: SLOLatency, NoStreamSLO: SLOLatency},
 	{Name: "score", Path: PathScore, Help: "vLLM", GuideLLM: "/pooling", API: APIScore, Output: OutputNone, Inputs: "documents",
 		Batch: "documents", SLO: SLOLatency, NoStreamSLO: SLOLatency, SendsModel: true, MockPaths: []string{"/v1/score"}},
+	{Name: "pooling", Path: PathPooling, Help: "vLLM: a pooling_column's objects, else the prompt",
+		API: APIPooling, Output: OutputNone, Inputs: "inputs", SLO: SLOLatency, NoStreamSLO: SLOLatency, SendsModel: true},
 	{Name: "audio_transcriptions", Path: PathTranscriptions, Aliases: []string{"transcriptions"},
 		Help: "multipart; needs audio in the data", Report: "audio/transcriptions", AIPerf: "audio_transcriptions", API: APITranscriptions, Stream: true,
+		Output: OutputTokens, Inputs: "audio_seconds", SLO: SLOTokens, NoStreamSLO: SLOLatency,
+		Media: []string{"image", "audio", "video"}, NeedsMedia: "audio", SendsModel: true},
+	{Name: "audio_translations", Path: PathTranslations, Aliases: []string{"translations"},
+		Help: "multipart, into English; needs audio in the data", Report: "audio/translations", API: APITranscriptions, Stream: true,
 		Output: OutputTokens, Inputs: "audio_seconds", SLO: SLOTokens, NoStreamSLO: SLOLatency,
 		Media: []string{"image", "audio", "video"}, NeedsMedia: "audio", SendsModel: true},
 	{Name: "image_generation", Path: PathImages, Help: "OpenAI images; --batch-size sets n", AIPerf: "image_generation", Profile: true,

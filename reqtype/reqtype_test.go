@@ -62,3 +62,24 @@ func TestJoin(t *testing.T) {
 		}
 	}
 }
+
+// vLLM's /pooling and the audio translations are rows of their own:
+// found by each of GuideLLM's spellings, with the report's names and the
+// default SLO their responses allow, and translations on the
+// transcriptions' API.
+func TestPoolingAndTranslations(t *testing.T) {
+	for _, n := range []string{"pooling", "/pooling"} {
+		if p, ok := ByName(n); !ok || p.Path != PathPooling || p.API != APIPooling || !p.Pooling() || p.RouteFormat() != "/pooling" ||
+			p.ReportName() != "pooling" || p.DefaultSLO(true) != SLOLatency || p.Batch != "" || p.Profile {
+			t.Errorf("ByName(%q) = %+v", n, p)
+		}
+	}
+	tr, _ := ByName("audio_transcriptions")
+	for _, n := range []string{"audio_translations", "translations", "/v1/audio/translations"} {
+		p, ok := ByName(n)
+		if !ok || p.Path != PathTranslations || p.API != tr.API || p.ReportName() != "audio/translations" || p.RouteFormat() != PathTranslations ||
+			p.DefaultSLO(true) != SLOTokens || p.DefaultSLO(false) != SLOLatency || p.NeedsMedia != "audio" || p.Inputs != tr.Inputs {
+			t.Errorf("ByName(%q) = %+v", n, p)
+		}
+	}
+}

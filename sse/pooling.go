@@ -4,7 +4,7 @@ import "fmt"
 
 // Member names read by DecodePoolingBody.
 var (
-	poolingKeys      = [...]string{"id", "object", "data", "results", "usage", "error", "message", "type", "code"}
+	poolingKeys      = [...]string{"id", "object", "data", "results", "usage", "error", "message", "type", "code", "request_id"}
 	poolingUsageKeys = [...]string{"prompt_tokens", "total_tokens"}
 )
 
@@ -18,6 +18,7 @@ const (
 	plMessage
 	plType
 	plCode
+	plRequestID
 )
 
 // DecodePoolingBody decodes the body of a pooling request into c and
@@ -27,8 +28,10 @@ const (
 //	score (vLLM)                     {"data":[{"score":…},…],"usage":{"prompt_tokens":N}}
 //	rerank (Cohere, vLLM, Jina)      {"results":[{"index":…,"relevance_score":…},…],"usage":{"total_tokens":N}}
 //	rerank (TEI)                     [{"index":…,"score":…},…]
+//	pooling (vLLM)                   {"data":[{"data":[…]},…],"usage":{"prompt_tokens":N}}
+//	pooling, IO plugin (vLLM)        {"request_id":…,"data":{…}}: one result
 //
-// It sets ID, Usage (PromptTokens is usage.prompt_tokens, else
+// It sets ID (id, else request_id), Usage (PromptTokens is usage.prompt_tokens, else
 // usage.total_tokens, as a pooling request has no output) and Err (an
 // "error" string or object, or vLLM's {"object":"error","message":…}).
 // The vectors and scores are validated as JSON, not read. On error c is
@@ -76,6 +79,11 @@ func (c *Chunk) pooling(body []byte) (int, error) {
 	id, err := d.strAt(v[plID], "id")
 	if err != nil {
 		return 0, err
+	}
+	if id == nil {
+		if id, err = d.strAt(v[plRequestID], "request_id"); err != nil {
+			return 0, err
+		}
 	}
 	c.ID = id
 	object, err := d.strAt(v[plObject], "object")
@@ -127,6 +135,9 @@ func (c *Chunk) pooling(body []byte) (int, error) {
 			c.Usage.Present = true
 			c.Usage.PromptTokens, c.Usage.TotalTokens = int(prompt), int(total)
 		}
+	}
+	if v[plData].kind == '{' { // an IO processor plugin's output
+		return 1, nil
 	}
 	n, err := count(v[plData], "data")
 	if err != nil {

@@ -21,6 +21,10 @@ func TestDecodePoolingBody(t *testing.T) {
 		{name: "cohere rerank", body: `{"id":"x","results":[{"index":3,"relevance_score":0.999}],"meta":{"api_version":{"version":"2"},"billed_units":{"search_units":1}}}`,
 			results: 1},
 		{name: "tei rerank", body: ` [{"index":1,"score":0.98},{"index":0,"score":0.01}] `, results: 2},
+		{name: "vllm pooling", body: `{"id":"pool-1","object":"list","created":1,"model":"m","data":[{"index":0,"object":"pooling","data":[0.5,-0.25]}],"usage":{"prompt_tokens":5,"total_tokens":5,"completion_tokens":0}}`,
+			results: 1, toks: 5, usage: true},
+		{name: "vllm pooling io plugin", body: `{"request_id":"pool-7","created_at":1,"data":{"type":"b64_json","format":"tiff","data":"SUkqAA=="}}`, results: 1},
+		{name: "io plugin request_id", body: `{"request_id":7,"data":{}}`, bad: true},
 		{name: "openai error", body: `{"error":{"message":"The model does not exist.","type":"NotFoundError","param":"model","code":404}}`, err: "The model does not exist."},
 		{name: "vllm error", body: `{"object":"error","message":"too long","type":"BadRequestError","code":400}`, err: "too long"},
 		{name: "tei error", body: `{"error":"Input validation error","error_type":"Validation"}`, err: "Input validation error"},
@@ -37,7 +41,7 @@ func TestDecodePoolingBody(t *testing.T) {
 		if tc.bad {
 			continue
 		}
-		if n != tc.results || c.Usage.Present != tc.usage || c.Usage.PromptTokens != tc.toks {
+		if n != tc.results || c.Usage.Present != tc.usage || c.Usage.PromptTokens != tc.toks || (tc.name == "vllm pooling io plugin" && string(c.ID) != "pool-7") {
 			t.Fatalf("%s: %d results, usage %+v", tc.name, n, c.Usage)
 		}
 		if got := ""; c.Err != nil || tc.err != "" {

@@ -271,6 +271,7 @@ func peerDocFiles(t *testing.T, dir string) {
 		"mooncake_trace_short.jsonl":     mooncake.String(),
 		"production_queries.jsonl":       mooncake.String(),
 		"precise_schedule.jsonl":         schedule.String(),
+		"flood_detection_dataset.jsonl":  strings.Repeat(`{"prompt":{"data": {"data": "https://huggingface.co/ibm-nasa-geospatial/Prithvi-EO-2.0-300M-TL-Sen1Floods11/resolve/main/examples/India_900498_S2Hand.tif","data_format": "url","out_data_format": "b64_json","indices": [1, 2, 3, 8, 11, 12]},"priority": 0}}`+"\n", 100),
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "path", "to", "dataset"), 0o755); err != nil {
 		t.Fatal(err)
