@@ -275,7 +275,18 @@ func v07Table() []v07Row {
 				a.o.columnMapper = canonicalJSON(map[string]any{"kind": "generative_column_mapper", "column_mappings": m})
 			})
 		}},
-		{Opt: "data-column-mapper", Kind: "pooling_column_mapper", Refuse: "goodput measures text generation (pooling is not supported)", Maps: "refused"},
+		{Opt: "data-column-mapper", Kind: "pooling_column_mapper", Maps: "`--data-column-mapper pooling_column_mapper`: each record's `prompt` object is one `/pooling` request", apply: func(a *v07Applier, _ any) error {
+			return a.set("data-column-mapper", func() { a.o.columnMapper = "pooling_column_mapper" })
+		}},
+		{Opt: "data-column-mapper", Kind: "pooling_column_mapper", Key: "column_mappings", Maps: "the role → column map (`pooling_column`)", apply: func(a *v07Applier, v any) error {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return a.bad(v, `an object, e.g. {"pooling_column":"request"}`)
+			}
+			return a.set("data-column-mapper", func() {
+				a.o.columnMapper = canonicalJSON(map[string]any{"kind": "pooling_column_mapper", "column_mappings": m})
+			})
+		}},
 		{Opt: "data-loader", Kind: "pytorch", Maps: "goodput's own reader", apply: kindOnly},
 		{Opt: "data-loader", Kind: "pytorch", Key: "samples", Maps: "`--data-samples` (-1: all)", apply: func(a *v07Applier, v any) error {
 			f, ok := number(v)

@@ -77,6 +77,5 @@ func requestFormatMaps() string {
 		return p
 	}
 	return "`--request-type`: " + reqtype.Names(func(t *reqtype.Type) bool { return t.GuideLLM == "" }, path, "") +
-		"; goodput adds " + reqtype.Names(func(t *reqtype.Type) bool { return t.GuideLLM != "" }, path, "and") +
-		". `/pooling` and `/v1/audio/translations` are refused"
+		"; goodput adds " + reqtype.Names(func(t *reqtype.Type) bool { return t.GuideLLM != "" }, path, "and")
 }

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/cli"
+	"github.com/goodput-dev/goodput/internal/clitest"
+
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
 )
@@ -21,7 +24,7 @@ import (
 // before the run.
 func TestBenchmarkVLLMPooling(t *testing.T) {
 	const model = "ibm-nasa-geospatial/Prithvi-EO-2.0-300M-TL-Sen1Floods11"
-	url := startTestMock(t, func(c *mock.Config) { c.TTFT, c.Model = 10*time.Millisecond, model })
+	url := clitest.Mock(t, func(c *mock.Config) { c.TTFT, c.Model = 10*time.Millisecond, model })
 	dir := t.TempDir()
 	flood := filepath.Join(dir, "flood_detection_dataset.jsonl")
 	row := `{"prompt":{"data": {"data": "https://huggingface.co/ibm-nasa-geospatial/Prithvi-EO-2.0-300M-TL-Sen1Floods11/resolve/main/examples/India_900498_S2Hand.tif","data_format": "url","out_data_format": "b64_json","indices": [1, 2, 3, 8, 11, 12]},"priority": 0}}`
@@ -31,11 +34,11 @@ func TestBenchmarkVLLMPooling(t *testing.T) {
 	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--model", model, "--backend", "openai_http", "--data", flood,
 		"--request-format", "/pooling", "--data-column-mapper", "pooling_column_mapper", "--max-requests", "10", "--rate-type", "synchronous",
 		"--output-path", filepath.Join(dir, "results.json"), "--outputs", "json,jsonl", "--server-metrics", "off")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("geospatial: exit %d: %s", code, stderr)
 	}
 	path := filepath.Join(dir, "results.json")
-	b := readReport(t, path).Benchmarks[0]
+	b := clitest.ReadReport(t, path).Benchmarks[0]
 	if in := b.Extras.Inputs; b.Metrics.RequestTotals.Successful != 10 || in == nil || in.Kind != "inputs" || in.Total != 10 || in.PerRequest != 1 {
 		t.Fatalf("geospatial: %v successful, inputs %+v", b.Metrics.RequestTotals.Successful, in)
 	}
@@ -54,17 +57,17 @@ func TestBenchmarkVLLMPooling(t *testing.T) {
 
 	code, _, stderr = runGoodput(t, "benchmark", "--target", url, "--request-type", "pooling", "--rate-type", "synchronous", "--data", "prompt_tokens=32,output_tokens=1",
 		"--max-requests", "3", "--output-dir", dir, "--run-id", "text", "--outputs", "json,jsonl")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("prompt: exit %d: %s", code, stderr)
 	}
-	if b := readReport(t, filepath.Join(dir, "text", "benchmarks.json")).Benchmarks[0]; b.Metrics.RequestTotals.Successful != 3 || b.Extras.Inputs == nil || b.Extras.Inputs.Tokens < 3*32 {
+	if b := clitest.ReadReport(t, filepath.Join(dir, "text", "benchmarks.json")).Benchmarks[0]; b.Metrics.RequestTotals.Successful != 3 || b.Extras.Inputs == nil || b.Extras.Inputs.Tokens < 3*32 {
 		t.Fatalf("prompt: %v successful, inputs %+v", b.Metrics.RequestTotals.Successful, b.Extras.Inputs)
 	}
 	checkPoolingRecords(t, filepath.Join(dir, "text", "requests.jsonl"), 3, 10*time.Millisecond+32*mock.PoolingTokenTime)
 
 	code, _, stderr = runGoodput(t, "benchmark", "--target", url, "--request-type", "embeddings", "--data", flood,
 		"--data-column-mapper", "pooling_column_mapper", "--max-requests", "1", "--outputs", "console")
-	if line := strings.TrimSpace(stderr); code != exitUsage || strings.Contains(line, "\n") || !strings.Contains(line, "use --request-type pooling") {
+	if line := strings.TrimSpace(stderr); code != cli.ExitUsage || strings.Contains(line, "\n") || !strings.Contains(line, "use --request-type pooling") {
 		t.Fatalf("data objects to embeddings: exit %d: %s", code, stderr)
 	}
 }
@@ -102,7 +105,7 @@ func checkPoolingRecords(t *testing.T, path string, n int, min time.Duration) {
 // TTFT the mock's, the extras counting the audio seconds, and the report's
 // backend naming /v1/audio/translations.
 func TestBenchmarkTranslations(t *testing.T) {
-	url := startTestMock(t, func(c *mock.Config) { c.TTFT = 10 * time.Millisecond })
+	url := clitest.Mock(t, func(c *mock.Config) { c.TTFT = 10 * time.Millisecond })
 	dir := t.TempDir()
 	for name, args := range map[string][]string{
 		"request-type":   {"--target", url, "--request-type", "audio_translations", "--extra-body", `{"language":"fr"}`},
@@ -110,11 +113,11 @@ func TestBenchmarkTranslations(t *testing.T) {
 	} {
 		code, _, stderr := runGoodput(t, append(append([]string{"benchmark"}, args...), "--rate-type", "synchronous", "--data", "prompt_tokens=8,audio_seconds=2", "--max-requests", "3",
 			"--output-dir", dir, "--run-id", name, "--outputs", "json")...)
-		if code != exitOK {
+		if code != cli.ExitOK {
 			t.Fatalf("%s: exit %d: %s", name, code, stderr)
 		}
 		path := filepath.Join(dir, name, "benchmarks.json")
-		b := readReport(t, path).Benchmarks[0]
+		b := clitest.ReadReport(t, path).Benchmarks[0]
 		in := b.Extras.Inputs
 		if ttft := *b.Metrics.TimeToFirstTokenMs.Successful.Percentiles.P50; b.Metrics.RequestTotals.Successful != 3 || ttft < 10 || ttft > 100 ||
 			in == nil || in.Kind != "audio_seconds" || in.Seconds != 6 {
