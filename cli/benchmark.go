@@ -223,7 +223,7 @@ func Benchmark(ctx context.Context, e *Env, args []string) error {
 	var o benchOptions
 	fs := NewFlagSet("benchmark", "benchmark --target URL --data SPEC [flags]", e.Stdout)
 	benchFlags(&o, fs)
-	args, err := foldData(args)
+	args, foldNotes, err := foldData(args)
 	if err != nil {
 		return err
 	}
@@ -258,7 +258,7 @@ func Benchmark(ctx context.Context, e *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p.Build = e.Build
+	p.Build, p.Notes = e.Build, append(foldNotes, p.Notes...)
 	if o.cpuProfile != "" {
 		f, err := os.Create(o.cpuProfile)
 		if err != nil {

@@ -14,9 +14,9 @@ import (
 // kind=synthetic_image,resolution=720p` sends 200 tokens of text with one
 // 720p image. goodput reads one source, whose synthetic spec carries the
 // media itself (image_*, video_*, audio_* keys), so foldData folds
-// GuideLLM's synthetic_image into the text source's image_* keys before
-// the flags are parsed, refuses synthetic_video with the video_* keys that
-// say the same (goodput's clips are Motion-JPEG, not h264), and lets a
+// GuideLLM's synthetic_image and synthetic_video into the text source's
+// image_* and video_* keys before the flags are parsed (goodput's clips
+// are Motion-JPEG, not h264: a bitrate is noted, not applied), and lets a
 // source goodput cannot read (a Hub id) give its message.
 
 // imageResolutions are GuideLLM's resolution presets (width, height).
@@ -26,7 +26,7 @@ var imageResolutions = map[string][2]int{
 }
 
 // foldData returns args with GuideLLM's several --data folded into one.
-func foldData(args []string) ([]string, error) {
+func foldData(args []string) (folded, notes []string, err error) {
 	type src struct {
 		at    int // index of the value in args
 		value string
@@ -44,7 +44,7 @@ func foldData(args []string) ([]string, error) {
 		}
 	}
 	if len(srcs) < 2 {
-		return args, nil
+		return args, nil, nil
 	}
 	value := func(s src) string { return strings.TrimPrefix(s.value, "--data=") }
 	var base *src
@@ -55,35 +55,41 @@ func foldData(args []string) ([]string, error) {
 		switch {
 		case err == nil && kind == "synthetic_image":
 			if err := imageKeys(v, media); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		case err == nil && kind == "synthetic_video":
-			return nil, videoRefusal(v)
+			note, err := videoKeys(v, media)
+			if err != nil {
+				return nil, nil, err
+			}
+			if note != "" {
+				notes = append(notes, note)
+			}
 		case err != nil && hubID(value(srcs[i])):
 			// a Hub id: the source goodput cannot read decides the message
-			return keepData(args, srcs[i].at), nil
+			return keepData(args, srcs[i].at), nil, nil
 		case err == nil && kind == "huggingface" && hubSource(v):
-			return keepData(args, srcs[i].at), nil
+			return keepData(args, srcs[i].at), nil, nil
 		case base != nil && slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, "turn_pivot") }):
-			return nil, usagef("--data-preprocessor kind=turn_pivot: not supported: goodput's synthetic conversations take one spec for every turn (first_prompt_tokens and first_output_tokens for the first): give one --data kind=synthetic_text,…,turns=%d", len(srcs))
+			return nil, nil, usagef("--data-preprocessor kind=turn_pivot: not supported: goodput's synthetic conversations take one spec for every turn (first_prompt_tokens and first_output_tokens for the first): give one --data kind=synthetic_text,…,turns=%d", len(srcs))
 		default:
 			base = &srcs[i] // a repeated goodput flag: the last wins
 		}
 	}
 	if len(media) == 0 {
-		return args, nil
+		return args, nil, nil
 	}
 	if base == nil {
-		return nil, usagef("--data kind=synthetic_image: give the text source too (--data kind=synthetic_text,prompt_tokens=N), which carries the image_* keys in goodput")
+		return nil, nil, usagef("--data kind=synthetic_image or synthetic_video: give the text source too (--data kind=synthetic_text,prompt_tokens=N), which carries the image_* and video_* keys in goodput")
 	}
 	v, err := parseRegistry(value(*base))
 	if err != nil || (v.kind() != "" && v.kind() != "synthetic_text") {
-		return nil, usagef("--data kind=synthetic_image: goodput's images go with synthetic text: give --data kind=synthetic_text,prompt_tokens=N,image_width=W,image_height=H")
+		return nil, nil, usagef("--data kind=synthetic_image or synthetic_video: goodput's images and clips go with synthetic text: give --data kind=synthetic_text,prompt_tokens=N,image_width=W,image_height=H")
 	}
 	v["kind"] = "synthetic_text"
 	for k, x := range media {
 		if old, ok := v[k]; ok && canonicalJSON(old) != canonicalJSON(x) {
-			return nil, usagef("--data: %s=%s on the text and %s on the image: give it once", k, shown(old), shown(x))
+			return nil, nil, usagef("--data: %s=%s on the text and %s on the image or video: give it once", k, shown(old), shown(x))
 		}
 		v[k] = x
 	}
@@ -97,7 +103,7 @@ func foldData(args []string) ([]string, error) {
 			break
 		}
 	}
-	return out, nil
+	return out, notes, nil
 }
 
 // keepData drops every --data of args but the one whose value is at index
@@ -212,23 +218,63 @@ func imageKeys(v regValue, out map[string]any) error {
 	return nil
 }
 
-// videoRefusal names the video_* keys that give the same clip shape.
-func videoRefusal(v regValue) error {
-	var keys []string
-	w, wok := number(v["width"])
-	h, hok := number(v["height"])
-	if wok && hok {
-		keys = append(keys, fmt.Sprintf("video_width=%g,video_height=%g", w, h))
+// videoKeys turns GuideLLM's synthetic_video keys into goodput's video_*
+// keys of the text source: the same frame size, count and rate, one clip
+// a request. goodput's clips are Motion-JPEG AVI where GuideLLM's are h264
+// mp4 (servers decode both into the same frames); a bitrate has no
+// equivalent, which the note says.
+func videoKeys(v regValue, out map[string]any) (note string, err error) {
+	count := func(key string) (int, error) {
+		f, ok := number(v[key])
+		if !ok || f < 1 || f != math.Trunc(f) {
+			return 0, usagef("--data kind=synthetic_video,%s=%s: want a whole number ≥ 1", key, shown(v[key]))
+		}
+		return int(f), nil
 	}
-	frames, fok := number(v["frames"])
-	fps, pok := number(v["fps"])
-	if fok && pok && fps > 0 {
-		keys = append(keys, fmt.Sprintf("video_fps=%g,video_seconds=%g", fps, frames/fps))
+	w, h, frames, fps := -1, -1, 0, 0
+	for _, k := range v.keys() {
+		switch k {
+		case "kind":
+		case "width":
+			w, err = count(k)
+		case "height":
+			h, err = count(k)
+		case "resolution":
+			s, _ := v[k].(string)
+			p, ok := imageResolutions[strings.ToLower(s)]
+			if !ok {
+				return "", usagef("--data kind=synthetic_video,resolution=%s: want 240p, 360p, 480p, 540p, 720p, 1080p, 1440p, 2160p or 4k", shown(v[k]))
+			}
+			if _, given := v["width"]; !given {
+				w = p[0]
+			}
+			if _, given := v["height"]; !given {
+				h = p[1]
+			}
+		case "frames":
+			frames, err = count(k)
+		case "fps":
+			fps, err = count(k)
+		case "video_bitrate":
+			note = fmt.Sprintf("--data kind=synthetic_video,video_bitrate=%s: not applied: goodput's clips are Motion-JPEG AVI (each frame a JPEG), not GuideLLM's h264 mp4, so a bitrate has no equivalent; the frames, their size and rate are GuideLLM's", shown(v[k]))
+		case "output_tokens", "output_tokens_stdev", "output_tokens_min", "output_tokens_max":
+			out[k] = v[k]
+		default:
+			return "", usagef("--data kind=synthetic_video,%s=…: not supported: goodput's clips take width, height, resolution, frames, fps and video_bitrate (noted, not applied)", k)
+		}
+		if err != nil {
+			return "", err
+		}
 	}
-	if len(keys) == 0 {
-		keys = append(keys, "video_width=W,video_height=H,video_fps=F,video_seconds=S")
+	switch {
+	case w < 0 || h < 0:
+		return "", usagef("--data kind=synthetic_video: give width and height, or resolution (e.g. resolution=480p)")
+	case frames == 0 || fps == 0:
+		return "", usagef("--data kind=synthetic_video: give frames and fps (the clip lasts frames ÷ fps seconds)")
 	}
-	return usagef("--data kind=synthetic_video: not supported: goodput's synthetic clips are Motion-JPEG AVI, not GuideLLM's h264 mp4; for that clip shape give --data kind=synthetic_text,…,%s", strings.Join(keys, ","))
+	out["video_width"], out["video_height"] = w-w%2, h-h%2
+	out["video_fps"], out["video_seconds"], out["video_count"] = fps, float64(frames)/float64(fps), 1
+	return note, nil
 }
 
 // dataKey adds a session key to --data, for a backend key that GuideLLM

@@ -8,11 +8,18 @@ import (
 
 // GuideLLM's synthetic_image source folds into the text source's image_*
 // keys with GuideLLM's resolution presets and defaults (JPEG, one image,
-// even sides); synthetic_video is refused with the video_* keys of the
-// same clip shape; a Hub id among several sources keeps its own message.
+// even sides); synthetic_video folds into the video_* keys of the same
+// clip shape, its bitrate noted as not applied; a Hub id among several
+// sources keeps its own message.
 func TestFoldData(t *testing.T) {
 	text := "kind=synthetic_text,prompt_tokens=200"
-	fold := func(args ...string) ([]string, error) { return foldData(args) }
+	fold := func(args ...string) ([]string, error) {
+		got, notes, err := foldData(args)
+		if len(notes) > 0 {
+			t.Errorf("%q: notes %q", args, notes)
+		}
+		return got, err
+	}
 
 	got, err := fold("--target", "u", "--data", text, "--data", "kind=synthetic_image,resolution=720p,output_tokens=64")
 	want := `{"image_count":1,"image_format":"jpeg","image_height":720,"image_width":1280,"kind":"synthetic_text","output_tokens":64,"prompt_tokens":200}`
@@ -29,11 +36,18 @@ func TestFoldData(t *testing.T) {
 		t.Errorf("aspect_ratio=4:3 height=480: %q, %v; want width 640", got, err)
 	}
 
-	_, err = fold("--data", "kind=synthetic_text,prompt_tokens=64", "--data", "kind=synthetic_video,width=1280,height=720,frames=12,fps=3")
-	if err == nil || !strings.Contains(err.Error(), "video_width=1280,video_height=720,video_fps=3,video_seconds=4") {
-		t.Errorf("synthetic_video: %v; want the video_* keys of a 4 s clip at 3 fps", err)
+	got, err = fold("--data", "kind=synthetic_text,prompt_tokens=64", "--data", "kind=synthetic_video,width=1281,height=720,frames=12,fps=3,output_tokens=128")
+	want = `{"kind":"synthetic_text","output_tokens":128,"prompt_tokens":64,"video_count":1,"video_fps":3,"video_height":720,"video_seconds":4,"video_width":1280}`
+	if err != nil || !slices.Equal(got, []string{"--data", want}) {
+		t.Errorf("synthetic_video: %q, %v; want %s (a 4 s clip at 3 fps)", got, err, want)
 	}
-	for _, bad := range []string{"kind=synthetic_image,resolution=999p", "kind=synthetic_image,width=64", "kind=synthetic_image,width=64,height=64,jpeg_quality=90"} {
+	got, notes, err := foldData([]string{"--data", "kind=synthetic_text,prompt_tokens=64", "--data", "kind=synthetic_video,resolution=480p,frames=6,fps=1,video_bitrate=2M"})
+	if err != nil || len(got) != 2 || !strings.Contains(got[1], `"video_width":854`) || !strings.Contains(got[1], `"video_seconds":6`) ||
+		len(notes) != 1 || !strings.Contains(notes[0], "video_bitrate=2M: not applied") {
+		t.Errorf("480p with a bitrate: %q, notes %q, %v", got, notes, err)
+	}
+	for _, bad := range []string{"kind=synthetic_image,resolution=999p", "kind=synthetic_image,width=64", "kind=synthetic_image,width=64,height=64,jpeg_quality=90",
+		"kind=synthetic_video,width=64,height=64", "kind=synthetic_video,width=64,height=64,frames=4,fps=2.5", "kind=synthetic_video,resolution=480p,frames=4,fps=2,codec=h264"} {
 		if _, err := fold("--data", text, "--data", bad); err == nil || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v; want a one-line refusal", bad, err)
 		}
