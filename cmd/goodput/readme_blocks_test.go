@@ -290,6 +290,7 @@ var (
 	readmeAbsDir    = regexp.MustCompile(`([\s=,'"])/(results|models|tmp|config)/`)
 	readmeRate      = regexp.MustCompile(`(--rate|--user-centric-rate|--request-rate)[ =]([\d.]+)\b`)
 	readmeWarmup    = regexp.MustCompile(`--warmup[ =]\S+`)
+	readmeNumReqs   = regexp.MustCompile(`--num-requests[ =](\d+)`) // AIPerf's alias of --request-count
 	readmeMockPort  = regexp.MustCompile(`--port[ =]\d+`)
 	readmeListen    = regexp.MustCompile(`(--listen[ =][\d.]+):\d+`)
 	readmeServerURL = "http://readme-url:8000" // $URL before it is a mock
@@ -393,6 +394,10 @@ func readmeArgs(t *testing.T, dir string, c readmeCmd) []string {
 		s := peerCount.FindStringSubmatch(m)
 		n, _ := strconv.Atoi(s[2])
 		return s[1] + strconv.Itoa(min(n, 12))
+	})
+	cmd = readmeNumReqs.ReplaceAllStringFunc(cmd, func(m string) string {
+		n, _ := strconv.Atoi(readmeNumReqs.FindStringSubmatch(m)[1])
+		return "--num-requests " + strconv.Itoa(min(n, 12))
 	})
 	cmd = readmeWarmup.ReplaceAllString(cmd, "--warmup 5%")
 	if strings.Contains(cmd, "--rate-type concurrent") {
