@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,7 +41,7 @@ func TestGateTable(t *testing.T) {
 	if s := os.Getenv("GOODPUT_GATE_TABLE_SIZES"); s != "" { // e.g. 100,200: a subset
 		keep := strings.Split(s, ",")
 		for i := len(sizes) - 1; i >= 0; i-- {
-			if !contains(keep, strconv.Itoa(sizes[i].n)) {
+			if !slices.Contains(keep, strconv.Itoa(sizes[i].n)) {
 				sizes = append(sizes[:i], sizes[i+1:]...)
 			}
 		}
