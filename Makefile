@@ -14,7 +14,7 @@ STATICCHECK_VERSION := v0.8.2
 GOBIN_DIR   := $(or $(shell $(GO) env GOBIN),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin)
 STATICCHECK ?= $(GOBIN_DIR)/staticcheck
 
-.PHONY: all build test check lint vet fmt-check staticcheck tools unit race knee scale peerdocs fuzz demo bench bench-gate bench-baseline image clean
+.PHONY: all build test check lint vet fmt-check staticcheck tools unit race knee scale peerdocs readme gate-table fuzz demo bench bench-gate bench-baseline image clean
 
 all: build
 
@@ -30,9 +30,9 @@ test: vet fmt-check unit
 ## check: everything CI runs: the quick suite's lint plus staticcheck,
 ## every test with the race detector (the long ones included), the
 ## real-time knee check and the 2,000-stream memory check (both without
-## the race detector, which skews timing and memory), and a bounded fuzz
-## pass.
-check: lint race knee scale peerdocs fuzz
+## the race detector, which skews timing and memory), the peers' and the
+## README's command lines, and a bounded fuzz pass.
+check: lint race knee scale peerdocs readme fuzz
 
 ## lint: go vet, the gofmt check and staticcheck.
 lint: vet fmt-check staticcheck
@@ -67,6 +67,16 @@ knee:
 ## (cmd/goodput/testdata/peerdocs; -race runs only the short subset).
 peerdocs:
 	$(GO) test -count=1 -timeout 15m -run 'TestPeerDocsCorpus' ./cmd/goodput
+
+## readme: every command line of README.md's code blocks against the mock,
+## durations shortened (about 1 minute; -short and -race run a subset).
+readme:
+	$(GO) test -count=1 -timeout 15m -run 'TestREADMECommands' ./cmd/goodput
+
+## gate-table: measure the README's table of the smallest slowdown each
+## default check of goodput compare detects (about 20 minutes; not in check).
+gate-table:
+	GOODPUT_GATE_TABLE=1 $(GO) test -count=1 -timeout 60m -run 'TestGateTable' -v ./cmd/goodput
 
 ## scale: 2,000 streams on goodput's client hold at most 20 KB of live memory
 ## each (about 10 s; the memory is not checked under -race).

@@ -57,7 +57,16 @@ func (s *state) noSuccess(rep *report.Report) error {
 // requestURL is where the requests went (the first target's), without
 // credentials.
 func (s *state) requestURL() string {
-	return s.client.PublicURL() + string(s.client.Config().Endpoint)
+	return s.client.PublicURL() + s.requestPath()
+}
+
+// requestPath is the path the requests were sent to under the target:
+// --request-path when given, else the request type's.
+func (s *state) requestPath() string {
+	if p := s.client.Config().Path; p != "" {
+		return p
+	}
+	return string(s.client.Config().Endpoint)
 }
 
 // whyFailed says how a benchmark's requests failed, most common error
@@ -107,10 +116,11 @@ func topStatus(by map[string]report.Int) (code int, n int64) {
 // hint is the likely cause of a benchmark's failures; "" when there is
 // none to give.
 func (s *state) hint(class string, code int) string {
-	endpoint := string(s.client.Config().Endpoint)
+	endpoint := s.requestPath()
 	switch record.ErrorClass(class) {
 	case record.ErrHTTPStatus:
-		if u, err := url.Parse(s.client.PublicURL()); err == nil && (code == 404 || code == 405) && strings.Trim(u.Path, "/") != "" {
+		// A target's path prefix is meant when --request-path is given.
+		if u, err := url.Parse(s.client.PublicURL()); err == nil && (code == 404 || code == 405) && strings.Trim(u.Path, "/") != "" && s.client.Config().Path == "" {
 			base := *u
 			base.Path, base.RawPath = "", ""
 			return fmt.Sprintf("give the base URL (%s): goodput appends %s", base.String(), endpoint)

@@ -26,25 +26,27 @@ func TestNoSuccessDiagnosis(t *testing.T) {
 	cutOff := bench(4, 4, "", nil, "")
 	cutOff.Metrics.RequestTotals = &report.StatusCounts{Incomplete: 4, Total: 4}
 	for _, c := range []struct {
-		name, target string
-		b            *report.Benchmark
-		want         string
+		name, target, path string
+		b                  *report.Benchmark
+		want               string
 	}{
-		{"endpoint path in the URL", "http://h:8000/v1/chat/completions", bench(20, 0, "http_status", map[string]report.Int{"404": 20}, "HTTP 404: Not Found"),
+		{"endpoint path in the URL", "http://h:8000/v1/chat/completions", "", bench(20, 0, "http_status", map[string]report.Int{"404": 20}, "HTTP 404: Not Found"),
 			`benchmark 0 (synchronous): every request got HTTP 404 from http://h:8000/v1/chat/completions/v1/chat/completions ("HTTP 404: Not Found"): give the base URL (http://h:8000): goodput appends /v1/chat/completions`},
-		{"no such route", "http://h:8000", bench(20, 0, "http_status", map[string]report.Int{"404": 15, "500": 5}, "HTTP 404: Not Found"),
+		{"no such route", "http://h:8000", "", bench(20, 0, "http_status", map[string]report.Int{"404": 15, "500": 5}, "HTTP 404: Not Found"),
 			`benchmark 0 (synchronous): no successful request: 15 of 20 got HTTP 404 from http://h:8000/v1/chat/completions ("HTTP 404: Not Found"): the server has no /v1/chat/completions`},
-		{"not implemented", "http://h:8000", bench(20, 0, "http_status", map[string]report.Int{"501": 20}, "HTTP 501"),
+		{"not implemented", "http://h:8000", "", bench(20, 0, "http_status", map[string]report.Int{"501": 20}, "HTTP 501"),
 			`every request got HTTP 501 from http://h:8000/v1/chat/completions ("HTTP 501"): the server does not implement /v1/chat/completions`},
-		{"API key", "http://h:8000", bench(3, 0, "http_status", map[string]report.Int{"401": 3}, "HTTP 401: unauthorized"), `: check the API key`},
-		{"refused", "http://h:8000", bench(3, 0, "connect", nil, "connection refused"),
+		{"request path", "http://h:8000/v1beta/openai", "/chat/completion", bench(20, 0, "http_status", map[string]report.Int{"404": 20}, "HTTP 404: Not Found"),
+			`every request got HTTP 404 from http://h:8000/v1beta/openai/chat/completion ("HTTP 404: Not Found"): the server has no /chat/completion`},
+		{"API key", "http://h:8000", "", bench(3, 0, "http_status", map[string]report.Int{"401": 3}, "HTTP 401: unauthorized"), `: check the API key`},
+		{"refused", "http://h:8000", "", bench(3, 0, "connect", nil, "connection refused"),
 			`every request failed with a connect error at http://h:8000/v1/chat/completions ("connection refused"): is the server running`},
-		{"failed without a class", "http://h:8000", bench(4, 0, "", nil, ""), `no successful request: 4 of 4 failed`},
-		{"one success", "http://h:8000", bench(20, 1, "http_status", map[string]report.Int{"404": 19}, "HTTP 404"), ""},
-		{"only cut off", "http://h:8000", cutOff, ""},
+		{"failed without a class", "http://h:8000", "", bench(4, 0, "", nil, ""), `no successful request: 4 of 4 failed`},
+		{"one success", "http://h:8000", "", bench(20, 1, "http_status", map[string]report.Int{"404": 19}, "HTTP 404"), ""},
+		{"only cut off", "http://h:8000", "", cutOff, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			client, err := loadgen.NewClient(loadgen.ClientConfig{Target: c.target, Endpoint: loadgen.EndpointChat, Model: "m"}, loadgen.NewClock())
+			client, err := loadgen.NewClient(loadgen.ClientConfig{Target: c.target, Endpoint: loadgen.EndpointChat, Path: c.path, Model: "m"}, loadgen.NewClock())
 			if err != nil {
 				t.Fatal(err)
 			}
