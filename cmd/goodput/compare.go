@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -54,10 +55,10 @@ func limitUsage(s compare.MetricSpec) string {
 // runCompare implements `goodput compare BASELINE CURRENT`: exit 0 when
 // no metric regressed beyond its threshold and the noise, 1 when one did,
 // 2 on bad input (an unreadable report, no matching benchmarks, a bad
-// flag value), 4 when no metric regressed but a crossing was undecidable
+// flag value), 5 when no metric regressed but a crossing was undecidable
 // at the runs' sample sizes (unless --allow-undecided).
 func runCompare(_ context.Context, e *cli.Env, args []string) error {
-	fs := cli.NewFlagSet("compare", "compare [flags] BASELINE CURRENT\n\nBASELINE and CURRENT are report files (goodput, GuideLLM v2 or older GuideLLM) or run directories holding benchmarks.json.\nExit status: 0 pass, 1 a regression beyond its threshold and the noise, 2 bad input, 4 undecided: a threshold crossed where the runs have too few requests to judge it (the verdict names how many would; --allow-undecided passes it).", e.Stdout)
+	fs := cli.NewFlagSet("compare", "compare [flags] BASELINE CURRENT\n\nBASELINE and CURRENT are report files (goodput, GuideLLM v2 or older GuideLLM) or run directories holding benchmarks.json.\nExit status: 0 pass, 1 a regression beyond its threshold and the noise, 2 bad input, "+strconv.Itoa(cli.ExitUndecided)+" undecided: a threshold crossed where the runs have too few requests to judge it (the verdict names how many would; --allow-undecided passes it).", e.Stdout)
 	limits := map[string]*limitValue{}
 	for _, s := range compare.Metrics() {
 		v := &limitValue{spec: s}

@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/cli"
+	"github.com/goodput-dev/goodput/internal/clitest"
+
 	"github.com/goodput-dev/goodput/compare"
 	"github.com/goodput-dev/goodput/mock"
 )
@@ -63,7 +66,7 @@ func TestGateTable(t *testing.T) {
 		bench := func(name string, seed uint64, f float64) string {
 			path := filepath.Join(dir, fmt.Sprintf("n%d-%s.json", sz.n, name))
 			t.Run(fmt.Sprintf("n%d/%s", sz.n, name), func(t *testing.T) {
-				url := startTestMock(t, func(c *mock.Config) {
+				url := clitest.Mock(t, func(c *mock.Config) {
 					*c = def
 					c.Seed = seed
 					c.TTFT, c.TTFTStdev = scaleDur(def.TTFT, f), scaleDur(def.TTFTStdev, f)
@@ -72,7 +75,7 @@ func TestGateTable(t *testing.T) {
 				args := []string{"benchmark", "--target", url, "--rate-type", "constant", "--rate", strconv.FormatFloat(sz.rate, 'f', -1, 64),
 					"--max-requests", strconv.Itoa(sz.n), "--data", "prompt_tokens=128,output_tokens=16",
 					"--outputs", "json", "--output-path", path, "--disable-progress", "--disable-console-outputs"}
-				if code, _, stderr := runGoodput(t, args...); code != exitOK {
+				if code, _, stderr := runGoodput(t, args...); code != cli.ExitOK {
 					t.Fatalf("%q: exit %d: %s", args, code, lastLines(stderr, 3))
 				}
 			})
@@ -134,7 +137,7 @@ func TestGateTable(t *testing.T) {
 				row[i] = fmt.Sprintf("> +%.0f %%", (factors[len(factors)-1]-1)*100)
 			}
 		}
-		fmt.Fprintf(&table, "| %d | %g | %s | %d, %d of %d |\n", sz.n, sz.rate, strings.Join(row, " | "), exits[exitFailure], exits[exitUndecided], seeds)
+		fmt.Fprintf(&table, "| %d | %g | %s | %d, %d of %d |\n", sz.n, sz.rate, strings.Join(row, " | "), exits[cli.ExitFailure], exits[cli.ExitUndecided], seeds)
 	}
 	t.Logf("smallest slowdown flagged in %d of %d pairs:\n%s", detect, seeds, table.String())
 }
@@ -145,7 +148,7 @@ func gateRows(t *testing.T, base, cur string) (int, []compare.Row) {
 	t.Helper()
 	out := strings.TrimSuffix(cur, ".json") + ".verdict.json"
 	code, _, stderr := runGoodput(t, "compare", base, cur, "--json", out)
-	if code != exitOK && code != exitFailure && code != exitUndecided {
+	if code != cli.ExitOK && code != cli.ExitFailure && code != cli.ExitUndecided {
 		t.Fatalf("compare %s %s: exit %d: %s", base, cur, code, lastLines(stderr, 3))
 	}
 	b, err := os.ReadFile(out)

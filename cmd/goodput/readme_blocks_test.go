@@ -17,6 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/cli"
+	"github.com/goodput-dev/goodput/internal/clitest"
+
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/goodput-dev/goodput/mock"
@@ -343,7 +346,7 @@ func readmeArgs(t *testing.T, dir string, c readmeCmd) []string {
 			return u // a mock of the block
 		}
 		if servers[p.Host] == "" {
-			servers[p.Host] = startTestMock(t, func(cfg *mock.Config) {
+			servers[p.Host] = clitest.Mock(t, func(cfg *mock.Config) {
 				cfg.TTFT, cfg.ITL = time.Millisecond, 100*time.Microsecond
 				if len(models) > 0 {
 					cfg.Model = models[0]
@@ -528,7 +531,7 @@ func startReadmeMock(t *testing.T, dir string, c readmeCmd, args []string) *read
 	}
 	m := &readmeMock{args: args, done: make(chan int, 1), out: &syncBuffer{}}
 	go func() {
-		m.done <- realMain(args, &env{stdout: m.out, stderr: m.out, stdin: strings.NewReader(""), getenv: func(string) string { return "" }})
+		m.done <- realMain(args, &cli.Env{Stdout: m.out, Stderr: m.out, Stdin: strings.NewReader(""), Getenv: func(string) string { return "" }})
 	}()
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
@@ -562,7 +565,7 @@ func (m *readmeMock) stop(t *testing.T) {
 	}
 	select {
 	case code := <-m.done:
-		if code != exitOK {
+		if code != cli.ExitOK {
 			t.Errorf("%q: exit %d after SIGINT, want 0: %s", m.args, code, lastLines(m.out.String(), 3))
 		}
 	case <-time.After(20 * time.Second):
