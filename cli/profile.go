@@ -57,6 +57,7 @@ type profileOptions struct {
 	osl, oslStddev            int
 	requestCount, warmupCount int
 	seqDist                   string // --sequence-distribution
+	promptSalt                string // --prompt-salt
 	duration                  float64
 	gracePeriod               string  // --benchmark-grace-period: seconds or inf
 	cancelRate, cancelDelay   float64 // --request-cancellation-rate (%), -delay (s)
@@ -195,6 +196,7 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&po.ui, "ui", "simple", "alias of --ui-type")
 	failureFlags(&po.failures, fs)
 	WideFlag(&po.wide, fs)
+	fs.StringVar(&po.promptSalt, "prompt-salt", "none", "goodput's own: make synthetic and trace prompts unique to this run, keeping their lengths, so that a rerun with the same --random-seed is not served from the server's prompt cache: auto (a random salt), none, or any text")
 	fs.StringVar(&po.customEndpoint, "custom-endpoint", "", "request path under --url instead of the endpoint type's, e.g. /v1/custom (alias --endpoint)")
 	fs.StringVar(&po.customEndpoint, "endpoint", "", "alias of --custom-endpoint")
 	fs.StringVar(&po.transport, "transport", "http", "http (the only transport; alias --transport-type)")

@@ -290,6 +290,7 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"allow-all-errors"}, maps: "goodput's own: exit 0 although a benchmark had no successful request or the server went away (default: exit 4)"},
 	{names: []string{"wide"}, maps: "goodput's own: print the console's tables whole (default: cut to fit 100 columns)"},
 	{names: []string{"max-connect-failures"}, maps: "goodput's own: stop when this many requests in a row could not reach the server (default 50; 0: never)"},
+	{names: []string{"prompt-salt"}, maps: "goodput's own: prompts unique to this run with the seed's lengths (auto, none or a text), so that a rerun is not served from the prompt cache"},
 }
 
 // aiperfFlagRow returns the row of an AIPerf spelling, nil when none.

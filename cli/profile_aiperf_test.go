@@ -388,6 +388,7 @@ sweep:
 		"fail-on-error-rate": {[]string{"--fail-on-error-rate", "0.1"}, func(s profileSetup) bool { return s.p.maxErrorRate != nil && *s.p.maxErrorRate == 0.1 }},
 		"allow-all-errors":   {[]string{"--allow-all-errors"}, func(s profileSetup) bool { return s.cfg.AllowAllErrors }},
 		"wide":               {[]string{"--wide"}, func(s profileSetup) bool { return s.cfg.Outputs.Wide }},
+		"prompt-salt":        {[]string{"--prompt-salt", "run-2"}, func(s profileSetup) bool { return s.cfg.Data.Options.Salt != 0 }},
 		"max-connect-failures": {[]string{"--max-connect-failures", "7"}, func(s profileSetup) bool {
 			return s.cfg.Plan.Constraints.MaxConnectFailures == 7
 		}},
@@ -553,7 +554,7 @@ func TestAIPerfFlagTableInREADME(t *testing.T) {
 		return
 	}
 	if want != text {
-		t.Errorf("README.md's AIPerf flag table differs from aiperfFlags: run go test ./cmd/goodput -run TestAIPerfFlagTableInREADME -update-readme")
+		t.Errorf("README.md's AIPerf flag table differs from aiperfFlags: run go test ./cli -run TestAIPerfFlagTableInREADME -update-readme")
 	}
 }
 

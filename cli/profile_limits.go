@@ -191,6 +191,9 @@ func (po *profileOptions) finish(p *draft) error {
 	}
 	p.Data.Options = dataset.Options{Tokenizer: p.tokExplicit, Seed: uint64(p.Plan.Seed), TimeScale: 1, Samples: po.conversations, Session: po.fileSession}
 	var err error
+	if p.Data.Options.Salt, err = parsePromptSalt(po.promptSalt); err != nil {
+		return err
+	}
 	if po.inputFile != "" {
 		p.Data.Options.Trace = slices.Contains(aiperfTraceTypes, po.datasetType)
 		p.Data.Options.TraceStart = time.Duration(po.scheduleStart) * time.Millisecond
@@ -198,6 +201,9 @@ func (po *profileOptions) finish(p *draft) error {
 		p.Data.Options.Shuffle = po.sampling == "shuffle"
 		if p.Data.Opened, err = dataset.Open(po.inputFile, p.Data.Options); err != nil {
 			return usagef("--input-file: %s", oneLineErr(err))
+		}
+		if k := p.Data.Opened.Description.Kind; p.Data.Options.Salt != 0 && !dataset.Salted(k) {
+			return usagef("--prompt-salt: applies to synthetic data and traces, not to %s", k)
 		}
 		if po.datasetType == "multi_turn" && p.Data.Opened.Description.Sessions == 0 {
 			return usagef(`--custom-dataset-type multi_turn: %s holds no conversations (want {"session_id":…,"turns":[{"text":…,"delay":ms},…]} a line)`, po.inputFile)

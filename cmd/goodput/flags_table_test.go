@@ -217,6 +217,7 @@ var invalidFlagValues = map[string][]string{
 	"profile --isl":                                   {"x", "0", "-5"},
 	"profile --isl-stddev":                            {"x", "-1"},
 	"profile --osl":                                   {"x", "0", "-5"},
+	"profile --prompt-salt":                           {"", "a\nb"},
 	"profile --sequence-distribution":                 {"64,32", "64,32:70;256,128:20", "0,32:100", "[(64,32):100", `{"pairs":[]}`},
 	"profile --osl-stddev":                            {"x", "-1"},
 	"profile --request-count":                         {"x", "-1"},
