@@ -10,12 +10,13 @@ import (
 // serverTable builds the console's table of what surrounded each round:
 // the wait for an idle server before it (and the server's queue when it
 // started), the server's own view over the window (queue, running
-// requests, KV cache usage, its TTFT and ITL beside the client's) and the
-// closed-loop streams' backoffs. Each group is there only when some
+// requests, the sequences an engine step carried where the engine says
+// (llama.cpp), KV cache usage, its TTFT and ITL beside the client's) and
+// the closed-loop streams' backoffs. Each group is there only when some
 // benchmark has its figures; nil when none has any (a GuideLLM report,
 // a rebuilt one).
 func serverTable(r *report.Report) *texttable.Table {
-	var drain, server, backoff bool
+	var drain, server, batch, backoff bool
 	for _, bm := range r.Benchmarks {
 		g := bm.Extras
 		if g == nil {
@@ -23,6 +24,7 @@ func serverTable(r *report.Report) *texttable.Table {
 		}
 		drain = drain || g.Drain != nil
 		server = server || serverOf(bm) != nil
+		batch = batch || serverOf(bm) != nil && serverOf(bm).BusySlotsPerStep != nil
 		backoff = backoff || g.Client != nil && g.Client.Backoffs > 0
 	}
 	if !drain && !server && !backoff {
@@ -38,9 +40,14 @@ func serverTable(r *report.Report) *texttable.Table {
 		t.Heads = append(t.Heads, "s", "By", "Run/wait")
 	}
 	if server {
-		t.Groups = append(t.Groups, texttable.Group{Name: "Queue", Span: 2}, texttable.Group{Name: "Running", Span: 2},
-			texttable.Group{Name: "KV cache %", Span: 2}, texttable.Group{Name: "TTFT P50 ms", Span: 2}, texttable.Group{Name: "ITL P50 ms", Span: 2})
-		t.Heads = append(t.Heads, "Mean", "Max", "Mean", "Max", "Mean", "Max", "Server", "Client", "Server", "Client")
+		t.Groups = append(t.Groups, texttable.Group{Name: "Queue", Span: 2}, texttable.Group{Name: "Running", Span: 2})
+		t.Heads = append(t.Heads, "Mean", "Max", "Mean", "Max")
+		if batch {
+			t.Groups = append(t.Groups, texttable.Group{Name: "Step", Span: 1})
+			t.Heads = append(t.Heads, "Seqs")
+		}
+		t.Groups = append(t.Groups, texttable.Group{Name: "KV cache %", Span: 2}, texttable.Group{Name: "TTFT P50 ms", Span: 2}, texttable.Group{Name: "ITL P50 ms", Span: 2})
+		t.Heads = append(t.Heads, "Mean", "Max", "Server", "Client", "Server", "Client")
 	}
 	if backoff {
 		t.Groups = append(t.Groups, texttable.Group{Name: "Backoffs", Span: 2})
@@ -63,8 +70,11 @@ func serverTable(r *report.Report) *texttable.Table {
 				sv = &report.ServerTelemetry{}
 			}
 			row = append(row, num(sv.RequestsWaitingMean, 1, 1), num(sv.RequestsWaitingMax, 1, 0),
-				num(sv.RequestsRunningMean, 1, 1), num(sv.RequestsRunningMax, 1, 0),
-				num(sv.KVCacheUsageMean, 100, 1), num(sv.KVCacheUsageMax, 100, 1))
+				num(sv.RequestsRunningMean, 1, 1), num(sv.RequestsRunningMax, 1, 0))
+			if batch {
+				row = append(row, num(sv.BusySlotsPerStep, 1, 2))
+			}
+			row = append(row, num(sv.KVCacheUsageMean, 100, 1), num(sv.KVCacheUsageMax, 100, 1))
 			for _, l := range []*report.ServerLatency{sv.TTFT, sv.ITL} {
 				if l == nil {
 					l = &report.ServerLatency{}

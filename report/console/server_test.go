@@ -71,3 +71,25 @@ func TestConsoleServerTable(t *testing.T) {
 		t.Errorf("want the footnote %q in:\n%s", note, out)
 	}
 }
+
+// TestConsoleServerTableSteps: a server that says how many sequences its
+// steps carried (llama.cpp) gets a Step column, "-" for a round without.
+func TestConsoleServerTableSteps(t *testing.T) {
+	r := serverReport()
+	r.Benchmarks[0].Extras.Telemetry.Server.BusySlotsPerStep = report.FloatPtr(3.456)
+	var b bytes.Buffer
+	if err := WriteWidth(&b, r, 0); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"| Queue     | Running   | Step | KV cache % |",
+		"| Mean  Max | Mean  Max | Seqs | Mean   Max |",
+		"|  0.2    3 |  7.5    8 | 3.46 | 12.3  50.0 |",
+		"|    -    - |    -    - |    - |    -     - |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in:\n%s", want, out)
+		}
+	}
+}
