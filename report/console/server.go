@@ -13,10 +13,11 @@ import (
 // requests, the sequences an engine step carried where the engine says
 // (llama.cpp), KV cache usage, its TTFT and ITL beside the client's) and
 // the closed-loop streams' backoffs. Each group is there only when some
-// benchmark has its figures; nil when none has any (a GuideLLM report,
+// benchmark has its figures (llama.cpp has no KV cache usage upstream nor
+// latency histograms); nil when none has any (a GuideLLM report,
 // a rebuilt one).
 func serverTable(r *report.Report) *texttable.Table {
-	var drain, server, batch, backoff bool
+	var drain, server, batch, kv, lat, backoff bool
 	for _, bm := range r.Benchmarks {
 		g := bm.Extras
 		if g == nil {
@@ -24,7 +25,11 @@ func serverTable(r *report.Report) *texttable.Table {
 		}
 		drain = drain || g.Drain != nil
 		server = server || serverOf(bm) != nil
-		batch = batch || serverOf(bm) != nil && serverOf(bm).BusySlotsPerStep != nil
+		if sv := serverOf(bm); sv != nil {
+			batch = batch || sv.BusySlotsPerStep != nil
+			kv = kv || sv.KVCacheUsageMean != nil || sv.KVCacheUsageMax != nil
+			lat = lat || sv.TTFT != nil || sv.ITL != nil
+		}
 		backoff = backoff || g.Client != nil && g.Client.Backoffs > 0
 	}
 	if !drain && !server && !backoff {
@@ -46,8 +51,14 @@ func serverTable(r *report.Report) *texttable.Table {
 			t.Groups = append(t.Groups, texttable.Group{Name: "Step", Span: 1})
 			t.Heads = append(t.Heads, "Seqs")
 		}
-		t.Groups = append(t.Groups, texttable.Group{Name: "KV cache %", Span: 2}, texttable.Group{Name: "TTFT P50 ms", Span: 2}, texttable.Group{Name: "ITL P50 ms", Span: 2})
-		t.Heads = append(t.Heads, "Mean", "Max", "Server", "Client", "Server", "Client")
+		if kv {
+			t.Groups = append(t.Groups, texttable.Group{Name: "KV cache %", Span: 2})
+			t.Heads = append(t.Heads, "Mean", "Max")
+		}
+		if lat {
+			t.Groups = append(t.Groups, texttable.Group{Name: "TTFT P50 ms", Span: 2}, texttable.Group{Name: "ITL P50 ms", Span: 2})
+			t.Heads = append(t.Heads, "Server", "Client", "Server", "Client")
+		}
 	}
 	if backoff {
 		t.Groups = append(t.Groups, texttable.Group{Name: "Backoffs", Span: 2})
@@ -74,8 +85,13 @@ func serverTable(r *report.Report) *texttable.Table {
 			if batch {
 				row = append(row, num(sv.BusySlotsPerStep, 1, 2))
 			}
-			row = append(row, num(sv.KVCacheUsageMean, 100, 1), num(sv.KVCacheUsageMax, 100, 1))
+			if kv {
+				row = append(row, num(sv.KVCacheUsageMean, 100, 1), num(sv.KVCacheUsageMax, 100, 1))
+			}
 			for _, l := range []*report.ServerLatency{sv.TTFT, sv.ITL} {
+				if !lat {
+					break
+				}
 				if l == nil {
 					l = &report.ServerLatency{}
 				}

@@ -93,3 +93,29 @@ func TestConsoleServerTableSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestConsoleServerTableLlamaCpp: a server without KV cache usage and
+// latency histograms (llama.cpp upstream) gets no columns of "-" for them.
+func TestConsoleServerTableLlamaCpp(t *testing.T) {
+	f := report.FloatPtr
+	b := &report.Benchmark{Config: report.BenchmarkConfig{Strategy: report.Strategy{Type: report.StrategyConcurrent, Streams: 5}},
+		Extras: &report.Extras{
+			Drain: &report.DrainWait{WaitedS: 0.26, Method: report.DrainGauges, Running: f(0), Waiting: f(0)},
+			Telemetry: &report.BenchmarkTelemetry{Server: &report.ServerTelemetry{
+				RequestsWaitingMean: f(0.7), RequestsWaitingMax: f(1), RequestsRunningMean: f(3.9), RequestsRunningMax: f(4),
+				BusySlotsPerStep: f(3.99),
+			}},
+		}}
+	var buf bytes.Buffer
+	if err := WriteWidth(&buf, &report.Report{Benchmarks: []*report.Benchmark{b}, Layout: report.LayoutGoodput}, 0); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	want := ` #  Strategy     |    s      By  Run/wait | Mean  Max | Mean  Max | Seqs
+ -  ------------ | ----  ------  -------- | ----  --- | ----  --- | ----
+ 0  concurrent 5 | 0.26  gauges       0/0 |  0.7    1 |  3.9    4 | 3.99
+`
+	if !strings.Contains(out, want) || strings.Contains(out, "KV cache") || strings.Contains(out, "TTFT P50 ms") {
+		t.Errorf("server table: got\n%s\nwant it to contain\n%s\nand no KV cache nor server latency columns", out, want)
+	}
+}
