@@ -708,6 +708,15 @@ func TestCollectLlamaCppAndOllama(t *testing.T) {
 			if tt.slots > 0 && !strings.Contains(buf.String(), "server_slots") {
 				t.Errorf("console lacks the slots:\n%s", buf.String())
 			}
+			// An engine known by its own info endpoint is not told about
+			// the other engines' (nor /version) that it does not serve.
+			notes := strings.Join(res.Notes, "\n")
+			for _, p := range []string{"/version", "/info", "/get_server_info", "/props", "/api/version"} {
+				n := "GET " + p + ": HTTP 404"
+				if quiet := tt.vsrc != ""; quiet == strings.Contains(notes, n) && tt.routes[p].body == "" {
+					t.Errorf("%q in the notes: %v, want it only without an info endpoint's answer:\n%s", n, !quiet, notes)
+				}
+			}
 		})
 	}
 }

@@ -110,7 +110,7 @@ func (p *prober) get(ctx context.Context, path, accept string, limit int64) ([]b
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		return nil, resp.Header, fmt.Errorf("HTTP %d", resp.StatusCode)
+		return nil, resp.Header, statusError(resp.StatusCode)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
@@ -122,34 +122,43 @@ func (p *prober) get(ctx context.Context, path, accept string, limit int64) ([]b
 	return body, resp.Header, nil
 }
 
-// probeSpec is one GET the prober makes.
+// statusError is a probe's answer other than 200 OK.
+type statusError int
+
+func (e statusError) Error() string { return fmt.Sprintf("HTTP %d", int(e)) }
+
+// probeSpec is one GET the prober makes; identity marks those that ask an
+// engine who it is (GET /version and the engines' info endpoints), each
+// answered by some engines only.
 type probeSpec struct {
 	path, accept string
 	limit        int64
 	parse        func([]byte) (func(*serverFacts), error)
+	identity     bool
 }
 
 // probeResult is what one probe returns to the merge.
 type probeResult struct {
-	apply  func(*serverFacts)
-	header http.Header
-	path   string
-	note   string
+	apply    func(*serverFacts)
+	header   http.Header
+	path     string
+	note     string
+	notFound bool // an identity probe answered HTTP 404
 }
 
 // probeServer runs every probe concurrently and merges what they found.
 // Each probe writes only its own result slot; the merge runs after all of
 // them returned.
 func (p *prober) probeServer(ctx context.Context, wantModels bool) serverFacts {
-	probes := []probeSpec{{"/version", "application/json", maxJSONBytes, parseVersion}}
+	probes := []probeSpec{{"/version", "application/json", maxJSONBytes, parseVersion, true}}
 	for _, e := range telemetry.Engines() {
 		for _, ep := range e.Info {
-			probes = append(probes, probeSpec{ep.Path, "application/json", maxJSONBytes, infoParser(e.Name, ep)})
+			probes = append(probes, probeSpec{ep.Path, "application/json", maxJSONBytes, infoParser(e.Name, ep), true})
 		}
 	}
-	probes = append(probes, probeSpec{"/metrics", "text/plain;version=0.0.4", maxMetricsBytes, parseMetrics})
+	probes = append(probes, probeSpec{"/metrics", "text/plain;version=0.0.4", maxMetricsBytes, parseMetrics, false})
 	if wantModels {
-		probes = append(probes, probeSpec{"/v1/models", "application/json", maxJSONBytes, parseModels})
+		probes = append(probes, probeSpec{"/v1/models", "application/json", maxJSONBytes, parseModels, false})
 	}
 	results := make([]probeResult, len(probes))
 	var wg sync.WaitGroup
@@ -165,6 +174,8 @@ func (p *prober) probeServer(ctx context.Context, wantModels bool) serverFacts {
 			}
 			if err != nil {
 				r.note = fmt.Sprintf("GET %s: %s", pr.path, p.redact(err.Error()))
+				var se statusError
+				r.notFound = pr.identity && errors.As(err, &se) && se == http.StatusNotFound
 			}
 			results[i] = r
 		}()
@@ -175,7 +186,11 @@ func (p *prober) probeServer(ctx context.Context, wantModels bool) serverFacts {
 		if r.apply != nil {
 			r.apply(&f)
 		}
-		if r.note != "" {
+	}
+	for _, r := range results {
+		// Once an engine's own info endpoint answered, the other engines'
+		// endpoints it lacks are no news.
+		if r.note != "" && !(r.notFound && len(f.infos) > 0) {
 			f.notes = append(f.notes, r.note)
 		}
 		for _, name := range []string{"Server", "X-Powered-By"} {

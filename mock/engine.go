@@ -41,6 +41,7 @@ type engine struct {
 	tick    atomic.Pointer[chan struct{}] // closed when the next step is published
 
 	running, waiting, kvTokens atomic.Int64 // gauges for /metrics
+	busySlots                  atomic.Int64 // sequences in every step planned, summed (llama.cpp's busy slots)
 	iterTokens                 *histogram   // vllm:iteration_tokens_total: tokens scheduled per step
 
 	done chan struct{} // closed when run returns
@@ -159,6 +160,7 @@ func (e *engine) plan(n, t int64) (end int64, emitting int) {
 	e.b.stepStart = t
 	p := e.b.compose(n)
 	observeCount(e.iterTokens, p.prefill+p.decodes) // as vLLM: prompt tokens prefilled plus one per decoding sequence
+	e.busySlots.Add(int64(p.running))
 	e.power.set(t, p.running)
 	e.publishGauges(p.running)
 	end = t + int64(p.dur)

@@ -10,23 +10,26 @@ import (
 // a few atomic adds per request.
 type llamaCounters struct {
 	promptProcessed atomic.Uint64 // prompt tokens prefilled (not found in the prefix cache)
-	promptCached    atomic.Uint64 // prompt tokens found in the prefix cache
 	promptNs        atomic.Int64  // admission to first token, summed
 	predicted       atomic.Uint64 // output tokens of ended requests
 	predictedNs     atomic.Int64  // first to last token of ended requests, summed
-	decodes         atomic.Uint64 // steps generated
-	tokensMax       atomic.Int64  // most tokens one step carried (a prefill's prompt, or a chunk)
+	decodes         atomic.Uint64 // steps generated (without a capacity model)
+	seqMax          atomic.Int64  // the longest sequence a request held: prompt plus output tokens
 }
 
 // firstStep counts a request's prefill when its first step is emitted.
-func (c *llamaCounters) firstStep(prompt, cached int, took time.Duration, tokensPerChunk int) {
+func (c *llamaCounters) firstStep(prompt, cached int, took time.Duration) {
 	c.promptProcessed.Add(uint64(prompt - cached))
-	c.promptCached.Add(uint64(cached))
 	c.promptNs.Add(int64(took))
-	n := int64(max(prompt-cached, tokensPerChunk))
+	c.held(prompt)
+}
+
+// held records that a request holds n tokens (its prompt, cached ones
+// included, and its output so far).
+func (c *llamaCounters) held(n int) {
 	for {
-		m := c.tokensMax.Load()
-		if n <= m || c.tokensMax.CompareAndSwap(m, n) {
+		m := c.seqMax.Load()
+		if int64(n) <= m || c.seqMax.CompareAndSwap(m, int64(n)) {
 			return
 		}
 	}
@@ -36,27 +39,30 @@ func (c *llamaCounters) firstStep(prompt, cached int, took time.Duration, tokens
 // its llamacpp:* names, without labels.
 //
 //   - prompt_tokens_total: prompt tokens prefilled, cached ones excluded
-//     (prompt_tokens_cached_total), at each request's first step;
+//     (upstream has no counter of the cached ones: they are in each
+//     response's usage and timings), at each request's first step;
 //     prompt_seconds_total the admission-to-first-token times.
 //   - tokens_predicted_total and tokens_predicted_seconds_total: output
 //     tokens and first-to-last-token times, counted when a request ends
 //     (as llama-server counts them).
 //   - n_decode_total: decode steps (the engine's steps with a capacity
-//     model, else every request's steps); n_tokens_max: the most tokens
-//     one step carried.
+//     model, else every request's steps, each with one busy slot);
+//     n_busy_slots_per_decode: the sequences a step carried, averaged
+//     over every step since the start (a gauge, as llama-server's);
+//     n_tokens_max: the longest sequence a request held (prompt and
+//     output so far), typed a counter as llama-server types it.
 //   - prompt_tokens_seconds, predicted_tokens_seconds: the totals'
 //     throughputs (tokens per second).
 //   - requests_processing and requests_deferred: admitted requests not yet
 //     ended, less those in the capacity model's waiting queue, and those
-//     (without a capacity model none waits); n_busy_slots_per_decode the
-//     requests processing.
+//     (without a capacity model none waits).
 func (s *Server) appendLlamaCppExposition(b []byte) []byte {
 	c := &s.llama
 	deferred := s.waitingGauge()
 	processing := max(s.metrics.running.Load()-deferred, 0)
-	decodes := c.decodes.Load()
+	decodes, busy := c.decodes.Load(), c.decodes.Load()
 	if e := s.engine; e != nil {
-		decodes = uint64(max(e.planned.Load()+1, 0))
+		decodes, busy = uint64(max(e.planned.Load()+1, 0)), uint64(e.busySlots.Load())
 	}
 	prompt, promptS := float64(c.promptProcessed.Load()), float64(c.promptNs.Load())/1e9
 	predicted, predictedS := float64(c.predicted.Load()), float64(c.predictedNs.Load())/1e9
@@ -71,17 +77,16 @@ func (s *Server) appendLlamaCppExposition(b []byte) []byte {
 		v               float64
 	}{
 		{"prompt_tokens_total", "counter", "Number of prompt tokens processed.", prompt},
-		{"prompt_tokens_cached_total", "counter", "Number of prompt tokens found in the cache.", float64(c.promptCached.Load())},
 		{"prompt_seconds_total", "counter", "Prompt process time", promptS},
 		{"tokens_predicted_total", "counter", "Number of generation tokens processed.", predicted},
 		{"tokens_predicted_seconds_total", "counter", "Predict process time", predictedS},
 		{"n_decode_total", "counter", "Total number of llama_decode() calls", float64(decodes)},
-		{"n_tokens_max", "counter", "Largest observed n_tokens.", float64(c.tokensMax.Load())},
+		{"n_tokens_max", "counter", "Largest observed n_tokens.", float64(c.seqMax.Load())},
 		{"prompt_tokens_seconds", "gauge", "Average prompt throughput in tokens/s.", rate(prompt, promptS)},
 		{"predicted_tokens_seconds", "gauge", "Average generation throughput in tokens/s.", rate(predicted, predictedS)},
 		{"requests_processing", "gauge", "Number of requests processing.", float64(processing)},
 		{"requests_deferred", "gauge", "Number of requests deferred.", float64(deferred)},
-		{"n_busy_slots_per_decode", "gauge", "Average number of busy slots per llama_decode() call", float64(processing)},
+		{"n_busy_slots_per_decode", "gauge", "Average number of busy slots per llama_decode() call", float64(busy) / float64(max(decodes, 1))},
 	} {
 		name := "llamacpp:" + f.name
 		b = appendHeader(b, name, f.help, f.typ)

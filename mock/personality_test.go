@@ -101,18 +101,20 @@ func TestPersonalityLlamaCpp(t *testing.T) {
 	}
 	for _, want := range []string{
 		"# TYPE llamacpp:prompt_tokens_total counter\nllamacpp:prompt_tokens_total 3.0\n",
-		"llamacpp:prompt_tokens_cached_total 0.0\n",
 		"llamacpp:tokens_predicted_total 4.0\n",
-		"llamacpp:n_tokens_max 3.0\n",
+		"llamacpp:n_tokens_max 7.0\n", // the 3 prompt tokens and 4 output tokens the request held
 		"# TYPE llamacpp:requests_processing gauge\nllamacpp:requests_processing 0.0\n",
 		"llamacpp:requests_deferred 0.0\n",
-		"llamacpp:n_busy_slots_per_decode ",
+		"llamacpp:n_busy_slots_per_decode 1.0\n", // one request alone in every step
 		"llamacpp:prompt_seconds_total ", "llamacpp:tokens_predicted_seconds_total ", "llamacpp:n_decode_total ",
 		"llamacpp:prompt_tokens_seconds ", "llamacpp:predicted_tokens_seconds ",
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, metrics)
 		}
+	}
+	if strings.Contains(metrics, "cached_total") {
+		t.Errorf("/metrics has a cached prompt tokens counter, which upstream llama-server has not:\n%s", metrics)
 	}
 	// A non-streamed answer carries its timings and keeps its connection.
 	c2, err := net.Dial("tcp", strings.TrimPrefix(s.URL(), "http://"))

@@ -336,7 +336,7 @@ func (s *Server) run(w http.ResponseWriter, ctx, client context.Context, st *str
 
 		if emitted == 0 {
 			st.first = stamp
-			s.llama.firstStep(req.promptTokens, p.cached, stamp.Sub(s.admittedAt(st, arrival)), s.cfg.TokensPerChunk)
+			s.llama.firstStep(req.promptTokens, p.cached, stamp.Sub(s.admittedAt(st, arrival)))
 			m.ttft.observeN(stamp.Sub(arrival), 1)
 			m.promptTokens.Add(uint64(req.promptTokens))
 			m.itl.observeN(0, uint64(end-emitted-1))
@@ -355,6 +355,7 @@ func (s *Server) run(w http.ResponseWriter, ctx, client context.Context, st *str
 		last = stamp
 		st.last = stamp
 		s.llama.decodes.Add(uint64(end - emitted))
+		s.llama.held(req.promptTokens + generated)
 		emitted = end
 	}
 

@@ -232,6 +232,21 @@ type ServerTelemetry struct {
 	PromptThroughputMax      *Float `json:"prompt_throughput_max,omitempty"`
 	GenerationThroughputMean *Float `json:"generation_throughput_mean,omitempty"`
 	GenerationThroughputMax  *Float `json:"generation_throughput_max,omitempty"`
+	// EngineSteps are the engine's steps in the window (llama.cpp's
+	// llama_decode calls), BusySlotsPerStep the mean sequences a step
+	// carried (its batch).
+	EngineSteps      *Float `json:"engine_steps,omitempty"`
+	BusySlotsPerStep *Float `json:"busy_slots_per_step,omitempty"`
+	// PromptSeconds and GenerationSeconds are the server's prefill and
+	// generation time summed over requests (llama.cpp counts a prefill's
+	// when it ends and a request's generation when the request ends).
+	PromptSeconds     *Float `json:"prompt_seconds,omitempty"`
+	GenerationSeconds *Float `json:"generation_seconds,omitempty"`
+	// KV cache occupancy in tokens (llama.cpp builds that expose it), and
+	// the longest sequence a slot held since the server started.
+	KVCacheTokensMean *Float `json:"kv_cache_tokens_mean,omitempty"`
+	KVCacheTokensMax  *Float `json:"kv_cache_tokens_max,omitempty"`
+	ContextTokensMax  *Float `json:"context_tokens_max,omitempty"`
 	// Phases are the server's request-phase histograms (queue, inference,
 	// prefill, decode time), and its tokens per engine step.
 	QueueTime       *ServerLatency  `json:"queue_time,omitempty"`

@@ -172,12 +172,18 @@ var engineTable = []Engine{
 		// llama.cpp's llama-server (--metrics). Its prompt tokens exclude
 		// the cached ones; requests_deferred counts tasks (an 8-input
 		// embeddings request is 8); tokens_predicted_total grows when a
-		// request ends. Some builds have the KV cache ratio.
+		// request ends. Some builds have the KV cache ratio and tokens (and
+		// forks the cached prompt tokens). Its busy slots per decode is an
+		// average since the start: times the decodes it counts the busy
+		// slot-steps, whose change over a window gives the window's mean.
+		// n_tokens_max is the longest sequence a slot held since the start
+		// (a maximum, although typed a counter); its seconds totals grow
+		// when a prefill ends and when a request ends.
 		Name: EngineLlamaCpp, Display: "llama.cpp", MetricsFlag: "--metrics", Aliases: []string{"llamacpp", "llama-cpp"},
 		Prefixes: []string{"llamacpp:"},
 		Info:     []InfoEndpoint{{"/props", parseLlamaCppProps}},
 		scalars: [srvFixedCols][]metricRef{
-			srvKV:            {ref("llamacpp:kv_cache_usage_ratio")},
+			srvKV:            {someBuilds(ref("llamacpp:kv_cache_usage_ratio"))},
 			srvRunning:       {ref("llamacpp:requests_processing")},
 			srvWaiting:       {ref("llamacpp:requests_deferred")},
 			srvPrompt:        {refPlus("llamacpp:prompt_tokens_total", "llamacpp:prompt_tokens_cached_total")},
@@ -189,6 +195,12 @@ var engineTable = []Engine{
 			srvSpecDrafts:    {ref("llamacpp:spec_decode_num_drafts_total")},
 			srvPromptTput:    {ref("llamacpp:prompt_tokens_seconds")},
 			srvGenTput:       {ref("llamacpp:predicted_tokens_seconds")},
+			srvSteps:         {ref("llamacpp:n_decode_total")},
+			srvBusySlotSteps: {refTimes("llamacpp:n_busy_slots_per_decode", "llamacpp:n_decode_total")},
+			srvPromptSeconds: {ref("llamacpp:prompt_seconds_total")},
+			srvGenSeconds:    {ref("llamacpp:tokens_predicted_seconds_total")},
+			srvKVTokens:      {someBuilds(ref("llamacpp:kv_cache_tokens"))},
+			srvContextMax:    {ref("llamacpp:n_tokens_max")},
 		},
 	},
 	{Name: EngineOllama, Info: []InfoEndpoint{{"/api/version", parseOllamaVersion}}},
@@ -197,6 +209,28 @@ var engineTable = []Engine{
 		// goodput's own mock serves vLLM's series.
 		Name: EngineGoodputMock, Aliases: []string{"goodput"}, VersionEndpoint: true,
 	},
+}
+
+// engineNamed returns the row of a canonical engine name.
+func engineNamed(name string) (Engine, bool) {
+	for _, e := range engineTable {
+		if name != "" && e.Name == name {
+			return e, true
+		}
+	}
+	return Engine{}, false
+}
+
+// expects reports whether every build of the engine exposes one of refs
+// (a figure it lacks, or has only in some builds, is no warning when
+// absent).
+func (e Engine) expects(refs []metricRef) bool {
+	for _, r := range refs {
+		if !r.mayLack {
+			return true
+		}
+	}
+	return false
 }
 
 // Engines returns the engine table, in order of preference.

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -102,7 +103,8 @@ func TestServerGoldenSGLang(t *testing.T) {
 	}
 }
 
-// TestServerGoldenTGI: TGI's router series: no TTFT histogram (a warning),
+// TestServerGoldenTGI: TGI's router series: no TTFT histogram (no warning:
+// TGI has none),
 // tokens from the sums of its token histograms, ITL from the per-request
 // mean time per token.
 func TestServerGoldenTGI(t *testing.T) {
@@ -118,7 +120,7 @@ func TestServerGoldenTGI(t *testing.T) {
 		w.QueueTime.Metric != "tgi_request_queue_duration" || w.InferenceTime.Count != 150 {
 		t.Errorf("itl %+v queue %+v inference %+v", w.ITL, w.QueueTime, w.InferenceTime)
 	}
-	if w.TTFT.Metric != "" || !hasWarning(w.Warnings, "does not expose a ttft histogram") {
+	if w.TTFT.Metric != "" || hasWarning(w.Warnings, "does not expose") {
 		t.Errorf("ttft %+v warnings %q", w.TTFT, w.Warnings)
 	}
 }
@@ -223,7 +225,8 @@ func TestReplicaQueueReader(t *testing.T) {
 // requests_processing and requests_deferred, prompt tokens the processed
 // (2,400) plus the cached (9,600), so the prefix cache hit 9,600 of
 // 12,000; speculative decoding 2,100 of 3,000 draft tokens in 750 drafts;
-// its throughput gauges. It has no latency histograms.
+// its throughput gauges. It has no latency histograms, and that is no
+// warning: no build of it has them.
 func TestServerGoldenLlamaCpp(t *testing.T) {
 	idle := "llamacpp:requests_processing 0\nllamacpp:requests_deferred 0\nllamacpp:kv_cache_usage_ratio 0\n" +
 		"llamacpp:prompt_tokens_seconds 0\nllamacpp:predicted_tokens_seconds 0\n"
@@ -253,8 +256,66 @@ func TestServerGoldenLlamaCpp(t *testing.T) {
 			t.Errorf("a scalar figure is missing: %q", warn)
 		}
 	}
-	if w.TTFT.Metric != "" || !hasWarning(w.Warnings, "does not expose a ttft histogram") {
+	if w.TTFT.Metric != "" || hasWarning(w.Warnings, "does not expose") {
 		t.Errorf("ttft %+v warnings %q", w.TTFT, w.Warnings)
+	}
+}
+
+// TestServerLlamaCppSteps: llama.cpp's per-decode average and its seconds
+// totals read over a window. Between the scrapes decodes go 1,000 → 1,500
+// and busy slots per decode (an average since the start) 2.0 → 2.5, so
+// the busy slot-steps go 2,000 → 3,750: the window's 500 steps carried
+// 1,750 sequences, 3.5 a step (the lifetime average says 2.5). Prefill
+// time 1.0 → 1.5 s, generation 10 → 14 s; kv_cache_tokens 100 → 300 (max
+// 300); n_tokens_max 400 → 512, the longest sequence so far. An upstream
+// build without the KV cache series warns about nothing.
+func TestServerLlamaCppSteps(t *testing.T) {
+	scrape := func(decodes, busy, promptS, genS, kv, maxTok float64) string {
+		return fmt.Sprintf("# TYPE llamacpp:requests_processing gauge\nllamacpp:requests_processing 2\n"+
+			"# TYPE llamacpp:requests_deferred gauge\nllamacpp:requests_deferred 0\n"+
+			"# TYPE llamacpp:prompt_tokens_total counter\nllamacpp:prompt_tokens_total 100\n"+
+			"# TYPE llamacpp:tokens_predicted_total counter\nllamacpp:tokens_predicted_total 100\n"+
+			"# TYPE llamacpp:n_decode_total counter\nllamacpp:n_decode_total %g\n"+
+			"# TYPE llamacpp:n_busy_slots_per_decode gauge\nllamacpp:n_busy_slots_per_decode %g\n"+
+			"# TYPE llamacpp:prompt_seconds_total counter\nllamacpp:prompt_seconds_total %g\n"+
+			"# TYPE llamacpp:tokens_predicted_seconds_total counter\nllamacpp:tokens_predicted_seconds_total %g\n"+
+			"%s# TYPE llamacpp:n_tokens_max counter\nllamacpp:n_tokens_max %g\n", decodes, busy, promptS, genS,
+			map[bool]string{true: fmt.Sprintf("# TYPE llamacpp:kv_cache_tokens gauge\nllamacpp:kv_cache_tokens %g\n", kv)}[kv >= 0], maxTok)
+	}
+	window := func(a, b string) ServerWindow {
+		t.Helper()
+		sv, srv, clk := newServerRig(t, a)
+		if err := sv.Sample(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		clk.Set(10 * time.Second)
+		srv.set(b)
+		if err := sv.Sample(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		w, err := sv.Window(at(0), at(10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	w := window(scrape(1000, 2, 1, 10, 100, 400), scrape(1500, 2.5, 1.5, 14, 300, 512))
+	for name, c := range map[string][2]float64{
+		"steps": {w.EngineSteps, 500}, "busy per step": {w.BusySlotsPerStep, 3.5},
+		"prompt s": {w.PromptSeconds, 0.5}, "generation s": {w.GenerationSeconds, 4},
+		"kv tokens max": {w.KVCacheTokens.Max, 300}, "context max": {w.ContextTokensMax, 512},
+	} {
+		if !near(c[0], c[1], 1e-9) {
+			t.Errorf("%s = %v, want %v", name, c[0], c[1])
+		}
+	}
+	if got := w.Metrics["busy_slot_steps"]; got != "llamacpp:n_busy_slots_per_decode * llamacpp:n_decode_total" {
+		t.Errorf("busy_slot_steps from %q", got)
+	}
+	w = window(scrape(1000, 2, 1, 10, -1, 400), scrape(1000, 2, 1, 10, -1, 400))
+	if !math.IsNaN(w.BusySlotsPerStep) || !math.IsNaN(w.KVCacheTokens.Max) || !math.IsNaN(w.KVCacheUsage.Max) || len(w.Warnings) != 0 {
+		t.Errorf("idle upstream build: busy/step %v kv tokens %v kv %v warnings %q; want NaN, NaN, NaN, none",
+			w.BusySlotsPerStep, w.KVCacheTokens.Max, w.KVCacheUsage.Max, w.Warnings)
 	}
 }
 

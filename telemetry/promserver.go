@@ -50,6 +50,9 @@ func (ps PromServerSeries) selector(r metricRef, suffix string) string {
 		ms = append(Matchers{{Name: "__name__", Op: "=~", Value: regexp.QuoteMeta(r.name) + "|" + regexp.QuoteMeta(r.plus)}}, ms...)
 		return ms.selector("")
 	}
+	if r.times != "" { // series by series, matched on their labels
+		return "(" + ms.selector(r.name) + " * " + ms.selector(r.times) + ")"
+	}
 	name := r.name + suffix
 	if r.histSum {
 		name = r.name + "_sum"
@@ -254,7 +257,11 @@ func (p *Prometheus) ServerWindow(ctx context.Context, start, end time.Time, ps 
 			f.gauges[i] = Stat{Mean: mean * r.scale, Max: peak * r.scale}
 			continue
 		}
-		v, err := one("sum(increase(" + sel + rng + "))")
+		rg := rng
+		if r.times != "" { // a product is no stored series: over a subquery
+			rg = sub
+		}
+		v, err := one("sum(increase(" + sel + rg + "))")
 		if err != nil {
 			return ServerWindow{}, err
 		}

@@ -198,3 +198,46 @@ func TestPrometheusServerSeriesEngines(t *testing.T) {
 		t.Errorf("no series: %v", err)
 	}
 }
+
+// TestPrometheusServerWindowLlamaCpp: llama.cpp's busy slots per decode
+// is an average since the start, so the window's busy slot-steps are the
+// increase of its product with the decodes, over a subquery: 1,750 over
+// 500 decodes is 3.5 sequences a step.
+func TestPrometheusServerWindowLlamaCpp(t *testing.T) {
+	sel := `{app="llama"}`
+	answers := map[string]string{
+		`max by (instance) (count_over_time(llamacpp:requests_processing` + sel + `[20s]))`: vector(
+			map[string]string{"instance": "10.0.0.1:8080"}, "20"),
+		`sum(increase(llamacpp:n_decode_total` + sel + `[20s]))`:                                                    vector(map[string]string{}, "500"),
+		`sum(increase((llamacpp:n_busy_slots_per_decode` + sel + ` * llamacpp:n_decode_total` + sel + `)[20s:1s]))`: vector(map[string]string{}, "1750"),
+		`sum(increase(llamacpp:prompt_seconds_total` + sel + `[20s]))`:                                              vector(map[string]string{}, "0.5"),
+	}
+	names := []string{"llamacpp:requests_processing", "llamacpp:requests_deferred", "llamacpp:n_decode_total",
+		"llamacpp:n_busy_slots_per_decode", "llamacpp:prompt_seconds_total"}
+	fp := newFakeProm(t, func(q string) (int, string) {
+		if strings.HasPrefix(q, "count by") {
+			var args []any
+			for _, n := range names {
+				args = append(args, map[string]string{"__name__": n}, "1")
+			}
+			return 200, vector(args...)
+		}
+		if a, ok := answers[q]; ok {
+			return 200, a
+		}
+		return 200, vector()
+	})
+	p, _ := NewPrometheus(fp.URL, nil)
+	ctx, end := context.Background(), time.Unix(1780308600, 0)
+	ps, err := p.ServerSeries(ctx, Matchers{{Name: "app", Op: "=", Value: "llama"}}, end)
+	if err != nil || ps.Engine != "llama.cpp" {
+		t.Fatalf("series %+v, %v", ps, err)
+	}
+	w, err := p.ServerWindow(ctx, end.Add(-20*time.Second), end, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.EngineSteps != 500 || w.BusySlotsPerStep != 3.5 || w.PromptSeconds != 0.5 {
+		t.Errorf("steps %v busy/step %v prompt s %v; want 500, 3.5, 0.5", w.EngineSteps, w.BusySlotsPerStep, w.PromptSeconds)
+	}
+}

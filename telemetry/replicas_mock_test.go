@@ -124,3 +124,77 @@ func TestReplicaSamplerTwoMocks(t *testing.T) {
 		t.Errorf("replicas %d name %q", w.Replicas, sv.name)
 	}
 }
+
+// TestLlamaCppMockSteps: the mock playing llama-server with 4 slots, four
+// requests of 3 prompt and 16 output tokens at once after one alone: the
+// window's steps carried more than two sequences each on average (the
+// mock's per-decode average since the start, which counts the lone
+// request's steps too, is lower), the longest sequence held was 3 + 16
+// tokens, and prefill and generation took time; a figure upstream
+// llama-server lacks (KV cache) is no warning.
+func TestLlamaCppMockSteps(t *testing.T) {
+	cfg := mock.DefaultConfig()
+	cfg.Personality = mock.PersonalityLlamaCpp
+	m, err := mock.Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.MaxNumSeqs = 4
+	cfg.Capacity = &m
+	srv, err := mock.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	post := func() error {
+		resp, err := http.Post(srv.URL()+"/v1/completions", "application/json",
+			strings.NewReader(`{"model":"`+mock.DefaultModel+`","prompt":"hello there!","max_tokens":16,"ignore_eos":true,"stream":true}`))
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		_, err = io.Copy(io.Discard, resp.Body)
+		return err
+	}
+	if err := post(); err != nil {
+		t.Fatal(err)
+	}
+	sv, err := NewServerSampler(srv.URL()+"/metrics", nil, SamplerOptions{Interval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := sv.Sample(ctx); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() { errs <- post() }()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	end := time.Now()
+	if err := sv.Sample(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w, err := sv.Window(start, end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Engine != EngineLlamaCpp || !(w.EngineSteps >= 16) || !(w.BusySlotsPerStep > 2 && w.BusySlotsPerStep <= 4) {
+		t.Errorf("engine %q steps %v busy slots per step %v; want llama.cpp, at least 16, in (2, 4]", w.Engine, w.EngineSteps, w.BusySlotsPerStep)
+	}
+	if w.ContextTokensMax != 19 || !(w.PromptSeconds > 0) || !(w.GenerationSeconds > 0) || !(w.GenerationTokens > 60 && w.GenerationTokens <= 64) {
+		t.Errorf("context max %v prompt s %v generation s %v tokens %v; want 19, > 0, > 0, about 64 (the window ends inside the last scrape interval)", w.ContextTokensMax, w.PromptSeconds, w.GenerationSeconds, w.GenerationTokens)
+	}
+	if len(w.Warnings) != 0 {
+		t.Errorf("warnings %q", w.Warnings)
+	}
+}

@@ -20,13 +20,18 @@ import (
 // "waiting"}), optionally a histogram's sum read as a counter (TGI's token
 // histograms), optionally plus a second counter family when the engine
 // splits the figure in two (llama.cpp's prompt tokens processed and
-// cached), with a factor to the quantity's unit (Triton's ms → s).
+// cached), or times a second family when the engine exposes a figure as
+// an average per event and the events' counter (llama.cpp's busy slots per
+// decode and decodes: their product counts busy slot-steps), with a factor
+// to the quantity's unit (Triton's ms → s). mayLack marks a series that
+// some builds of its engine do not expose: its absence is no warning.
 type metricRef struct {
 	name         string
 	label, value string
 	histSum      bool
-	plus         string
+	plus, times  string
 	scale        float64
+	mayLack      bool
 }
 
 func ref(name string) metricRef { return metricRef{name: name, scale: 1} }
@@ -37,6 +42,12 @@ func refSum(name string) metricRef { return metricRef{name: name, histSum: true,
 func refPlus(name, plus string) metricRef {
 	return metricRef{name: name, plus: plus, scale: 1}
 }
+func refTimes(name, times string) metricRef {
+	return metricRef{name: name, times: times, scale: 1}
+}
+
+// someBuilds marks r as absent from some builds of its engine.
+func someBuilds(r metricRef) metricRef { r.mayLack = true; return r }
 
 // String is the series as a PromQL selector would name it.
 func (r metricRef) String() string {
@@ -47,6 +58,8 @@ func (r metricRef) String() string {
 		return r.name + "_sum"
 	case r.plus != "":
 		return r.name + " + " + r.plus
+	case r.times != "":
+		return r.name + " * " + r.times
 	}
 	return r.name
 }
@@ -68,8 +81,12 @@ func (r metricRef) valueOf(m *dto.Metric) float64 {
 }
 
 // sum adds the reference's series in the scrape (both families of a plus
-// reference); n counts the series read.
+// reference; a times reference's products, series by series in the
+// scrape's order, which is each replica's); n counts the series read.
 func (r metricRef) sum(fams families) (sum float64, n int) {
+	if r.times != "" {
+		return r.product(fams)
+	}
 	for _, name := range []string{r.name, r.plus} {
 		if name == "" || fams[name] == nil {
 			continue
@@ -87,8 +104,29 @@ func (r metricRef) sum(fams families) (sum float64, n int) {
 	return sum, n
 }
 
+// product sums the products of a times reference's two families, the
+// i-th series of one with the i-th of the other; none when the families
+// differ in length.
+func (r metricRef) product(fams families) (sum float64, n int) {
+	a, b := fams[r.name], fams[r.times]
+	if a == nil || b == nil || len(a.GetMetric()) != len(b.GetMetric()) {
+		return 0, 0
+	}
+	for i, m := range a.GetMetric() {
+		if !r.matches(m) {
+			continue
+		}
+		x, y := r.valueOf(m), scalarValue(b.GetMetric()[i])
+		if !math.IsNaN(x) && !math.IsNaN(y) {
+			sum += x * y
+			n++
+		}
+	}
+	return sum, n
+}
+
 // present reports whether the scrape has a series of the reference (of
-// its first family, for a plus reference).
+// its first family, for a plus or times reference).
 func (r metricRef) present(fams families) *dto.MetricFamily {
 	mf := fams[r.name]
 	if mf == nil {
@@ -150,6 +188,12 @@ const (
 	srvSpecDrafts
 	srvPromptTput
 	srvGenTput
+	srvSteps
+	srvBusySlotSteps
+	srvPromptSeconds
+	srvGenSeconds
+	srvKVTokens
+	srvContextMax
 	srvFixedCols
 )
 
@@ -171,6 +215,12 @@ var serverScalars = func() [srvFixedCols]serverQuantity {
 		srvSpecDrafts:    {key: "spec_decode_drafts", kind: counterCol, optional: true},
 		srvPromptTput:    {key: "prompt_throughput", kind: gaugeCol, optional: true},
 		srvGenTput:       {key: "generation_throughput", kind: gaugeCol, optional: true},
+		srvSteps:         {key: "engine_steps", kind: counterCol, optional: true},
+		srvBusySlotSteps: {key: "busy_slot_steps", kind: counterCol, optional: true},
+		srvPromptSeconds: {key: "prompt_seconds", kind: counterCol, optional: true},
+		srvGenSeconds:    {key: "generation_seconds", kind: counterCol, optional: true},
+		srvKVTokens:      {key: "kv_cache_tokens", kind: gaugeCol, optional: true},
+		srvContextMax:    {key: "context_tokens_max", kind: gaugeCol, optional: true},
 	}
 	for i := range qs {
 		qs[i].refs = scalarRefs(i)
@@ -600,6 +650,22 @@ type ServerWindow struct {
 	// tokens/s gauges (llama.cpp's prompt_tokens_seconds and
 	// predicted_tokens_seconds), summed over engines; NaN when absent.
 	PromptThroughput, GenerationThroughput Stat
+	// EngineSteps is the change of the engine's step (decode call)
+	// counter, BusySlotsPerStep the mean sequences in a step over the
+	// window (llama.cpp's n_decode_total, and the change of its busy
+	// slots per decode times decodes over EngineSteps); NaN when absent.
+	EngineSteps, BusySlotsPerStep float64
+	// PromptSeconds and GenerationSeconds are the server's prefill and
+	// generation time summed over requests (llama.cpp's
+	// prompt_seconds_total and tokens_predicted_seconds_total, counted
+	// when a prefill ends and when a request ends); NaN when absent.
+	PromptSeconds, GenerationSeconds float64
+	// KVCacheTokens are the tokens in the KV cache (llama.cpp builds that
+	// expose kv_cache_tokens); ContextTokensMax is the longest sequence
+	// a slot held since the server started (llama.cpp's n_tokens_max);
+	// NaN when absent.
+	KVCacheTokens    Stat
+	ContextTokensMax float64
 	// TTFT, ITL and E2E are the server-side latency histograms.
 	TTFT, ITL, E2E Latency
 	// QueueTime, InferenceTime, PrefillTime and DecodeTime are the
@@ -739,9 +805,17 @@ func (f *serverFigures) fill(w *ServerWindow) {
 	w.PrefixCacheQueries, w.PrefixCacheHits = f.counters[srvPrefixQueries], f.counters[srvPrefixHits]
 	w.SpecAccepted, w.SpecDraft, w.SpecDrafts = f.counters[srvSpecAccepted], f.counters[srvSpecDraft], f.counters[srvSpecDrafts]
 	w.PromptThroughput, w.GenerationThroughput = f.gauges[srvPromptTput], f.gauges[srvGenTput]
+	w.EngineSteps = f.counters[srvSteps]
+	w.BusySlotsPerStep = math.NaN()
+	if w.EngineSteps > 0 {
+		w.BusySlotsPerStep = f.counters[srvBusySlotSteps] / w.EngineSteps
+	}
+	w.PromptSeconds, w.GenerationSeconds = f.counters[srvPromptSeconds], f.counters[srvGenSeconds]
+	w.KVCacheTokens, w.ContextTokensMax = f.gauges[srvKVTokens], f.gauges[srvContextMax].Max
+	eng, known := engineNamed(w.Engine)
 	for i, q := range serverScalars {
 		if _, seen := f.used[q.key]; !seen {
-			if !q.optional {
+			if !q.optional && (!known || eng.expects(eng.scalars[i])) {
 				w.Warnings = append(w.Warnings, fmt.Sprintf("server does not expose %s (looked for %s)", q.key, strings.Join(refNames(q.refs), ", ")))
 			}
 		} else if f.partial[i] {
@@ -751,7 +825,7 @@ func (f *serverFigures) fill(w *ServerWindow) {
 	lats := [numHists]*Latency{&w.TTFT, &w.ITL, &w.E2E, &w.QueueTime, &w.InferenceTime, &w.PrefillTime, &w.DecodeTime, &w.IterationTokens}
 	for h, sh := range serverHistograms {
 		*lats[h] = f.hists[h].latency()
-		if lats[h].Metric == "" && !sh.optional {
+		if lats[h].Metric == "" && !sh.optional && (!known || eng.expects(eng.hists[h])) {
 			w.Warnings = append(w.Warnings, fmt.Sprintf("server does not expose a %s histogram (looked for %s)", histKey(h), strings.Join(refNames(sh.refs), ", ")))
 		}
 	}

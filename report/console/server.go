@@ -10,12 +10,14 @@ import (
 // serverTable builds the console's table of what surrounded each round:
 // the wait for an idle server before it (and the server's queue when it
 // started), the server's own view over the window (queue, running
-// requests, KV cache usage, its TTFT and ITL beside the client's) and the
-// closed-loop streams' backoffs. Each group is there only when some
-// benchmark has its figures; nil when none has any (a GuideLLM report,
+// requests, the sequences an engine step carried where the engine says
+// (llama.cpp), KV cache usage, its TTFT and ITL beside the client's) and
+// the closed-loop streams' backoffs. Each group is there only when some
+// benchmark has its figures (llama.cpp has no KV cache usage upstream nor
+// latency histograms); nil when none has any (a GuideLLM report,
 // a rebuilt one).
 func serverTable(r *report.Report) *texttable.Table {
-	var drain, server, backoff bool
+	var drain, server, batch, kv, lat, backoff bool
 	for _, bm := range r.Benchmarks {
 		g := bm.Extras
 		if g == nil {
@@ -23,6 +25,11 @@ func serverTable(r *report.Report) *texttable.Table {
 		}
 		drain = drain || g.Drain != nil
 		server = server || serverOf(bm) != nil
+		if sv := serverOf(bm); sv != nil {
+			batch = batch || sv.BusySlotsPerStep != nil
+			kv = kv || sv.KVCacheUsageMean != nil || sv.KVCacheUsageMax != nil
+			lat = lat || sv.TTFT != nil || sv.ITL != nil
+		}
 		backoff = backoff || g.Client != nil && g.Client.Backoffs > 0
 	}
 	if !drain && !server && !backoff {
@@ -38,9 +45,20 @@ func serverTable(r *report.Report) *texttable.Table {
 		t.Heads = append(t.Heads, "s", "By", "Run/wait")
 	}
 	if server {
-		t.Groups = append(t.Groups, texttable.Group{Name: "Queue", Span: 2}, texttable.Group{Name: "Running", Span: 2},
-			texttable.Group{Name: "KV cache %", Span: 2}, texttable.Group{Name: "TTFT P50 ms", Span: 2}, texttable.Group{Name: "ITL P50 ms", Span: 2})
-		t.Heads = append(t.Heads, "Mean", "Max", "Mean", "Max", "Mean", "Max", "Server", "Client", "Server", "Client")
+		t.Groups = append(t.Groups, texttable.Group{Name: "Queue", Span: 2}, texttable.Group{Name: "Running", Span: 2})
+		t.Heads = append(t.Heads, "Mean", "Max", "Mean", "Max")
+		if batch {
+			t.Groups = append(t.Groups, texttable.Group{Name: "Step", Span: 1})
+			t.Heads = append(t.Heads, "Seqs")
+		}
+		if kv {
+			t.Groups = append(t.Groups, texttable.Group{Name: "KV cache %", Span: 2})
+			t.Heads = append(t.Heads, "Mean", "Max")
+		}
+		if lat {
+			t.Groups = append(t.Groups, texttable.Group{Name: "TTFT P50 ms", Span: 2}, texttable.Group{Name: "ITL P50 ms", Span: 2})
+			t.Heads = append(t.Heads, "Server", "Client", "Server", "Client")
+		}
 	}
 	if backoff {
 		t.Groups = append(t.Groups, texttable.Group{Name: "Backoffs", Span: 2})
@@ -63,9 +81,17 @@ func serverTable(r *report.Report) *texttable.Table {
 				sv = &report.ServerTelemetry{}
 			}
 			row = append(row, num(sv.RequestsWaitingMean, 1, 1), num(sv.RequestsWaitingMax, 1, 0),
-				num(sv.RequestsRunningMean, 1, 1), num(sv.RequestsRunningMax, 1, 0),
-				num(sv.KVCacheUsageMean, 100, 1), num(sv.KVCacheUsageMax, 100, 1))
+				num(sv.RequestsRunningMean, 1, 1), num(sv.RequestsRunningMax, 1, 0))
+			if batch {
+				row = append(row, num(sv.BusySlotsPerStep, 1, 2))
+			}
+			if kv {
+				row = append(row, num(sv.KVCacheUsageMean, 100, 1), num(sv.KVCacheUsageMax, 100, 1))
+			}
 			for _, l := range []*report.ServerLatency{sv.TTFT, sv.ITL} {
+				if !lat {
+					break
+				}
 				if l == nil {
 					l = &report.ServerLatency{}
 				}

@@ -71,3 +71,51 @@ func TestConsoleServerTable(t *testing.T) {
 		t.Errorf("want the footnote %q in:\n%s", note, out)
 	}
 }
+
+// TestConsoleServerTableSteps: a server that says how many sequences its
+// steps carried (llama.cpp) gets a Step column, "-" for a round without.
+func TestConsoleServerTableSteps(t *testing.T) {
+	r := serverReport()
+	r.Benchmarks[0].Extras.Telemetry.Server.BusySlotsPerStep = report.FloatPtr(3.456)
+	var b bytes.Buffer
+	if err := WriteWidth(&b, r, 0); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"| Queue     | Running   | Step | KV cache % |",
+		"| Mean  Max | Mean  Max | Seqs | Mean   Max |",
+		"|  0.2    3 |  7.5    8 | 3.46 | 12.3  50.0 |",
+		"|    -    - |    -    - |    - |    -     - |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in:\n%s", want, out)
+		}
+	}
+}
+
+// TestConsoleServerTableLlamaCpp: a server without KV cache usage and
+// latency histograms (llama.cpp upstream) gets no columns of "-" for them.
+func TestConsoleServerTableLlamaCpp(t *testing.T) {
+	f := report.FloatPtr
+	b := &report.Benchmark{Config: report.BenchmarkConfig{Strategy: report.Strategy{Type: report.StrategyConcurrent, Streams: 5}},
+		Extras: &report.Extras{
+			Drain: &report.DrainWait{WaitedS: 0.26, Method: report.DrainGauges, Running: f(0), Waiting: f(0)},
+			Telemetry: &report.BenchmarkTelemetry{Server: &report.ServerTelemetry{
+				RequestsWaitingMean: f(0.7), RequestsWaitingMax: f(1), RequestsRunningMean: f(3.9), RequestsRunningMax: f(4),
+				BusySlotsPerStep: f(3.99),
+			}},
+		}}
+	var buf bytes.Buffer
+	if err := WriteWidth(&buf, &report.Report{Benchmarks: []*report.Benchmark{b}, Layout: report.LayoutGoodput}, 0); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	want := ` #  Strategy     |    s      By  Run/wait | Mean  Max | Mean  Max | Seqs
+ -  ------------ | ----  ------  -------- | ----  --- | ----  --- | ----
+ 0  concurrent 5 | 0.26  gauges       0/0 |  0.7    1 |  3.9    4 | 3.99
+`
+	if !strings.Contains(out, want) || strings.Contains(out, "KV cache") || strings.Contains(out, "TTFT P50 ms") {
+		t.Errorf("server table: got\n%s\nwant it to contain\n%s\nand no KV cache nor server latency columns", out, want)
+	}
+}

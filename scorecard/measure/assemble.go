@@ -308,6 +308,10 @@ func serverBlock(w *telemetry.ServerWindow, b *report.Benchmark) *report.ServerT
 	}
 	s.PromptThroughputMean, s.PromptThroughputMax = fptr(w.PromptThroughput.Mean), fptr(w.PromptThroughput.Max)
 	s.GenerationThroughputMean, s.GenerationThroughputMax = fptr(w.GenerationThroughput.Mean), fptr(w.GenerationThroughput.Max)
+	s.EngineSteps, s.BusySlotsPerStep = fptr(w.EngineSteps), fptr(w.BusySlotsPerStep)
+	s.PromptSeconds, s.GenerationSeconds = fptr(w.PromptSeconds), fptr(w.GenerationSeconds)
+	s.KVCacheTokensMean, s.KVCacheTokensMax = fptr(w.KVCacheTokens.Mean), fptr(w.KVCacheTokens.Max)
+	s.ContextTokensMax = fptr(w.ContextTokensMax)
 	s.QueueTime = latency(w.QueueTime, "", nil, 1)
 	s.InferenceTime = latency(w.InferenceTime, "", nil, 1)
 	s.PrefillTime = latency(w.PrefillTime, "", nil, 1)
