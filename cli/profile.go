@@ -227,7 +227,7 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.IntVar(&po.scheduleEnd, "fixed-schedule-end-offset", 0, "replay only the trace's rows up to this timestamp (ms)")
 	fs.StringVar(&po.sampling, "dataset-sampling-strategy", "sequential", "order of the --input-file rows: sequential or shuffle (with --random-seed)")
 	fs.Float64Var(&po.warmupDuration, "warmup-duration", 0, "seconds at the start of each benchmark left out of the metrics (added to --benchmark-duration)")
-	fs.StringArrayVar(&po.serverMetrics, "server-metrics", nil, "scrape the server's /metrics during the run (required; default: when it serves vLLM or SGLang metrics), or the one URL given, e.g. node1:8081")
+	fs.StringArrayVar(&po.serverMetrics, "server-metrics", nil, "scrape the server's /metrics during the run (required; default: when it serves them: "+serverMetricsEngines()+"), or the one URL given, e.g. node1:8081")
 	fs.BoolVar(&po.noServerMetrics, "no-server-metrics", false, "scrape no server metrics")
 	fs.StringArrayVar(&po.gpuTelemetry, "gpu-telemetry", nil, "GPU energy from dcgm-exporter URLs, e.g. node1:9400 (bare: localhost:9400 and :9401, optional) or pynvml (NVML builds)")
 	fs.BoolVar(&po.noGPUTelemetry, "no-gpu-telemetry", false, "no GPU telemetry (the default)")

@@ -39,7 +39,7 @@ func TestREADMEGuideLLMTable(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("README.md's GuideLLM table differs from v07Table; run go test ./cmd/goodput -run TestREADMEGuideLLMTable -update-readme")
+	t.Errorf("README.md's GuideLLM table differs from v07Table; run go test ./cli -run TestREADMEGuideLLMTable -update-readme")
 }
 
 // Every row of the table is reachable: an accepted key applies, a refused

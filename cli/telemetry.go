@@ -54,7 +54,7 @@ func scorecardFlags(o *scorecardOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&o.keplerNamespace, "kepler-namespace", "", "also read Kepler's energy of this namespace from --prometheus (cross-check)")
 	fs.StringVar(&o.keplerPod, "kepler-pod", "", "also read Kepler's energy of this pod from --prometheus")
 	fs.StringVar(&o.keplerContainer, "kepler-container", "", "also read Kepler's energy of this container from --prometheus")
-	fs.StringArrayVar(&o.serverMetrics, "server-metrics", []string{string(measure.ServerMetricsAuto)}, `inference server /metrics (KV cache, queue, prefix cache, spec decode, server TTFT/ITL of vLLM, SGLang, TGI or Triton/TensorRT-LLM): auto (scrape <target>/metrics when it serves them), on (required), off, or URLs, one per replica (comma-separated or repeated; counters and histograms are summed), or every replica's series read from Prometheus: 'prometheus=http://prometheus:9090,selector={namespace="llm",app="vllm"}'`)
+	fs.StringArrayVar(&o.serverMetrics, "server-metrics", []string{string(measure.ServerMetricsAuto)}, "inference server /metrics (KV cache, queue, prefix cache, spec decode, server TTFT/ITL of "+serverMetricsEngines()+`): auto (scrape <target>/metrics when it serves them), on (required), off, or URLs, one per replica (comma-separated or repeated; counters and histograms are summed), or every replica's series read from Prometheus: 'prometheus=http://prometheus:9090,selector={namespace="llm",app="vllm"}'`)
 	fs.StringVar(&o.opencost, "opencost", "", "OpenCost API that prices each window, e.g. http://opencost.opencost:9003")
 	fs.StringVar(&o.opencostNamespace, "opencost-namespace", "", "OpenCost: the namespace to price")
 	fs.StringVar(&o.opencostLabel, "opencost-label", "", "OpenCost: price the allocations with this label, key=value (e.g. app=vllm)")
@@ -258,4 +258,14 @@ func closingBrace(s string) int {
 		}
 	}
 	return -1
+}
+
+// serverMetricsEngines names the engines whose /metrics goodput reads,
+// with the options that turn them on, from telemetry's engine table.
+func serverMetricsEngines() string {
+	names, hints := telemetry.MetricsEngines()
+	if hints != "" {
+		names += "; " + hints
+	}
+	return names
 }

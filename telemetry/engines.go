@@ -284,10 +284,10 @@ func histRefs(h int) []metricRef {
 	return out
 }
 
-// metricsEngines names the engines whose server metrics goodput reads,
+// MetricsEngines names the engines whose server metrics goodput reads,
 // for messages ("vLLM, SGLang, TGI or Triton/TensorRT-LLM"), and hints at
 // the options that turn them on ("SGLang --enable-metrics").
-func metricsEngines() (names, hints string) {
+func MetricsEngines() (names, hints string) {
 	var ns, hs []string
 	for _, e := range engineTable {
 		if e.Display != "" && len(e.Prefixes) > 0 {

@@ -139,7 +139,7 @@ func (p *Prometheus) ServerSeries(ctx context.Context, m Matchers, at time.Time)
 		}
 	}
 	if !found {
-		names, _ := metricsEngines()
+		names, _ := MetricsEngines()
 		return PromServerSeries{}, fmt.Errorf("%s: no %s series under {%s} at %s (looked for %s, …; is the server scraped by this Prometheus, and do its series carry these labels?)",
 			p.name, names, m, at.UTC().Format(time.RFC3339), strings.Join(refNames(serverScalars[srvRunning].refs), ", "))
 	}

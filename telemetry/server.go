@@ -398,7 +398,7 @@ func (sv *ServerSampler) sample(ctx context.Context, bound time.Duration) error 
 				return err
 			})
 			if errs[i] == nil && !hasServerMetrics(scraped[i]) {
-				names, hints := metricsEngines()
+				names, hints := MetricsEngines()
 				errs[i] = fmt.Errorf("no %s metrics found (looked for %s, …); is this the inference server's /metrics URL, and was it started with its metrics on (%s)?",
 					names, strings.Join(refNames(serverScalars[srvRunning].refs), ", "), hints)
 			}
