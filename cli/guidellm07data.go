@@ -145,17 +145,31 @@ func hubSource(v regValue) bool {
 	return hubID(s)
 }
 
+// mediaCount reads a synthetic_image or synthetic_video key that is a
+// whole number ≥ 1.
+func mediaCount(v regValue, key string) (int, error) {
+	f, ok := number(v[key])
+	if !ok || f < 1 || f != math.Trunc(f) {
+		return 0, usagef("--data kind=%s,%s=%s: want a whole number ≥ 1", v.kind(), key, shown(v[key]))
+	}
+	return int(f), nil
+}
+
+// mediaResolution reads a resolution preset (720p) as width and height.
+func mediaResolution(v regValue) ([2]int, error) {
+	s, _ := v["resolution"].(string)
+	p, ok := imageResolutions[strings.ToLower(s)]
+	if !ok {
+		return p, usagef("--data kind=%s,resolution=%s: want 240p, 360p, 480p, 540p, 720p, 1080p, 1440p, 2160p or 4k", v.kind(), shown(v["resolution"]))
+	}
+	return p, nil
+}
+
 // imageKeys turns GuideLLM's synthetic_image keys into goodput's image_*
 // keys of the text source (GuideLLM's defaults: JPEG, one image).
 func imageKeys(v regValue, out map[string]any) error {
 	w, h := -1, -1
-	count := func(key string) (int, error) {
-		f, ok := number(v[key])
-		if !ok || f < 1 || f != math.Trunc(f) {
-			return 0, usagef("--data kind=synthetic_image,%s=%s: want a whole number ≥ 1", key, shown(v[key]))
-		}
-		return int(f), nil
-	}
+	count := func(key string) (int, error) { return mediaCount(v, key) }
 	var aspect float64
 	if s, ok := v["aspect_ratio"].(string); ok {
 		a, b, _ := strings.Cut(strings.ReplaceAll(s, "/", ":"), ":")
@@ -176,10 +190,9 @@ func imageKeys(v regValue, out map[string]any) error {
 		case "height":
 			h, err = count(k)
 		case "resolution":
-			s, _ := v[k].(string)
-			p, ok := imageResolutions[strings.ToLower(s)]
-			if !ok {
-				return usagef("--data kind=synthetic_image,resolution=%s: want 240p, 360p, 480p, 540p, 720p, 1080p, 1440p, 2160p or 4k", shown(v[k]))
+			p, err := mediaResolution(v)
+			if err != nil {
+				return err
 			}
 			if _, given := v["height"]; !given {
 				h = p[1]
@@ -224,13 +237,7 @@ func imageKeys(v regValue, out map[string]any) error {
 // mp4 (servers decode both into the same frames); a bitrate has no
 // equivalent, which the note says.
 func videoKeys(v regValue, out map[string]any) (note string, err error) {
-	count := func(key string) (int, error) {
-		f, ok := number(v[key])
-		if !ok || f < 1 || f != math.Trunc(f) {
-			return 0, usagef("--data kind=synthetic_video,%s=%s: want a whole number ≥ 1", key, shown(v[key]))
-		}
-		return int(f), nil
-	}
+	count := func(key string) (int, error) { return mediaCount(v, key) }
 	w, h, frames, fps := -1, -1, 0, 0
 	for _, k := range v.keys() {
 		switch k {
@@ -240,10 +247,9 @@ func videoKeys(v regValue, out map[string]any) (note string, err error) {
 		case "height":
 			h, err = count(k)
 		case "resolution":
-			s, _ := v[k].(string)
-			p, ok := imageResolutions[strings.ToLower(s)]
-			if !ok {
-				return "", usagef("--data kind=synthetic_video,resolution=%s: want 240p, 360p, 480p, 540p, 720p, 1080p, 1440p, 2160p or 4k", shown(v[k]))
+			p, err := mediaResolution(v)
+			if err != nil {
+				return "", err
 			}
 			if _, given := v["width"]; !given {
 				w = p[0]
