@@ -7,6 +7,9 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/goodput-dev/goodput/internal/texttable"
 )
 
 // fmtValue renders a metric value in its unit.
@@ -204,11 +207,19 @@ func (res *Result) noiseLegend() string {
 }
 
 // WriteText writes the comparison as aligned text tables for the
-// console.
-func (res *Result) WriteText(w io.Writer) error {
+// console, fitted to texttable.Columns.
+func (res *Result) WriteText(w io.Writer) error { return res.WriteTextWidth(w, texttable.Columns) }
+
+// WriteTextWidth is WriteText in lines of at most cols columns (0: as
+// wide as they are): long header values wrap, a verdict's explanation
+// becomes a numbered note under its table, and a table still too wide
+// puts its noise intervals in a table of their own below it.
+func (res *Result) WriteTextWidth(w io.Writer, cols int) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "goodput compare\n  baseline  %s\n  current   %s\n  limits    %s\n  noise     %s\n",
-		sideText(res.Baseline), sideText(res.Current), res.limitsText(), res.noiseLegend())
+	fmt.Fprintf(&b, "goodput compare\n  baseline  %s\n  current   %s\n", sideText(res.Baseline), sideText(res.Current))
+	for _, l := range [][2]string{{"limits", res.limitsText()}, {"noise", res.noiseLegend()}} {
+		b.WriteString(texttable.Hang(fmt.Sprintf("  %-8s  %s", l[0], l[1]), cols, 12) + "\n")
+	}
 	if len(res.MetadataDiffs) > 0 {
 		b.WriteString("\nRun metadata that differs\n")
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -217,36 +228,85 @@ func (res *Result) WriteText(w io.Writer) error {
 		}
 		_ = tw.Flush()
 	}
+	noiseHead := fmt.Sprintf("Noise: %.0f%% CI baseline | current", res.Noise.Confidence*100)
 	table := func(title string, rows []Row) {
 		fmt.Fprintf(&b, "\n%s\n", title)
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "  %s\n", strings.Join(res.tableHeads(), "\t"))
-		for _, r := range rows {
-			fmt.Fprintf(tw, "  %s\n", strings.Join(cells(r), "\t"))
+		var notes []string
+		body := make([][]string, len(rows))
+		for i, r := range rows {
+			verdict := statusText(r)
+			if r.Status == StatusNA {
+				verdict = "n/a, not gated"
+			}
+			if r.Note != "" {
+				notes = append(notes, fmt.Sprintf("[%d] %s: %s", len(notes)+1, r.Title, r.Note))
+				verdict += fmt.Sprintf(" [%d]", len(notes))
+			}
+			body[i] = []string{r.Title, valueText(r, r.Baseline), valueText(r, r.Current), changeText(r), limitText(r), verdict, noiseText(r)}
 		}
-		_ = tw.Flush()
+		heads := []string{"Metric", "Baseline", "Current", "Change", "Limit", "Verdict", noiseHead}
+		whole := tabbed(heads, body)
+		if cols <= 0 || maxWidth(whole) <= cols {
+			b.WriteString(whole)
+		} else {
+			main, noise := make([][]string, len(body)), make([][]string, 0, len(body))
+			for i, c := range body {
+				main[i] = c[:6]
+				if c[6] != "-" {
+					noise = append(noise, []string{c[0], c[6]})
+				}
+			}
+			b.WriteString(tabbed(heads[:6], main))
+			if len(noise) > 0 {
+				b.WriteString("\n" + tabbed([]string{"Metric", noiseHead}, noise))
+			}
+		}
+		for _, n := range notes {
+			b.WriteString(texttable.Hang("  "+n, cols, 6) + "\n")
+		}
 	}
 	for _, p := range res.Pairs {
 		table(fmt.Sprintf("%s  (baseline #%d, current #%d)", p.Label, p.BaselineIndex, p.CurrentIndex), p.Rows)
 	}
 	if k := res.Knee; k != nil {
-		table(fmt.Sprintf("Knee  (baseline %s; current %s)", k.Baseline, k.Current), k.Rows)
+		table(texttable.Hang(fmt.Sprintf("Knee  (baseline %s; current %s)", k.Baseline, k.Current), cols, 2), k.Rows)
 	}
 	if len(res.UnmatchedBaseline)+len(res.UnmatchedCurrent) > 0 {
 		b.WriteString("\nNot compared (no partner)\n")
 		for _, u := range res.UnmatchedBaseline {
-			fmt.Fprintf(&b, "  baseline %s\n", u)
+			b.WriteString(texttable.Hang("  baseline "+u, cols, 11) + "\n")
 		}
 		for _, u := range res.UnmatchedCurrent {
-			fmt.Fprintf(&b, "  current  %s\n", u)
+			b.WriteString(texttable.Hang("  current  "+u, cols, 11) + "\n")
 		}
 	}
-	fmt.Fprintf(&b, "\nVerdict: %s\n", res.headline())
+	b.WriteString(texttable.Hang("\nVerdict: "+res.headline(), cols, 9) + "\n")
 	_, err := io.WriteString(w, b.String())
 	if err != nil {
 		return fmt.Errorf("writing comparison: %w", err)
 	}
 	return nil
+}
+
+// tabbed aligns heads over rows, each line indented two columns.
+func tabbed(heads []string, rows [][]string) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  %s\n", strings.Join(heads, "\t"))
+	for _, r := range rows {
+		fmt.Fprintf(tw, "  %s\n", strings.Join(r, "\t"))
+	}
+	_ = tw.Flush()
+	return b.String()
+}
+
+// maxWidth is the widest line of s in runes.
+func maxWidth(s string) int {
+	n := 0
+	for _, l := range strings.Split(s, "\n") {
+		n = max(n, utf8.RuneCountInString(l))
+	}
+	return n
 }
 
 func orDash(s string) string {

@@ -59,7 +59,7 @@ func lognormal(seed uint64, n int, median, sigma float64) []float64 {
 func compareText(t *testing.T, res *Result) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := res.WriteText(&b); err != nil {
+	if err := res.WriteTextWidth(&b, 0); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -146,7 +146,7 @@ func TestGateUndecidedTail(t *testing.T) {
 			t.Errorf("%s: %s, want %s", m, r.Status, st)
 		}
 	}
-	for _, want := range []string{"UNDECIDED (undecidable at this sample size: 200 and 200 requests; 368 per run would bound it)",
+	for _, want := range []string{"UNDECIDED [", "] TTFT p99 (ms): undecidable at this sample size: 200 and 200 requests; 368 per run would bound it",
 		"Verdict: UNDECIDED: 0 regressions, 0 threshold crossings within noise, 1 crossing undecidable at this sample size (368 requests per run would decide; --allow-undecided passes it)"} {
 		if !bytes.Contains([]byte(out), []byte(want)) {
 			t.Errorf("output lacks %q:\n%s", want, out)

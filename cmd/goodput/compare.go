@@ -14,6 +14,7 @@ import (
 
 	"github.com/goodput-dev/goodput/cli"
 	"github.com/goodput-dev/goodput/compare"
+	"github.com/goodput-dev/goodput/internal/texttable"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/run"
 )
@@ -70,6 +71,8 @@ func runCompare(_ context.Context, e *cli.Env, args []string) error {
 	}
 	strict := fs.Bool("strict", false, "fail on every threshold crossing, also those within the run-to-run noise")
 	allowUndecided := fs.Bool("allow-undecided", false, "pass a threshold crossing the runs have too few requests to judge (by default it exits 5)")
+	var wide bool
+	cli.WideFlag(&wide, fs)
 	mdPath := fs.String("markdown", "", "also write the comparison as Markdown (for a pull-request comment) to this file")
 	jsonPath := fs.String("json", "", "also write the machine-readable verdict (JSON) to this file")
 	resamples := fs.Int("bootstrap-resamples", compare.DefaultResamples, "bootstrap resamples per percentile interval (100 to 100000)")
@@ -111,7 +114,11 @@ func runCompare(_ context.Context, e *cli.Env, args []string) error {
 		}
 		return err
 	}
-	if err := res.WriteText(e.Stdout); err != nil {
+	cols := texttable.Columns
+	if wide {
+		cols = 0
+	}
+	if err := res.WriteTextWidth(e.Stdout, cols); err != nil {
 		return err
 	}
 	for _, out := range []struct {
