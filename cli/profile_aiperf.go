@@ -86,7 +86,7 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"conversation-num", "num-conversations", "num-sessions"}, maps: "conversations per benchmark, each sent once (the synthetic data's sessions, as --data-samples)"},
 	{names: []string{"num-dataset-entries", "num-prompts"}, maps: "distinct synthetic prompts, reused in turn (synthetic samples=N)"},
 	{names: []string{"conversation-turn-mean", "session-turns-mean"}, maps: "turns of each synthetic conversation, with the history (synthetic turns=N)"},
-	{names: []string{"conversation-turn-stddev", "session-turns-stddev"}, maps: "0 only: goodput's synthetic conversations all have --conversation-turn-mean turns"},
+	{names: []string{"conversation-turn-stddev", "session-turns-stddev"}, maps: "each synthetic conversation draws its turn count from a normal distribution of that standard deviation, at least 1 (synthetic turns_stdev)"},
 	{names: []string{"conversation-turn-delay-mean", "session-turn-delay-mean"}, maps: "think time before each later turn, ms (synthetic delay; an --input-file's turns without their own delay)"},
 	{names: []string{"conversation-turn-delay-stddev", "session-turn-delay-stddev"}, maps: "its standard deviation, ms (synthetic delay_stdev)"},
 	{names: []string{"conversation-turn-delay-ratio", "session-delay-ratio"}, maps: "multiplies the two above (with --input-file: 1 only, the file's own delays are not scaled)"},

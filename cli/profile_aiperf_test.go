@@ -187,8 +187,8 @@ sweep:
 		"conversation-turn-mean": {[]string{"--session-turns-mean", "4"}, func(s profileSetup) bool {
 			return s.cfg.Data.Synthetic.Session.Turns == 4
 		}},
-		"conversation-turn-stddev": {[]string{"--conversation-turn-mean", "2", "--conversation-turn-stddev", "0"}, func(s profileSetup) bool {
-			return s.cfg.Data.Synthetic.Session.Turns == 2
+		"conversation-turn-stddev": {[]string{"--conversation-turn-mean", "4", "--conversation-turn-stddev", "2"}, func(s profileSetup) bool {
+			return s.cfg.Data.Synthetic.Session.Turns == 4 && s.cfg.Data.Synthetic.Session.TurnsStdev == 2
 		}},
 		"conversation-turn-delay-mean": {[]string{"--conversation-turn-mean", "2", "--conversation-turn-delay-mean", "1500"}, func(s profileSetup) bool {
 			return s.cfg.Data.Synthetic.Session.Delay == dataset.DelayDist{Mean: 1.5}
@@ -445,7 +445,7 @@ func TestAIPerfBareListFlags(t *testing.T) {
 		{"--parameter-sweep-mode", "independent"},
 		{"--confidence-level", "1"},
 		{"--slice-duration", "0"},
-		{"--conversation-turn-mean", "3", "--conversation-turn-stddev", "1"},
+		{"--conversation-turn-stddev", "1"},
 		{"--conversation-turn-delay-mean", "100"},
 		{"--user-context-prompt-length", "64"},
 		{"--user-context-prompt-length", "64", "--num-dataset-entries", "4", "--shared-system-prompt-length", "32"},

@@ -90,7 +90,7 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *draft, concs, rates []flo
 	if count > 0 {
 		p.Plan.Constraints.MaxRequests = count + po.warmupCount
 	}
-	if n := po.conversations * po.turns; po.requestCount > n && po.conversations > 0 && po.inputFile == "" {
+	if n := po.conversations * po.turns; po.requestCount > n && po.conversations > 0 && po.inputFile == "" && po.turnsStddev == 0 {
 		p.Notes = append(p.Notes, fmt.Sprintf("--request-count %d is superseded by --%s %d: its %d conversations of %d turn(s) send at most %d requests, each once (AIPerf's --conversation-num counts sessions, --request-count single-turn requests)",
 			po.requestCount, usedAlias(fs, conversationNumFlags), po.conversations, po.conversations, po.turns, n))
 	}

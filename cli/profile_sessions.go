@@ -21,7 +21,7 @@ func conversationFlags(po *profileOptions, fs *pflag.FlagSet) {
 		fs.IntVar(&po.turns, n, 1, "turns of each synthetic conversation, the history sent with each turn (synthetic turns=N; alias --session-turns-mean)")
 	}
 	for _, n := range turnStddevFlags {
-		fs.IntVar(&po.turnsStddev, n, 0, "0 only: goodput's synthetic conversations all have --conversation-turn-mean turns")
+		fs.IntVar(&po.turnsStddev, n, 0, "standard deviation of the turns per synthetic conversation: each draws its count from a normal distribution, at least 1 (synthetic turns_stdev)")
 	}
 	for _, n := range turnDelayFlags {
 		fs.Float64Var(&po.turnDelay, n, 0, "think time in milliseconds before each later turn (synthetic delay, in seconds; for --input-file, the turns without a delay of their own)")
@@ -57,8 +57,10 @@ func (po *profileOptions) conversation(fs *pflag.FlagSet, spec *dataset.Spec) er
 		return usagef("--%s %d: want a number of conversations ≥ 1", usedAlias(fs, conversationNumFlags), po.conversations)
 	case po.turns < 1 || po.turns > 1024:
 		return usagef("--%s %d: want 1 to 1024 turns", usedAlias(fs, turnFlags), po.turns)
-	case po.turnsStddev != 0:
-		return usagef("--%s %d: not supported: goodput's synthetic conversations all have --conversation-turn-mean turns (give 0)", usedAlias(fs, turnStddevFlags), po.turnsStddev)
+	case po.turnsStddev < 0:
+		return usagef("--%s %d: want a turn count ≥ 0", usedAlias(fs, turnStddevFlags), po.turnsStddev)
+	case po.turnsStddev > 0 && po.turns < 2:
+		return usagef("--%s %d: varies the turns of conversations: give --conversation-turn-mean ≥ 2", usedAlias(fs, turnStddevFlags), po.turnsStddev)
 	}
 	for _, d := range []struct {
 		flags []string
@@ -91,7 +93,7 @@ func (po *profileOptions) conversation(fs *pflag.FlagSet, spec *dataset.Spec) er
 		return usagef("--%s: think time is between turns: give --conversation-turn-mean ≥ 2", usedAlias(fs, turnDelayFlags))
 	}
 	if po.turns > 1 {
-		spec.Session.Turns, spec.Session.Delay = po.turns, delay
+		spec.Session.Turns, spec.Session.TurnsStdev, spec.Session.Delay = po.turns, po.turnsStddev, delay
 	}
 	if po.userContext != 0 {
 		switch {

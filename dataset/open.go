@@ -460,7 +460,10 @@ func openSynthetic(spec Spec, opts Options) (*Dataset, error) {
 	desc.PromptOverhead = s.overhead
 	desc.PromptTokens, desc.OutputTokens = s.stats(statsCount(opts.Samples, spec.Samples))
 	if spec.Session.Turns > 0 {
-		desc.Sessions, desc.Requests = opts.Samples, opts.Samples*spec.Session.Turns
+		desc.Sessions, desc.Requests = opts.Samples, 0
+		for i := range uint64(opts.Samples) {
+			desc.Requests += s.turnsOf(i)
+		}
 	}
 	d.Description = desc
 	return d, nil

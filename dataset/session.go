@@ -29,7 +29,7 @@ import (
 // sessionKeys are the keys that shape sessions, in a synthetic spec or
 // beside path= of a file kind.
 var sessionKeys = []string{
-	"turns", "first_prompt_tokens", "first_prompt_tokens_stdev", "first_prompt_tokens_min", "first_prompt_tokens_max",
+	"turns", "turns_stdev", "first_prompt_tokens", "first_prompt_tokens_stdev", "first_prompt_tokens_min", "first_prompt_tokens_max",
 	"first_output_tokens", "first_output_tokens_stdev", "first_output_tokens_min", "first_output_tokens_max",
 	"delay", "delay_stdev", "delay_min", "delay_max",
 	"tools", "tool_call_turns", "tool_choice", "tool_response_tokens", "tool_call_missing_behavior", "server_history", "branches",
@@ -67,8 +67,10 @@ func (d DelayDist) Sample(rng *rand.Rand) time.Duration {
 // and tools for every form.
 type SessionSpec struct {
 	// Turns is the synthetic turns per session (turns=N); 0: not a
-	// synthetic session spec.
-	Turns int
+	// synthetic session spec. With TurnsStdev each session draws its own
+	// count from a normal distribution of that mean (at least 1; AIPerf's
+	// --conversation-turn-stddev), seeded by the session's index.
+	Turns, TurnsStdev int
 	// FirstPrompt and FirstOutput are turn 0's lengths when they differ
 	// from the later turns' (prompt_tokens, output_tokens).
 	FirstPrompt, FirstOutput Dist
@@ -140,6 +142,10 @@ func (ss *SessionSpec) parseSessionParam(p param) (bool, error) {
 			err = fmt.Errorf("turns=%d: at most %d", n, maxTurns)
 		}
 		ss.Turns = n
+		return true, err
+	case "turns_stdev":
+		n, err := intParam(p, 0)
+		ss.TurnsStdev = n
 		return true, err
 	case "delay", "delay_stdev", "delay_min", "delay_max":
 		v, err := strconv.ParseFloat(p.val, 64)
@@ -226,6 +232,12 @@ func (ss SessionSpec) validate() error {
 	if l := ss.ToolCallTurnList; l != nil && ss.Turns > 0 && l[len(l)-1] >= ss.Turns {
 		return fmt.Errorf("tool_call_turns: turn %d is past the session's last turn (turns=%d, counted from 0)", l[len(l)-1], ss.Turns)
 	}
+	switch {
+	case ss.TurnsStdev > 0 && ss.Turns == 0:
+		return fmt.Errorf("turns_stdev needs turns (the mean), e.g. turns=4,turns_stdev=2")
+	case ss.TurnsStdev > 0 && (ss.Branches != nil || ss.ToolCallTurnList != nil):
+		return fmt.Errorf("turns_stdev: branches and a tool_call_turns list name turns of a fixed count: give turns=N alone")
+	}
 	if ss.ToolCallTurns > 0 && ss.ToolCallTurnList != nil {
 		return fmt.Errorf("tool_call_turns: give a count or a list, not both")
 	}
@@ -266,6 +278,9 @@ func (ss SessionSpec) keys() []string {
 	var out []string
 	if ss.Turns > 0 {
 		out = append(out, "turns="+strconv.Itoa(ss.Turns))
+	}
+	if ss.TurnsStdev > 0 {
+		out = append(out, "turns_stdev="+strconv.Itoa(ss.TurnsStdev))
 	}
 	out = append(out, ss.FirstPrompt.keys("first_prompt_tokens")...)
 	out = append(out, ss.FirstOutput.keys("first_output_tokens")...)
@@ -492,6 +507,17 @@ func (u unboundedSessions) Request(i uint64) (*loadgen.Request, bool) {
 	return firstTurn(u.s.session(u.round, i)), true
 }
 
+// turnsOf is synthetic session i's turn count: Turns, or with TurnsStdev
+// its own draw.
+func (s *Synthetic) turnsOf(i uint64) int {
+	ss := s.spec.Session
+	if ss.TurnsStdev == 0 {
+		return ss.Turns
+	}
+	d := Dist{Mean: ss.Turns, Stdev: ss.TurnsStdev, Min: 1, Max: maxTurns}
+	return d.Sample(rand.New(rand.NewPCG(s.seed^0x7475726e73, i)))
+}
+
 // turnKey packs a session index and a turn into one draw index.
 func turnKey(i uint64, k int) uint64 { return i<<10 | uint64(k) }
 
@@ -501,7 +527,7 @@ func turnKey(i uint64, k int) uint64 { return i<<10 | uint64(k) }
 func (s *Synthetic) session(round uint32, i uint64) *loadgen.Session {
 	ss := s.spec.Session
 	base := s.draw(i)
-	sess := &loadgen.Session{Turns: make([]loadgen.Turn, ss.Turns)}
+	sess := &loadgen.Session{Turns: make([]loadgen.Turn, s.turnsOf(i))}
 	if base.prefix >= 0 {
 		sess.System = s.prefixes[base.prefix].text
 	}

@@ -310,3 +310,44 @@ func TestToolCallTurnsForms(t *testing.T) {
 		}
 	}
 }
+
+// turns_stdev: each synthetic session draws its own turn count, the same
+// for the same seed; the description counts every turn.
+func TestSessionTurnsStdev(t *testing.T) {
+	sp, err := ParseSpec("prompt_tokens=16,output_tokens=4,turns=6,turns_stdev=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sp.String(); !strings.Contains(got, "turns=6,turns_stdev=3") {
+		t.Errorf("spec %s", got)
+	}
+	d, err := OpenSynthetic(sp, Options{Seed: 9, Samples: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := d.Source.(loadgen.SessionSource)
+	counts, total := map[int]int{}, 0
+	for i := range uint64(400) {
+		s, ok := src.Session(i)
+		if !ok {
+			t.Fatalf("session %d missing", i)
+		}
+		counts[len(s.Turns)]++
+		total += len(s.Turns)
+		if again, _ := src.Session(i); len(again.Turns) != len(s.Turns) {
+			t.Fatalf("session %d: %d turns, then %d", i, len(s.Turns), len(again.Turns))
+		}
+	}
+	if d.Description.Requests != total || d.Description.Sessions != 400 {
+		t.Errorf("description: %d requests in %d sessions, want %d in 400", d.Description.Requests, d.Description.Sessions, total)
+	}
+	// Normal(6, 3) clamped at 1: mean about 6.1, spread over 1..15.
+	if mean := float64(total) / 400; mean < 5.5 || mean > 6.7 || len(counts) < 8 || counts[0] != 0 {
+		t.Errorf("mean %.2f turns, counts %v", mean, counts)
+	}
+	for _, bad := range []string{"prompt_tokens=16,turns_stdev=2", `{"prompt_tokens":16,"turns":4,"turns_stdev":1,"tool_call_turns":[0,2]}`} {
+		if _, err := ParseSpec(bad); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}

@@ -148,6 +148,7 @@ var invalidFlagValues = map[string][]string{
 	"benchmark --allow-all-errors":         {"=maybe"},
 	"benchmark --wide":                     {"=maybe"},
 	"report --wide":                        {"=maybe"},
+	"compare --wide":                       {"=maybe"},
 	"benchmark --max-connect-failures":     {"x", "-1"},
 	// GuideLLM v0.7's options and the configuration file
 	"benchmark --backend":           {"fast", "kind=vllm_python", "kind=openai_http,nope=1", "kind=openai_http,request_format=/pooling", `{"kind":"openai_http","extras":{"files":{}}}`},
@@ -192,7 +193,7 @@ var invalidFlagValues = map[string][]string{
 	"profile --audio-num-channels":                    {"x", "2"},
 	"profile --conversation-num":                      {"x", "-1"},
 	"profile --conversation-turn-mean":                {"x", "0", "2000"},
-	"profile --conversation-turn-stddev":              {"x", "1"},
+	"profile --conversation-turn-stddev":              {"x", "-1"},
 	"profile --conversation-turn-delay-mean":          {"x", "-1", "100"},
 	"profile --conversation-turn-delay-stddev":        {"x", "-1"},
 	"profile --conversation-turn-delay-ratio":         {"x", "-1"},
