@@ -775,6 +775,10 @@ type histDelta struct {
 	metric     string   // exposed name used; "" when absent
 	buckets    []Bucket // cumulative bucket changes, sorted by upper bound
 	count, sum float64  // NaN when unknown
+	// gap is the exposed name of a histogram the server had but left out
+	// of some scrapes in the window (a restart: a labelled histogram
+	// reappears only with its first observation).
+	gap string
 }
 
 func newServerFigures() serverFigures {
@@ -825,6 +829,10 @@ func (f *serverFigures) fill(w *ServerWindow) {
 	lats := [numHists]*Latency{&w.TTFT, &w.ITL, &w.E2E, &w.QueueTime, &w.InferenceTime, &w.PrefillTime, &w.DecodeTime, &w.IterationTokens}
 	for h, sh := range serverHistograms {
 		*lats[h] = f.hists[h].latency()
+		if g := f.hists[h].gap; g != "" {
+			w.Warnings = append(w.Warnings, fmt.Sprintf("missing samples: %s absent from some scrapes in the window (a server restart?): no server %s for it", g, histKey(h)))
+			continue
+		}
 		if lats[h].Metric == "" && !sh.optional && (!known || eng.expects(eng.hists[h])) {
 			w.Warnings = append(w.Warnings, fmt.Sprintf("server does not expose a %s histogram (looked for %s)", histKey(h), strings.Join(refNames(sh.refs), ", ")))
 		}
@@ -857,7 +865,11 @@ func (d histDelta) latency() Latency {
 func (sv *ServerSampler) histDelta(h, lo, hi int, a, b int64) histDelta {
 	d := histDelta{count: math.NaN(), sum: math.NaN()}
 	hc := sv.hists[h]
-	if hc.sumCol < 0 || !sv.s.valid(hc.countCol, lo, hi) {
+	if hc.sumCol < 0 {
+		return d
+	}
+	if !sv.s.valid(hc.countCol, lo, hi) {
+		d.gap = sv.used[histKey(h)]
 		return d
 	}
 	d.metric = sv.used[histKey(h)]

@@ -239,3 +239,33 @@ func TestServerSamplerErrors(t *testing.T) {
 		t.Error("URL without scheme accepted")
 	}
 }
+
+// A server restart inside a window: the counters drop (a reset, with the
+// post-reset value added) and vLLM's labelled TTFT histogram is missing
+// until its first new observation. The window says so, and does not
+// claim the server never exposed a TTFT histogram (issue 32, item 9).
+func TestServerWindowRestart(t *testing.T) {
+	before := vllmState{prompt: 5000, gen: 900, ttft: [4]float64{10, 20, 30, 40}, ttftSum: 8}
+	after := vllmState{prompt: 300, gen: 40, ttft: [4]float64{1, 2, 3, 4}, ttftSum: 0.8}
+	restarted := vllmText(after)
+	restarted = restarted[:strings.Index(restarted, "# HELP vllm:time_to_first_token_seconds")] // no observation yet
+	sv, srv, clk := newServerRig(t, vllmText(before))
+	for i, body := range []string{vllmText(before), restarted, vllmText(after)} {
+		clk.Set(time.Duration(5*i) * time.Second)
+		srv.set(body)
+		if err := sv.Sample(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := sv.Window(at(0), at(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(w.PromptTokens, 300, 1e-9) || !hasWarning(w.Warnings, "counter reset") {
+		t.Errorf("prompt tokens %v (want the 300 after the reset), warnings %q", w.PromptTokens, w.Warnings)
+	}
+	if w.TTFT.Metric != "" || hasWarning(w.Warnings, "does not expose a ttft") ||
+		!hasWarning(w.Warnings, "vllm:time_to_first_token_seconds absent from some scrapes in the window (a server restart?)") {
+		t.Errorf("TTFT %+v, warnings %q", w.TTFT, w.Warnings)
+	}
+}
