@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -718,5 +719,43 @@ func TestCollectLlamaCppAndOllama(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A /metrics that fails once under load (HTTP 503) is asked again: the
+// engine still comes from its families. A 404 is an answer, asked once.
+func TestCollectRetriesATransientFailure(t *testing.T) {
+	var mu sync.Mutex
+	hits := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.Path]++
+		n := hits[r.URL.Path]
+		mu.Unlock()
+		switch {
+		case r.URL.Path == "/metrics" && n == 1:
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+		case r.URL.Path == "/metrics":
+			w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+			_, _ = io.WriteString(w, vllmMetrics)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	res, err := Collect(context.Background(), Probe{BaseURL: srv.URL, Model: "llama"}, fullInputs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md := res.Metadata; md.Engine != "vllm" || !strings.Contains(md.Sources[FieldEngine], "GET /metrics") {
+		t.Errorf("engine %q from %q; want vllm from GET /metrics", md.Engine, md.Sources[FieldEngine])
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if hits["/metrics"] != 2 || hits["/version"] != 1 {
+		t.Errorf("hits %v; want /metrics twice, /version (404) once", hits)
+	}
+	if notes := strings.Join(res.Notes, "\n"); strings.Contains(notes, "/metrics: HTTP 503") {
+		t.Errorf("notes %q keep the failure the retry undid", notes)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -125,6 +126,27 @@ func (p *prober) get(ctx context.Context, path, accept string, limit int64) ([]b
 // statusError is a probe's answer other than 200 OK.
 type statusError int
 
+// probeRetryDelay is the pause before a probe's second try.
+const probeRetryDelay = 200 * time.Millisecond
+
+// getRetry is get, tried once more after a transient failure (no answer:
+// a refused or reset connection; HTTP 429 or 5xx: a server that fails
+// some scrapes under load), while ctx allows; any other answer is final.
+func (p *prober) getRetry(ctx context.Context, path, accept string, limit int64) ([]byte, http.Header, error) {
+	body, h, err := p.get(ctx, path, accept, limit)
+	var se statusError
+	transient := h == nil || errors.As(err, &se) && (se == http.StatusTooManyRequests || se >= 500)
+	if err == nil || !transient {
+		return body, h, err
+	}
+	select {
+	case <-ctx.Done():
+		return body, h, err
+	case <-time.After(probeRetryDelay):
+	}
+	return p.get(ctx, path, accept, limit)
+}
+
 func (e statusError) Error() string { return fmt.Sprintf("HTTP %d", int(e)) }
 
 // probeSpec is one GET the prober makes; identity marks those that ask an
@@ -167,7 +189,7 @@ func (p *prober) probeServer(ctx context.Context, wantModels bool) serverFacts {
 		go func() {
 			defer wg.Done()
 			r := probeResult{path: pr.path}
-			body, h, err := p.get(ctx, pr.path, pr.accept, pr.limit)
+			body, h, err := p.getRetry(ctx, pr.path, pr.accept, pr.limit)
 			r.header = h
 			if err == nil {
 				r.apply, err = pr.parse(body)
