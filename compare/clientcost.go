@@ -94,8 +94,16 @@ type CostVerdict struct {
 	High       float64 `json:"current_high"`
 	Confidence float64 `json:"confidence"`
 	Change     float64 `json:"change_pct"` // CurMedian vs BaseMedian
-	Status     Status  `json:"status"`
+	// P is the one-sided p-value of the rank test that the current pairs'
+	// ratios run higher (for a rise) or lower (for a fall) than the
+	// baseline's pairs.
+	P      float64 `json:"p"`
+	Status Status  `json:"status"`
 }
+
+// costAlpha is the rank test's level: a shift of the ratios is taken as
+// real below it.
+const costAlpha = 0.05
 
 // CostResult is a client-cost comparison.
 type CostResult struct {
@@ -108,12 +116,12 @@ type CostResult struct {
 
 // CompareClientCost judges each load of cur against the same-named load of
 // base. A row regresses when both hold: the current median ratio exceeds
-// the baseline's median ratio by more than limitPct percent, and the
-// lower end of the current median's order-statistic confidence interval
-// is above the baseline's median ratio (so the rise is beyond the pairs'
-// spread, not one bad pair). It improves on the mirror conditions. A row
-// with fewer than 5 pairs has no interval of useful coverage (4 pairs
-// give 87.5 %) and is judged on its median alone. Rows present in only
+// the baseline's median ratio by more than limitPct percent, and a
+// Mann–Whitney rank test of the current pairs' ratios against the
+// baseline's pairs finds them higher at the 5 % level (one-sided): the
+// rise is in the pairs as a whole, beyond their spread, not one bad pair.
+// It improves on the mirror conditions. The current median's
+// order-statistic interval is reported beside it. Rows present in only
 // one report are listed, not gated; no common row is ErrNoMatch.
 func CompareClientCost(base, cur *ClientCost, baseName, curName string, limitPct float64) (*CostResult, error) {
 	res := &CostResult{Baseline: baseName, Current: curName, LimitPct: limitPct, Pass: true}
@@ -136,13 +144,18 @@ func CompareClientCost(base, cur *ClientCost, baseName, curName string, limitPct
 		v.Change = (v.CurMedian/v.BaseMedian - 1) * 100
 		up := v.BaseMedian * (1 + limitPct/100)
 		down := v.BaseMedian * (1 - limitPct/100)
+		higher := rankShiftP(ratios, b.Ratios())
+		v.P = higher
+		if v.CurMedian < v.BaseMedian {
+			v.P = rankShiftP(b.Ratios(), ratios)
+		}
 		switch {
-		case v.CurMedian > up && v.Low > v.BaseMedian:
+		case v.CurMedian > up && higher < costAlpha:
 			v.Status = StatusRegression
 			res.Pass = false
 		case v.CurMedian > up:
 			v.Status = StatusWithinNoise
-		case v.CurMedian < down && v.High < v.BaseMedian:
+		case v.CurMedian < down && v.P < costAlpha:
 			v.Status = StatusImproved
 		default:
 			v.Status = StatusOK
@@ -172,6 +185,46 @@ func median(v []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// rankShiftP is the one-sided p-value of the Mann–Whitney U test that x
+// runs higher than y: the normal approximation with continuity and tie
+// corrections (ties count one half).
+func rankShiftP(x, y []float64) float64 {
+	n1, n2 := float64(len(x)), float64(len(y))
+	if n1 == 0 || n2 == 0 {
+		return 1
+	}
+	u := 0.0
+	for _, a := range x {
+		for _, b := range y {
+			switch {
+			case a > b:
+				u++
+			case a == b:
+				u += 0.5
+			}
+		}
+	}
+	all := slices.Concat(x, y)
+	slices.Sort(all)
+	ties := 0.0
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j] == all[i] {
+			j++
+		}
+		t := float64(j - i)
+		ties += t*t*t - t
+		i = j
+	}
+	n := n1 + n2
+	variance := n1 * n2 / 12 * ((n + 1) - ties/(n*(n-1)))
+	if variance <= 0 {
+		return 1
+	}
+	z := (u - n1*n2/2 - 0.5) / math.Sqrt(variance)
+	return 0.5 * math.Erfc(z/math.Sqrt2)
 }
 
 // medianInterval is the distribution-free confidence interval of the
@@ -209,11 +262,11 @@ func binomCDF(n, x int) float64 {
 func (r *CostResult) WriteText(w io.Writer) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "client cost: goodput CPU per token ÷ minimal client's (bench/minclient), side by side\nbaseline: %s\ncurrent:  %s\n", r.Baseline, r.Current)
-	fmt.Fprintf(&b, "rule: regression when the median ratio rises by more than %g%% and the low end of its order-statistic interval is above the baseline's median\n\n", r.LimitPct)
-	fmt.Fprintf(&b, "%-28s %9s %9s %8s %19s  %s\n", "load", "baseline", "current", "change", "current interval", "verdict")
+	fmt.Fprintf(&b, "rule: regression when the median ratio rises by more than %g%% and a rank test finds the pairs'\nratios higher than the baseline's (one-sided p < %g)\n\n", r.LimitPct, costAlpha)
+	fmt.Fprintf(&b, "%-26s %8s %8s %7s %19s %6s  %s\n", "load", "baseline", "current", "change", "current interval", "p", "verdict")
 	for _, v := range r.Rows {
 		iv := fmt.Sprintf("%.3f–%.3f (%.0f%%)", v.Low, v.High, v.Confidence*100)
-		fmt.Fprintf(&b, "%-28s %8.3f× %8.3f× %+7.1f%% %19s  %s\n", v.Name, v.BaseMedian, v.CurMedian, v.Change, iv, strings.ReplaceAll(string(v.Status), "_", " "))
+		fmt.Fprintf(&b, "%-26s %7.3f× %7.3f× %+6.1f%% %19s %6.3f  %s\n", v.Name, v.BaseMedian, v.CurMedian, v.Change, iv, v.P, strings.ReplaceAll(string(v.Status), "_", " "))
 	}
 	for _, u := range r.Unmatched {
 		fmt.Fprintf(&b, "not compared (only in %s)\n", u)

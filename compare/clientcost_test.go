@@ -113,3 +113,45 @@ func TestDecodeClientCost(t *testing.T) {
 		}
 	}
 }
+
+// The rank test's one-sided p-values, by hand: five pairs all above five
+// baseline pairs give U = 25 of 25, z = (25 − 12.5 − 0.5) / √(25·11/12)
+// = 2.5067, p = 0.00609; one of them at the baseline gives U = 20, z =
+// 1.4623, p = 0.0718. Ties count one half and shrink the variance.
+func TestRankShiftP(t *testing.T) {
+	base := []float64{1.0, 1.02, 0.98, 1.01, 0.99}
+	for _, c := range []struct {
+		x    []float64
+		want float64
+	}{
+		{[]float64{1.2, 1.25, 1.15, 1.22, 1.18}, 0.00609},
+		{[]float64{1.2, 1.25, 0.95, 1.22, 1.18}, 0.0718},
+		// The same pairs: U = 10 + 5·½ = 12.5, five ties of 2 (Σ t³−t = 30),
+		// variance 25/12·(11 − 30/90) = 22.22, z = −0.5/4.714, p = 0.5422.
+		{base, 0.5422},
+	} {
+		if got := rankShiftP(c.x, base); math.Abs(got-c.want) > 5e-5 {
+			t.Errorf("%v: p %.5f, want %.5f", c.x, got, c.want)
+		}
+	}
+	// Three pairs at 1.5 against three at 1: U = 9, ties 2·(3³−3) = 48,
+	// variance 9/12·(7 − 48/30) = 4.05, z = 4/2.0125 = 1.9876, p = 0.0234.
+	if got := rankShiftP([]float64{1.5, 1.5, 1.5}, []float64{1, 1, 1}); math.Abs(got-0.0234) > 5e-4 {
+		t.Errorf("tied samples: p %.4f, want 0.0234", got)
+	}
+}
+
+// The committed baseline's 27 pairs against a run whose token path was
+// made slower in every pair but one (the median ratio 2.44 → 3.43): a
+// regression, though the one pair keeps the median's interval over the
+// baseline's median (the interval rule passed it).
+func TestClientCostSlowerTokenPath(t *testing.T) {
+	base := costDoc(costRow("zero", 1.8, 3.29, 2.44, 2.53, 2.83, 3.02, 2.57, 2.81, 2.84, 2.05, 1.72, 2.37, 3.47, 3.32, 2.26, 1.92, 2.73, 3.4, 2.46, 2.25, 2.22, 2.42, 1.98, 2.2, 3.3, 2.07, 2.02))
+	res, err := CompareClientCost(base, costDoc(costRow("zero", 3.43, 2.26, 4.14, 3.6, 3.3)), "b", "c", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := res.Rows[0]; v.Status != StatusRegression || res.Pass || v.Low > v.BaseMedian || v.P >= costAlpha {
+		t.Errorf("%+v pass %v; want a regression by the rank test", v, res.Pass)
+	}
+}
