@@ -7,7 +7,7 @@ LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # binary (dataset reads Arrow files; it needs no fast JSON from arrow-go).
 TAGS     := arrow_json_stdlib
 PKGS     := ./...
-FUZZTIME ?= 5s
+FUZZTIME ?= 3s
 # staticcheck, pinned; `make tools` installs it into GOBIN (else the first
 # GOPATH entry's bin), which lint finds there even when it is not on PATH.
 STATICCHECK_VERSION := v0.8.2
@@ -83,7 +83,8 @@ gate-table:
 scale:
 	$(GO) test -count=1 -timeout 5m -run 'TestTwoThousandStreams' -v ./loadgen
 
-## fuzz: run every fuzz target for FUZZTIME (default 5s) each.
+## fuzz: run every fuzz target for FUZZTIME (default 3s, to keep CI under
+## 30 minutes on 2 cores) each.
 fuzz:
 	@scripts/fuzz.sh $(FUZZTIME)
 
