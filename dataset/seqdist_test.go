@@ -96,3 +96,35 @@ func TestSyntheticMix(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseSequenceDistribution: any input either fails on one line or
+// gives pairs with lengths ≥ 1, positive weights summing to 100 or 1, and
+// a spec that validates.
+func FuzzParseSequenceDistribution(f *testing.F) {
+	for _, s := range []string{"64|10,32|8:70;256|40,128|20:20;1024,512:10", "[(256,128):60,(512,256):40]",
+		`{"pairs":[{"isl":256,"osl":128,"prob":100}]}`, "1,1:1", "64,32:0.5;64,32:0.5", ";", "[", "{", "1|0,1|0:100"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		pairs, err := ParseSequenceDistribution(s)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") && !strings.Contains(s, "\n") {
+				t.Fatalf("%q: a multi-line error: %v", s, err)
+			}
+			return
+		}
+		total := 0.0
+		for _, p := range pairs {
+			if p.Prompt.Mean < 1 || p.Output.Mean < 1 || !(p.Weight > 0) {
+				t.Fatalf("%q: pair %+v", s, p)
+			}
+			total += p.Weight
+		}
+		if !(total > 99.98 && total < 100.02) && !(total > 0.9998 && total < 1.0002) {
+			t.Fatalf("%q: weights sum to %v", s, total)
+		}
+		if err := (&Spec{Mix: pairs}).validate(); err != nil && !strings.Contains(err.Error(), "maximum") {
+			t.Fatalf("%q: parsed but does not validate: %v", s, err)
+		}
+	})
+}
