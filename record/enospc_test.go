@@ -8,30 +8,9 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/goodput-dev/goodput/internal/fulldisk"
 )
-
-// fullDisk is a file on a disk with room for limit bytes: a write past it
-// writes what fits and fails with ENOSPC, as write(2) does.
-type fullDisk struct {
-	*os.File
-	limit int64
-}
-
-func (d *fullDisk) Write(p []byte) (int, error) {
-	off, err := d.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return 0, err
-	}
-	room := max(d.limit-off, 0)
-	if int64(len(p)) <= room {
-		return d.File.Write(p)
-	}
-	n, err := d.File.Write(p[:room])
-	if err != nil {
-		return n, err
-	}
-	return n, &os.PathError{Op: "write", Path: d.Name(), Err: syscall.ENOSPC}
-}
 
 // TestEncoderDiskFull: a disk that fills in the middle of a line leaves a
 // file of whole lines (every one a valid record), and the encoder counts
@@ -48,7 +27,7 @@ func TestEncoderDiskFull(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		enc := NewEncoder(&fullDisk{File: f, limit: room})
+		enc := NewEncoder(&fulldisk.File{File: f, Limit: room})
 		var first error
 		for i := range total {
 			r.ID = uint64(1000 + i)

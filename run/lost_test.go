@@ -8,9 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/goodput-dev/goodput/internal/fulldisk"
 
 	"github.com/goodput-dev/goodput/dataset"
 	"github.com/goodput-dev/goodput/loadgen"
@@ -22,29 +23,6 @@ import (
 	"github.com/goodput-dev/goodput/sweep"
 )
 
-// fullDisk is a file on a disk with room for limit bytes: a write past it
-// writes what fits and fails with ENOSPC, as write(2) does.
-type fullDisk struct {
-	*os.File
-	limit int64
-}
-
-func (d *fullDisk) Write(p []byte) (int, error) {
-	off, err := d.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return 0, err
-	}
-	room := max(d.limit-off, 0)
-	if int64(len(p)) <= room {
-		return d.File.Write(p)
-	}
-	n, err := d.File.Write(p[:room])
-	if err != nil {
-		return n, err
-	}
-	return n, &os.PathError{Op: "write", Path: d.Name(), Err: syscall.ENOSPC}
-}
-
 // TestRunDiskFull: the records file fills its disk mid-line during the
 // run. The run goes on, the console summary prints, the records file
 // holds whole lines, the report counts every request and says how many
@@ -53,7 +31,7 @@ func TestRunDiskFull(t *testing.T) {
 	const room = 1500 // a line is ~700 bytes: the disk fills in the third
 	createRecords = func(path string) (recordsFile, error) {
 		f, err := os.Create(path)
-		return &fullDisk{File: f, limit: room}, err
+		return &fulldisk.File{File: f, Limit: room}, err
 	}
 	t.Cleanup(func() { createRecords = func(path string) (recordsFile, error) { return os.Create(path) } })
 	srv, err := mock.New(mock.DefaultConfig())
