@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
+
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/telemetry"
 )
@@ -13,23 +15,16 @@ import (
 // b6123-abc) is llama.cpp by GET /props, with its build and slots, and the
 // other engines' identity endpoints it does not serve are not in the notes.
 func TestCollectMockLlamaCpp(t *testing.T) {
-	cfg := mock.DefaultConfig()
-	cfg.Personality, cfg.Version = mock.PersonalityLlamaCpp, "b6123-abc"
 	m, err := mock.Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.MaxNumSeqs = 4
-	cfg.Capacity = &m
-	srv, err := mock.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	res, err := Collect(context.Background(), Probe{BaseURL: srv.URL()}, fullInputs())
+	url := clitest.Mock(t, func(cfg *mock.Config) {
+		cfg.Personality, cfg.Version = mock.PersonalityLlamaCpp, "b6123-abc"
+		cfg.Capacity = &m
+	})
+	res, err := Collect(context.Background(), Probe{BaseURL: url}, fullInputs())
 	if err != nil {
 		t.Fatal(err)
 	}

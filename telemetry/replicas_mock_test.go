@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
+
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/prometheus/common/expfmt"
 )
@@ -133,24 +135,17 @@ func TestReplicaSamplerTwoMocks(t *testing.T) {
 // tokens, and prefill and generation took time; a figure upstream
 // llama-server lacks (KV cache) is no warning.
 func TestLlamaCppMockSteps(t *testing.T) {
-	cfg := mock.DefaultConfig()
-	cfg.Personality = mock.PersonalityLlamaCpp
 	m, err := mock.Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.MaxNumSeqs = 4
-	cfg.Capacity = &m
-	srv, err := mock.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	url := clitest.Mock(t, func(cfg *mock.Config) {
+		cfg.Personality = mock.PersonalityLlamaCpp
+		cfg.Capacity = &m
+	})
 	post := func() error {
-		resp, err := http.Post(srv.URL()+"/v1/completions", "application/json",
+		resp, err := http.Post(url+"/v1/completions", "application/json",
 			strings.NewReader(`{"model":"`+mock.DefaultModel+`","prompt":"hello there!","max_tokens":16,"ignore_eos":true,"stream":true}`))
 		if err != nil {
 			return err
@@ -162,7 +157,7 @@ func TestLlamaCppMockSteps(t *testing.T) {
 	if err := post(); err != nil {
 		t.Fatal(err)
 	}
-	sv, err := NewServerSampler(srv.URL()+"/metrics", nil, SamplerOptions{Interval: time.Hour})
+	sv, err := NewServerSampler(url+"/metrics", nil, SamplerOptions{Interval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
