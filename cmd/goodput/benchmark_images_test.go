@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,28 +83,16 @@ func TestBenchmarkImageGeneration(t *testing.T) {
 // each, answered after at least the mock's time for them, with no token.
 func checkImageRecords(t *testing.T, path string, n, images int) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	got := 0
-	for sc.Scan() {
-		var r record.Record
-		if err := record.UnmarshalLine(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
-		got++
+	recs := clitest.ReadRecords(t, path)
+	for _, r := range recs {
 		lat := time.Duration(r.End - r.Dispatched)
 		min := 10*time.Millisecond + time.Duration(images)*mock.ImageTime
 		if r.Status != record.StatusSuccessful || r.Inputs != images || r.FirstToken != 0 || r.OutputTokens != 0 ||
 			r.ServerPromptTokens <= 0 || r.PromptTokens != r.ServerPromptTokens || lat < min || lat > min+500*time.Millisecond {
-			t.Fatalf("record %s: latency %v, want ≥ %v", sc.Text(), lat, min)
+			t.Fatalf("record %+v: latency %v, want ≥ %v", r, lat, min)
 		}
 	}
-	if got != n {
-		t.Fatalf("%d records, want %d", got, n)
+	if len(recs) != n {
+		t.Fatalf("%d records, want %d", len(recs), n)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,27 +75,15 @@ func TestBenchmarkVLLMPooling(t *testing.T) {
 // requests of one input each, no token, answered after at least min.
 func checkPoolingRecords(t *testing.T, path string, n int, min time.Duration) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	got := 0
-	for sc.Scan() {
-		var r record.Record
-		if err := record.UnmarshalLine(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
-		got++
+	recs := clitest.ReadRecords(t, path)
+	for _, r := range recs {
 		lat := time.Duration(r.End - r.Dispatched)
 		if r.Status != record.StatusSuccessful || r.Inputs != 1 || r.FirstToken != 0 || r.OutputTokens != 0 || lat < min || lat > min+500*time.Millisecond {
-			t.Fatalf("record %s: latency %v, want ≥ %v", sc.Text(), lat, min)
+			t.Fatalf("record %+v: latency %v, want ≥ %v", r, lat, min)
 		}
 	}
-	if got != n {
-		t.Fatalf("%d records, want %d", got, n)
+	if len(recs) != n {
+		t.Fatalf("%d records, want %d", len(recs), n)
 	}
 }
 

@@ -4,11 +4,13 @@
 package clitest
 
 import (
+	"io"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/goodput-dev/goodput/mock"
+	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/aiperf"
 )
@@ -66,4 +68,27 @@ func MetricAvg(t testing.TB, x *aiperf.Export, tag string) float64 {
 		t.Fatalf("metric %s missing", tag)
 	}
 	return *m.Avg
+}
+
+// ReadRecords reads a run's requests.jsonl.
+func ReadRecords(t testing.TB, path string) []*record.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []*record.Record
+	dec := record.NewDecoder(f, path)
+	for {
+		r := new(record.Record)
+		err := dec.Decode(r)
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
 }
