@@ -231,10 +231,10 @@ func Benchmark(ctx context.Context, e *Env, args []string) error {
 		return err
 	}
 	if len(o.override) > 0 {
-		return usagef("--override: not supported: give the list in the option itself (--profile '{\"kind\":\"concurrent\",\"streams\":[1,2,4]}')")
+		return Usagef("--override: not supported: give the list in the option itself (--profile '{\"kind\":\"concurrent\",\"streams\":[1,2,4]}')")
 	}
 	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q (see 'goodput benchmark --help')", fs.Arg(0))
+		return Usagef("unexpected argument %q (see 'goodput benchmark --help')", fs.Arg(0))
 	}
 	o.v07.cli = changedFlags(fs)
 	if err := applyConfig(&o, fs); err != nil {
@@ -262,7 +262,7 @@ func Benchmark(ctx context.Context, e *Env, args []string) error {
 	if o.cpuProfile != "" {
 		f, err := os.Create(o.cpuProfile)
 		if err != nil {
-			return usagef("--cpu-profile: %v", err)
+			return Usagef("--cpu-profile: %v", err)
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
@@ -302,10 +302,10 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*draft, error) {
 		getenv = os.Getenv
 	}
 	if fs != nil && fs.Changed("shard-index") && o.shard.index < 0 {
-		return nil, usagef("--shard-index %d: want a shard index ≥ 0", o.shard.index)
+		return nil, Usagef("--shard-index %d: want a shard index ≥ 0", o.shard.index)
 	}
 	if fs != nil && fs.Changed("shard-count") && o.shard.count < 1 {
-		return nil, usagef("--shard-count %d: want a number of shards ≥ 1", o.shard.count)
+		return nil, Usagef("--shard-count %d: want a number of shards ≥ 1", o.shard.count)
 	}
 	if p.shard, err = o.shard.resolve(getenv, time.Now()); err != nil {
 		return nil, err
@@ -347,7 +347,7 @@ func (p *draft) shardRun(rateType string) error {
 			return err
 		}
 		if c := p.Telemetry; len(c.DCGMURLs) > 0 || c.NVML || c.PrometheusURL != "" || c.OpenCostURL != "" || c.GPUCostPerHour > 0 || c.CostPerHour > 0 {
-			return usagef("energy and cost flags measure the whole deployment: give them to a single-pod run, not to one shard of %d", p.shard.shard.Count)
+			return Usagef("energy and cost flags measure the whole deployment: give them to a single-pod run, not to one shard of %d", p.shard.shard.Count)
 		}
 		delete(p.Outputs.Kinds, "scorecard") // a shard's own tokens are only its share
 	}
@@ -359,18 +359,18 @@ func (p *draft) shardRun(rateType string) error {
 func (o *benchOptions) validate() (*draft, error) {
 	p := newDraft()
 	if o.backendType == "vllm_python" {
-		return nil, usagef("--backend-type/--backend vllm_python: goodput drives servers over HTTP: start `vllm serve` and give --target URL (--backend openai_http)")
+		return nil, Usagef("--backend-type/--backend vllm_python: goodput drives servers over HTTP: start `vllm serve` and give --target URL (--backend openai_http)")
 	}
 	if o.target == "" {
-		return nil, usagef("--target is required, e.g. --target http://localhost:8000")
+		return nil, Usagef("--target is required, e.g. --target http://localhost:8000")
 	}
 	for _, t := range strings.Split(o.target, ",") {
 		if _, err := loadgen.NormalizeTarget(strings.TrimSpace(t)); err != nil {
-			return nil, usagef("--target: %v", err)
+			return nil, Usagef("--target: %v", err)
 		}
 	}
 	if o.backendType != "openai_http" {
-		return nil, usagef("--backend-type/--backend %q: only openai_http is supported (GuideLLM v0.7's form: --backend kind=openai_http,target=URL)", o.backendType)
+		return nil, Usagef("--backend-type/--backend %q: only openai_http is supported (GuideLLM v0.7's form: --backend kind=openai_http,target=URL)", o.backendType)
 	}
 	ep, err := parseRequestType(o.requestType)
 	if err != nil {
@@ -395,12 +395,12 @@ func (o *benchOptions) validateTokens(p *draft) error {
 	default:
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			return usagef("--chat-template-overhead %q: want auto or a number of tokens ≥ 0", o.templateOverhead)
+			return Usagef("--chat-template-overhead %q: want auto or a number of tokens ≥ 0", o.templateOverhead)
 		}
 		p.Tokens.Overhead = n
 	}
 	if (p.Tokens.OverheadAuto || p.Tokens.Overhead > 0) && p.Data.Opened != nil && p.Data.Opened.Description.Kind != "synthetic_text" {
-		return usagef("--chat-template-overhead: applies to synthetic data (prompt_tokens=…), not to %s", p.Data.Opened.Description.Kind)
+		return Usagef("--chat-template-overhead: applies to synthetic data (prompt_tokens=…), not to %s", p.Data.Opened.Description.Kind)
 	}
 	w, err := parseMismatchWarn(o.mismatchWarn)
 	if err != nil {
@@ -424,7 +424,7 @@ func parseMismatchWarn(s string) (float64, error) {
 	}
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil || math.IsNaN(f) || f < 0 || f*scale > 1 {
-		return 0, usagef("--token-mismatch-warn %q: want a percentage (1%%), a fraction from 0 to 1 (0.01) or off", s)
+		return 0, Usagef("--token-mismatch-warn %q: want a percentage (1%%), a fraction from 0 to 1 (0.01) or off", s)
 	}
 	if f == 0 {
 		return math.SmallestNonzeroFloat64, nil // any difference warns
@@ -436,10 +436,10 @@ func parseMismatchWarn(s string) (float64, error) {
 func (o *benchOptions) validateData(p *draft) error {
 	var err error
 	if o.data == "" {
-		return usagef("--data is required, e.g. --data prompt_tokens=256,output_tokens=128")
+		return Usagef("--data is required, e.g. --data prompt_tokens=256,output_tokens=128")
 	}
 	if o.processorArgs != "" {
-		return usagef("--processor-args: not supported: goodput reads tokenizer.json itself (give --processor PATH)")
+		return Usagef("--processor-args: not supported: goodput reads tokenizer.json itself (give --processor PATH)")
 	}
 	if o.dataArgs != "" {
 		if o.data, err = dataWithArgs(o.data, o.dataArgs); err != nil {
@@ -447,7 +447,7 @@ func (o *benchOptions) validateData(p *draft) error {
 		}
 	}
 	if o.timeScale <= 0 || math.IsNaN(o.timeScale) || math.IsInf(o.timeScale, 0) {
-		return usagef("--time-scale %v: want a positive factor, e.g. 0.5", o.timeScale)
+		return Usagef("--time-scale %v: want a positive factor, e.g. 0.5", o.timeScale)
 	}
 	p.replay = o.rateType == string(loadgen.Replay)
 	if o.processor != "" {
@@ -457,24 +457,24 @@ func (o *benchOptions) validateData(p *draft) error {
 			srv.Model = o.model
 		}
 		if p.tokExplicit, err = tokenize.Resolve(o.processor, tokenize.ResolveOptions{Getenv: o.getenv, Server: srv}); err != nil {
-			return usagef("%s", oneLineErr(err))
+			return Usagef("%s", oneLineErr(err))
 		}
 	}
 	switch {
 	case o.dataSamples == -1: // GuideLLM's "all"
 		o.dataSamples = 0
 	case o.dataSamples < 0:
-		return usagef("--data-samples %d: want a count ≥ 1 (0 or -1: all)", o.dataSamples)
+		return Usagef("--data-samples %d: want a count ≥ 1 (0 or -1: all)", o.dataSamples)
 	}
 	p.Data.Value, p.Data.Options, p.Data.Getenv = o.data, o.dataOptions(p.tokExplicit, p.replay), o.getenv
 	if p.Data.Options.Salt, err = parsePromptSalt(o.promptSalt); err != nil {
 		return err
 	}
 	if p.Data.Opened, err = dataset.Open(o.data, p.Data.Options); err != nil {
-		return usagef("--data: %s", oneLineErr(err))
+		return Usagef("--data: %s", oneLineErr(err))
 	}
 	if k := p.Data.Opened.Description.Kind; p.Data.Options.Salt != 0 && !dataset.Salted(k) {
-		return usagef("--prompt-salt: applies to synthetic data and traces, not to %s", k)
+		return Usagef("--prompt-salt: applies to synthetic data and traces, not to %s", k)
 	}
 	return nil
 }
@@ -484,7 +484,7 @@ func (o *benchOptions) validateData(p *draft) error {
 func parsePromptSalt(s string) (uint64, error) {
 	v := strings.TrimSpace(s)
 	if v == "" || strings.ContainsFunc(v, unicode.IsControl) {
-		return 0, usagef("--prompt-salt %q: want auto, none or a text on one line", s)
+		return 0, Usagef("--prompt-salt %q: want auto, none or a text on one line", s)
 	}
 	switch v {
 	case "none":
@@ -501,52 +501,52 @@ func parsePromptSalt(s string) (uint64, error) {
 func (o *benchOptions) validateLimits(p *draft) error {
 	var err error
 	if o.maxSeconds < 0 || math.IsNaN(o.maxSeconds) || math.IsInf(o.maxSeconds, 0) {
-		return usagef("--max-seconds %v: want a positive number of seconds", o.maxSeconds)
+		return Usagef("--max-seconds %v: want a positive number of seconds", o.maxSeconds)
 	}
 	if o.maxRequests < 0 || o.maxErrors < 0 {
-		return usagef("--max-requests and --max-errors must be positive counts")
+		return Usagef("--max-requests and --max-errors must be positive counts")
 	}
 	if o.maxErrorRate < 0 || o.maxErrorRate >= 1 {
-		return usagef("--max-error-rate %v: want a fraction 0 < x < 1, e.g. 0.05", o.maxErrorRate)
+		return Usagef("--max-error-rate %v: want a fraction 0 < x < 1, e.g. 0.05", o.maxErrorRate)
 	}
 	if _, finite := p.Data.Opened.Source.(interface{ Len() int }); o.maxSeconds == 0 && o.maxRequests == 0 && !finite && o.arrival.rateSeries == "" {
-		return usagef("set --max-seconds or --max-requests (or --data-samples): a benchmark needs an end")
+		return Usagef("set --max-seconds or --max-requests (or --data-samples): a benchmark needs an end")
 	}
 	if o.errorRateWindow < 0 {
-		return usagef("--error-rate-window %d: want a number of requests ≥ 1 (0: 30)", o.errorRateWindow)
+		return Usagef("--error-rate-window %d: want a number of requests ≥ 1 (0: 30)", o.errorRateWindow)
 	}
 	p.Plan.Constraints = loadgen.Constraints{
 		MaxDuration: time.Duration(o.maxSeconds * float64(time.Second)), MaxRequests: o.maxRequests,
 		MaxErrors: o.maxErrors, MaxErrorRate: o.maxErrorRate, ErrorRateWindow: o.errorRateWindow, Drain: o.drainEnd,
 	}
 	if o.drainEnd < 0 || (o.drainEnd > 0 && o.maxSeconds == 0) {
-		return usagef("--drain %v: want a duration ≥ 0 with --max-seconds (how long requests in flight at the end may finish)", o.drainEnd)
+		return Usagef("--drain %v: want a duration ≥ 0 with --max-seconds (how long requests in flight at the end may finish)", o.drainEnd)
 	}
 	if p.Plan.Warmup, err = report.ParseTransientPhase(o.warmup); err != nil {
-		return usagef("--warmup: %v", err)
+		return Usagef("--warmup: %v", err)
 	}
 	if p.Plan.Cooldown, err = report.ParseTransientPhase(o.cooldown); err != nil {
-		return usagef("--cooldown: %v", err)
+		return Usagef("--cooldown: %v", err)
 	}
 	for _, ph := range []struct {
 		flag, val string
 		t         report.TransientPhase
 	}{{"--warmup", o.warmup, p.Plan.Warmup}, {"--cooldown", o.cooldown, p.Plan.Cooldown}} {
 		if s, r := ph.t.Limits(o.maxRequests, o.maxSeconds); !ph.t.IsZero() && s == nil && r == nil {
-			return usagef("%s %s would not apply: a phase in requests needs --max-requests and one in seconds --max-seconds (GuideLLM's rule); give the limit, or the phase in the other unit", ph.flag, ph.val)
+			return Usagef("%s %s would not apply: a phase in requests needs --max-requests and one in seconds --max-seconds (GuideLLM's rule); give the limit, or the phase in the other unit", ph.flag, ph.val)
 		}
 	}
 	if o.sampleRequests < 0 {
-		return usagef("--sample-requests %d: want a count ≥ 0", o.sampleRequests)
+		return Usagef("--sample-requests %d: want a count ≥ 0", o.sampleRequests)
 	}
 	if o.maxConcurrency < 0 {
-		return usagef("--max-concurrency %d: want a positive count", o.maxConcurrency)
+		return Usagef("--max-concurrency %d: want a positive count", o.maxConcurrency)
 	}
 	if o.users < 0 || (o.users != 0 && o.rateType != string(loadgen.UserCentric)) {
-		return usagef("--users %d: the number of users of --rate-type user_centric, a whole number ≥ 1", o.users)
+		return Usagef("--users %d: the number of users of --rate-type user_centric, a whole number ≥ 1", o.users)
 	}
 	if o.rampup < 0 || math.IsNaN(o.rampup) {
-		return usagef("--rampup %v: want seconds ≥ 0", o.rampup)
+		return Usagef("--rampup %v: want seconds ≥ 0", o.rampup)
 	}
 	return o.arrival.validate(o)
 }
@@ -557,7 +557,7 @@ func (o *benchOptions) validateOutputs(p *draft) error {
 	for _, l := range o.labels {
 		k, v, ok := strings.Cut(l, "=")
 		if !ok || k == "" {
-			return usagef("--label %q: want key=value", l)
+			return Usagef("--label %q: want key=value", l)
 		}
 		p.Metadata.ScenarioLabels[k] = v
 	}
@@ -578,16 +578,16 @@ func (o *benchOptions) validateOutputs(p *draft) error {
 		return err
 	}
 	if o.rxTimestamps != "kernel" && o.rxTimestamps != "user" {
-		return usagef("--rx-timestamps %q: want kernel or user", o.rxTimestamps)
+		return Usagef("--rx-timestamps %q: want kernel or user", o.rxTimestamps)
 	}
 	if o.logFormat != "console" && o.logFormat != "json" {
-		return usagef("--log-format %q: want console or json", o.logFormat)
+		return Usagef("--log-format %q: want console or json", o.logFormat)
 	}
 	if o.progressInterval <= 0 {
-		return usagef("--progress-interval %v: want a positive duration", o.progressInterval)
+		return Usagef("--progress-interval %v: want a positive duration", o.progressInterval)
 	}
 	if o.runID != "" && !run.ValidRunID(o.runID) {
-		return usagef("--run-id %q: use letters, digits, '.', '_' and '-' only", o.runID)
+		return Usagef("--run-id %q: use letters, digits, '.', '_' and '-' only", o.runID)
 	}
 	p.Outputs = run.Outputs{Path: o.outputPath, Dir: o.outputDir, RunID: o.runID, Force: o.force, Files: o.outputFiles, Wide: o.wide, Kinds: p.Outputs.Kinds}
 	if existing := existingFiles(o.namedOutputs); len(existing) > 0 && !o.force {
@@ -598,7 +598,7 @@ func (o *benchOptions) validateOutputs(p *draft) error {
 	p.Progress = run.Progress{Disable: o.disableProgress, LogFormat: o.logFormat, Interval: o.progressInterval}
 	p.Plan.Seed, p.Plan.SampleRequests, p.Metadata.Warmup, p.meta = o.seed, o.sampleRequests, o.warmup, o.meta
 	if !(o.confidence > 0 && o.confidence < 1) {
-		return usagef("--confidence %v: want a confidence between 0 and 1, e.g. 0.95", o.confidence)
+		return Usagef("--confidence %v: want a confidence between 0 and 1, e.g. 0.95", o.confidence)
 	}
 	p.Plan.Confidence = o.confidence
 	return nil

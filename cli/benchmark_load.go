@@ -32,48 +32,48 @@ func (o *benchOptions) validateClient(p *draft, ep loadgen.Endpoint) error {
 	switch o.httpClient {
 	case loadgen.HTTPClientAuto, loadgen.HTTPClientGoodput, loadgen.HTTPClientNet:
 	default:
-		return usagef("--http-client %q: want auto, goodput or net/http", o.httpClient)
+		return Usagef("--http-client %q: want auto, goodput or net/http", o.httpClient)
 	}
 	for _, a := range o.localAddrs {
 		if net.ParseIP(strings.TrimSpace(a)) == nil {
-			return usagef("--local-addrs %q: want IP addresses of this machine, comma-separated, e.g. 127.0.0.2,127.0.0.3", a)
+			return Usagef("--local-addrs %q: want IP addresses of this machine, comma-separated, e.g. 127.0.0.2,127.0.0.3", a)
 		}
 	}
 	if o.connectTimeout <= 0 {
-		return usagef("--connect-timeout %v: want a positive duration", o.connectTimeout)
+		return Usagef("--connect-timeout %v: want a positive duration", o.connectTimeout)
 	}
 	if o.stallTimeout < 0 {
-		return usagef("--stall-timeout %v: want a duration ≥ 0 (0 disables)", o.stallTimeout)
+		return Usagef("--stall-timeout %v: want a duration ≥ 0 (0 disables)", o.stallTimeout)
 	}
 	if o.requestTimeout < 0 {
-		return usagef("--request-timeout %v: want a duration ≥ 0 (0 disables)", o.requestTimeout)
+		return Usagef("--request-timeout %v: want a duration ≥ 0 (0 disables)", o.requestTimeout)
 	}
 	if o.maxTokensField != "" && o.maxTokensField != "max_tokens" && o.maxTokensField != "max_completion_tokens" {
-		return usagef("--max-tokens-field %q: want max_tokens or max_completion_tokens", o.maxTokensField)
+		return Usagef("--max-tokens-field %q: want max_tokens or max_completion_tokens", o.maxTokensField)
 	}
 	if rt, _ := ep.Type(); o.maxTokensField != "" && rt.MaxTokensFixed {
-		return usagef("--max-tokens-field: only for chat_completions and text_completions (responses sends max_output_tokens, messages max_tokens)")
+		return Usagef("--max-tokens-field: only for chat_completions and text_completions (responses sends max_output_tokens, messages max_tokens)")
 	}
 	if o.requestPath != "" && (!strings.HasPrefix(o.requestPath, "/") || strings.ContainsAny(o.requestPath, "?# ")) {
-		return usagef("--request-path %q: want a path like /v1/chat/completions", o.requestPath)
+		return Usagef("--request-path %q: want a path like /v1/chat/completions", o.requestPath)
 	}
 	models, weights, err := loadgen.ParseModels(o.model)
 	if err != nil {
-		return usagef("--model: %v", err)
+		return Usagef("--model: %v", err)
 	}
 	if len(models) > 1 || weights != nil || o.modelSelection != "" {
 		if len(models) < 2 {
-			return usagef("--model-selection-strategy and model weights need several --model values, like a:0.6,b:0.4")
+			return Usagef("--model-selection-strategy and model weights need several --model values, like a:0.6,b:0.4")
 		}
 		p.Client.Model, p.Client.Models, p.Client.ModelWeights = models[0], models, weights
 		p.Client.ModelSelection, p.Client.ModelSeed = o.modelSelection, uint64(o.seed)
 		switch o.modelSelection {
 		case "", loadgen.ModelRoundRobin, loadgen.ModelRandom, loadgen.ModelWeighted:
 		default:
-			return usagef("--model-selection-strategy %q: want round_robin, random or weighted", o.modelSelection)
+			return Usagef("--model-selection-strategy %q: want round_robin, random or weighted", o.modelSelection)
 		}
 		if (o.modelSelection == loadgen.ModelWeighted) != (weights != nil) && o.modelSelection != "" {
-			return usagef("--model-selection-strategy %s: weights (a:0.6,b:0.4) go with weighted, and weighted needs them", o.modelSelection)
+			return Usagef("--model-selection-strategy %s: weights (a:0.6,b:0.4) go with weighted, and weighted needs them", o.modelSelection)
 		}
 	}
 	if targets := strings.Split(o.target, ","); len(targets) > 1 {
@@ -85,36 +85,36 @@ func (o *benchOptions) validateClient(p *draft, ep loadgen.Endpoint) error {
 	switch o.targetSelection {
 	case "", loadgen.TargetRoundRobin, loadgen.TargetLeastInFlight:
 		if o.targetSelection != "" && len(p.Client.Targets) < 2 {
-			return usagef("--target-selection %s: give several --target URLs, like http://a:8000,http://b:8000", o.targetSelection)
+			return Usagef("--target-selection %s: give several --target URLs, like http://a:8000,http://b:8000", o.targetSelection)
 		}
 		p.Client.TargetSelection = o.targetSelection
 	default:
-		return usagef("--target-selection %q: want round_robin or least_in_flight", o.targetSelection)
+		return Usagef("--target-selection %q: want round_robin or least_in_flight", o.targetSelection)
 	}
 	if rt, _ := ep.Type(); o.batchSize < 1 || (o.batchSize > 1 && rt.Batch == "") {
-		return usagef("--batch-size %d: want 1 or more, and more than 1 only for %s", o.batchSize,
+		return Usagef("--batch-size %d: want 1 or more, and more than 1 only for %s", o.batchSize,
 			reqtype.Names(func(t *reqtype.Type) bool { return t.Batch != "" }, func(t *reqtype.Type) string { return t.Name }, "and"))
 	}
 	if rt, _ := ep.Type(); o.maxTokensField != "" && rt.Output != reqtype.OutputTokens {
-		return usagef("--max-tokens-field: only for chat_completions and text_completions (%s has no output tokens)", o.requestType)
+		return Usagef("--max-tokens-field: only for chat_completions and text_completions (%s has no output tokens)", o.requestType)
 	}
 	if len(o.headers) > 0 {
 		p.Client.Headers = map[string]string{}
 	}
 	if h := o.sessionHeader; h != "" && strings.Trim(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {
-		return usagef("--session-header %q: want a header name such as x-session-id", h)
+		return Usagef("--session-header %q: want a header name such as x-session-id", h)
 	}
 	p.Client.SessionHeader = o.sessionHeader
 	for _, h := range o.headers {
 		k, v, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(k) == "" {
-			return usagef("--header %q: want 'Name: value'", h)
+			return Usagef("--header %q: want 'Name: value'", h)
 		}
 		p.Client.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	if o.extraBody != "" {
 		if err := json.Unmarshal([]byte(o.extraBody), &p.ExtraBody); err != nil {
-			return usagef(`--extra-body: want a JSON object, e.g. '{"temperature":0}'`)
+			return Usagef(`--extra-body: want a JSON object, e.g. '{"temperature":0}'`)
 		}
 	}
 	if err := applyBackendArgs(o.backendArgs, p); err != nil {
@@ -122,7 +122,7 @@ func (o *benchOptions) validateClient(p *draft, ep loadgen.Endpoint) error {
 	}
 	if o.caFile != "" {
 		if _, err := os.Stat(o.caFile); err != nil {
-			return usagef("--ca-file: %v", err)
+			return Usagef("--ca-file: %v", err)
 		}
 	}
 	return nil
@@ -143,7 +143,7 @@ func (o *benchOptions) planRates(p *draft) error {
 		kind = "constant"
 	}
 	if kind == "" {
-		return usagef("--rate-type is required: synchronous, concurrent, throughput, constant, poisson, replay, sweep or knee")
+		return Usagef("--rate-type is required: synchronous, concurrent, throughput, constant, poisson, replay, sweep or knee")
 	}
 	if isSweepRateType(kind) {
 		var err error
@@ -156,16 +156,16 @@ func (o *benchOptions) planRates(p *draft) error {
 	switch loadgen.Kind(kind) {
 	case loadgen.Synchronous:
 		if len(rates) > 0 {
-			return usagef("--rate is not used with --rate-type synchronous")
+			return Usagef("--rate is not used with --rate-type synchronous")
 		}
 		list = append(list, loadgen.Strategy{Kind: loadgen.Synchronous})
 	case loadgen.Concurrent:
 		if len(rates) == 0 {
-			return usagef("--rate-type concurrent needs --rate with the number of streams, e.g. --rate 4,8,16,32")
+			return Usagef("--rate-type concurrent needs --rate with the number of streams, e.g. --rate 4,8,16,32")
 		}
 		for _, r := range rates {
 			if r < 1 || r != math.Trunc(r) {
-				return usagef("--rate %v: concurrent streams must be whole numbers ≥ 1", r)
+				return Usagef("--rate %v: concurrent streams must be whole numbers ≥ 1", r)
 			}
 			list = append(list, o.arrival.apply(loadgen.Strategy{Kind: loadgen.Concurrent, Streams: int(r), Rampup: rampup}, rampup))
 			p.Plan.Profile.Streams = append(p.Plan.Profile.Streams, int(r))
@@ -173,11 +173,11 @@ func (o *benchOptions) planRates(p *draft) error {
 	case loadgen.Throughput:
 		n := o.maxConcurrency
 		if len(rates) > 1 {
-			return usagef("--rate-type throughput takes one --rate (its max concurrency)")
+			return Usagef("--rate-type throughput takes one --rate (its max concurrency)")
 		}
 		if len(rates) == 1 {
 			if rates[0] < 1 || rates[0] != math.Trunc(rates[0]) {
-				return usagef("--rate %v: throughput max concurrency must be a whole number ≥ 1", rates[0])
+				return Usagef("--rate %v: throughput max concurrency must be a whole number ≥ 1", rates[0])
 			}
 			n = int(rates[0])
 		}
@@ -193,11 +193,11 @@ func (o *benchOptions) planRates(p *draft) error {
 			break
 		}
 		if len(rates) == 0 {
-			return usagef("--rate-type %s needs --rate in requests per second, e.g. --rate 2,4,8", kind)
+			return Usagef("--rate-type %s needs --rate in requests per second, e.g. --rate 2,4,8", kind)
 		}
 		for _, r := range rates {
 			if r <= 0 {
-				return usagef("--rate %v: requests per second must be > 0", r)
+				return Usagef("--rate %v: requests per second must be > 0", r)
 			}
 			s := loadgen.Strategy{Kind: loadgen.Kind(kind), Rate: r, MaxConcurrency: o.maxConcurrency, Seed: uint64(o.seed)}
 			if kind == "constant" {
@@ -209,15 +209,15 @@ func (o *benchOptions) planRates(p *draft) error {
 	case loadgen.UserCentric:
 		switch {
 		case len(rates) == 0:
-			return usagef("--rate-type user_centric needs --rate, the users' total requests per second, e.g. --rate 2 --users 16")
+			return Usagef("--rate-type user_centric needs --rate, the users' total requests per second, e.g. --rate 2 --users 16")
 		case o.users < 1:
-			return usagef("--rate-type user_centric needs --users N, the number of users (each sends its turns N/rate seconds apart)")
+			return Usagef("--rate-type user_centric needs --users N, the number of users (each sends its turns N/rate seconds apart)")
 		case o.maxConcurrency != 0 || o.rampup != 0:
-			return usagef("--rate-type user_centric: the users pace themselves; --max-concurrency and --rampup do not apply")
+			return Usagef("--rate-type user_centric: the users pace themselves; --max-concurrency and --rampup do not apply")
 		}
 		for _, r := range rates {
 			if r <= 0 {
-				return usagef("--rate %v: requests per second must be > 0", r)
+				return Usagef("--rate %v: requests per second must be > 0", r)
 			}
 			list = append(list, loadgen.Strategy{Kind: loadgen.UserCentric, Rate: r, Streams: o.users})
 		}
@@ -226,21 +226,21 @@ func (o *benchOptions) planRates(p *draft) error {
 		p.Plan.Profile.Kind, p.Plan.Profile.Rate, p.Plan.Profile.MaxConcurrency = report.StrategyConstant, rates, o.users
 	case loadgen.Replay:
 		if len(rates) > 0 {
-			return usagef("--rate is not used with --rate-type replay (the trace gives the times; see --time-scale)")
+			return Usagef("--rate is not used with --rate-type replay (the trace gives the times; see --time-scale)")
 		}
 		if len(p.Data.Opened.Schedule) == 0 {
-			return usagef("--rate-type replay needs a trace file in --data (timestamp, input_length, output_length)")
+			return Usagef("--rate-type replay needs a trace file in --data (timestamp, input_length, output_length)")
 		}
 		p.Plan.Profile.TimeScale = o.timeScale
 		list = append(list, loadgen.Strategy{Kind: loadgen.Replay, Schedule: p.Data.Opened.Schedule, MaxConcurrency: o.maxConcurrency})
 	default:
-		return usagef("--rate-type %q: want synchronous, concurrent, throughput, constant (async), poisson, replay, sweep, knee or user_centric", o.rateType)
+		return Usagef("--rate-type %q: want synchronous, concurrent, throughput, constant (async), poisson, replay, sweep, knee or user_centric", o.rateType)
 	}
 	for _, s := range list {
 		if err := s.Validate(); err != nil && len(s.Series) > 0 {
-			return usagef("--rate-series: %v", err)
+			return Usagef("--rate-series: %v", err)
 		} else if err != nil {
-			return usagef("--rate-type %v", err)
+			return Usagef("--rate-type %v", err)
 		}
 	}
 	p.Plan.Planner = o.sweep.stopOn(list)
@@ -251,7 +251,7 @@ func parseRequestType(s string) (loadgen.Endpoint, error) {
 	if t, ok := reqtype.ByName(s); ok {
 		return loadgen.Endpoint(t.Path), nil
 	}
-	return "", usagef("--request-type %q: want %s", s, reqtype.Names(nil, func(t *reqtype.Type) string { return t.Name }, "or"))
+	return "", Usagef("--request-type %q: want %s", s, reqtype.Names(nil, func(t *reqtype.Type) string { return t.Name }, "or"))
 }
 
 // requestTypeHelp is --request-type's help: every request type's name,
@@ -273,7 +273,7 @@ func parseRates(s string) ([]float64, error) {
 	for _, part := range strings.Split(s, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, usagef("--rate %q: want a comma list of numbers, e.g. 4,8,16", s)
+			return nil, Usagef("--rate %q: want a comma list of numbers, e.g. 4,8,16", s)
 		}
 		out = append(out, v)
 	}
@@ -287,11 +287,11 @@ func applyBackendArgs(s string, p *draft) error {
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return usagef(`--backend-args: want a JSON object, e.g. '{"extra_body":{"temperature":0}}'`)
+		return Usagef(`--backend-args: want a JSON object, e.g. '{"extra_body":{"temperature":0}}'`)
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		v := m[k]
-		bad := func(form string) error { return usagef("--backend-args: key %q: want %s", k, form) }
+		bad := func(form string) error { return Usagef("--backend-args: key %q: want %s", k, form) }
 		switch k {
 		case "api_key":
 			if json.Unmarshal(v, &p.Client.APIKey) != nil {
@@ -317,7 +317,7 @@ func applyBackendArgs(s string, p *draft) error {
 			}
 			for ek := range ex {
 				if ek != "body" && ek != "headers" {
-					return usagef("--backend-args: extras.%s: not supported: goodput takes extras.body (--extra-body) and extras.headers (--header)", ek)
+					return Usagef("--backend-args: extras.%s: not supported: goodput takes extras.body (--extra-body) and extras.headers (--header)", ek)
 				}
 			}
 			sub, _ := json.Marshal(ex)
@@ -374,7 +374,7 @@ func applyBackendArgs(s string, p *draft) error {
 				p.SkipReady = !b
 			}
 		default:
-			return usagef("--backend-args: unsupported key %q (supported: api_key, headers, extra_body, extras, verify, timeout, timeout_connect, http2, follow_redirects, validate_backend, api_routes)", k)
+			return Usagef("--backend-args: unsupported key %q (supported: api_key, headers, extra_body, extras, verify, timeout, timeout_connect, http2, follow_redirects, validate_backend, api_routes)", k)
 		}
 	}
 	return nil

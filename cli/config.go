@@ -49,14 +49,14 @@ func readConfig(name string) (map[string]any, string, error) {
 		data, err = os.ReadFile(name)
 	}
 	if err != nil {
-		return nil, name, usagef("--config %s: %v (want a YAML or JSON file, or chat or rag)", name, unwrapPathErr(err))
+		return nil, name, Usagef("--config %s: %v (want a YAML or JSON file, or chat or rag)", name, unwrapPathErr(err))
 	}
 	var m map[string]any
 	if err := yaml.Unmarshal(data, &m); err != nil {
-		return nil, name, usagef("--config %s: not a YAML or JSON object: %s", name, firstLine(err.Error()))
+		return nil, name, Usagef("--config %s: not a YAML or JSON object: %s", name, firstLine(err.Error()))
 	}
 	if m == nil {
-		return nil, name, usagef("--config %s: empty", name)
+		return nil, name, Usagef("--config %s: empty", name)
 	}
 	return m, name, nil
 }
@@ -90,14 +90,14 @@ func configEntries(m map[string]any, file string, fs *pflag.FlagSet) ([]configEn
 			f = fs.Lookup(name)
 		}
 		if f == nil || name == "config" || name == "scenario" || name == "print-config" || name == "help" {
-			return nil, usagef("--config %s: unknown key %q (keys are goodput benchmark's long flags, or GuideLLM's spec)", file, k)
+			return nil, Usagef("--config %s: unknown key %q (keys are goodput benchmark's long flags, or GuideLLM's spec)", file, k)
 		}
 		if target, ok := aliasOf(f); ok {
 			name = target
 		}
 		vals, err := flagValues(f, m[k])
 		if err != nil {
-			return nil, usagef("--config %s: key %q: %v", file, k, err)
+			return nil, Usagef("--config %s: key %q: %v", file, k, err)
 		}
 		out = append(out, configEntry{name, vals})
 	}
@@ -121,16 +121,16 @@ func scenarioEntries(m map[string]any, file string) ([]configEntry, error) {
 		case "metadata":
 			md, ok := m[k].(map[string]any)
 			if !ok {
-				return nil, usagef("--config %s: metadata: want an object", file)
+				return nil, Usagef("--config %s: metadata: want an object", file)
 			}
 			var labels []string
 			for _, mk := range regValue(md).keys() {
 				if mk != "labels" {
-					return nil, usagef("--config %s: unknown key \"metadata.%s\" (goodput reads metadata.labels)", file, mk)
+					return nil, Usagef("--config %s: unknown key \"metadata.%s\" (goodput reads metadata.labels)", file, mk)
 				}
 				l, ok := md[mk].(map[string]any)
 				if !ok {
-					return nil, usagef("--config %s: metadata.labels: want an object of strings", file)
+					return nil, Usagef("--config %s: metadata.labels: want an object of strings", file)
 				}
 				for _, lk := range regValue(l).keys() {
 					labels = append(labels, lk+"="+shown(l[lk]))
@@ -141,26 +141,26 @@ func scenarioEntries(m map[string]any, file string) ([]configEntry, error) {
 			}
 		case "benchmarks":
 			if l, ok := m[k].([]any); !ok || len(l) > 1 || (len(l) == 1 && l[0] != nil) {
-				return nil, usagef("--config %s: benchmarks: per-benchmark overrides are not supported (give the lists in spec.profile)", file)
+				return nil, Usagef("--config %s: benchmarks: per-benchmark overrides are not supported (give the lists in spec.profile)", file)
 			}
 		default:
-			return nil, usagef("--config %s: unknown key %q (a GuideLLM scenario has spec, metadata and benchmarks)", file, k)
+			return nil, Usagef("--config %s: unknown key %q (a GuideLLM scenario has spec, metadata and benchmarks)", file, k)
 		}
 	}
 	spec, ok := m["spec"].(map[string]any)
 	if !ok {
-		return nil, usagef("--config %s: spec: want an object", file)
+		return nil, Usagef("--config %s: spec: want an object", file)
 	}
 	for _, k := range regValue(spec).keys() {
 		name, ok := scenarioKeys[strings.ReplaceAll(k, "-", "_")]
 		if !ok {
-			return nil, usagef("--config %s: unknown key \"spec.%s\" (GuideLLM's keys: %s)", file, k, strings.Join(regValue(anyMap(scenarioKeys)).keys(), ", "))
+			return nil, Usagef("--config %s: unknown key \"spec.%s\" (GuideLLM's keys: %s)", file, k, strings.Join(regValue(anyMap(scenarioKeys)).keys(), ", "))
 		}
 		v := spec[k]
 		if name == "data" {
 			l, isList := v.([]any)
 			if isList && len(l) != 1 {
-				return nil, usagef("--config %s: spec.data: give one data source (goodput reads one)", file)
+				return nil, Usagef("--config %s: spec.data: give one data source (goodput reads one)", file)
 			}
 			if isList {
 				v = l[0]
@@ -278,7 +278,7 @@ func applyConfig(o *benchOptions, fs *pflag.FlagSet) error {
 	for _, e := range entries {
 		if st.cli[e.flag] && len(e.values) == 1 {
 			if err := mergeV07(fs, st, e.flag, e.values[0]); err != nil {
-				return usagef("--config %s: key %q: %v", file, e.flag, err)
+				return Usagef("--config %s: key %q: %v", file, e.flag, err)
 			}
 		}
 		if st.cli[e.flag] || len(e.values) == 0 {
@@ -286,14 +286,14 @@ func applyConfig(o *benchOptions, fs *pflag.FlagSet) error {
 		}
 		f := fs.Lookup(e.flag)
 		if f == nil {
-			return usagef("--config %s: unknown key %q", file, e.flag)
+			return Usagef("--config %s: unknown key %q", file, e.flag)
 		}
 		if !repeatable(f) && len(e.values) > 1 {
-			return usagef("--config %s: key %q: want one value", file, e.flag)
+			return Usagef("--config %s: key %q: want one value", file, e.flag)
 		}
 		for _, v := range e.values {
 			if err := fs.Set(e.flag, v); err != nil {
-				return usagef("--config %s: key %q: %v", file, e.flag, err)
+				return Usagef("--config %s: key %q: %v", file, e.flag, err)
 			}
 		}
 	}

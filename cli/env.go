@@ -36,9 +36,6 @@ func (e UsageError) Error() string { return e.Msg }
 // Usagef is a UsageError.
 func Usagef(format string, args ...any) error { return UsageError{fmt.Sprintf(format, args...)} }
 
-// usagef is Usagef, for this package's many checks.
-func usagef(format string, args ...any) error { return Usagef(format, args...) }
-
 // ErrHelp is returned when --help was asked for (exit 0).
 var ErrHelp = errors.New("help")
 

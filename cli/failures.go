@@ -38,7 +38,7 @@ func WideFlag(wide *bool, fs *pflag.FlagSet) {
 // apply puts the options into the draft.
 func (o *failureOptions) apply(fs *pflag.FlagSet, p *draft) error {
 	if o.maxConnectFailures < 0 {
-		return usagef("--max-connect-failures %d: want a number of requests ≥ 1 (0: never stop)", o.maxConnectFailures)
+		return Usagef("--max-connect-failures %d: want a number of requests ≥ 1 (0: never stop)", o.maxConnectFailures)
 	}
 	p.Plan.Constraints.MaxConnectFailures, p.AllowAllErrors = o.maxConnectFailures, o.allowAllErrors
 	var err error
@@ -54,7 +54,7 @@ func errorRateGate(fs *pflag.FlagSet, name string, v string) (*float64, error) {
 	}
 	f, err := slo.ParseFraction(v)
 	if err != nil {
-		return nil, usagef("--%s %s (0: fail on any error)", name, err)
+		return nil, Usagef("--%s %s (0: fail on any error)", name, err)
 	}
 	return &f, nil
 }

@@ -30,7 +30,7 @@ func ParseFlags(fs *pflag.FlagSet, args []string) error {
 			return ErrHelp // pflag has printed the usage
 		}
 		msg := strings.ReplaceAll(err.Error(), "\n", " ")
-		return usagef("%s (see 'goodput %s --help')", msg, fs.Name())
+		return Usagef("%s (see 'goodput %s --help')", msg, fs.Name())
 	}
 	return nil
 }

@@ -122,7 +122,7 @@ func (v *v06Options) apply(o *benchOptions) error {
 	if v.outputExtras != "" {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal([]byte(v.outputExtras), &m); err != nil || m == nil {
-			return usagef(`--output-extras: want a JSON object, e.g. '{"team":"inference","gpu":"H100"}'`)
+			return Usagef(`--output-extras: want a JSON object, e.g. '{"team":"inference","gpu":"H100"}'`)
 		}
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			var s string
@@ -130,7 +130,7 @@ func (v *v06Options) apply(o *benchOptions) error {
 				s = string(m[k])
 			}
 			if k == "" {
-				return usagef("--output-extras: an empty key")
+				return Usagef("--output-extras: an empty key")
 			}
 			o.labels = append(o.labels, k+"="+s)
 		}
@@ -148,7 +148,7 @@ func (v *v06Options) apply(o *benchOptions) error {
 	dec := json.NewDecoder(strings.NewReader(v.formatterKwargs))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&kw); err != nil {
-		return usagef(`--request-formatter-kwargs: %s: want {"extras":{"body":{…},"headers":{"Name":"value"}},"stream":true|false} (goodput's --extra-body, --header, --no-stream)`, oneLineErr(err))
+		return Usagef(`--request-formatter-kwargs: %s: want {"extras":{"body":{…},"headers":{"Name":"value"}},"stream":true|false} (goodput's --extra-body, --header, --no-stream)`, oneLineErr(err))
 	}
 	if kw.Stream != nil && !*kw.Stream {
 		o.noStream = true
@@ -158,7 +158,7 @@ func (v *v06Options) apply(o *benchOptions) error {
 	}
 	if len(kw.Extras.Body) > 0 {
 		if o.extraBody != "" {
-			return usagef("--request-formatter-kwargs extras.body and --extra-body: give one of them")
+			return Usagef("--request-formatter-kwargs extras.body and --extra-body: give one of them")
 		}
 		o.extraBody = string(kw.Extras.Body)
 	}
@@ -181,7 +181,7 @@ func (v *v06Options) apply(o *benchOptions) error {
 func dataWithArgs(data, args string) (string, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(args), &m); err != nil || m == nil {
-		return "", usagef(`--data-args: want a JSON object, e.g. '{"split":"test"}'`)
+		return "", Usagef(`--data-args: want a JSON object, e.g. '{"split":"test"}'`)
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -191,14 +191,14 @@ func dataWithArgs(data, args string) (string, error) {
 	if st, err := os.Stat(data); err == nil && !st.IsDir() {
 		// A data file is one split, train, as the datasets library loads it.
 		if s, ok := m["split"]; ok && string(s) != `"train"` {
-			return "", usagef("--data-args: split %s: a data file has one split, train", s)
+			return "", Usagef("--data-args: split %s: a data file has one split, train", s)
 		}
 		if _, ok := m["name"]; ok {
-			return "", usagef("--data-args: name: a data file has no configurations (name applies to a dataset directory)")
+			return "", Usagef("--data-args: name: a data file has no configurations (name applies to a dataset directory)")
 		}
 		for _, k := range keys {
 			if k != "split" && k != "name" {
-				return "", usagef("--data-args: key %q not supported (split, name: goodput reads local copies, which hold their files already)", k)
+				return "", Usagef("--data-args: key %q not supported (split, name: goodput reads local copies, which hold their files already)", k)
 			}
 		}
 		return data, nil
@@ -206,16 +206,16 @@ func dataWithArgs(data, args string) (string, error) {
 	v := "kind=huggingface,source=" + data
 	for _, k := range keys {
 		if k != "split" && k != "name" {
-			return "", usagef("--data-args: key %q not supported (split, name: goodput reads local copies, which hold their files already)", k)
+			return "", Usagef("--data-args: key %q not supported (split, name: goodput reads local copies, which hold their files already)", k)
 		}
 		var s string
 		if json.Unmarshal(m[k], &s) != nil || s == "" || strings.ContainsAny(s, ",=") {
-			return "", usagef("--data-args: %s: want a split or configuration name", k)
+			return "", Usagef("--data-args: %s: want a split or configuration name", k)
 		}
 		v += "," + k + "=" + s
 	}
 	if strings.HasPrefix(strings.TrimSpace(data), "{") || (strings.Contains(data, "=") && !fileExists(data)) {
-		return "", usagef("--data-args applies to a data file, a dataset directory or a hub id; --data %s is a spec (give split= and name= in a kind=huggingface value)", data)
+		return "", Usagef("--data-args applies to a data file, a dataset directory or a hub id; --data %s is a spec (give split= and name= in a kind=huggingface value)", data)
 	}
 	return v, nil
 }

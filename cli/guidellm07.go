@@ -69,7 +69,7 @@ func v07Table() []v07Row {
 			if v == nil || canonicalJSON(v) == canonicalJSON(want) {
 				return nil
 			}
-			return usagef("--%s %s=%s: not supported: %s", a.opt, a.key, shown(v), why)
+			return Usagef("--%s %s=%s: not supported: %s", a.opt, a.key, shown(v), why)
 		}
 	}
 	kindOnly := func(a *v07Applier, _ any) error { return nil }
@@ -87,7 +87,7 @@ func v07Table() []v07Row {
 				return a.bad(v, "an endpoint such as /v1/chat/completions")
 			}
 			if _, err := parseRequestType(s); err != nil {
-				return usagef("--backend request_format=%s: not supported: want %s", s, reqtype.Names(nil, func(t *reqtype.Type) string { return t.Path }, "or"))
+				return Usagef("--backend request_format=%s: not supported: want %s", s, reqtype.Names(nil, func(t *reqtype.Type) string { return t.Path }, "or"))
 			}
 			return a.set("request-type", func() { a.o.requestType = s })
 		}},
@@ -259,7 +259,7 @@ func v07Table() []v07Row {
 			case s != "all":
 				return a.bad(v, "current or all")
 			case a.kind != "max_errors" && a.kind != "max_error_rate":
-				return usagef("--constraint kind=%s,stopping_scope=all: not supported: goodput's stopping scope applies to max_errors and max_error_rate", a.kind)
+				return Usagef("--constraint kind=%s,stopping_scope=all: not supported: goodput's stopping scope applies to max_errors and max_error_rate", a.kind)
 			}
 			return a.set("stopping-scope", func() { a.o.sweep.stoppingScope = "all" })
 		}},
@@ -306,7 +306,7 @@ func v07Table() []v07Row {
 			if f, ok := number(v); !ok || f < 0 || f != math.Trunc(f) {
 				return a.bad(v, "a count ≥ 0")
 			} else if f > 1 {
-				return usagef("--data-loader num_workers=%s: not supported: goodput prepares the requests in its own process before the load (no loader workers to add; give 1 or leave it out)", shown(v))
+				return Usagef("--data-loader num_workers=%s: not supported: goodput prepares the requests in its own process before the load (no loader workers to add; give 1 or leave it out)", shown(v))
 			}
 			return nil
 		}},

@@ -62,7 +62,7 @@ func (a *v07Applier) constraintKey(flag string, dst *string, v any, parse func(s
 		if a.key != "" {
 			where += "," + a.key + "=" + shown(v)
 		}
-		return usagef("--constraint %s: %v", where, err)
+		return Usagef("--constraint %s: %v", where, err)
 	}
 	return a.set(flag, func() { *dst = item })
 }
@@ -89,7 +89,7 @@ func (a *v07Applier) set(flag string, assign func()) error {
 		if a.fromFile {
 			return nil
 		}
-		return usagef("--%s %s and --%s both given: give one", a.opt, a.what(), flag)
+		return Usagef("--%s %s and --%s both given: give one", a.opt, a.what(), flag)
 	}
 	assign()
 	if f := a.fs.Lookup(flag); f != nil {
@@ -106,7 +106,7 @@ func (a *v07Applier) what() string {
 }
 
 func (a *v07Applier) bad(v any, want string) error {
-	return usagef("--%s %s=%s: want %s", a.opt, a.key, shown(v), want)
+	return Usagef("--%s %s=%s: want %s", a.opt, a.key, shown(v), want)
 }
 
 // nullable are the keys whose null is not their default: null is "none"
@@ -129,13 +129,13 @@ func (a *v07Applier) apply(opt string, v regValue, rows []v07Row) error {
 	}
 	if len(kinds) > 0 { // options with kinds (all but --knee-detection)
 		if _, ok := v["kind"]; !ok {
-			return usagef("--%s: missing kind (want kind=%s,…)", opt, strings.Join(kinds, "|"))
+			return Usagef("--%s: missing kind (want kind=%s,…)", opt, strings.Join(kinds, "|"))
 		}
 		if kindRow == nil {
-			return usagef("--%s kind=%s: unknown kind (want %s)", opt, shown(v["kind"]), strings.Join(kinds, ", "))
+			return Usagef("--%s kind=%s: unknown kind (want %s)", opt, shown(v["kind"]), strings.Join(kinds, ", "))
 		}
 		if kindRow.Refuse != "" {
-			return usagef("--%s kind=%s: %s", opt, a.kind, kindRow.Refuse)
+			return Usagef("--%s kind=%s: %s", opt, a.kind, kindRow.Refuse)
 		}
 		if err := kindRow.apply(a, nil); err != nil {
 			return err
@@ -166,13 +166,13 @@ func (a *v07Applier) apply(opt string, v regValue, rows []v07Row) error {
 			if a.kind != "" {
 				where += " kind=" + a.kind
 			}
-			return usagef("%s: unknown key %q (keys: %s)", where, k, strings.Join(known, ", "))
+			return Usagef("%s: unknown key %q (keys: %s)", where, k, strings.Join(known, ", "))
 		}
 		if v[k] == nil && !nullable[k] {
 			continue // GuideLLM's None: the default
 		}
 		if r.Refuse != "" {
-			return usagef("--%s %s: not supported: %s", opt, k, r.Refuse)
+			return Usagef("--%s %s: not supported: %s", opt, k, r.Refuse)
 		}
 		if err := r.apply(a, v[k]); err != nil {
 			return err
@@ -181,7 +181,7 @@ func (a *v07Applier) apply(opt string, v regValue, rows []v07Row) error {
 	for _, r := range rows {
 		if r.Opt == opt && r.Kind == a.kind && r.Required {
 			if _, ok := v[r.Key]; !ok {
-				return usagef("--%s kind=%s needs %s=…", opt, a.kind, r.Key)
+				return Usagef("--%s kind=%s needs %s=…", opt, a.kind, r.Key)
 			}
 		}
 	}
@@ -233,7 +233,7 @@ func (a *v07Applier) oneNumber(v any, want string) (float64, error) {
 		return 0, a.bad(v, want)
 	}
 	if len(l) > 1 {
-		return 0, usagef("--%s %s=%s: one value per benchmark is not supported: give one value", a.opt, a.key, shown(v))
+		return 0, Usagef("--%s %s=%s: one value per benchmark is not supported: give one value", a.opt, a.key, shown(v))
 	}
 	if !(l[0] > 0) || math.IsInf(l[0], 0) {
 		return 0, a.bad(v, want)
@@ -295,7 +295,7 @@ func (a *v07Applier) extras(v any) error {
 		case "body":
 			b, ok := m[k].(map[string]any)
 			if !ok {
-				return usagef("--backend extras.body=%s: want an object, e.g. {\"temperature\":0}", shown(m[k]))
+				return Usagef("--backend extras.body=%s: want an object, e.g. {\"temperature\":0}", shown(m[k]))
 			}
 			if err := a.set("extra-body", func() { a.o.extraBody = canonicalJSON(b) }); err != nil {
 				return err
@@ -305,7 +305,7 @@ func (a *v07Applier) extras(v any) error {
 				return err
 			}
 		default:
-			return usagef("--backend extras.%s: not supported (goodput takes extras.body and extras.headers)", k)
+			return Usagef("--backend extras.%s: not supported (goodput takes extras.body and extras.headers)", k)
 		}
 	}
 	return nil
@@ -315,7 +315,7 @@ func (a *v07Applier) extras(v any) error {
 func (a *v07Applier) headers(v any) error {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return usagef("--backend headers=%s: want an object of strings, e.g. {\"X-Team\":\"a\"}", shown(v))
+		return Usagef("--backend headers=%s: want an object of strings, e.g. {\"X-Team\":\"a\"}", shown(v))
 	}
 	if a.cli["header"] && a.fromFile {
 		return nil
@@ -324,7 +324,7 @@ func (a *v07Applier) headers(v any) error {
 	for _, k := range names {
 		s, ok := m[k].(string)
 		if !ok {
-			return usagef("--backend headers.%s=%s: want a string", k, shown(m[k]))
+			return Usagef("--backend headers.%s=%s: want a string", k, shown(m[k]))
 		}
 		a.o.headers = append(a.o.headers, k+": "+s)
 	}
@@ -335,7 +335,7 @@ func (a *v07Applier) headers(v any) error {
 func (a *v07Applier) outputKind(kind string) error {
 	for _, k := range a.outKinds {
 		if k == kind {
-			return usagef("--output kind=%s given twice", kind)
+			return Usagef("--output kind=%s given twice", kind)
 		}
 	}
 	a.outKinds, a.outKind = append(a.outKinds, kind), kind
@@ -352,7 +352,7 @@ func (a *v07Applier) outputPath(v any) error {
 	}
 	name, ok := v07OutputNames[a.outKind]
 	if !ok {
-		return usagef("--output kind=%s: takes no path", a.outKind)
+		return Usagef("--output kind=%s: takes no path", a.outKind)
 	}
 	if st, err := os.Stat(p); strings.HasSuffix(p, "/") || (err == nil && st.IsDir()) {
 		p = filepath.Join(p, name)
@@ -360,7 +360,7 @@ func (a *v07Applier) outputPath(v any) error {
 	a.o.namedOutputs = append(a.o.namedOutputs, p)
 	if a.outKind == "json" {
 		if filepath.Ext(p) != ".json" {
-			return usagef("--output kind=json,path=%s: want a .json file or a directory", p)
+			return Usagef("--output kind=json,path=%s: want a .json file or a directory", p)
 		}
 		return a.set("output-path", func() { a.o.outputPath = p })
 	}
@@ -388,11 +388,11 @@ func (a *v07Applier) sloObjectives(v any) error {
 	for _, k := range regValue(m).keys() {
 		metric, ok := v07SLOMetrics[k]
 		if !ok {
-			return usagef("--metrics slo.%s: unknown objective (want ttft_ms, tpot_ms, itl_ms, e2el_ms)", k)
+			return Usagef("--metrics slo.%s: unknown objective (want ttft_ms, tpot_ms, itl_ms, e2el_ms)", k)
 		}
 		f, ok := number(m[k])
 		if !ok || !(f > 0) || math.IsInf(f, 0) {
-			return usagef("--metrics slo.%s=%s: want milliseconds > 0", k, shown(m[k]))
+			return Usagef("--metrics slo.%s=%s: want milliseconds > 0", k, shown(m[k]))
 		}
 		a.slo = append(a.slo, slo.Objective{Metric: metric, Stat: slo.Each, Threshold: f})
 	}
@@ -420,7 +420,7 @@ func (a *v07Applier) finish() error {
 		a.opt, a.key = "metrics", "slo"
 		spec, err := slo.New(a.slo...)
 		if err != nil {
-			return usagef("--metrics slo: %v", err)
+			return Usagef("--metrics slo: %v", err)
 		}
 		terms := make([]string, len(spec.Objectives))
 		for i, o := range spec.Objectives {

@@ -20,7 +20,7 @@ type v07State struct {
 // applyV07 applies every v0.7 option value to o, in v07Opts order.
 func applyV07(o *benchOptions, fs *pflag.FlagSet, st *v07State, file string) error {
 	if len(o.override) > 0 {
-		return usagef("--override: not supported: give the list in the option itself (--profile '{\"kind\":\"concurrent\",\"streams\":[1,2,4]}')")
+		return Usagef("--override: not supported: give the list in the option itself (--profile '{\"kind\":\"concurrent\",\"streams\":[1,2,4]}')")
 	}
 	a := &v07Applier{o: o, fs: fs, cli: st.cli, file: file}
 	rows := v07Table()
@@ -29,12 +29,12 @@ func applyV07(o *benchOptions, fs *pflag.FlagSet, st *v07State, file string) err
 		for _, raw := range st.byOpt[opt] {
 			v, err := parseRegistry(raw)
 			if err != nil {
-				return usagef("--%s %q: %v", opt, raw, err)
+				return Usagef("--%s %q: %v", opt, raw, err)
 			}
 			a.fromFile = st.fromFile[opt]
 			if opt == "constraint" {
 				if seen[v.kind()] {
-					return usagef("--constraint kind=%s given twice", v.kind())
+					return Usagef("--constraint kind=%s given twice", v.kind())
 				}
 				seen[v.kind()] = true
 			}

@@ -71,7 +71,7 @@ func foldData(args []string) (folded, notes []string, err error) {
 		case err == nil && kind == "huggingface" && hubSource(v):
 			return keepData(args, srcs[i].at), nil, nil
 		case base != nil && slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, "turn_pivot") }):
-			return nil, nil, usagef("--data-preprocessor kind=turn_pivot: not supported: goodput's synthetic conversations take one spec for every turn (first_prompt_tokens and first_output_tokens for the first): give one --data kind=synthetic_text,…,turns=%d", len(srcs))
+			return nil, nil, Usagef("--data-preprocessor kind=turn_pivot: not supported: goodput's synthetic conversations take one spec for every turn (first_prompt_tokens and first_output_tokens for the first): give one --data kind=synthetic_text,…,turns=%d", len(srcs))
 		default:
 			base = &srcs[i] // a repeated goodput flag: the last wins
 		}
@@ -80,16 +80,16 @@ func foldData(args []string) (folded, notes []string, err error) {
 		return args, nil, nil
 	}
 	if base == nil {
-		return nil, nil, usagef("--data kind=synthetic_image or synthetic_video: give the text source too (--data kind=synthetic_text,prompt_tokens=N), which carries the image_* and video_* keys in goodput")
+		return nil, nil, Usagef("--data kind=synthetic_image or synthetic_video: give the text source too (--data kind=synthetic_text,prompt_tokens=N), which carries the image_* and video_* keys in goodput")
 	}
 	v, err := parseRegistry(value(*base))
 	if err != nil || (v.kind() != "" && v.kind() != "synthetic_text") {
-		return nil, nil, usagef("--data kind=synthetic_image or synthetic_video: goodput's images and clips go with synthetic text: give --data kind=synthetic_text,prompt_tokens=N,image_width=W,image_height=H")
+		return nil, nil, Usagef("--data kind=synthetic_image or synthetic_video: goodput's images and clips go with synthetic text: give --data kind=synthetic_text,prompt_tokens=N,image_width=W,image_height=H")
 	}
 	v["kind"] = "synthetic_text"
 	for k, x := range media {
 		if old, ok := v[k]; ok && canonicalJSON(old) != canonicalJSON(x) {
-			return nil, nil, usagef("--data: %s=%s on the text and %s on the image or video: give it once", k, shown(old), shown(x))
+			return nil, nil, Usagef("--data: %s=%s on the text and %s on the image or video: give it once", k, shown(old), shown(x))
 		}
 		v[k] = x
 	}
@@ -150,7 +150,7 @@ func hubSource(v regValue) bool {
 func mediaCount(v regValue, key string) (int, error) {
 	f, ok := number(v[key])
 	if !ok || f < 1 || f != math.Trunc(f) {
-		return 0, usagef("--data kind=%s,%s=%s: want a whole number ≥ 1", v.kind(), key, shown(v[key]))
+		return 0, Usagef("--data kind=%s,%s=%s: want a whole number ≥ 1", v.kind(), key, shown(v[key]))
 	}
 	return int(f), nil
 }
@@ -160,7 +160,7 @@ func mediaResolution(v regValue) ([2]int, error) {
 	s, _ := v["resolution"].(string)
 	p, ok := imageResolutions[strings.ToLower(s)]
 	if !ok {
-		return p, usagef("--data kind=%s,resolution=%s: want 240p, 360p, 480p, 540p, 720p, 1080p, 1440p, 2160p or 4k", v.kind(), shown(v["resolution"]))
+		return p, Usagef("--data kind=%s,resolution=%s: want 240p, 360p, 480p, 540p, 720p, 1080p, 1440p, 2160p or 4k", v.kind(), shown(v["resolution"]))
 	}
 	return p, nil
 }
@@ -176,7 +176,7 @@ func imageKeys(v regValue, out map[string]any) error {
 		x, err1 := strconv.ParseFloat(a, 64)
 		y, err2 := strconv.ParseFloat(b, 64)
 		if err1 != nil || err2 != nil || x <= 0 || y <= 0 {
-			return usagef("--data kind=synthetic_image,aspect_ratio=%s: want W:H, e.g. 16:9", s)
+			return Usagef("--data kind=synthetic_image,aspect_ratio=%s: want W:H, e.g. 16:9", s)
 		}
 		aspect = x / y
 	}
@@ -204,7 +204,7 @@ func imageKeys(v regValue, out map[string]any) error {
 		case "format":
 			s, _ := v[k].(string)
 			if s != "jpeg" && s != "png" {
-				return usagef("--data kind=synthetic_image,format=%s: want jpeg or png", shown(v[k]))
+				return Usagef("--data kind=synthetic_image,format=%s: want jpeg or png", shown(v[k]))
 			}
 			out["image_format"] = s
 		case "images_per_request":
@@ -212,7 +212,7 @@ func imageKeys(v regValue, out map[string]any) error {
 		case "output_tokens", "output_tokens_stdev", "output_tokens_min", "output_tokens_max":
 			out[k] = v[k]
 		default:
-			return usagef("--data kind=synthetic_image,%s=…: not supported: goodput's images take width, height, resolution, aspect_ratio, format, images_per_request (image_width, image_height, image_format, image_count on the text source)", k)
+			return Usagef("--data kind=synthetic_image,%s=…: not supported: goodput's images take width, height, resolution, aspect_ratio, format, images_per_request (image_width, image_height, image_format, image_count on the text source)", k)
 		}
 		if err != nil {
 			return err
@@ -225,7 +225,7 @@ func imageKeys(v regValue, out map[string]any) error {
 		h = int(math.Round(float64(w) / aspect))
 	}
 	if w < 0 || h < 0 {
-		return usagef("--data kind=synthetic_image: give width and height, or resolution (e.g. resolution=720p)")
+		return Usagef("--data kind=synthetic_image: give width and height, or resolution (e.g. resolution=720p)")
 	}
 	out["image_width"], out["image_height"] = w-w%2, h-h%2 // even, as GuideLLM makes them
 	return nil
@@ -266,7 +266,7 @@ func videoKeys(v regValue, out map[string]any) (note string, err error) {
 		case "output_tokens", "output_tokens_stdev", "output_tokens_min", "output_tokens_max":
 			out[k] = v[k]
 		default:
-			return "", usagef("--data kind=synthetic_video,%s=…: not supported: goodput's clips take width, height, resolution, frames, fps and video_bitrate (noted, not applied)", k)
+			return "", Usagef("--data kind=synthetic_video,%s=…: not supported: goodput's clips take width, height, resolution, frames, fps and video_bitrate (noted, not applied)", k)
 		}
 		if err != nil {
 			return "", err
@@ -274,9 +274,9 @@ func videoKeys(v regValue, out map[string]any) (note string, err error) {
 	}
 	switch {
 	case w < 0 || h < 0:
-		return "", usagef("--data kind=synthetic_video: give width and height, or resolution (e.g. resolution=480p)")
+		return "", Usagef("--data kind=synthetic_video: give width and height, or resolution (e.g. resolution=480p)")
 	case frames == 0 || fps == 0:
-		return "", usagef("--data kind=synthetic_video: give frames and fps (the clip lasts frames ÷ fps seconds)")
+		return "", Usagef("--data kind=synthetic_video: give frames and fps (the clip lasts frames ÷ fps seconds)")
 	}
 	out["video_width"], out["video_height"] = w-w%2, h-h%2
 	out["video_fps"], out["video_seconds"], out["video_count"] = fps, float64(frames)/float64(fps), 1
@@ -289,11 +289,11 @@ func (a *v07Applier) dataKey(key, val string) error {
 	where := fmt.Sprintf("--%s %s=%s", a.opt, a.key, val)
 	v, err := parseRegistry(a.o.data)
 	if err != nil {
-		return usagef("%s: goodput takes it on the data: give --data kind=…,%s=%s", where, key, val)
+		return Usagef("%s: goodput takes it on the data: give --data kind=…,%s=%s", where, key, val)
 	}
 	if old, ok := v[key]; ok {
 		if s, _ := text(old); s != val {
-			return usagef("%s and --data %s=%s: give it once", where, key, shown(old))
+			return Usagef("%s and --data %s=%s: give it once", where, key, shown(old))
 		}
 		return nil
 	}

@@ -29,25 +29,25 @@ func metadataFlags(o *metadataOptions, fs *pflag.FlagSet) {
 // file's line.
 func (o *metadataOptions) metadataLabels(flagLabels []string) ([]metadata.Label, error) {
 	if o.probeTimeout <= 0 {
-		return nil, usagef("--metadata-timeout %v: want a positive duration, e.g. 3s", o.probeTimeout)
+		return nil, Usagef("--metadata-timeout %v: want a positive duration, e.g. 3s", o.probeTimeout)
 	}
 	var out []metadata.Label
 	if o.labelsFile != "" {
 		l, err := metadata.ReadLabelsFile(o.labelsFile)
 		if err != nil {
-			return nil, usagef("%v", err)
+			return nil, Usagef("%v", err)
 		}
 		out = append(out, l...)
 	}
 	for _, s := range flagLabels {
 		l, err := metadata.ParseLabelFlag(s)
 		if err != nil {
-			return nil, usagef("%v", err)
+			return nil, Usagef("%v", err)
 		}
 		out = append(out, l)
 	}
 	if err := metadata.ValidateLabels(out); err != nil {
-		return nil, usagef("%v", err)
+		return nil, Usagef("%v", err)
 	}
 	return out, nil
 }

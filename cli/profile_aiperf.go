@@ -331,7 +331,7 @@ func aiperfArgs(args []string) ([]string, error) {
 		case row == nil:
 			out = append(out, a)
 		case row.refused != "":
-			return nil, usagef("%s: an AIPerf flag goodput profile does not support: %s", strings.SplitN(a, "=", 2)[0], row.refused)
+			return nil, Usagef("%s: an AIPerf flag goodput profile does not support: %s", strings.SplitN(a, "=", 2)[0], row.refused)
 		case row.list && !hasValue:
 			n := 0
 			for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {

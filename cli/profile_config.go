@@ -85,27 +85,27 @@ type aiperfSweep struct {
 func (po *profileOptions) readAIPerfConfig(fs *pflag.FlagSet, path string, getenv func(string) string) error {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return usagef("--config: %v", err)
+		return Usagef("--config: %v", err)
 	}
 	if bytes.Contains(raw, []byte("{{")) {
-		return usagef("--config %s: computed values ({{ … }}) are not supported; give the values", path)
+		return Usagef("--config %s: computed values ({{ … }}) are not supported; give the values", path)
 	}
 	text, err := expandEnv(string(raw), func(k string) (string, bool) { v := getenv(k); return v, v != "" })
 	if err != nil {
-		return usagef("--config %s: %v", path, err)
+		return Usagef("--config %s: %v", path, err)
 	}
 	js, err := yaml.YAMLToJSON([]byte(text))
 	if err != nil {
-		return usagef("--config %s: %v", path, oneLineErr(err))
+		return Usagef("--config %s: %v", path, oneLineErr(err))
 	}
 	var tree any
 	if err := json.Unmarshal(js, &tree); err != nil {
-		return usagef("--config %s: %v", path, err)
+		return Usagef("--config %s: %v", path, err)
 	}
 	js, _ = json.Marshal(snakeKeys(tree))
 	var cf aiperfConfigFile
 	if err := strictJSON(js, &cf); err != nil {
-		return usagef("--config %s: %v", path, err)
+		return Usagef("--config %s: %v", path, err)
 	}
 	c := configSetter{fs: fs, file: path}
 	if err := c.apply(po, &cf); err != nil {
@@ -132,7 +132,7 @@ func (c configSetter) set(names []string, apply func()) {
 }
 
 func (c configSetter) errf(key, format string, args ...any) error {
-	return usagef("--config %s: %s: %s", c.file, key, fmt.Sprintf(format, args...))
+	return Usagef("--config %s: %s: %s", c.file, key, fmt.Sprintf(format, args...))
 }
 
 func (c configSetter) apply(po *profileOptions, cf *aiperfConfigFile) error {

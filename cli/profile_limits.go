@@ -27,10 +27,10 @@ import (
 // run's constraints.
 func (po *profileOptions) limits(fs *pflag.FlagSet, p *draft, concs, rates []float64) error {
 	if po.duration < 0 || math.IsNaN(po.duration) || math.IsInf(po.duration, 0) {
-		return usagef("--benchmark-duration %v: want seconds > 0", po.duration)
+		return Usagef("--benchmark-duration %v: want seconds > 0", po.duration)
 	}
 	if po.requestCount < 0 || po.warmupCount < 0 {
-		return usagef("--request-count and --warmup-request-count must be ≥ 0")
+		return Usagef("--request-count and --warmup-request-count must be ≥ 0")
 	}
 	maxConc := 1
 	switch {
@@ -45,9 +45,9 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *draft, concs, rates []flo
 	}
 	switch {
 	case po.warmupDuration < 0 || math.IsNaN(po.warmupDuration) || math.IsInf(po.warmupDuration, 0):
-		return usagef("--warmup-duration %v: want seconds > 0", po.warmupDuration)
+		return Usagef("--warmup-duration %v: want seconds > 0", po.warmupDuration)
 	case po.warmupDuration > 0 && po.warmupCount > 0:
-		return usagef("--warmup-duration and --warmup-request-count: give one of them")
+		return Usagef("--warmup-duration and --warmup-request-count: give one of them")
 	case po.warmupDuration > 0:
 		w := po.warmupDuration
 		p.Plan.Warmup = report.TransientPhase{Value: &w, Mode: report.PhaseDuration}
@@ -56,7 +56,7 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *draft, concs, rates []flo
 	}
 	if po.warmupCount > 0 {
 		if count == 0 && po.inputFile == "" {
-			return usagef("--warmup-request-count needs --request-count: goodput's warmup in requests is measured against the request limit")
+			return Usagef("--warmup-request-count needs --request-count: goodput's warmup in requests is measured against the request limit")
 		}
 		n := float64(po.warmupCount)
 		p.Plan.Warmup = report.TransientPhase{Value: &n, Mode: report.PhaseRequests}
@@ -66,11 +66,11 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *draft, concs, rates []flo
 	p.Plan.Constraints = loadgen.Constraints{MaxDuration: time.Duration(po.duration * float64(time.Second))}
 	switch {
 	case !(po.cancelRate >= 0 && po.cancelRate <= 100):
-		return usagef("--request-cancellation-rate %v: want a percentage from 0 to 100", po.cancelRate)
+		return Usagef("--request-cancellation-rate %v: want a percentage from 0 to 100", po.cancelRate)
 	case !(po.cancelDelay >= 0) || math.IsInf(po.cancelDelay, 0):
-		return usagef("--request-cancellation-delay %v: want seconds ≥ 0", po.cancelDelay)
+		return Usagef("--request-cancellation-delay %v: want seconds ≥ 0", po.cancelDelay)
 	case po.cancelDelay > 0 && po.cancelRate == 0:
-		return usagef("--request-cancellation-delay needs --request-cancellation-rate (the share of requests to cancel)")
+		return Usagef("--request-cancellation-delay needs --request-cancellation-rate (the share of requests to cancel)")
 	case po.cancelRate > 0:
 		p.Plan.Constraints.Cancel = &loadgen.Cancellation{Rate: po.cancelRate / 100, Delay: time.Duration(po.cancelDelay * float64(time.Second)), Seed: uint64(p.Plan.Seed)}
 	}
@@ -80,7 +80,7 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *draft, concs, rates []flo
 		case err != nil:
 			return err
 		case po.duration == 0:
-			return usagef("--benchmark-grace-period applies with --benchmark-duration (requests in flight at its end)")
+			return Usagef("--benchmark-grace-period applies with --benchmark-duration (requests in flight at its end)")
 		}
 		p.Plan.Constraints.Drain = g
 	}
@@ -104,19 +104,19 @@ func (po *profileOptions) runs(fs *pflag.FlagSet, p *draft, benchmarks int) erro
 	changed := func(n string) bool { return fs != nil && fs.Changed(n) }
 	switch {
 	case po.sweepMode != "repeated":
-		return usagef("--parameter-sweep-mode %q: goodput runs the whole list once per run (repeated); independent is not supported", po.sweepMode)
+		return Usagef("--parameter-sweep-mode %q: goodput runs the whole list once per run (repeated); independent is not supported", po.sweepMode)
 	case !(po.confidence > 0 && po.confidence < 1):
-		return usagef("--confidence-level %v: want a confidence between 0 and 1, e.g. 0.95", po.confidence)
+		return Usagef("--confidence-level %v: want a confidence between 0 and 1, e.g. 0.95", po.confidence)
 	case po.runCooldown < 0 || po.sweepGap < 0 || math.IsNaN(po.runCooldown+po.sweepGap) || math.IsInf(po.runCooldown+po.sweepGap, 0):
-		return usagef("--profile-run-cooldown-seconds %v, --parameter-sweep-cooldown-seconds %v: want seconds ≥ 0", po.runCooldown, po.sweepGap)
+		return Usagef("--profile-run-cooldown-seconds %v, --parameter-sweep-cooldown-seconds %v: want seconds ≥ 0", po.runCooldown, po.sweepGap)
 	case po.runCooldown > 0 && po.profileRuns < 2:
-		return usagef("--profile-run-cooldown-seconds: pauses between repeated runs: give --num-profile-runs ≥ 2")
+		return Usagef("--profile-run-cooldown-seconds: pauses between repeated runs: give --num-profile-runs ≥ 2")
 	case po.sweepGap > 0 && benchmarks < 2:
-		return usagef("--parameter-sweep-cooldown-seconds: pauses between the benchmarks of a --concurrency or --request-rate list: give several values")
+		return Usagef("--parameter-sweep-cooldown-seconds: pauses between the benchmarks of a --concurrency or --request-rate list: give several values")
 	case po.runCooldown > 0 && po.sweepGap > 0 && po.runCooldown != po.sweepGap:
-		return usagef("--profile-run-cooldown-seconds %v and --parameter-sweep-cooldown-seconds %v: goodput pauses the same before every benchmark: give one", po.runCooldown, po.sweepGap)
+		return Usagef("--profile-run-cooldown-seconds %v and --parameter-sweep-cooldown-seconds %v: goodput pauses the same before every benchmark: give one", po.runCooldown, po.sweepGap)
 	case po.sliceDuration < 0 || math.IsNaN(po.sliceDuration) || math.IsInf(po.sliceDuration, 0) || changed("slice-duration") && po.sliceDuration == 0:
-		return usagef("--slice-duration %v: want seconds > 0", po.sliceDuration)
+		return Usagef("--slice-duration %v: want seconds > 0", po.sliceDuration)
 	}
 	if changed("confidence-level") {
 		p.Plan.Confidence = po.confidence
@@ -133,12 +133,12 @@ func (po *profileOptions) runs(fs *pflag.FlagSet, p *draft, benchmarks int) erro
 func (po *profileOptions) request(fs *pflag.FlagSet, p *draft) error {
 	if fs.Changed("request-timeout-seconds") {
 		if !(po.requestTimeout > 0) || math.IsInf(po.requestTimeout, 0) {
-			return usagef("--request-timeout-seconds %v: want seconds > 0", po.requestTimeout)
+			return Usagef("--request-timeout-seconds %v: want seconds > 0", po.requestTimeout)
 		}
 		p.Client.RequestTimeout = time.Duration(po.requestTimeout * float64(time.Second))
 	}
 	if po.ui != "dashboard" && po.ui != "simple" && po.ui != "none" {
-		return usagef("--ui-type %q: want dashboard, simple or none", po.ui)
+		return Usagef("--ui-type %q: want dashboard, simple or none", po.ui)
 	}
 	p.Progress.Disable = po.ui == "none"
 	for _, h := range po.headers {
@@ -160,7 +160,7 @@ func (po *profileOptions) request(fs *pflag.FlagSet, p *draft) error {
 		}
 		b, err := json.Marshal(body)
 		if err != nil {
-			return usagef("--extra-inputs: %v", err)
+			return Usagef("--extra-inputs: %v", err)
 		}
 		p.ExtraBody, p.Client.ExtraBody = body, string(b)
 	}
@@ -172,7 +172,7 @@ func (po *profileOptions) request(fs *pflag.FlagSet, p *draft) error {
 func (po *profileOptions) finish(p *draft) error {
 	for _, t := range append([]string{p.Client.Target}, p.Client.Targets...) {
 		if _, err := loadgen.NormalizeTarget(t); err != nil {
-			return usagef("--url: %v", err)
+			return Usagef("--url: %v", err)
 		}
 	}
 	if po.tokenizer != "" {
@@ -185,7 +185,7 @@ func (po *profileOptions) finish(p *draft) error {
 		tok, err := tokenize.Resolve(name, tokenize.ResolveOptions{Getenv: p.Data.Getenv, Flag: "--tokenizer",
 			Server: &tokenize.ServerOptions{URL: p.Client.Target, Model: p.Client.Model, APIKey: p.Client.APIKey}})
 		if err != nil {
-			return usagef("%s", oneLineErr(err))
+			return Usagef("%s", oneLineErr(err))
 		}
 		p.tokExplicit = tok
 	}
@@ -200,28 +200,28 @@ func (po *profileOptions) finish(p *draft) error {
 		p.Data.Options.TraceEnd = time.Duration(po.scheduleEnd) * time.Millisecond
 		p.Data.Options.Shuffle = po.sampling == "shuffle"
 		if p.Data.Opened, err = dataset.Open(po.inputFile, p.Data.Options); err != nil {
-			return usagef("--input-file: %s", oneLineErr(err))
+			return Usagef("--input-file: %s", oneLineErr(err))
 		}
 		if k := p.Data.Opened.Description.Kind; p.Data.Options.Salt != 0 && !dataset.Salted(k) {
-			return usagef("--prompt-salt: applies to synthetic data and traces, not to %s", k)
+			return Usagef("--prompt-salt: applies to synthetic data and traces, not to %s", k)
 		}
 		if po.datasetType == "multi_turn" && p.Data.Opened.Description.Sessions == 0 {
-			return usagef(`--custom-dataset-type multi_turn: %s holds no conversations (want {"session_id":…,"turns":[{"text":…,"delay":ms},…]} a line)`, po.inputFile)
+			return Usagef(`--custom-dataset-type multi_turn: %s holds no conversations (want {"session_id":…,"turns":[{"text":…,"delay":ms},…]} a line)`, po.inputFile)
 		}
 	} else if p.Data.Opened, err = dataset.OpenSynthetic(*p.Data.Synthetic, p.Data.Options); err != nil {
-		return usagef("--isl/--osl: %s", oneLineErr(err))
+		return Usagef("--isl/--osl: %s", oneLineErr(err))
 	}
 	if po.warmupCount > 0 && p.Plan.Constraints.MaxRequests == 0 {
 		// An --input-file fixes the count: its first requests warm up.
 		n := p.Data.Opened.Description.Requests
 		if po.warmupCount >= n {
-			return usagef("--warmup-request-count %d: %s holds %d requests, and the warmup must leave some to measure", po.warmupCount, po.inputFile, n)
+			return Usagef("--warmup-request-count %d: %s holds %d requests, and the warmup must leave some to measure", po.warmupCount, po.inputFile, n)
 		}
 		p.Plan.Constraints.MaxRequests = n
 	}
 	if p.replay {
 		if len(p.Data.Opened.Schedule) == 0 {
-			return usagef("--input-file %s: no timestamps to replay (add --no-fixed-schedule to send it under --concurrency)", po.inputFile)
+			return Usagef("--input-file %s: no timestamps to replay (add --no-fixed-schedule to send it under --concurrency)", po.inputFile)
 		}
 		s := loadgen.Strategy{Kind: loadgen.Replay, Schedule: p.Data.Opened.Schedule, MaxConcurrency: p.Plan.Profile.MaxConcurrency}
 		p.Plan.Planner, p.Plan.Profile.MaxConcurrency = sweep.List{s}, s.MaxConcurrency
@@ -246,7 +246,7 @@ func (po *profileOptions) finish(p *draft) error {
 func (po *profileOptions) telemetryFlags(o *scorecardOptions) error {
 	switch {
 	case po.noServerMetrics && len(po.serverMetrics) > 0:
-		return usagef("--server-metrics and --no-server-metrics are mutually exclusive")
+		return Usagef("--server-metrics and --no-server-metrics are mutually exclusive")
 	case po.noServerMetrics:
 		o.serverMetrics = []string{"off"}
 	case len(po.serverMetrics) == 1 && po.serverMetrics[0] == "":
@@ -256,14 +256,14 @@ func (po *profileOptions) telemetryFlags(o *scorecardOptions) error {
 		for _, m := range po.serverMetrics {
 			u, err := metricsURL(m)
 			if err != nil {
-				return usagef("--server-metrics %q: %v", m, err)
+				return Usagef("--server-metrics %q: %v", m, err)
 			}
 			urls = append(urls, u)
 		}
 		o.serverMetrics = urls
 	}
 	if po.noGPUTelemetry && len(po.gpuTelemetry) > 0 {
-		return usagef("--gpu-telemetry and --no-gpu-telemetry are mutually exclusive")
+		return Usagef("--gpu-telemetry and --no-gpu-telemetry are mutually exclusive")
 	}
 	for _, v := range po.gpuTelemetry {
 		switch {
@@ -274,11 +274,11 @@ func (po *profileOptions) telemetryFlags(o *scorecardOptions) error {
 		case v == "pynvml":
 			o.nvml = true
 		case v == "dashboard" || v == "amdsmi" || strings.HasSuffix(strings.ToLower(v), ".csv"):
-			return usagef("--gpu-telemetry %s: not supported (dcgm-exporter URLs or pynvml)", v)
+			return Usagef("--gpu-telemetry %s: not supported (dcgm-exporter URLs or pynvml)", v)
 		default:
 			u, err := metricsURL(v)
 			if err != nil {
-				return usagef("--gpu-telemetry %q: %v", v, err)
+				return Usagef("--gpu-telemetry %q: %v", v, err)
 			}
 			o.dcgmURLs = append(o.dcgmURLs, u)
 		}
@@ -305,13 +305,13 @@ func metricsURL(s string) (string, error) {
 // layout applies --output / --artifact-dir (see the comment at the top).
 func (po *profileOptions) layout(rateMode bool, concs, rates []float64) (*profileLayout, error) {
 	if po.output != "" && po.artifactDir != "" {
-		return nil, usagef("--output and --artifact-dir: give one of them")
+		return nil, Usagef("--output and --artifact-dir: give one of them")
 	}
 	if po.output != "" {
 		st, err := os.Stat(po.output)
 		if !strings.HasSuffix(po.output, "/") && (err != nil || !st.IsDir()) {
 			if filepath.Ext(po.output) != ".json" {
-				return nil, usagef("--output %q: want the path of a .json file (or a directory)", po.output)
+				return nil, Usagef("--output %q: want the path of a .json file (or a directory)", po.output)
 			}
 			dir, base := filepath.Dir(po.output), filepath.Base(po.output)
 			stem := strings.TrimSuffix(base, ".json")

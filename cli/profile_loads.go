@@ -21,7 +21,7 @@ func (po *profileOptions) loads(p *draft) (concs, rates []float64, err error) {
 		return nil, nil, err
 	}
 	if po.rateMode != "poisson" && po.rateMode != "constant" && po.rateMode != "gamma" {
-		return nil, nil, usagef("--request-rate-mode %q: goodput profile supports poisson, constant and gamma", po.rateMode)
+		return nil, nil, Usagef("--request-rate-mode %q: goodput profile supports poisson, constant and gamma", po.rateMode)
 	}
 	if err := po.validateArrival(rates, concs); err != nil {
 		return nil, nil, err
@@ -34,7 +34,7 @@ func (po *profileOptions) loads(p *draft) (concs, rates []float64, err error) {
 		// The trace's own schedule: the round is built once the data is
 		// open (finish).
 		if len(rates) > 0 || po.rateSeries != "" || len(concs) > 1 {
-			return nil, nil, usagef("--fixed-schedule replays the trace's timestamps: give no --request-rate, --request-rate-series or --concurrency list")
+			return nil, nil, Usagef("--fixed-schedule replays the trace's timestamps: give no --request-rate, --request-rate-series or --concurrency list")
 		}
 		p.replay = true
 		p.Plan.Profile = report.Profile{Kind: string(loadgen.Replay), TimeScale: 1}
@@ -52,7 +52,7 @@ func (po *profileOptions) loads(p *draft) (concs, rates []float64, err error) {
 		rates = []float64{s.MeanRate()}
 	case len(rates) > 0:
 		if len(concs) > 1 {
-			return nil, nil, usagef("--concurrency %q: with --request-rate it is the in-flight cap, one value", po.concurrency)
+			return nil, nil, Usagef("--concurrency %q: with --request-rate it is the in-flight cap, one value", po.concurrency)
 		}
 		maxConc := 0
 		if len(concs) == 1 {
@@ -74,9 +74,9 @@ func (po *profileOptions) loads(p *draft) (concs, rates []float64, err error) {
 	}
 	for _, s := range list {
 		if err := s.Validate(); err != nil && len(s.Series) > 0 {
-			return nil, nil, usagef("--request-rate-series %s: %v", po.rateSeries, err)
+			return nil, nil, Usagef("--request-rate-series %s: %v", po.rateSeries, err)
 		} else if err != nil {
-			return nil, nil, usagef("--request-rate-mode %s: %v", po.rateMode, err)
+			return nil, nil, Usagef("--request-rate-mode %s: %v", po.rateMode, err)
 		}
 	}
 	p.Plan.Planner = list
@@ -88,15 +88,15 @@ func (po *profileOptions) loads(p *draft) (concs, rates []float64, err error) {
 func (po *profileOptions) userCentric(p *draft, rates, concs []float64) ([]float64, []float64, error) {
 	switch {
 	case !(po.userRate > 0) || math.IsInf(po.userRate, 0) || po.numUsers < 1:
-		return nil, nil, usagef("--user-centric-rate %v --num-users %d: want a rate > 0 (requests per second) and users ≥ 1, both given", po.userRate, po.numUsers)
+		return nil, nil, Usagef("--user-centric-rate %v --num-users %d: want a rate > 0 (requests per second) and users ≥ 1, both given", po.userRate, po.numUsers)
 	case len(rates) > 0 || po.rateSeries != "" || po.replay():
-		return nil, nil, usagef("--user-centric-rate: give no --request-rate, --request-rate-series or --fixed-schedule with it (AIPerf's rule)")
+		return nil, nil, Usagef("--user-centric-rate: give no --request-rate, --request-rate-series or --fixed-schedule with it (AIPerf's rule)")
 	case len(concs) > 0 || po.rateRamp > 0 || po.concRamp > 0:
-		return nil, nil, usagef("--user-centric-rate: each user has at most one request in flight and paces itself; --concurrency and the ramps do not apply")
+		return nil, nil, Usagef("--user-centric-rate: each user has at most one request in flight and paces itself; --concurrency and the ramps do not apply")
 	}
 	s := loadgen.Strategy{Kind: loadgen.UserCentric, Rate: po.userRate, Streams: po.numUsers}
 	if err := s.Validate(); err != nil {
-		return nil, nil, usagef("--user-centric-rate: %v", err)
+		return nil, nil, Usagef("--user-centric-rate: %v", err)
 	}
 	p.Plan.Planner = sweep.List{s}
 	p.Plan.Profile = report.Profile{Kind: report.StrategyConstant, Rate: []float64{po.userRate}, MaxConcurrency: po.numUsers}
@@ -108,21 +108,21 @@ func (po *profileOptions) userCentric(p *draft, rates, concs []float64) ([]float
 func (po *profileOptions) validateArrival(rates, concs []float64) error {
 	switch {
 	case !(po.smoothness > 0) || math.IsInf(po.smoothness, 0):
-		return usagef("--arrival-smoothness %v: want a gamma shape > 0 (1 poisson, < 1 burstier, > 1 smoother)", po.smoothness)
+		return Usagef("--arrival-smoothness %v: want a gamma shape > 0 (1 poisson, < 1 burstier, > 1 smoother)", po.smoothness)
 	case po.smoothness != 1 && po.rateMode != "gamma":
-		return usagef("--arrival-smoothness %v: needs --arrival-pattern gamma", po.smoothness)
+		return Usagef("--arrival-smoothness %v: needs --arrival-pattern gamma", po.smoothness)
 	case po.rateRamp < 0 || math.IsNaN(po.rateRamp) || math.IsInf(po.rateRamp, 0):
-		return usagef("--request-rate-ramp-duration %v: want seconds > 0", po.rateRamp)
+		return Usagef("--request-rate-ramp-duration %v: want seconds > 0", po.rateRamp)
 	case po.rateRamp > 0 && len(rates) == 0:
-		return usagef("--request-rate-ramp-duration needs --request-rate (a series gives its own ramps)")
+		return Usagef("--request-rate-ramp-duration needs --request-rate (a series gives its own ramps)")
 	case po.concRamp < 0 || math.IsNaN(po.concRamp) || math.IsInf(po.concRamp, 0):
-		return usagef("--concurrency-ramp-duration %v: want seconds > 0", po.concRamp)
+		return Usagef("--concurrency-ramp-duration %v: want seconds > 0", po.concRamp)
 	case po.concRamp > 0 && (len(rates) > 0 || po.rateSeries != ""):
-		return usagef("--concurrency-ramp-duration ramps closed-loop streams; an open loop's in-flight cap does not ramp (use --request-rate-ramp-duration)")
+		return Usagef("--concurrency-ramp-duration ramps closed-loop streams; an open loop's in-flight cap does not ramp (use --request-rate-ramp-duration)")
 	case po.rateSeries != "" && len(rates) > 0:
-		return usagef("--request-rate and --request-rate-series are mutually exclusive")
+		return Usagef("--request-rate and --request-rate-series are mutually exclusive")
 	case po.rateSeries != "" && len(concs) > 1:
-		return usagef("--concurrency %v: with --request-rate-series it is the in-flight cap, one value", formatList(concs))
+		return Usagef("--concurrency %v: with --request-rate-series it is the in-flight cap, one value", formatList(concs))
 	}
 	return nil
 }
@@ -160,17 +160,17 @@ func (po *profileOptions) shape(s loadgen.Strategy) loadgen.Strategy {
 func (po *profileOptions) seriesStrategy(concs []float64, p *draft) (loadgen.Strategy, error) {
 	b, err := os.ReadFile(po.rateSeries)
 	if err != nil {
-		return loadgen.Strategy{}, usagef("--request-rate-series: %v", err)
+		return loadgen.Strategy{}, Usagef("--request-rate-series: %v", err)
 	}
 	var file struct {
 		Points []loadgen.RatePoint `json:"points"`
 	}
 	if err := json.Unmarshal(b, &file); err != nil {
-		return loadgen.Strategy{}, usagef(`--request-rate-series %s: %v (want {"points":[{"time_s":0,"qps":5},…]})`, po.rateSeries, err)
+		return loadgen.Strategy{}, Usagef(`--request-rate-series %s: %v (want {"points":[{"time_s":0,"qps":5},…]})`, po.rateSeries, err)
 	}
 	series, err := loadgen.PiecewiseLinear(file.Points)
 	if err != nil {
-		return loadgen.Strategy{}, usagef("--request-rate-series %s: %v", po.rateSeries, err)
+		return loadgen.Strategy{}, Usagef("--request-rate-series %s: %v", po.rateSeries, err)
 	}
 	if last := file.Points[len(file.Points)-1]; po.duration > last.TimeS {
 		series = append(series, loadgen.RateSegment{Duration: time.Duration((po.duration - last.TimeS) * float64(time.Second)), From: last.QPS, To: last.QPS})

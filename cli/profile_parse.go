@@ -44,10 +44,10 @@ func parseProfileConcurrency(s string) ([]float64, error) {
 	for _, part := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(part))
 		if err != nil || n < 1 {
-			return nil, usagef("--concurrency %q: want whole numbers ≥ 1, e.g. 4,8,16,32", s)
+			return nil, Usagef("--concurrency %q: want whole numbers ≥ 1, e.g. 4,8,16,32", s)
 		}
 		if slices.Contains(out, float64(n)) {
-			return nil, usagef("--concurrency %q: %d is listed twice", s, n)
+			return nil, Usagef("--concurrency %q: %d is listed twice", s, n)
 		}
 		out = append(out, float64(n))
 	}
@@ -62,10 +62,10 @@ func parseProfileRates(s string) ([]float64, error) {
 	for _, part := range strings.Split(s, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
 		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return nil, usagef("--request-rate %q: want requests per second > 0, e.g. 2,4.5", s)
+			return nil, Usagef("--request-rate %q: want requests per second > 0, e.g. 2,4.5", s)
 		}
 		if slices.Contains(out, v) {
-			return nil, usagef("--request-rate %q: %v is listed twice", s, v)
+			return nil, Usagef("--request-rate %q: %v is listed twice", s, v)
 		}
 		out = append(out, v)
 	}
@@ -89,7 +89,7 @@ func parseAIPerfHeader(h string) ([][2]string, error) {
 	if strings.HasPrefix(t, "{") {
 		var m map[string]string
 		if err := json.Unmarshal([]byte(t), &m); err != nil {
-			return nil, usagef(`--header: want "Name:value" or a JSON object of strings`)
+			return nil, Usagef(`--header: want "Name:value" or a JSON object of strings`)
 		}
 		keys := make([]string, 0, len(m))
 		for k := range m {
@@ -99,7 +99,7 @@ func parseAIPerfHeader(h string) ([][2]string, error) {
 		out := make([][2]string, 0, len(keys))
 		for _, k := range keys {
 			if strings.TrimSpace(k) == "" {
-				return nil, usagef(`--header: want "Name:value" or a JSON object of strings`)
+				return nil, Usagef(`--header: want "Name:value" or a JSON object of strings`)
 			}
 			out = append(out, [2]string{strings.TrimSpace(k), strings.TrimSpace(m[k])})
 		}
@@ -107,7 +107,7 @@ func parseAIPerfHeader(h string) ([][2]string, error) {
 	}
 	k, v, ok := strings.Cut(t, ":")
 	if !ok || strings.TrimSpace(k) == "" {
-		return nil, usagef(`--header %q: want "Name:value"`, profileClip(h))
+		return nil, Usagef(`--header %q: want "Name:value"`, profileClip(h))
 	}
 	return [][2]string{{strings.TrimSpace(k), strings.TrimSpace(v)}}, nil
 }
@@ -122,7 +122,7 @@ func parseExtraInputs(items []string) (map[string]any, error) {
 		if strings.HasPrefix(t, "{") {
 			var obj map[string]any
 			if err := json.Unmarshal([]byte(t), &obj); err != nil {
-				return nil, usagef(`--extra-inputs: want "key:value" or a JSON object`)
+				return nil, Usagef(`--extra-inputs: want "key:value" or a JSON object`)
 			}
 			for k, v := range obj {
 				m[k] = v
@@ -131,7 +131,7 @@ func parseExtraInputs(items []string) (map[string]any, error) {
 		}
 		k, v, ok := strings.Cut(t, ":")
 		if !ok || strings.TrimSpace(k) == "" {
-			return nil, usagef(`--extra-inputs %q: want "key:value", e.g. ignore_eos:true`, profileClip(it))
+			return nil, Usagef(`--extra-inputs %q: want "key:value", e.g. ignore_eos:true`, profileClip(it))
 		}
 		var val any
 		if err := json.Unmarshal([]byte(v), &val); err != nil {
@@ -258,7 +258,7 @@ func gracePeriod(s string) (time.Duration, error) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, usagef("--benchmark-grace-period %q: want seconds ≥ 0 or inf", s)
+		return 0, Usagef("--benchmark-grace-period %q: want seconds ≥ 0 or inf", s)
 	}
 	return time.Duration(f * float64(time.Second)), nil
 }

@@ -73,7 +73,7 @@ func (po *profileOptions) setup(e *Env, args []string) (*draft, *profileLayout, 
 		return nil, nil, nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, nil, nil, usagef("unexpected argument %q (see 'goodput profile --help')", fs.Arg(0))
+		return nil, nil, nil, Usagef("unexpected argument %q (see 'goodput profile --help')", fs.Arg(0))
 	}
 	if po.configFile != "" {
 		if err := po.readAIPerfConfig(fs, po.configFile, e.Getenv); err != nil {
@@ -93,7 +93,7 @@ func (po *profileOptions) setup(e *Env, args []string) (*draft, *profileLayout, 
 	p.Build = e.Build
 	slos, err := slo.ParseAIPerfGoodput(po.goodput...)
 	if err != nil {
-		return nil, nil, nil, usagef("%v", err)
+		return nil, nil, nil, Usagef("%v", err)
 	}
 	p.SLO = slo.Default()
 	if rt, ok := p.Client.Endpoint.Type(); ok {
@@ -159,15 +159,15 @@ func (po *profileOptions) draft(fs *pflag.FlagSet, getenv func(string) string) (
 	case ok:
 		p.Client.Endpoint = loadgen.Endpoint(rt.Path)
 	case po.endpointType == "nim_rankings":
-		return nil, nil, usagef("--endpoint-type nim_rankings: NIM's ranking body ({\"query\":{\"text\"},\"passages\":[…]}) is not one goodput sends: use cohere_rankings (/v1/rerank) or hf_tei_rankings (/rerank)")
+		return nil, nil, Usagef("--endpoint-type nim_rankings: NIM's ranking body ({\"query\":{\"text\"},\"passages\":[…]}) is not one goodput sends: use cohere_rankings (/v1/rerank) or hf_tei_rankings (/rerank)")
 	default:
-		return nil, nil, usagef("--endpoint-type %q: goodput profile supports %s", po.endpointType, reqtype.Names(profileType, func(t *reqtype.Type) string { return t.AIPerf }, "and"))
+		return nil, nil, Usagef("--endpoint-type %q: goodput profile supports %s", po.endpointType, reqtype.Names(profileType, func(t *reqtype.Type) string { return t.AIPerf }, "and"))
 	}
 	if po.legacyMaxTokens && (len(rt.MaxTokens) == 0 || rt.MaxTokensFixed) {
-		return nil, nil, usagef("--use-legacy-max-tokens: only for --endpoint-type chat and completions")
+		return nil, nil, Usagef("--use-legacy-max-tokens: only for --endpoint-type chat and completions")
 	}
 	if h := po.sessionHeader; h != "" && strings.Trim(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {
-		return nil, nil, usagef("--session-header %q: want a header name such as x-session-id", h)
+		return nil, nil, Usagef("--session-header %q: want a header name such as x-session-id", h)
 	}
 	p.Client.SessionHeader = po.sessionHeader
 	if po.legacyMaxTokens {
@@ -175,13 +175,13 @@ func (po *profileOptions) draft(fs *pflag.FlagSet, getenv func(string) string) (
 	}
 	if e := po.customEndpoint; e != "" {
 		if !strings.HasPrefix(e, "/") || strings.ContainsAny(e, "?# ") {
-			return nil, nil, usagef("--custom-endpoint %q: want a path like /v1/custom", e)
+			return nil, nil, Usagef("--custom-endpoint %q: want a path like /v1/custom", e)
 		}
 		p.Client.Path = e
 	}
 	endpointFromURLs(p)
 	if po.transport != "http" {
-		return nil, nil, usagef("--transport %q: goodput profile speaks http only", po.transport)
+		return nil, nil, Usagef("--transport %q: goodput profile speaks http only", po.transport)
 	}
 	po.userCentricSet = fs.Changed("user-centric-rate") || fs.Changed("num-users")
 	concs, rates, err := po.loads(p)
@@ -234,21 +234,21 @@ func (po *profileOptions) servers(p *draft) error {
 			p.Client.TargetSelection = po.urlStrategy
 		}
 	default:
-		return usagef("--url-strategy %q: want round_robin or least_in_flight", po.urlStrategy)
+		return Usagef("--url-strategy %q: want round_robin or least_in_flight", po.urlStrategy)
 	}
 	models, weights, err := loadgen.ParseModels(strings.Join(po.models, ","))
 	switch {
 	case err != nil:
-		return usagef("--model: %v", err)
+		return Usagef("--model: %v", err)
 	case len(models) == 0:
-		return usagef("--model is required, e.g. --model Qwen/Qwen3-0.6B")
+		return Usagef("--model is required, e.g. --model Qwen/Qwen3-0.6B")
 	}
 	p.Client.Model, p.Client.Models, p.Client.ModelWeights = models[0], models, weights
 	switch s := po.modelSelection; {
 	case s != loadgen.ModelRoundRobin && s != loadgen.ModelRandom && s != loadgen.ModelWeighted:
-		return usagef("--model-selection-strategy %q: want round_robin or random (or weighted, with weights: --model a:0.6,b:0.4)", s)
+		return Usagef("--model-selection-strategy %q: want round_robin or random (or weighted, with weights: --model a:0.6,b:0.4)", s)
 	case (s == loadgen.ModelWeighted) != (weights != nil):
-		return usagef("--model-selection-strategy %s: weights (--model a:0.6,b:0.4) go with weighted, and weighted needs them", s)
+		return Usagef("--model-selection-strategy %s: weights (--model a:0.6,b:0.4) go with weighted, and weighted needs them", s)
 	case s != loadgen.ModelRoundRobin:
 		p.Client.ModelSelection, p.Client.ModelSeed = s, uint64(p.Plan.Seed)
 	}

@@ -54,20 +54,20 @@ func (po *profileOptions) conversation(fs *pflag.FlagSet, spec *dataset.Spec) er
 	delayGiven := given(turnDelayFlags) || given(turnDelayStddevFlags) || given(turnDelayRatioFlags)
 	switch {
 	case po.conversations < 0:
-		return usagef("--%s %d: want a number of conversations ≥ 1", usedAlias(fs, conversationNumFlags), po.conversations)
+		return Usagef("--%s %d: want a number of conversations ≥ 1", usedAlias(fs, conversationNumFlags), po.conversations)
 	case po.turns < 1 || po.turns > 1024:
-		return usagef("--%s %d: want 1 to 1024 turns", usedAlias(fs, turnFlags), po.turns)
+		return Usagef("--%s %d: want 1 to 1024 turns", usedAlias(fs, turnFlags), po.turns)
 	case po.turnsStddev < 0:
-		return usagef("--%s %d: want a turn count ≥ 0", usedAlias(fs, turnStddevFlags), po.turnsStddev)
+		return Usagef("--%s %d: want a turn count ≥ 0", usedAlias(fs, turnStddevFlags), po.turnsStddev)
 	case po.turnsStddev > 0 && po.turns < 2:
-		return usagef("--%s %d: varies the turns of conversations: give --conversation-turn-mean ≥ 2", usedAlias(fs, turnStddevFlags), po.turnsStddev)
+		return Usagef("--%s %d: varies the turns of conversations: give --conversation-turn-mean ≥ 2", usedAlias(fs, turnStddevFlags), po.turnsStddev)
 	}
 	for _, d := range []struct {
 		flags []string
 		v     float64
 	}{{turnDelayFlags, po.turnDelay}, {turnDelayStddevFlags, po.turnDelayStddev}, {turnDelayRatioFlags, po.turnDelayRatio}} {
 		if d.v < 0 || math.IsNaN(d.v) || math.IsInf(d.v, 0) || d.v*max(1, po.turnDelayRatio) > 86_400_000 {
-			return usagef("--%s %v: want a number ≥ 0 (think times in milliseconds, at most a day)", usedAlias(fs, d.flags), d.v)
+			return Usagef("--%s %v: want a number ≥ 0 (think times in milliseconds, at most a day)", usedAlias(fs, d.flags), d.v)
 		}
 	}
 	delay := dataset.DelayDist{Mean: po.turnDelay * po.turnDelayRatio / 1000, Stdev: po.turnDelayStddev * po.turnDelayRatio / 1000}
@@ -80,17 +80,17 @@ func (po *profileOptions) conversation(fs *pflag.FlagSet, spec *dataset.Spec) er
 			} else if po.userContext > 0 {
 				n = "user-context-prompt-length"
 			}
-			return usagef("--%s: shapes synthetic conversations; an --input-file's records are its conversations", n)
+			return Usagef("--%s: shapes synthetic conversations; an --input-file's records are its conversations", n)
 		case delayGiven && slices.Contains(aiperfTraceTypes, po.datasetType):
-			return usagef("--conversation-turn-delay-mean: a trace's turns are due at its timestamps")
+			return Usagef("--conversation-turn-delay-mean: a trace's turns are due at its timestamps")
 		case delayGiven && po.turnDelayRatio != 1:
-			return usagef("--conversation-turn-delay-ratio %v: not supported with --input-file: goodput does not scale the file's own delays", po.turnDelayRatio)
+			return Usagef("--conversation-turn-delay-ratio %v: not supported with --input-file: goodput does not scale the file's own delays", po.turnDelayRatio)
 		}
 		po.fileSession.Delay = delay
 		return nil
 	}
 	if delayGiven && po.turns < 2 && delay.Set() {
-		return usagef("--%s: think time is between turns: give --conversation-turn-mean ≥ 2", usedAlias(fs, turnDelayFlags))
+		return Usagef("--%s: think time is between turns: give --conversation-turn-mean ≥ 2", usedAlias(fs, turnDelayFlags))
 	}
 	if po.turns > 1 {
 		spec.Session.Turns, spec.Session.TurnsStdev, spec.Session.Delay = po.turns, po.turnsStddev, delay
@@ -98,11 +98,11 @@ func (po *profileOptions) conversation(fs *pflag.FlagSet, spec *dataset.Spec) er
 	if po.userContext != 0 {
 		switch {
 		case po.userContext < 0:
-			return usagef("--user-context-prompt-length %d: want a token count ≥ 1", po.userContext)
+			return Usagef("--user-context-prompt-length %d: want a token count ≥ 1", po.userContext)
 		case po.numEntries == 0:
-			return usagef("--user-context-prompt-length needs --num-dataset-entries (one context prompt per entry, as in AIPerf)")
+			return Usagef("--user-context-prompt-length needs --num-dataset-entries (one context prompt per entry, as in AIPerf)")
 		case spec.PrefixCount > 0:
-			return usagef("--user-context-prompt-length and --shared-system-prompt-length/--prefix-prompt-length: give one (goodput sends one system prefix per request)")
+			return Usagef("--user-context-prompt-length and --shared-system-prompt-length/--prefix-prompt-length: give one (goodput sends one system prefix per request)")
 		}
 		spec.PrefixCount, spec.PrefixTokens = po.numEntries, po.userContext
 	}
@@ -151,7 +151,7 @@ func (po *profileOptions) media(fs *pflag.FlagSet, spec *dataset.Spec) error {
 	changed := func(n string) bool { return fs != nil && fs.Changed(n) }
 	whole := func(flag string, v float64, limit int) (int, error) {
 		if v < 0 || v != math.Trunc(v) || v > float64(limit) {
-			return 0, usagef("--%s %v: want a whole number from 0 to %d", flag, v, limit)
+			return 0, Usagef("--%s %v: want a whole number from 0 to %d", flag, v, limit)
 		}
 		return int(v), nil
 	}
@@ -161,7 +161,7 @@ func (po *profileOptions) media(fs *pflag.FlagSet, spec *dataset.Spec) error {
 	}{{"image-width-stddev", "images all have one size", po.imageWidthStddev}, {"image-height-stddev", "images all have one size", po.imageHeightStddev},
 		{"audio-length-stddev", "clips all have one length", po.audioLengthStddev}} {
 		if sd.v != 0 {
-			return usagef("--%s %v: not supported: goodput's synthetic %s (give 0)", sd.flag, sd.v, sd.why)
+			return Usagef("--%s %v: not supported: goodput's synthetic %s (give 0)", sd.flag, sd.v, sd.why)
 		}
 	}
 	w, err := whole("image-width-mean", po.imageWidth, 8192)
@@ -174,13 +174,13 @@ func (po *profileOptions) media(fs *pflag.FlagSet, spec *dataset.Spec) error {
 	}
 	switch {
 	case (w > 0) != (h > 0):
-		return usagef("--image-width-mean and --image-height-mean: give both, e.g. 512 and 512")
+		return Usagef("--image-width-mean and --image-height-mean: give both, e.g. 512 and 512")
 	case po.imageBatch < 0 || po.imageBatch > 16:
-		return usagef("--image-batch-size %d: want 0 to 16 images per request", po.imageBatch)
+		return Usagef("--image-batch-size %d: want 0 to 16 images per request", po.imageBatch)
 	case po.imageFormat != "png" && po.imageFormat != "jpeg":
-		return usagef("--image-format %s: want png or jpeg (goodput's synthetic images have one format)", po.imageFormat)
+		return Usagef("--image-format %s: want png or jpeg (goodput's synthetic images have one format)", po.imageFormat)
 	case w == 0 && (changed("image-format") || changed("image-batch-size") || changed("batch-size-image")) && po.imageBatch > 0:
-		return usagef("--image-batch-size and --image-format need --image-width-mean and --image-height-mean")
+		return Usagef("--image-batch-size and --image-format need --image-width-mean and --image-height-mean")
 	case w > 0 && po.imageBatch > 0:
 		spec.Media.ImageWidth, spec.Media.ImageHeight, spec.Media.ImageCount = w, h, po.imageBatch
 		if po.imageFormat != "png" {
@@ -189,31 +189,31 @@ func (po *profileOptions) media(fs *pflag.FlagSet, spec *dataset.Spec) error {
 	}
 	secs, err := whole("audio-length-mean", po.audioLength, 3600)
 	if err != nil {
-		return usagef("--audio-length-mean %v: want whole seconds from 0 to 3600 (goodput's synthetic clips last whole seconds)", po.audioLength)
+		return Usagef("--audio-length-mean %v: want whole seconds from 0 to 3600 (goodput's synthetic clips last whole seconds)", po.audioLength)
 	}
 	rate := 0
 	switch {
 	case len(po.audioRates) > 1:
-		return usagef("--audio-sample-rates %s: not supported: goodput's synthetic clips have one sample rate (give one value in kHz)", strings.Join(po.audioRates, " "))
+		return Usagef("--audio-sample-rates %s: not supported: goodput's synthetic clips have one sample rate (give one value in kHz)", strings.Join(po.audioRates, " "))
 	case len(po.audioRates) == 1:
 		khz, err := strconv.ParseFloat(po.audioRates[0], 64)
 		hz := khz * 1000
 		if err != nil || hz != math.Trunc(hz) || hz < 1000 || hz > 192000 {
-			return usagef("--audio-sample-rates %s: want one rate in kHz from 1 to 192, e.g. 16 or 44.1", po.audioRates[0])
+			return Usagef("--audio-sample-rates %s: want one rate in kHz from 1 to 192, e.g. 16 or 44.1", po.audioRates[0])
 		}
 		rate = int(hz)
 	}
 	switch {
 	case po.audioFormat != "wav":
-		return usagef("--audio-format %s: not supported: goodput's synthetic clips are WAV (wav)", po.audioFormat)
+		return Usagef("--audio-format %s: not supported: goodput's synthetic clips are WAV (wav)", po.audioFormat)
 	case len(po.audioDepths) > 0 && (len(po.audioDepths) > 1 || po.audioDepths[0] != "16"):
-		return usagef("--audio-depths %s: not supported: goodput's synthetic clips are 16-bit PCM (16)", strings.Join(po.audioDepths, " "))
+		return Usagef("--audio-depths %s: not supported: goodput's synthetic clips are 16-bit PCM (16)", strings.Join(po.audioDepths, " "))
 	case po.audioChannels != 1:
-		return usagef("--audio-num-channels %d: not supported: goodput's synthetic clips are mono (1)", po.audioChannels)
+		return Usagef("--audio-num-channels %d: not supported: goodput's synthetic clips are mono (1)", po.audioChannels)
 	case po.audioBatch < 0 || po.audioBatch > 16:
-		return usagef("--audio-batch-size %d: want 0 to 16 clips per request", po.audioBatch)
+		return Usagef("--audio-batch-size %d: want 0 to 16 clips per request", po.audioBatch)
 	case secs == 0 && (rate > 0 || changed("audio-batch-size") || changed("batch-size-audio")) && po.audioBatch > 0:
-		return usagef("--audio-batch-size and --audio-sample-rates need --audio-length-mean (seconds)")
+		return Usagef("--audio-batch-size and --audio-sample-rates need --audio-length-mean (seconds)")
 	case secs > 0 && po.audioBatch > 0:
 		spec.Media.AudioSeconds, spec.Media.AudioCount, spec.Media.AudioSampleRate = secs, po.audioBatch, rate
 	}

@@ -50,10 +50,10 @@ func (q *qualityOptions) metrics(spec slo.Spec) (run.Metrics, error) {
 		return m, err
 	}
 	if ttft > 0 && tbt == 0 {
-		return m, usagef("--ttft-deadline %s needs --tbt-deadline (the deadline of each later token)", q.ttftDeadline)
+		return m, Usagef("--ttft-deadline %s needs --tbt-deadline (the deadline of each later token)", q.ttftDeadline)
 	}
 	if spec.NeedsDeadlines() && tbt == 0 {
-		return m, usagef("--slo %s: fluidity and deadline_misses need token deadlines: give --tbt-deadline, e.g. 50ms", spec)
+		return m, Usagef("--slo %s: fluidity and deadline_misses need token deadlines: give --tbt-deadline, e.g. 50ms", spec)
 	}
 	if tbt > 0 || spec.Streaming() {
 		m.Streaming = &accum.StreamingConfig{TTFTDeadlineNs: int64(ttft), TBTDeadlineNs: int64(tbt), FluidityFloor: spec.Thresholds().MinFluidity}
@@ -65,7 +65,7 @@ func (q *qualityOptions) metrics(spec slo.Spec) (run.Metrics, error) {
 		for _, f := range strings.Split(q.percentiles, ",") {
 			p, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 			if err != nil || !(p > 0 && p < 100) {
-				return m, usagef("--percentiles %s: %q is not a percentile: want numbers between 0 and 100 separated by commas, e.g. 50,90,99,99.9", q.percentiles, f)
+				return m, Usagef("--percentiles %s: %q is not a percentile: want numbers between 0 and 100 separated by commas, e.g. 50,90,99,99.9", q.percentiles, f)
 			}
 			i := 0
 			for i < len(m.Percentiles) && m.Percentiles[i] < p {
@@ -89,12 +89,12 @@ func qualityDuration(flag, v string) (time.Duration, error) {
 	if err != nil {
 		f, ferr := strconv.ParseFloat(v, 64)
 		if ferr != nil || math.IsNaN(f) || math.IsInf(f, 0) || f > 1e6 {
-			return 0, usagef("%s %s: want a duration such as 50ms or 10s, or a number of seconds", flag, v)
+			return 0, Usagef("%s %s: want a duration such as 50ms or 10s, or a number of seconds", flag, v)
 		}
 		d = time.Duration(f * 1e9)
 	}
 	if d <= 0 {
-		return 0, usagef("%s %s: want a duration > 0", flag, v)
+		return 0, Usagef("%s %s: want a duration > 0", flag, v)
 	}
 	return d, nil
 }
@@ -110,7 +110,7 @@ func (q *qualityOptions) overSaturation(p *draft) (*loadgen.OverSaturation, erro
 		// GuideLLM v0.6's JSON form.
 		v, off, err := overSaturationJSON(value)
 		if err != nil {
-			return nil, usagef("--over-saturation %s: %v", q.overSat, err)
+			return nil, Usagef("--over-saturation %s: %v", q.overSat, err)
 		}
 		if off {
 			return nil, nil
@@ -119,7 +119,7 @@ func (q *qualityOptions) overSaturation(p *draft) (*loadgen.OverSaturation, erro
 	}
 	o, err := loadgen.ParseOverSaturation(value)
 	if err != nil {
-		return nil, usagef("--over-saturation %s: %v", q.overSat, err)
+		return nil, Usagef("--over-saturation %s: %v", q.overSat, err)
 	}
 	if o.ScopeAll {
 		p.Plan.Planner = sweep.StopOn(p.Plan.Planner, loadgen.StopOverSaturation)
@@ -132,13 +132,13 @@ func (q *qualityOptions) overSaturation(p *draft) (*loadgen.OverSaturation, erro
 func (q *qualityOptions) kneeDetection(rateType string, p *draft) error {
 	kd, err := sweep.ParseKneeDetection(q.knee)
 	if err != nil {
-		return usagef("--knee-detection %s: %v", q.knee, err)
+		return Usagef("--knee-detection %s: %v", q.knee, err)
 	}
 	if kd == nil {
 		return nil
 	}
 	if rateType != string(loadgen.Concurrent) {
-		return usagef("--knee-detection needs --rate-type concurrent with at least 5 stream counts in --rate (GuideLLM's rule), got --rate-type %s", rateType)
+		return Usagef("--knee-detection needs --rate-type concurrent with at least 5 stream counts in --rate (GuideLLM's rule), got --rate-type %s", rateType)
 	}
 	p.Metrics.KneeDetection = kd
 	if kd.Adaptive {
@@ -155,7 +155,7 @@ func (q *qualityOptions) targetMOEOf(p *draft) (*sweep.TargetMOE, error) {
 	}
 	t, err := sweep.ParseTargetMOE(q.targetMOE)
 	if err != nil {
-		return nil, usagef("--target-moe %s: %v", q.targetMOE, err)
+		return nil, Usagef("--target-moe %s: %v", q.targetMOE, err)
 	}
 	if t.ScopeAll {
 		p.Plan.Planner = sweep.StopOn(p.Plan.Planner, sweep.StopTargetMOE)
@@ -173,16 +173,16 @@ func (q *qualityOptions) repeat(p *draft) error {
 // values in errors.
 func repeatPlan(p *draft, runsFlag string, runs int, thresholdFlag string, threshold float64) error {
 	if runs < 1 || runs > 100 {
-		return usagef("%s %d: want a number of runs from 1 to 100", runsFlag, runs)
+		return Usagef("%s %d: want a number of runs from 1 to 100", runsFlag, runs)
 	}
 	if !(threshold > 0) || math.IsInf(threshold, 0) {
-		return usagef("%s %v: want a coefficient of variation > 0, e.g. 0.1", thresholdFlag, threshold)
+		return Usagef("%s %v: want a coefficient of variation > 0, e.g. 0.1", thresholdFlag, threshold)
 	}
 	if runs == 1 {
 		return nil
 	}
 	if p.shard != nil && p.shard.sharded {
-		return usagef("%s %d cannot be sharded: repeat the sharded run instead", runsFlag, runs)
+		return Usagef("%s %d cannot be sharded: repeat the sharded run instead", runsFlag, runs)
 	}
 	p.Metrics.NumRuns, p.Metrics.RunVariation = runs, threshold
 	p.Plan.Planner = sweep.Repeat(p.Plan.Planner, runs)

@@ -82,17 +82,17 @@ type shardSpec struct {
 func (o *shardOptions) resolve(getenv func(string) string, now time.Time) (*shardSpec, error) {
 	s := &shardSpec{gap: o.gap}
 	if o.index < -1 {
-		return nil, usagef("--shard-index %d: want a shard index ≥ 0", o.index)
+		return nil, Usagef("--shard-index %d: want a shard index ≥ 0", o.index)
 	}
 	if o.count < 0 {
-		return nil, usagef("--shard-count %d: want a number of shards ≥ 1", o.count)
+		return nil, Usagef("--shard-count %d: want a number of shards ≥ 1", o.count)
 	}
 	count, countFrom := o.count, "--shard-count"
 	if count == 0 {
 		if v := getenv(envShardCount); v != "" {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil || n < 1 {
-				return nil, usagef("$%s %q: want a number of shards ≥ 1", envShardCount, v)
+				return nil, Usagef("$%s %q: want a number of shards ≥ 1", envShardCount, v)
 			}
 			count, countFrom = n, "$"+envShardCount
 		}
@@ -105,24 +105,24 @@ func (o *shardOptions) resolve(getenv func(string) string, now time.Time) (*shar
 		} else {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil || n < 0 {
-				return nil, usagef("$%s %q: want a shard index ≥ 0", envShardIndex, v)
+				return nil, Usagef("$%s %q: want a shard index ≥ 0", envShardIndex, v)
 			}
 			index, indexFrom = n, "$"+envShardIndex
 		}
 	}
 	switch {
 	case index >= 0 && !s.sharded:
-		return nil, usagef("--shard-index %d needs the shard count: give --shard-count or set $%s (the Job's completions)", index, envShardCount)
+		return nil, Usagef("--shard-index %d needs the shard count: give --shard-count or set $%s (the Job's completions)", index, envShardCount)
 	case count > 1 && index < 0:
-		return nil, usagef("%s %d needs this pod's index: give --shard-index or run as an Indexed Job ($%s)", countFrom, count, envShardIndex)
+		return nil, Usagef("%s %d needs this pod's index: give --shard-index or run as an Indexed Job ($%s)", countFrom, count, envShardIndex)
 	case s.sharded:
 		if index >= count {
-			return nil, usagef("shard index %d (from %s) is outside 0..%d for %s %d", index, indexFrom, count-1, countFrom, count)
+			return nil, Usagef("shard index %d (from %s) is outside 0..%d for %s %d", index, indexFrom, count-1, countFrom, count)
 		}
 		s.shard = sweep.Shard{Index: max(index, 0), Count: count}
 	}
 	if o.gap < 0 {
-		return nil, usagef("--round-gap %v: want a duration ≥ 0", o.gap)
+		return nil, Usagef("--round-gap %v: want a duration ≥ 0", o.gap)
 	}
 	at, from := o.startAt, "--start-at"
 	if v := getenv(envStartAt); at == "" && v != "" {
@@ -135,18 +135,18 @@ func (o *shardOptions) resolve(getenv func(string) string, now time.Time) (*shar
 	if at != "" {
 		ns, err := parseStartAt(at)
 		if err != nil {
-			return nil, usagef("%s %q: %v", from, at, err)
+			return nil, Usagef("%s %q: %v", from, at, err)
 		}
 		switch d := time.Unix(0, ns).Sub(now); {
 		case d < -sweep.MaxShardLateness:
-			return nil, usagef("%s %s is %v in the past: the pods must be running before the shared start (choose a later instant)", from, at, (-d).Round(time.Second))
+			return nil, Usagef("%s %s is %v in the past: the pods must be running before the shared start (choose a later instant)", from, at, (-d).Round(time.Second))
 		case d > maxStartAhead:
-			return nil, usagef("%s %s is %v ahead (more than %v): check the instant", from, at, d.Round(time.Second), maxStartAhead)
+			return nil, Usagef("%s %s is %v ahead (more than %v): check the instant", from, at, d.Round(time.Second), maxStartAhead)
 		}
 		s.startAt = ns
 	}
 	if s.shard.Count > 1 && s.startAt == 0 {
-		return nil, usagef("%s %d needs --start-at (or $%s): the shards must start together, e.g. --start-at %s", countFrom, count, envStartAt, now.Add(2*time.Minute).UTC().Truncate(time.Minute).Format(time.RFC3339))
+		return nil, Usagef("%s %d needs --start-at (or $%s): the shards must start together, e.g. --start-at %s", countFrom, count, envStartAt, now.Add(2*time.Minute).UTC().Truncate(time.Minute).Format(time.RFC3339))
 	}
 	return s, nil
 }
@@ -168,7 +168,7 @@ func drainFlags(o *drainOptions, fs *pflag.FlagSet) {
 // floor when the user gave it, else there is none.
 func (o *drainOptions) drain(gap time.Duration, gapGiven bool) (*sweep.Drain, error) {
 	if o.maxDrain <= 0 {
-		return nil, usagef("--max-drain %v: want a duration > 0, e.g. 2m", o.maxDrain)
+		return nil, Usagef("--max-drain %v: want a duration > 0, e.g. 2m", o.maxDrain)
 	}
 	if !gapGiven {
 		gap = 0
@@ -237,17 +237,17 @@ func digits(s string) bool {
 func (s *shardSpec) plan(rateType string, p *draft) (*sweep.ShardPlan, error) {
 	list, ok := p.Plan.Planner.(sweep.List)
 	if !ok {
-		return nil, usagef("--rate-type %s cannot be sharded: an adaptive planner needs every shard's results and the shards cannot coordinate without a server; use a fixed --rate list instead, e.g. --rate-type constant --rate 2,4,8", rateType)
+		return nil, Usagef("--rate-type %s cannot be sharded: an adaptive planner needs every shard's results and the shards cannot coordinate without a server; use a fixed --rate list instead, e.g. --rate-type constant --rate 2,4,8", rateType)
 	}
 	if s.shard.Count > 1 {
 		for _, st := range list {
 			if st.Kind == loadgen.Synchronous {
-				return nil, usagef("--rate-type synchronous cannot be sharded: it sends one request at a time (for N requests at a time across the shards use --rate-type concurrent --rate N)")
+				return nil, Usagef("--rate-type synchronous cannot be sharded: it sends one request at a time (for N requests at a time across the shards use --rate-type concurrent --rate N)")
 			}
 		}
 	}
 	if len(list) > 1 && p.Plan.Constraints.MaxDuration <= 0 {
-		return nil, usagef("--rate with %d values needs --max-seconds when sharded: round k starts at --start-at + k × (--max-seconds + --round-gap), so every round must be time-bound", len(list))
+		return nil, Usagef("--rate with %d values needs --max-seconds when sharded: round k starts at --start-at + k × (--max-seconds + --round-gap), so every round must be time-bound", len(list))
 	}
 	sp, err := sweep.NewShardPlan(sweep.ShardConfig{
 		Shard: s.shard, Planner: list, Constraints: p.Plan.Constraints, Warmup: p.Plan.Warmup, Cooldown: p.Plan.Cooldown,
@@ -267,7 +267,7 @@ func (s *shardSpec) plan(rateType string, p *draft) (*sweep.ShardPlan, error) {
 		case strings.HasPrefix(err.Error(), "cooldown"):
 			flag = "--"
 		}
-		return nil, usagef("%s%v", flag, err)
+		return nil, Usagef("%s%v", flag, err)
 	}
 	return sp, nil
 }

@@ -59,28 +59,28 @@ func (o *sweepOptions) validate(fs *pflag.FlagSet, rateType string) error {
 	} else {
 		s, err := slo.Parse(o.slo)
 		if err != nil {
-			return usagef("--slo: %v", err)
+			return Usagef("--slo: %v", err)
 		}
 		o.parsed = &s
 	}
 	if o.targetLoadTokS < 0 || math.IsNaN(o.targetLoadTokS) || math.IsInf(o.targetLoadTokS, 0) {
-		return usagef("--target-load-tok-s %v: want output tokens per second > 0", o.targetLoadTokS)
+		return Usagef("--target-load-tok-s %v: want output tokens per second > 0", o.targetLoadTokS)
 	}
 	if o.stoppingScope != "current" && o.stoppingScope != "all" {
-		return usagef("--stopping-scope %q: want current or all", o.stoppingScope)
+		return Usagef("--stopping-scope %q: want current or all", o.stoppingScope)
 	}
 	if o.sweepStrategy != string(loadgen.Constant) && o.sweepStrategy != string(loadgen.Poisson) {
-		return usagef("--sweep-strategy %q: want constant or poisson", o.sweepStrategy)
+		return Usagef("--sweep-strategy %q: want constant or poisson", o.sweepStrategy)
 	}
 	if fs != nil && rateType != "knee" {
 		for _, name := range kneeOnlyFlags {
 			if fs.Changed(name) {
-				return usagef("--%s is only used with --rate-type knee", name)
+				return Usagef("--%s is only used with --rate-type knee", name)
 			}
 		}
 	}
 	if fs != nil && fs.Changed("sweep-strategy") && rateType != "sweep" && !(rateType == "knee" && o.kneeAxis == string(sweep.AxisRate)) {
-		return usagef("--sweep-strategy is only used with --rate-type sweep or --rate-type knee --knee-axis rate")
+		return Usagef("--sweep-strategy is only used with --rate-type sweep or --rate-type knee --knee-axis rate")
 	}
 	return nil
 }
@@ -121,14 +121,14 @@ func (o *sweepOptions) planner(rateType string, rates []float64, base plannerBas
 		case 0:
 		case 1:
 			if rates[0] < 2 || rates[0] != math.Trunc(rates[0]) || rates[0] > 1000 {
-				return nil, prof, usagef("--rate %v: with --rate-type sweep it is the number of rounds, a whole number from 2 to 1000 (default %d)", rates[0], sweep.DefaultSweepSize)
+				return nil, prof, Usagef("--rate %v: with --rate-type sweep it is the number of rounds, a whole number from 2 to 1000 (default %d)", rates[0], sweep.DefaultSweepSize)
 			}
 			g.Size = int(rates[0])
 		default:
-			return nil, prof, usagef("--rate-type sweep takes one --rate: the number of rounds (default %d)", sweep.DefaultSweepSize)
+			return nil, prof, Usagef("--rate-type sweep takes one --rate: the number of rounds (default %d)", sweep.DefaultSweepSize)
 		}
 		if err := g.Validate(); err != nil {
-			return nil, prof, usagef("--rate-type sweep: %v", err)
+			return nil, prof, Usagef("--rate-type sweep: %v", err)
 		}
 		p, prof = g, g.Profile()
 	case "knee":
@@ -139,7 +139,7 @@ func (o *sweepOptions) planner(rateType string, rates []float64, base plannerBas
 		o.search = &k
 		p, prof = k, k.Profile(nil)
 	default:
-		return nil, prof, usagef("--rate-type %q is not a sweep: want sweep or knee", rateType)
+		return nil, prof, Usagef("--rate-type %q is not a sweep: want sweep or knee", rateType)
 	}
 	prof.Warmup, prof.Cooldown = base.warmup, base.cooldown
 	return o.stopOn(p), prof, nil
@@ -164,31 +164,31 @@ func (o *sweepOptions) kneeSearch(rates []float64, base plannerBase) (sweep.Knee
 	}
 	switch {
 	case k.Axis != sweep.AxisConcurrency && k.Axis != sweep.AxisRate:
-		return k, usagef("--knee-axis %q: want concurrency or rate", o.kneeAxis)
+		return k, Usagef("--knee-axis %q: want concurrency or rate", o.kneeAxis)
 	case !(o.kneeTolerance > 0 && o.kneeTolerance < 1):
-		return k, usagef("--knee-tolerance %v: want a fraction 0 < x < 1, e.g. 0.05", o.kneeTolerance)
+		return k, Usagef("--knee-tolerance %v: want a fraction 0 < x < 1, e.g. 0.05", o.kneeTolerance)
 	case o.kneeMaxRounds < 1:
-		return k, usagef("--knee-max-rounds %d: want at least 1", o.kneeMaxRounds)
+		return k, Usagef("--knee-max-rounds %d: want at least 1", o.kneeMaxRounds)
 	case !(o.kneeFactor > 1) || math.IsInf(o.kneeFactor, 0):
-		return k, usagef("--knee-factor %v: want a number > 1, e.g. 2", o.kneeFactor)
+		return k, Usagef("--knee-factor %v: want a number > 1, e.g. 2", o.kneeFactor)
 	case !(o.kneeMaxRate > 0) || math.IsInf(o.kneeMaxRate, 0):
-		return k, usagef("--knee-max-rate %v: want req/s > 0", o.kneeMaxRate)
+		return k, Usagef("--knee-max-rate %v: want req/s > 0", o.kneeMaxRate)
 	}
 	switch len(rates) {
 	case 0:
 	case 1:
 		k.Start = rates[0]
 		if k.Axis == sweep.AxisConcurrency && (k.Start < 1 || k.Start != math.Trunc(k.Start)) {
-			return k, usagef("--rate %v: with --rate-type knee it is the first concurrency, a whole number ≥ 1 (default 1)", rates[0])
+			return k, Usagef("--rate %v: with --rate-type knee it is the first concurrency, a whole number ≥ 1 (default 1)", rates[0])
 		}
 		if k.Start <= 0 {
-			return k, usagef("--rate %v: with --rate-type knee --knee-axis rate it is the first rate in req/s, > 0 (default 1)", rates[0])
+			return k, Usagef("--rate %v: with --rate-type knee --knee-axis rate it is the first rate in req/s, > 0 (default 1)", rates[0])
 		}
 	default:
-		return k, usagef("--rate-type knee takes at most one --rate: the first load (default 1)")
+		return k, Usagef("--rate-type knee takes at most one --rate: the first load (default 1)")
 	}
 	if err := k.Validate(); err != nil {
-		return k, usagef("--rate-type knee: %v (see --rate, --max-concurrency and --knee-max-rate)", err)
+		return k, Usagef("--rate-type knee: %v (see --rate, --max-concurrency and --knee-max-rate)", err)
 	}
 	return k, nil
 }
@@ -228,34 +228,34 @@ func (a *arrivalOptions) validate(o *benchOptions) error {
 	shaped := a.rampupShape != "" || a.rampupFrom != 0
 	switch {
 	case a.rampupShape != "" && a.rampupShape != string(loadgen.RampLinear) && a.rampupShape != string(loadgen.RampExponential):
-		return usagef("--rampup-shape %q: want linear or exponential", a.rampupShape)
+		return Usagef("--rampup-shape %q: want linear or exponential", a.rampupShape)
 	case a.rampupFrom < 0 || math.IsNaN(a.rampupFrom) || math.IsInf(a.rampupFrom, 0):
-		return usagef("--rampup-from %v: want a rate (req/s) or a number of streams ≥ 0", a.rampupFrom)
+		return Usagef("--rampup-from %v: want a rate (req/s) or a number of streams ≥ 0", a.rampupFrom)
 	case shaped && !(rate || kind == "concurrent" || kind == "throughput"):
-		return usagef("--rampup-shape and --rampup-from apply to --rate-type concurrent, throughput, constant or poisson")
+		return Usagef("--rampup-shape and --rampup-from apply to --rate-type concurrent, throughput, constant or poisson")
 	case shaped && o.rampup == 0:
-		return usagef("--rampup-shape and --rampup-from shape a ramp: give its length with --rampup SECONDS")
+		return Usagef("--rampup-shape and --rampup-from shape a ramp: give its length with --rampup SECONDS")
 	case rate && a.rampupShape == string(loadgen.RampExponential) && a.rampupFrom == 0:
-		return usagef("--rampup-shape exponential on a rate needs --rampup-from RATE > 0 (an exponential cannot start from 0)")
+		return Usagef("--rampup-shape exponential on a rate needs --rampup-from RATE > 0 (an exponential cannot start from 0)")
 	case !(a.burstiness > 0) || math.IsInf(a.burstiness, 0):
-		return usagef("--burstiness %v: want a gamma shape > 0 (1 poisson, < 1 burstier, > 1 smoother)", a.burstiness)
+		return Usagef("--burstiness %v: want a gamma shape > 0 (1 poisson, < 1 burstier, > 1 smoother)", a.burstiness)
 	case a.burstiness != 1 && kind != "poisson" && !(isSweepRateType(kind) && o.sweep.sweepStrategy == string(loadgen.Poisson)):
-		return usagef("--burstiness shapes poisson gaps: use --rate-type poisson, or sweep or knee with --sweep-strategy poisson")
+		return Usagef("--burstiness shapes poisson gaps: use --rate-type poisson, or sweep or knee with --sweep-strategy poisson")
 	}
 	if a.rateSeries == "" {
 		return nil
 	}
 	switch {
 	case !rate:
-		return usagef("--rate-series needs --rate-type constant or poisson")
+		return Usagef("--rate-series needs --rate-type constant or poisson")
 	case o.rate != "":
-		return usagef("--rate-series replaces --rate: give one of them")
+		return Usagef("--rate-series replaces --rate: give one of them")
 	case o.rampup != 0:
-		return usagef("--rate-series replaces --rampup: begin the series with a ramp, e.g. 0..8:30s,8:5m")
+		return Usagef("--rate-series replaces --rampup: begin the series with a ramp, e.g. 0..8:30s,8:5m")
 	}
 	var err error
 	if a.series, err = loadgen.ParseRateSeries(a.rateSeries); err != nil {
-		return usagef("--rate-series: %v", err)
+		return Usagef("--rate-series: %v", err)
 	}
 	return nil
 }

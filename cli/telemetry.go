@@ -78,7 +78,7 @@ func (o *scorecardOptions) liveMetricsAddr() (string, error) {
 		return "", nil
 	}
 	if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
-		return "", usagef("--metrics-addr %q: want [host]:port, e.g. :9090 or 127.0.0.1:9090", o.metricsAddr)
+		return "", Usagef("--metrics-addr %q: want [host]:port, e.g. :9090 or 127.0.0.1:9090", o.metricsAddr)
 	}
 	return a, nil
 }
@@ -93,10 +93,10 @@ func (o *scorecardOptions) config(fs *pflag.FlagSet) (measure.Config, error) {
 	}
 	var err error
 	if c.GPUSelector, err = telemetry.ParseGPUSelector(o.gpuSelector); err != nil {
-		return c, usagef("--gpu-selector: %v", err)
+		return c, Usagef("--gpu-selector: %v", err)
 	}
 	if c.PrometheusSelector, err = telemetry.ParseMatchers(o.prometheusSelector); err != nil {
-		return c, usagef("--prometheus-selector: %v", err)
+		return c, Usagef("--prometheus-selector: %v", err)
 	}
 	if o.keplerNamespace != "" || o.keplerPod != "" || o.keplerContainer != "" {
 		c.Kepler = &telemetry.KeplerSelector{Namespace: o.keplerNamespace, Pod: o.keplerPod, Container: o.keplerContainer}
@@ -106,10 +106,10 @@ func (o *scorecardOptions) config(fs *pflag.FlagSet) (measure.Config, error) {
 			continue
 		}
 		if len(o.serverMetrics) > 1 {
-			return c, usagef("--server-metrics %q: the Prometheus form is given alone (not with URLs, auto, on or off)", v)
+			return c, Usagef("--server-metrics %q: the Prometheus form is given alone (not with URLs, auto, on or off)", v)
 		}
 		if c.ServerMetricsPrometheus, c.ServerMetricsSelector, err = parseServerMetricsProm(v); err != nil {
-			return c, usagef("--server-metrics %q: %v", v, err)
+			return c, Usagef("--server-metrics %q: %v", v, err)
 		}
 		c.ServerMetrics = measure.ServerMetricsOn
 	}
@@ -138,19 +138,19 @@ func (o *scorecardOptions) config(fs *pflag.FlagSet) (measure.Config, error) {
 	default:
 		for _, u := range sms {
 			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-				return c, usagef("--server-metrics %q: want auto, on, off, http(s) URLs (comma-separated or repeated, one per replica) or prometheus=URL,selector={label matchers}", u)
+				return c, Usagef("--server-metrics %q: want auto, on, off, http(s) URLs (comma-separated or repeated, one per replica) or prometheus=URL,selector={label matchers}", u)
 			}
 		}
 		c.ServerMetrics, c.ServerMetricsURL, c.ServerMetricsURLs = measure.ServerMetricsOn, sms[0], sms[1:]
 	}
 	if o.opencost == "" && (o.opencostNamespace != "" || o.opencostLabel != "" || o.opencostAggregate != "") {
-		return c, usagef("--opencost-namespace, --opencost-label and --opencost-aggregate need --opencost URL")
+		return c, Usagef("--opencost-namespace, --opencost-label and --opencost-aggregate need --opencost URL")
 	}
 	q := telemetry.CostQuery{Aggregate: o.opencostAggregate}
 	if o.opencostLabel != "" {
 		k, v, ok := strings.Cut(o.opencostLabel, "=")
 		if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
-			return c, usagef("--opencost-label %q: want key=value, e.g. app=vllm", o.opencostLabel)
+			return c, Usagef("--opencost-label %q: want key=value, e.g. app=vllm", o.opencostLabel)
 		}
 		if q.Aggregate == "" {
 			q.Aggregate = "label:" + strings.TrimSpace(k)
@@ -166,16 +166,16 @@ func (o *scorecardOptions) config(fs *pflag.FlagSet) (measure.Config, error) {
 	}
 	c.OpenCostQuery = q
 	if o.interval <= 0 {
-		return c, usagef("--telemetry-interval %v: want a duration of at least 10ms, e.g. 1s", o.interval)
+		return c, Usagef("--telemetry-interval %v: want a duration of at least 10ms, e.g. 1s", o.interval)
 	}
 	if fs == nil || fs.Changed("pue") {
 		c.PUE = o.pue
 		if c.PUE == 0 {
-			return c, usagef("--pue 0: want facility energy / IT energy, 1 ≤ PUE ≤ 10 (e.g. 1.4)")
+			return c, Usagef("--pue 0: want facility energy / IT energy, 1 ≤ PUE ≤ 10 (e.g. 1.4)")
 		}
 	}
 	if err := c.Validate(); err != nil {
-		return c, usagef("%v", err)
+		return c, Usagef("%v", err)
 	}
 	return c, nil
 }
