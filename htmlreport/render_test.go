@@ -264,12 +264,33 @@ func TestRenderGPUTelemetry(t *testing.T) {
 			t.Errorf("page lacks %s", want)
 		}
 	}
+	if strings.Contains(page, "Sequences per step") {
+		t.Error("vLLM rounds: want no sequences-per-step column")
+	}
 	i := strings.Index(page, `-gpu-util"`)
 	j := strings.LastIndex(page[:max(i, 0)], `id="`)
 	if i < 0 || j < 0 {
 		t.Fatal("no utilization chart")
 	}
 	wellFormed(t, chartSVG(t, page, page[j+4:i]+"-gpu-util"))
+}
+
+// llama.cpp's rounds show the sequences each engine step carried, in
+// the column after the queue.
+func TestRenderServerSteps(t *testing.T) {
+	rep := handReport([]float64{1, 2}, []float64{10, 20}, []float64{10, 20}, []float64{100, 200}, []float64{10, 20}, 0)
+	f := func(v float64) *report.Float { x := report.Float(v); return &x }
+	for i, b := range rep.Benchmarks {
+		b.Extras.Telemetry = &report.BenchmarkTelemetry{Window: report.TelemetryWindow{Start: 100, End: 110, DurationS: 10},
+			Server: &report.ServerTelemetry{Engine: "llama.cpp", RequestsWaitingMean: f(0), RequestsWaitingMax: f(3), BusySlotsPerStep: f([]float64{1, 3.5}[i])}}
+	}
+	page := render(t, []*report.Report{rep}, Options{})
+	checkHTML(t, page)
+	for _, want := range []string{">Sequences per step</th>", ">0 / 3.00</td><td class=\"num\">1.00</td>", ">3.50</td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
 }
 
 // A GuideLLM report renders what its data supports, with notes on the

@@ -253,6 +253,14 @@ func renderTelemetry(p *page, v *runView) {
 // renderServerTelemetry writes what the inference server's /metrics said
 // about each round.
 func renderServerTelemetry(p *page, with []*roundView) {
+	// llama.cpp says how many sequences an engine step carried; the
+	// column shows only when some round has the figure.
+	steps := false
+	for _, r := range with {
+		if s := telemetryOf(r).Server; s != nil && s.BusySlotsPerStep != nil {
+			steps = true
+		}
+	}
 	var rows [][]cell
 	for _, r := range with {
 		s := telemetryOf(r).Server
@@ -284,16 +292,26 @@ func renderServerTelemetry(p *page, with []*roundView) {
 		if q := s.QueueTime; q != nil {
 			queue = fmtNum(fv(q.ServerMeanMs)) + " / " + fmtNum(fv(q.ServerP99Ms))
 		}
-		rows = append(rows, []cell{numCell(strconv.Itoa(r.i)), {text: r.label}, {text: clip(engine, 40), title: s.Source}, numCell(kv),
-			numCell(pair(s.RequestsRunningMean, s.RequestsRunningMax)), numCell(pair(s.RequestsWaitingMean, s.RequestsWaitingMax)),
-			numCell(fmtNum(fv(s.Preemptions))), numCell(lat(s.TTFT)), numCell(lat(s.ITL)), numCell(prefix), numCell(spec), numCell(queue)})
+		row := []cell{numCell(strconv.Itoa(r.i)), {text: r.label}, {text: clip(engine, 40), title: s.Source}, numCell(kv),
+			numCell(pair(s.RequestsRunningMean, s.RequestsRunningMax)), numCell(pair(s.RequestsWaitingMean, s.RequestsWaitingMax))}
+		if steps {
+			row = append(row, numCell(fmtNum(fv(s.BusySlotsPerStep))))
+		}
+		rows = append(rows, append(row, numCell(fmtNum(fv(s.Preemptions))), numCell(lat(s.TTFT)), numCell(lat(s.ITL)), numCell(prefix), numCell(spec), numCell(queue)))
 	}
 	if len(rows) == 0 {
 		return
 	}
-	p.table(&table{caption: "Inference server metrics over each window",
-		head: []string{"#", "Strategy", "Engine", "KV cache mean / max", "Running mean / max", "Waiting mean / max", "Preemptions",
-			"TTFT P99 ms server / client", "ITL P99 ms server / client", "Prefix cache hit", "Spec decode accepted", "Queue time mean / P99 ms"}, rows: rows})
-	p.el("p", `class="sub"`, "Server percentiles are interpolated inside the server's histogram buckets; the client's are exact. A growing waiting queue or preemptions mark saturation. "+
-		"The prefix cache hit rate is hit tokens over queried tokens; spec decode accepted is accepted over draft tokens.")
+	head := []string{"#", "Strategy", "Engine", "KV cache mean / max", "Running mean / max", "Waiting mean / max"}
+	if steps {
+		head = append(head, "Sequences per step")
+	}
+	head = append(head, "Preemptions", "TTFT P99 ms server / client", "ITL P99 ms server / client", "Prefix cache hit", "Spec decode accepted", "Queue time mean / P99 ms")
+	p.table(&table{caption: "Inference server metrics over each window", head: head, rows: rows})
+	sub := "Server percentiles are interpolated inside the server's histogram buckets; the client's are exact. A growing waiting queue or preemptions mark saturation. " +
+		"The prefix cache hit rate is hit tokens over queried tokens; spec decode accepted is accepted over draft tokens."
+	if steps {
+		sub += " Sequences per step is the mean number of requests each engine step (one decode call) carried: below the slots in use, requests waited on one another."
+	}
+	p.el("p", `class="sub"`, sub)
 }
