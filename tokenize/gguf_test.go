@@ -203,6 +203,7 @@ func spmGGUF(t testing.TB) []byte {
 // TestGGUFMatchesTokenizerJSON checks that a GGUF holding a fixture's
 // vocabulary tokenizes the whole corpus as the fixture's tokenizer.json does.
 func TestGGUFMatchesTokenizerJSON(t *testing.T) {
+	skipUnderRace(t)
 	corpus := readCorpus(t)
 	for _, c := range []struct {
 		fixture string
@@ -418,9 +419,7 @@ func hfToGGUF(t *testing.T, path, pre, bos string, addBOS bool) []byte {
 // ids on the corpus (skipped, like the other golden tests, when the
 // reference files cannot be fetched).
 func TestGGUFGolden(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads real vocabularies")
-	}
+	skipUnderRace(t)
 	for _, c := range []struct {
 		golden, pre, bos string
 		addBOS           bool

@@ -142,6 +142,7 @@ func abbreviateIDs(ids []int) string {
 // TestGoldenHF compares the tokenizer.json loader with Hugging Face tokenizers
 // (Rust) on the whole corpus, for every reference tokenizer.
 func TestGoldenHF(t *testing.T) {
+	skipUnderRace(t)
 	for _, ref := range refTokenizers {
 		t.Run(ref.golden, func(t *testing.T) {
 			compareGolden(t, loadRef(t, ref.golden), ref.golden)
@@ -152,6 +153,7 @@ func TestGoldenHF(t *testing.T) {
 // TestGoldenBuiltin compares the built-in encodings, which need no file, with
 // Hugging Face tokenizers running the converted o200k/cl100k tokenizer.json.
 func TestGoldenBuiltin(t *testing.T) {
+	skipUnderRace(t)
 	for _, c := range []struct{ name, golden string }{{"o200k_base", "o200k"}, {"cl100k_base", "cl100k"}} {
 		t.Run(c.name, func(t *testing.T) {
 			tok, err := Builtin(c.name)
@@ -167,6 +169,7 @@ func TestGoldenBuiltin(t *testing.T) {
 // (bpe.splitAtMeta) gives the same ids as running BPE on whole segments, for
 // Mistral (no merge joins across such a cut) and Gemma 3 (one merge does).
 func TestSplitAtMetaExact(t *testing.T) {
+	skipUnderRace(t)
 	corpus := readCorpus(t)
 	for _, name := range []string{"mistral", "gemma3"} {
 		t.Run(name, func(t *testing.T) {
@@ -182,5 +185,15 @@ func TestSplitAtMetaExact(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// skipUnderRace skips a golden check that runs on one goroutine: the race
+// detector finds nothing there and slows it about tenfold, and `make test`
+// runs it without the detector. TestConcurrentEncode is the race check.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("one goroutine, checked by make test without the race detector")
 	}
 }
