@@ -64,9 +64,10 @@ knee:
 	$(GO) test -count=1 -timeout 10m -run 'TestKneeMatchesCapacity' -v ./sweep
 
 ## peerdocs: every command line of the peers' docs against the mock
-## (cmd/goodput/testdata/peerdocs; -race runs only the short subset).
+## (cmd/goodput/testdata/peerdocs), and GuideLLM's examples with their
+## output files read back (-race runs only the corpus's short subset).
 peerdocs:
-	$(GO) test -count=1 -timeout 15m -run 'TestPeerDocsCorpus' ./cmd/goodput
+	$(GO) test -count=1 -timeout 15m -run 'TestPeerDocsCorpus|TestGuideLLMDocExamples' ./cmd/goodput
 
 ## readme: every command line of README.md's code blocks against the mock,
 ## durations shortened (about 1 minute; -short and -race run a subset).

@@ -200,8 +200,8 @@ func exampleFiles(t *testing.T, dir string) {
 var exampleOutputPath = regexp.MustCompile(`kind=(json|csv|html|yaml),path=(\S+)`)
 
 func TestGuideLLMDocExamples(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs every GuideLLM example against the mock (about a minute)")
+	if testing.Short() || raceEnabled() {
+		t.Skip("runs every GuideLLM example against the mock (about a minute; make peerdocs runs it, the -race run has the peer-doc corpus's short subset)")
 	}
 	for _, ex := range guidellmExamples {
 		t.Run(ex.doc, func(t *testing.T) {
