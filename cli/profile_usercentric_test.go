@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/internal/clitest"
+	"github.com/goodput-dev/goodput/mock"
+	"github.com/goodput-dev/goodput/record"
+)
+
+// AIPerf's --concurrency with --user-centric-rate caps the users
+// mid-session (docs/tutorials/user-centric-timing.md, "Concurrency").
+// 4 users at 200 req/s (slots 5 ms apart) against a mock that answers in
+// at least 30 ms, capped at 2: never more than 2 requests in flight, and
+// the users whose slot came while both were taken went out late, the
+// wait counted from their slot.
+func TestProfileUserCentricConcurrencyCap(t *testing.T) {
+	url := clitest.Mock(t, func(c *mock.Config) { c.TTFT = 30 * time.Millisecond })
+	dir := t.TempDir()
+	code, _, stderr := runGoodput(t, "profile", "--url", url, "--model", "goodput-mock", "--artifact-dir", dir, "--ui-type", "none",
+		"--user-centric-rate", "200", "--num-users", "4", "--concurrency", "2", "--request-count", "12", "--isl", "8", "--osl", "2")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	recs := clitest.ReadRecords(t, filepath.Join(dir, "goodput.jsonl"))
+	if len(recs) != 12 {
+		t.Fatalf("%d records, want 12", len(recs))
+	}
+	type event struct {
+		at    int64
+		delta int
+	}
+	var events []event
+	late := 0
+	for _, r := range recs {
+		if r.Status != record.StatusSuccessful {
+			t.Fatalf("request %d: %s %s", r.ID, r.Status, r.Error)
+		}
+		events = append(events, event{r.Dispatched, 1}, event{r.End, -1})
+		if r.Dispatched-r.Intended >= int64(10*time.Millisecond) {
+			late++
+		}
+	}
+	sort.Slice(events, func(i, j int) bool {
+		return events[i].at < events[j].at || (events[i].at == events[j].at && events[i].delta < events[j].delta)
+	})
+	n := 0
+	for _, ev := range events {
+		if n += ev.delta; n > 2 {
+			t.Fatalf("%d requests in flight at once, over --concurrency 2", n)
+		}
+	}
+	if late == 0 {
+		t.Error("no request waited for a slot: the cap never bound")
+	}
+	// A list is one benchmark per value elsewhere; here it is refused.
+	code, _, stderr = runGoodput(t, "profile", "--url", url, "--model", "goodput-mock", "--ui-type", "none",
+		"--user-centric-rate", "2", "--num-users", "4", "--concurrency", "2,4")
+	if code != ExitUsage || !strings.Contains(stderr, "caps the users mid-session, one value") {
+		t.Errorf("a --concurrency list: exit %d: %s", code, stderr)
+	}
+}
