@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -17,18 +18,49 @@ import (
 // 4 users at 200 req/s (slots 5 ms apart) against a mock that answers in
 // at least 30 ms, capped at 2: never more than 2 requests in flight, and
 // the users whose slot came while both were taken went out late, the
-// wait counted from their slot.
-func TestProfileUserCentricConcurrencyCap(t *testing.T) {
+// wait counted from their slot. goodput benchmark's --max-concurrency
+// with --rate-type user_centric is the same cap.
+func TestUserCentricConcurrencyCap(t *testing.T) {
 	url := clitest.Mock(t, func(c *mock.Config) { c.TTFT = 30 * time.Millisecond })
 	dir := t.TempDir()
-	code, _, stderr := runGoodput(t, "profile", "--url", url, "--model", "goodput-mock", "--artifact-dir", dir, "--ui-type", "none",
-		"--user-centric-rate", "200", "--num-users", "4", "--concurrency", "2", "--request-count", "12", "--isl", "8", "--osl", "2")
-	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
+	for i, args := range [][]string{
+		{"profile", "--url", url, "--model", "goodput-mock", "--artifact-dir", filepath.Join(dir, "profile"), "--ui-type", "none",
+			"--user-centric-rate", "200", "--num-users", "4", "--concurrency", "2", "--request-count", "12", "--isl", "8", "--osl", "2"},
+		{"benchmark", "--target", url, "--model", "goodput-mock", "--output-dir", filepath.Join(dir, "benchmark"), "--outputs", "json,jsonl",
+			"--rate-type", "user_centric", "--rate", "200", "--users", "4", "--max-concurrency", "2", "--max-requests", "12",
+			"--data", "prompt_tokens=8,output_tokens=2"},
+	} {
+		checkUserCap(t, args, filepath.Join(dir, []string{"profile", "benchmark"}[i]))
 	}
-	recs := clitest.ReadRecords(t, filepath.Join(dir, "goodput.jsonl"))
+	// A list is one benchmark per value elsewhere; here it is refused.
+	code, _, stderr := runGoodput(t, "profile", "--url", url, "--model", "goodput-mock", "--ui-type", "none",
+		"--user-centric-rate", "2", "--num-users", "4", "--concurrency", "2,4")
+	if code != ExitUsage || !strings.Contains(stderr, "caps the users mid-session, one value") {
+		t.Errorf("a --concurrency list: exit %d: %s", code, stderr)
+	}
+}
+
+// checkUserCap runs a user-centric run of 12 requests capped at 2 and
+// checks its records, the JSON Lines file under out.
+func checkUserCap(t *testing.T, args []string, out string) {
+	t.Helper()
+	code, _, stderr := runGoodput(t, args...)
+	if code != ExitOK {
+		t.Fatalf("%s: exit %d: %s", args[0], code, stderr)
+	}
+	var files []string
+	_ = filepath.WalkDir(out, func(path string, _ fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(path, ".jsonl") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if len(files) != 1 {
+		t.Fatalf("%s: records files %q, want one", args[0], files)
+	}
+	recs := clitest.ReadRecords(t, files[0])
 	if len(recs) != 12 {
-		t.Fatalf("%d records, want 12", len(recs))
+		t.Fatalf("%s: %d records, want 12", args[0], len(recs))
 	}
 	type event struct {
 		at    int64
@@ -55,12 +87,6 @@ func TestProfileUserCentricConcurrencyCap(t *testing.T) {
 		}
 	}
 	if late == 0 {
-		t.Error("no request waited for a slot: the cap never bound")
-	}
-	// A list is one benchmark per value elsewhere; here it is refused.
-	code, _, stderr = runGoodput(t, "profile", "--url", url, "--model", "goodput-mock", "--ui-type", "none",
-		"--user-centric-rate", "2", "--num-users", "4", "--concurrency", "2,4")
-	if code != ExitUsage || !strings.Contains(stderr, "caps the users mid-session, one value") {
-		t.Errorf("a --concurrency list: exit %d: %s", code, stderr)
+		t.Errorf("%s: no request waited for a slot: the cap never bound", args[0])
 	}
 }
