@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"encoding/json"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -31,6 +33,25 @@ func TestUserCentricConcurrencyCap(t *testing.T) {
 			"--data", "prompt_tokens=8,output_tokens=2"},
 	} {
 		checkUserCap(t, args, filepath.Join(dir, []string{"profile", "benchmark"}[i]))
+	}
+	// AIPerf's export says the phase's users and their cap.
+	b, err := os.ReadFile(filepath.Join(dir, "profile", "profile_export_aiperf.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x struct {
+		InputConfig struct {
+			Phases []struct {
+				Type               string
+				Users, Concurrency int
+			}
+		} `json:"input_config"`
+	}
+	if err := json.Unmarshal(b, &x); err != nil || len(x.InputConfig.Phases) != 1 {
+		t.Fatalf("export: %v, %+v", err, x.InputConfig)
+	}
+	if ph := x.InputConfig.Phases[0]; ph.Type != "user_centric" || ph.Users != 4 || ph.Concurrency != 2 {
+		t.Errorf("export's phase %+v, want user_centric, 4 users, concurrency 2", ph)
 	}
 	// A list is one benchmark per value elsewhere; here it is refused.
 	code, _, stderr := runGoodput(t, "profile", "--url", url, "--model", "goodput-mock", "--ui-type", "none",
