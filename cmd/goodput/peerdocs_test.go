@@ -271,25 +271,25 @@ func peerDocFiles(t *testing.T, dir string) {
 		"mooncake_trace_short.jsonl":     mooncake.String(),
 		"production_queries.jsonl":       mooncake.String(),
 		"precise_schedule.jsonl":         schedule.String(),
-		// AIPerf's docs/tutorials/embeddings.md and rankings.md, their own lines.
-		"inputs.jsonl": `{"texts": ["What is artificial intelligence?"]}
-{"texts": ["Explain machine learning."]}
-{"texts": ["How do neural networks work?"]}
-{"texts": ["Define deep learning."]}
-{"texts": ["What are transformers in AI?"]}
-`,
-		"rankings.jsonl": `{"texts":[{"name":"query","contents":["What is AI topic 0?"]},{"name":"passages","contents":["AI passage 0"]}]}
-{"texts":[{"name":"query","contents":["What is AI topic 1?"]},{"name":"passages","contents":["AI passage 1"]}]}
-{"texts":[{"name":"query","contents":["What is AI topic 2?"]},{"name":"passages","contents":["AI passage 2"]}]}
-{"texts":[{"name":"query","contents":["What is AI topic 3?"]},{"name":"passages","contents":["AI passage 3"]}]}
-{"texts":[{"name":"query","contents":["What is AI topic 4?"]},{"name":"passages","contents":["AI passage 4"]}]}
-`,
-		"flood_detection_dataset.jsonl": strings.Repeat(`{"prompt":{"data": {"data": "https://huggingface.co/ibm-nasa-geospatial/Prithvi-EO-2.0-300M-TL-Sen1Floods11/resolve/main/examples/India_900498_S2Hand.tif","data_format": "url","out_data_format": "b64_json","indices": [1, 2, 3, 8, 11, 12]},"priority": 0}}`+"\n", 100),
+		"flood_detection_dataset.jsonl":  strings.Repeat(`{"prompt":{"data": {"data": "https://huggingface.co/ibm-nasa-geospatial/Prithvi-EO-2.0-300M-TL-Sen1Floods11/resolve/main/examples/India_900498_S2Hand.tif","data_format": "url","out_data_format": "b64_json","indices": [1, 2, 3, 8, 11, 12]},"priority": 0}}`+"\n", 100),
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "path", "to", "dataset"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	files["path/to/dataset/train.jsonl"] = files["long_translation_prompts.jsonl"] // a local dataset directory
+	// AIPerf's docs/tutorials/embeddings.md and rankings.md, their own lines.
+	files["inputs.jsonl"] = `{"texts": ["What is artificial intelligence?"]}
+{"texts": ["Explain machine learning."]}
+{"texts": ["How do neural networks work?"]}
+{"texts": ["Define deep learning."]}
+{"texts": ["What are transformers in AI?"]}
+`
+	files["rankings.jsonl"] = `{"texts":[{"name":"query","contents":["What is AI topic 0?"]},{"name":"passages","contents":["AI passage 0"]}]}
+{"texts":[{"name":"query","contents":["What is AI topic 1?"]},{"name":"passages","contents":["AI passage 1"]}]}
+{"texts":[{"name":"query","contents":["What is AI topic 2?"]},{"name":"passages","contents":["AI passage 2"]}]}
+{"texts":[{"name":"query","contents":["What is AI topic 3?"]},{"name":"passages","contents":["AI passage 3"]}]}
+{"texts":[{"name":"query","contents":["What is AI topic 4?"]},{"name":"passages","contents":["AI passage 4"]}]}
+`
 	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
