@@ -131,7 +131,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.IntVar(&o.sampleRequests, "output-sampling", accum.DefaultSampleSize, "alias of --sample-requests")
 	fs.DurationVar(&o.drainEnd, "drain", 0, "at --max-seconds, stop sending and let the requests in flight finish for up to this long (e.g. 30s) instead of cancelling them; their latencies then enter the figures (default 0: cancel them, and the report treats them as censored)")
 	fs.Float64Var(&o.confidence, "confidence", stats.DefaultConfidence, "confidence of every interval the report gives (means, percentiles) and of the knee search's and the SLO's decisions, in (0, 1)")
-	fs.IntVar(&o.maxConcurrency, "max-concurrency", 0, fmt.Sprintf("in-flight cap for constant/poisson (default %d)", loadgen.DefaultMaxConcurrency))
+	fs.IntVar(&o.maxConcurrency, "max-concurrency", 0, fmt.Sprintf("in-flight cap for constant/poisson (default %d); for user_centric, the most users mid-session", loadgen.DefaultMaxConcurrency))
 	fs.Float64Var(&o.rampup, "rampup", 0, "seconds over which concurrent streams start / a constant rate ramps up")
 	fs.StringVar(&o.apiKey, "api-key", "", "API key sent as Bearer, or as x-api-key to messages (default $OPENAI_API_KEY; $ANTHROPIC_API_KEY first for messages); never logged")
 	fs.StringArrayVar(&o.headers, "header", nil, "extra request header 'Name: value' (repeatable)")

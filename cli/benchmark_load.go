@@ -212,18 +212,20 @@ func (o *benchOptions) planRates(p *draft) error {
 			return Usagef("--rate-type user_centric needs --rate, the users' total requests per second, e.g. --rate 2 --users 16")
 		case o.users < 1:
 			return Usagef("--rate-type user_centric needs --users N, the number of users (each sends its turns N/rate seconds apart)")
-		case o.maxConcurrency != 0 || o.rampup != 0:
-			return Usagef("--rate-type user_centric: the users pace themselves; --max-concurrency and --rampup do not apply")
+		case o.rampup != 0:
+			return Usagef("--rate-type user_centric: the users pace themselves; --rampup does not apply")
 		}
 		for _, r := range rates {
 			if r <= 0 {
 				return Usagef("--rate %v: requests per second must be > 0", r)
 			}
-			list = append(list, loadgen.Strategy{Kind: loadgen.UserCentric, Rate: r, Streams: o.users})
+			// --max-concurrency caps the users mid-session (AIPerf's
+			// --concurrency with --user-centric-rate).
+			list = append(list, loadgen.Strategy{Kind: loadgen.UserCentric, Rate: r, Streams: o.users, MaxConcurrency: o.maxConcurrency})
 		}
 		// GuideLLM's nearest reading: constant at the rate, each user at
 		// most one request in flight (the report's extras say the rest).
-		p.Plan.Profile.Kind, p.Plan.Profile.Rate, p.Plan.Profile.MaxConcurrency = report.StrategyConstant, rates, o.users
+		p.Plan.Profile.Kind, p.Plan.Profile.Rate, p.Plan.Profile.MaxConcurrency = report.StrategyConstant, rates, list[0].Workers()
 	case loadgen.Replay:
 		if len(rates) > 0 {
 			return Usagef("--rate is not used with --rate-type replay (the trace gives the times; see --time-scale)")

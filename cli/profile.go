@@ -147,7 +147,7 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.IntVar(&po.queryTokens, "rankings-query-prompt-token-mean", 550, "tokens of each rankings query: the same as the passages' (goodput draws both from one set of synthetic prompts)")
 	fs.IntVar(&po.queryStddev, "rankings-query-prompt-token-stddev", 0, "the same as --rankings-passages-prompt-token-stddev")
 	fs.BoolVar(&po.streaming, "streaming", false, "stream responses (SSE); needed for TTFT, ITL and the other per-token metrics")
-	fs.StringVar(&po.concurrency, "concurrency", "", "concurrent requests; a comma list (4,8,16,32) runs one benchmark each (default 1)")
+	fs.StringVar(&po.concurrency, "concurrency", "", "concurrent requests; a comma list (4,8,16,32) runs one benchmark each (default 1); with --request-rate the in-flight cap, with --user-centric-rate the most users mid-session")
 	fs.StringVar(&po.requestRate, "request-rate", "", "requests per second, open loop; a comma list runs one benchmark each (--concurrency is then the in-flight cap)")
 	fs.StringVar(&po.rateMode, "request-rate-mode", "poisson", "arrival pattern of --request-rate: poisson, constant or gamma (alias --arrival-pattern)")
 	fs.StringVar(&po.rateMode, "arrival-pattern", "poisson", "alias of --request-rate-mode")

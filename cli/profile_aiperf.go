@@ -158,7 +158,7 @@ var aiperfFlags = []aiperfFlag{
 	// Load Generator
 	{names: []string{"benchmark-duration"}, maps: "each benchmark's length in seconds (benchmark's --max-seconds)"},
 	{names: []string{"benchmark-grace-period"}, maps: "seconds (or inf) the requests in flight at the duration may finish in, counted in the figures (benchmark's --drain); without it they are cancelled and censored"},
-	{names: []string{"concurrency"}, maps: "streams (closed loop), a comma list runs one benchmark each; with --request-rate the in-flight cap"},
+	{names: []string{"concurrency"}, maps: "streams (closed loop), a comma list runs one benchmark each; with --request-rate the in-flight cap; with --user-centric-rate the cap on users mid-session"},
 	{names: []string{"prefill-concurrency"}, refused: "a cap on requests waiting for their first token: not yet"},
 	{names: []string{"request-rate"}, maps: "open-loop requests/s, a comma list runs one benchmark each"},
 	{names: []string{"arrival-pattern", "request-rate-mode"}, maps: "poisson, constant or gamma (poisson with --arrival-smoothness); concurrency_burst: refused"},

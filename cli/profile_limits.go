@@ -199,13 +199,21 @@ func (po *profileOptions) finish(p *draft) error {
 		p.Data.Options.TraceStart = time.Duration(po.scheduleStart) * time.Millisecond
 		p.Data.Options.TraceEnd = time.Duration(po.scheduleEnd) * time.Millisecond
 		p.Data.Options.Shuffle = po.sampling == "shuffle"
+		if ep, ok := p.Client.Endpoint.Type(); ok && ep.Pooling() && (ep.Batch == dataset.PoolingInputs || ep.Batch == dataset.PoolingDocuments) {
+			p.Data.Options.Pooling = ep.Batch // AIPerf's texts records: one request each
+		}
 		if p.Data.Opened, err = dataset.Open(po.inputFile, p.Data.Options); err != nil {
 			return Usagef("--input-file: %s", oneLineErr(err))
+		}
+		l, ok := p.Data.Opened.Source.(interface{ Pooled() bool })
+		pooled := ok && l.Pooled()
+		if pooled && p.Client.BatchSize > 1 {
+			return Usagef("--batch-size or --rankings-passages-mean %d: each record of %s gives its request's texts; leave them out", p.Client.BatchSize, po.inputFile)
 		}
 		if k := p.Data.Opened.Description.Kind; p.Data.Options.Salt != 0 && !dataset.Salted(k) {
 			return Usagef("--prompt-salt: applies to synthetic data and traces, not to %s", k)
 		}
-		if po.datasetType == "multi_turn" && p.Data.Opened.Description.Sessions == 0 {
+		if po.datasetType == "multi_turn" && p.Data.Opened.Description.Sessions == 0 && !pooled {
 			return Usagef(`--custom-dataset-type multi_turn: %s holds no conversations (want {"session_id":…,"turns":[{"text":…,"delay":ms},…]} a line)`, po.inputFile)
 		}
 	} else if p.Data.Opened, err = dataset.OpenSynthetic(*p.Data.Synthetic, p.Data.Options); err != nil {

@@ -84,22 +84,29 @@ func (po *profileOptions) loads(p *draft) (concs, rates []float64, err error) {
 }
 
 // userCentric reads --user-centric-rate and --num-users into one
-// user-centric benchmark.
+// user-centric benchmark, and --concurrency into its cap on the users
+// mid-session (AIPerf's session slots: a user whose session would start
+// while the cap is full waits, and the wait is lateness).
 func (po *profileOptions) userCentric(p *draft, rates, concs []float64) ([]float64, []float64, error) {
 	switch {
 	case !(po.userRate > 0) || math.IsInf(po.userRate, 0) || po.numUsers < 1:
 		return nil, nil, Usagef("--user-centric-rate %v --num-users %d: want a rate > 0 (requests per second) and users ≥ 1, both given", po.userRate, po.numUsers)
 	case len(rates) > 0 || po.rateSeries != "" || po.replay():
 		return nil, nil, Usagef("--user-centric-rate: give no --request-rate, --request-rate-series or --fixed-schedule with it (AIPerf's rule)")
-	case len(concs) > 0 || po.rateRamp > 0 || po.concRamp > 0:
-		return nil, nil, Usagef("--user-centric-rate: each user has at most one request in flight and paces itself; --concurrency and the ramps do not apply")
+	case len(concs) > 1:
+		return nil, nil, Usagef("--concurrency %q: with --user-centric-rate it caps the users mid-session, one value", po.concurrency)
+	case po.rateRamp > 0 || po.concRamp > 0:
+		return nil, nil, Usagef("--user-centric-rate: each user paces itself; the ramps do not apply")
 	}
 	s := loadgen.Strategy{Kind: loadgen.UserCentric, Rate: po.userRate, Streams: po.numUsers}
+	if len(concs) == 1 {
+		s.MaxConcurrency = int(concs[0])
+	}
 	if err := s.Validate(); err != nil {
 		return nil, nil, Usagef("--user-centric-rate: %v", err)
 	}
 	p.Plan.Planner = sweep.List{s}
-	p.Plan.Profile = report.Profile{Kind: report.StrategyConstant, Rate: []float64{po.userRate}, MaxConcurrency: po.numUsers}
+	p.Plan.Profile = report.Profile{Kind: report.StrategyConstant, Rate: []float64{po.userRate}, MaxConcurrency: s.Workers()}
 	return nil, []float64{po.userRate}, nil
 }
 

@@ -338,8 +338,13 @@ func buildRequests(rows []fileRow, tok *tokenize.Tokenizer) []*loadgen.Request {
 // List is a finite source of prebuilt requests (a data file). Request(i)
 // returns the i-th request, ok=false past the end.
 type List struct {
-	reqs []*loadgen.Request
+	reqs   []*loadgen.Request
+	pooled bool
 }
+
+// Pooled reports whether every request carries its own pooling inputs
+// (AIPerf's texts records): loadgen's Client.Group sends them as they are.
+func (l *List) Pooled() bool { return l.pooled }
 
 // Request returns request i.
 func (l *List) Request(i uint64) (*loadgen.Request, bool) {

@@ -61,6 +61,11 @@ type Options struct {
 	// as the session keys beside path= do (see session.go); AIPerf's
 	// --conversation-turn-delay-mean/-stddev map to Delay.
 	Session SessionSpec
+	// Pooling reads AIPerf's texts records ({"texts": […]}, texts.go) as
+	// one pooling request each, for the endpoint's inputs: PoolingInputs
+	// (embeddings) or PoolingDocuments (rankings), reqtype.Type.Batch.
+	// "" reads them as prompts; other data ignores it.
+	Pooling string `json:",omitempty"`
 }
 
 // Dataset is an opened --data value.
@@ -569,6 +574,9 @@ func (o origin) guideLLM() []byte {
 
 // tableDataset builds a file dataset from a table.
 func tableDataset(t *table, src origin, mapper ColumnMapper, opts Options) (*Dataset, error) {
+	if opts.Pooling != "" && isTextsTable(t) && len(mapper) == 0 {
+		return textsDataset(t, src, opts)
+	}
 	if (hasTurnColumns(t) && len(mapper[roleText]) == 0) || isMultiTurnTable(t) {
 		read := turnRows
 		if !hasTurnColumns(t) {

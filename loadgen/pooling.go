@@ -128,11 +128,15 @@ func (r *Request) Inputs() int {
 // of BatchSize consecutive requests); for rerank and score, a query (one
 // request's text) and BatchSize documents (the next BatchSize texts); for
 // /pooling, one input (or the request's data object) each. For other
-// endpoints, src itself.
+// endpoints, and for a source whose requests carry their own inputs
+// (Pooled, AIPerf's texts records), src itself.
 func (c *Client) Group(src Source) Source {
 	rt, ok := c.cfg.Endpoint.Type()
 	if src == nil || !ok || !rt.Pooling() {
 		return src
+	}
+	if p, ok := src.(interface{ Pooled() bool }); ok && p.Pooled() {
+		return src // each request carries its own inputs (AIPerf's texts records)
 	}
 	n := max(c.cfg.BatchSize, 1)
 	if rt.Batch == "" {

@@ -69,7 +69,17 @@ func TestGroupBatchesPrompts(t *testing.T) {
 	if s := (textSource{}); chat.Group(s) != Source(s) {
 		t.Fatal("Group changed a chat source")
 	}
+	// Requests that carry their own inputs (AIPerf's texts records) go
+	// as they are, whatever BatchSize says.
+	if s := (pooledSource{textSource{n: 7}}); emb.Group(s) != Source(s) || rr.Group(s) != Source(s) {
+		t.Fatal("Group regrouped a source of pooled requests")
+	}
 }
+
+// pooledSource says its requests carry their own inputs.
+type pooledSource struct{ textSource }
+
+func (pooledSource) Pooled() bool { return true }
 
 // Against the mock, whose latency is TTFT + tokens × PoolingTokenTime, a
 // pooling request's latency is the mock's, its tokens the server's usage,

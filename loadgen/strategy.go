@@ -44,7 +44,9 @@ type Strategy struct {
 	Rate float64
 	// MaxConcurrency caps requests in flight for open-loop strategies;
 	// 0 means DefaultMaxConcurrency. When the cap binds, requests are sent
-	// late and their lateness is recorded.
+	// late and their lateness is recorded. For user_centric it caps the
+	// users mid-session (AIPerf's --concurrency there: its session
+	// slots); 0 means no cap.
 	MaxConcurrency int
 	// Seed seeds poisson and gamma gaps.
 	Seed uint64
@@ -95,8 +97,8 @@ func (s Strategy) Validate() error {
 		if !(s.Rate > 0) || math.IsInf(s.Rate, 0) {
 			return fmt.Errorf("user_centric: rate must be a positive number of requests per second, got %v", s.Rate)
 		}
-		if s.Rampup != 0 || s.MaxConcurrency != 0 || len(s.Series) > 0 {
-			return fmt.Errorf("user_centric: the users pace themselves: no rampup, rate series or max concurrency")
+		if s.Rampup != 0 || len(s.Series) > 0 {
+			return fmt.Errorf("user_centric: the users pace themselves: no rampup or rate series")
 		}
 	default:
 		return fmt.Errorf("strategy %q: want synchronous, concurrent, throughput, constant, poisson, replay or user_centric", s.Kind)
@@ -168,13 +170,19 @@ func (s Strategy) MeanRate() float64 {
 // responses.
 func (s Strategy) OpenLoop() bool { return s.Kind == Constant || s.Kind == Poisson || s.Kind == Replay }
 
-// Workers is the number of closed-loop streams or users, or the in-flight
-// cap of an open-loop strategy.
+// Workers is the number of closed-loop streams or users (fewer when a
+// cap on the users mid-session binds), or the in-flight cap of an
+// open-loop strategy.
 func (s Strategy) Workers() int {
 	switch s.Kind {
 	case Synchronous:
 		return 1
-	case Concurrent, Throughput, UserCentric:
+	case Concurrent, Throughput:
+		return s.Streams
+	case UserCentric:
+		if s.MaxConcurrency > 0 {
+			return min(s.Streams, s.MaxConcurrency)
+		}
 		return s.Streams
 	}
 	if s.MaxConcurrency > 0 {

@@ -20,6 +20,16 @@ import (
 // that send (AIPerf's rule: no burst to catch up), so a slow server
 // lowers the offered rate below R, as it would for real users.
 //
+// Strategy.MaxConcurrency, when set, caps the users mid-session (AIPerf's
+// --concurrency with --user-centric-rate: a session slot taken at a
+// session's first turn and given back when its last turn ends). A user
+// whose session's first turn comes while the cap is full waits for a
+// slot: the turn keeps its slot as its intended send time, so the wait
+// is lateness, and the user's later slots count from when it went out.
+// Each user has at most one request in flight, so the cap also bounds
+// the requests in flight; at or above the number of users it never
+// binds.
+//
 // AIPerf also starts users at "virtual ages" (part-way through their
 // sessions); goodput starts every user at its session's first turn.
 
@@ -50,9 +60,17 @@ func (p *userPacer) next() int64 {
 // done tells the pacer when the user's last turn ended.
 func (p *userPacer) done(end int64) { p.ready = end }
 
+// sent tells the pacer that the user's turn went out at at, later than
+// next said (it waited for a session slot): the next slot counts from it.
+func (p *userPacer) sent(at int64) { p.base = max(p.base, at) }
+
 // users runs a user-centric benchmark: one goroutine per user.
 func (r *run) users(start int64) {
 	n := r.b.Strategy.Streams
+	var slots chan struct{} // the session slots of Strategy.MaxConcurrency
+	if c := r.b.Strategy.MaxConcurrency; c > 0 && c < n {
+		slots = make(chan struct{}, c)
+	}
 	for u := range n {
 		r.wg.Add(1)
 		go func() {
@@ -63,17 +81,17 @@ func (r *run) users(start int64) {
 			timer := time.NewTimer(time.Hour)
 			timer.Stop()
 			if r.sessSrc != nil {
-				r.userSessions(p, cn, timer)
+				r.userSessions(p, cn, timer, slots)
 				return
 			}
-			r.userRequests(p, cn, timer)
+			r.userRequests(p, cn, timer, slots)
 		}()
 	}
 }
 
 // userSessions runs one user's sessions, one after another, until the
 // benchmark stops or the data runs out.
-func (r *run) userSessions(p *userPacer, cn *conn, timer *time.Timer) {
+func (r *run) userSessions(p *userPacer, cn *conn, timer *time.Timer, slots chan struct{}) {
 	for !r.stopped() {
 		i := uint64(r.sessions.Add(1) - 1)
 		s, ok := r.sessSrc.Session(i)
@@ -84,31 +102,69 @@ func (r *run) userSessions(p *userPacer, cn *conn, timer *time.Timer) {
 			continue // the first session was checked; a later bad one is skipped
 		}
 		due := p.next()
-		if !r.waitTurn(due, timer) {
+		if !r.waitTurn(due, timer) || !r.takeSlot(slots, p) {
 			return
 		}
 		r.converse(s, r.sessionID(s, i), due, cn, timer, p)
+		giveSlot(slots)
 	}
 }
 
 // userRequests sends one user's requests of a source without sessions,
 // one per slot. A request is claimed and built at its slot (as a turn
 // is), so the users' requests are numbered in the order they go out.
-func (r *run) userRequests(p *userPacer, cn *conn, timer *time.Timer) {
+func (r *run) userRequests(p *userPacer, cn *conn, timer *time.Timer, slots chan struct{}) {
 	for !r.stopped() {
 		due := p.next()
-		if !r.waitTurn(due, timer) {
+		if !r.waitTurn(due, timer) || !r.takeSlot(slots, p) {
 			return
 		}
 		req, ok := r.claim()
 		if !ok {
+			giveSlot(slots)
 			return
 		}
 		rec := r.e.newRecord(r.b.Index)
 		rec.Intended = due
 		r.send(req, rec, cn)
+		giveSlot(slots)
 		p.done(max(rec.End, rec.Dispatched))
 		r.settle(rec)
+	}
+}
+
+// takeSlot takes a session slot for a user whose turn is due (nil slots:
+// no cap), waiting while the cap is full; a wait moves the user's later
+// slots (userPacer.sent). False when the benchmark stopped.
+func (r *run) takeSlot(slots chan struct{}, p *userPacer) bool {
+	if slots == nil {
+		return true
+	}
+	waited := false
+	select {
+	case slots <- struct{}{}:
+	default:
+		waited = true
+		select {
+		case slots <- struct{}{}:
+		case <-r.stopCh:
+			return false
+		}
+	}
+	if r.stopped() {
+		giveSlot(slots)
+		return false
+	}
+	if waited {
+		p.sent(r.e.clock.Now())
+	}
+	return true
+}
+
+// giveSlot gives a session slot back.
+func giveSlot(slots chan struct{}) {
+	if slots != nil {
+		<-slots
 	}
 }
 

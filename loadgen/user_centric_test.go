@@ -60,13 +60,23 @@ func TestUserPacerSlots(t *testing.T) {
 	if t3 := p.next(); t3 != start+7*s {
 		t.Errorf("turn 3 after a late turn 2 sent at 5 s: intended %+d ns, want 7 s (one gap after it went out, no catching up)", t3-start)
 	}
+	// A turn that waited for a session slot (--concurrency): due at 9 s,
+	// sent at 9.5 s; the next slot is one gap after it went out.
+	p.done(start + 8*s)
+	if t4 := p.next(); t4 != start+9*s {
+		t.Fatalf("turn 4 due at %+d ns, want 9 s", t4-start)
+	}
+	p.sent(start + 9*s + s/2)
+	if t5 := p.next(); t5 != start+11*s+s/2 {
+		t.Errorf("turn 5 after turn 4 waited for a slot until 9.5 s: intended %+d ns, want 11.5 s", t5-start)
+	}
 }
 
 func TestUserCentricValidate(t *testing.T) {
 	for _, s := range []Strategy{
 		{Kind: UserCentric, Rate: 1},
 		{Kind: UserCentric, Streams: 2},
-		{Kind: UserCentric, Rate: 1, Streams: 2, MaxConcurrency: 4},
+		{Kind: UserCentric, Rate: 1, Streams: 2, MaxConcurrency: -1},
 		{Kind: UserCentric, Rate: 1, Streams: 2, Rampup: time.Second},
 	} {
 		if s.Validate() == nil {
@@ -76,6 +86,13 @@ func TestUserCentricValidate(t *testing.T) {
 	s := Strategy{Kind: UserCentric, Rate: 1.5, Streams: 3}
 	if s.String() != "user_centric@1.50x3" || s.Workers() != 3 || s.OpenLoop() {
 		t.Errorf("%q, workers %d, open loop %v", s.String(), s.Workers(), s.OpenLoop())
+	}
+	// A cap on the users mid-session: at most that many at work.
+	for c, want := range map[int]int{2: 2, 3: 3, 16: 3} {
+		s.MaxConcurrency = c
+		if err := s.Validate(); err != nil || s.Workers() != want {
+			t.Errorf("cap %d: %v, workers %d, want %d", c, err, s.Workers(), want)
+		}
 	}
 }
 
@@ -196,5 +213,107 @@ func TestUserCentricLateTurn(t *testing.T) {
 	}
 	if d := r2.Intended - r1.Dispatched; d < gap-int64(5*time.Millisecond) || d > gap+int64(time.Millisecond) {
 		t.Errorf("turn 2 due %v after turn 1 went out, want the gap (%v)", time.Duration(d), time.Duration(gap))
+	}
+}
+
+// TestUserCentricSessionCap runs 2 users at 100 req/s (a 20 ms gap; user
+// 1's first slot at 10 ms) with --concurrency 1: one user mid-session at
+// a time. Sessions of 2 turns last at least the gap, so user 1's first
+// slot comes while user 0's session runs, whatever the machine's speed:
+// the sessions never overlap, a session that waited keeps its slot as
+// its first turn's intended time (the wait is lateness), and its second
+// turn is due one gap after its first went out.
+func TestUserCentricSessionCap(t *testing.T) {
+	e := sessionEngine(t, &recorder{}, nil)
+	var sessions sessionList
+	for range 4 {
+		sessions = append(sessions, &Session{Turns: []Turn{{Prompt: "a", MaxTokens: 2}, {Prompt: "b", MaxTokens: 2}}})
+	}
+	const gap = int64(20 * time.Millisecond)
+	res, recs := collect(t, e, context.Background(), Benchmark{Strategy: Strategy{Kind: UserCentric, Rate: 100, Streams: 2, MaxConcurrency: 1}, Source: sessions})
+	if len(recs) != 8 || res.StopReason != StopDataExhausted {
+		t.Fatalf("%d records, stop %s; want the 8 turns of 4 sessions, requests_exhausted", len(recs), res.StopReason)
+	}
+	bySession := map[string][]*record.Record{}
+	for _, r := range recs {
+		if r.Status != record.StatusSuccessful {
+			t.Fatalf("turn %d of %s: %s %s", r.Session.Turn, r.Session.ID, r.Status, r.Error)
+		}
+		bySession[r.Session.ID] = append(bySession[r.Session.ID], r)
+	}
+	type span struct{ first, second *record.Record }
+	var spans []span
+	for id, rs := range bySession {
+		if len(rs) != 2 {
+			t.Fatalf("%s: %d turns, want 2", id, len(rs))
+		}
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Session.Turn < rs[j].Session.Turn })
+		spans = append(spans, span{rs[0], rs[1]})
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].first.Dispatched < spans[j].first.Dispatched })
+	if a, b := spans[0].first.Intended-res.Start, spans[1].first.Intended-res.Start; min(a, b) != 0 || max(a, b) != gap/2 {
+		t.Errorf("the first two sessions due at %v and %v, want the users' first slots, 0 and 10ms", time.Duration(a), time.Duration(b))
+	}
+	for k := 1; k < len(spans); k++ {
+		prev, cur := spans[k-1], spans[k]
+		if cur.first.Dispatched < prev.second.End {
+			t.Fatalf("session %d began %v before session %d ended: two users mid-session under --concurrency 1",
+				k, time.Duration(prev.second.End-cur.first.Dispatched), k-1)
+		}
+	}
+	// The second session waited for the first one's slot: its lateness
+	// is the wait, and its next turn counts from when it went out.
+	w := spans[1]
+	if late := w.first.Dispatched - w.first.Intended; w.first.Dispatched < spans[0].second.End || late <= 0 {
+		t.Errorf("the waiting session went out %v after its slot, want after the first session ended", time.Duration(late))
+	}
+	if d := w.second.Intended; d < spans[0].second.End+gap || d > w.first.Dispatched+gap {
+		t.Errorf("its second turn due %v after its first went out, want one gap (%v) after it took the slot",
+			time.Duration(d-w.first.Dispatched), time.Duration(gap))
+	}
+}
+
+// TestUserCentricRequestCap: plain requests (one-turn sessions) of 3
+// users under --concurrency 2 against a server that takes 30 ms: never
+// more than 2 in flight, and a request that waited for a slot records
+// the wait as lateness from its slot.
+func TestUserCentricRequestCap(t *testing.T) {
+	e := sessionEngine(t, slowChat{&recorder{}, 30 * time.Millisecond}, nil)
+	res, recs := collect(t, e, context.Background(), Benchmark{Strategy: Strategy{Kind: UserCentric, Rate: 300, Streams: 3, MaxConcurrency: 2},
+		Source:      sessionList{{Turns: []Turn{{Prompt: "a", MaxTokens: 2}}}}.plain(),
+		Constraints: Constraints{MaxRequests: 9}})
+	if len(recs) != 9 || res.StopReason != StopMaxRequests {
+		t.Fatalf("%d records, stop %s; want 9, max_requests", len(recs), res.StopReason)
+	}
+	type event struct {
+		at    int64
+		delta int
+	}
+	var events []event
+	waited := 0
+	for _, r := range recs {
+		if r.Status != record.StatusSuccessful {
+			t.Fatalf("request %d: %s %s", r.ID, r.Status, r.Error)
+		}
+		events = append(events, event{r.Dispatched, 1}, event{r.End, -1})
+		if r.Dispatched-r.Intended >= int64(10*time.Millisecond) {
+			waited++
+		}
+	}
+	sort.Slice(events, func(i, j int) bool {
+		return events[i].at < events[j].at || (events[i].at == events[j].at && events[i].delta < events[j].delta)
+	})
+	n, most := 0, 0
+	for _, ev := range events {
+		n += ev.delta
+		most = max(most, n)
+	}
+	if most > 2 {
+		t.Errorf("%d requests in flight at once, over the cap of 2", most)
+	}
+	// User 2's first slot (6.7 ms) comes while users 0 and 1 hold both
+	// slots for 30 ms: it went out at least 20 ms late.
+	if waited == 0 {
+		t.Error("no request waited for a slot: the cap never bound")
 	}
 }

@@ -377,8 +377,8 @@ func reportStrategy(s loadgen.Strategy) report.Strategy {
 		rs.MaxConcurrency = s.Workers()
 	case loadgen.UserCentric:
 		// GuideLLM's nearest reading: constant at the users' total rate,
-		// each user at most one request in flight.
-		rs.Type, rs.MaxConcurrency = report.StrategyConstant, s.Streams
+		// each user at most one request in flight (fewer under a cap).
+		rs.Type, rs.MaxConcurrency = report.StrategyConstant, s.Workers()
 	}
 	if s.Kind == loadgen.Poisson {
 		rs.RandomSeed = int64(s.Seed)

@@ -277,6 +277,19 @@ func peerDocFiles(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	files["path/to/dataset/train.jsonl"] = files["long_translation_prompts.jsonl"] // a local dataset directory
+	// AIPerf's docs/tutorials/embeddings.md and rankings.md, their own lines.
+	files["inputs.jsonl"] = `{"texts": ["What is artificial intelligence?"]}
+{"texts": ["Explain machine learning."]}
+{"texts": ["How do neural networks work?"]}
+{"texts": ["Define deep learning."]}
+{"texts": ["What are transformers in AI?"]}
+`
+	files["rankings.jsonl"] = `{"texts":[{"name":"query","contents":["What is AI topic 0?"]},{"name":"passages","contents":["AI passage 0"]}]}
+{"texts":[{"name":"query","contents":["What is AI topic 1?"]},{"name":"passages","contents":["AI passage 1"]}]}
+{"texts":[{"name":"query","contents":["What is AI topic 2?"]},{"name":"passages","contents":["AI passage 2"]}]}
+{"texts":[{"name":"query","contents":["What is AI topic 3?"]},{"name":"passages","contents":["AI passage 3"]}]}
+{"texts":[{"name":"query","contents":["What is AI topic 4?"]},{"name":"passages","contents":["AI passage 4"]}]}
+`
 	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)

@@ -171,7 +171,8 @@ func TestBenchmarkUserCentric(t *testing.T) {
 }
 
 // TestBenchmarkUserCentricFlags: --users belongs to user_centric, which
-// needs it and a rate, and takes no in-flight cap or rampup.
+// needs it and a rate, and takes no rampup (--max-concurrency caps its
+// users mid-session: cli's TestUserCentricConcurrencyCap).
 func TestBenchmarkUserCentricFlags(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -180,7 +181,7 @@ func TestBenchmarkUserCentricFlags(t *testing.T) {
 		{[]string{"--rate-type", "concurrent", "--rate", "2", "--users", "4"}, "--users 4"},
 		{[]string{"--rate-type", "user_centric", "--rate", "2"}, "needs --users"},
 		{[]string{"--rate-type", "user_centric", "--users", "4"}, "needs --rate"},
-		{[]string{"--rate-type", "user_centric", "--rate", "2", "--users", "4", "--max-concurrency", "8"}, "do not apply"},
+		{[]string{"--rate-type", "user_centric", "--rate", "2", "--users", "4", "--rampup", "8"}, "--rampup does not apply"},
 	} {
 		args := append([]string{"benchmark", "--target", "http://127.0.0.1:1", "--data", "turns=2,prompt_tokens=8,output_tokens=2", "--max-requests", "4", "--disable-progress"}, c.args...)
 		code, _, stderr := runGoodput(t, args...)

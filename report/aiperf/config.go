@@ -462,6 +462,9 @@ func aiperfPhases(b *report.Benchmark) ([]json.RawMessage, error) {
 	users := 0
 	if g := b.Extras; g != nil && g.Arrival != nil && g.Arrival.Process == report.StrategyUserCentric {
 		phaseType, users, conc = report.StrategyUserCentric, g.Arrival.Users, 0 // AIPerf's phase type user_centric
+		if s.MaxConcurrency > 0 && s.MaxConcurrency < users {
+			conc = s.MaxConcurrency // --concurrency's cap on the users mid-session
+		}
 	}
 	warmReq := 0
 	if ws, wr := b.Config.Warmup.Limits(maxReq, maxSec); ws != nil || wr != nil {
