@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,6 +49,7 @@ type Constraints struct {
 	// Drain, with MaxDuration, lets the requests in flight at MaxDuration
 	// finish for up to this long instead of cancelling them at once
 	// (--drain): only those still running after it are cancelled.
+	// DrainAll lets every one finish.
 	Drain       time.Duration
 	MaxRequests int // stop creating at N; in-flight requests finish
 	MaxErrors   int // stop everything at N errored requests
@@ -69,6 +72,10 @@ type Constraints struct {
 	// (AIPerf's request cancellation; see Cancellation).
 	Cancel *Cancellation
 }
+
+// DrainAll is the Constraints.Drain that cancels no request in flight at
+// MaxDuration: each finishes (AIPerf's warmup without a grace period).
+const DrainAll = time.Duration(math.MaxInt64)
 
 // Validate checks ranges.
 func (c Constraints) Validate() error {
@@ -109,6 +116,39 @@ type Benchmark struct {
 	// Run waits for it. 0 starts at once. Shards of a multi-pod run share
 	// one StartAt so they start together.
 	StartAt int64
+	// Warmup, when set, runs before the measured phase (from StartAt);
+	// the measured phase starts once the warmup's last request resolved.
+	Warmup *Phase
+}
+
+// Phase is a warmup run before a benchmark's measured phase, AIPerf's
+// warmup phase: its own strategy, stop conditions and source. Its requests
+// are handed on like the benchmark's, with record.Warmup set, and its
+// limits are its own: the measured phase's MaxRequests and MaxDuration
+// count from the warmup's end.
+type Phase struct {
+	Strategy    Strategy
+	Constraints Constraints
+	Source      Source
+	// Sessions > 0 ends the phase after that many sessions (conversations)
+	// started, each finishing its turns; a source of single requests
+	// counts each request as one session.
+	Sessions int
+}
+
+// String describes the phase, e.g. "concurrent@4, 10 requests".
+func (p *Phase) String() string {
+	var stops []string
+	if n := p.Constraints.MaxRequests; n > 0 {
+		stops = append(stops, fmt.Sprintf("%d requests", n))
+	}
+	if n := p.Sessions; n > 0 {
+		stops = append(stops, fmt.Sprintf("%d sessions", n))
+	}
+	if d := p.Constraints.MaxDuration; d > 0 {
+		stops = append(stops, d.String())
+	}
+	return p.Strategy.String() + ", " + strings.Join(stops, " or ")
 }
 
 // Result summarises a finished benchmark from the scheduler's side.
@@ -145,6 +185,9 @@ type Result struct {
 	// Saturation is the over-saturation detector's final state; nil
 	// without the constraint.
 	Saturation *SaturationState
+	// Warmup is the warmup phase's own result (Benchmark.Warmup), nil
+	// without one.
+	Warmup *Result
 }
 
 // Engine runs benchmarks with one client. Records are handed to the out
@@ -297,30 +340,68 @@ type run struct {
 	// sessions numbers the sessions started.
 	sessSrc  SessionSource
 	sessions atomic.Int64
+	// warmup marks the records of a warmup phase.
+	warmup bool
 }
 
 // Run executes one benchmark and blocks until every request it started has
-// resolved and been handed to out. Cancelling ctx interrupts it: in-flight
+// resolved and been handed to out: its warmup phase first, when it has
+// one, then the measured phase. Cancelling ctx interrupts it: in-flight
 // requests are cancelled (recorded as incomplete) and Result.Interrupted is
 // set.
 func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record) (Result, error) {
-	if err := b.Strategy.Validate(); err != nil {
+	if err := b.validate(); err != nil {
 		return Result{}, err
+	}
+	if b.Warmup == nil {
+		return e.runPhase(ctx, b, out, false)
+	}
+	w := b.Warmup
+	wb := Benchmark{Index: b.Index, Strategy: w.Strategy, Constraints: w.Constraints, Source: w.Source, StartAt: b.StartAt}
+	if w.Sessions > 0 {
+		wb.Source = limitSessions(w.Source, w.Sessions)
+	}
+	if err := wb.validate(); err != nil {
+		return Result{}, fmt.Errorf("warmup: %w", err)
+	}
+	wr, err := e.runPhase(ctx, wb, out, true)
+	if err != nil {
+		return Result{}, fmt.Errorf("warmup: %w", err)
+	}
+	if wr.Interrupted {
+		now := e.clock.Now()
+		return Result{Start: now, QueuingEnd: now, StopTime: now, End: now, StopReason: StopInterrupted, Interrupted: true, Warmup: &wr}, nil
+	}
+	b.StartAt = 0
+	res, err := e.runPhase(ctx, b, out, false)
+	res.Warmup = &wr
+	return res, err
+}
+
+// validate checks what Run needs of a benchmark (or a warmup phase).
+func (b Benchmark) validate() error {
+	if err := b.Strategy.Validate(); err != nil {
+		return err
 	}
 	if err := b.Constraints.Validate(); err != nil {
-		return Result{}, err
+		return err
 	}
 	if b.Source == nil {
-		return Result{}, errors.New("benchmark has no request source")
+		return errors.New("benchmark has no request source")
 	}
 	if b.Constraints.MaxDuration == 0 && b.Constraints.MaxRequests == 0 && !b.Strategy.Finite() {
 		if _, finite := b.Source.(interface{ Len() int }); !finite {
-			return Result{}, errors.New("benchmark would never end: set max seconds or max requests")
+			return errors.New("benchmark would never end: set max seconds or max requests")
 		}
 	}
+	return nil
+}
+
+// runPhase executes one phase; warmup marks its records.
+func (e *Engine) runPhase(ctx context.Context, b Benchmark, out chan<- *record.Record, warmup bool) (Result, error) {
 	rctx, abort := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer abort(nil)
-	r := &run{e: e, b: b, ctx: rctx, abort: abort, out: out, stopCh: make(chan struct{}), mon: newMonitor(e.clock, e.procsFor(b.Strategy))}
+	r := &run{e: e, b: b, ctx: rctx, abort: abort, out: out, stopCh: make(chan struct{}), mon: newMonitor(e.clock, e.procsFor(b.Strategy)), warmup: warmup}
 	if w := b.Constraints.ErrorRateWindow; b.Constraints.MaxErrorRate > 0 {
 		if w == 0 {
 			w = 30
@@ -348,7 +429,7 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 		drain := b.Constraints.Drain
 		t := time.AfterFunc(max(0, e.clock.Until(start+int64(d))), func() { r.stop(StopMaxDuration, drain <= 0) })
 		defer t.Stop()
-		if drain > 0 {
+		if drain > 0 && drain != DrainAll {
 			t2 := time.AfterFunc(max(0, e.clock.Until(start+int64(d+drain))), func() { r.stop(StopMaxDuration, true) })
 			defer t2.Stop()
 		}
@@ -481,6 +562,7 @@ func (r *run) settle(rec *record.Record) (immediate bool) {
 	}
 	r.mon.observe(rec)
 	immediate = immediateFailure(rec)
+	rec.Warmup = r.warmup
 	r.out <- rec // rec belongs to the consumer from here on
 	return immediate
 }
