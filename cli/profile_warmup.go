@@ -137,13 +137,16 @@ func (po *profileOptions) warmupStrategy(fs *pflag.FlagSet, p *draft, concs, rat
 		if changed("warmup-concurrency-ramp-duration") {
 			return s, Usagef("--warmup-concurrency-ramp-duration ramps closed-loop streams; an open-loop warmup's in-flight cap does not ramp (use --warmup-request-rate-ramp-duration)")
 		}
+		if po.concRamp > 0 {
+			p.Notes = append(p.Notes, "--concurrency-ramp-duration does not ramp the warmup: an open-loop warmup's in-flight cap does not ramp (give --warmup-request-rate-ramp-duration)")
+		}
 		if rateRamp > 0 {
 			s.Rampup = time.Duration(rateRamp * float64(time.Second))
 			s.RampShape, s.RampFrom = loadgen.RampLinear, rate*min(1, 0.1/rateRamp)
 		}
 	} else {
 		if changed("warmup-arrival-pattern") {
-			return s, Usagef("--warmup-arrival-pattern shapes a warmup rate: give --warmup-request-rate (or a single --request-rate)")
+			p.Notes = append(p.Notes, "--warmup-arrival-pattern ignored: the warmup has no rate (give --warmup-request-rate, or a single --request-rate); it runs closed loop, as AIPerf's")
 		}
 		if changed("warmup-request-rate-ramp-duration") {
 			return s, Usagef("--warmup-request-rate-ramp-duration needs a warmup rate: give --warmup-request-rate (AIPerf's rule)")

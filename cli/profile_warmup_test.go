@@ -173,7 +173,6 @@ func TestProfileWarmupConflicts(t *testing.T) {
 		{[]string{"--warmup-request-count", "3", "--warmup-grace-period", "5"}, "--warmup-grace-period needs --warmup-duration"},
 		{[]string{"--warmup-grace-period", "5"}, "--warmup-grace-period needs --warmup-duration"},
 		{[]string{"--warmup-request-count", "3", "--warmup-request-rate-ramp-duration", "5"}, "--warmup-request-rate-ramp-duration needs a warmup rate"},
-		{[]string{"--warmup-request-count", "3", "--warmup-arrival-pattern", "constant"}, "--warmup-arrival-pattern shapes a warmup rate"},
 		{[]string{"--warmup-duration", "3", "--warmup-grace-period", "-1"}, `--warmup-grace-period "-1": want seconds ≥ 0 or inf`},
 		{[]string{"--request-rate", "5", "--warmup-request-count", "3", "--warmup-concurrency-ramp-duration", "2"}, "--warmup-concurrency-ramp-duration ramps closed-loop streams"},
 		{[]string{"--warmup-request-count", "3", "--warmup-prefill-concurrency", "2"}, "--warmup-prefill-concurrency"},
@@ -183,9 +182,19 @@ func TestProfileWarmupConflicts(t *testing.T) {
 			t.Errorf("%q: exit %d, %q; want exit 2 and one line with %q", c.args, code, stderr, c.want)
 		}
 	}
-	rep, warm, _, stderr := warmupRun(t, t.TempDir(), "--request-count", "2", "--warmup-concurrency", "4")
-	const note = "--warmup-concurrency ignored: no warmup phase without --warmup-request-count, --warmup-duration or --num-warmup-sessions"
-	if len(warm) != 0 || strings.Count(stderr, note) != 1 || rep.Run == nil || len(rep.Run.Notes) != 1 || !strings.HasPrefix(rep.Run.Notes[0], note) {
-		t.Errorf("%d warmup records, stderr %q, report %+v; want none and the note %q once", len(warm), stderr, rep.Run, note)
+	for _, c := range []struct {
+		args []string
+		warm int
+		note string
+	}{
+		{[]string{"--request-count", "2", "--warmup-concurrency", "4"}, 0,
+			"--warmup-concurrency ignored: no warmup phase without --warmup-request-count, --warmup-duration or --num-warmup-sessions"},
+		{[]string{"--request-count", "2", "--warmup-request-count", "1", "--warmup-arrival-pattern", "constant"}, 1,
+			"--warmup-arrival-pattern ignored: the warmup has no rate"},
+	} {
+		rep, warm, _, stderr := warmupRun(t, t.TempDir(), c.args...)
+		if len(warm) != c.warm || strings.Count(stderr, c.note) != 1 || rep.Run == nil || len(rep.Run.Notes) != 1 || !strings.HasPrefix(rep.Run.Notes[0], c.note) {
+			t.Errorf("%q: %d warmup records, stderr %q, report %+v; want %d and the note %q once", c.args, len(warm), stderr, rep.Run, c.warm, c.note)
+		}
 	}
 }
