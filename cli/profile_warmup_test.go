@@ -198,3 +198,21 @@ func TestProfileWarmupConflicts(t *testing.T) {
 		}
 	}
 }
+
+// --num-warmup-sessions with conversations: 2 sessions of 3 turns each,
+// every turn sent, before the 4 measured conversations.
+func TestProfileWarmupSessions(t *testing.T) {
+	_, warm, measured, _ := warmupRun(t, t.TempDir(), "--conversation-num", "4", "--conversation-turn-mean", "3", "--num-warmup-sessions", "2", "--concurrency", "2")
+	sessions := map[string]int{}
+	for _, r := range warm {
+		sessions[r.Session.ID]++
+	}
+	if len(warm) != 6 || len(sessions) != 2 || len(measured) != 12 {
+		t.Fatalf("%d warmup records in sessions %v, %d measured; want 2 sessions of 3 turns, then 4 of 3", len(warm), sessions, len(measured))
+	}
+	for id, n := range sessions {
+		if n != 3 {
+			t.Errorf("warmup session %s: %d turns, want 3", id, n)
+		}
+	}
+}
