@@ -116,7 +116,14 @@ type profileOptions struct {
 	scheduleStart          int // --fixed-schedule-start-offset, ms
 	scheduleEnd            int // --fixed-schedule-end-offset, ms (0: none)
 	sampling               string
-	warmupDuration         float64
+	// the warmup phase (AIPerf's Warmup options, profile_warmup.go)
+	warmupDuration                 float64
+	warmupSessions, warmupConc     int
+	warmupRate                     float64
+	warmupPattern, warmupGrace     string
+	warmupConcRamp, warmupRateRamp float64
+	warmupSmoothness               float64 // a YAML warmup phase's own (0: --arrival-smoothness)
+	warmupClosed                   bool    // a YAML warmup phase of type concurrency: no rate inherited
 	// telemetry: AIPerf's lists of URLs ("" for the bare flag)
 	serverMetrics, gpuTelemetry     []string
 	noServerMetrics, noGPUTelemetry bool
@@ -172,9 +179,8 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	for _, n := range oslStddevFlags {
 		fs.IntVar(&po.oslStddev, n, 0, "standard deviation of the output length (aliases --output-tokens-stddev, --prompt-output-tokens-stddev)")
 	}
-	fs.IntVar(&po.requestCount, "request-count", 0, "requests per benchmark, warmup excluded (default without --benchmark-duration: max(10, 2×concurrency); alias --num-requests)")
+	fs.IntVar(&po.requestCount, "request-count", 0, "requests per benchmark, after its warmup phase (default without --benchmark-duration: max(10, 2×concurrency); alias --num-requests)")
 	fs.IntVar(&po.requestCount, "num-requests", 0, "alias of --request-count")
-	fs.IntVar(&po.warmupCount, "warmup-request-count", 0, "requests sent first and left out of the metrics, per benchmark (needs a request count)")
 	fs.Float64Var(&po.duration, "benchmark-duration", 0, "stop each benchmark after this many seconds")
 	fs.Float64Var(&po.cancelRate, "request-cancellation-rate", 0, "percentage of the requests the client cancels (each picked with this probability, seeded by --random-seed); they are recorded incomplete, class cancelled")
 	fs.Float64Var(&po.cancelDelay, "request-cancellation-delay", 0, "seconds after sending that a picked request is cancelled (default 0: at once)")
@@ -226,12 +232,11 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.IntVar(&po.scheduleStart, "fixed-schedule-start-offset", 0, "replay only the trace's rows from this timestamp (ms), sent at their time after it")
 	fs.IntVar(&po.scheduleEnd, "fixed-schedule-end-offset", 0, "replay only the trace's rows up to this timestamp (ms)")
 	fs.StringVar(&po.sampling, "dataset-sampling-strategy", "sequential", "order of the --input-file rows: sequential or shuffle (with --random-seed)")
-	fs.Float64Var(&po.warmupDuration, "warmup-duration", 0, "seconds at the start of each benchmark left out of the metrics (added to --benchmark-duration)")
+	warmupFlags(po, fs)
 	fs.StringArrayVar(&po.serverMetrics, "server-metrics", nil, "scrape the server's /metrics during the run (required; default: when it serves them: "+serverMetricsEngines()+"), or the one URL given, e.g. node1:8081")
 	fs.BoolVar(&po.noServerMetrics, "no-server-metrics", false, "scrape no server metrics")
 	fs.StringArrayVar(&po.gpuTelemetry, "gpu-telemetry", nil, "GPU energy from dcgm-exporter URLs, e.g. node1:9400 (bare: localhost:9400 and :9401, optional) or pynvml (NVML builds)")
 	fs.BoolVar(&po.noGPUTelemetry, "no-gpu-telemetry", false, "no GPU telemetry (the default)")
-	fs.IntVar(&po.warmupCount, "num-warmup-requests", 0, "alias of --warmup-request-count")
 	fs.StringVarP(&po.configFile, "config", "f", "", "AIPerf's YAML config (schemaVersion 2.0): model, endpoint, dataset, phases, artifacts, random_seed and a concurrency or rate sweep; flags given here override it")
 	for _, alias := range []string{"model-names", "arrival-pattern", "vllm-burstiness", "input-tokens", "input-tokens-mean", "synthetic-input-tokens-mean",
 		"prompt-input-tokens-mean", "input-tokens-stddev", "synthetic-input-tokens-stddev", "prompt-input-tokens-stddev",

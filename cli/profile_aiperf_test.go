@@ -230,8 +230,8 @@ sweep:
 			// --model and --url on the command line win over the file.
 			return s.cfg.Client.Model == "m" && s.cfg.Client.Target == "http://127.0.0.1:1" && !s.cfg.Client.NoStream &&
 				syn.Samples == 500 && syn.Prompt.Mean == 512 && syn.Prompt.Stdev == 16 && syn.Output.Mean == 128 &&
-				len(l) == 4 && l[3].Streams == 64 && s.cfg.Plan.Seed == 9 && *s.cfg.Plan.Warmup.Value == 50 &&
-				s.cfg.Plan.Constraints.MaxRequests == 150
+				len(l) == 4 && l[3].Streams == 64 && s.cfg.Plan.Seed == 9 && s.cfg.Plan.WarmupPhase.Constraints.MaxRequests == 50 &&
+				s.cfg.Plan.WarmupPhase.Strategy.Streams == 1 && s.cfg.Plan.Constraints.MaxRequests == 100
 		}},
 		"transport": {[]string{"--transport", "http"}, func(s profileSetup) bool { return s.po.transport == "http" }},
 		"use-legacy-max-tokens": {[]string{"--use-legacy-max-tokens"}, func(s profileSetup) bool {
@@ -345,11 +345,40 @@ sweep:
 		"request-rate-series": {[]string{"--request-rate-series", series}, func(s profileSetup) bool {
 			return len(rounds(s)[0].Series) > 0
 		}},
-		"warmup-request-count": {[]string{"--request-count", "20", "--warmup-request-count", "5"}, func(s profileSetup) bool {
-			return s.cfg.Plan.Warmup.Mode == report.PhaseRequests && *s.cfg.Plan.Warmup.Value == 5 && s.cfg.Plan.Constraints.MaxRequests == 25
+		"warmup-request-count": {[]string{"--request-count", "20", "--warmup-request-count", "5", "--concurrency", "4"}, func(s profileSetup) bool {
+			w := s.cfg.Plan.WarmupPhase
+			return w != nil && w.Constraints.MaxRequests == 5 && w.Strategy.Kind == loadgen.Concurrent && w.Strategy.Streams == 4 &&
+				s.cfg.Plan.Constraints.MaxRequests == 20 && s.cfg.Plan.Warmup.IsZero()
 		}},
 		"warmup-duration": {[]string{"--benchmark-duration", "60", "--warmup-duration", "10"}, func(s profileSetup) bool {
-			return s.cfg.Plan.Warmup.Mode == report.PhaseDuration && *s.cfg.Plan.Warmup.Value == 10 && s.cfg.Plan.Constraints.MaxDuration == 70*time.Second
+			w := s.cfg.Plan.WarmupPhase
+			return w != nil && w.Constraints.MaxDuration == 10*time.Second && w.Constraints.Drain == loadgen.DrainAll &&
+				s.cfg.Plan.Constraints.MaxDuration == 60*time.Second
+		}},
+		"num-warmup-sessions": {[]string{"--num-warmup-sessions", "3", "--conversation-num", "10"}, func(s profileSetup) bool {
+			return s.cfg.Plan.WarmupPhase != nil && s.cfg.Plan.WarmupPhase.Sessions == 3
+		}},
+		"warmup-concurrency": {[]string{"--concurrency", "16", "--warmup-concurrency", "2", "--warmup-request-count", "4"}, func(s profileSetup) bool {
+			return s.cfg.Plan.WarmupPhase.Strategy.Streams == 2 && rounds(s)[0].Streams == 16
+		}},
+		"warmup-request-rate": {[]string{"--request-rate", "50", "--warmup-request-rate", "10", "--warmup-duration", "30"}, func(s profileSetup) bool {
+			w := s.cfg.Plan.WarmupPhase.Strategy
+			return w.Kind == loadgen.Poisson && w.Rate == 10 && rounds(s)[0].Rate == 50
+		}},
+		"warmup-arrival-pattern": {[]string{"--request-rate", "20", "--arrival-pattern", "gamma", "--arrival-smoothness", "2", "--warmup-arrival-pattern", "constant", "--warmup-duration", "30"}, func(s profileSetup) bool {
+			w := s.cfg.Plan.WarmupPhase.Strategy
+			return w.Kind == loadgen.Constant && w.Rate == 20 && w.Burstiness == 0 && rounds(s)[0].Burstiness == 2
+		}},
+		"warmup-grace-period": {[]string{"--warmup-duration", "30", "--warmup-grace-period", "10"}, func(s profileSetup) bool {
+			return s.cfg.Plan.WarmupPhase.Constraints.Drain == 10*time.Second
+		}},
+		"warmup-concurrency-ramp-duration": {[]string{"--concurrency", "100", "--concurrency-ramp-duration", "30", "--warmup-concurrency", "50", "--warmup-concurrency-ramp-duration", "10", "--warmup-request-count", "200"}, func(s profileSetup) bool {
+			w := s.cfg.Plan.WarmupPhase.Strategy
+			return w.Streams == 50 && w.Rampup == 10*time.Second && rounds(s)[0].Rampup == 30*time.Second
+		}},
+		"warmup-request-rate-ramp-duration": {[]string{"--request-rate", "100", "--warmup-request-rate", "20", "--warmup-request-rate-ramp-duration", "15", "--warmup-duration", "30"}, func(s profileSetup) bool {
+			w := s.cfg.Plan.WarmupPhase.Strategy
+			return w.Rampup == 15*time.Second && w.RampFrom == 20*0.1/15
 		}},
 		"output-artifact-dir": {[]string{"--output-artifact-dir", "/tmp/goodput-aiperf-x"}, func(s profileSetup) bool {
 			return s.lay.target.Dir == "/tmp/goodput-aiperf-x" && s.cfg.Outputs.Path == "/tmp/goodput-aiperf-x/goodput.json"
@@ -464,7 +493,9 @@ func TestAIPerfBareListFlags(t *testing.T) {
 		{"--audio-length-mean", "2", "--audio-num-channels", "2"},
 		{"--audio-length-mean", "2", "--input-file", "x.jsonl"},
 		{"--endpoint-type", "chat", "--batch-size", "2"},
-		{"--warmup-duration", "5", "--warmup-request-count", "3", "--request-count", "9"},
+		{"--warmup-request-count", "-1"},
+		{"--warmup-request-count", "3", "--warmup-concurrency", "0"},
+		{"--warmup-duration", "5", "--warmup-arrival-pattern", "burst"},
 	} {
 		if _, err := setupProfile(t, bad...); err == nil {
 			t.Errorf("%q: accepted", bad)
@@ -633,7 +664,8 @@ benchmark:
 		{"benchmark:\n  model: \"{{ name }}\"\n", "computed values"},
 		{"benchmark:\n  model: ${NOPE}\n", "${NOPE} is not set"},
 		{"benchmark:\n  model: m\nsweep: {type: zip, parameters: {concurrency: [1, 2]}}\n", "sweep.type"},
-		{"benchmark:\n  model: m\n  phases: [{name: warmup, concurrency: 4, requests: 5}, {name: profiling, requests: 9}]\n", "warmup is the benchmark's own start"},
+		{"benchmark:\n  model: m\n  phases: [{name: warmup, type: poisson, requests: 5}, {name: profiling, requests: 9}]\n", "benchmark.phases.warmup.rate: a poisson phase needs its rate"},
+		{"benchmark:\n  model: m\n  phases: [{name: warmup, concurrency: 4}, {name: profiling, requests: 9}]\n", "benchmark.phases.warmup: give the warmup's length"},
 	} {
 		_, err := run(c.yaml)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--config ") || strings.Contains(err.Error(), "\n") {
@@ -781,9 +813,14 @@ func TestAIPerfDocForms(t *testing.T) {
 {"timestamp": 10, "input_length": 12, "output_length": 4, "hash_ids": [1]}
 {"timestamp": 20, "input_length": 12, "output_length": 4, "hash_ids": [1]}
 `)
-	s, err = setupProfile(t, "--input-file", trace, "--custom-dataset-type", "mooncake_trace", "--fixed-schedule", "--warmup-request-count", "1")
-	if err != nil || s.cfg.Plan.Constraints.MaxRequests != 3 || s.cfg.Plan.Warmup.Mode != report.PhaseRequests || *s.cfg.Plan.Warmup.Value != 1 {
-		t.Errorf("--warmup-request-count with a trace: constraints %+v, warmup %+v, %v", s.cfg.Plan.Constraints, s.cfg.Plan.Warmup, err)
+	// The warmup sends its request under --concurrency, then the whole
+	// trace is replayed (even a warmup as long as the trace).
+	for _, n := range []string{"1", "3"} {
+		s, err = setupProfile(t, "--input-file", trace, "--custom-dataset-type", "mooncake_trace", "--fixed-schedule", "--concurrency", "2", "--warmup-request-count", n)
+		if err != nil || s.cfg.Plan.Constraints.MaxRequests != 0 || s.cfg.Plan.WarmupPhase == nil || s.cfg.Plan.WarmupPhase.Strategy.Streams != 2 ||
+			s.cfg.Plan.WarmupPhase.Constraints.MaxRequests != int(n[0]-'0') || len(rounds(s)[0].Schedule) != 3 {
+			t.Errorf("--warmup-request-count %s with a trace: constraints %+v, warmup %+v, %v", n, s.cfg.Plan.Constraints, s.cfg.Plan.WarmupPhase, err)
+		}
 	}
 	for _, c := range []struct {
 		args []string
@@ -791,7 +828,6 @@ func TestAIPerfDocForms(t *testing.T) {
 	}{
 		{[]string{"--benchmark-grace-period", "30"}, "--benchmark-grace-period applies with --benchmark-duration"},
 		{[]string{"--benchmark-duration", "5", "--benchmark-grace-period", "-1"}, `--benchmark-grace-period "-1": want seconds ≥ 0 or inf`},
-		{[]string{"--input-file", trace, "--custom-dataset-type", "mooncake_trace", "--warmup-request-count", "3"}, "--warmup-request-count 3: " + trace + " holds 3 requests"},
 	} {
 		if _, err := setupProfile(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v; want %q", c.args, err, c.want)

@@ -73,6 +73,10 @@ type aiperfPhase struct {
 	ConcurrencyRamp    json.RawMessage `json:"concurrency_ramp"`
 	RateRamp           json.RawMessage `json:"rate_ramp"`
 	ExcludeFromResults *bool           `json:"exclude_from_results"`
+	Sessions           *int            `json:"sessions"`
+	GracePeriod        json.RawMessage `json:"grace_period"`
+	PrefillConcurrency *int            `json:"prefill_concurrency"`
+	PrefillRamp        json.RawMessage `json:"prefill_ramp"`
 }
 
 type aiperfSweep struct {
@@ -304,20 +308,89 @@ func (c configSetter) phases(po *profileOptions, raw json.RawMessage) error {
 		}
 	}
 	if warmup != nil {
-		key := "benchmark.phases." + warmup.Name
-		if warmup.Concurrency != nil || warmup.Rate != nil || warmup.Smoothness != nil || len(warmup.ConcurrencyRamp) > 0 || len(warmup.RateRamp) > 0 {
-			return c.errf(key, "goodput's warmup is the benchmark's own start, under its own load: give only requests or duration")
+		return c.warmupPhase(po, warmup)
+	}
+	return nil
+}
+
+// warmupPhase reads a warmup phase into the warmup options. Its load is
+// its own: a concurrency phase without a concurrency has 1 stream, as in
+// AIPerf, and inherits no rate from the profiling phase.
+func (c configSetter) warmupPhase(po *profileOptions, ph *aiperfPhase) error {
+	key := "benchmark.phases." + ph.Name
+	if ph.Name == "" {
+		key = "benchmark.phases.warmup"
+	}
+	switch {
+	case ph.ExcludeFromResults != nil && !*ph.ExcludeFromResults:
+		return c.errf(key+".exclude_from_results", "a warmup phase is left out of the results")
+	case ph.PrefillConcurrency != nil || len(ph.PrefillRamp) > 0:
+		return c.errf(key+".prefill_concurrency", "a cap on requests waiting for their first token: goodput applies no prefill cap")
+	case ph.Requests == nil && ph.Sessions == nil && len(ph.Duration) == 0:
+		return c.errf(key, "give the warmup's length: requests, duration or sessions")
+	}
+	switch ph.Type {
+	case "", "concurrency":
+		if ph.Rate != nil {
+			return c.errf(key+".rate", "a concurrency phase has no rate (type: poisson, constant or gamma)")
 		}
-		if warmup.Requests != nil {
-			c.set([]string{"warmup-request-count", "num-warmup-requests"}, func() { po.warmupCount = *warmup.Requests })
+		n := 1
+		if ph.Concurrency != nil {
+			n = *ph.Concurrency
 		}
-		if len(warmup.Duration) > 0 {
-			s, err := phaseSeconds(warmup.Duration)
-			if err != nil {
-				return c.errf(key+".duration", "%v", err)
-			}
-			c.set([]string{"warmup-duration"}, func() { po.warmupDuration = s })
+		c.set([]string{"warmup-concurrency"}, func() { po.warmupConc = n })
+		po.warmupClosed = po.warmupRate == 0
+	case "poisson", "constant", "gamma":
+		if ph.Rate == nil {
+			return c.errf(key+".rate", "a %s phase needs its rate (requests per second)", ph.Type)
 		}
+		mode, r := ph.Type, *ph.Rate
+		c.set([]string{"warmup-arrival-pattern"}, func() { po.warmupPattern = mode })
+		c.set([]string{"warmup-request-rate"}, func() { po.warmupRate = r })
+		if ph.Concurrency != nil {
+			n := *ph.Concurrency
+			c.set([]string{"warmup-concurrency"}, func() { po.warmupConc = n })
+		}
+		if ph.Smoothness != nil {
+			po.warmupSmoothness = *ph.Smoothness
+		}
+	default:
+		return c.errf(key+".type", "%s: a warmup phase is concurrency, poisson, constant or gamma", ph.Type)
+	}
+	if ph.Requests != nil {
+		n := *ph.Requests
+		c.set([]string{"warmup-request-count", "num-warmup-requests"}, func() { po.warmupCount = n })
+	}
+	if ph.Sessions != nil {
+		n := *ph.Sessions
+		c.set([]string{"num-warmup-sessions"}, func() { po.warmupSessions = n })
+	}
+	if len(ph.GracePeriod) > 0 {
+		g, err := phaseSeconds(ph.GracePeriod)
+		if err != nil {
+			return c.errf(key+".grace_period", "%v", err)
+		}
+		c.set([]string{"warmup-grace-period"}, func() { po.warmupGrace = strconv.FormatFloat(g, 'f', -1, 64) })
+	}
+	for _, d := range []struct {
+		field string
+		raw   json.RawMessage
+		flag  string
+		dst   *float64
+	}{
+		{"duration", ph.Duration, "warmup-duration", &po.warmupDuration},
+		{"concurrency_ramp", ph.ConcurrencyRamp, "warmup-concurrency-ramp-duration", &po.warmupConcRamp},
+		{"rate_ramp", ph.RateRamp, "warmup-request-rate-ramp-duration", &po.warmupRateRamp},
+	} {
+		if len(d.raw) == 0 {
+			continue
+		}
+		s, err := phaseSeconds(d.raw)
+		if err != nil {
+			return c.errf(key+"."+d.field, "%v", err)
+		}
+		dst := d.dst
+		c.set([]string{d.flag}, func() { *dst = s })
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/goodput-dev/goodput/loadgen"
-	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/sweep"
 )
 
@@ -94,17 +93,17 @@ func TestProfilePlanIsTyped(t *testing.T) {
 		p.Data.Synthetic.String() != "prompt_tokens=100,prompt_tokens_stdev=10,output_tokens=20" {
 		t.Errorf("data %s", p.Data.Synthetic)
 	}
-	warm, err := report.ParseTransientPhase("5r")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Plan.Warmup.String() != warm.String() || p.Plan.Warmup.Mode != warm.Mode || *p.Plan.Warmup.Value != *warm.Value || p.Plan.Constraints.MaxRequests != 35 {
-		t.Errorf("warmup %v, max requests %d", p.Plan.Warmup, p.Plan.Constraints.MaxRequests)
+	// The warmup is a phase of its own: 5 requests, at the rate list's
+	// in-flight cap of 8 streams (a list gives the warmup no rate), before
+	// the 30 measured ones.
+	if w := p.Plan.WarmupPhase; w == nil || w.Constraints.MaxRequests != 5 || w.Strategy.Kind != loadgen.Concurrent || w.Strategy.Streams != 8 ||
+		!p.Plan.Warmup.IsZero() || p.Plan.Constraints.MaxRequests != 30 {
+		t.Errorf("warmup phase %+v, transient warmup %v, max requests %d", w, p.Plan.Warmup, p.Plan.Constraints.MaxRequests)
 	}
 	if p.Client.Headers["X-A"] != "b" || p.Client.ExtraBody != `{"ignore_eos":true}` || p.ExtraBody["ignore_eos"] != true {
 		t.Errorf("headers %v, body %s", p.Client.Headers, p.Client.ExtraBody)
 	}
-	if fmt.Sprint(p.Plan.Profile.Rate) != "[2 4.5]" || p.Plan.Profile.Kind != "constant" || p.Metadata.Warmup != "5r" || p.Plan.Seed != 7 {
+	if fmt.Sprint(p.Plan.Profile.Rate) != "[2 4.5]" || p.Plan.Profile.Kind != "constant" || p.Metadata.Warmup != "concurrent@8, 5 requests" || p.Plan.Seed != 7 {
 		t.Errorf("profile %+v, warmup %q, seed %d", p.Plan.Profile, p.Metadata.Warmup, p.Plan.Seed)
 	}
 }

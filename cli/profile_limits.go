@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,20 +16,19 @@ import (
 
 	"github.com/goodput-dev/goodput/dataset"
 	"github.com/goodput-dev/goodput/loadgen"
-	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/run"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/tokenize"
 )
 
-// limits reads the request count, duration, warmup and seed into the
-// run's constraints.
+// limits reads the request count, duration, cancellation and grace
+// period into the run's constraints, and the warmup phase.
 func (po *profileOptions) limits(fs *pflag.FlagSet, p *draft, concs, rates []float64) error {
 	if po.duration < 0 || math.IsNaN(po.duration) || math.IsInf(po.duration, 0) {
 		return Usagef("--benchmark-duration %v: want seconds > 0", po.duration)
 	}
-	if po.requestCount < 0 || po.warmupCount < 0 {
-		return Usagef("--request-count and --warmup-request-count must be ≥ 0")
+	if po.requestCount < 0 {
+		return Usagef("--request-count %d: want requests ≥ 1", po.requestCount)
 	}
 	maxConc := 1
 	switch {
@@ -42,26 +40,6 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *draft, concs, rates []flo
 	count := po.requestCount
 	if count == 0 && po.duration == 0 && po.rateSeries == "" && po.inputFile == "" && po.conversations == 0 {
 		count = max(10, 2*maxConc) // AIPerf's default; a series, a file and a trace end by themselves
-	}
-	switch {
-	case po.warmupDuration < 0 || math.IsNaN(po.warmupDuration) || math.IsInf(po.warmupDuration, 0):
-		return Usagef("--warmup-duration %v: want seconds > 0", po.warmupDuration)
-	case po.warmupDuration > 0 && po.warmupCount > 0:
-		return Usagef("--warmup-duration and --warmup-request-count: give one of them")
-	case po.warmupDuration > 0:
-		w := po.warmupDuration
-		p.Plan.Warmup = report.TransientPhase{Value: &w, Mode: report.PhaseDuration}
-		p.Metadata.Warmup = strconv.FormatFloat(w, 'f', -1, 64) + "s"
-		p.Plan.Profile.Warmup = p.Plan.Warmup
-	}
-	if po.warmupCount > 0 {
-		if count == 0 && po.inputFile == "" {
-			return Usagef("--warmup-request-count needs --request-count: goodput's warmup in requests is measured against the request limit")
-		}
-		n := float64(po.warmupCount)
-		p.Plan.Warmup = report.TransientPhase{Value: &n, Mode: report.PhaseRequests}
-		p.Metadata.Warmup = strconv.Itoa(po.warmupCount) + "r"
-		p.Plan.Profile.Warmup = p.Plan.Warmup
 	}
 	p.Plan.Constraints = loadgen.Constraints{MaxDuration: time.Duration(po.duration * float64(time.Second))}
 	switch {
@@ -84,11 +62,11 @@ func (po *profileOptions) limits(fs *pflag.FlagSet, p *draft, concs, rates []flo
 		}
 		p.Plan.Constraints.Drain = g
 	}
-	if po.duration > 0 && po.warmupDuration > 0 {
-		p.Plan.Constraints.MaxDuration += time.Duration(po.warmupDuration * float64(time.Second))
-	}
 	if count > 0 {
-		p.Plan.Constraints.MaxRequests = count + po.warmupCount
+		p.Plan.Constraints.MaxRequests = count
+	}
+	if err := po.warmup(fs, p, concs, rates); err != nil {
+		return err
 	}
 	if n := po.conversations * po.turns; po.requestCount > n && po.conversations > 0 && po.inputFile == "" && po.turnsStddev == 0 {
 		p.Notes = append(p.Notes, fmt.Sprintf("--request-count %d is superseded by --%s %d: its %d conversations of %d turn(s) send at most %d requests, each once (AIPerf's --conversation-num counts sessions, --request-count single-turn requests)",
@@ -219,14 +197,6 @@ func (po *profileOptions) finish(p *draft) error {
 	} else if p.Data.Opened, err = dataset.OpenSynthetic(*p.Data.Synthetic, p.Data.Options); err != nil {
 		return Usagef("--isl/--osl: %s", oneLineErr(err))
 	}
-	if po.warmupCount > 0 && p.Plan.Constraints.MaxRequests == 0 {
-		// An --input-file fixes the count: its first requests warm up.
-		n := p.Data.Opened.Description.Requests
-		if po.warmupCount >= n {
-			return Usagef("--warmup-request-count %d: %s holds %d requests, and the warmup must leave some to measure", po.warmupCount, po.inputFile, n)
-		}
-		p.Plan.Constraints.MaxRequests = n
-	}
 	if p.replay {
 		if len(p.Data.Opened.Schedule) == 0 {
 			return Usagef("--input-file %s: no timestamps to replay (add --no-fixed-schedule to send it under --concurrency)", po.inputFile)
@@ -245,6 +215,9 @@ func (po *profileOptions) finish(p *draft) error {
 	}
 	if err := repeatPlan(p, "--num-profile-runs", po.profileRuns, "--run-variation-threshold", sweep.DefaultRunVariation); err != nil {
 		return err
+	}
+	if p.shard.sharded && p.Plan.WarmupPhase != nil {
+		return errWarmupShard
 	}
 	return p.shardRun(p.Plan.Profile.Kind)
 }

@@ -102,6 +102,24 @@ func (d *Dataset) Round(r int) loadgen.Source {
 	return src
 }
 
+// warmupRound marks the synthetic prompts of a warmup phase: a round no
+// benchmark reaches (the probe's is MaxUint32).
+const warmupRound = math.MaxUint32 - 1
+
+// Warmup returns the source of a warmup phase run before the benchmarks
+// (AIPerf's): synthetic prompts get markers of their own, so the warmup
+// does not fill the cache with the measured prompts, and never run out;
+// files and traces send their first requests.
+func (d *Dataset) Warmup() loadgen.Source {
+	switch {
+	case d.synth == nil:
+		return d.Source
+	case d.synth.spec.Session.Turns > 0:
+		return d.synth.sessionsOf(warmupRound, 0)
+	}
+	return d.synth.Round(warmupRound)
+}
+
 // ProbeRequest is a request shaped like the exact synthetic data's first
 // (its system prefix included) with a marker of its own, for probing the
 // server before the run; nil when the data is not exact synthetic prompts.

@@ -57,12 +57,23 @@ func TestOpenRounds(t *testing.T) {
 				i, r0[i].PromptTokens, r0[i].MaxTokens, r0[i].Text(), r1[i].PromptTokens, r1[i].MaxTokens, r1[i].Text())
 		}
 	}
+	// The warmup's prompts have the same lengths, markers of their own,
+	// and do not end with the Samples limit.
+	for _, i := range []uint64{0, 7, 29} {
+		w, ok := d.Warmup().Request(i)
+		if !ok || w.PromptTokens != r0[i].PromptTokens || w.Text() == r0[i].Text() || w.Text() == r1[i].Text() {
+			t.Errorf("warmup request %d: %v %d %q; want %d tokens and a text of its own", i, ok, w.PromptTokens, w.Text(), r0[i].PromptTokens)
+		}
+	}
+	if _, ok := d.Warmup().Request(30); !ok {
+		t.Error("the warmup's prompts ended with the benchmark's Samples limit")
+	}
 	f, err := Open("testdata/prompts.csv", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Round(3) != f.Source {
-		t.Error("a file's Round(3) is not its source")
+	if f.Round(3) != f.Source || f.Warmup() != f.Source {
+		t.Error("a file's Round(3) or Warmup is not its source")
 	}
 }
 

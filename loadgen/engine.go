@@ -47,6 +47,7 @@ type Constraints struct {
 	// Drain, with MaxDuration, lets the requests in flight at MaxDuration
 	// finish for up to this long instead of cancelling them at once
 	// (--drain): only those still running after it are cancelled.
+	// DrainAll lets every one finish.
 	Drain       time.Duration
 	MaxRequests int // stop creating at N; in-flight requests finish
 	MaxErrors   int // stop everything at N errored requests
@@ -109,6 +110,9 @@ type Benchmark struct {
 	// Run waits for it. 0 starts at once. Shards of a multi-pod run share
 	// one StartAt so they start together.
 	StartAt int64
+	// Warmup, when set, runs before the measured phase (from StartAt);
+	// the measured phase starts once the warmup's last request resolved.
+	Warmup *Phase
 }
 
 // Result summarises a finished benchmark from the scheduler's side.
@@ -145,6 +149,9 @@ type Result struct {
 	// Saturation is the over-saturation detector's final state; nil
 	// without the constraint.
 	Saturation *SaturationState
+	// Warmup is the warmup phase's own result (Benchmark.Warmup), nil
+	// without one.
+	Warmup *Result
 }
 
 // Engine runs benchmarks with one client. Records are handed to the out
@@ -297,30 +304,15 @@ type run struct {
 	// sessions numbers the sessions started.
 	sessSrc  SessionSource
 	sessions atomic.Int64
+	// warmup marks the records of a warmup phase.
+	warmup bool
 }
 
-// Run executes one benchmark and blocks until every request it started has
-// resolved and been handed to out. Cancelling ctx interrupts it: in-flight
-// requests are cancelled (recorded as incomplete) and Result.Interrupted is
-// set.
-func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record) (Result, error) {
-	if err := b.Strategy.Validate(); err != nil {
-		return Result{}, err
-	}
-	if err := b.Constraints.Validate(); err != nil {
-		return Result{}, err
-	}
-	if b.Source == nil {
-		return Result{}, errors.New("benchmark has no request source")
-	}
-	if b.Constraints.MaxDuration == 0 && b.Constraints.MaxRequests == 0 && !b.Strategy.Finite() {
-		if _, finite := b.Source.(interface{ Len() int }); !finite {
-			return Result{}, errors.New("benchmark would never end: set max seconds or max requests")
-		}
-	}
+// runPhase executes one phase; warmup marks its records.
+func (e *Engine) runPhase(ctx context.Context, b Benchmark, out chan<- *record.Record, warmup bool) (Result, error) {
 	rctx, abort := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer abort(nil)
-	r := &run{e: e, b: b, ctx: rctx, abort: abort, out: out, stopCh: make(chan struct{}), mon: newMonitor(e.clock, e.procsFor(b.Strategy))}
+	r := &run{e: e, b: b, ctx: rctx, abort: abort, out: out, stopCh: make(chan struct{}), mon: newMonitor(e.clock, e.procsFor(b.Strategy)), warmup: warmup}
 	if w := b.Constraints.ErrorRateWindow; b.Constraints.MaxErrorRate > 0 {
 		if w == 0 {
 			w = 30
@@ -348,7 +340,7 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 		drain := b.Constraints.Drain
 		t := time.AfterFunc(max(0, e.clock.Until(start+int64(d))), func() { r.stop(StopMaxDuration, drain <= 0) })
 		defer t.Stop()
-		if drain > 0 {
+		if drain > 0 && drain != DrainAll {
 			t2 := time.AfterFunc(max(0, e.clock.Until(start+int64(d+drain))), func() { r.stop(StopMaxDuration, true) })
 			defer t2.Stop()
 		}
@@ -481,6 +473,7 @@ func (r *run) settle(rec *record.Record) (immediate bool) {
 	}
 	r.mon.observe(rec)
 	immediate = immediateFailure(rec)
+	rec.Warmup = r.warmup
 	r.out <- rec // rec belongs to the consumer from here on
 	return immediate
 }

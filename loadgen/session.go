@@ -127,6 +127,44 @@ type SessionSource interface {
 	Session(i uint64) (s *Session, ok bool)
 }
 
+// limitSessions ends src after n sessions (Phase.Sessions): a session
+// source after its n-th session, a source of single requests after n
+// requests.
+func limitSessions(src Source, n int) Source {
+	if ss, ok := src.(SessionSource); ok {
+		return sessionLimit{requestLimit{ss, n}, ss}
+	}
+	return requestLimit{src, n}
+}
+
+// requestLimit ends a source after n requests; Len makes it finite.
+type requestLimit struct {
+	src Source
+	n   int
+}
+
+func (l requestLimit) Request(i uint64) (*Request, bool) {
+	if i >= uint64(l.n) {
+		return nil, false
+	}
+	return l.src.Request(i)
+}
+
+func (l requestLimit) Len() int { return l.n }
+
+// sessionLimit ends a session source after n sessions.
+type sessionLimit struct {
+	requestLimit
+	ss SessionSource
+}
+
+func (l sessionLimit) Session(i uint64) (*Session, bool) {
+	if i >= uint64(l.n) {
+		return nil, false
+	}
+	return l.ss.Session(i)
+}
+
 // turnInfo is what a session turn's request carries beyond its messages.
 type turnInfo struct {
 	session string // the session id, sent in the session header

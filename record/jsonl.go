@@ -127,6 +127,9 @@ func AppendJSON(b []byte, r *Record) []byte {
 	if r.Shard != 0 {
 		b = appendInt(b, "shard", int64(r.Shard))
 	}
+	if r.Warmup {
+		b = append(b, `,"warmup":true`...)
+	}
 	b = append(b, `,"status":"`...)
 	b = append(b, r.Status.String()...)
 	b = append(b, '"')
@@ -359,6 +362,7 @@ type jsonRecord struct {
 	ID                    *uint64 `json:"id"`
 	Benchmark             int     `json:"benchmark"`
 	Shard                 int     `json:"shard"`
+	Warmup                bool    `json:"warmup"`
 	Status                string  `json:"status"`
 	ErrorClass            string  `json:"error_class"`
 	Error                 string  `json:"error"`
@@ -473,7 +477,7 @@ func UnmarshalLine(line []byte, r *Record) error {
 		return fmt.Errorf(`invalid record: key "status" is %q, want successful, errored or incomplete`, j.Status)
 	}
 	r.Reset()
-	r.ID, r.Benchmark, r.Shard, r.Status = *j.ID, j.Benchmark, j.Shard, st
+	r.ID, r.Benchmark, r.Shard, r.Status, r.Warmup = *j.ID, j.Benchmark, j.Shard, st, j.Warmup
 	r.ErrorClass, r.Error, r.HTTPStatus = ErrorClass(j.ErrorClass), j.Error, j.HTTPStatus
 	r.ResponseID, r.FinishReason = j.ResponseID, j.FinishReason
 	r.Intended, r.Dispatched, r.Sent, r.Headers = j.Intended, j.Dispatched, j.Sent, j.Headers

@@ -49,6 +49,10 @@ func TestRoundTrip(t *testing.T) {
 		r.ServerTimings = UnknownServerTimings()
 		r.ServerTimings.PromptNS = 0
 		return r
+	}(), "warmup": func() *Record {
+		r := sampleRecord()
+		r.Warmup = true
+		return r
 	}(), "session": func() *Record {
 		r := sampleRecord()
 		r.Session = Session{ID: "s-7", Turn: 2, Turns: 5, HistoryMessages: 5, HistoryTokens: 812, ToolCalls: 1}

@@ -113,6 +113,9 @@ type Record struct {
 	ID        uint64 // unique within a run, in order of scheduling
 	Benchmark int    // index of the benchmark (round) within the run
 	Shard     int    // shard index for multi-pod runs (0 otherwise)
+	// Warmup marks a request of the warmup phase run before the
+	// benchmark's measured one (AIPerf's warmup): reports leave it out.
+	Warmup bool
 
 	Status     Status
 	ErrorClass ErrorClass

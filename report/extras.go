@@ -68,6 +68,9 @@ type Extras struct {
 	// Arrival is the load's shape where GuideLLM's strategy object cannot
 	// hold it (gamma gaps, shaped ramps, a rate series); nil otherwise.
 	Arrival *Arrival `json:"arrival,omitempty"`
+	// WarmupPhase is the warmup phase run before this benchmark's
+	// measured one (AIPerf's); nil without one.
+	WarmupPhase *WarmupPhase `json:"warmup_phase,omitempty"`
 	// Censored is the censoring-aware view of the requests still in
 	// flight when the benchmark ended (censored.go); nil beyond the exact
 	// cap or in a report without it.

@@ -121,10 +121,14 @@ type Plan struct {
 	Search           *sweep.KneeSearch // a knee search, written as the profile of the loads it ran
 	Constraints      loadgen.Constraints
 	Warmup, Cooldown report.TransientPhase
-	Seed             int64
-	SampleRequests   int     // request records kept per status in the JSON report (0: all)
-	TargetLoadTokS   float64 // output tokens/s to serve, for the knee's replicas
-	Shard            Shard
+	// WarmupPhase, when set, runs before every benchmark's measured phase
+	// (AIPerf's warmup phase, loadgen.Benchmark.Warmup); Run gives it its
+	// source (the data's Warmup). Not in a shard's rounds.
+	WarmupPhase    *loadgen.Phase
+	Seed           int64
+	SampleRequests int     // request records kept per status in the JSON report (0: all)
+	TargetLoadTokS float64 // output tokens/s to serve, for the knee's replicas
+	Shard          Shard
 	// TargetMOE, when set, stops each round once its statistic is known
 	// to the margin asked (GuideLLM's target_moe).
 	TargetMOE *sweep.TargetMOE

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 
 	"github.com/goodput-dev/goodput/dataset"
 	"github.com/goodput-dev/goodput/loadgen"
@@ -34,6 +35,7 @@ type experiment struct {
 	Profile                              report.Profile
 	Search                               *sweep.KneeSearch
 	Constraints                          constraints
+	WarmupPhase                          string `json:",omitempty"`
 	Data                                 string
 	Synthetic                            *dataset.Spec
 	DataOptions                          dataset.Options
@@ -71,6 +73,9 @@ func experimentOf(c *Config, model string) experiment {
 		},
 		Data: c.Data.Value, Synthetic: c.Data.Synthetic, DataOptions: c.Data.Options,
 		SLO: c.SLO.String(), Seed: c.Plan.Seed, Overhead: c.Tokens.Overhead, OverheadAuto: c.Tokens.OverheadAuto,
+	}
+	if w := c.Plan.WarmupPhase; w != nil {
+		e.WarmupPhase = fmt.Sprintf("%s, drain %d", w, w.Constraints.Drain)
 	}
 	if t := c.Data.Options.Tokenizer; t != nil {
 		e.Tokenizer = t.Name()

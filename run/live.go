@@ -28,6 +28,11 @@ type liveStats struct {
 	outToks  int64
 	ttft     *hdrhistogram.Histogram
 	note     string // the plan's state (a knee search's bracket)
+	// warmups counts the warmup phase's records, left out of the figures;
+	// measuring says the measured phase's first record came, and start
+	// then moved to its start.
+	warmups   int64
+	measuring bool
 }
 
 // liveSnapshot is what a display shows.
@@ -54,6 +59,7 @@ func (l *liveStats) begin(index int, s loadgen.Strategy, c loadgen.Constraints, 
 	defer l.mu.Unlock()
 	l.index, l.strategy, l.limit, l.start = index, s, c, l.engine.Clock().Time(start)
 	l.done, l.errored, l.outToks = 0, 0, 0
+	l.warmups, l.measuring = 0, false
 	l.ttft.Reset()
 }
 
@@ -67,6 +73,14 @@ func (l *liveStats) setNote(s string) {
 func (l *liveStats) add(r *record.Record) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if r.Warmup {
+		l.warmups++
+		return
+	}
+	if l.warmups > 0 && !l.measuring {
+		// The limits count from the measured phase's start.
+		l.measuring, l.start = true, l.engine.Clock().Time(r.Started())
+	}
 	l.done++
 	switch r.Status {
 	case record.StatusErrored:

@@ -65,3 +65,25 @@ func TestTermProgress80Columns(t *testing.T) {
 		t.Errorf("want a bar line and a figures line:\n%s", text)
 	}
 }
+
+// A warmup phase's records are not the benchmark's progress: the request
+// limit and the time count from the measured phase's first request.
+func TestLiveStatsSkipWarmup(t *testing.T) {
+	client, err := loadgen.NewClient(loadgen.ClientConfig{Target: "http://127.0.0.1:1", Model: "m"}, loadgen.NewClock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine := loadgen.NewEngine(client)
+	live := newLiveStats(engine, 1)
+	start := engine.Clock().Now()
+	live.begin(0, loadgen.Strategy{Kind: loadgen.Concurrent, Streams: 1}, loadgen.Constraints{MaxRequests: 4}, start)
+	for i, warm := range []bool{true, true, false} {
+		r := record.New()
+		r.Status, r.Warmup, r.Dispatched = record.StatusSuccessful, warm, start+int64(i+1)*int64(time.Hour)
+		live.add(r)
+	}
+	s := live.snapshot()
+	if s.Completed != 1 || s.RemainingRequests != 3 || !live.start.Equal(engine.Clock().Time(start+3*int64(time.Hour))) {
+		t.Errorf("completed %d, remaining %d, start %v; want 1, 3 and the measured request's start", s.Completed, s.RemainingRequests, live.start)
+	}
+}

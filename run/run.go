@@ -443,6 +443,11 @@ func (s *state) rounds(ctx context.Context) ([]sweep.Round, error) {
 	} else {
 		runner.StartAt = p.Shard.StartAt // 0 unless --start-at
 		runner.Drain = s.drain()
+		if w := p.WarmupPhase; w != nil {
+			ph := *w
+			ph.Source = s.client.Group(s.data.Warmup())
+			runner.Warmup = &ph
+		}
 		rounds, err = runner.Run(ctx, narratedPlanner{Planner: p.Planner, live: live})
 	}
 	closeProgress()

@@ -124,6 +124,11 @@ type Runner struct {
 	// round's benchmark (Extras.Drain). Run uses it; RunShard, whose
 	// rounds start on a timetable, does not.
 	Drain *Drain
+	// Warmup, when set, is the warmup phase run before every round's
+	// measured one (AIPerf's warmup phase; loadgen.Benchmark.Warmup): its
+	// records go to Records and the observers marked record.Warmup, and
+	// the round's window starts after it. RunShard does not run it.
+	Warmup *loadgen.Phase
 }
 
 // Run executes rounds until the planner stops or ctx is cancelled. An
@@ -276,9 +281,12 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, cons 
 		moe = r.TargetMOE.watcher()
 		cons.Watcher = moe
 	}
-	res, runErr := r.Engine.Run(ctx, loadgen.Benchmark{
-		Index: index, Strategy: s, Constraints: cons, Source: r.source(index), StartAt: start,
-	}, out)
+	bench := loadgen.Benchmark{Index: index, Strategy: s, Constraints: cons, Source: r.source(index), StartAt: start}
+	if r.Warmup != nil {
+		w := *r.Warmup
+		bench.Warmup = &w
+	}
+	res, runErr := r.Engine.Run(ctx, bench, out)
 	close(out)
 	<-collected
 	if runErr != nil {
@@ -298,11 +306,16 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, cons 
 	info.Workers = s.Workers()
 	info.QueuingEnd = res.QueuingEnd
 	info.ProcessingEnd = res.End
-	info.Scheduler = accum.SchedulerCounts{
-		Created: int(res.Created + res.NotSent), Queued: 0, Pending: 0, Processing: 0,
-		Processed:  int(res.Successful + res.Errored + res.Incomplete),
-		Successful: int(res.Successful), Errored: int(res.Errored),
-		Cancelled: int(res.Incomplete + res.NotSent),
+	info.Scheduler = schedulerCounts(res)
+	if w := res.Warmup; w != nil {
+		// The scheduler ran both phases; the window is the measured one's.
+		info.Start, info.MeasureStart = w.Start, res.Start
+		c := schedulerCounts(*w)
+		info.Scheduler.Created += c.Created
+		info.Scheduler.Processed += c.Processed
+		info.Scheduler.Successful += c.Successful
+		info.Scheduler.Errored += c.Errored
+		info.Scheduler.Cancelled += c.Cancelled
 	}
 	b := acc.Finish(info)
 	if b == nil {
@@ -315,6 +328,9 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, cons 
 		b.Extras.Requests.NotSent = report.Int(res.NotSent)
 		b.Extras.Drain = drain
 		b.Extras.Arrival = reportArrival(s)
+		if res.Warmup != nil {
+			b.Extras.WarmupPhase = reportWarmup(bench.Warmup, res.Warmup)
+		}
 		if o := reportSaturation(res.Saturation, cons.OverSaturation); o != nil {
 			b.Extras.OverSaturation = o
 			if b.SchedulerState != nil {
@@ -340,6 +356,29 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, cons 
 		r.Observer.BenchmarkEnd(index, round)
 	}
 	return round, nil
+}
+
+// schedulerCounts are a phase's counters in GuideLLM's scheduler terms.
+func schedulerCounts(res loadgen.Result) accum.SchedulerCounts {
+	return accum.SchedulerCounts{
+		Created:    int(res.Created + res.NotSent),
+		Processed:  int(res.Successful + res.Errored + res.Incomplete),
+		Successful: int(res.Successful), Errored: int(res.Errored),
+		Cancelled: int(res.Incomplete + res.NotSent),
+	}
+}
+
+// reportWarmup describes a warmup phase and what it did.
+func reportWarmup(p *loadgen.Phase, res *loadgen.Result) *report.WarmupPhase {
+	w := &report.WarmupPhase{Strategy: reportStrategy(p.Strategy), Arrival: reportArrival(p.Strategy),
+		MaxRequests: report.Int(p.Constraints.MaxRequests), MaxSessions: report.Int(p.Sessions),
+		MaxSeconds: report.Float(p.Constraints.MaxDuration.Seconds()), StopReason: string(res.StopReason),
+		Successful: report.Int(res.Successful), Errored: report.Int(res.Errored), Incomplete: report.Int(res.Incomplete),
+		DurationS: report.Float(float64(res.End-res.Start) / 1e9)}
+	if d := p.Constraints.Drain; p.Constraints.MaxDuration > 0 && d != loadgen.DrainAll {
+		w.GraceS = report.FloatPtr(d.Seconds())
+	}
+	return w
 }
 
 // ReportConstraints turns engine constraints into the report's constraint list.

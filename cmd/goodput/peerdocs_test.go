@@ -147,8 +147,8 @@ var (
 	peerModel    = regexp.MustCompile(`(?:--model[ =]|-m |model=|"model":\s*)"?([\w./:-]+)`)
 	peerTarget   = regexp.MustCompile(`target=[^,'"}\s]+|"target":\s*"[^"]+"|--target[ =]"?[^\s"]+"?`)
 	peerURL      = regexp.MustCompile(`--url[ =]"?(?:https?://)?[^/\s"]+(/[^\s"]*)?"?`)
-	peerSeconds  = regexp.MustCompile(`\bseconds=\d+(\.\d+)?|--max-seconds[ =]\d+(\.\d+)?|--benchmark-duration[ =]\d+(\.\d+)?`)
-	peerCount    = regexp.MustCompile(`(\bcount=|--max-requests[ =]|--request-count[ =]|--conversation-num[ =])(\d+)`)
+	peerSeconds  = regexp.MustCompile(`\bseconds=\d+(\.\d+)?|--max-seconds[ =]\d+(\.\d+)?|--benchmark-duration[ =]\d+(\.\d+)?|--warmup-duration[ =]\d+(\.\d+)?`)
+	peerCount    = regexp.MustCompile(`(\bcount=|--max-requests[ =]|--request-count[ =]|--conversation-num[ =]|--warmup-request-count[ =]|--num-warmup-sessions[ =])(\d+)`)
 	peerRampup   = regexp.MustCompile(`rampup_duration=\d+`)
 	peerMinSecs  = regexp.MustCompile(`"?min_seconds"?[=:]\s*\d+`)
 	peerGrace    = regexp.MustCompile(`--benchmark-grace-period[ =]\d+(\.\d+)?`)
@@ -157,7 +157,7 @@ var (
 
 // peerDocModel is the model a command names, which the mock then serves.
 func peerDocModel(cmd string) string {
-	if m := peerModel.FindStringSubmatch(cmd); m != nil && !strings.Contains(m[1], "/Qwen2.5") {
+	if m := peerModel.FindStringSubmatch(cmd); m != nil && !(strings.HasPrefix(cmd, "guidellm") && strings.Contains(m[1], "/Qwen2.5")) {
 		return m[1]
 	}
 	return ""

@@ -260,7 +260,7 @@ func TestProfileBadFlagsExitTwo(t *testing.T) {
 		{"bad goodput form", with("--goodput", "time_to_first_token=500"), "metric:value"},
 		{"output not json", with("--output", "/tmp/x.csv"), "--output"},
 		{"output and artifact dir", with("--output", "/tmp/x.json", "--artifact-dir", "/tmp/y"), "give one of them"},
-		{"warmup without count", with("--benchmark-duration", "5", "--warmup-request-count", "3"), "--warmup-request-count needs --request-count"},
+		{"warmup grace without duration", with("--warmup-request-count", "3", "--warmup-grace-period", "5"), "--warmup-grace-period needs --warmup-duration"},
 		{"negative duration", with("--benchmark-duration", "-1"), "--benchmark-duration"},
 		{"bad isl", with("--isl", "0"), "--isl"},
 		{"osl stddev without osl", with("--osl-stddev", "3"), "--osl-stddev needs --osl"},

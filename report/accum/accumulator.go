@@ -157,6 +157,10 @@ type Accumulator struct {
 	invalid          int64
 	notDispatched    int64
 	minStart, maxEnd int64
+	// warmups counts the warmup phase's records (record.Warmup);
+	// minMeasured is the earliest start of the others.
+	warmups     int64
+	minMeasured int64
 
 	warmKnown bool  // the warmup's request transition happened
 	warmAt    int64 // start of the (N+1)-th processed request
@@ -317,6 +321,11 @@ func (a *Accumulator) Add(r *record.Record) {
 			s.flags |= flagWindowOut
 		}
 	}
+	if r.Warmup {
+		// A warmup phase's request (AIPerf's): never in the window.
+		s.flags = s.flags&^flagWindowIn | flagWindowOut
+		a.warmups++
+	}
 	if st != report.StatusSuccessful {
 		s.errMsg = a.msgOf(r.Error)
 	}
@@ -345,6 +354,9 @@ func (a *Accumulator) Add(r *record.Record) {
 	}
 	if a.minStart == 0 || s.start < a.minStart {
 		a.minStart = s.start
+	}
+	if !r.Warmup && (a.minMeasured == 0 || s.start < a.minMeasured) {
+		a.minMeasured = s.start
 	}
 	if s.end > a.maxEnd {
 		a.maxEnd = s.end

@@ -33,6 +33,7 @@ type recSpec struct {
 	srv, cli             int
 	errClass             record.ErrorClass
 	httpStatus           int
+	warmup               bool
 }
 
 func (sp recSpec) fill(r *record.Record) {
@@ -66,6 +67,7 @@ func (sp recSpec) fill(r *record.Record) {
 	r.ServerPromptTokens = sp.prompt
 	r.ServerOutputTokens, r.ClientOutputTokens = sp.srv, sp.cli
 	r.ErrorClass, r.HTTPStatus = sp.errClass, sp.httpStatus
+	r.Warmup = sp.warmup
 }
 
 // goldenRecords is the request set of TestGoldenMetrics (times in ms after

@@ -41,6 +41,10 @@ type BenchmarkInfo struct {
 	// limit was reached). It is the end of the request phase when set.
 	StopTime   int64
 	StopReason string // e.g. max_duration, max_requests, max_errors, requests_exhausted, interrupted
+	// MeasureStart is the start of the measured phase of a benchmark with
+	// a warmup phase (record.Warmup): the window starts there. 0 without
+	// one, or unknown (the earliest start of a measured request then).
+	MeasureStart int64
 
 	Workers   int             // worker goroutines/processes (GuideLLM's num_processes)
 	Scheduler SchedulerCounts // the scheduler's final counters
@@ -96,6 +100,12 @@ func (a *Accumulator) window(info BenchmarkInfo) MeasureWindow {
 		if ms, ok := a.onlineMeasureStart(); ok {
 			w.Start = ms
 		}
+	}
+	switch {
+	case info.MeasureStart != 0:
+		w.Start = max(w.Start, info.MeasureStart)
+	case a.warmups > 0 && a.minMeasured != 0:
+		w.Start = max(w.Start, a.minMeasured)
 	}
 	w.End = w.ReqEnd
 	if me, ok := a.onlineMeasureEnd(); ok {

@@ -220,3 +220,38 @@ func TestParseTransientPhase(t *testing.T) {
 		}
 	}
 }
+
+// The records of a warmup phase (record.Warmup, AIPerf's) are outside the
+// window, which starts where the measured phase started: given, or else
+// at the earliest measured request. Warmup requests 0 and 1 are sent at 0
+// and 500 ms, the measured ones at 1000, 1500 and 2000 ms; each lasts
+// 500 ms, so the window is [1000, 2500] ms and the warmup took 1 s.
+func TestWindowWarmupPhase(t *testing.T) {
+	var specs []recSpec
+	for i := 0; i < 5; i++ {
+		t0 := float64(i) * 500
+		specs = append(specs, recSpec{id: uint64(i + 1), status: record.StatusSuccessful, intended: t0, dispatched: t0,
+			chunks: []float64{t0 + 100, t0 + 200}, firstOut: -1, end: t0 + 500, iterations: 2, prompt: 10, output: 2,
+			source: record.TokensUsage, srv: -1, cli: -1, warmup: i < 2})
+	}
+	for name, info := range map[string]BenchmarkInfo{
+		"measure start given":   {RunID: "w", Start: base, StopTime: ms(2500), MeasureStart: ms(1000)},
+		"measure start derived": {RunID: "w", Start: base, StopTime: ms(2500)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := runGolden(t, Config{Start: base}, specs, info)
+			if got := float64(*b.SchedulerMetrics.MeasureStartTime); math.Abs(got-sec(1000)) > 1e-9 {
+				t.Errorf("measure_start_time %v, want %v", got, sec(1000))
+			}
+			if *b.WarmupDuration != 1 || math.Abs(float64(*b.Duration)-1.5) > 1e-9 {
+				t.Errorf("warmup_duration %v, duration %v; want 1 and 1.5", *b.WarmupDuration, *b.Duration)
+			}
+			if n := b.Metrics.RequestTotals.Successful; n != 3 {
+				t.Errorf("successful in window %d, want the 3 measured", n)
+			}
+			if rq := b.Extras.Requests; rq.OutsideWindow != 2 || rq.InWindow != 3 {
+				t.Errorf("requests %+v", rq)
+			}
+		})
+	}
+}

@@ -421,6 +421,51 @@ func aiperfInputConfig(rep *report.Report, b *report.Benchmark, opts Options) (j
 	return top.Done()
 }
 
+// aiperfWarmupPhase describes a warmup phase run before the benchmark
+// (extras.warmup_phase) as AIPerf's warmup phase.
+func aiperfWarmupPhase(w *report.WarmupPhase) (json.RawMessage, error) {
+	o := report.NewOrderedObject()
+	o.Field("name", "warmup")
+	s := w.Strategy
+	rate := s.Type == report.StrategyConstant || s.Type == report.StrategyPoisson
+	if rate {
+		o.Field("type", "request_rate")
+	} else {
+		o.Field("type", "concurrency")
+	}
+	o.Field("exclude_from_results", true)
+	if w.MaxRequests > 0 {
+		o.Field("requests", w.MaxRequests)
+	}
+	if w.MaxSessions > 0 {
+		o.Field("sessions", w.MaxSessions)
+	}
+	if w.MaxSeconds > 0 {
+		o.Field("duration", w.MaxSeconds)
+	}
+	if w.GraceS != nil {
+		o.Field("grace_period", *w.GraceS)
+	}
+	switch {
+	case rate:
+		if s.MaxConcurrency > 0 {
+			o.Field("concurrency", s.MaxConcurrency)
+		}
+		o.Field("request_rate", report.Float(s.Rate))
+		pattern := s.Type
+		if w.Arrival != nil && w.Arrival.Process == "gamma" {
+			pattern = "gamma"
+			o.Field("arrival_pattern", pattern)
+			o.Field("arrival_smoothness", w.Arrival.Burstiness)
+		} else {
+			o.Field("arrival_pattern", pattern)
+		}
+	case s.Streams > 0:
+		o.Field("concurrency", s.Streams)
+	}
+	return o.Done()
+}
+
 // aiperfPhases describes the benchmark's load as AIPerf's phases: a warmup
 // phase when a warmup in requests or seconds applied, then "profiling".
 func aiperfPhases(b *report.Benchmark) ([]json.RawMessage, error) {
@@ -480,6 +525,12 @@ func aiperfPhases(b *report.Benchmark) ([]json.RawMessage, error) {
 			w.Field("duration", report.Float(*ws))
 		}
 		raw, err := w.Done()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, raw)
+	} else if b.Extras != nil && b.Extras.WarmupPhase != nil {
+		raw, err := aiperfWarmupPhase(b.Extras.WarmupPhase)
 		if err != nil {
 			return nil, err
 		}

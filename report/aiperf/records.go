@@ -114,6 +114,10 @@ func (a *Builder) Add(r *record.Record) {
 	if r.Benchmark != a.runIndex || r.Status == 0 {
 		return
 	}
+	if r.Warmup { // a warmup phase's request: AIPerf leaves it out
+		a.outside++
+		return
+	}
 	start := r.Started()
 	if start == 0 {
 		start = r.End
@@ -289,13 +293,13 @@ func (a *Builder) Export() (*Export, error) {
 	prov.OutsideWindow = a.outside
 	prov.NotDispatched = a.notDispatched
 	if ex := a.rep.Benchmarks[a.index].Extras; ex != nil {
-		rq := ex.Requests
+		rq, windowed := ex.Requests, a.useWindow || ex.WarmupPhase != nil
 		switch {
-		case a.useWindow && int64(rq.InWindow) != prov.InWindow:
+		case windowed && int64(rq.InWindow) != prov.InWindow:
 			prov.Exact = false
 			prov.InexactReasons = append(prov.InexactReasons, fmt.Sprintf(
 				"%d records are in the measurement window, the report counts %d: the window's edges (Unix seconds in the report) placed a request differently", prov.InWindow, rq.InWindow))
-		case !a.useWindow && int64(rq.Recorded-rq.Invalid-rq.NotDispatched) != prov.InWindow:
+		case !windowed && int64(rq.Recorded-rq.Invalid-rq.NotDispatched) != prov.InWindow:
 			prov.Exact = false
 			prov.InexactReasons = append(prov.InexactReasons, fmt.Sprintf(
 				"the records file has %d sent requests of this benchmark, the report recorded %d", prov.InWindow, rq.Recorded-rq.Invalid-rq.NotDispatched))
