@@ -73,8 +73,17 @@ func TestPeerDocsCorpusWellFormed(t *testing.T) {
 	}
 	count := map[string]int{}
 	defer func() {
-		t.Logf("%d command lines: %d run, %d refused for an inherent reason (hub %d, python %d, service %d), %d rejected by the peer itself, %d gaps",
-			len(docs), count["run"], count["hub"]+count["python"]+count["service"], count["hub"], count["python"], count["service"], count["peer"], count["gap"])
+		if t.Failed() {
+			return
+		}
+		line := peerDocsCounts(len(docs), count)
+		readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(strings.Fields(string(readme)), " "), line) {
+			t.Errorf("README.md lacks the corpus's counts; its \"Coming from GuideLLM / AIPerf\" section must say:\n%s", line)
+		}
 	}()
 	cite := regexp.MustCompile(`^[\w.-]+/[\w.-]+@[\w.]+:[\w./-]+\.(md|sh):\d+$`)
 	for _, d := range docs {
@@ -94,6 +103,12 @@ func TestPeerDocsCorpusWellFormed(t *testing.T) {
 			t.Errorf("%s: want %q is neither run nor refuse:hub|python|service|peer|gap:<text>", d.Doc, d.Want)
 		}
 	}
+}
+
+// peerDocsCounts is the README's sentence of what the corpus does.
+func peerDocsCounts(n int, count map[string]int) string {
+	return fmt.Sprintf("Of the %d command lines in the peers' docs (every `guidellm` and `aiperf profile` line of their README and docs/, in `cmd/goodput/testdata/peerdocs`), %d run with the peer's meaning, %d are refused for a reason inherent to goodput (%d download from the Hugging Face Hub, %d need a Python backend, %d a feature only the peer's service has), %d fail in the peer itself as printed, and %d are not supported yet.",
+		n, count["run"], count["hub"]+count["python"]+count["service"], count["hub"], count["python"], count["service"], count["peer"], count["gap"])
 }
 
 func peerRefusal(want string) (class, text string, ok bool) {
