@@ -430,6 +430,7 @@ type Decoder struct {
 	s    *bufio.Scanner
 	name string
 	line int
+	full *Record // DecodeSpan's record for lines it decodes whole
 }
 
 // NewDecoder reads JSON Lines records from r; name labels errors (a path).
