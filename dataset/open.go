@@ -589,7 +589,7 @@ func tableDataset(t *table, src origin, mapper ColumnMapper, opts Options) (*Dat
 		return nil, err
 	}
 	rows = selectRows(rows, opts.Shuffle, opts.Seed, opts.Samples)
-	if ss := opts.Session; ss.Turns >= 2 || ss.Delay.Set() || ss.Tools > 0 || ss.ToolsJSON != nil || ss.ServerHistory || ss.ToolCallTurns > 0 || ss.ToolCallTurnList != nil {
+	if ss := opts.Session; ss.Turns >= 2 || ss.Delay.Set() || ss.Tools > 0 || ss.ToolsJSON != nil || ss.ServerHistory || ss.clientToolsAsked() || ss.ServerToolTurns != 0 || ss.ServerToolTurnList != nil {
 		return sessionDataset(t, src, rows, skipped, mp.columns(), opts)
 	}
 	reqs := buildRequests(rows, opts.Tokenizer)

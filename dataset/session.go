@@ -32,7 +32,7 @@ var sessionKeys = []string{
 	"turns", "turns_stdev", "first_prompt_tokens", "first_prompt_tokens_stdev", "first_prompt_tokens_min", "first_prompt_tokens_max",
 	"first_output_tokens", "first_output_tokens_stdev", "first_output_tokens_min", "first_output_tokens_max",
 	"delay", "delay_stdev", "delay_min", "delay_max",
-	"tools", "tool_call_turns", "tool_choice", "tool_response_tokens", "tool_call_missing_behavior", "server_history", "branches",
+	"tools", "tool_call_turns", "server_tool_call_turns", "tool_choice", "tool_response_tokens", "tool_call_missing_behavior", "server_history", "branches",
 }
 
 // maxTurns bounds a session's turns (synthetic turns=N and file records).
@@ -80,11 +80,18 @@ type SessionSpec struct {
 	Tools     int
 	ToolsJSON json.RawMessage
 	// ToolCallTurns is how many turns, from the first, are tool-call
-	// turns; 0 with tools means every turn. ToolCallTurnList names them
-	// instead (GuideLLM's list form, 0-based: [0,2]). Either without tools
-	// gets one synthetic tool, GuideLLM's built-in placeholder tool.
-	ToolCallTurns      int
-	ToolCallTurnList   []int
+	// turns; 0 with tools, or -1 (GuideLLM's "every turn"), means every
+	// turn. ToolCallTurnList names them instead (GuideLLM's list form,
+	// 0-based: [0,2]). Either without tools gets one synthetic tool,
+	// GuideLLM's built-in placeholder tool.
+	ToolCallTurns    int
+	ToolCallTurnList []int
+	// ServerToolTurns and ServerToolTurnList are GuideLLM's
+	// server_tool_call_turns, in the same forms (N, -1 for every turn, a
+	// list): turns whose tools the server runs itself (loadgen's
+	// Turn.ServerTools). They never overlap the tool-call turns.
+	ServerToolTurns    int
+	ServerToolTurnList []int
 	ToolChoice         string // required (default), auto, none or a tool's name
 	ToolResponseTokens int    // tokens of each synthetic tool result (default 32)
 	MissingTool        loadgen.MissingToolCall
@@ -105,7 +112,44 @@ type BranchSpec struct {
 
 // set reports whether any session key was given.
 func (ss SessionSpec) set() bool {
-	return ss.Turns > 0 || ss.Delay.Set() || ss.Tools > 0 || ss.ToolsJSON != nil || ss.ServerHistory || ss.ToolCallTurns > 0 || ss.ToolCallTurnList != nil || ss.Branches != nil
+	return ss.Turns > 0 || ss.Delay.Set() || ss.Tools > 0 || ss.ToolsJSON != nil || ss.ServerHistory || ss.ToolCallTurns != 0 || ss.ToolCallTurnList != nil ||
+		ss.ServerToolTurns != 0 || ss.ServerToolTurnList != nil || ss.Branches != nil
+}
+
+// clientToolsAsked reports whether tool-call turns were named
+// (tool_call_turns in any form).
+func (ss SessionSpec) clientToolsAsked() bool {
+	return ss.ToolCallTurns != 0 || ss.ToolCallTurnList != nil
+}
+
+// inTurns reports whether turn k is among the first n turns (every turn
+// for n = -1) or in list, when list is set.
+func inTurns(n int, list []int, k int) bool {
+	if list != nil {
+		_, ok := slices.BinarySearch(list, k)
+		return ok
+	}
+	return n < 0 || k < n
+}
+
+// parseTurnSet reads GuideLLM's form of a set of turns: N (the first N),
+// -1 (every turn) or a JSON list of 0-based turns such as [0,2].
+func parseTurnSet(p param) (n int, list []int, err error) {
+	bad := fmt.Errorf("%s=%s: want a count N (the first N turns), -1 (every turn) or a list of 0-based turns such as [0,2]", p.key, p.shown())
+	if p.raw && strings.HasPrefix(p.val, "[") {
+		if err := json.Unmarshal([]byte(p.val), &list); err != nil || len(list) == 0 || slices.Min(list) < 0 {
+			return 0, nil, bad
+		}
+		slices.Sort(list)
+		return 0, slices.Compact(list), nil
+	}
+	if p.val == "-1" {
+		return -1, nil, nil
+	}
+	if n, err = intParam(p, 1); err != nil {
+		return 0, nil, bad
+	}
+	return n, nil, nil
 }
 
 // parseSessionParam reads one session key into ss; false when key is not one.
@@ -182,17 +226,12 @@ func (ss *SessionSpec) parseSessionParam(p param) (bool, error) {
 		ss.Branches = bs
 		return true, nil
 	case "tool_call_turns":
-		if p.raw && strings.HasPrefix(p.val, "[") {
-			var l []int
-			if err := json.Unmarshal([]byte(p.val), &l); err != nil || len(l) == 0 || slices.Min(l) < 0 {
-				return true, fmt.Errorf("tool_call_turns=%s: want a count N (the first N turns) or a list of 0-based turns such as [0,2]", p.shown())
-			}
-			slices.Sort(l)
-			ss.ToolCallTurnList = slices.Compact(l)
-			return true, nil
-		}
-		n, err := intParam(p, 1)
-		ss.ToolCallTurns = n
+		n, l, err := parseTurnSet(p)
+		ss.ToolCallTurns, ss.ToolCallTurnList = n, l
+		return true, err
+	case "server_tool_call_turns":
+		n, l, err := parseTurnSet(p)
+		ss.ServerToolTurns, ss.ServerToolTurnList = n, l
 		return true, err
 	case "tool_response_tokens":
 		n, err := intParam(p, 1)
@@ -229,14 +268,30 @@ func (ss SessionSpec) validate() error {
 	if ss.Turns == 0 && (ss.FirstPrompt.Set() || ss.FirstOutput.Set()) {
 		return fmt.Errorf("first_prompt_tokens and first_output_tokens need turns=N, e.g. turns=4,first_prompt_tokens=1024,prompt_tokens=128")
 	}
-	if l := ss.ToolCallTurnList; l != nil && ss.Turns > 0 && l[len(l)-1] >= ss.Turns {
-		return fmt.Errorf("tool_call_turns: turn %d is past the session's last turn (turns=%d, counted from 0)", l[len(l)-1], ss.Turns)
+	for _, l := range []struct {
+		key  string
+		list []int
+	}{{"tool_call_turns", ss.ToolCallTurnList}, {"server_tool_call_turns", ss.ServerToolTurnList}} {
+		if l.list != nil && ss.Turns > 0 && l.list[len(l.list)-1] >= ss.Turns {
+			return fmt.Errorf("%s: turn %d is past the session's last turn (turns=%d, counted from 0)", l.key, l.list[len(l.list)-1], ss.Turns)
+		}
 	}
 	switch {
 	case ss.TurnsStdev > 0 && ss.Turns == 0:
 		return fmt.Errorf("turns_stdev needs turns (the mean), e.g. turns=4,turns_stdev=2")
-	case ss.TurnsStdev > 0 && (ss.Branches != nil || ss.ToolCallTurnList != nil):
-		return fmt.Errorf("turns_stdev: branches and a tool_call_turns list name turns of a fixed count: give turns=N alone")
+	case ss.TurnsStdev > 0 && (ss.Branches != nil || ss.ToolCallTurnList != nil || ss.ServerToolTurnList != nil):
+		return fmt.Errorf("turns_stdev: branches and a tool_call_turns or server_tool_call_turns list name turns of a fixed count: give turns=N alone")
+	}
+	if ss.clientToolsAsked() && (ss.ServerToolTurns != 0 || ss.ServerToolTurnList != nil) {
+		n := ss.Turns
+		if n == 0 || ss.TurnsStdev > 0 {
+			n = maxTurns
+		}
+		for k := range n {
+			if inTurns(ss.ToolCallTurns, ss.ToolCallTurnList, k) && inTurns(ss.ServerToolTurns, ss.ServerToolTurnList, k) {
+				return fmt.Errorf("tool_call_turns and server_tool_call_turns must not overlap: turn %d (counted from 0) is in both", k)
+			}
+		}
 	}
 	if ss.ToolCallTurns > 0 && ss.ToolCallTurnList != nil {
 		return fmt.Errorf("tool_call_turns: give a count or a list, not both")
@@ -295,8 +350,11 @@ func (ss SessionSpec) keys() []string {
 	if ss.Tools > 0 {
 		out = append(out, "tools="+strconv.Itoa(ss.Tools))
 	}
-	if ss.ToolCallTurns > 0 {
+	if ss.ToolCallTurns != 0 {
 		out = append(out, "tool_call_turns="+strconv.Itoa(ss.ToolCallTurns))
+	}
+	if ss.ServerToolTurns != 0 {
+		out = append(out, "server_tool_call_turns="+strconv.Itoa(ss.ServerToolTurns))
 	}
 	if ss.ToolChoice != "" {
 		out = append(out, "tool_choice="+ss.ToolChoice)
@@ -380,7 +438,7 @@ func newSessionShape(ss SessionSpec, gen *textGen, seed uint64) (*sessionShape, 
 		sh.tools = t
 	case ss.Tools > 0:
 		sh.tools = syntheticTools(ss.Tools)
-	case ss.ToolCallTurns > 0 || ss.ToolCallTurnList != nil:
+	case ss.clientToolsAsked():
 		sh.tools = syntheticTools(1) // GuideLLM's built-in placeholder tool
 	}
 	{
@@ -399,16 +457,18 @@ func newSessionShape(ss SessionSpec, gen *textGen, seed uint64) (*sessionShape, 
 // apply sets the shape's tools and draws the think times of session i.
 func (sh *sessionShape) apply(s *loadgen.Session, i uint64) {
 	ss := sh.spec
+	server := ss.ServerToolTurns != 0 || ss.ServerToolTurnList != nil
+	for k := range s.Turns {
+		t := &s.Turns[k]
+		t.ServerTools = server && inTurns(ss.ServerToolTurns, ss.ServerToolTurnList, k)
+		if sh.tools != nil {
+			// tools without tool_call_turns: every turn the server does not
+			// run tools on
+			t.ToolCall = !t.ServerTools && (!ss.clientToolsAsked() || inTurns(ss.ToolCallTurns, ss.ToolCallTurnList, k))
+		}
+	}
 	if sh.tools != nil {
 		s.Tools, s.ToolChoice, s.ToolResult, s.OnMissingTool = sh.tools, ss.ToolChoice, sh.result, ss.MissingTool
-		for k := range s.Turns {
-			switch {
-			case ss.ToolCallTurnList != nil:
-				_, s.Turns[k].ToolCall = slices.BinarySearch(ss.ToolCallTurnList, k)
-			default:
-				s.Turns[k].ToolCall = ss.ToolCallTurns == 0 || k < ss.ToolCallTurns
-			}
-		}
 	}
 	s.ServerHistory = ss.ServerHistory
 	if ss.Delay.Set() {

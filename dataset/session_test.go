@@ -165,7 +165,7 @@ func TestSessionErrors(t *testing.T) {
 		"delay=1,prompt_tokens=5":                               "session keys (delay, tools, server_history, …) need turns=N",
 		"turns=2,prompt_tokens=5,first_prompt_tokens_max=9":     "first_prompt_tokens_stdev/min/max need first_prompt_tokens",
 		`{"turns":2,"prompt_tokens":5,"tool_call_turns":[0,2]}`: "tool_call_turns: turn 2 is past the session's last turn (turns=2, counted from 0)",
-		`{"turns":2,"prompt_tokens":5,"tool_call_turns":[-1]}`:  "tool_call_turns=[-1]: want a count N (the first N turns) or a list of 0-based turns such as [0,2]",
+		`{"turns":2,"prompt_tokens":5,"tool_call_turns":[-1]}`:  "tool_call_turns=[-1]: want a count N (the first N turns), -1 (every turn) or a list of 0-based turns such as [0,2]",
 		"turns=2,prompt_tokens=5,tool_choice=a b":               "tool_choice=a b: want required, auto, none or a tool's name",
 		"turns=2,prompt_tokens=5,server_history=maybe":          "server_history=maybe: want true or false",
 		"first_output_tokens=4,prompt_tokens=5":                 "first_prompt_tokens and first_output_tokens need turns=N",
@@ -307,6 +307,47 @@ func TestToolCallTurnsForms(t *testing.T) {
 		// The spec reads back to the same sessions.
 		if _, err := Open(d.Description.Spec, Options{}); err != nil {
 			t.Errorf("%s: spec %s does not read back: %v", c.spec, d.Description.Spec, err)
+		}
+	}
+}
+
+// GuideLLM's -1 (every turn) for tool_call_turns, and
+// server_tool_call_turns in its three forms: server turns are neither
+// tool-call turns nor offered the session's tools; the two never overlap.
+func TestServerToolCallTurns(t *testing.T) {
+	for _, c := range []struct {
+		spec         string
+		client, srv  []bool
+		sessionTools bool
+	}{
+		{"kind=synthetic_text,prompt_tokens=20,output_tokens=10,turns=3,tool_call_turns=-1", []bool{true, true, true}, []bool{false, false, false}, true},
+		{"kind=synthetic_text,prompt_tokens=20,output_tokens=10,turns=3,server_tool_call_turns=-1", []bool{false, false, false}, []bool{true, true, true}, false},
+		{"kind=synthetic_text,prompt_tokens=20,output_tokens=10,turns=3,server_tool_call_turns=2", []bool{false, false, false}, []bool{true, true, false}, false},
+		{`{"kind":"synthetic_text","prompt_tokens":20,"turns":4,"tool_call_turns":[0],"server_tool_call_turns":[1,3]}`, []bool{true, false, false, false}, []bool{false, true, false, true}, true},
+		// tools without tool_call_turns: every turn the server does not run
+		{"kind=synthetic_text,prompt_tokens=20,turns=3,tools=2,server_tool_call_turns=1", []bool{false, true, true}, []bool{true, false, false}, true},
+	} {
+		d, ss := openSessions(t, c.spec, Options{})
+		s, _ := ss.Session(0)
+		var client, srv []bool
+		for _, tr := range s.Turns {
+			client, srv = append(client, tr.ToolCall), append(srv, tr.ServerTools)
+		}
+		if !slices.Equal(client, c.client) || !slices.Equal(srv, c.srv) || (len(s.Tools) > 0) != c.sessionTools {
+			t.Errorf("%s: tool-call turns %v, server turns %v, %d tools; want %v, %v, tools %v", c.spec, client, srv, len(s.Tools), c.client, c.srv, c.sessionTools)
+		}
+		if _, err := Open(d.Description.Spec, Options{}); err != nil {
+			t.Errorf("%s: spec %s does not read back: %v", c.spec, d.Description.Spec, err)
+		}
+	}
+	for spec, want := range map[string]string{
+		"prompt_tokens=5,turns=3,tool_call_turns=1,server_tool_call_turns=-1":              "tool_call_turns and server_tool_call_turns must not overlap: turn 0 (counted from 0) is in both",
+		`{"prompt_tokens":5,"turns":3,"tool_call_turns":[2],"server_tool_call_turns":[2]}`: "must not overlap: turn 2",
+		`{"prompt_tokens":5,"turns":2,"server_tool_call_turns":[3]}`:                       "server_tool_call_turns: turn 3 is past the session's last turn (turns=2, counted from 0)",
+		"prompt_tokens=5,turns=2,server_tool_call_turns=-2":                                "server_tool_call_turns=-2: want a count N (the first N turns), -1 (every turn) or a list",
+	} {
+		if _, err := Open(spec, Options{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", spec, err, want)
 		}
 	}
 }

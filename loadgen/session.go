@@ -77,6 +77,13 @@ type Turn struct {
 	// with its ToolChoice, and a reply without a tool call is handled by
 	// its OnMissingTool.
 	ToolCall bool
+	// ServerTools marks a turn whose tools the server runs itself
+	// (GuideLLM's server_tool_call turns: tools it holds, or the
+	// --extra-body tools): the session's own tools are not offered and
+	// no tool_choice is set, so the server's default applies; tool calls
+	// in its reply stay in the history as it returned them, with no
+	// client tool result.
+	ServerTools bool
 }
 
 // Session is one conversation.
@@ -86,9 +93,12 @@ type Session struct {
 	ID     string
 	System string // system prefix, sent first; "" for none
 	Turns  []Turn
-	// Tools are offered on every turn when set (tool_choice "none" on
-	// turns that are not tool-call turns); ToolChoice is the tool-call
-	// turns' choice: required (default), auto or a tool's name.
+	// Tools are offered on every turn but the ServerTools ones when set
+	// (tool_choice "none" on turns that are not tool-call turns);
+	// ToolChoice is the tool-call turns' choice: required (default), auto
+	// or a tool's name. Without them, in a session with ServerTools
+	// turns, tools of the client's extra body get tool_choice "none" on
+	// the other turns, as GuideLLM's standard turns do.
 	Tools      []ToolDef
 	ToolChoice string
 	// ToolResult is the content of the synthetic tool result sent back
@@ -104,6 +114,16 @@ type Session struct {
 	// turns in parallel, and its final reply is merged into the user
 	// turn AtTurn+MergeAfter of the session (which waits for it).
 	Branches []Branch
+}
+
+// serverTools reports whether a turn of s is a ServerTools turn.
+func (s *Session) serverTools() bool {
+	for i := range s.Turns {
+		if s.Turns[i].ServerTools {
+			return true
+		}
+	}
+	return false
 }
 
 // Branch is a sub-agent of a session.
@@ -466,6 +486,9 @@ func (r *run) converse(s *Session, id string, due int64, cn *conn, timer *time.T
 		choice = "required"
 	}
 	toolTurn, plainTurn := toolFields(ep, s, choice), toolFields(ep, s, "none")
+	if len(s.Tools) == 0 && s.serverTools() && r.e.client.hasExtra("tools") && !r.e.client.hasExtra("tool_choice") {
+		plainTurn = []byte(`,"tool_choice":"none"`)
+	}
 	maxReq := int64(r.b.Constraints.MaxRequests)
 	msgs := make([]Message, 0, 2*len(s.Turns)+1)
 	if s.System != "" {
@@ -525,8 +548,11 @@ func (r *run) converse(s *Session, id string, due int64, cn *conn, timer *time.T
 		msgs = append(msgs, Message{Role: "user", Content: prompt})
 		send := msgs
 		extra := plainTurn
-		if t.ToolCall {
+		switch {
+		case t.ToolCall:
 			extra = toolTurn
+		case t.ServerTools:
+			extra = nil
 		}
 		if serverHist && prevID != "" {
 			send = msgs[held:]
@@ -562,6 +588,9 @@ func (r *run) converse(s *Session, id string, due int64, cn *conn, timer *time.T
 			msgs = append(msgs, Message{Role: "assistant", Content: string(cn.reply), ToolCalls: calls})
 			held = len(msgs)
 			for _, tc := range calls {
+				if t.ServerTools {
+					break // the server answered its own calls
+				}
 				msgs = append(msgs, Message{Role: "tool", Content: s.ToolResult, ToolCallID: tc.ID})
 			}
 			prevID = rec.ResponseID
