@@ -315,7 +315,9 @@ func v07Table() []v07Row {
 		{Opt: "data-preprocessor", Kind: "encode_media", Key: "image_kwargs", Maps: "empty only", apply: accept(map[string]any{}, "goodput sends media files as they are, with no re-encoding options")},
 		{Opt: "data-preprocessor", Kind: "encode_media", Key: "video_kwargs", Maps: "empty only", apply: accept(map[string]any{}, "goodput sends media files as they are, with no re-encoding options")},
 		{Opt: "data-preprocessor", Kind: "tool_calling_message_extractor", Refuse: "goodput takes tools from the data's tools column or synthetic tools=N (session keys), not from a message extractor", Maps: "refused: tools come from the data's `tools` column or synthetic `tools=N`"},
-		{Opt: "data-preprocessor", Kind: "turn_pivot", Refuse: "goodput's synthetic conversations take one spec for every turn: give one --data kind=synthetic_text,…,turns=N (first_prompt_tokens and first_output_tokens for the first turn)", Maps: "refused: one `--data kind=synthetic_text,…,turns=N` (`first_prompt_tokens`, `first_output_tokens` for the first turn)"},
+		{Opt: "data-preprocessor", Kind: "turn_pivot", Maps: "each `--data` synthetic_text source is one turn of every conversation: one spec of `turns=N` with each turn's lengths (`turn_lengths`) under the first source's prefix", apply: func(a *v07Applier, _ any) error {
+			return Usagef("--data-preprocessor kind=turn_pivot: give it on the command line, with one --data kind=synthetic_text source per turn")
+		}},
 		{Opt: "data-finalizer", Kind: "generative", Maps: "accepted (GuideLLM's default)", apply: kindOnly},
 		{Opt: "data-finalizer", Kind: "generative", Key: "tool_call_mode", Maps: "`client` only (the default)", apply: accept("client", "goodput answers tool calls on the client side only")},
 		{Opt: "tokenizer", Kind: "huggingface_auto", Maps: "`--processor` (goodput reads tokenizer.json itself, offline)", apply: kindOnly},

@@ -227,8 +227,8 @@ func open(value string, opts Options) (*Dataset, error) {
 				return nil, fmt.Errorf("kind=%s: %v", kind, err)
 			}
 		}
-		if opts.Session.FirstPrompt.Set() || opts.Session.FirstOutput.Set() || opts.Session.Branches != nil {
-			return nil, fmt.Errorf("kind=%s: first_prompt_tokens, first_output_tokens and branches are synthetic keys; a file's turns have their own prompts", kind)
+		if opts.Session.FirstPrompt.Set() || opts.Session.FirstOutput.Set() || opts.Session.Branches != nil || opts.Session.TurnLengths != nil {
+			return nil, fmt.Errorf("kind=%s: first_prompt_tokens, first_output_tokens, turn_lengths and branches are synthetic keys; a file's turns have their own prompts", kind)
 		}
 		if err := opts.Session.validate(); err != nil {
 			return nil, fmt.Errorf("kind=%s: %v", kind, err)
@@ -484,14 +484,23 @@ func statsCount(limit, samples int) int {
 }
 
 // stats returns the prompt and output token statistics of the first n
-// requests (prompt tokens: prefix and join included).
+// requests (prompt tokens: prefix and join included); with turn_lengths,
+// of the first n turns of the sessions in order.
 func (s *Synthetic) stats(n int) (prompt, output TokenStats) {
 	var ps, os statsAcc
+	turns := len(s.spec.Session.TurnLengths)
 	for i := range n {
 		var d draw
-		if s.pool != nil {
+		switch {
+		case turns > 0:
+			d = s.draw(uint64(i / turns))
+			s.turnDraw(&d, uint64(i/turns), i%turns)
+			if i%turns > 0 {
+				d.prefix = -1 // the system prefix opens the session
+			}
+		case s.pool != nil:
 			d = s.pool[i%len(s.pool)]
-		} else {
+		default:
 			d = s.draw(uint64(i))
 		}
 		pt := d.n

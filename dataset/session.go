@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -32,7 +33,7 @@ var sessionKeys = []string{
 	"turns", "turns_stdev", "first_prompt_tokens", "first_prompt_tokens_stdev", "first_prompt_tokens_min", "first_prompt_tokens_max",
 	"first_output_tokens", "first_output_tokens_stdev", "first_output_tokens_min", "first_output_tokens_max",
 	"delay", "delay_stdev", "delay_min", "delay_max",
-	"tools", "tool_call_turns", "server_tool_call_turns", "tool_choice", "tool_response_tokens", "tool_call_missing_behavior", "server_history", "branches",
+	"turn_lengths", "tools", "tool_call_turns", "server_tool_call_turns", "tool_choice", "tool_response_tokens", "tool_call_missing_behavior", "server_history", "branches",
 }
 
 // maxTurns bounds a session's turns (synthetic turns=N and file records).
@@ -74,7 +75,12 @@ type SessionSpec struct {
 	// FirstPrompt and FirstOutput are turn 0's lengths when they differ
 	// from the later turns' (prompt_tokens, output_tokens).
 	FirstPrompt, FirstOutput Dist
-	Delay                    DelayDist
+	// TurnLengths, when set, are each turn's own lengths, one pair per
+	// turn (JSON key turn_lengths; GuideLLM's turn_pivot of several
+	// synthetic sources: turn k from source k). A pair without an output
+	// length sends no limit on its turn.
+	TurnLengths []LengthPair
+	Delay       DelayDist
 	// Tools is the number of synthetic tool definitions (tools=N), or a
 	// JSON array of chat-completions tool objects (ToolsJSON).
 	Tools     int
@@ -130,6 +136,75 @@ func inTurns(n int, list []int, k int) bool {
 		return ok
 	}
 	return n < 0 || k < n
+}
+
+// parseTurnLengths reads turn_lengths: a JSON list of each turn's
+// lengths, [{"prompt_tokens":128,"output_tokens":256},…], with the
+// _stdev, _min and _max keys of each.
+func parseTurnLengths(p param) ([]LengthPair, error) {
+	const form = `want a JSON list of each turn's lengths such as [{"prompt_tokens":128,"output_tokens":256},{"prompt_tokens":64,"prompt_tokens_stdev":8}]`
+	if !p.raw || !strings.HasPrefix(p.val, "[") {
+		return nil, fmt.Errorf("turn_lengths=%s: %s", p.shown(), form)
+	}
+	dec := json.NewDecoder(strings.NewReader(p.val))
+	dec.DisallowUnknownFields()
+	var raw []struct {
+		PromptTokens      int `json:"prompt_tokens"`
+		PromptTokensStdev int `json:"prompt_tokens_stdev"`
+		PromptTokensMin   int `json:"prompt_tokens_min"`
+		PromptTokensMax   int `json:"prompt_tokens_max"`
+		OutputTokens      int `json:"output_tokens"`
+		OutputTokensStdev int `json:"output_tokens_stdev"`
+		OutputTokensMin   int `json:"output_tokens_min"`
+		OutputTokensMax   int `json:"output_tokens_max"`
+	}
+	if err := dec.Decode(&raw); err != nil || len(raw) == 0 {
+		if err == nil {
+			err = errors.New("empty list")
+		}
+		return nil, fmt.Errorf("turn_lengths: %s: %s", jsonErr(err), form)
+	}
+	out := make([]LengthPair, len(raw))
+	for k, r := range raw {
+		l := LengthPair{Prompt: Dist{Mean: r.PromptTokens, Stdev: r.PromptTokensStdev, Min: r.PromptTokensMin, Max: r.PromptTokensMax},
+			Output: Dist{Mean: r.OutputTokens, Stdev: r.OutputTokensStdev, Min: r.OutputTokensMin, Max: r.OutputTokensMax}}
+		for _, d := range []struct {
+			name string
+			d    Dist
+		}{{"prompt_tokens", l.Prompt}, {"output_tokens", l.Output}} {
+			lo, hi := d.d.Bounds()
+			switch {
+			case d.name == "prompt_tokens" && (r.PromptTokens < 1 || r.PromptTokensStdev < 0 || r.PromptTokensMin < 0 || r.PromptTokensMax < 0):
+				return nil, fmt.Errorf("turn_lengths[%d]: prompt_tokens ≥ 1 (and its _stdev, _min, _max ≥ 0): %s", k, form)
+			case d.d.Set() && d.d.Mean < 1:
+				return nil, fmt.Errorf("turn_lengths[%d]: %s_stdev/min/max need %s (the mean) ≥ 1", k, d.name, d.name)
+			case d.d.Set() && (d.d.Stdev < 0 || d.d.Min < 0 || d.d.Max < 0 || lo > hi || hi > maxTokensPerPrompt):
+				return nil, fmt.Errorf("turn_lengths[%d]: %s: minimum %d, maximum %d: want 0 ≤ minimum ≤ maximum ≤ %d", k, d.name, lo, hi, maxTokensPerPrompt)
+			}
+		}
+		out[k] = l
+	}
+	return out, nil
+}
+
+// turnLengthsJSON renders turn_lengths.
+func turnLengthsJSON(l []LengthPair) []byte {
+	b := []byte{'['}
+	for i, p := range l {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		for j, kv := range append(p.Prompt.keys("prompt_tokens"), p.Output.keys("output_tokens")...) {
+			k, v, _ := strings.Cut(kv, "=")
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, strconv.Quote(k)+":"+v...)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }
 
 // parseTurnSet reads GuideLLM's form of a set of turns: N (the first N),
@@ -229,6 +304,10 @@ func (ss *SessionSpec) parseSessionParam(p param) (bool, error) {
 		n, l, err := parseTurnSet(p)
 		ss.ToolCallTurns, ss.ToolCallTurnList = n, l
 		return true, err
+	case "turn_lengths":
+		l, err := parseTurnLengths(p)
+		ss.TurnLengths = l
+		return true, err
 	case "server_tool_call_turns":
 		n, l, err := parseTurnSet(p)
 		ss.ServerToolTurns, ss.ServerToolTurnList = n, l
@@ -267,6 +346,14 @@ func (ss *SessionSpec) parseSessionParam(p param) (bool, error) {
 func (ss SessionSpec) validate() error {
 	if ss.Turns == 0 && (ss.FirstPrompt.Set() || ss.FirstOutput.Set()) {
 		return fmt.Errorf("first_prompt_tokens and first_output_tokens need turns=N, e.g. turns=4,first_prompt_tokens=1024,prompt_tokens=128")
+	}
+	if l := ss.TurnLengths; l != nil {
+		switch {
+		case ss.Turns != len(l) || ss.TurnsStdev > 0:
+			return fmt.Errorf("turn_lengths: %d turns' lengths: give turns=%d (and no turns_stdev)", len(l), len(l))
+		case ss.FirstPrompt.Set() || ss.FirstOutput.Set():
+			return fmt.Errorf("turn_lengths sets turn 0's lengths too: give first_prompt_tokens and first_output_tokens in its first item instead")
+		}
 	}
 	for _, l := range []struct {
 		key  string
@@ -599,6 +686,9 @@ func (s *Synthetic) session(round uint32, i uint64) *loadgen.Session {
 		} else {
 			d = s.draw(key)
 		}
+		if ss.TurnLengths != nil {
+			s.turnDraw(&d, i, k)
+		}
 		if k == 0 && (ss.FirstPrompt.Set() || ss.FirstOutput.Set()) {
 			rng := rand.New(rand.NewPCG(s.seed^0x6669727374, i))
 			if ss.FirstPrompt.Set() {
@@ -632,6 +722,19 @@ func (s *Synthetic) session(round uint32, i uint64) *loadgen.Session {
 		sess.Branches = append(sess.Branches, loadgen.Branch{AgentID: b.AgentID, AtTurn: b.AtTurn, MergeAfter: b.MergeAfter, Session: sub})
 	}
 	return sess
+}
+
+// turnDraw sets turn k of session i's lengths from its turn_lengths item,
+// drawn apart from the session's other draws.
+func (s *Synthetic) turnDraw(d *draw, i uint64, k int) {
+	l := s.spec.Session.TurnLengths[k]
+	rng := rand.New(rand.NewPCG(s.seed^0x7475726e6c656e, turnKey(i, k)))
+	d.n = l.Prompt.Sample(rng)
+	d.off = rng.IntN(max(1, s.gen.bodyUnits()-d.n+1))
+	d.out = -1
+	if l.Output.Set() {
+		d.out = l.Output.Sample(rng)
+	}
 }
 
 // fileTurn is one user turn of a file record after the first.

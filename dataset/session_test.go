@@ -352,6 +352,52 @@ func TestServerToolCallTurns(t *testing.T) {
 	}
 }
 
+// turn_lengths gives each turn its own lengths (GuideLLM's turn_pivot of
+// multiturn.md's three sources): turn 0 128 → 256 under the 512-token
+// system prefix, turn 1 256 ± 32 → 128, turn 2 64 → 128 ± 16.
+func TestTurnLengths(t *testing.T) {
+	spec := `{"kind":"synthetic_text","prompt_tokens":128,"output_tokens":256,"prefix_tokens":512,"turns":3,"turn_lengths":[` +
+		`{"prompt_tokens":128,"output_tokens":256},{"prompt_tokens":256,"prompt_tokens_stdev":32,"output_tokens":128},{"prompt_tokens":64,"output_tokens":128,"output_tokens_stdev":16}]}`
+	d, ss := openSessions(t, spec, Options{Samples: 50})
+	varied := [3]map[int]bool{{}, {}, {}}
+	for i := range uint64(50) {
+		s, _ := ss.Session(i)
+		if len(s.Turns) != 3 || s.System == "" {
+			t.Fatalf("session %d: %d turns, system %q; want 3 turns under a prefix", i, len(s.Turns), s.System)
+		}
+		t0, t1, t2 := s.Turns[0], s.Turns[1], s.Turns[2]
+		if t0.TargetPromptTokens != 128 || t0.MaxTokens != 256 || t2.TargetPromptTokens != 64 || t1.MaxTokens != 128 {
+			t.Fatalf("session %d: turns %+v; want 128→256, 256±32→128, 64→128±16", i, s.Turns)
+		}
+		// normal draws clamped to mean ± 5 stdev
+		if t1.TargetPromptTokens < 256-5*32 || t1.TargetPromptTokens > 256+5*32 || t2.MaxTokens < 128-5*16 || t2.MaxTokens > 128+5*16 {
+			t.Fatalf("session %d: turn 1 prompt %d, turn 2 output %d out of their bounds", i, t1.TargetPromptTokens, t2.MaxTokens)
+		}
+		varied[0][t0.TargetPromptTokens], varied[1][t1.TargetPromptTokens], varied[2][t2.MaxTokens] = true, true, true
+	}
+	if len(varied[0]) != 1 || len(varied[1]) < 10 || len(varied[2]) < 10 {
+		t.Errorf("distinct values over 50 sessions: %d, %d, %d; want 1 and many", len(varied[0]), len(varied[1]), len(varied[2]))
+	}
+	if d.Description.Requests != 150 || d.Description.PromptTokens.Mean < 300 {
+		t.Errorf("description: %d requests, prompt mean %v; want 150 turns with the prefix on each first turn", d.Description.Requests, d.Description.PromptTokens.Mean)
+	}
+	if again, err := Open(d.Description.Spec, Options{Samples: 50}); err != nil || again.Description.Spec != d.Description.Spec {
+		t.Errorf("spec %s does not read back: %v", d.Description.Spec, err)
+	}
+	for spec, want := range map[string]string{
+		`{"prompt_tokens":5,"turns":3,"turn_lengths":[{"prompt_tokens":5}]}`:                                "turn_lengths: 1 turns' lengths: give turns=1",
+		`{"prompt_tokens":5,"turns":1,"turn_lengths":[{"output_tokens":5}]}`:                                "turn_lengths[0]: prompt_tokens ≥ 1",
+		`{"prompt_tokens":5,"turns":1,"turn_lengths":[{"prompt_tokens":5,"prompt_token_stdev":2}]}`:         `unknown field "prompt_token_stdev"`,
+		`{"prompt_tokens":5,"turns":1,"first_prompt_tokens":9,"turn_lengths":[{"prompt_tokens":5}]}`:        "turn_lengths sets turn 0's lengths too",
+		`{"kind":"json_file","path":"testdata/turns.jsonl","turns":1,"turn_lengths":[{"prompt_tokens":5}]}`: "turn_lengths and branches are synthetic keys",
+		"prompt_tokens=5,turns=1,turn_lengths=5":                                                            "turn_lengths=5: want a JSON list",
+	} {
+		if _, err := Open(spec, Options{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", spec, err, want)
+		}
+	}
+}
+
 // turns_stdev: each synthetic session draws its own turn count, the same
 // for the same seed; the description counts every turn.
 func TestSessionTurnsStdev(t *testing.T) {

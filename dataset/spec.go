@@ -368,7 +368,7 @@ func (sp Spec) buckets() []PrefixBucket {
 // GuideLLM's JSON object when it has prefix_buckets (which key=value cannot
 // hold).
 func (sp Spec) String() string {
-	if len(sp.PrefixBuckets) > 0 || len(sp.Mix) > 0 || sp.Session.ToolsJSON != nil || sp.Session.Branches != nil || sp.Session.ToolCallTurnList != nil || sp.Session.ServerToolTurnList != nil {
+	if len(sp.PrefixBuckets) > 0 || len(sp.Mix) > 0 || sp.Session.ToolsJSON != nil || sp.Session.Branches != nil || sp.Session.ToolCallTurnList != nil || sp.Session.ServerToolTurnList != nil || sp.Session.TurnLengths != nil {
 		return string(sp.guideLLM())
 	}
 	parts := append(sp.Prompt.keys("prompt_tokens"), sp.Output.keys("output_tokens")...)
@@ -415,6 +415,9 @@ func (sp Spec) guideLLM() json.RawMessage {
 	if l := sp.Session.ToolCallTurnList; l != nil {
 		j, _ := json.Marshal(l)
 		fmt.Fprintf(&b, `,"tool_call_turns":%s`, j)
+	}
+	if l := sp.Session.TurnLengths; l != nil {
+		fmt.Fprintf(&b, `,"turn_lengths":%s`, turnLengthsJSON(l))
 	}
 	if l := sp.Session.ServerToolTurnList; l != nil {
 		j, _ := json.Marshal(l)
