@@ -117,7 +117,7 @@ func v07Table() []v07Row {
 			}
 			return a.set("no-stream", func() { a.o.noStream = !b })
 		}},
-		{Opt: "backend", Kind: "openai_http", Key: "extras", Maps: "`extras.body` → `--extra-body`, `extras.headers` → `--header`; `params`, `files`, `content`, `method` are refused", apply: func(a *v07Applier, v any) error { return a.extras(v) }},
+		{Opt: "backend", Kind: "openai_http", Key: "extras", Maps: "`extras.body` → `--extra-body`, `extras.headers` → `--header`, `extras.content` → `--content-extras`; `params`, `files`, `method` are refused", apply: func(a *v07Applier, v any) error { return a.extras(v) }},
 		{Opt: "backend", Kind: "openai_http", Key: "headers", Maps: "`--header` (goodput also takes them here, as pre-0.7 `--backend-args` did)", apply: func(a *v07Applier, v any) error { return a.headers(v) }},
 		{Opt: "backend", Kind: "openai_http", Key: "max_tokens", Refuse: "give the output length in --data (output_tokens=N)", Maps: "refused: give `output_tokens` in `--data`"},
 		{Opt: "backend", Kind: "openai_http", Key: "server_history", Maps: "false only (the default); goodput's server-side history is the data's session key (`--data …,turns=N,server_history=true` with `--request-type responses`)", apply: accept(false, "goodput's server-side history is the data's session key: give --data …,turns=N,server_history=true with request_format=/v1/responses")},

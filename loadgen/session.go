@@ -216,6 +216,12 @@ func appendChatToolMessage(b []byte, m Message) []byte {
 // function_call items after an assistant message's text, and
 // function_call_output items for tool results.
 func appendResponsesInput(b []byte, msgs []Message) []byte {
+	return appendResponsesItems(b, msgs, nil)
+}
+
+// appendResponsesItems is appendResponsesInput with user texts as content
+// parts carrying parts (the content extras, parts.go), when set.
+func appendResponsesItems(b []byte, msgs []Message, parts []byte) []byte {
 	b = append(b, '[')
 	first := true
 	item := func() {
@@ -239,7 +245,11 @@ func appendResponsesInput(b []byte, msgs []Message) []byte {
 			b = append(b, `{"role":`...)
 			b = record.AppendJSONString(b, m.Role)
 			b = append(b, `,"content":`...)
-			b = record.AppendJSONString(b, m.Content)
+			if m.Role == "user" {
+				b = appendUserContent(b, EndpointResponses, m.Content, parts)
+			} else {
+				b = record.AppendJSONString(b, m.Content)
+			}
 			b = append(b, '}')
 		}
 		for _, tc := range m.ToolCalls {
