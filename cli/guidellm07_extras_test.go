@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -81,5 +83,83 @@ func TestV07ExtrasContent(t *testing.T) {
 		"--data", "kind=synthetic_text,prompt_tokens=16,output_tokens=4", "--constraint", "kind=max_requests,count=2")
 	if code != ExitUsage || !strings.Contains(stderr, "only chat_completions and responses send text content objects") {
 		t.Errorf("text completions: exit %d, %q; want a usage error naming chat_completions and responses", code, stderr)
+	}
+}
+
+// glaiveJSONL is a local file shaped like tool_calling.md's Hub data set
+// (madroid/glaive-function-calling-openai): messages and tools columns;
+// the last record has no tools.
+const glaiveJSONL = `{"messages":[{"role":"system","content":"You help."},{"role":"user","content":"Weather in Paris?"},{"role":"tool","content":"{\"temp\":21}"}],"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]}
+{"messages":[{"role":"user","content":"Convert 5 USD"}],"tools":"[{\"type\":\"function\",\"function\":{\"name\":\"convert\",\"parameters\":{\"type\":\"object\"}}}]"}
+{"messages":[{"role":"user","content":"Hello"}],"tools":""}
+`
+
+// tool_calling.md's tools_column commands on a local copy of their data
+// set: the client mode (GuideLLM's default finalizer) sends each record's
+// tools with tool_choice "required" and the extracted prompt; the server
+// mode sends none of the record's tools and no tool_choice, only the
+// backend's extras.body.tools. The data source forms: a path, a
+// json_file and a huggingface kind with a local source.
+func TestV07ToolsColumn(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "glaive.jsonl")
+	if err := os.WriteFile(path, []byte(glaiveJSONL), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const extras = `{"body":{"tools":[{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}}]}}`
+	for _, c := range []struct {
+		data, finalizer, extras string
+		server                  bool
+	}{
+		{"kind=huggingface,source=" + path, "", "", false},
+		{path, "kind=generative,tool_call_mode=client", "", false},
+		{"kind=json_file,path=" + path, "kind=generative,tool_call_mode=server", extras, true},
+	} {
+		url, bodies := recordingMock(t)
+		backend := `{"kind":"openai_http","target":"` + url + `"`
+		if c.extras != "" {
+			backend += `,"extras":` + c.extras
+		}
+		args := []string{"run", "--backend", backend + "}", "--data", c.data,
+			"--data-column-mapper", "kind=generative_column_mapper,column_mappings.text_column=messages,column_mappings.tools_column=tools",
+			"--data-preprocessor", "kind=tool_calling_message_extractor", "--data-preprocessor", "kind=encode_media",
+			"--profile", "kind=synchronous", "--output-dir", t.TempDir(), "--outputs", "json", "--server-metrics", "off", "--disable-progress"}
+		if c.finalizer != "" {
+			args = append(args, "--data-finalizer", c.finalizer)
+		}
+		code, _, stderr := runGoodput(t, args...)
+		if code != ExitOK {
+			t.Fatalf("%s %s: exit %d: %s", c.data, c.finalizer, code, stderr)
+		}
+		got := bodies()
+		if len(got) != 3 {
+			t.Fatalf("%s: %d requests; want one per record", c.data, len(got))
+		}
+		for i, want := range []struct {
+			prompt, tool string
+		}{{"Weather in Paris?", "get_weather"}, {"Convert 5 USD", "convert"}, {"Hello", ""}} {
+			b := got[i]
+			msgs, _ := b["messages"].([]any)
+			last, _ := msgs[len(msgs)-1].(map[string]any)
+			tools, _ := b["tools"].([]any)
+			var name string
+			if len(tools) == 1 {
+				fn, _ := tools[0].(map[string]any)["function"].(map[string]any)
+				name, _ = fn["name"].(string)
+			}
+			choice, hasChoice := b["tool_choice"]
+			ok := last["content"] == want.prompt
+			switch {
+			case c.server:
+				ok = ok && name == "lookup" && !hasChoice // the backend's tools only, the server's choice
+			case want.tool != "":
+				ok = ok && name == want.tool && choice == "required"
+			default:
+				ok = ok && tools == nil && !hasChoice
+			}
+			if !ok {
+				t.Errorf("%s %s: record %d sent %v", c.data, c.finalizer, i+1, b)
+			}
+		}
 	}
 }

@@ -401,10 +401,19 @@ func videoKeys(v regValue, out map[string]any) (note string, err error) {
 	return note, nil
 }
 
-// dataKey adds a session key to --data, for a backend key that GuideLLM
-// takes on the backend and goodput on the data (tool_call_missing_behavior).
+// dataKey adds a session key to --data, for what GuideLLM takes on
+// another option and goodput on the data (the backend's
+// tool_call_missing_behavior, the tool-calling preprocessor and
+// finalizer mode). A bare path becomes GuideLLM's local source form.
 func (a *v07Applier) dataKey(key, val string) error {
 	where := fmt.Sprintf("--%s %s=%s", a.opt, a.key, val)
+	if a.key == "" {
+		where = fmt.Sprintf("--%s kind=%s", a.opt, a.kind)
+	}
+	if d := strings.TrimSpace(a.o.data); d != "" && !strings.ContainsAny(d, "={") {
+		// a path: GuideLLM's local source, which takes the key beside it
+		a.o.data = "kind=huggingface,source=" + d
+	}
 	v, err := parseRegistry(a.o.data)
 	if err != nil {
 		return Usagef("%s: goodput takes it on the data: give --data kind=…,%s=%s", where, key, val)

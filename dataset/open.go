@@ -222,16 +222,8 @@ func open(value string, opts Options) (*Dataset, error) {
 		if err := ps.check(append([]string{"kind", "path"}, sessionKeys...)); err != nil {
 			return nil, fmt.Errorf("kind=%s: %v", kind, err)
 		}
-		for _, p := range ps {
-			if _, err := opts.Session.parseSessionParam(p); err != nil {
-				return nil, fmt.Errorf("kind=%s: %v", kind, err)
-			}
-		}
-		if opts.Session.FirstPrompt.Set() || opts.Session.FirstOutput.Set() || opts.Session.Branches != nil || opts.Session.TurnLengths != nil {
-			return nil, fmt.Errorf("kind=%s: first_prompt_tokens, first_output_tokens, turn_lengths and branches are synthetic keys; a file's turns have their own prompts", kind)
-		}
-		if err := opts.Session.validate(); err != nil {
-			return nil, fmt.Errorf("kind=%s: %v", kind, err)
+		if err := fileSessionKeys(kind, ps, &opts); err != nil {
+			return nil, err
 		}
 		path, err := ps.str("path")
 		if err != nil || path == "" {
@@ -270,8 +262,11 @@ func openDirValue(dir string, hf hfArgs, mapper ColumnMapper, opts Options) (*Da
 // openHF opens GuideLLM's kind=huggingface,source=…[,split=…][,name=…]
 // [,load_kwargs={"split":…,"name":…}] from a local copy only.
 func openHF(ps params, mapper ColumnMapper, opts Options) (*Dataset, error) {
-	if err := ps.check([]string{"kind", "source", "split", "name", "load_kwargs"}); err != nil {
+	if err := ps.check(append([]string{"kind", "source", "split", "name", "load_kwargs"}, sessionKeys...)); err != nil {
 		return nil, fmt.Errorf("kind=%s: %v", kindHF, err)
+	}
+	if err := fileSessionKeys(kindHF, ps, &opts); err != nil {
+		return nil, err
 	}
 	var hf hfArgs
 	source, err := ps.str("source")
@@ -320,6 +315,23 @@ func openHF(ps params, mapper ColumnMapper, opts Options) (*Dataset, error) {
 		return openTrace(path, traceArgs{hash: hashAuto, blockSize: DefaultBlockSize}, mapper, opts)
 	}
 	return openFile(path, "", mapper, opts)
+}
+
+// fileSessionKeys reads the session keys given beside a file or local
+// dataset into opts.Session.
+func fileSessionKeys(kind string, ps params, opts *Options) error {
+	for _, p := range ps {
+		if _, err := opts.Session.parseSessionParam(p); err != nil {
+			return fmt.Errorf("kind=%s: %v", kind, err)
+		}
+	}
+	if opts.Session.FirstPrompt.Set() || opts.Session.FirstOutput.Set() || opts.Session.Branches != nil || opts.Session.TurnLengths != nil {
+		return fmt.Errorf("kind=%s: first_prompt_tokens, first_output_tokens and branches are synthetic keys, as is turn_lengths; a file's turns have their own prompts", kind)
+	}
+	if err := opts.Session.validate(); err != nil {
+		return fmt.Errorf("kind=%s: %v", kind, err)
+	}
+	return nil
 }
 
 // Hash id handling of a trace.
@@ -593,12 +605,13 @@ func tableDataset(t *table, src origin, mapper ColumnMapper, opts Options) (*Dat
 	if err != nil {
 		return nil, err
 	}
+	mp.toolMessages = opts.Session.ToolMessages
 	rows, skipped, err := extractRows(t, mp)
 	if err != nil {
 		return nil, err
 	}
 	rows = selectRows(rows, opts.Shuffle, opts.Seed, opts.Samples)
-	if ss := opts.Session; ss.Turns >= 2 || ss.Delay.Set() || ss.Tools > 0 || ss.ToolsJSON != nil || ss.ServerHistory || ss.clientToolsAsked() || ss.ServerToolTurns != 0 || ss.ServerToolTurnList != nil {
+	if ss := opts.Session; mp.tools != "" || ss.Turns >= 2 || ss.Delay.Set() || ss.Tools > 0 || ss.ToolsJSON != nil || ss.ServerHistory || ss.clientToolsAsked() || ss.ServerToolTurns != 0 || ss.ServerToolTurnList != nil {
 		return sessionDataset(t, src, rows, skipped, mp.columns(), opts)
 	}
 	reqs := buildRequests(rows, opts.Tokenizer)

@@ -33,7 +33,7 @@ var sessionKeys = []string{
 	"turns", "turns_stdev", "first_prompt_tokens", "first_prompt_tokens_stdev", "first_prompt_tokens_min", "first_prompt_tokens_max",
 	"first_output_tokens", "first_output_tokens_stdev", "first_output_tokens_min", "first_output_tokens_max",
 	"delay", "delay_stdev", "delay_min", "delay_max",
-	"turn_lengths", "tools", "tool_call_turns", "server_tool_call_turns", "tool_choice", "tool_response_tokens", "tool_call_missing_behavior", "server_history", "branches",
+	"turn_lengths", "tools", "tool_call_turns", "server_tool_call_turns", "tool_call_mode", "tool_messages", "tool_choice", "tool_response_tokens", "tool_call_missing_behavior", "server_history", "branches",
 }
 
 // maxTurns bounds a session's turns (synthetic turns=N and file records).
@@ -98,6 +98,16 @@ type SessionSpec struct {
 	// Turn.ServerTools). They never overlap the tool-call turns.
 	ServerToolTurns    int
 	ServerToolTurnList []int
+	// ServerToolMode is GuideLLM's tool_call_mode=server for a file's
+	// tools_column: a record with tools is sent without them, its turns
+	// ServerTools turns (the server holds the tools); client, the
+	// default, offers the record's tools on tool-call turns.
+	ServerToolMode bool
+	// ToolMessages reads a file's messages column as GuideLLM's
+	// tool_calling_message_extractor: one request of every user text
+	// joined with spaces, the system texts its prefix, the first tool
+	// message its tool result.
+	ToolMessages       bool
 	ToolChoice         string // required (default), auto, none or a tool's name
 	ToolResponseTokens int    // tokens of each synthetic tool result (default 32)
 	MissingTool        loadgen.MissingToolCall
@@ -308,6 +318,26 @@ func (ss *SessionSpec) parseSessionParam(p param) (bool, error) {
 		l, err := parseTurnLengths(p)
 		ss.TurnLengths = l
 		return true, err
+	case "tool_call_mode":
+		switch p.val {
+		case "client":
+			ss.ServerToolMode = false
+		case "server":
+			ss.ServerToolMode = true
+		default:
+			return true, fmt.Errorf("tool_call_mode=%s: want client (the record's tools offered, the default) or server (the server holds the tools)", p.shown())
+		}
+		return true, nil
+	case "tool_messages":
+		switch strings.ToLower(p.val) {
+		case "true", "1", "yes":
+			ss.ToolMessages = true
+		case "false", "0", "no":
+			ss.ToolMessages = false
+		default:
+			return true, fmt.Errorf("tool_messages=%s: want true or false", p.shown())
+		}
+		return true, nil
 	case "server_tool_call_turns":
 		n, l, err := parseTurnSet(p)
 		ss.ServerToolTurns, ss.ServerToolTurnList = n, l
@@ -454,6 +484,12 @@ func (ss SessionSpec) keys() []string {
 	}
 	if ss.ServerHistory {
 		out = append(out, "server_history=true")
+	}
+	if ss.ServerToolMode {
+		out = append(out, "tool_call_mode=server")
+	}
+	if ss.ToolMessages {
+		out = append(out, "tool_messages=true")
 	}
 	return out
 }
@@ -771,6 +807,17 @@ func sessionsFromRows(rows []fileRow, sh *sessionShape, tok interface{ Count(str
 			own.tools = fr.tools
 		}
 		own.apply(s, uint64(i))
+		switch {
+		case fr.tools != nil && sh.spec.ServerToolMode:
+			// GuideLLM's tool_call_mode=server: the record's tools are
+			// the server's; its turns are server tool-call turns.
+			s.Tools = nil
+			for k := range s.Turns {
+				s.Turns[k].ToolCall, s.Turns[k].ServerTools = false, true
+			}
+		case fr.toolResult != "" && s.Tools != nil:
+			s.ToolResult = fr.toolResult
+		}
 		l.list[i] = s
 	}
 	return l
@@ -881,6 +928,9 @@ func toolsCell(c cell) ([]loadgen.ToolDef, error) {
 			return nil, err
 		}
 		raw = json.RawMessage(s)
+	}
+	if s := strings.TrimSpace(string(raw)); s == "" || s == "[]" {
+		return nil, nil // a record without tools
 	}
 	return parseTools(raw)
 }

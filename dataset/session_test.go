@@ -389,7 +389,7 @@ func TestTurnLengths(t *testing.T) {
 		`{"prompt_tokens":5,"turns":1,"turn_lengths":[{"output_tokens":5}]}`:                                "turn_lengths[0]: prompt_tokens ≥ 1",
 		`{"prompt_tokens":5,"turns":1,"turn_lengths":[{"prompt_tokens":5,"prompt_token_stdev":2}]}`:         `unknown field "prompt_token_stdev"`,
 		`{"prompt_tokens":5,"turns":1,"first_prompt_tokens":9,"turn_lengths":[{"prompt_tokens":5}]}`:        "turn_lengths sets turn 0's lengths too",
-		`{"kind":"json_file","path":"testdata/turns.jsonl","turns":1,"turn_lengths":[{"prompt_tokens":5}]}`: "turn_lengths and branches are synthetic keys",
+		`{"kind":"json_file","path":"testdata/turns.jsonl","turns":1,"turn_lengths":[{"prompt_tokens":5}]}`: "branches are synthetic keys, as is turn_lengths",
 		"prompt_tokens=5,turns=1,turn_lengths=5":                                                            "turn_lengths=5: want a JSON list",
 	} {
 		if _, err := Open(spec, Options{}); err == nil || !strings.Contains(err.Error(), want) {

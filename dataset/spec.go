@@ -323,6 +323,9 @@ func (sp *Spec) validate() error {
 	if err := sp.Session.validate(); err != nil {
 		return err
 	}
+	if sp.Session.ServerToolMode || sp.Session.ToolMessages {
+		return fmt.Errorf("tool_call_mode and tool_messages are keys of a data file with a tools_column; synthetic conversations name their server tool-call turns with server_tool_call_turns")
+	}
 	if sp.Session.set() && sp.Session.Turns == 0 {
 		return fmt.Errorf("session keys (delay, tools, server_history, …) need turns=N in a synthetic spec, e.g. turns=4,prompt_tokens=128,delay=1")
 	}
