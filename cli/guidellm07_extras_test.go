@@ -107,16 +107,22 @@ func TestV07ToolsColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	const extras = `{"body":{"tools":[{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}}]}}`
+	// tool_calling.md:52's OpenAI form: a built-in shell tool the server runs
+	const shell = `{"body":{"tools":[{"type":"shell","environment":{"type":"container_auto"}}]}}`
 	for _, c := range []struct {
 		data, finalizer, extras string
-		server                  bool
+		server, responses       bool
 	}{
-		{"kind=huggingface,source=" + path, "", "", false},
-		{path, "kind=generative,tool_call_mode=client", "", false},
-		{"kind=json_file,path=" + path, "kind=generative,tool_call_mode=server", extras, true},
+		{"kind=huggingface,source=" + path, "", "", false, false},
+		{path, "kind=generative,tool_call_mode=client", "", false, false},
+		{"kind=json_file,path=" + path, "kind=generative,tool_call_mode=server", extras, true, false},
+		{"kind=huggingface,source=" + path, "kind=generative,tool_call_mode=server", shell, true, true},
 	} {
 		url, bodies := recordingMock(t)
 		backend := `{"kind":"openai_http","target":"` + url + `"`
+		if c.responses {
+			backend += `,"request_format":"/v1/responses"`
+		}
 		if c.extras != "" {
 			backend += `,"extras":` + c.extras
 		}
@@ -140,16 +146,24 @@ func TestV07ToolsColumn(t *testing.T) {
 		}{{"Weather in Paris?", "get_weather"}, {"Convert 5 USD", "convert"}, {"Hello", ""}} {
 			b := got[i]
 			msgs, _ := b["messages"].([]any)
+			if c.responses {
+				msgs, _ = b["input"].([]any)
+			}
 			last, _ := msgs[len(msgs)-1].(map[string]any)
 			tools, _ := b["tools"].([]any)
 			var name string
 			if len(tools) == 1 {
 				fn, _ := tools[0].(map[string]any)["function"].(map[string]any)
 				name, _ = fn["name"].(string)
+				if c.responses {
+					name, _ = tools[0].(map[string]any)["type"].(string)
+				}
 			}
 			choice, hasChoice := b["tool_choice"]
 			ok := last["content"] == want.prompt
 			switch {
+			case c.server && c.responses:
+				ok = ok && name == "shell" && !hasChoice
 			case c.server:
 				ok = ok && name == "lookup" && !hasChoice // the backend's tools only, the server's choice
 			case want.tool != "":
