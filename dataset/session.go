@@ -184,12 +184,14 @@ func parseTurnLengths(p param) ([]LengthPair, error) {
 		}{{"prompt_tokens", l.Prompt}, {"output_tokens", l.Output}} {
 			lo, hi := d.d.Bounds()
 			switch {
-			case d.name == "prompt_tokens" && (r.PromptTokens < 1 || r.PromptTokensStdev < 0 || r.PromptTokensMin < 0 || r.PromptTokensMax < 0):
-				return nil, fmt.Errorf("turn_lengths[%d]: prompt_tokens ≥ 1 (and its _stdev, _min, _max ≥ 0): %s", k, form)
+			case d.d.Mean < 0 || d.d.Stdev < 0 || d.d.Min < 0 || d.d.Max < 0:
+				return nil, fmt.Errorf("turn_lengths[%d]: %s and its _stdev, _min, _max must be ≥ 0: %s", k, d.name, form)
+			case d.name == "prompt_tokens" && d.d.Mean < 1:
+				return nil, fmt.Errorf("turn_lengths[%d]: prompt_tokens ≥ 1 is required: %s", k, form)
 			case d.d.Set() && d.d.Mean < 1:
 				return nil, fmt.Errorf("turn_lengths[%d]: %s_stdev/min/max need %s (the mean) ≥ 1", k, d.name, d.name)
-			case d.d.Set() && (d.d.Stdev < 0 || d.d.Min < 0 || d.d.Max < 0 || lo > hi || hi > maxTokensPerPrompt):
-				return nil, fmt.Errorf("turn_lengths[%d]: %s: minimum %d, maximum %d: want 0 ≤ minimum ≤ maximum ≤ %d", k, d.name, lo, hi, maxTokensPerPrompt)
+			case d.d.Set() && (lo > hi || hi > maxTokensPerPrompt):
+				return nil, fmt.Errorf("turn_lengths[%d]: %s: minimum %d, maximum %d: want minimum ≤ maximum ≤ %d", k, d.name, lo, hi, maxTokensPerPrompt)
 			}
 		}
 		out[k] = l

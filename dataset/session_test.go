@@ -385,12 +385,14 @@ func TestTurnLengths(t *testing.T) {
 		t.Errorf("spec %s does not read back: %v", d.Description.Spec, err)
 	}
 	for spec, want := range map[string]string{
-		`{"prompt_tokens":5,"turns":3,"turn_lengths":[{"prompt_tokens":5}]}`:                                "turn_lengths: 1 turns' lengths: give turns=1",
-		`{"prompt_tokens":5,"turns":1,"turn_lengths":[{"output_tokens":5}]}`:                                "turn_lengths[0]: prompt_tokens ≥ 1",
-		`{"prompt_tokens":5,"turns":1,"turn_lengths":[{"prompt_tokens":5,"prompt_token_stdev":2}]}`:         `unknown field "prompt_token_stdev"`,
-		`{"prompt_tokens":5,"turns":1,"first_prompt_tokens":9,"turn_lengths":[{"prompt_tokens":5}]}`:        "turn_lengths sets turn 0's lengths too",
-		`{"kind":"json_file","path":"testdata/turns.jsonl","turns":1,"turn_lengths":[{"prompt_tokens":5}]}`: "branches are synthetic keys, as is turn_lengths",
-		"prompt_tokens=5,turns=1,turn_lengths=5":                                                            "turn_lengths=5: want a JSON list",
+		`{"prompt_tokens":5,"turns":3,"turn_lengths":[{"prompt_tokens":5}]}`:                                             "turn_lengths: 1 turns' lengths: give turns=1",
+		`{"prompt_tokens":5,"turns":1,"turn_lengths":[{"output_tokens":5}]}`:                                             "turn_lengths[0]: prompt_tokens ≥ 1 is required",
+		`{"prompt_tokens":5,"turns":1,"turn_lengths":[{"prompt_tokens":5,"output_tokens_min":-1}]}`:                      "turn_lengths[0]: output_tokens and its _stdev, _min, _max must be ≥ 0",
+		`{"prompt_tokens":5,"turns":1,"turn_lengths":[{"prompt_tokens":5,"prompt_tokens_min":9,"prompt_tokens_max":6}]}`: "turn_lengths[0]: prompt_tokens: minimum 9, maximum 6",
+		`{"prompt_tokens":5,"turns":1,"turn_lengths":[{"prompt_tokens":5,"prompt_token_stdev":2}]}`:                      `unknown field "prompt_token_stdev"`,
+		`{"prompt_tokens":5,"turns":1,"first_prompt_tokens":9,"turn_lengths":[{"prompt_tokens":5}]}`:                     "turn_lengths sets turn 0's lengths too",
+		`{"kind":"json_file","path":"testdata/turns.jsonl","turns":1,"turn_lengths":[{"prompt_tokens":5}]}`:              "branches are synthetic keys, as is turn_lengths",
+		"prompt_tokens=5,turns=1,turn_lengths=5":                                                                         "turn_lengths=5: want a JSON list",
 	} {
 		if _, err := Open(spec, Options{}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", spec, err, want)
