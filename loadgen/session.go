@@ -598,10 +598,9 @@ func (r *run) converse(s *Session, id string, due int64, cn *conn, timer *time.T
 			msgs = append(msgs, Message{Role: "assistant", Content: string(cn.reply), ToolCalls: calls})
 			held = len(msgs)
 			for _, tc := range calls {
-				if t.ServerTools {
-					break // the server answered its own calls
+				if !t.ServerTools { // a server answers its own calls
+					msgs = append(msgs, Message{Role: "tool", Content: s.ToolResult, ToolCallID: tc.ID})
 				}
-				msgs = append(msgs, Message{Role: "tool", Content: s.ToolResult, ToolCallID: tc.ID})
 			}
 			prevID = rec.ResponseID
 			histTokens = -1
