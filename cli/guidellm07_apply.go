@@ -291,6 +291,9 @@ func (a *v07Applier) extras(v any) error {
 	}
 	keys := regValue(m).keys()
 	for _, k := range keys {
+		if m[k] == nil {
+			continue // GuideLLM's None: unset (a report's extras name every key)
+		}
 		switch k {
 		case "body":
 			b, ok := m[k].(map[string]any)

@@ -52,20 +52,35 @@ func recordingMock(t *testing.T) (url string, bodies func() []map[string]any) {
 }
 
 // backends.md's translategemma example: extras.content's members ride on
-// every user text content object, on chat completions and Responses;
+// every user text content object, on chat completions and Responses, and
+// the report keeps them, so that it runs again the same with --config;
 // text completions have none, which the one-line refusal says.
 func TestV07ExtrasContent(t *testing.T) {
 	for _, format := range []string{"/v1/chat/completions", "/v1/responses"} {
 		url, bodies := recordingMock(t)
+		out := filepath.Join(t.TempDir(), "first.json")
 		code, _, stderr := runGoodput(t, "run", "--backend", `{"kind":"openai_http","target":"`+url+`","request_format":"`+format+`","extras":{"content":{"source_lang_code":"en","target_lang_code":"es"}}}`,
 			"--data", "kind=synthetic_text,prompt_tokens=16,output_tokens=4", "--profile", "kind=synchronous", "--constraint", "kind=max_requests,count=2",
-			"--output-dir", t.TempDir(), "--outputs", "json", "--server-metrics", "off", "--disable-progress")
+			"--output", "kind=json,path="+out, "--server-metrics", "off", "--disable-progress")
 		if code != ExitOK {
 			t.Fatalf("%s: exit %d: %s", format, code, stderr)
 		}
+		if format == "/v1/chat/completions" {
+			rep, err := os.ReadFile(out)
+			if err != nil || !bytes.Contains(rep, []byte(`"content": {"source_lang_code": "en", "target_lang_code": "es"}`)) {
+				t.Fatalf("the report does not keep extras.content (%v)", err)
+			}
+			code, _, stderr = runGoodput(t, "run", "-c", out, "--output", "kind=json,path="+filepath.Join(t.TempDir(), "second.json"), "--server-metrics", "off", "--disable-progress")
+			if code != ExitOK {
+				t.Fatalf("run again with --config: exit %d: %s", code, stderr)
+			}
+		}
 		got := bodies()
-		if len(got) != 2 {
-			t.Fatalf("%s: %d requests, want 2", format, len(got))
+		if want := map[string]int{"/v1/chat/completions": 4, "/v1/responses": 2}[format]; len(got) != want {
+			t.Fatalf("%s: %d requests, want %d", format, len(got), want)
+		}
+		if format == "/v1/chat/completions" {
+			got = got[2:] // the run again from the report
 		}
 		key, textType := "messages", "text"
 		if format == "/v1/responses" {
