@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,9 @@ var imageResolutions = map[string][2]int{
 
 // foldData returns args with GuideLLM's several --data folded into one.
 func foldData(args []string) (folded, notes []string, err error) {
+	if args, err = listData(args); err != nil {
+		return nil, nil, err
+	}
 	type src struct {
 		at    int // index of the value in args
 		value string
@@ -136,6 +140,46 @@ func foldData(args []string) (folded, notes []string, err error) {
 		}
 	}
 	return out, notes, nil
+}
+
+// listKey finds GuideLLM's bracket notation of a list item in a
+// key=value --data value (tool_call_turns[0]=0).
+var listKey = regexp.MustCompile(`(^|,)[A-Za-z0-9_.-]+\[\d+\]=`)
+
+// listData returns args with each key=value --data value that gives a
+// list in GuideLLM's bracket notation as its JSON object, which the data
+// reads.
+func listData(args []string) ([]string, error) {
+	out, cloned := args, false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		at, v := -1, ""
+		switch {
+		case a == "--data" && i+1 < len(args):
+			at, v = i+1, args[i+1]
+			i++
+		case strings.HasPrefix(a, "--data="):
+			at, v = i, strings.TrimPrefix(a, "--data=")
+		}
+		if at < 0 || strings.HasPrefix(strings.TrimSpace(v), "{") || !listKey.MatchString(v) {
+			continue
+		}
+		r, err := parseRegistry(v)
+		if err != nil {
+			return nil, Usagef("--data %s: %v", v, err)
+		}
+		if !cloned {
+			out, cloned = slices.Clone(args), true
+		}
+		out[at] = canonicalJSON(map[string]any(r))
+		if strings.HasPrefix(a, "--data=") {
+			out[at] = "--data=" + out[at]
+		}
+	}
+	return out, nil
 }
 
 // turnPivot reports whether args give GuideLLM's turn_pivot preprocessor,

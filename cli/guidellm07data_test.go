@@ -159,3 +159,20 @@ func TestV07TurnPivot(t *testing.T) {
 		}
 	}
 }
+
+// GuideLLM's key=value form of a list is its bracket notation
+// (tool_calling.md's tool_call_turns list, given without JSON): the data
+// value becomes its JSON object; a gap or a repeated item is named.
+func TestV07DataListNotation(t *testing.T) {
+	got, _, err := foldData([]string{"--data", "kind=synthetic_text,prompt_tokens=20,turns=4,tool_call_turns[0]=0,tool_call_turns[1]=2,server_tool_call_turns[0]=3", "--target", "u"})
+	want := `{"kind":"synthetic_text","prompt_tokens":20,"server_tool_call_turns":[3],"tool_call_turns":[0,2],"turns":4}`
+	if err != nil || !slices.Equal(got, []string{"--data", want, "--target", "u"}) {
+		t.Fatalf("%q, %v; want --data %s", got, err, want)
+	}
+	if got, _, err := foldData([]string{"--data=kind=synthetic_text,prompt_tokens=20"}); err != nil || got[0] != "--data=kind=synthetic_text,prompt_tokens=20" {
+		t.Errorf("no list: %q, %v; want the value as given", got, err)
+	}
+	if _, _, err := foldData([]string{"--data", "kind=synthetic_text,tool_call_turns[0]=0,tool_call_turns[0]=1"}); err == nil || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("an item twice: %v; want it named", err)
+	}
+}
