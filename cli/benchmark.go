@@ -53,6 +53,7 @@ type benchOptions struct {
 	headers                                          []string
 	sessionHeader                                    string // conversations: a header carrying each session's id
 	extraBody, backendType, backendArgs              string
+	contentExtras                                    string // --content-extras: GuideLLM's extras.content
 	noStream, noStreamUsage, noIgnoreEOS             bool
 	maxTokensField                                   string
 	caFile, rxTimestamps, httpClient                 string
@@ -137,6 +138,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.headers, "header", nil, "extra request header 'Name: value' (repeatable)")
 	fs.StringVar(&o.sessionHeader, "session-header", "", "conversations: send each session's stable id in this header (e.g. x-session-id), for session-affinity routers")
 	fs.StringVar(&o.extraBody, "extra-body", "", `JSON object merged into every request body, e.g. '{"temperature":0}'`)
+	fs.StringVar(&o.contentExtras, "content-extras", "", `JSON object whose members every user text content part carries (GuideLLM's extras.content, for chat templates such as translategemma's), e.g. '{"source_lang_code":"en","target_lang_code":"es"}'; chat_completions and responses`)
 	fs.StringVar(&o.backendType, "backend-type", "openai_http", "only openai_http is supported (GuideLLM compatibility)")
 	fs.StringVar(&o.backendArgs, "backend-args", "", `GuideLLM backend JSON: {"api_key","headers","extra_body","verify","timeout","max_tokens"}`)
 	fs.StringVar(&o.backendArgs, "backend-kwargs", "", "alias of --backend-args")

@@ -23,7 +23,7 @@ import (
 // validateClient builds the client configuration.
 func (o *benchOptions) validateClient(p *draft, ep loadgen.Endpoint) error {
 	p.Client = loadgen.ClientConfig{
-		Target: o.target, Endpoint: ep, Path: o.requestPath, BatchSize: o.batchSize, Model: o.model, APIKey: o.apiKey, ExtraBody: o.extraBody,
+		Target: o.target, Endpoint: ep, Path: o.requestPath, BatchSize: o.batchSize, Model: o.model, APIKey: o.apiKey, ExtraBody: o.extraBody, ContentExtras: o.contentExtras,
 		NoStream: o.noStream, NoStreamUsage: o.noStreamUsage, NoIgnoreEOS: o.noIgnoreEOS,
 		MaxTokensField: o.maxTokensField, CAFile: o.caFile, Insecure: o.insecure,
 		ConnectTimeout: o.connectTimeout, StallTimeout: negIfZero(o.stallTimeout), RequestTimeout: negIfZero(o.requestTimeout),
@@ -115,6 +115,21 @@ func (o *benchOptions) validateClient(p *draft, ep loadgen.Endpoint) error {
 	if o.extraBody != "" {
 		if err := json.Unmarshal([]byte(o.extraBody), &p.ExtraBody); err != nil {
 			return Usagef(`--extra-body: want a JSON object, e.g. '{"temperature":0}'`)
+		}
+	}
+	if o.contentExtras != "" {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(o.contentExtras), &m); err != nil || m == nil {
+			return Usagef(`--content-extras: want a JSON object, e.g. '{"source_lang_code":"en","target_lang_code":"es"}'`)
+		}
+		if rt, _ := ep.Type(); rt.API != reqtype.APIChat && rt.API != reqtype.APIResponses {
+			return Usagef("--content-extras (GuideLLM's extras.content): only chat_completions and responses send text content objects, not %s", rt.Name)
+		}
+		if _, bad := m["text"]; bad {
+			return Usagef(`--content-extras: "text" is the content part's own field`)
+		}
+		if _, bad := m["type"]; bad {
+			return Usagef(`--content-extras: "type" is the content part's own field`)
 		}
 	}
 	if err := applyBackendArgs(o.backendArgs, p); err != nil {

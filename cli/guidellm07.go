@@ -117,7 +117,7 @@ func v07Table() []v07Row {
 			}
 			return a.set("no-stream", func() { a.o.noStream = !b })
 		}},
-		{Opt: "backend", Kind: "openai_http", Key: "extras", Maps: "`extras.body` → `--extra-body`, `extras.headers` → `--header`; `params`, `files`, `content`, `method` are refused", apply: func(a *v07Applier, v any) error { return a.extras(v) }},
+		{Opt: "backend", Kind: "openai_http", Key: "extras", Maps: "`extras.body` → `--extra-body`, `extras.headers` → `--header`, `extras.content` → `--content-extras`; `params`, `files`, `method` are refused", apply: func(a *v07Applier, v any) error { return a.extras(v) }},
 		{Opt: "backend", Kind: "openai_http", Key: "headers", Maps: "`--header` (goodput also takes them here, as pre-0.7 `--backend-args` did)", apply: func(a *v07Applier, v any) error { return a.headers(v) }},
 		{Opt: "backend", Kind: "openai_http", Key: "max_tokens", Refuse: "give the output length in --data (output_tokens=N)", Maps: "refused: give `output_tokens` in `--data`"},
 		{Opt: "backend", Kind: "openai_http", Key: "server_history", Maps: "false only (the default); goodput's server-side history is the data's session key (`--data …,turns=N,server_history=true` with `--request-type responses`)", apply: accept(false, "goodput's server-side history is the data's session key: give --data …,turns=N,server_history=true with request_format=/v1/responses")},
@@ -265,7 +265,7 @@ func v07Table() []v07Row {
 		}},
 
 		// data
-		{Opt: "data-column-mapper", Kind: "generative_column_mapper", Maps: "`--data-column-mapper` (roles text, prefix, raw messages, token counts, timestamp)", apply: kindOnly},
+		{Opt: "data-column-mapper", Kind: "generative_column_mapper", Maps: "`--data-column-mapper` (roles text, prefix, raw messages, token counts, timestamp, media, tools and tool responses)", apply: kindOnly},
 		{Opt: "data-column-mapper", Kind: "generative_column_mapper", Key: "column_mappings", Maps: "the role → column map", apply: func(a *v07Applier, v any) error {
 			m, ok := v.(map[string]any)
 			if !ok {
@@ -314,10 +314,22 @@ func v07Table() []v07Row {
 		{Opt: "data-preprocessor", Kind: "encode_media", Key: "audio_kwargs", Maps: "empty only", apply: accept(map[string]any{}, "goodput sends media files as they are, with no re-encoding options")},
 		{Opt: "data-preprocessor", Kind: "encode_media", Key: "image_kwargs", Maps: "empty only", apply: accept(map[string]any{}, "goodput sends media files as they are, with no re-encoding options")},
 		{Opt: "data-preprocessor", Kind: "encode_media", Key: "video_kwargs", Maps: "empty only", apply: accept(map[string]any{}, "goodput sends media files as they are, with no re-encoding options")},
-		{Opt: "data-preprocessor", Kind: "tool_calling_message_extractor", Refuse: "goodput takes tools from the data's tools column or synthetic tools=N (session keys), not from a message extractor", Maps: "refused: tools come from the data's `tools` column or synthetic `tools=N`"},
-		{Opt: "data-preprocessor", Kind: "turn_pivot", Refuse: "goodput's synthetic conversations take one spec for every turn: give one --data kind=synthetic_text,…,turns=N (first_prompt_tokens and first_output_tokens for the first turn)", Maps: "refused: one `--data kind=synthetic_text,…,turns=N` (`first_prompt_tokens`, `first_output_tokens` for the first turn)"},
+		{Opt: "data-preprocessor", Kind: "tool_calling_message_extractor", Maps: "the data's session key `tool_messages=true`: a messages column is one request of every user text joined, the system texts its prefix, the first tool message its tool result", apply: func(a *v07Applier, _ any) error {
+			return a.dataKey("tool_messages", "true")
+		}},
+		{Opt: "data-preprocessor", Kind: "turn_pivot", Maps: "each `--data` synthetic_text source is one turn of every conversation: one spec of `turns=N` with each turn's lengths (`turn_lengths`) under the first source's prefix", apply: func(a *v07Applier, _ any) error {
+			return Usagef("--data-preprocessor kind=turn_pivot: give it on the command line, with one --data kind=synthetic_text source per turn")
+		}},
 		{Opt: "data-finalizer", Kind: "generative", Maps: "accepted (GuideLLM's default)", apply: kindOnly},
-		{Opt: "data-finalizer", Kind: "generative", Key: "tool_call_mode", Maps: "`client` only (the default)", apply: accept("client", "goodput answers tool calls on the client side only")},
+		{Opt: "data-finalizer", Kind: "generative", Key: "tool_call_mode", Maps: "the data's session key `tool_call_mode`: `client` (the default: a `tools_column` record's tools offered on a tool-call turn) or `server` (not sent: a server tool-call turn)", apply: func(a *v07Applier, v any) error {
+			switch s, _ := text(v); s {
+			case "client":
+				return nil
+			case "server":
+				return a.dataKey("tool_call_mode", "server")
+			}
+			return a.bad(v, "client or server")
+		}},
 		{Opt: "tokenizer", Kind: "huggingface_auto", Maps: "`--processor` (goodput reads tokenizer.json itself, offline)", apply: kindOnly},
 		{Opt: "tokenizer", Kind: "hf_auto", Maps: "`--processor`", apply: kindOnly},
 		{Opt: "tokenizer", Key: "model", Maps: "`--processor` (a tokenizer.json, its directory, a Hugging Face cache id, o200k_base, cl100k_base; never downloaded)", apply: str("processor", func(o *benchOptions) *string { return &o.processor })},

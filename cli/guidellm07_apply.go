@@ -283,7 +283,7 @@ func (a *v07Applier) backendArg(key string, v any) error {
 	})
 }
 
-// extras applies GuideLLM's request extras: body and headers.
+// extras applies GuideLLM's request extras: body, headers and content.
 func (a *v07Applier) extras(v any) error {
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -291,6 +291,9 @@ func (a *v07Applier) extras(v any) error {
 	}
 	keys := regValue(m).keys()
 	for _, k := range keys {
+		if m[k] == nil {
+			continue // GuideLLM's None: unset (a report's extras name every key)
+		}
 		switch k {
 		case "body":
 			b, ok := m[k].(map[string]any)
@@ -304,8 +307,16 @@ func (a *v07Applier) extras(v any) error {
 			if err := a.headers(m[k]); err != nil {
 				return err
 			}
+		case "content":
+			c, ok := m[k].(map[string]any)
+			if !ok {
+				return Usagef("--backend extras.content=%s: want an object, e.g. {\"source_lang_code\":\"en\"}", shown(m[k]))
+			}
+			if err := a.set("content-extras", func() { a.o.contentExtras = canonicalJSON(c) }); err != nil {
+				return err
+			}
 		default:
-			return Usagef("--backend extras.%s: not supported (goodput takes extras.body and extras.headers)", k)
+			return Usagef("--backend extras.%s: not supported (goodput takes extras.body, extras.headers and extras.content)", k)
 		}
 	}
 	return nil

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/goodput-dev/goodput/dataset"
 )
 
 // GuideLLM composes a request from several --data sources, column by
@@ -27,6 +30,9 @@ var imageResolutions = map[string][2]int{
 
 // foldData returns args with GuideLLM's several --data folded into one.
 func foldData(args []string) (folded, notes []string, err error) {
+	if args, err = listData(args); err != nil {
+		return nil, nil, err
+	}
 	type src struct {
 		at    int // index of the value in args
 		value string
@@ -43,10 +49,42 @@ func foldData(args []string) (folded, notes []string, err error) {
 			srcs = append(srcs, src{i, a})
 		}
 	}
+	value := func(s src) string { return strings.TrimPrefix(s.value, "--data=") }
+	if pivot, rest := turnPivot(args); pivot {
+		vals := make([]string, len(srcs))
+		for i := range srcs {
+			vals[i] = value(srcs[i])
+		}
+		spec, err := pivotSources(vals)
+		if err != nil || spec == "" {
+			return rest, nil, err
+		}
+		first := true
+		out := make([]string, 0, len(rest))
+		for i := 0; i < len(rest); i++ {
+			switch a := rest[i]; {
+			case a == "--":
+				out, i = append(out, rest[i:]...), len(rest)
+			case a == "--data" && i+1 < len(rest):
+				if first {
+					out = append(out, a, spec)
+				}
+				first = false
+				i++
+			case strings.HasPrefix(a, "--data="):
+				if first {
+					out = append(out, "--data", spec)
+				}
+				first = false
+			default:
+				out = append(out, a)
+			}
+		}
+		return out, nil, nil
+	}
 	if len(srcs) < 2 {
 		return args, nil, nil
 	}
-	value := func(s src) string { return strings.TrimPrefix(s.value, "--data=") }
 	var base *src
 	media := map[string]any{}
 	for i := range srcs {
@@ -70,8 +108,6 @@ func foldData(args []string) (folded, notes []string, err error) {
 			return keepData(args, srcs[i].at), nil, nil
 		case err == nil && kind == "huggingface" && hubSource(v):
 			return keepData(args, srcs[i].at), nil, nil
-		case base != nil && slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, "turn_pivot") }):
-			return nil, nil, Usagef("--data-preprocessor kind=turn_pivot: not supported: goodput's synthetic conversations take one spec for every turn (first_prompt_tokens and first_output_tokens for the first): give one --data kind=synthetic_text,…,turns=%d", len(srcs))
 		default:
 			base = &srcs[i] // a repeated goodput flag: the last wins
 		}
@@ -104,6 +140,132 @@ func foldData(args []string) (folded, notes []string, err error) {
 		}
 	}
 	return out, notes, nil
+}
+
+// listKey finds GuideLLM's bracket notation of a list item in a
+// key=value --data value (tool_call_turns[0]=0).
+var listKey = regexp.MustCompile(`(^|,)[A-Za-z0-9_.-]+\[\d+\]=`)
+
+// listData returns args with each key=value --data value that gives a
+// list in GuideLLM's bracket notation as its JSON object, which the data
+// reads.
+func listData(args []string) ([]string, error) {
+	out, cloned := args, false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		at, v := -1, ""
+		switch {
+		case a == "--data" && i+1 < len(args):
+			at, v = i+1, args[i+1]
+			i++
+		case strings.HasPrefix(a, "--data="):
+			at, v = i, strings.TrimPrefix(a, "--data=")
+		}
+		if at < 0 || strings.HasPrefix(strings.TrimSpace(v), "{") || !listKey.MatchString(v) {
+			continue
+		}
+		r, err := parseRegistry(v)
+		if err != nil {
+			return nil, Usagef("--data %s: %v", v, err)
+		}
+		if !cloned {
+			out, cloned = slices.Clone(args), true
+		}
+		out[at] = canonicalJSON(map[string]any(r))
+		if strings.HasPrefix(a, "--data=") {
+			out[at] = "--data=" + out[at]
+		}
+	}
+	return out, nil
+}
+
+// turnPivot reports whether args give GuideLLM's turn_pivot preprocessor,
+// and returns args without it.
+func turnPivot(args []string) (pivot bool, rest []string) {
+	rest = make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return pivot, append(rest, args[i:]...)
+		}
+		v, ok := strings.CutPrefix(a, "--data-preprocessor=")
+		if !ok && a == "--data-preprocessor" && i+1 < len(args) {
+			v, ok = args[i+1], true
+		}
+		if r, err := parseRegistry(v); ok && err == nil && r.kind() == "turn_pivot" && len(r) == 1 {
+			pivot = true
+			if a == "--data-preprocessor" {
+				i++
+			}
+			continue
+		}
+		rest = append(rest, a)
+	}
+	return pivot, rest
+}
+
+// turnLengthKeys are the keys of a synthetic source that set one turn's
+// lengths under turn_pivot.
+var turnLengthKeys = []string{"prompt_tokens", "prompt_tokens_stdev", "prompt_tokens_min", "prompt_tokens_max",
+	"output_tokens", "output_tokens_stdev", "output_tokens_min", "output_tokens_max"}
+
+// pivotSources applies GuideLLM's turn_pivot to the --data sources: turn
+// k of each conversation is source k's row (GuideLLM transposes the
+// sources' columns into turns), so N synthetic_text sources become one
+// spec of N turns, each with its source's lengths (turn_lengths), under
+// the first source's prefix. One source of one turn is left as it is
+// (""); other sources are refused, naming goodput's form.
+func pivotSources(vals []string) (string, error) {
+	const form = "each --data kind=synthetic_text source is one turn (its prompt_tokens*, output_tokens*; prefix_tokens, prefix_count or prefix_buckets on the first)"
+	var turns []any
+	base := map[string]any{"kind": "synthetic_text"}
+	for i, s := range vals {
+		v, err := parseRegistry(s)
+		if err != nil || (v.kind() != "" && v.kind() != "synthetic_text") {
+			if len(vals) == 1 {
+				return "", nil // a file's own turns: GuideLLM's pivot of one source of one turn is itself
+			}
+			return "", Usagef("--data-preprocessor kind=turn_pivot: --data %s: goodput pivots synthetic sources only: %s", s, form)
+		}
+		if _, err := dataset.ParseSpec(canonicalJSON(map[string]any(v))); err != nil {
+			return "", Usagef("--data %s: %v", s, err)
+		}
+		turn := map[string]any{}
+		for _, k := range v.keys() {
+			switch {
+			case k == "kind":
+			case slices.Contains(turnLengthKeys, k):
+				turn[k] = v[k]
+			case i == 0 && (k == "prefix_tokens" || k == "prefix_count" || k == "prefix_buckets"):
+				base[k] = v[k]
+			case k == "turns":
+				if f, ok := number(v[k]); ok && f == 1 {
+					continue
+				}
+				if len(vals) == 1 {
+					return "", Usagef("--data-preprocessor kind=turn_pivot: one source of turns=%s sends all its prompts as one request in GuideLLM; goodput sends turns as a conversation: drop turn_pivot, or give one --data source per turn", shown(v[k]))
+				}
+				fallthrough
+			default:
+				return "", Usagef("--data-preprocessor kind=turn_pivot: --data source %d: %s=%s: not supported: %s", i+1, k, shown(v[k]), form)
+			}
+		}
+		turns = append(turns, turn)
+	}
+	if len(vals) == 1 {
+		return "", nil // one turn: the pivot changes nothing
+	}
+	first := turns[0].(map[string]any)
+	for _, k := range turnLengthKeys {
+		if x, ok := first[k]; ok {
+			base[k] = x
+		}
+	}
+	base["turns"], base["turn_lengths"] = len(turns), turns
+	return canonicalJSON(base), nil
 }
 
 // keepData drops every --data of args but the one whose value is at index
@@ -283,10 +445,19 @@ func videoKeys(v regValue, out map[string]any) (note string, err error) {
 	return note, nil
 }
 
-// dataKey adds a session key to --data, for a backend key that GuideLLM
-// takes on the backend and goodput on the data (tool_call_missing_behavior).
+// dataKey adds a session key to --data, for what GuideLLM takes on
+// another option and goodput on the data (the backend's
+// tool_call_missing_behavior, the tool-calling preprocessor and
+// finalizer mode). A bare path becomes GuideLLM's local source form.
 func (a *v07Applier) dataKey(key, val string) error {
 	where := fmt.Sprintf("--%s %s=%s", a.opt, a.key, val)
+	if a.key == "" {
+		where = fmt.Sprintf("--%s kind=%s", a.opt, a.kind)
+	}
+	if d := strings.TrimSpace(a.o.data); d != "" && !strings.ContainsAny(d, "={") {
+		// a path: GuideLLM's local source, which takes the key beside it
+		a.o.data = "kind=huggingface,source=" + d
+	}
 	v, err := parseRegistry(a.o.data)
 	if err != nil {
 		return Usagef("%s: goodput takes it on the data: give --data kind=…,%s=%s", where, key, val)

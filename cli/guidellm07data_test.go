@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/goodput-dev/goodput/internal/clitest"
+	"github.com/goodput-dev/goodput/record"
 )
 
 // GuideLLM's synthetic_image source folds into the text source's image_*
@@ -91,5 +95,84 @@ func TestV07ToolCallMissingBehavior(t *testing.T) {
 	a := &v07Applier{o: &o, opt: "backend", key: "tool_call_missing_behavior"}
 	if err := a.dataKey("tool_call_missing_behavior", "continue"); err == nil || !strings.Contains(err.Error(), "give it once") {
 		t.Errorf("conflicting values: %v; want both named", err)
+	}
+}
+
+// GuideLLM's turn_pivot (multiturn.md's example, its prompt_token_stdev
+// typo corrected): each --data source is one turn of every conversation,
+// the first source's prefix on the session; one source of one turn is
+// left alone; what a per-turn source cannot carry is named.
+func TestV07TurnPivot(t *testing.T) {
+	srcs := []string{"kind=synthetic_text,prefix_tokens=512,prompt_tokens=128,output_tokens=256",
+		"kind=synthetic_text,prompt_tokens=256,prompt_tokens_stdev=32,output_tokens=128",
+		"kind=synthetic_text,prompt_tokens=64,output_tokens=128,output_tokens_stdev=16"}
+	got, _, err := foldData([]string{"--target", "u", "--data", srcs[0], "--data", srcs[1], "--data=" + srcs[2], "--data-preprocessor", "kind=turn_pivot"})
+	want := `{"kind":"synthetic_text","output_tokens":256,"prefix_tokens":512,"prompt_tokens":128,"turn_lengths":[{"output_tokens":256,"prompt_tokens":128},` +
+		`{"output_tokens":128,"prompt_tokens":256,"prompt_tokens_stdev":32},{"output_tokens":128,"output_tokens_stdev":16,"prompt_tokens":64}],"turns":3}`
+	if err != nil || !slices.Equal(got, []string{"--target", "u", "--data", want}) {
+		t.Fatalf("three sources: %q, %v; want one --data %s", got, err, want)
+	}
+	got, _, err = foldData([]string{"--data", "kind=synthetic_text,prompt_tokens=8", "--data-preprocessor={\"kind\":\"turn_pivot\"}"})
+	if err != nil || !slices.Equal(got, []string{"--data", "kind=synthetic_text,prompt_tokens=8"}) {
+		t.Errorf("one source of one turn: %q, %v; want it as it is", got, err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--data", "kind=synthetic_text,prompt_tokens=8,turns=3", "--data-preprocessor", "kind=turn_pivot"}, "one source of turns=3 sends all its prompts as one request"},
+		{[]string{"--data", srcs[0], "--data", "kind=synthetic_text,prompt_tokens=8,prefix_tokens=4", "--data-preprocessor", "kind=turn_pivot"}, "--data source 2: prefix_tokens=4: not supported: each --data kind=synthetic_text source is one turn"},
+		{[]string{"--data", srcs[0], "--data", "kind=synthetic_text,prompt_tokens=256,prompt_token_stdev=32", "--data-preprocessor", "kind=turn_pivot"}, `unknown key "prompt_token_stdev"`},
+		{[]string{"--data", srcs[0], "--data", "data.jsonl", "--data-preprocessor", "kind=turn_pivot"}, "goodput pivots synthetic sources only"},
+	} {
+		if _, _, err := foldData(c.args); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v; want one line with %q", c.args, err, c.want)
+		}
+	}
+
+	// End to end: every conversation's turn k has source k's lengths.
+	url := clitest.Mock(t, nil)
+	dir := t.TempDir()
+	code, _, stderr := runGoodput(t, "run", "--backend", "kind=openai_http,target="+url+",request_format=/v1/chat/completions", "--profile", "kind=concurrent,streams=2",
+		"--constraint", "kind=max_requests,count=9", "--data", srcs[0], "--data", srcs[1], "--data", srcs[2], "--data-preprocessor", "kind=turn_pivot",
+		"--output-dir", dir, "--run-id", "r", "--outputs", "json,jsonl", "--server-metrics", "off", "--disable-progress")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	recs := clitest.ReadRecords(t, filepath.Join(dir, "r", "requests.jsonl"))
+	if len(recs) != 9 {
+		t.Fatalf("%d records; want 9 (3 conversations of 3 turns)", len(recs))
+	}
+	for _, r := range recs {
+		p, o, k := r.RequestedPromptTokens, r.RequestedOutputTokens, r.Session.Turn
+		ok := r.Session.Turns == 3 && r.Status == record.StatusSuccessful
+		switch k {
+		case 0:
+			ok = ok && p == 128 && o == 256 && r.Session.HistoryMessages == 1 // the system prefix
+		case 1:
+			ok = ok && p >= 256-5*32 && p <= 256+5*32 && o == 128
+		case 2:
+			ok = ok && p == 64 && o >= 128-5*16 && o <= 128+5*16
+		}
+		if !ok {
+			t.Errorf("turn %d of %d: prompt %d, output %d, %d history messages, %s", k, r.Session.Turns, p, o, r.Session.HistoryMessages, r.Status)
+		}
+	}
+}
+
+// GuideLLM's key=value form of a list is its bracket notation
+// (tool_calling.md's tool_call_turns list, given without JSON): the data
+// value becomes its JSON object; a gap or a repeated item is named.
+func TestV07DataListNotation(t *testing.T) {
+	got, _, err := foldData([]string{"--data", "kind=synthetic_text,prompt_tokens=20,turns=4,tool_call_turns[0]=0,tool_call_turns[1]=2,server_tool_call_turns[0]=3", "--target", "u"})
+	want := `{"kind":"synthetic_text","prompt_tokens":20,"server_tool_call_turns":[3],"tool_call_turns":[0,2],"turns":4}`
+	if err != nil || !slices.Equal(got, []string{"--data", want, "--target", "u"}) {
+		t.Fatalf("%q, %v; want --data %s", got, err, want)
+	}
+	if got, _, err := foldData([]string{"--data=kind=synthetic_text,prompt_tokens=20"}); err != nil || got[0] != "--data=kind=synthetic_text,prompt_tokens=20" {
+		t.Errorf("no list: %q, %v; want the value as given", got, err)
+	}
+	if _, _, err := foldData([]string{"--data", "kind=synthetic_text,tool_call_turns[0]=0,tool_call_turns[0]=1"}); err == nil || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("an item twice: %v; want it named", err)
 	}
 }

@@ -97,15 +97,41 @@ func scalar(s string) any {
 
 var indexRE = regexp.MustCompile(`^([A-Za-z0-9_-]+)\[(\d+)\]$`)
 
-// setDotted sets a.b.c = v in m, creating the maps (items[0] is refused:
-// GuideLLM's examples give lists as JSON).
+// setIndexed sets item idx of the list cur[name] to v.
+func setIndexed(cur map[string]any, key, name, idx string, v any) error {
+	i, err := strconv.Atoi(idx)
+	if err != nil || i > 1024 {
+		return fmt.Errorf("key %q: want an index 0 to 1024", key)
+	}
+	l, ok := cur[name].([]any)
+	if _, set := cur[name]; set && !ok {
+		return fmt.Errorf("key %q: %s is not a list", key, name)
+	}
+	for len(l) <= i {
+		l = append(l, nil)
+	}
+	if l[i] != nil {
+		return fmt.Errorf("key %q given twice", key)
+	}
+	l[i] = v
+	cur[name] = l
+	return nil
+}
+
+// setDotted sets a.b.c = v in m, creating the maps; a last part items[i]
+// sets item i of a list (GuideLLM's bracket notation, the key=value form
+// of a list: tool_call_turns[0]=0,tool_call_turns[1]=2), the items
+// between null.
 func setDotted(m regValue, key string, v any) error {
 	parts := strings.Split(key, ".")
 	cur := map[string]any(m)
 	for i, p := range parts {
 		p = strings.ReplaceAll(p, "-", "_")
+		if sm := indexRE.FindStringSubmatch(p); sm != nil && i == len(parts)-1 {
+			return setIndexed(cur, key, sm[1], sm[2], v)
+		}
 		if p == "" || indexRE.MatchString(p) {
-			return fmt.Errorf("key %q: want name or name.sub (give lists as JSON)", key)
+			return fmt.Errorf("key %q: want name, name.sub or a list's name[i] last (or give lists as JSON)", key)
 		}
 		if i == len(parts)-1 {
 			if _, dup := cur[p]; dup {

@@ -22,6 +22,11 @@ const (
 	// rolePooling holds the JSON objects of vLLM's /pooling requests
 	// ({"data": …, "priority": …}): GuideLLM's pooling column mapper.
 	rolePooling = "pooling_column"
+	// roleTools holds each record's tool definitions (a JSON list, or a
+	// string holding one), roleToolResponse the tool result sent back
+	// after a tool call.
+	roleTools        = "tools_column"
+	roleToolResponse = "tool_response_column"
 )
 
 // The column mappers GuideLLM names by kind.
@@ -41,10 +46,12 @@ var defaultColumns = map[string][]string{
 
 // image_column, audio_column and video_column have no default names: a column of
 // images is read only when --data-column-mapper names it, so that a data
-// set whose "image" column holds something else still opens.
+// set whose "image" column holds something else still opens. So have
+// tools_column and tool_response_column, so that a file's "tools" column
+// turns its records into tool calls only when asked.
 
 // mapperRoles are the roles a column mapper may name.
-var mapperRoles = []string{roleText, roleMessages, rolePrefix, rolePromptCount, roleOutputCount, roleTimestamp, roleImage, roleAudio, roleVideo, rolePooling}
+var mapperRoles = []string{roleText, roleMessages, rolePrefix, rolePromptCount, roleOutputCount, roleTimestamp, roleImage, roleAudio, roleVideo, rolePooling, roleTools, roleToolResponse}
 
 // ColumnMapper maps roles to candidate column names, as GuideLLM's
 // --data-column-mapper does. A nil ColumnMapper means GuideLLM's defaults; a
@@ -61,8 +68,9 @@ type ColumnMapper map[string][]string
 //
 // Roles: text_column, raw_messages_column, prefix_column,
 // prompt_tokens_count_column, output_tokens_count_column, for traces
-// timestamp_column, and pooling_column (the objects of vLLM's /pooling
-// requests). A value is a column name or a list of candidates. An empty
+// timestamp_column, pooling_column (the objects of vLLM's /pooling
+// requests), and tools_column and tool_response_column (tool calls, see
+// session.go). A value is a column name or a list of candidates. An empty
 // value means the defaults (nil); the pooling mapper's default is
 // pooling_column "prompt", as GuideLLM's.
 func ParseColumnMapper(s string) (ColumnMapper, error) {

@@ -28,7 +28,11 @@ type fileRow struct {
 	turns   []fileTurn
 	session string
 	tools   []loadgen.ToolDef
-	media   []loadgen.Media
+	// toolResult is the record's own tool result (a tool_response column,
+	// or GuideLLM's tool_calling_message_extractor's tool messages); ""
+	// for the session's.
+	toolResult string
+	media      []loadgen.Media
 	// pooled is the /pooling request of a pooling column's object, which
 	// is sent instead of a prompt; nil for others.
 	pooled *loadgen.Request
@@ -38,13 +42,17 @@ type fileRow struct {
 type mapping struct {
 	text, messages, prefix, promptCount, outputCount string
 	image, audio, video, pooling                     string
+	tools, toolResponse                              string
+	// toolMessages reads a messages column as GuideLLM's
+	// tool_calling_message_extractor (Options.Session.ToolMessages).
+	toolMessages bool
 }
 
 // columns returns the mapping for reports: role → column.
 func (mp mapping) columns() map[string]string {
 	m := map[string]string{}
 	for role, c := range map[string]string{roleText: mp.text, roleMessages: mp.messages, rolePrefix: mp.prefix, rolePromptCount: mp.promptCount, roleOutputCount: mp.outputCount,
-		roleImage: mp.image, roleAudio: mp.audio, roleVideo: mp.video, rolePooling: mp.pooling} {
+		roleImage: mp.image, roleAudio: mp.audio, roleVideo: mp.video, rolePooling: mp.pooling, roleTools: mp.tools, roleToolResponse: mp.toolResponse} {
 		if c != "" {
 			m[role] = c
 		}
@@ -58,7 +66,7 @@ func resolveMapping(t *table, m ColumnMapper) (mapping, error) {
 		role string
 		dst  *string
 	}{{roleText, &mp.text}, {roleMessages, &mp.messages}, {rolePrefix, &mp.prefix}, {rolePromptCount, &mp.promptCount}, {roleOutputCount, &mp.outputCount},
-		{roleImage, &mp.image}, {roleAudio, &mp.audio}, {roleVideo, &mp.video}, {rolePooling, &mp.pooling}} {
+		{roleImage, &mp.image}, {roleAudio, &mp.audio}, {roleVideo, &mp.video}, {rolePooling, &mp.pooling}, {roleTools, &mp.tools}, {roleToolResponse, &mp.toolResponse}} {
 		c, err := m.resolve(t, r.role)
 		if err != nil {
 			return mp, err
@@ -100,7 +108,11 @@ func extractRows(t *table, mp mapping) (rows []fileRow, skipped int, err error) 
 			return nil, 0, fmt.Errorf("%s: column %q: missing (every record needs a prompt)", t.at(tr), col)
 		}
 		if c.isJSON() && isArray(c.raw) {
-			ok, err := fr.conversation(c.raw)
+			read := fr.conversation
+			if mp.toolMessages {
+				read = fr.toolConversation
+			}
+			ok, err := read(c.raw)
 			if err != nil {
 				return nil, 0, fmt.Errorf("%s: column %q: %v", t.at(tr), col, err)
 			}
@@ -136,6 +148,20 @@ func extractRows(t *table, mp mapping) (rows []fileRow, skipped int, err error) 
 				}
 			}
 		}
+		if mp.tools != "" {
+			if c, ok := t.get(tr, mp.tools); ok && !blankCell(c) {
+				if fr.tools, err = toolsCell(c); err != nil {
+					return nil, 0, fmt.Errorf("%s: column %q: %v", t.at(tr), mp.tools, err)
+				}
+			}
+		}
+		if mp.toolResponse != "" {
+			if c, ok := t.get(tr, mp.toolResponse); ok && !blankCell(c) {
+				if fr.toolResult, err = cellString(c); err != nil {
+					return nil, 0, fmt.Errorf("%s: column %q: %v", t.at(tr), mp.toolResponse, err)
+				}
+			}
+		}
 		for _, col := range []string{mp.image, mp.audio, mp.video} {
 			if col == "" {
 				continue
@@ -154,6 +180,15 @@ func extractRows(t *table, mp mapping) (rows []fileRow, skipped int, err error) 
 		return nil, skipped, fmt.Errorf("%s: no usable records (%d conversations without a user turn)", t.name, skipped)
 	}
 	return rows, skipped, nil
+}
+
+// blankCell reports whether a cell holds nothing: an empty CSV field or
+// JSON string.
+func blankCell(c cell) bool {
+	if c.isJSON() {
+		return string(bytes.TrimSpace(c.raw)) == `""`
+	}
+	return strings.TrimSpace(c.str) == ""
 }
 
 // poolingCell reads a pooling column's cell: a JSON object whose "data"
@@ -261,6 +296,40 @@ func (fr *fileRow) conversation(raw json.RawMessage) (ok bool, err error) {
 		}
 	}
 	return ok, nil
+}
+
+// toolConversation fills the row from a conversation as GuideLLM's
+// tool_calling_message_extractor does: one request whose prompt is every
+// user text joined with spaces, its system prefix every system text so
+// joined, and its tool result the first tool message's text. ok is false
+// when there is no non-empty user text.
+func (fr *fileRow) toolConversation(raw json.RawMessage) (ok bool, err error) {
+	var turns []turn
+	if err := json.Unmarshal(raw, &turns); err != nil {
+		return false, fmt.Errorf(`want a list of messages such as [{"role":"user","content":"..."}]: %s`, jsonErr(err))
+	}
+	var user, system []string
+	for i, t := range turns {
+		role, v := t.Role, t.Content
+		if role == "" {
+			role, v = t.From, t.Value
+		}
+		text, _ := v.(string) // GuideLLM skips content that is not text
+		if role == "" {
+			return false, fmt.Errorf("turn %d: no \"from\" or \"role\"", i)
+		}
+		switch {
+		case text == "":
+		case role == "user" || role == "human":
+			user = append(user, text)
+		case role == "system":
+			system = append(system, text)
+		case role == "tool" && fr.toolResult == "":
+			fr.toolResult = text
+		}
+	}
+	fr.prompt, fr.system = strings.Join(user, " "), strings.Join(system, " ")
+	return strings.TrimSpace(fr.prompt) != "", nil
 }
 
 // parse returns a turn's role (user, assistant, system or the name given)

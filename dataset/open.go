@@ -245,16 +245,8 @@ func open(value string, opts Options) (*Dataset, error) {
 		if err := ps.check(append([]string{"kind", "path"}, sessionKeys...)); err != nil {
 			return nil, fmt.Errorf("kind=%s: %v", kind, err)
 		}
-		for _, p := range ps {
-			if _, err := opts.Session.parseSessionParam(p); err != nil {
-				return nil, fmt.Errorf("kind=%s: %v", kind, err)
-			}
-		}
-		if opts.Session.FirstPrompt.Set() || opts.Session.FirstOutput.Set() || opts.Session.Branches != nil {
-			return nil, fmt.Errorf("kind=%s: first_prompt_tokens, first_output_tokens and branches are synthetic keys; a file's turns have their own prompts", kind)
-		}
-		if err := opts.Session.validate(); err != nil {
-			return nil, fmt.Errorf("kind=%s: %v", kind, err)
+		if err := fileSessionKeys(kind, ps, &opts); err != nil {
+			return nil, err
 		}
 		path, err := ps.str("path")
 		if err != nil || path == "" {
@@ -293,8 +285,11 @@ func openDirValue(dir string, hf hfArgs, mapper ColumnMapper, opts Options) (*Da
 // openHF opens GuideLLM's kind=huggingface,source=…[,split=…][,name=…]
 // [,load_kwargs={"split":…,"name":…}] from a local copy only.
 func openHF(ps params, mapper ColumnMapper, opts Options) (*Dataset, error) {
-	if err := ps.check([]string{"kind", "source", "split", "name", "load_kwargs"}); err != nil {
+	if err := ps.check(append([]string{"kind", "source", "split", "name", "load_kwargs"}, sessionKeys...)); err != nil {
 		return nil, fmt.Errorf("kind=%s: %v", kindHF, err)
+	}
+	if err := fileSessionKeys(kindHF, ps, &opts); err != nil {
+		return nil, err
 	}
 	var hf hfArgs
 	source, err := ps.str("source")
@@ -343,6 +338,23 @@ func openHF(ps params, mapper ColumnMapper, opts Options) (*Dataset, error) {
 		return openTrace(path, traceArgs{hash: hashAuto, blockSize: DefaultBlockSize}, mapper, opts)
 	}
 	return openFile(path, "", mapper, opts)
+}
+
+// fileSessionKeys reads the session keys given beside a file or local
+// dataset into opts.Session.
+func fileSessionKeys(kind string, ps params, opts *Options) error {
+	for _, p := range ps {
+		if _, err := opts.Session.parseSessionParam(p); err != nil {
+			return fmt.Errorf("kind=%s: %v", kind, err)
+		}
+	}
+	if opts.Session.FirstPrompt.Set() || opts.Session.FirstOutput.Set() || opts.Session.Branches != nil || opts.Session.TurnLengths != nil {
+		return fmt.Errorf("kind=%s: first_prompt_tokens, first_output_tokens and branches are synthetic keys, as is turn_lengths; a file's turns have their own prompts", kind)
+	}
+	if err := opts.Session.validate(); err != nil {
+		return fmt.Errorf("kind=%s: %v", kind, err)
+	}
+	return nil
 }
 
 // Hash id handling of a trace.
@@ -507,14 +519,23 @@ func statsCount(limit, samples int) int {
 }
 
 // stats returns the prompt and output token statistics of the first n
-// requests (prompt tokens: prefix and join included).
+// requests (prompt tokens: prefix and join included); with turn_lengths,
+// of the first n turns of the sessions in order.
 func (s *Synthetic) stats(n int) (prompt, output TokenStats) {
 	var ps, os statsAcc
+	turns := len(s.spec.Session.TurnLengths)
 	for i := range n {
 		var d draw
-		if s.pool != nil {
+		switch {
+		case turns > 0:
+			d = s.draw(uint64(i / turns))
+			s.turnDraw(&d, uint64(i/turns), i%turns)
+			if i%turns > 0 {
+				d.prefix = -1 // the system prefix opens the session
+			}
+		case s.pool != nil:
 			d = s.pool[i%len(s.pool)]
-		} else {
+		default:
 			d = s.draw(uint64(i))
 		}
 		pt := d.n
@@ -610,12 +631,13 @@ func tableDataset(t *table, src origin, mapper ColumnMapper, opts Options) (*Dat
 	if err != nil {
 		return nil, err
 	}
+	mp.toolMessages = opts.Session.ToolMessages
 	rows, skipped, err := extractRows(t, mp)
 	if err != nil {
 		return nil, err
 	}
 	rows = selectRows(rows, opts.Shuffle, opts.Seed, opts.Samples)
-	if ss := opts.Session; ss.Turns >= 2 || ss.Delay.Set() || ss.Tools > 0 || ss.ToolsJSON != nil || ss.ServerHistory || ss.ToolCallTurns > 0 || ss.ToolCallTurnList != nil {
+	if ss := opts.Session; mp.tools != "" || ss.Turns >= 2 || ss.Delay.Set() || ss.Tools > 0 || ss.ToolsJSON != nil || ss.ServerHistory || ss.clientToolsAsked() || ss.ServerToolTurns != 0 || ss.ServerToolTurnList != nil {
 		return sessionDataset(t, src, rows, skipped, mp.columns(), opts)
 	}
 	reqs := buildRequests(rows, opts.Tokenizer)

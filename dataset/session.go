@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -32,7 +33,7 @@ var sessionKeys = []string{
 	"turns", "turns_stdev", "first_prompt_tokens", "first_prompt_tokens_stdev", "first_prompt_tokens_min", "first_prompt_tokens_max",
 	"first_output_tokens", "first_output_tokens_stdev", "first_output_tokens_min", "first_output_tokens_max",
 	"delay", "delay_stdev", "delay_min", "delay_max",
-	"tools", "tool_call_turns", "tool_choice", "tool_response_tokens", "tool_call_missing_behavior", "server_history", "branches",
+	"turn_lengths", "tools", "tool_call_turns", "server_tool_call_turns", "tool_call_mode", "tool_messages", "tool_choice", "tool_response_tokens", "tool_call_missing_behavior", "server_history", "branches",
 }
 
 // maxTurns bounds a session's turns (synthetic turns=N and file records).
@@ -74,17 +75,39 @@ type SessionSpec struct {
 	// FirstPrompt and FirstOutput are turn 0's lengths when they differ
 	// from the later turns' (prompt_tokens, output_tokens).
 	FirstPrompt, FirstOutput Dist
-	Delay                    DelayDist
+	// TurnLengths, when set, are each turn's own lengths, one pair per
+	// turn (JSON key turn_lengths; GuideLLM's turn_pivot of several
+	// synthetic sources: turn k from source k). A pair without an output
+	// length sends no limit on its turn.
+	TurnLengths []LengthPair
+	Delay       DelayDist
 	// Tools is the number of synthetic tool definitions (tools=N), or a
 	// JSON array of chat-completions tool objects (ToolsJSON).
 	Tools     int
 	ToolsJSON json.RawMessage
 	// ToolCallTurns is how many turns, from the first, are tool-call
-	// turns; 0 with tools means every turn. ToolCallTurnList names them
-	// instead (GuideLLM's list form, 0-based: [0,2]). Either without tools
-	// gets one synthetic tool, GuideLLM's built-in placeholder tool.
-	ToolCallTurns      int
-	ToolCallTurnList   []int
+	// turns; 0 with tools, or -1 (GuideLLM's "every turn"), means every
+	// turn. ToolCallTurnList names them instead (GuideLLM's list form,
+	// 0-based: [0,2]). Either without tools gets one synthetic tool,
+	// GuideLLM's built-in placeholder tool.
+	ToolCallTurns    int
+	ToolCallTurnList []int
+	// ServerToolTurns and ServerToolTurnList are GuideLLM's
+	// server_tool_call_turns, in the same forms (N, -1 for every turn, a
+	// list): turns whose tools the server runs itself (loadgen's
+	// Turn.ServerTools). They never overlap the tool-call turns.
+	ServerToolTurns    int
+	ServerToolTurnList []int
+	// ServerToolMode is GuideLLM's tool_call_mode=server for a file's
+	// tools_column: a record with tools is sent without them, its turns
+	// ServerTools turns (the server holds the tools); client, the
+	// default, offers the record's tools on tool-call turns.
+	ServerToolMode bool
+	// ToolMessages reads a file's messages column as GuideLLM's
+	// tool_calling_message_extractor: one request of every user text
+	// joined with spaces, the system texts its prefix, the first tool
+	// message its tool result.
+	ToolMessages       bool
 	ToolChoice         string // required (default), auto, none or a tool's name
 	ToolResponseTokens int    // tokens of each synthetic tool result (default 32)
 	MissingTool        loadgen.MissingToolCall
@@ -105,7 +128,115 @@ type BranchSpec struct {
 
 // set reports whether any session key was given.
 func (ss SessionSpec) set() bool {
-	return ss.Turns > 0 || ss.Delay.Set() || ss.Tools > 0 || ss.ToolsJSON != nil || ss.ServerHistory || ss.ToolCallTurns > 0 || ss.ToolCallTurnList != nil || ss.Branches != nil
+	return ss.Turns > 0 || ss.Delay.Set() || ss.Tools > 0 || ss.ToolsJSON != nil || ss.ServerHistory || ss.ToolCallTurns != 0 || ss.ToolCallTurnList != nil ||
+		ss.ServerToolTurns != 0 || ss.ServerToolTurnList != nil || ss.Branches != nil
+}
+
+// clientToolsAsked reports whether tool-call turns were named
+// (tool_call_turns in any form).
+func (ss SessionSpec) clientToolsAsked() bool {
+	return ss.ToolCallTurns != 0 || ss.ToolCallTurnList != nil
+}
+
+// inTurns reports whether turn k is among the first n turns (every turn
+// for n = -1) or in list, when list is set.
+func inTurns(n int, list []int, k int) bool {
+	if list != nil {
+		_, ok := slices.BinarySearch(list, k)
+		return ok
+	}
+	return n < 0 || k < n
+}
+
+// parseTurnLengths reads turn_lengths: a JSON list of each turn's
+// lengths, [{"prompt_tokens":128,"output_tokens":256},…], with the
+// _stdev, _min and _max keys of each.
+func parseTurnLengths(p param) ([]LengthPair, error) {
+	const form = `want a JSON list of each turn's lengths such as [{"prompt_tokens":128,"output_tokens":256},{"prompt_tokens":64,"prompt_tokens_stdev":8}]`
+	if !p.raw || !strings.HasPrefix(p.val, "[") {
+		return nil, fmt.Errorf("turn_lengths=%s: %s", p.shown(), form)
+	}
+	dec := json.NewDecoder(strings.NewReader(p.val))
+	dec.DisallowUnknownFields()
+	var raw []struct {
+		PromptTokens      int `json:"prompt_tokens"`
+		PromptTokensStdev int `json:"prompt_tokens_stdev"`
+		PromptTokensMin   int `json:"prompt_tokens_min"`
+		PromptTokensMax   int `json:"prompt_tokens_max"`
+		OutputTokens      int `json:"output_tokens"`
+		OutputTokensStdev int `json:"output_tokens_stdev"`
+		OutputTokensMin   int `json:"output_tokens_min"`
+		OutputTokensMax   int `json:"output_tokens_max"`
+	}
+	if err := dec.Decode(&raw); err != nil || len(raw) == 0 {
+		if err == nil {
+			err = errors.New("empty list")
+		}
+		return nil, fmt.Errorf("turn_lengths: %s: %s", jsonErr(err), form)
+	}
+	out := make([]LengthPair, len(raw))
+	for k, r := range raw {
+		l := LengthPair{Prompt: Dist{Mean: r.PromptTokens, Stdev: r.PromptTokensStdev, Min: r.PromptTokensMin, Max: r.PromptTokensMax},
+			Output: Dist{Mean: r.OutputTokens, Stdev: r.OutputTokensStdev, Min: r.OutputTokensMin, Max: r.OutputTokensMax}}
+		for _, d := range []struct {
+			name string
+			d    Dist
+		}{{"prompt_tokens", l.Prompt}, {"output_tokens", l.Output}} {
+			lo, hi := d.d.Bounds()
+			switch {
+			case d.d.Mean < 0 || d.d.Stdev < 0 || d.d.Min < 0 || d.d.Max < 0:
+				return nil, fmt.Errorf("turn_lengths[%d]: %s and its _stdev, _min, _max must be ≥ 0: %s", k, d.name, form)
+			case d.name == "prompt_tokens" && d.d.Mean < 1:
+				return nil, fmt.Errorf("turn_lengths[%d]: prompt_tokens ≥ 1 is required: %s", k, form)
+			case d.d.Set() && d.d.Mean < 1:
+				return nil, fmt.Errorf("turn_lengths[%d]: %s_stdev/min/max need %s (the mean) ≥ 1", k, d.name, d.name)
+			case d.d.Set() && (lo > hi || hi > maxTokensPerPrompt):
+				return nil, fmt.Errorf("turn_lengths[%d]: %s: minimum %d, maximum %d: want minimum ≤ maximum ≤ %d", k, d.name, lo, hi, maxTokensPerPrompt)
+			}
+		}
+		out[k] = l
+	}
+	return out, nil
+}
+
+// turnLengthsJSON renders turn_lengths.
+func turnLengthsJSON(l []LengthPair) []byte {
+	b := []byte{'['}
+	for i, p := range l {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		for j, kv := range append(p.Prompt.keys("prompt_tokens"), p.Output.keys("output_tokens")...) {
+			k, v, _ := strings.Cut(kv, "=")
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, strconv.Quote(k)+":"+v...)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// parseTurnSet reads GuideLLM's form of a set of turns: N (the first N),
+// -1 (every turn) or a JSON list of 0-based turns such as [0,2].
+func parseTurnSet(p param) (n int, list []int, err error) {
+	bad := fmt.Errorf("%s=%s: want a count N (the first N turns), -1 (every turn) or a list of 0-based turns such as [0,2]", p.key, p.shown())
+	if p.raw && strings.HasPrefix(p.val, "[") {
+		if err := json.Unmarshal([]byte(p.val), &list); err != nil || len(list) == 0 || slices.Min(list) < 0 {
+			return 0, nil, bad
+		}
+		slices.Sort(list)
+		return 0, slices.Compact(list), nil
+	}
+	if p.val == "-1" {
+		return -1, nil, nil
+	}
+	if n, err = intParam(p, 1); err != nil {
+		return 0, nil, bad
+	}
+	return n, nil, nil
 }
 
 // parseSessionParam reads one session key into ss; false when key is not one.
@@ -182,17 +313,36 @@ func (ss *SessionSpec) parseSessionParam(p param) (bool, error) {
 		ss.Branches = bs
 		return true, nil
 	case "tool_call_turns":
-		if p.raw && strings.HasPrefix(p.val, "[") {
-			var l []int
-			if err := json.Unmarshal([]byte(p.val), &l); err != nil || len(l) == 0 || slices.Min(l) < 0 {
-				return true, fmt.Errorf("tool_call_turns=%s: want a count N (the first N turns) or a list of 0-based turns such as [0,2]", p.shown())
-			}
-			slices.Sort(l)
-			ss.ToolCallTurnList = slices.Compact(l)
-			return true, nil
+		n, l, err := parseTurnSet(p)
+		ss.ToolCallTurns, ss.ToolCallTurnList = n, l
+		return true, err
+	case "turn_lengths":
+		l, err := parseTurnLengths(p)
+		ss.TurnLengths = l
+		return true, err
+	case "tool_call_mode":
+		switch p.val {
+		case "client":
+			ss.ServerToolMode = false
+		case "server":
+			ss.ServerToolMode = true
+		default:
+			return true, fmt.Errorf("tool_call_mode=%s: want client (the record's tools offered, the default) or server (the server holds the tools)", p.shown())
 		}
-		n, err := intParam(p, 1)
-		ss.ToolCallTurns = n
+		return true, nil
+	case "tool_messages":
+		switch strings.ToLower(p.val) {
+		case "true", "1", "yes":
+			ss.ToolMessages = true
+		case "false", "0", "no":
+			ss.ToolMessages = false
+		default:
+			return true, fmt.Errorf("tool_messages=%s: want true or false", p.shown())
+		}
+		return true, nil
+	case "server_tool_call_turns":
+		n, l, err := parseTurnSet(p)
+		ss.ServerToolTurns, ss.ServerToolTurnList = n, l
 		return true, err
 	case "tool_response_tokens":
 		n, err := intParam(p, 1)
@@ -229,14 +379,38 @@ func (ss SessionSpec) validate() error {
 	if ss.Turns == 0 && (ss.FirstPrompt.Set() || ss.FirstOutput.Set()) {
 		return fmt.Errorf("first_prompt_tokens and first_output_tokens need turns=N, e.g. turns=4,first_prompt_tokens=1024,prompt_tokens=128")
 	}
-	if l := ss.ToolCallTurnList; l != nil && ss.Turns > 0 && l[len(l)-1] >= ss.Turns {
-		return fmt.Errorf("tool_call_turns: turn %d is past the session's last turn (turns=%d, counted from 0)", l[len(l)-1], ss.Turns)
+	if l := ss.TurnLengths; l != nil {
+		switch {
+		case ss.Turns != len(l) || ss.TurnsStdev > 0:
+			return fmt.Errorf("turn_lengths: %d turns' lengths: give turns=%d (and no turns_stdev)", len(l), len(l))
+		case ss.FirstPrompt.Set() || ss.FirstOutput.Set():
+			return fmt.Errorf("turn_lengths sets turn 0's lengths too: give first_prompt_tokens and first_output_tokens in its first item instead")
+		}
+	}
+	for _, l := range []struct {
+		key  string
+		list []int
+	}{{"tool_call_turns", ss.ToolCallTurnList}, {"server_tool_call_turns", ss.ServerToolTurnList}} {
+		if l.list != nil && ss.Turns > 0 && l.list[len(l.list)-1] >= ss.Turns {
+			return fmt.Errorf("%s: turn %d is past the session's last turn (turns=%d, counted from 0)", l.key, l.list[len(l.list)-1], ss.Turns)
+		}
 	}
 	switch {
 	case ss.TurnsStdev > 0 && ss.Turns == 0:
 		return fmt.Errorf("turns_stdev needs turns (the mean), e.g. turns=4,turns_stdev=2")
-	case ss.TurnsStdev > 0 && (ss.Branches != nil || ss.ToolCallTurnList != nil):
-		return fmt.Errorf("turns_stdev: branches and a tool_call_turns list name turns of a fixed count: give turns=N alone")
+	case ss.TurnsStdev > 0 && (ss.Branches != nil || ss.ToolCallTurnList != nil || ss.ServerToolTurnList != nil):
+		return fmt.Errorf("turns_stdev: branches and a tool_call_turns or server_tool_call_turns list name turns of a fixed count: give turns=N alone")
+	}
+	if ss.clientToolsAsked() && (ss.ServerToolTurns != 0 || ss.ServerToolTurnList != nil) {
+		n := ss.Turns
+		if n == 0 || ss.TurnsStdev > 0 {
+			n = maxTurns
+		}
+		for k := range n {
+			if inTurns(ss.ToolCallTurns, ss.ToolCallTurnList, k) && inTurns(ss.ServerToolTurns, ss.ServerToolTurnList, k) {
+				return fmt.Errorf("tool_call_turns and server_tool_call_turns must not overlap: turn %d (counted from 0) is in both", k)
+			}
+		}
 	}
 	if ss.ToolCallTurns > 0 && ss.ToolCallTurnList != nil {
 		return fmt.Errorf("tool_call_turns: give a count or a list, not both")
@@ -295,8 +469,11 @@ func (ss SessionSpec) keys() []string {
 	if ss.Tools > 0 {
 		out = append(out, "tools="+strconv.Itoa(ss.Tools))
 	}
-	if ss.ToolCallTurns > 0 {
+	if ss.ToolCallTurns != 0 {
 		out = append(out, "tool_call_turns="+strconv.Itoa(ss.ToolCallTurns))
+	}
+	if ss.ServerToolTurns != 0 {
+		out = append(out, "server_tool_call_turns="+strconv.Itoa(ss.ServerToolTurns))
 	}
 	if ss.ToolChoice != "" {
 		out = append(out, "tool_choice="+ss.ToolChoice)
@@ -309,6 +486,12 @@ func (ss SessionSpec) keys() []string {
 	}
 	if ss.ServerHistory {
 		out = append(out, "server_history=true")
+	}
+	if ss.ServerToolMode {
+		out = append(out, "tool_call_mode=server")
+	}
+	if ss.ToolMessages {
+		out = append(out, "tool_messages=true")
 	}
 	return out
 }
@@ -380,7 +563,7 @@ func newSessionShape(ss SessionSpec, gen *textGen, seed uint64) (*sessionShape, 
 		sh.tools = t
 	case ss.Tools > 0:
 		sh.tools = syntheticTools(ss.Tools)
-	case ss.ToolCallTurns > 0 || ss.ToolCallTurnList != nil:
+	case ss.clientToolsAsked():
 		sh.tools = syntheticTools(1) // GuideLLM's built-in placeholder tool
 	}
 	{
@@ -399,16 +582,18 @@ func newSessionShape(ss SessionSpec, gen *textGen, seed uint64) (*sessionShape, 
 // apply sets the shape's tools and draws the think times of session i.
 func (sh *sessionShape) apply(s *loadgen.Session, i uint64) {
 	ss := sh.spec
+	server := ss.ServerToolTurns != 0 || ss.ServerToolTurnList != nil
+	for k := range s.Turns {
+		t := &s.Turns[k]
+		t.ServerTools = server && inTurns(ss.ServerToolTurns, ss.ServerToolTurnList, k)
+		if sh.tools != nil {
+			// tools without tool_call_turns: every turn the server does not
+			// run tools on
+			t.ToolCall = !t.ServerTools && (!ss.clientToolsAsked() || inTurns(ss.ToolCallTurns, ss.ToolCallTurnList, k))
+		}
+	}
 	if sh.tools != nil {
 		s.Tools, s.ToolChoice, s.ToolResult, s.OnMissingTool = sh.tools, ss.ToolChoice, sh.result, ss.MissingTool
-		for k := range s.Turns {
-			switch {
-			case ss.ToolCallTurnList != nil:
-				_, s.Turns[k].ToolCall = slices.BinarySearch(ss.ToolCallTurnList, k)
-			default:
-				s.Turns[k].ToolCall = ss.ToolCallTurns == 0 || k < ss.ToolCallTurns
-			}
-		}
 	}
 	s.ServerHistory = ss.ServerHistory
 	if ss.Delay.Set() {
@@ -539,6 +724,9 @@ func (s *Synthetic) session(round uint32, i uint64) *loadgen.Session {
 		} else {
 			d = s.draw(key)
 		}
+		if ss.TurnLengths != nil {
+			s.turnDraw(&d, i, k)
+		}
 		if k == 0 && (ss.FirstPrompt.Set() || ss.FirstOutput.Set()) {
 			rng := rand.New(rand.NewPCG(s.seed^0x6669727374, i))
 			if ss.FirstPrompt.Set() {
@@ -572,6 +760,19 @@ func (s *Synthetic) session(round uint32, i uint64) *loadgen.Session {
 		sess.Branches = append(sess.Branches, loadgen.Branch{AgentID: b.AgentID, AtTurn: b.AtTurn, MergeAfter: b.MergeAfter, Session: sub})
 	}
 	return sess
+}
+
+// turnDraw sets turn k of session i's lengths from its turn_lengths item,
+// drawn apart from the session's other draws.
+func (s *Synthetic) turnDraw(d *draw, i uint64, k int) {
+	l := s.spec.Session.TurnLengths[k]
+	rng := rand.New(rand.NewPCG(s.seed^0x7475726e6c656e, turnKey(i, k)))
+	d.n = l.Prompt.Sample(rng)
+	d.off = rng.IntN(max(1, s.gen.bodyUnits()-d.n+1))
+	d.out = -1
+	if l.Output.Set() {
+		d.out = l.Output.Sample(rng)
+	}
 }
 
 // fileTurn is one user turn of a file record after the first.
@@ -608,6 +809,17 @@ func sessionsFromRows(rows []fileRow, sh *sessionShape, tok interface{ Count(str
 			own.tools = fr.tools
 		}
 		own.apply(s, uint64(i))
+		switch {
+		case fr.tools != nil && sh.spec.ServerToolMode:
+			// GuideLLM's tool_call_mode=server: the record's tools are
+			// the server's; its turns are server tool-call turns.
+			s.Tools = nil
+			for k := range s.Turns {
+				s.Turns[k].ToolCall, s.Turns[k].ServerTools = false, true
+			}
+		case fr.toolResult != "" && s.Tools != nil:
+			s.ToolResult = fr.toolResult
+		}
 		l.list[i] = s
 	}
 	return l
@@ -718,6 +930,9 @@ func toolsCell(c cell) ([]loadgen.ToolDef, error) {
 			return nil, err
 		}
 		raw = json.RawMessage(s)
+	}
+	if s := strings.TrimSpace(string(raw)); s == "" || s == "[]" {
+		return nil, nil // a record without tools
 	}
 	return parseTools(raw)
 }

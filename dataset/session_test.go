@@ -165,7 +165,7 @@ func TestSessionErrors(t *testing.T) {
 		"delay=1,prompt_tokens=5":                               "session keys (delay, tools, server_history, …) need turns=N",
 		"turns=2,prompt_tokens=5,first_prompt_tokens_max=9":     "first_prompt_tokens_stdev/min/max need first_prompt_tokens",
 		`{"turns":2,"prompt_tokens":5,"tool_call_turns":[0,2]}`: "tool_call_turns: turn 2 is past the session's last turn (turns=2, counted from 0)",
-		`{"turns":2,"prompt_tokens":5,"tool_call_turns":[-1]}`:  "tool_call_turns=[-1]: want a count N (the first N turns) or a list of 0-based turns such as [0,2]",
+		`{"turns":2,"prompt_tokens":5,"tool_call_turns":[-1]}`:  "tool_call_turns=[-1]: want a count N (the first N turns), -1 (every turn) or a list of 0-based turns such as [0,2]",
 		"turns=2,prompt_tokens=5,tool_choice=a b":               "tool_choice=a b: want required, auto, none or a tool's name",
 		"turns=2,prompt_tokens=5,server_history=maybe":          "server_history=maybe: want true or false",
 		"first_output_tokens=4,prompt_tokens=5":                 "first_prompt_tokens and first_output_tokens need turns=N",
@@ -307,6 +307,95 @@ func TestToolCallTurnsForms(t *testing.T) {
 		// The spec reads back to the same sessions.
 		if _, err := Open(d.Description.Spec, Options{}); err != nil {
 			t.Errorf("%s: spec %s does not read back: %v", c.spec, d.Description.Spec, err)
+		}
+	}
+}
+
+// GuideLLM's -1 (every turn) for tool_call_turns, and
+// server_tool_call_turns in its three forms: server turns are neither
+// tool-call turns nor offered the session's tools; the two never overlap.
+func TestServerToolCallTurns(t *testing.T) {
+	for _, c := range []struct {
+		spec         string
+		client, srv  []bool
+		sessionTools bool
+	}{
+		{"kind=synthetic_text,prompt_tokens=20,output_tokens=10,turns=3,tool_call_turns=-1", []bool{true, true, true}, []bool{false, false, false}, true},
+		{"kind=synthetic_text,prompt_tokens=20,output_tokens=10,turns=3,server_tool_call_turns=-1", []bool{false, false, false}, []bool{true, true, true}, false},
+		{"kind=synthetic_text,prompt_tokens=20,output_tokens=10,turns=3,server_tool_call_turns=2", []bool{false, false, false}, []bool{true, true, false}, false},
+		{`{"kind":"synthetic_text","prompt_tokens":20,"turns":4,"tool_call_turns":[0],"server_tool_call_turns":[1,3]}`, []bool{true, false, false, false}, []bool{false, true, false, true}, true},
+		// tools without tool_call_turns: every turn the server does not run
+		{"kind=synthetic_text,prompt_tokens=20,turns=3,tools=2,server_tool_call_turns=1", []bool{false, true, true}, []bool{true, false, false}, true},
+	} {
+		d, ss := openSessions(t, c.spec, Options{})
+		s, _ := ss.Session(0)
+		var client, srv []bool
+		for _, tr := range s.Turns {
+			client, srv = append(client, tr.ToolCall), append(srv, tr.ServerTools)
+		}
+		if !slices.Equal(client, c.client) || !slices.Equal(srv, c.srv) || (len(s.Tools) > 0) != c.sessionTools {
+			t.Errorf("%s: tool-call turns %v, server turns %v, %d tools; want %v, %v, tools %v", c.spec, client, srv, len(s.Tools), c.client, c.srv, c.sessionTools)
+		}
+		if _, err := Open(d.Description.Spec, Options{}); err != nil {
+			t.Errorf("%s: spec %s does not read back: %v", c.spec, d.Description.Spec, err)
+		}
+	}
+	for spec, want := range map[string]string{
+		"prompt_tokens=5,turns=3,tool_call_turns=1,server_tool_call_turns=-1":              "tool_call_turns and server_tool_call_turns must not overlap: turn 0 (counted from 0) is in both",
+		`{"prompt_tokens":5,"turns":3,"tool_call_turns":[2],"server_tool_call_turns":[2]}`: "must not overlap: turn 2",
+		`{"prompt_tokens":5,"turns":2,"server_tool_call_turns":[3]}`:                       "server_tool_call_turns: turn 3 is past the session's last turn (turns=2, counted from 0)",
+		"prompt_tokens=5,turns=2,server_tool_call_turns=-2":                                "server_tool_call_turns=-2: want a count N (the first N turns), -1 (every turn) or a list",
+	} {
+		if _, err := Open(spec, Options{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", spec, err, want)
+		}
+	}
+}
+
+// turn_lengths gives each turn its own lengths (GuideLLM's turn_pivot of
+// multiturn.md's three sources): turn 0 128 → 256 under the 512-token
+// system prefix, turn 1 256 ± 32 → 128, turn 2 64 → 128 ± 16.
+func TestTurnLengths(t *testing.T) {
+	spec := `{"kind":"synthetic_text","prompt_tokens":128,"output_tokens":256,"prefix_tokens":512,"turns":3,"turn_lengths":[` +
+		`{"prompt_tokens":128,"output_tokens":256},{"prompt_tokens":256,"prompt_tokens_stdev":32,"output_tokens":128},{"prompt_tokens":64,"output_tokens":128,"output_tokens_stdev":16}]}`
+	d, ss := openSessions(t, spec, Options{Samples: 50})
+	varied := [3]map[int]bool{{}, {}, {}}
+	for i := range uint64(50) {
+		s, _ := ss.Session(i)
+		if len(s.Turns) != 3 || s.System == "" {
+			t.Fatalf("session %d: %d turns, system %q; want 3 turns under a prefix", i, len(s.Turns), s.System)
+		}
+		t0, t1, t2 := s.Turns[0], s.Turns[1], s.Turns[2]
+		if t0.TargetPromptTokens != 128 || t0.MaxTokens != 256 || t2.TargetPromptTokens != 64 || t1.MaxTokens != 128 {
+			t.Fatalf("session %d: turns %+v; want 128→256, 256±32→128, 64→128±16", i, s.Turns)
+		}
+		// normal draws clamped to mean ± 5 stdev
+		if t1.TargetPromptTokens < 256-5*32 || t1.TargetPromptTokens > 256+5*32 || t2.MaxTokens < 128-5*16 || t2.MaxTokens > 128+5*16 {
+			t.Fatalf("session %d: turn 1 prompt %d, turn 2 output %d out of their bounds", i, t1.TargetPromptTokens, t2.MaxTokens)
+		}
+		varied[0][t0.TargetPromptTokens], varied[1][t1.TargetPromptTokens], varied[2][t2.MaxTokens] = true, true, true
+	}
+	if len(varied[0]) != 1 || len(varied[1]) < 10 || len(varied[2]) < 10 {
+		t.Errorf("distinct values over 50 sessions: %d, %d, %d; want 1 and many", len(varied[0]), len(varied[1]), len(varied[2]))
+	}
+	if d.Description.Requests != 150 || d.Description.PromptTokens.Mean < 300 {
+		t.Errorf("description: %d requests, prompt mean %v; want 150 turns with the prefix on each first turn", d.Description.Requests, d.Description.PromptTokens.Mean)
+	}
+	if again, err := Open(d.Description.Spec, Options{Samples: 50}); err != nil || again.Description.Spec != d.Description.Spec {
+		t.Errorf("spec %s does not read back: %v", d.Description.Spec, err)
+	}
+	for spec, want := range map[string]string{
+		`{"prompt_tokens":5,"turns":3,"turn_lengths":[{"prompt_tokens":5}]}`:                                             "turn_lengths: 1 turns' lengths: give turns=1",
+		`{"prompt_tokens":5,"turns":1,"turn_lengths":[{"output_tokens":5}]}`:                                             "turn_lengths[0]: prompt_tokens ≥ 1 is required",
+		`{"prompt_tokens":5,"turns":1,"turn_lengths":[{"prompt_tokens":5,"output_tokens_min":-1}]}`:                      "turn_lengths[0]: output_tokens and its _stdev, _min, _max must be ≥ 0",
+		`{"prompt_tokens":5,"turns":1,"turn_lengths":[{"prompt_tokens":5,"prompt_tokens_min":9,"prompt_tokens_max":6}]}`: "turn_lengths[0]: prompt_tokens: minimum 9, maximum 6",
+		`{"prompt_tokens":5,"turns":1,"turn_lengths":[{"prompt_tokens":5,"prompt_token_stdev":2}]}`:                      `unknown field "prompt_token_stdev"`,
+		`{"prompt_tokens":5,"turns":1,"first_prompt_tokens":9,"turn_lengths":[{"prompt_tokens":5}]}`:                     "turn_lengths sets turn 0's lengths too",
+		`{"kind":"json_file","path":"testdata/turns.jsonl","turns":1,"turn_lengths":[{"prompt_tokens":5}]}`:              "branches are synthetic keys, as is turn_lengths",
+		"prompt_tokens=5,turns=1,turn_lengths=5":                                                                         "turn_lengths=5: want a JSON list",
+	} {
+		if _, err := Open(spec, Options{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", spec, err, want)
 		}
 	}
 }

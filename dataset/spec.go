@@ -323,6 +323,9 @@ func (sp *Spec) validate() error {
 	if err := sp.Session.validate(); err != nil {
 		return err
 	}
+	if sp.Session.ServerToolMode || sp.Session.ToolMessages {
+		return fmt.Errorf("tool_call_mode and tool_messages are keys of a data file with a tools_column; synthetic conversations name their server tool-call turns with server_tool_call_turns")
+	}
 	if sp.Session.set() && sp.Session.Turns == 0 {
 		return fmt.Errorf("session keys (delay, tools, server_history, …) need turns=N in a synthetic spec, e.g. turns=4,prompt_tokens=128,delay=1")
 	}
@@ -368,7 +371,7 @@ func (sp Spec) buckets() []PrefixBucket {
 // GuideLLM's JSON object when it has prefix_buckets (which key=value cannot
 // hold).
 func (sp Spec) String() string {
-	if len(sp.PrefixBuckets) > 0 || len(sp.Mix) > 0 || sp.Session.ToolsJSON != nil || sp.Session.Branches != nil || sp.Session.ToolCallTurnList != nil {
+	if len(sp.PrefixBuckets) > 0 || len(sp.Mix) > 0 || sp.Session.ToolsJSON != nil || sp.Session.Branches != nil || sp.Session.ToolCallTurnList != nil || sp.Session.ServerToolTurnList != nil || sp.Session.TurnLengths != nil {
 		return string(sp.guideLLM())
 	}
 	parts := append(sp.Prompt.keys("prompt_tokens"), sp.Output.keys("output_tokens")...)
@@ -415,6 +418,13 @@ func (sp Spec) guideLLM() json.RawMessage {
 	if l := sp.Session.ToolCallTurnList; l != nil {
 		j, _ := json.Marshal(l)
 		fmt.Fprintf(&b, `,"tool_call_turns":%s`, j)
+	}
+	if l := sp.Session.TurnLengths; l != nil {
+		fmt.Fprintf(&b, `,"turn_lengths":%s`, turnLengthsJSON(l))
+	}
+	if l := sp.Session.ServerToolTurnList; l != nil {
+		j, _ := json.Marshal(l)
+		fmt.Fprintf(&b, `,"server_tool_call_turns":%s`, j)
 	}
 	for _, kv := range sp.Session.keys() {
 		k, v, _ := strings.Cut(kv, "=")

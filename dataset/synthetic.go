@@ -113,6 +113,10 @@ func newSynthetic(spec Spec, v *vocab, seed, salt uint64) (*Synthetic, error) {
 	for _, b := range spec.buckets() {
 		longest = max(longest, b.Tokens)
 	}
+	for _, l := range spec.Session.TurnLengths {
+		_, hi := l.Prompt.Bounds()
+		longest = max(longest, hi)
+	}
 	s.gen = newTextGen(v, longest+bodySpread, seed)
 	s.gen.salt = salt
 	if err := s.gen.verifyBody(); err != nil {

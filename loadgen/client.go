@@ -80,6 +80,13 @@ type ClientConfig struct {
 	APIKey    string
 	Headers   map[string]string // extra request headers
 	ExtraBody string            // a JSON object merged into every request body
+	// ContentExtras is a JSON object whose members every text content
+	// part of a user message carries (GuideLLM's extras.content, for chat
+	// templates that need metadata beside the text): user messages are
+	// then sent as content parts, [{"type":"text","text":…,<members>}]
+	// (the Responses API's input_text). Chat completions and Responses
+	// only.
+	ContentExtras string
 
 	NoStream      bool // send stream:false and read one JSON body
 	NoStreamUsage bool // omit stream_options (for servers that reject it)
@@ -149,6 +156,7 @@ type Client struct {
 	h1        *h1Transport  // goodput's own HTTP/1.1 client, nil when no target uses it
 	clock     *Clock
 	extra     []extraField
+	parts     []byte   // ContentExtras' members, `,"k":v,…`; nil without
 	maxFields []string // the output limit's fields, sent alike
 	redactor  *strings.Replacer
 	headers   http.Header
@@ -258,6 +266,11 @@ func NewClient(cfg ClientConfig, clock *Clock) (*Client, error) {
 		sort.Strings(keys)
 		for _, k := range keys {
 			c.extra = append(c.extra, extraField{key: k, raw: m[k]})
+		}
+	}
+	if cfg.ContentExtras != "" {
+		if c.parts, err = contentExtras(cfg.ContentExtras, rt); err != nil {
+			return nil, err
 		}
 	}
 	tlsConf := &tls.Config{InsecureSkipVerify: cfg.Insecure} //nolint:gosec // opt-in via --insecure

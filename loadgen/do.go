@@ -741,7 +741,15 @@ func (c *Client) appendGeneration(b []byte, req *Request, model []byte, content 
 	b = append(b, `{"model":`...)
 	b = append(b, model...)
 	b = append(b, ',')
-	b = content(b, req)
+	if c.parts != nil {
+		api := EndpointChat
+		if c.rt.API == reqtype.APIResponses {
+			api = EndpointResponses
+		}
+		b = appendWithParts(b, api, req, c.parts)
+	} else {
+		b = content(b, req)
+	}
 	if req.turn != nil {
 		b = c.appendTurnFields(b, req)
 	}

@@ -128,17 +128,10 @@ func mediaTypes(kind string) string {
 }
 
 // appendMediaContent appends the content of the last user message: its
-// text, then each media part, in api's form.
-func appendMediaContent(b []byte, api Endpoint, text string, media []Media) []byte {
-	textType := "text"
-	if api == EndpointResponses {
-		textType = "input_text"
-	}
-	b = append(b, `[{"type":"`...)
-	b = append(b, textType...)
-	b = append(b, `","text":`...)
-	b = appendJSONStr(b, text)
-	b = append(b, '}')
+// text (with the content extras parts, see parts.go), then each media
+// part, in api's form.
+func appendMediaContent(b []byte, api Endpoint, text string, media []Media, parts []byte) []byte {
+	b = appendTextPart(append(b, '['), api, text, parts)
 	for _, m := range media {
 		b = append(b, ',')
 		switch {
@@ -195,7 +188,7 @@ func appendMediaMessages(b []byte, api Endpoint, msgs []Message, media []Media) 
 		b = appendJSONStr(b, m.Role)
 		b = append(b, `,"content":`...)
 		if i == last {
-			b = appendMediaContent(b, api, m.Content, media)
+			b = appendMediaContent(b, api, m.Content, media, nil)
 		} else {
 			b = appendJSONStr(b, m.Content)
 		}

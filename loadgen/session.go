@@ -77,6 +77,13 @@ type Turn struct {
 	// with its ToolChoice, and a reply without a tool call is handled by
 	// its OnMissingTool.
 	ToolCall bool
+	// ServerTools marks a turn whose tools the server runs itself
+	// (GuideLLM's server_tool_call turns: tools it holds, or the
+	// --extra-body tools): the session's own tools are not offered and
+	// no tool_choice is set, so the server's default applies; tool calls
+	// in its reply stay in the history as it returned them, with no
+	// client tool result.
+	ServerTools bool
 }
 
 // Session is one conversation.
@@ -86,9 +93,12 @@ type Session struct {
 	ID     string
 	System string // system prefix, sent first; "" for none
 	Turns  []Turn
-	// Tools are offered on every turn when set (tool_choice "none" on
-	// turns that are not tool-call turns); ToolChoice is the tool-call
-	// turns' choice: required (default), auto or a tool's name.
+	// Tools are offered on every turn but the ServerTools ones when set
+	// (tool_choice "none" on turns that are not tool-call turns);
+	// ToolChoice is the tool-call turns' choice: required (default), auto
+	// or a tool's name. Without them, in a session with ServerTools
+	// turns, tools of the client's extra body get tool_choice "none" on
+	// the other turns, as GuideLLM's standard turns do.
 	Tools      []ToolDef
 	ToolChoice string
 	// ToolResult is the content of the synthetic tool result sent back
@@ -104,6 +114,16 @@ type Session struct {
 	// turns in parallel, and its final reply is merged into the user
 	// turn AtTurn+MergeAfter of the session (which waits for it).
 	Branches []Branch
+}
+
+// serverTools reports whether a turn of s is a ServerTools turn.
+func (s *Session) serverTools() bool {
+	for i := range s.Turns {
+		if s.Turns[i].ServerTools {
+			return true
+		}
+	}
+	return false
 }
 
 // Branch is a sub-agent of a session.
@@ -234,6 +254,12 @@ func appendChatToolMessage(b []byte, m Message) []byte {
 // function_call items after an assistant message's text, and
 // function_call_output items for tool results.
 func appendResponsesInput(b []byte, msgs []Message) []byte {
+	return appendResponsesItems(b, msgs, nil)
+}
+
+// appendResponsesItems is appendResponsesInput with user texts as content
+// parts carrying parts (the content extras, parts.go), when set.
+func appendResponsesItems(b []byte, msgs []Message, parts []byte) []byte {
 	b = append(b, '[')
 	first := true
 	item := func() {
@@ -257,7 +283,11 @@ func appendResponsesInput(b []byte, msgs []Message) []byte {
 			b = append(b, `{"role":`...)
 			b = record.AppendJSONString(b, m.Role)
 			b = append(b, `,"content":`...)
-			b = record.AppendJSONString(b, m.Content)
+			if m.Role == "user" {
+				b = appendUserContent(b, EndpointResponses, m.Content, parts)
+			} else {
+				b = record.AppendJSONString(b, m.Content)
+			}
 			b = append(b, '}')
 		}
 		for _, tc := range m.ToolCalls {
@@ -504,6 +534,9 @@ func (r *run) converse(s *Session, id string, due int64, cn *conn, timer *time.T
 		choice = "required"
 	}
 	toolTurn, plainTurn := toolFields(ep, s, choice), toolFields(ep, s, "none")
+	if len(s.Tools) == 0 && s.serverTools() && r.e.client.hasExtra("tools") && !r.e.client.hasExtra("tool_choice") {
+		plainTurn = []byte(`,"tool_choice":"none"`)
+	}
 	maxReq := int64(r.b.Constraints.MaxRequests)
 	msgs := make([]Message, 0, 2*len(s.Turns)+1)
 	if s.System != "" {
@@ -563,8 +596,11 @@ func (r *run) converse(s *Session, id string, due int64, cn *conn, timer *time.T
 		msgs = append(msgs, Message{Role: "user", Content: prompt})
 		send := msgs
 		extra := plainTurn
-		if t.ToolCall {
+		switch {
+		case t.ToolCall:
 			extra = toolTurn
+		case t.ServerTools:
+			extra = nil
 		}
 		if serverHist && prevID != "" {
 			send = msgs[held:]
@@ -600,7 +636,9 @@ func (r *run) converse(s *Session, id string, due int64, cn *conn, timer *time.T
 			msgs = append(msgs, Message{Role: "assistant", Content: string(cn.reply), ToolCalls: calls})
 			held = len(msgs)
 			for _, tc := range calls {
-				msgs = append(msgs, Message{Role: "tool", Content: s.ToolResult, ToolCallID: tc.ID})
+				if !t.ServerTools { // a server answers its own calls
+					msgs = append(msgs, Message{Role: "tool", Content: s.ToolResult, ToolCallID: tc.ID})
+				}
 			}
 			prevID = rec.ResponseID
 			histTokens = -1

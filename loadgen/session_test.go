@@ -65,7 +65,8 @@ type seen struct {
 
 // recorder is a chat server that records every request and answers with
 // a reply unique to it: text, or a tool call streamed in pieces when the
-// request requires one.
+// request requires one or leaves the choice to the server (tools without
+// a tool_choice: this model then calls one).
 type recorder struct {
 	mu   sync.Mutex
 	reqs []*seen
@@ -90,7 +91,7 @@ func (rc *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return `data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + f + `}]}` + "\n\n"
 	}
 	usage := `data: {"id":"c","choices":[],"usage":{"prompt_tokens":100,"completion_tokens":2,"total_tokens":102,"prompt_tokens_details":{"cached_tokens":64}}}` + "\n\n"
-	if s.body.ToolChoice == "required" {
+	if s.body.ToolChoice == "required" || (s.body.ToolChoice == "" && len(s.body.Tools) > 0) {
 		s.toolCall, s.toolName, s.toolArgs = fmt.Sprintf("call_%d", n), "lookup", fmt.Sprintf(`{"q":%d}`, n)
 		ssetest.Write(w,
 			chunk(`{"role":"assistant","tool_calls":[{"index":0,"id":"`+s.toolCall+`","type":"function","function":{"name":"lookup","arguments":""}}]}`, ""),
@@ -252,6 +253,41 @@ func TestSessionMissingToolCall(t *testing.T) {
 		if c.how == MissingToolError && recs[0].ErrorClass != record.ErrToolCallMissing {
 			t.Errorf("error class %q", recs[0].ErrorClass)
 		}
+	}
+}
+
+// TestSessionServerTools: GuideLLM's server_tool_call turns. With tools
+// in the extra body, the server turn sends them with no tool_choice (the
+// server's default; this one calls a tool), the other turns with
+// tool_choice "none"; the server's tool call stays in the history with
+// no client tool result after it.
+func TestSessionServerTools(t *testing.T) {
+	rc := &recorder{}
+	e := sessionEngine(t, rc, func(c *ClientConfig) {
+		c.ExtraBody = `{"tools":[{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}}]}`
+	})
+	s := &Session{Turns: []Turn{{Prompt: "q0", MaxTokens: 4}, {Prompt: "q1", MaxTokens: 4, ServerTools: true}, {Prompt: "q2", MaxTokens: 4}}}
+	_, recs := collect(t, e, context.Background(), Benchmark{Strategy: Strategy{Kind: Synchronous}, Source: sessionList{s}})
+	if len(recs) != 3 || len(rc.reqs) != 3 {
+		t.Fatalf("%d records, %d requests; want 3", len(recs), len(rc.reqs))
+	}
+	for k, want := range []string{"none", "", "none"} {
+		if got := rc.reqs[k].body; got.ToolChoice != want || len(got.Tools) != 1 {
+			t.Errorf("turn %d: tool_choice %q, %d tools; want %q and the extra body's tool", k, got.ToolChoice, len(got.Tools), want)
+		}
+	}
+	if rc.reqs[1].toolCall == "" || recs[1].Session.ToolCalls != 1 {
+		t.Fatalf("turn 1: the server's tool call %q, recorded %d calls", rc.reqs[1].toolCall, recs[1].Session.ToolCalls)
+	}
+	var roles []string
+	for _, m := range rc.reqs[2].body.Messages {
+		roles = append(roles, m.Role)
+	}
+	if got := strings.Join(roles, ","); got != "user,assistant,user,assistant,user" {
+		t.Errorf("turn 2's history roles %s; want user,assistant,user,assistant,user (no tool result)", got)
+	}
+	if m := rc.reqs[2].body.Messages[3]; len(m.ToolCalls) != 1 || m.ToolCalls[0].ID != rc.reqs[1].toolCall {
+		t.Errorf("turn 2's history: assistant %+v; want the server's tool call %s", m, rc.reqs[1].toolCall)
 	}
 }
 

@@ -139,6 +139,13 @@ type Config struct {
 	// "required" and a named function always get one. Whether request k
 	// does depends only on Seed and k. Default 0.5.
 	ToolCallRate float64
+	// ServerToolTime is how long a built-in tool of the Responses API (a
+	// tool whose type is not "function": web_search, shell, mcp, …) runs
+	// on the server when the model calls it (with the draw above): the
+	// server runs it itself and then answers in text, so it adds to the
+	// time to first token (GuideLLM's server-side tool calls). Default
+	// 100ms. Range 0..1h.
+	ServerToolTime time.Duration
 
 	// ErrorRate is the fraction of requests, in [0,1], answered at once (no
 	// TTFT wait) with an HTTP error before any stream byte: a status drawn
@@ -268,6 +275,7 @@ func DefaultConfig() Config {
 		BlockSize:         16,
 		StoredResponses:   10000,
 		ToolCallRate:      0.5,
+		ServerToolTime:    100 * time.Millisecond,
 
 		DCGMUpdateInterval: time.Second,
 	}
@@ -306,6 +314,9 @@ func (c *Config) validate() error {
 		if d.v < 0 {
 			return configErr(d.name, "must be a duration >= 0, got %s", d.v)
 		}
+	}
+	if c.ServerToolTime < 0 || c.ServerToolTime > time.Hour {
+		return configErr("ServerToolTime", "must be a duration in 0..1h, got %s", c.ServerToolTime)
 	}
 	if c.OutputTokens < 1 {
 		return configErr("OutputTokens", "must be >= 1, got %d", c.OutputTokens)

@@ -120,6 +120,16 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, api api
 	stopAfter := context.AfterFunc(s.ctx, cancel)
 	defer stopAfter()
 
+	tool := chooseTool(&s.cfg, &req, k)
+	if tool >= 0 && req.tools[tool].hosted {
+		// A built-in tool: the server runs it, then answers in text.
+		tool = -1
+		if !sleepCtx(ctx, s.cfg.ServerToolTime) {
+			s.stats.aborted.Add(1)
+			return
+		}
+	}
+
 	m := s.metrics
 	m.running.Add(1)
 	m.kvTokens.Add(int64(req.promptTokens))
@@ -133,8 +143,8 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, api api
 		stamp: s.cfg.Stamp, contUsage: req.continuousUsage, cached: p.cached, cacheOn: s.prefix != nil,
 		timings: s.pers.timings, usageChunk: req.includeUsage,
 	}
-	if t := chooseTool(&s.cfg, &req, k); t >= 0 {
-		st.r.setTool(req.tools[t])
+	if tool >= 0 {
+		st.r.setTool(req.tools[tool])
 	}
 
 	st.first, st.last = time.Time{}, time.Time{}
@@ -181,6 +191,21 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, api api
 		// Tear the connection down without finishing the response: the
 		// client sees an abrupt close, no [DONE], no chunked terminator.
 		panic(http.ErrAbortHandler)
+	}
+}
+
+// sleepCtx waits d, or until ctx ends (false).
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 

@@ -14,10 +14,17 @@ import (
 // {"<property>":" the of and ..."}; the first step carries the opening
 // and the last one the closing, so every step is one delta event.
 
+// A Responses tool whose type is not "function" (web_search, shell,
+// code_interpreter, mcp, …) is a built-in tool the server runs itself:
+// when the draw picks it, the server runs it for Config.ServerToolTime
+// and then answers in text (GuideLLM's server-side tool calls), so the
+// client sees no call, only a later first token.
+
 // toolDef is a tool a request offers: its name and the property its
-// arguments fill.
+// arguments fill; a built-in (hosted) tool is named by its type.
 type toolDef struct {
 	name, param string
+	hosted      bool
 }
 
 // toolMode is what tool_choice asks for.
@@ -36,6 +43,7 @@ type toolChoice struct {
 }
 
 type rawTool struct {
+	Type        string          `json:"type"`
 	Name        string          `json:"name"`
 	Parameters  json.RawMessage `json:"parameters"`
 	InputSchema json.RawMessage `json:"input_schema"` // Messages
@@ -73,6 +81,9 @@ func parseTools(tools, choice json.RawMessage, api apiKind) ([]toolDef, toolChoi
 				name, schema = t.Function.Name, t.Function.Parameters
 			case api == apiMessages:
 				schema = t.InputSchema
+			case api == apiResponses && t.Type != "" && t.Type != "function":
+				defs = append(defs, toolDef{name: t.Type, hosted: true})
+				continue
 			}
 			if name == "" {
 				return nil, toolChoice{}, badRequest("tools", "tools[%d] has no function name", i)
@@ -115,6 +126,8 @@ func parseTools(tools, choice json.RawMessage, api apiKind) ([]toolDef, toolChoi
 			tc.mode = toolRequired
 		case api == apiMessages && raw.Type == "tool", api == apiResponses && raw.Type == "function":
 			name = raw.Name
+		case api == apiResponses && raw.Type != "":
+			name = raw.Type // a built-in tool, named by its type
 		case api == apiChat && raw.Type == "function" && raw.Function != nil:
 			name = raw.Function.Name
 		default:

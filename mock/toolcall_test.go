@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goodput-dev/goodput/sse"
 )
@@ -309,5 +310,40 @@ func TestMessagesToolUseStream(t *testing.T) {
 	want = `"input_tokens":` + itoa(ApproxTokenCount("weather?")+ApproxTokenCount("get_weather")+ApproxTokenCount(`{"location":"x"}`)+ApproxTokenCount("sunny"))
 	if !bytes.Contains(b, []byte(want)) {
 		t.Errorf("tool_use and tool_result history: %s, want %s", b, want)
+	}
+}
+
+// A built-in Responses tool (type shell, not function) is the server's to
+// run: asked for, the server runs it for ServerToolTime and answers in
+// text, the tool's time inside the time to its first byte; not called,
+// nothing waits. A named built-in is chosen by its type.
+func TestResponsesHostedTool(t *testing.T) {
+	cfg := fastConfig()
+	cfg.ServerToolTime = 150 * time.Millisecond
+	s := startServer(t, cfg)
+	const shell = `"tools":[{"type":"shell","environment":{"type":"container_auto"}}]`
+	for _, c := range []struct {
+		choice string
+		wait   bool
+	}{{`"required"`, true}, {`{"type":"shell"}`, true}, {`"none"`, false}} {
+		start := time.Now()
+		body := `{"input":"list the files",` + shell + `,"tool_choice":` + c.choice + `,"max_output_tokens":5,"stream":true}`
+		evs := readJSONEvents(t, post(t, nil, s.URL()+"/v1/responses", body))
+		took := time.Since(start)
+		var text bool
+		for _, ev := range evs {
+			text = text || ev.event == "response.output_text.delta"
+			if ev.event == "response.function_call_arguments.delta" {
+				t.Errorf("%s: a function call streamed to the client: %s", c.choice, ev.raw)
+			}
+		}
+		if !text || (c.wait && took < cfg.ServerToolTime) || (!c.wait && took >= cfg.ServerToolTime) {
+			t.Errorf("tool_choice %s: text %v after %s; want text, after the tool's %s only when it ran", c.choice, text, took, cfg.ServerToolTime)
+		}
+	}
+	resp := post(t, nil, s.URL()+"/v1/responses", `{"input":"x",`+shell+`,"tool_choice":{"type":"web_search"},"max_output_tokens":5}`)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("a built-in tool_choice naming a tool not offered: status %d, want 400", resp.StatusCode)
 	}
 }

@@ -305,6 +305,7 @@ type Backend struct {
 	MaxTokens      int            // 0 = null
 	ExtraBody      map[string]any // merged into every request body
 	ExtraHeaders   []string       // names only: values are written as "**********"
+	ContentExtras  map[string]any // extras.content: on every user text content part
 }
 
 // Profile describes the load profile as a GuideLLM profile object.
@@ -510,7 +511,7 @@ func backendJSON(b Backend) (json.RawMessage, error) {
 	w.Field("verify", false)
 	w.Field("validate_backend", true)
 	w.Field("stream", b.Stream)
-	if len(b.ExtraBody) > 0 || len(b.ExtraHeaders) > 0 {
+	if len(b.ExtraBody) > 0 || len(b.ExtraHeaders) > 0 || len(b.ContentExtras) > 0 {
 		x := NewOrderedObject()
 		x.Field("method", nil)
 		x.Field("stream", nil)
@@ -530,7 +531,11 @@ func backendJSON(b Backend) (json.RawMessage, error) {
 			x.Field("body", nil)
 		}
 		x.Field("files", nil)
-		x.Field("content", nil)
+		if len(b.ContentExtras) > 0 {
+			x.Field("content", b.ContentExtras)
+		} else {
+			x.Field("content", nil)
+		}
 		eb, err := x.Done()
 		if err != nil {
 			return nil, err

@@ -27,6 +27,7 @@ type experiment struct {
 	Path                                 string `json:",omitempty"`
 	BatchSize                            int    `json:",omitempty"`
 	ExtraBody                            map[string]any
+	ContentExtras                        string `json:",omitempty"`
 	NoStream, NoStreamUsage, NoIgnoreEOS bool
 	MaxTokensField                       string
 	UserTimestamps                       bool
@@ -62,7 +63,7 @@ func experimentOf(c *Config, model string) experiment {
 	e := experiment{
 		Target: cl.Target, Targets: cl.Targets, TargetSelection: cl.TargetSelection,
 		Model: model, Models: cl.Models, ModelWeights: cl.ModelWeights, ModelSelection: cl.ModelSelection, ModelSeed: cl.ModelSeed,
-		Endpoint: cl.Endpoint, Path: cl.Path, BatchSize: cl.BatchSize, ExtraBody: c.ExtraBody,
+		Endpoint: cl.Endpoint, Path: cl.Path, BatchSize: cl.BatchSize, ExtraBody: c.ExtraBody, ContentExtras: cl.ContentExtras,
 		NoStream: cl.NoStream, NoStreamUsage: cl.NoStreamUsage, NoIgnoreEOS: cl.NoIgnoreEOS,
 		MaxTokensField: cl.MaxTokensField, UserTimestamps: cl.UserTimestamps, RequestTimeout: int64(cl.RequestTimeout),
 		Profile: c.Plan.Profile, Search: c.Plan.Search,

@@ -146,11 +146,15 @@ func (s *state) scenario(prof report.Profile) (*report.Scenario, error) {
 	if s.tok != nil {
 		tokName = s.tok.Name()
 	}
+	var content map[string]any
+	if cfg.ContentExtras != "" {
+		_ = json.Unmarshal([]byte(cfg.ContentExtras), &content) // checked by the client
+	}
 	return report.NewScenario(report.SpecInput{
 		Backend: report.Backend{
 			Target: c.PublicURL(), Model: c.Model(), RequestFormat: string(cfg.Endpoint), APIKeySet: cfg.APIKey != "",
 			Timeout: timeout, TimeoutConnect: cfg.ConnectTimeout.Seconds(), HTTP2: !cfg.DisableHTTP2, Stream: !cfg.NoStream && cfg.Endpoint.Streams(),
-			ExtraBody: s.cfg.ExtraBody, ExtraHeaders: headers,
+			ExtraBody: s.cfg.ExtraBody, ExtraHeaders: headers, ContentExtras: content,
 		},
 		Profile:     prof,
 		Constraints: sweep.ReportConstraints(s.cfg.Plan.Constraints),

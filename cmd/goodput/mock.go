@@ -113,6 +113,7 @@ func parseMockFlags(e *cli.Env, args []string) (*mockOptions, error) {
 	fs.IntVar(&cfg.PrefixCacheTokens, "prefix-cache-tokens", cfg.PrefixCacheTokens, "prefix-cache capacity in tokens, least recently used blocks evicted first (0: --kv-cache-tokens)")
 	noPrefixCache := fs.Bool("no-prefix-cache", false, "turn the prefix cache off (vLLM's --no-enable-prefix-caching): no cached tokens, every prompt prefilled whole")
 	fs.IntVar(&cfg.StoredResponses, "stored-responses", cfg.StoredResponses, "Responses API responses kept for previous_response_id, least recently used evicted first (0: none)")
+	fs.DurationVar(&cfg.ServerToolTime, "server-tool-time", cfg.ServerToolTime, `how long a built-in Responses tool (type web_search, shell, mcp, …: not "function") runs on the server when the model calls it, before the text answer (server-side tool calls)`)
 	fs.Float64Var(&cfg.ToolCallRate, "tool-call-rate", cfg.ToolCallRate, `fraction of requests with tools and tool_choice "auto" answered with a tool call (drawn with --seed); "required" and a named function always get one`)
 	fs.IntVar(&cfg.ChatTemplateTokens, "chat-template-tokens", cfg.ChatTemplateTokens, "prompt tokens a chat template adds to every chat completion (in usage, /metrics and the prefill); 0..--max-model-len minus 1")
 	preset := fs.String("preset", "", "simulate a continuous-batching engine with a capacity model ("+strings.Join(mock.PresetNames(), ", ")+"): TTFT grows with queueing and ITL with the batch, so the endpoint has a real knee; --max-num-seqs … --prefill-per-token override its parameters (without --preset they start from tiny's); --ttft/--itl are then ignored")
@@ -190,7 +191,7 @@ var mockFieldFlags = map[string]string{
 	"StallRate": "stall-rate", "StallDuration": "stall-duration", "StreamErrorRate": "stream-error-rate",
 	"MetricsErrorRate": "metrics-error-rate", "ChatTemplateTokens": "chat-template-tokens",
 	"KVCacheTokens": "kv-cache-tokens", "BlockSize": "block-size", "PrefixCacheTokens": "prefix-cache-tokens",
-	"StoredResponses": "stored-responses", "ToolCallRate": "tool-call-rate", "GPUs": "gpus", "DCGMAddr": "dcgm-addr", "DCGMUpdateInterval": "dcgm-interval",
+	"StoredResponses": "stored-responses", "ToolCallRate": "tool-call-rate", "ServerToolTime": "server-tool-time", "GPUs": "gpus", "DCGMAddr": "dcgm-addr", "DCGMUpdateInterval": "dcgm-interval",
 	"Capacity.MaxNumSeqs": "max-num-seqs", "Capacity.MaxNumBatchedTokens": "max-num-batched-tokens",
 	"Capacity.StepBase": "step-base", "Capacity.StepPerSeq": "step-per-seq", "Capacity.PrefillPerToken": "prefill-per-token",
 	"GPU.Name": "gpu-name", "GPU.MemoryMiB": "gpu-memory-mib", "GPU.IdleWatts": "gpu-idle-watts",
