@@ -37,7 +37,8 @@ type benchOptions struct {
 	modelSelection, targetSelection                  string
 	maxSeconds                                       float64
 	maxRequests, maxErrors                           int
-	maxErrorRate                                     float64
+	maxErrorRate, maxGlobalErrorRate                 float64
+	globalErrorMin                                   int
 	warmup, cooldown                                 string
 	seed                                             int64
 	outputPath, outputDir, outputs, runID            string
@@ -118,6 +119,8 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.IntVar(&o.maxRequests, "max-requests", 0, "stop each benchmark after this many requests")
 	fs.IntVar(&o.maxErrors, "max-errors", 0, "stop each benchmark after this many errored requests")
 	fs.Float64Var(&o.maxErrorRate, "max-error-rate", 0, "stop when the errored share of the last 30 requests reaches this fraction (0 < x < 1)")
+	fs.Float64Var(&o.maxGlobalErrorRate, "max-global-error-rate", 0, "stop when the errored share of all the benchmark's requests so far reaches this fraction (0 < x < 1), once --global-error-minimum were processed (GuideLLM's max_global_error_rate)")
+	fs.IntVar(&o.globalErrorMin, "global-error-minimum", 0, "requests processed before --max-global-error-rate applies (default 30, GuideLLM's minimum)")
 	fs.StringVar(&o.warmup, "warmup", "", "excluded from metrics: <1 a fraction of the limit, ≥1 seconds, 100r requests, 30s, 10% (GuideLLM's forms)")
 	fs.StringVar(&o.warmup, "warmup-percent", "", "alias of --warmup")
 	fs.StringVar(&o.cooldown, "cooldown", "", "excluded from metrics at the end; same forms as --warmup")
@@ -517,9 +520,16 @@ func (o *benchOptions) validateLimits(p *draft) error {
 	if o.errorRateWindow < 0 {
 		return Usagef("--error-rate-window %d: want a number of requests ≥ 1 (0: 30)", o.errorRateWindow)
 	}
+	if o.maxGlobalErrorRate < 0 || o.maxGlobalErrorRate >= 1 || math.IsNaN(o.maxGlobalErrorRate) {
+		return Usagef("--max-global-error-rate %v: want a fraction 0 < x < 1, e.g. 0.05", o.maxGlobalErrorRate)
+	}
+	if o.globalErrorMin < 0 {
+		return Usagef("--global-error-minimum %d: want a number of requests ≥ 1 (0: 30)", o.globalErrorMin)
+	}
 	p.Plan.Constraints = loadgen.Constraints{
 		MaxDuration: time.Duration(o.maxSeconds * float64(time.Second)), MaxRequests: o.maxRequests,
 		MaxErrors: o.maxErrors, MaxErrorRate: o.maxErrorRate, ErrorRateWindow: o.errorRateWindow, Drain: o.drainEnd,
+		MaxGlobalErrorRate: o.maxGlobalErrorRate, GlobalErrorMin: o.globalErrorMin,
 	}
 	if o.drainEnd < 0 || (o.drainEnd > 0 && o.maxSeconds == 0) {
 		return Usagef("--drain %v: want a duration ≥ 0 with --max-seconds (how long requests in flight at the end may finish)", o.drainEnd)

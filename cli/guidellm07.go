@@ -228,7 +228,20 @@ func v07Table() []v07Row {
 		{Opt: "constraint", Kind: "max_error_rate", Key: "window", Maps: "`--error-rate-window` (requests, default 30)", apply: func(a *v07Applier, v any) error {
 			return a.count(v, "error-rate-window", &a.o.errorRateWindow)
 		}},
-		{Opt: "constraint", Kind: "max_global_error_rate", Refuse: notYet + ": goodput's error stops are max_errors and max_error_rate (a sliding window); --fail-on-error-rate judges the whole run after it", Maps: "refused (" + notYet + "); see `max_error_rate` and `--fail-on-error-rate`"},
+		{Opt: "constraint", Kind: "max_global_error_rate", Maps: "`--max-global-error-rate` (the benchmark's whole errored share)", apply: kindOnly},
+		{Opt: "constraint", Kind: "max_global_error_rate", Key: "rate", Required: true, Maps: "`--max-global-error-rate` (0 < rate < 1)", apply: func(a *v07Applier, v any) error {
+			f, err := a.oneNumber(v, "a fraction 0 < x < 1")
+			if err != nil {
+				return err
+			}
+			if f >= 1 {
+				return a.bad(v, "a fraction 0 < x < 1")
+			}
+			return a.set("max-global-error-rate", func() { a.o.maxGlobalErrorRate = f })
+		}},
+		{Opt: "constraint", Kind: "max_global_error_rate", Key: "minimum", Maps: "`--global-error-minimum` (requests, default 30)", apply: func(a *v07Applier, v any) error {
+			return a.count(v, "global-error-minimum", &a.o.globalErrorMin)
+		}},
 		{Opt: "constraint", Kind: "over_saturation", Maps: "`--over-saturation` (GuideLLM's defaults; its keys below)", apply: overSat},
 		{Opt: "constraint", Kind: "over_saturation", Key: "mode", Maps: "`--over-saturation mode=`: enforce (stop, the default) or monitor", apply: overSat},
 		{Opt: "constraint", Kind: "over_saturation", Key: "min_seconds", Maps: "`--over-saturation min_seconds=` (30)", apply: overSat},
@@ -258,8 +271,8 @@ func v07Table() []v07Row {
 				return nil
 			case s != "all":
 				return a.bad(v, "current or all")
-			case a.kind != "max_errors" && a.kind != "max_error_rate":
-				return Usagef("--constraint kind=%s,stopping_scope=all: not supported: goodput's stopping scope applies to max_errors and max_error_rate", a.kind)
+			case a.kind != "max_errors" && a.kind != "max_error_rate" && a.kind != "max_global_error_rate":
+				return Usagef("--constraint kind=%s,stopping_scope=all: not supported: goodput's stopping scope applies to max_errors, max_error_rate and max_global_error_rate", a.kind)
 			}
 			return a.set("stopping-scope", func() { a.o.sweep.stoppingScope = "all" })
 		}},

@@ -115,7 +115,7 @@ func v07Flags(o *benchOptions, fs *pflag.FlagSet) {
 	}
 	add("backend", &v07Value{legacy: to("backend-type")}, "GuideLLM v0.7: kind=openai_http,target=URL,model=…,request_format=…,api_key=…,timeout=…,http2=…,extras=… or a JSON/YAML object (a plain openai_http: --backend-type)")
 	add("profile", &v07Value{legacy: to("rate-type")}, "GuideLLM v0.7: kind=synchronous|concurrent|throughput|constant|poisson|sweep|replay|goodput with streams, rate, max_concurrency, sweep_size, strategy_type, time_scale, rampup_duration, warmup, cooldown (a plain name: --rate-type)")
-	add("constraint", &v07Value{repeat: true}, "GuideLLM v0.7 (repeatable): kind=max_duration,seconds=N | max_requests,count=N | max_errors,count=N | max_error_rate,rate=X,window=N | over_saturation[,mode=…,min_seconds=…] (--over-saturation) | target_moe,metric=…,statistic=…,moe=… (--target-moe)")
+	add("constraint", &v07Value{repeat: true}, "GuideLLM v0.7 (repeatable): kind=max_duration,seconds=N | max_requests,count=N | max_errors,count=N | max_error_rate,rate=X,window=N | max_global_error_rate,rate=X,minimum=N | over_saturation[,mode=…,min_seconds=…] (--over-saturation) | target_moe,metric=…,statistic=…,moe=… (--target-moe)")
 	add("output", &v07Value{repeat: true}, "GuideLLM v0.7 (repeatable): kind=json|yaml|csv|html|console,path=FILE")
 	add("tokenizer", &v07Value{legacy: to("processor")}, "GuideLLM v0.7: kind=huggingface_auto,model=PATH (a plain path: --processor)")
 	fs.Var(&v07Value{opt: "data-column-mapper", st: st, needKind: true, legacy: func(s string) error { o.columnMapper = s; return nil }, str: func() string { return o.columnMapper }},

@@ -230,7 +230,7 @@ func TestV07ReachesRunConfig(t *testing.T) {
 		"--backend", `{"kind":"openai_http","target":"http://127.0.0.1:1/v1","model":"m","timeout":12,"timeout_connect":3,"http2":false,"verify":false,"extras":{"headers":{"X-A":"1"},"body":{"temperature":0}}}`,
 		"--profile", `{"kind":"poisson","rate":[2,4],"max_concurrency":8,"rampup_duration":1.5,"cooldown":0.1}`,
 		"--constraint", "kind=max_duration,seconds=9", "--constraint", "kind=max_errors,count=7,stopping_scope=all",
-		"--constraint", "kind=max_error_rate,rate=0.2,window=12",
+		"--constraint", "kind=max_error_rate,rate=0.2,window=12", "--constraint", "kind=max_global_error_rate,rate=0.1,minimum=50",
 		"--data", "prompt_tokens=8,output_tokens=4", "--seed", "kind=static,value=5", "--data-loader", "kind=pytorch,samples=40",
 		"--metrics", "kind=generative,sample_size=3", "--output", "kind=csv,path=" + filepath.Join(t.TempDir(), "s.csv"), "--output", "kind=console",
 	}
@@ -251,7 +251,7 @@ func TestV07ReachesRunConfig(t *testing.T) {
 		t.Errorf("client: %+v, extra body %v", cl, c.ExtraBody)
 	}
 	k := c.Plan.Constraints
-	if k.MaxDuration.Seconds() != 9 || k.MaxErrors != 7 || k.MaxErrorRate != 0.2 || k.ErrorRateWindow != 12 {
+	if k.MaxDuration.Seconds() != 9 || k.MaxErrors != 7 || k.MaxErrorRate != 0.2 || k.ErrorRateWindow != 12 || k.MaxGlobalErrorRate != 0.1 || k.GlobalErrorMin != 50 {
 		t.Errorf("constraints: %+v", k)
 	}
 	if c.Plan.Seed != 5 || c.Data.Options.Samples != 40 || c.Plan.SampleRequests != 3 {

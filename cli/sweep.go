@@ -152,7 +152,7 @@ func (o *sweepOptions) stopOn(p sweep.Planner) sweep.Planner {
 	if o.stoppingScope != "all" {
 		return p
 	}
-	return sweep.StopOn(p, loadgen.StopMaxErrors, loadgen.StopMaxErrorRate)
+	return sweep.StopOn(p, loadgen.StopMaxErrors, loadgen.StopMaxErrorRate, loadgen.StopMaxGlobalErrorRate)
 }
 
 // kneeSearch validates the knee flags.

@@ -17,12 +17,14 @@ type StopReason string
 
 // Stop reasons.
 const (
-	StopMaxDuration   StopReason = "max_duration"
-	StopMaxRequests   StopReason = "max_requests"
-	StopMaxErrors     StopReason = "max_errors"
-	StopMaxErrorRate  StopReason = "max_error_rate"
-	StopDataExhausted StopReason = "requests_exhausted"
-	StopInterrupted   StopReason = "interrupted"
+	StopMaxDuration  StopReason = "max_duration"
+	StopMaxRequests  StopReason = "max_requests"
+	StopMaxErrors    StopReason = "max_errors"
+	StopMaxErrorRate StopReason = "max_error_rate"
+	// StopMaxGlobalErrorRate: GuideLLM's max_global_error_rate.
+	StopMaxGlobalErrorRate StopReason = "max_global_error_rate"
+	StopDataExhausted      StopReason = "requests_exhausted"
+	StopInterrupted        StopReason = "interrupted"
 	// StopOverSaturation: GuideLLM's over_saturation constraint fired.
 	StopOverSaturation StopReason = "over_saturation"
 	// StopServerGone: Constraints.MaxConnectFailures requests in a row
@@ -55,6 +57,11 @@ type Constraints struct {
 	// the last ErrorRateWindow processed ones (default 30) reaches it.
 	MaxErrorRate    float64
 	ErrorRateWindow int
+	// MaxGlobalErrorRate stops everything when the errored share of every
+	// request processed so far reaches it, once GlobalErrorMin (default
+	// 30) have been processed (GuideLLM's max_global_error_rate).
+	MaxGlobalErrorRate float64
+	GlobalErrorMin     int
 	// MaxConnectFailures stops everything after that many requests in a
 	// row could not reach the server (see unreachable): a server that went
 	// away is not hammered for the rest of the run. 0: never.
@@ -86,6 +93,10 @@ func (c Constraints) Validate() error {
 		return fmt.Errorf("max error rate %v: want a fraction in [0, 1), e.g. 0.05", c.MaxErrorRate)
 	case c.ErrorRateWindow < 0:
 		return errors.New("error rate window must not be negative")
+	case c.MaxGlobalErrorRate < 0 || c.MaxGlobalErrorRate >= 1:
+		return fmt.Errorf("max global error rate %v: want a fraction in [0, 1), e.g. 0.05", c.MaxGlobalErrorRate)
+	case c.GlobalErrorMin < 0:
+		return errors.New("global error rate minimum must not be negative")
 	case c.MaxConnectFailures < 0:
 		return errors.New("max connect failures must not be negative")
 	}
@@ -468,6 +479,9 @@ func (r *run) settle(rec *record.Record) (immediate bool) {
 	if r.window != nil && rec.Status != record.StatusIncomplete {
 		r.observeErrorRate(rec.Status == record.StatusErrored)
 	}
+	if max := r.b.Constraints.MaxGlobalErrorRate; max > 0 {
+		r.observeGlobalErrorRate(max)
+	}
 	if max := r.b.Constraints.MaxConnectFailures; max > 0 {
 		r.observeReach(rec, max)
 	}
@@ -503,6 +517,21 @@ func (r *run) observeErrorRate(errored bool) {
 	r.winMu.Unlock()
 	if trip {
 		r.stop(StopMaxErrorRate, true)
+	}
+}
+
+// observeGlobalErrorRate stops the benchmark when the errored share of
+// the requests processed so far (successful, errored and incomplete, as
+// GuideLLM counts them) reaches max, once the minimum were processed.
+func (r *run) observeGlobalErrorRate(max float64) {
+	errs := r.errs.Load()
+	n := r.ok.Load() + errs + r.inc.Load()
+	min := int64(r.b.Constraints.GlobalErrorMin)
+	if min == 0 {
+		min = 30
+	}
+	if n >= min && float64(errs)/float64(n) >= max {
+		r.stop(StopMaxGlobalErrorRate, true)
 	}
 }
 

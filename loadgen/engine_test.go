@@ -493,3 +493,29 @@ func TestClientLoadRecordsGOGC(t *testing.T) {
 		t.Fatalf("client load gogc %d, want 73", res.Client.GOGC)
 	}
 }
+
+// GuideLLM's max_global_error_rate: the errored share of every request so
+// far, judged once the minimum were processed. With every request failing,
+// a synchronous benchmark stops at exactly the minimum; a rate above what
+// the server fails never stops it.
+func TestMaxGlobalErrorRate(t *testing.T) {
+	srv := startMock(t, func(c *mock.Config) { c.ErrorRate, c.ErrorCodes = 1, []int{500} })
+	e := newEngine(t, ClientConfig{Target: srv.URL()})
+	res, recs := collect(t, e, context.Background(), Benchmark{
+		Strategy: Strategy{Kind: Synchronous}, Source: fixedSource{NewRequest("", "x", 4)},
+		Constraints: Constraints{MaxRequests: 40, MaxGlobalErrorRate: 0.5, GlobalErrorMin: 12},
+	})
+	if res.StopReason != StopMaxGlobalErrorRate || len(recs) != 12 {
+		t.Fatalf("all failing, minimum 12: stop %q after %d records, want max_global_error_rate after 12", res.StopReason, len(recs))
+	}
+
+	ok := startMock(t, func(c *mock.Config) { c.TTFT, c.ITL = time.Millisecond, 0 })
+	e = newEngine(t, ClientConfig{Target: ok.URL()})
+	res, recs = collect(t, e, context.Background(), Benchmark{
+		Strategy: Strategy{Kind: Synchronous}, Source: fixedSource{NewRequest("", "x", 4)},
+		Constraints: Constraints{MaxRequests: 20, MaxGlobalErrorRate: 0.01},
+	})
+	if res.StopReason != StopMaxRequests || len(recs) != 20 {
+		t.Fatalf("none failing: stop %q after %d records, want max_requests after 20", res.StopReason, len(recs))
+	}
+}

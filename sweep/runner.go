@@ -400,6 +400,13 @@ func ReportConstraints(c loadgen.Constraints) []report.Constraint {
 		}
 		out = append(out, report.Constraint{Kind: report.ConstraintMaxErrorRate, Rate: c.MaxErrorRate, Window: w})
 	}
+	if c.MaxGlobalErrorRate > 0 {
+		m := c.GlobalErrorMin
+		if m == 0 {
+			m = 30
+		}
+		out = append(out, report.Constraint{Kind: report.ConstraintMaxGlobalErrorRate, Rate: c.MaxGlobalErrorRate, Minimum: m})
+	}
 	return out
 }
 
