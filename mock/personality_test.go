@@ -180,7 +180,23 @@ func TestPersonalityOllama(t *testing.T) {
 	if n := tokens("tiny", `"max_tokens":80`); n != 40 {
 		t.Fatalf("max_tokens 80 without ignore_eos read: %d tokens, want the natural 40", n)
 	}
-	resp := post(t, nil, s.URL()+"/v1/chat/completions", `{"model":"other","messages":[{"role":"user","content":"hi"}]}`)
+	// Text completion chunks carry a usage of zeros; the real one comes
+	// in the last chunk, without choices.
+	resp := post(t, nil, s.URL()+"/v1/completions", `{"model":"tiny","prompt":"hi","max_tokens":3,"stream":true,"stream_options":{"include_usage":true}}`)
+	res := readSSE(resp.Body)
+	resp.Body.Close()
+	if n := len(res.payloads); n != 4 {
+		t.Fatalf("completion stream: %d payloads, want 3 steps and the usage: %q", n, res.payloads)
+	}
+	for _, p := range res.payloads[:3] {
+		if !strings.Contains(p, `"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}`) {
+			t.Errorf("completion chunk without the zero usage: %s", p)
+		}
+	}
+	if last := res.payloads[3]; !strings.Contains(last, `"choices":[]`) || !strings.Contains(last, `"completion_tokens":3`) {
+		t.Errorf("last chunk %s, want the usage without choices", last)
+	}
+	resp = post(t, nil, s.URL()+"/v1/chat/completions", `{"model":"other","messages":[{"role":"user","content":"hi"}]}`)
 	if resp.StatusCode != 404 {
 		t.Fatalf("unknown model: HTTP %d", resp.StatusCode)
 	}

@@ -172,7 +172,8 @@ func parseBody(body []byte, api apiKind, cfg *Config, pc promptCounter) (request
 		// vLLM: include_usage defaults to true once stream_options is given,
 		// and continuous usage needs include_usage.
 		req.includeUsage = raw.StreamOptions.IncludeUsage == nil || *raw.StreamOptions.IncludeUsage
-		req.continuousUsage = req.includeUsage && raw.StreamOptions.ContinuousUsageStats != nil && *raw.StreamOptions.ContinuousUsageStats
+		req.continuousUsage = req.includeUsage && raw.StreamOptions.ContinuousUsageStats != nil && *raw.StreamOptions.ContinuousUsageStats &&
+			!cfg.pers().includeUsageOnly
 	}
 	maxTokensOnly := cfg.pers().maxTokensOnly
 	req.ignoreEOS = raw.IgnoreEOS != nil && *raw.IgnoreEOS && !maxTokensOnly
