@@ -27,7 +27,10 @@ const (
 	// name to it), answers GET /api/version, fingerprints every chunk
 	// fp_ollama, reads only include_usage of stream_options, puts a usage
 	// of zeros on every text completion chunk (the real one comes last,
-	// when asked for) and has no /metrics nor /tokenize.
+	// when asked for), wraps text completions in the template too (their
+	// prompts bill ChatTemplateTokens more), cuts a prompt longer than
+	// MaxModelLen (num_ctx) to it instead of refusing it, and has no
+	// /metrics nor /tokenize.
 	PersonalityOllama = "ollama"
 )
 
@@ -51,6 +54,8 @@ type personality struct {
 	latestTag        bool   // the model is name:latest, and name resolves to it
 	zeroChunkUsage   bool   // a usage of zeros on every text completion chunk (Ollama)
 	includeUsageOnly bool   // stream_options.continuous_usage_stats (vLLM's) is not read
+	templateAll      bool   // ChatTemplateTokens on text completions too (Ollama templates every prompt)
+	cutToContext     bool   // a prompt longer than MaxModelLen is cut to it, and a limit past it is not refused
 	tokenize         int    // the form of POST /tokenize and /detokenize
 }
 
@@ -59,7 +64,7 @@ var personalities = map[string]personality{
 	PersonalityLlamaCpp: {closeAfterStream: true, keepAlive: "timeout=5, max=100", metrics: metricsLlamaCpp, props: true,
 		timings: true, fingerprint: "version", tokenize: tokenizeLlamaCpp},
 	PersonalityOllama: {metrics: metricsNone, apiVersion: true, fingerprint: "fp_ollama", maxTokensOnly: true, latestTag: true,
-		zeroChunkUsage: true, includeUsageOnly: true, tokenize: tokenizeNone},
+		zeroChunkUsage: true, includeUsageOnly: true, templateAll: true, cutToContext: true, tokenize: tokenizeNone},
 }
 
 // PersonalityNames lists the personalities, sorted.

@@ -212,3 +212,34 @@ func TestPersonalityRejected(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// Ollama wraps text completions in the template too, and cuts a prompt
+// longer than its context (num_ctx) to it instead of refusing it.
+func TestPersonalityOllamaPrompts(t *testing.T) {
+	cfg := fastConfig()
+	cfg.Personality, cfg.Model, cfg.OutputTokens, cfg.MaxModelLen, cfg.ChatTemplateTokens = PersonalityOllama, "tiny", 4, 100, 10
+	s := startServer(t, cfg)
+	billed := func(path, body string) int {
+		t.Helper()
+		resp := post(t, nil, s.URL()+path, body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: HTTP %d %s", path, resp.StatusCode, readAll(t, resp))
+		}
+		var u struct {
+			Usage struct {
+				N int `json:"prompt_tokens"`
+			} `json:"usage"`
+		}
+		if err := json.Unmarshal([]byte(readAll(t, resp)), &u); err != nil {
+			t.Fatal(err)
+		}
+		return u.Usage.N
+	}
+	if n := billed("/v1/completions", `{"model":"tiny","prompt":"hi","max_tokens":2}`); n != 11 {
+		t.Errorf("text completion of 1 token: %d prompt tokens billed, want 1 + the template's 10", n)
+	}
+	long := strings.Repeat("word ", 300)
+	if n := billed("/v1/chat/completions", `{"model":"tiny","messages":[{"role":"user","content":"`+long+`"}],"max_tokens":200}`); n != 100 {
+		t.Errorf("a prompt past the context: %d prompt tokens billed, want it cut to 100", n)
+	}
+}
