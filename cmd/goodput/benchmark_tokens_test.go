@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goodput-dev/goodput/internal/clitest"
 
@@ -215,5 +216,18 @@ func TestBenchmarkOllamaPromptDiagnoses(t *testing.T) {
 	stderr = bench("cut", "prompt_tokens=400,output_tokens=8")
 	if want := "the server billed 200 prompt tokens on every request, fewer than each sent: its context limit cut the prompts to 200 tokens"; !strings.Contains(stderr, want) {
 		t.Errorf("prompts past the context: stderr lacks %q:\n%s", want, stderr)
+	}
+}
+
+// A throughput round none of whose streams completes (a small server, as
+// Ollama under the default sweep's 512 streams) is warned about, with the
+// flag that caps its streams.
+func TestBenchmarkThroughputRoundCompletesNothing(t *testing.T) {
+	url := clitest.Mock(t, func(c *mock.Config) { c.TTFT, c.TTFTStdev = 5*time.Second, 0 })
+	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "throughput", "--rate", "3",
+		"--data", "prompt_tokens=16,output_tokens=4", "--max-seconds", "0.3", "--output-dir", t.TempDir(), "--outputs", "json")
+	want := "WARNING: benchmark 0 (throughput@3): no request of its 3 streams completed within the round: the server cannot serve that many at once"
+	if !strings.Contains(stderr, want) || !strings.Contains(stderr, "--max-concurrency N caps a sweep's throughput round (--rate, --rate-type throughput's)") {
+		t.Errorf("exit %d; stderr lacks %q:\n%s", code, want, stderr)
 	}
 }
