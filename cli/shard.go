@@ -160,7 +160,7 @@ type drainOptions struct {
 
 // drainFlags registers --max-drain and --judge-busy-rounds.
 func drainFlags(o *drainOptions, fs *pflag.FlagSet) {
-	fs.DurationVar(&o.maxDrain, "max-drain", sweep.DefaultMaxDrain, "before each round wait at most this long for the server to finish what earlier rounds left (its running and waiting gauges from the server metrics, else the previous round's longest request); a round that starts on a busy server is marked and left out of sweep and knee verdicts")
+	fs.DurationVar(&o.maxDrain, "max-drain", sweep.DefaultMaxDrain, "before each round wait at most this long for the server to finish what earlier rounds left (its running and waiting gauges from the server metrics, else one-token probes until one is as fast as on the idle server, or with --server-metrics off the previous round's longest request); a round that starts on a busy server is marked and left out of sweep and knee verdicts")
 	fs.BoolVar(&o.keepBusy, "judge-busy-rounds", false, "keep rounds that started on a busy server (--max-drain ran out) in sweep and knee verdicts")
 }
 

@@ -114,3 +114,28 @@ func TestModelResolvedToLatest(t *testing.T) {
 		}
 	}
 }
+
+// Ollama's text completion chunks carry a usage of zeros (the real one
+// comes last): a stream cut before its end has no server counts, not
+// zeros, and a whole one no per-chunk token counts of 0.
+func TestOllamaZeroUsageChunks(t *testing.T) {
+	srv := startMock(t, func(c *mock.Config) {
+		c.Personality, c.OutputTokens, c.TTFT, c.TTFTStdev, c.ITL = mock.PersonalityOllama, 8, 0, 0, 40*time.Millisecond
+	})
+	c, err := NewClient(ClientConfig{Target: srv.URL(), Model: srv.Config().Model, Endpoint: EndpointCompletions}, NewClock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := record.New()
+	c.Do(context.Background(), NewRequest("", "hi", 8), rec, newConn())
+	if rec.Status != record.StatusSuccessful || rec.ServerOutputTokens != 8 || rec.ServerPromptTokens <= 0 || len(rec.ChunkTokens) != 0 {
+		t.Fatalf("whole stream: %s, server tokens %d/%d, chunk tokens %v (%s)", rec.Status, rec.ServerPromptTokens, rec.ServerOutputTokens, rec.ChunkTokens, rec.Error)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	rec = record.New()
+	c.Do(ctx, NewRequest("", "hi", 8), rec, newConn())
+	if rec.Status == record.StatusSuccessful || rec.ServerPromptTokens != -1 || rec.ServerOutputTokens != -1 || len(rec.ChunkTokens) != 0 {
+		t.Fatalf("cut stream: %s, server tokens %d/%d, chunk tokens %v, want none", rec.Status, rec.ServerPromptTokens, rec.ServerOutputTokens, rec.ChunkTokens)
+	}
+}

@@ -208,7 +208,8 @@ type Config struct {
 	// completion, a chat template's overhead (role markers, special
 	// tokens): in usage.prompt_tokens, vllm:prompt_tokens_total, the
 	// context-length check, the KV cache and the capacity model's
-	// prefill. Text completions have no template and are not affected.
+	// prefill. Text completions have no template and are not affected
+	// (but with the ollama personality, whose template wraps them too).
 	// Default 0. Range 0..MaxModelLen-1.
 	ChatTemplateTokens int
 

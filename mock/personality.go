@@ -25,7 +25,12 @@ const (
 	// output limit from max_tokens only (not max_completion_tokens) and
 	// knows no ignore_eos, serves the model as name:latest (and resolves
 	// name to it), answers GET /api/version, fingerprints every chunk
-	// fp_ollama and has no /metrics nor /tokenize.
+	// fp_ollama, reads only include_usage of stream_options, puts a usage
+	// of zeros on every text completion chunk (the real one comes last,
+	// when asked for), wraps text completions in the template too (their
+	// prompts bill ChatTemplateTokens more), cuts a prompt longer than
+	// MaxModelLen (num_ctx) to it instead of refusing it, and has no
+	// /metrics nor /tokenize.
 	PersonalityOllama = "ollama"
 )
 
@@ -47,6 +52,10 @@ type personality struct {
 	fingerprint      string // system_fingerprint on every chunk: "" none, "version" Config.Version
 	maxTokensOnly    bool   // max_completion_tokens and ignore_eos are not read
 	latestTag        bool   // the model is name:latest, and name resolves to it
+	zeroChunkUsage   bool   // a usage of zeros on every text completion chunk (Ollama)
+	includeUsageOnly bool   // stream_options.continuous_usage_stats (vLLM's) is not read
+	templateAll      bool   // ChatTemplateTokens on text completions too (Ollama templates every prompt)
+	cutToContext     bool   // a prompt longer than MaxModelLen is cut to it, and a limit past it is not refused
 	tokenize         int    // the form of POST /tokenize and /detokenize
 }
 
@@ -55,7 +64,7 @@ var personalities = map[string]personality{
 	PersonalityLlamaCpp: {closeAfterStream: true, keepAlive: "timeout=5, max=100", metrics: metricsLlamaCpp, props: true,
 		timings: true, fingerprint: "version", tokenize: tokenizeLlamaCpp},
 	PersonalityOllama: {metrics: metricsNone, apiVersion: true, fingerprint: "fp_ollama", maxTokensOnly: true, latestTag: true,
-		tokenize: tokenizeNone},
+		zeroChunkUsage: true, includeUsageOnly: true, templateAll: true, cutToContext: true, tokenize: tokenizeNone},
 }
 
 // PersonalityNames lists the personalities, sorted.

@@ -180,7 +180,23 @@ func TestPersonalityOllama(t *testing.T) {
 	if n := tokens("tiny", `"max_tokens":80`); n != 40 {
 		t.Fatalf("max_tokens 80 without ignore_eos read: %d tokens, want the natural 40", n)
 	}
-	resp := post(t, nil, s.URL()+"/v1/chat/completions", `{"model":"other","messages":[{"role":"user","content":"hi"}]}`)
+	// Text completion chunks carry a usage of zeros; the real one comes
+	// in the last chunk, without choices.
+	resp := post(t, nil, s.URL()+"/v1/completions", `{"model":"tiny","prompt":"hi","max_tokens":3,"stream":true,"stream_options":{"include_usage":true}}`)
+	res := readSSE(resp.Body)
+	resp.Body.Close()
+	if n := len(res.payloads); n != 4 {
+		t.Fatalf("completion stream: %d payloads, want 3 steps and the usage: %q", n, res.payloads)
+	}
+	for _, p := range res.payloads[:3] {
+		if !strings.Contains(p, `"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}`) {
+			t.Errorf("completion chunk without the zero usage: %s", p)
+		}
+	}
+	if last := res.payloads[3]; !strings.Contains(last, `"choices":[]`) || !strings.Contains(last, `"completion_tokens":3`) {
+		t.Errorf("last chunk %s, want the usage without choices", last)
+	}
+	resp = post(t, nil, s.URL()+"/v1/chat/completions", `{"model":"other","messages":[{"role":"user","content":"hi"}]}`)
 	if resp.StatusCode != 404 {
 		t.Fatalf("unknown model: HTTP %d", resp.StatusCode)
 	}
@@ -194,5 +210,36 @@ func TestPersonalityRejected(t *testing.T) {
 	var ce *ConfigError
 	if !errors.As(err, &ce) || ce.Field != "Personality" || !strings.Contains(err.Error(), `must be one of llamacpp, ollama, vllm, got "sglang"`) {
 		t.Fatalf("%v", err)
+	}
+}
+
+// Ollama wraps text completions in the template too, and cuts a prompt
+// longer than its context (num_ctx) to it instead of refusing it.
+func TestPersonalityOllamaPrompts(t *testing.T) {
+	cfg := fastConfig()
+	cfg.Personality, cfg.Model, cfg.OutputTokens, cfg.MaxModelLen, cfg.ChatTemplateTokens = PersonalityOllama, "tiny", 4, 100, 10
+	s := startServer(t, cfg)
+	billed := func(path, body string) int {
+		t.Helper()
+		resp := post(t, nil, s.URL()+path, body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: HTTP %d %s", path, resp.StatusCode, readAll(t, resp))
+		}
+		var u struct {
+			Usage struct {
+				N int `json:"prompt_tokens"`
+			} `json:"usage"`
+		}
+		if err := json.Unmarshal([]byte(readAll(t, resp)), &u); err != nil {
+			t.Fatal(err)
+		}
+		return u.Usage.N
+	}
+	if n := billed("/v1/completions", `{"model":"tiny","prompt":"hi","max_tokens":2}`); n != 11 {
+		t.Errorf("text completion of 1 token: %d prompt tokens billed, want 1 + the template's 10", n)
+	}
+	long := strings.Repeat("word ", 300)
+	if n := billed("/v1/chat/completions", `{"model":"tiny","messages":[{"role":"user","content":"`+long+`"}],"max_tokens":200}`); n != 100 {
+		t.Errorf("a prompt past the context: %d prompt tokens billed, want it cut to 100", n)
 	}
 }

@@ -35,6 +35,7 @@ type renderer struct {
 	finish     string
 	stamp      bool
 	contUsage  bool
+	zeroUsage  bool // a usage of zeros on every text completion step chunk (Ollama)
 	cached     int  // prompt tokens found in the prefix cache
 	cacheOn    bool // the prefix cache is on: final usage reports cached tokens
 	// llama-server's timings (Config.Personality), on the last chunk: the
@@ -215,6 +216,9 @@ func (r *renderer) appendStepChunk(b []byte, i int, steps int, stampNs int64) []
 	}
 	if i == steps-1 && !r.usageChunk {
 		b = r.appendTimings(b)
+	}
+	if r.zeroUsage && !r.chat && !r.contUsage {
+		b = append(b, `,"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}`...)
 	}
 	completion := min((i+1)*r.tpc, r.tokens)
 	return r.appendTail(b, r.contUsage, completion, stampNs)

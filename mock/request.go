@@ -172,7 +172,8 @@ func parseBody(body []byte, api apiKind, cfg *Config, pc promptCounter) (request
 		// vLLM: include_usage defaults to true once stream_options is given,
 		// and continuous usage needs include_usage.
 		req.includeUsage = raw.StreamOptions.IncludeUsage == nil || *raw.StreamOptions.IncludeUsage
-		req.continuousUsage = req.includeUsage && raw.StreamOptions.ContinuousUsageStats != nil && *raw.StreamOptions.ContinuousUsageStats
+		req.continuousUsage = req.includeUsage && raw.StreamOptions.ContinuousUsageStats != nil && *raw.StreamOptions.ContinuousUsageStats &&
+			!cfg.pers().includeUsageOnly
 	}
 	maxTokensOnly := cfg.pers().maxTokensOnly
 	req.ignoreEOS = raw.IgnoreEOS != nil && *raw.IgnoreEOS && !maxTokensOnly
@@ -213,6 +214,9 @@ func parseBody(body []byte, api apiKind, cfg *Config, pc promptCounter) (request
 	default:
 		b.inputAt()
 		err = b.prompt(raw.Prompt)
+		if cfg.pers().templateAll {
+			req.template = cfg.ChatTemplateTokens
+		}
 	}
 	if err != nil {
 		return request{}, err
@@ -234,6 +238,16 @@ func parseBody(body []byte, api apiKind, cfg *Config, pc promptCounter) (request
 // sets the effective limit.
 func (req *request) checkLimits(cfg *Config) *apiError {
 	maxField, maxVal := req.maxField, req.maxVal
+	if cfg.pers().cutToContext {
+		// Ollama keeps the prompt's last context-length tokens and shifts
+		// its context as it generates: nothing is refused.
+		req.promptTokens = min(req.promptTokens, cfg.MaxModelLen)
+		req.limit = max(cfg.MaxModelLen-req.promptTokens, 1)
+		if maxVal != nil && *maxVal >= 1 {
+			req.maxTokens, req.explicitMax, req.limit = int(*maxVal), true, int(*maxVal)
+		}
+		return nil
+	}
 	if maxVal != nil {
 		if *maxVal < 1 {
 			return badRequest(maxField, "%s must be at least 1, got %d", maxField, *maxVal)

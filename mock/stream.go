@@ -141,7 +141,7 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, api api
 		api: api, chat: req.chat, k: k, idHi: p.idHi, idLo: p.idLo, created: arrival.Unix(), modelJSON: s.responseModel(&req), fpJSON: s.fpJSON,
 		tpc: s.cfg.TokensPerChunk, tokens: p.tokens, prompt: req.promptTokens, finish: p.finish,
 		stamp: s.cfg.Stamp, contUsage: req.continuousUsage, cached: p.cached, cacheOn: s.prefix != nil,
-		timings: s.pers.timings, usageChunk: req.includeUsage,
+		timings: s.pers.timings, usageChunk: req.includeUsage, zeroUsage: s.pers.zeroChunkUsage,
 	}
 	if tool >= 0 {
 		st.r.setTool(req.tools[tool])

@@ -591,6 +591,12 @@ func (s *state) write(rep *report.Report, rounds []sweep.Round, lost string) err
 		if g := r.Benchmark.Extras; g != nil && g.Drain.Warning() != "" {
 			fmt.Fprintf(s.stderr, "WARNING: benchmark %d (%s) %s.\n", r.Benchmark.Config.RunIndex, r.Strategy, g.Drain.Warning())
 		}
+		if res := r.Result; r.Strategy.Kind == loadgen.Throughput && res.Successful == 0 && res.Incomplete > 0 {
+			// GuideLLM's sweep then falls to rates below the synchronous one.
+			fmt.Fprintf(s.stderr, "WARNING: benchmark %d (%s): no request of its %d streams completed within the round: the server cannot serve that many at once "+
+				"(a small server queues them past the round's end; Ollama may stall); --max-concurrency N caps a sweep's throughput round (--rate, --rate-type throughput's).\n",
+				r.Benchmark.Config.RunIndex, r.Strategy, r.Strategy.Streams)
+		}
 		if r.Result.Client.Saturated {
 			fmt.Fprintf(s.stderr, "WARNING: benchmark %d (%s): the load generator was saturated (%s); its latency figures are unreliable.\n",
 				r.Benchmark.Config.RunIndex, r.Strategy, r.Result.Client.Reason)

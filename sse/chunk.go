@@ -316,6 +316,13 @@ func (c *Chunk) assemble() {
 			c.FinishReason = r.finish
 		}
 	}
+	// A usage of zeros beside choices is a placeholder, not a count:
+	// Ollama's text completion chunks carry one on every chunk, and the
+	// real usage in a last chunk without choices.
+	if u := &c.Usage; len(ch) > 0 && u.Present && u.PromptTokens == 0 && u.CompletionTokens == 0 && u.TotalTokens == 0 &&
+		u.CachedTokens <= 0 && u.ReasoningTokens <= 0 {
+		*u = Usage{CachedTokens: -1, ReasoningTokens: -1}
+	}
 }
 
 func (c *Chunk) addTool(t toolRec) {

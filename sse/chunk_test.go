@@ -300,6 +300,19 @@ var realChunks = []shapeCase{
 		want: view{ID: "e409f4cc-6be8-4920-8de4-9849e7c66cd9", Object: "chat.completion.chunk", NumChoices: 1, Role: "assistant", Content: "Coca", Usage: Usage{Present: true, PromptTokens: 38, CompletionTokens: 1, TotalTokens: 39, CachedTokens: 0, ReasoningTokens: -1}, HasToken: true},
 	},
 	{
+		// Ollama 0.17.4's /v1/completions (a local build): every chunk has a
+		// usage of zeros, a placeholder, not a count.
+		name: "ollama completion chunk zero usage",
+		json: `{"id":"cmpl-12","object":"text_completion","created":1796547237,"choices":[{"text":" fruit","index":0,"finish_reason":null}],"model":"tiny","system_fingerprint":"fp_ollama","usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}`,
+		want: view{ID: "cmpl-12", Object: "text_completion", NumChoices: 1, Content: " fruit", Usage: noUsage(), HasToken: true},
+	},
+	{
+		// The same stream's last chunk: no choices, the real usage.
+		name: "ollama completion usage",
+		json: `{"id":"cmpl-12","object":"text_completion","created":1796547238,"choices":[],"model":"tiny","system_fingerprint":"fp_ollama","usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15}}`,
+		want: view{ID: "cmpl-12", Object: "text_completion", Usage: usage(12, 3, 15)},
+	},
+	{
 		// OpenAI error envelope in a stream; message as reported in
 		// openai/openai-realtime-console issue #51.
 		name: "openai stream error",

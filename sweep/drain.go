@@ -277,8 +277,13 @@ func (d *Drain) byProbe(ctx context.Context, w *report.DrainWait, prev *Round, f
 		w.Probes++
 		now := d.now()
 		switch {
-		case err != nil && timedOut:
-			// No first token in time: the wait is a lower bound of its TTFT.
+		case err != nil && (timedOut || now.Sub(sent) > d.probeMax):
+			// No first token in time (the probe's deadline, or the
+			// client's stall timeout on a server that sends nothing): the
+			// wait is a lower bound of its TTFT.
+			if !timedOut {
+				w.Note = fmt.Sprintf("an idle probe got no first token: %v", err)
+			}
 			ttft, err = now.Sub(sent), nil
 			w.ProbeTTFTMs = msPtr(ttft)
 		case err != nil:

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -118,4 +119,44 @@ func TestDrainProbeMock(t *testing.T) {
 		t.Errorf("warning %q; want the probe's reading", w.Warning())
 	}
 	t.Logf("busy start: %s", w.Warning())
+}
+
+// stallProbe answers the baseline's probes in 10 ms, then fails every
+// probe after waiting wait, as a client's stall timeout does on a server
+// that sends nothing (Ollama wedged by a 512-stream round).
+type stallProbe struct {
+	c     *fakeClock
+	n     int
+	wait  time.Duration
+	calls int
+}
+
+func (p *stallProbe) ProbeTTFT(context.Context) (time.Duration, error) {
+	p.calls++
+	if p.calls <= p.n {
+		return 10 * time.Millisecond, nil
+	}
+	<-p.c.After(p.wait)
+	return 0, errors.New("idle probe: the request failed (stall): no chunk for 2m0s")
+}
+
+// A probe that fails after waiting past the idle limit is a probe that got
+// no first token in that time: the round is busy, and its warning gives
+// the probe's wait, not the latency estimate's words.
+func TestDrainProbeStalls(t *testing.T) {
+	c := newDrainClock()
+	p := &stallProbe{c: c, n: 1 + DefaultBaselineProbes, wait: 2 * time.Minute}
+	d := &Drain{Probe: p, Max: 2 * time.Minute, Poll: 100 * time.Millisecond, Now: c.Now, After: c.After}
+	if w, err := d.Wait(context.Background(), nil, c.Now()); err != nil || w.Method != report.DrainProbe || w.Busy {
+		t.Fatalf("baseline: %+v, %v", w, err)
+	}
+	prev := &Round{Benchmark: &report.Benchmark{Extras: &report.Extras{}}}
+	w, err := d.Wait(context.Background(), prev, c.Now())
+	if err != nil || w.Method != report.DrainProbe || !w.Busy || w.Probes != 1 || w.ProbeTTFTMs == nil || *w.ProbeTTFTMs != 120000 ||
+		!strings.Contains(w.Note, "no chunk for 2m0s") {
+		t.Fatalf("drain after a wedging round: %+v, %v; want busy, the probe's 120 s wait and the failure", w, err)
+	}
+	if want := "a one-token probe still waited 120000 ms for its first token, above the 12 ms limit"; !strings.Contains(w.Warning(), want) {
+		t.Errorf("warning %q lacks %q", w.Warning(), want)
+	}
 }

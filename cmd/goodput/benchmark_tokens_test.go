@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goodput-dev/goodput/internal/clitest"
 
@@ -179,5 +180,54 @@ func TestBenchmarkProcessorServer(t *testing.T) {
 	code, _, stderr = runGoodput(t, "benchmark", "--target", ollama, "--processor", "server", "--data", "prompt_tokens=16,output_tokens=8", "--max-requests", "1")
 	if code != cli.ExitUsage || !strings.Contains(stderr, "--processor server: server tokenizer: ") || !strings.Contains(stderr, "answers neither llama.cpp's nor vLLM's form") {
 		t.Errorf("Ollama: exit %d: %s", code, stderr)
+	}
+}
+
+// Against the mock's ollama personality (its template wraps text
+// completions too; prompts past num_ctx are cut, not refused): the text
+// completions' constant surplus is named a template surplus with the
+// flag that compensates it, and prompts cut to the context are the
+// context limit, with the limit.
+func TestBenchmarkOllamaPromptDiagnoses(t *testing.T) {
+	tok, err := tokenize.Builtin("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := clitest.Mock(t, func(c *mock.Config) {
+		c.Personality, c.ChatTemplateTokens, c.MaxModelLen, c.PromptTokenCounter = mock.PersonalityOllama, 10, 200, tok.Count
+	})
+	dir := t.TempDir()
+	bench := func(id, data string, extra ...string) string {
+		t.Helper()
+		args := append([]string{"benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2", "--processor", "o200k_base",
+			"--data", data, "--max-requests", "4", "--output-dir", dir, "--run-id", id, "--outputs", "json"}, extra...)
+		code, _, stderr := runGoodput(t, args...)
+		if code != cli.ExitOK {
+			t.Fatalf("%s: exit %d: %s", id, code, stderr)
+		}
+		return stderr
+	}
+	stderr := bench("text", "prompt_tokens=64,output_tokens=8", "--request-type", "text_completions")
+	for _, want := range []string{"the server counts 10 more prompt tokens on every request: likely a template surplus", "--chat-template-overhead auto"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("text completions: stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	stderr = bench("cut", "prompt_tokens=400,output_tokens=8")
+	if want := "the server billed 200 prompt tokens on every request, fewer than each sent: its context limit cut the prompts to 200 tokens"; !strings.Contains(stderr, want) {
+		t.Errorf("prompts past the context: stderr lacks %q:\n%s", want, stderr)
+	}
+}
+
+// A throughput round none of whose streams completes (a small server, as
+// Ollama under the default sweep's 512 streams) is warned about, with the
+// flag that caps its streams.
+func TestBenchmarkThroughputRoundCompletesNothing(t *testing.T) {
+	url := clitest.Mock(t, func(c *mock.Config) { c.TTFT, c.TTFTStdev = 5*time.Second, 0 })
+	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "throughput", "--rate", "3",
+		"--data", "prompt_tokens=16,output_tokens=4", "--max-seconds", "0.3", "--output-dir", t.TempDir(), "--outputs", "json")
+	want := "WARNING: benchmark 0 (throughput@3): no request of its 3 streams completed within the round: the server cannot serve that many at once"
+	if !strings.Contains(stderr, want) || !strings.Contains(stderr, "--max-concurrency N caps a sweep's throughput round (--rate, --rate-type throughput's)") {
+		t.Errorf("exit %d; stderr lacks %q:\n%s", code, want, stderr)
 	}
 }

@@ -75,7 +75,7 @@ func TestPromptContextLimit(t *testing.T) {
 		t.Fatalf("warnings %+v", g.TokenWarnings)
 	}
 	m := g.TokenWarnings[0].Message
-	for _, s := range []string{"billed 1027 prompt tokens on every request", "context limit cut the prompts to 1027 tokens", "prompt_tokens of at most 1027", "--ctx-size"} {
+	for _, s := range []string{"billed 1027 prompt tokens on every request", "context limit cut the prompts to 1027 tokens", "prompt_tokens plus output_tokens within 1027, less any template's tokens", "--ctx-size"} {
 		if !strings.Contains(m, s) {
 			t.Errorf("warning %q lacks %q", m, s)
 		}

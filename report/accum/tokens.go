@@ -337,7 +337,7 @@ func (a *Accumulator) promptCause() string {
 	applied := a.cfg.PromptOverhead
 	if n := t.srvPromptMin; t.prompt.compared >= 2 && n == t.srvPromptMax && t.prompt.client == t.prompt.compared {
 		return fmt.Sprintf("the server billed %d prompt tokens on every request, fewer than each sent: its context limit cut the prompts to %d tokens; "+
-			"send shorter prompts (--data prompt_tokens of at most %d) or raise the server's context length (llama.cpp --ctx-size, Ollama num_ctx or OLLAMA_CONTEXT_LENGTH, vLLM --max-model-len)", n, n, n)
+			"send shorter prompts (--data prompt_tokens plus output_tokens within %d, less any template's tokens) or raise the server's context length (llama.cpp --ctx-size, Ollama num_ctx or OLLAMA_CONTEXT_LENGTH, vLLM --max-model-len)", n, n, n)
 	}
 	what := "the chat template (role markers and special tokens the server wraps the messages in)"
 	if a.cfg.RequestType == "text_completions" {
