@@ -73,7 +73,7 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"allow-dataset-wrap", "no-allow-dataset-wrap"}, refused: "AIPerf's agentic trace replay: not supported"},
 	{names: []string{"random-seed"}, maps: "seed of prompts, shuffling and arrivals (benchmark's --random-seed)"},
 	{names: []string{"trace-session-sample-ratio"}, refused: "Baseten traces: not supported"},
-	{names: []string{"config", "f"}, maps: "AIPerf's YAML config (schemaVersion 2.0): model, endpoint, one dataset, the warmup and profiling phases, artifacts.dir, random_seed, ${VAR:default}, and a grid sweep over concurrency or rate; the options given on the command line override it"},
+	{names: []string{"config", "f"}, maps: "AIPerf's YAML config (schemaVersion 2.0): model, endpoint, one dataset, the warmup and profiling phases, artifacts.dir, artifacts.trace and show_trace_timing, random_seed, ${VAR:default}, and a grid sweep over concurrency or rate; the options given on the command line override it"},
 	// Fixed Schedule
 	{names: []string{"fixed-schedule"}, maps: "replay the --input-file trace on its timestamps (benchmark's --rate-type replay)"},
 	{names: []string{"no-fixed-schedule"}, maps: "a trace's lengths under the --concurrency or --request-rate load, its timestamps ignored"},

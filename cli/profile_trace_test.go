@@ -117,3 +117,26 @@ func TestProfilePerChunkUsageNeeds(t *testing.T) {
 		}
 	}
 }
+
+// AIPerf's YAML config sets both with artifacts.trace and
+// artifacts.show_trace_timing (showTraceTiming in camelCase); a flag
+// given on the command line wins.
+func TestProfileTraceConfigKeys(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, "c.yaml", `schemaVersion: "2.0"
+benchmark:
+  model: m
+  endpoint: {url: "http://127.0.0.1:1"}
+  artifacts: {dir: `+dir+`, trace: true, showTraceTiming: true}
+`)
+	s, err := setupProfile(t, "-f", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.po.exportHTTPTrace || !s.po.showTraceTiming {
+		t.Errorf("trace %v, show %v; want both", s.po.exportHTTPTrace, s.po.showTraceTiming)
+	}
+	if s, err := setupProfile(t, "-f", cfg, "--show-trace-timing=false"); err != nil || s.po.showTraceTiming {
+		t.Errorf("--show-trace-timing=false over the file: %v", err)
+	}
+}
