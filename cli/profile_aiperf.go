@@ -220,8 +220,8 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"wandb-run-name"}, refused: "Weights & Biases upload: not supported"},
 	{names: []string{"wandb-tag"}, refused: "Weights & Biases upload: not supported"},
 	// HTTP Trace
-	{names: []string{"export-http-trace"}, maps: "AIPerf's HTTP trace metrics in the AIPerf export: http_req_sending, _waiting (TTFB), _receiving and _duration from goodput's phase times; connection pool, DNS, connect and byte counts are not measured (left out); each request's phase times are in goodput.jsonl, not in a trace_data object"},
-	{names: []string{"show-trace-timing"}, maps: "AIPerf's HTTP Trace Timing table after the run (avg, min, max, p99, p90, p50, std in ms of the metrics --export-http-trace adds, which it implies)"},
+	{names: []string{"export-http-trace"}, maps: "AIPerf's HTTP trace metrics in the AIPerf export: http_req_connecting (a dial's name resolution included), _connection_reused, _sending, _waiting (TTFB), _receiving and _duration from goodput's phase times; pool wait, DNS alone and byte counts are not measured (left out); each request's phase times are in goodput.jsonl, not in a trace_data object"},
+	{names: []string{"show-trace-timing"}, maps: "AIPerf's HTTP Trace Timing table after the run (avg, min, max, p99, p90, p50, std of the metrics --export-http-trace adds, which it implies)"},
 	// Server Metrics
 	{names: []string{"server-metrics"}, maps: "scrape the server's /metrics (benchmark's --server-metrics on, or the URL given; one URL)", list: true},
 	{names: []string{"no-server-metrics"}, maps: "no server metrics (benchmark's --server-metrics off)"},

@@ -49,7 +49,15 @@ func TestProfileExportHTTPTrace(t *testing.T) {
 	if d := clitest.MetricAvg(t, x, "http_req_duration"); !near6(sum, d) || d < clitest.MetricAvg(t, x, "request_latency") {
 		t.Errorf("phases sum to %v ms, duration %v ms (request latency %v)", sum, d, clitest.MetricAvg(t, x, "request_latency"))
 	}
-	for _, tag := range []string{"http_req_blocked", "http_req_dns_lookup", "http_req_connecting", "http_req_total", "http_req_data_sent"} {
+	// 6 requests over 2 kept-alive streams: later requests reuse a connection.
+	reused := x.Metric("http_req_connection_reused")
+	if reused == nil || *reused.Count != 6 || *reused.Max != 1 || *reused.Min < 0 {
+		t.Errorf("http_req_connection_reused: %+v, want 6 values of 0 or 1, some 1", reused)
+	}
+	if c := x.Metric("http_req_connecting"); c == nil || *c.Count != 6 || *c.Min != 0 {
+		t.Errorf("http_req_connecting: %+v, want 6 values, 0 on a reused connection", c)
+	}
+	for _, tag := range []string{"http_req_blocked", "http_req_dns_lookup", "http_req_connection_overhead", "http_req_total", "http_req_data_sent"} {
 		if x.Metric(tag) != nil {
 			t.Errorf("%s written: goodput does not measure it", tag)
 		}
@@ -65,7 +73,8 @@ func TestProfileShowTraceTiming(t *testing.T) {
 		t.Fatalf("no trace table in stdout:\n%s", stdout)
 	}
 	table := stdout[i:]
-	for _, row := range []string{"HTTP Sending", "HTTP Waiting (TTFB)", "HTTP Receiving", "HTTP Duration (excl. conn)"} {
+	for _, row := range []string{"HTTP Connecting (ms)", "HTTP Sending (ms)", "HTTP Waiting (TTFB) (ms)", "HTTP Receiving (ms)",
+		"HTTP Connection Reused (ratio)", "HTTP Duration (excl. conn) (ms)"} {
 		if !strings.Contains(table, " concurrency_2  "+row+" ") {
 			t.Errorf("no %q row:\n%s", row, table)
 		}

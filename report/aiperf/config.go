@@ -51,8 +51,9 @@ type Options struct {
 	// output length less the tokens the server's usage counted in the
 	// first content chunk, instead of less one.
 	PerChunkUsage bool
-	// HTTPTrace adds AIPerf's HTTP trace metrics (http_req_sending,
-	// _waiting, _receiving, _duration) from the records' phase times
+	// HTTPTrace adds AIPerf's HTTP trace metrics (http_req_connecting,
+	// _connection_reused, _sending, _waiting, _receiving, _duration) from
+	// the records' phase times
 	// (AIPerf's --export-http-trace and --show-trace-timing).
 	HTTPTrace bool
 }

@@ -262,7 +262,9 @@ func (a *Builder) decodeTokens(r *record.Record, osl int) int {
 }
 
 // addHTTPTrace adds a successful request's HTTP phases, AIPerf's k6-named
-// trace metrics from goodput's phase times: sending from the request's
+// trace metrics from goodput's phase times: connecting from the request's
+// start to its connection (0 on a pooled one; a dial's name resolution
+// included) and whether the connection was reused, sending from the
 // start (connection set-up included, as AIPerf's request_send_start
 // precedes it) to its last byte written, waiting from there to the
 // first response event, receiving from there to the end of the
@@ -274,6 +276,16 @@ func (a *Builder) addHTTPTrace(r *record.Record) {
 		if from != 0 && to != 0 && to >= from {
 			a.vals[m].add(float64(to - from))
 		}
+	}
+	if r.Connected != 0 {
+		reused := 0.0
+		if r.ConnReused {
+			reused = 1
+			a.vals[apHTTPConnecting].add(0) // no connection set up, as AIPerf's
+		} else {
+			phase(apHTTPConnecting, r.Dispatched, r.Connected)
+		}
+		a.vals[apHTTPConnReused].add(reused)
 	}
 	phase(apHTTPSending, r.Dispatched, r.Sent)
 	phase(apHTTPWaiting, r.Sent, r.FirstChunk)

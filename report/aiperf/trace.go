@@ -19,12 +19,12 @@ var traceStats = []struct {
 }{{"avg", -1}, {"min", -1}, {"max", -1}, {"p99", 8}, {"p90", 6}, {"p50", 4}, {"std", -1}}
 
 // WriteTraceTiming writes AIPerf's --show-trace-timing table: one row per
-// benchmark (labels[i] names exports[i]) and HTTP trace metric, in ms,
+// benchmark (labels[i] names exports[i]) and HTTP trace metric,
 // cut to cols columns (0: whole). A benchmark without trace metrics (no
 // records, or no successful request) gets no rows; with none at all the
 // table says so in one line.
 func WriteTraceTiming(w io.Writer, exports []*Export, labels []string, cols int) error {
-	t := &texttable.Table{Title: TraceTitle, Groups: []texttable.Group{{Span: 2}, {Name: "ms", Span: len(traceStats)}}}
+	t := &texttable.Table{Title: TraceTitle, Groups: []texttable.Group{{Span: 2}, {Span: len(traceStats)}}}
 	t.Heads = []string{"Benchmark", "Metric"}
 	for _, s := range traceStats {
 		t.Heads = append(t.Heads, s.name)
@@ -35,7 +35,7 @@ func WriteTraceTiming(w io.Writer, exports []*Export, labels []string, cols int)
 			if mt == nil {
 				continue
 			}
-			row := []string{labels[i], mt.Header}
+			row := []string{labels[i], mt.Header + " (" + mt.Unit + ")"}
 			for _, s := range traceStats {
 				v := mt.Avg
 				switch {

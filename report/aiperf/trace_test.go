@@ -10,12 +10,13 @@ import (
 // apTraceRecords are the golden records with their send times and the
 // server's per-chunk token counts:
 //
-//	R1: dispatched 0 ms, written at 2, first event 100, end 170; chunks of
-//	    1 token each.
-//	R2: dispatched 10, written at 13, first event 210, end 470; chunks of
-//	    3, 2, 2, 2, 1, 1 tokens (11).
-//	R3: dispatched 170, written at 171, first event 320, end 355; chunks
-//	    of 2 and 0 tokens: the first holds the whole output.
+//	R1: dispatched 0 ms, a new connection at 1, written at 2, first event
+//	    100, end 170; chunks of 1 token each.
+//	R2: dispatched 10, a pooled connection at 10.5, written at 13, first
+//	    event 210, end 470; chunks of 3, 2, 2, 2, 1, 1 tokens (11).
+//	R3: dispatched 170, connection not known, written at 171, first event
+//	    320, end 355; chunks of 2 and 0 tokens: the first holds the whole
+//	    output.
 //
 // R4 (HTTP 503) is not a successful request: it has no trace metrics.
 func apTraceRecords() []*record.Record {
@@ -23,8 +24,9 @@ func apTraceRecords() []*record.Record {
 	for _, r := range recs {
 		switch r.ID {
 		case 1:
-			r.Sent, r.ChunkTokens = apMs(2), []int32{1, 1, 1, 1}
+			r.Connected, r.Sent, r.ChunkTokens = apMs(1), apMs(2), []int32{1, 1, 1, 1}
 		case 2:
+			r.Connected, r.ConnReused = apMs(10.5), true
 			r.Sent, r.ChunkTokens = apMs(13), []int32{3, 2, 2, 2, 1, 1}
 		case 3:
 			r.Sent, r.ChunkTokens = apMs(171), []int32{2, 0}
@@ -48,6 +50,8 @@ func apTraceExport(t *testing.T, opts Options) *Export {
 // TestAIPerfHTTPTrace checks the HTTP phase metrics against the hand
 // computed phases of apTraceRecords (ms):
 //
+//	connecting (connection − dispatched):  1, 0 (pooled); R3 unknown
+//	reused:                                0, 1
 //	sending   (written − dispatched):      2, 3, 1
 //	waiting   (first event − written):     98, 197, 149
 //	receiving (end − first event):         70, 260, 35
@@ -58,20 +62,23 @@ func TestAIPerfHTTPTrace(t *testing.T) {
 	}
 	x := apTraceExport(t, Options{HTTPTrace: true})
 	for _, c := range []struct {
-		tag, header        string
+		tag, header, unit  string
+		count              int64
 		avg, min, max, p50 float64
 	}{
-		{"http_req_sending", "HTTP Sending", 2, 1, 3, 2},
-		{"http_req_waiting", "HTTP Waiting (TTFB)", 148, 98, 197, 149},
-		{"http_req_receiving", "HTTP Receiving", 365.0 / 3, 35, 260, 70},
-		{"http_req_duration", "HTTP Duration (excl. conn)", 815.0 / 3, 170, 460, 185},
+		{"http_req_connecting", "HTTP Connecting", "ms", 2, 0.5, 0, 1, 0.5},
+		{"http_req_connection_reused", "HTTP Connection Reused", "ratio", 2, 0.5, 0, 1, 0.5},
+		{"http_req_sending", "HTTP Sending", "ms", 3, 2, 1, 3, 2},
+		{"http_req_waiting", "HTTP Waiting (TTFB)", "ms", 3, 148, 98, 197, 149},
+		{"http_req_receiving", "HTTP Receiving", "ms", 3, 365.0 / 3, 35, 260, 70},
+		{"http_req_duration", "HTTP Duration (excl. conn)", "ms", 3, 815.0 / 3, 170, 460, 185},
 	} {
 		m := x.Metric(c.tag)
 		if m == nil {
 			t.Fatalf("%s missing", c.tag)
 		}
-		if m.Unit != "ms" || m.Header != c.header || *m.Count != 3 {
-			t.Errorf("%s: unit %q header %q count %d, want ms %q 3", c.tag, m.Unit, m.Header, *m.Count, c.header)
+		if m.Unit != c.unit || m.Header != c.header || *m.Count != c.count {
+			t.Errorf("%s: unit %q header %q count %d, want %q %q %d", c.tag, m.Unit, m.Header, *m.Count, c.unit, c.header, c.count)
 		}
 		if !near(*m.Avg, c.avg) || !near(*m.Min, c.min) || !near(*m.Max, c.max) || !near(*m.P[4], c.p50) {
 			t.Errorf("%s: avg %v min %v max %v p50 %v, want %v %v %v %v", c.tag, *m.Avg, *m.Min, *m.Max, *m.P[4], c.avg, c.min, c.max, c.p50)
@@ -79,7 +86,7 @@ func TestAIPerfHTTPTrace(t *testing.T) {
 	}
 	// The other metrics are those of the export without trace metrics.
 	plain := apTraceExport(t, Options{})
-	if got, want := len(x.Metrics), len(plain.Metrics)+4; got != want {
+	if got, want := len(x.Metrics), len(plain.Metrics)+6; got != want {
 		t.Errorf("%d metrics, want %d", got, want)
 	}
 }
@@ -134,13 +141,15 @@ func TestWriteTraceTiming(t *testing.T) {
 	}
 	// Statistics by hand (numpy's linear percentiles, population std).
 	want := `NVIDIA AIPerf | HTTP Trace Timing
-                                           | ms
- Benchmark      Metric                     |    avg     min     max     p99     p90     p50     std
- -------------  -------------------------- | ------  ------  ------  ------  ------  ------  ------
- concurrency_2  HTTP Sending               |   2.00    1.00    3.00    2.98    2.80    2.00    0.82
- concurrency_2  HTTP Waiting (TTFB)        | 148.00   98.00  197.00  196.04  187.40  149.00   40.42
- concurrency_2  HTTP Receiving             | 121.67   35.00  260.00  256.20  222.00   70.00   98.85
- concurrency_2  HTTP Duration (excl. conn) | 271.67  170.00  460.00  454.50  405.00  185.00  133.31
+                                                |
+ Benchmark      Metric                          |    avg     min     max     p99     p90     p50     std
+ -------------  ------------------------------- | ------  ------  ------  ------  ------  ------  ------
+ concurrency_2  HTTP Connecting (ms)            |   0.50    0.00    1.00    0.99    0.90    0.50    0.50
+ concurrency_2  HTTP Sending (ms)               |   2.00    1.00    3.00    2.98    2.80    2.00    0.82
+ concurrency_2  HTTP Waiting (TTFB) (ms)        | 148.00   98.00  197.00  196.04  187.40  149.00   40.42
+ concurrency_2  HTTP Receiving (ms)             | 121.67   35.00  260.00  256.20  222.00   70.00   98.85
+ concurrency_2  HTTP Connection Reused (ratio)  |   0.50    0.00    1.00    0.99    0.90    0.50    0.50
+ concurrency_2  HTTP Duration (excl. conn) (ms) | 271.67  170.00  460.00  454.50  405.00  185.00  133.31
 `
 	if b.String() != want {
 		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
