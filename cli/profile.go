@@ -70,6 +70,9 @@ type profileOptions struct {
 	requestTimeout            float64
 	legacyMaxTokens           bool
 	useServerTokenCount       bool
+	perChunkUsage             bool // --per-chunk-usage
+	exportHTTPTrace           bool // --export-http-trace
+	showTraceTiming           bool // --show-trace-timing
 	ui                        string
 	failures                  failureOptions
 	customEndpoint, transport string
@@ -198,6 +201,9 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.Float64Var(&po.requestTimeout, "request-timeout-seconds", 0, "fail a request that takes longer (default 1800)")
 	fs.BoolVar(&po.legacyMaxTokens, "use-legacy-max-tokens", false, "send max_tokens instead of max_completion_tokens")
 	fs.BoolVar(&po.useServerTokenCount, "use-server-token-count", false, "sequence lengths in the AIPerf export from the server's usage counts (default: the client's counts when known)")
+	fs.BoolVar(&po.perChunkUsage, "per-chunk-usage", false, "inter_token_latency in the AIPerf export divides the decode time by the output tokens after the first content chunk, by the server's per-chunk usage (continuous_usage_stats, which goodput always asks for), instead of by OSL-1; needs --use-server-token-count, --endpoint-type chat and --streaming")
+	fs.BoolVar(&po.exportHTTPTrace, "export-http-trace", false, "add AIPerf's HTTP trace metrics (http_req_connecting, _connection_reused, _sending, _waiting, _receiving, _duration) to the AIPerf export; each request's phase times are in goodput.jsonl")
+	fs.BoolVar(&po.showTraceTiming, "show-trace-timing", false, "print AIPerf's HTTP Trace Timing table after the run (and add its metrics to the AIPerf export, as --export-http-trace)")
 	fs.StringVar(&po.ui, "ui-type", "simple", "progress display: dashboard or simple (progress lines) or none (alias --ui)")
 	fs.StringVar(&po.ui, "ui", "simple", "alias of --ui-type")
 	failureFlags(&po.failures, fs)

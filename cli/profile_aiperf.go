@@ -73,7 +73,7 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"allow-dataset-wrap", "no-allow-dataset-wrap"}, refused: "AIPerf's agentic trace replay: not supported"},
 	{names: []string{"random-seed"}, maps: "seed of prompts, shuffling and arrivals (benchmark's --random-seed)"},
 	{names: []string{"trace-session-sample-ratio"}, refused: "Baseten traces: not supported"},
-	{names: []string{"config", "f"}, maps: "AIPerf's YAML config (schemaVersion 2.0): model, endpoint, one dataset, the warmup and profiling phases, artifacts.dir, random_seed, ${VAR:default}, and a grid sweep over concurrency or rate; the options given on the command line override it"},
+	{names: []string{"config", "f"}, maps: "AIPerf's YAML config (schemaVersion 2.0): model, endpoint, one dataset, the warmup and profiling phases, artifacts.dir, artifacts.trace and show_trace_timing, random_seed, ${VAR:default}, and a grid sweep over concurrency or rate; the options given on the command line override it"},
 	// Fixed Schedule
 	{names: []string{"fixed-schedule"}, maps: "replay the --input-file trace on its timestamps (benchmark's --rate-type replay)"},
 	{names: []string{"no-fixed-schedule"}, maps: "a trace's lengths under the --concurrency or --request-rate load, its timestamps ignored"},
@@ -220,8 +220,8 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"wandb-run-name"}, refused: "Weights & Biases upload: not supported"},
 	{names: []string{"wandb-tag"}, refused: "Weights & Biases upload: not supported"},
 	// HTTP Trace
-	{names: []string{"export-http-trace"}, refused: "HTTP phase timings: not yet"},
-	{names: []string{"show-trace-timing"}, refused: "HTTP phase timings: not yet"},
+	{names: []string{"export-http-trace"}, maps: "AIPerf's HTTP trace metrics in the AIPerf export: http_req_connecting (a dial's name resolution included), _connection_reused, _sending, _waiting (TTFB), _receiving and _duration from goodput's phase times; pool wait, DNS alone and byte counts are not measured (left out); each request's phase times are in goodput.jsonl, not in a trace_data object"},
+	{names: []string{"show-trace-timing"}, maps: "AIPerf's HTTP Trace Timing table after the run (avg, min, max, p99, p90, p50, std of the metrics --export-http-trace adds, which it implies)"},
 	// Server Metrics
 	{names: []string{"server-metrics"}, maps: "scrape the server's /metrics (benchmark's --server-metrics on, or the URL given; one URL)", list: true},
 	{names: []string{"no-server-metrics"}, maps: "no server metrics (benchmark's --server-metrics off)"},
@@ -283,7 +283,7 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"zmq-ipc-path"}, refused: "goodput is one process: no message bus"},
 	{names: []string{"api-port"}, refused: "AIPerf's live API: not supported"},
 	{names: []string{"api-host"}, refused: "AIPerf's live API: not supported"},
-	{names: []string{"per-chunk-usage"}, refused: "ITL from the first chunk's server token count: not yet"},
+	{names: []string{"per-chunk-usage"}, maps: "the AIPerf export's inter_token_latency (and output_token_throughput_per_user) over OSL less the first content chunk's tokens by the server's per-chunk usage (goodput always asks for continuous_usage_stats), else OSL-1; needs --use-server-token-count, chat and --streaming"},
 	// goodput's own
 	{names: []string{"output"}, maps: "goodput's own: the AIPerf JSON export's path, e.g. /results/aiperf.json; the CSV and goodput's report beside it"},
 	{names: []string{"fail-on-error-rate"}, maps: "goodput's own: exit 3 when a benchmark's error rate exceeds it, a fraction or a percentage (for CI)"},

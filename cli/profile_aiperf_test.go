@@ -418,6 +418,12 @@ sweep:
 		"allow-all-errors":   {[]string{"--allow-all-errors"}, func(s profileSetup) bool { return s.cfg.AllowAllErrors }},
 		"wide":               {[]string{"--wide"}, func(s profileSetup) bool { return s.cfg.Outputs.Wide }},
 		"prompt-salt":        {[]string{"--prompt-salt", "run-2"}, func(s profileSetup) bool { return s.cfg.Data.Options.Salt != 0 }},
+		"per-chunk-usage": {[]string{"--per-chunk-usage", "--use-server-token-count", "--streaming"}, func(s profileSetup) bool {
+			// The per-chunk usage comes from the continuous_usage_stats the client always asks for.
+			return s.po.perChunkUsage && !s.cfg.Client.NoStream && !s.cfg.Client.NoStreamUsage
+		}},
+		"export-http-trace": {[]string{"--export-http-trace"}, func(s profileSetup) bool { return s.po.exportHTTPTrace }},
+		"show-trace-timing": {[]string{"--show-trace-timing"}, func(s profileSetup) bool { return s.po.showTraceTiming }},
 		"max-connect-failures": {[]string{"--max-connect-failures", "7"}, func(s profileSetup) bool {
 			return s.cfg.Plan.Constraints.MaxConnectFailures == 7
 		}},

@@ -37,7 +37,9 @@ type aiperfBenchmark struct {
 	Datasets  []aiperfDataset `json:"datasets"`
 	Phases    json.RawMessage `json:"phases"`
 	Artifacts *struct {
-		Dir string `json:"dir"`
+		Dir             string `json:"dir"`
+		Trace           *bool  `json:"trace"`             // --export-http-trace
+		ShowTraceTiming *bool  `json:"show_trace_timing"` // --show-trace-timing
 	} `json:"artifacts"`
 }
 
@@ -177,8 +179,16 @@ func (c configSetter) apply(po *profileOptions, cf *aiperfConfigFile) error {
 	if err := c.phases(po, b.Phases); err != nil {
 		return err
 	}
-	if b.Artifacts != nil && b.Artifacts.Dir != "" {
-		c.set([]string{"artifact-dir", "output-artifact-dir", "output-dir"}, func() { po.artifactDir = b.Artifacts.Dir })
+	if a := b.Artifacts; a != nil {
+		if a.Dir != "" {
+			c.set([]string{"artifact-dir", "output-artifact-dir", "output-dir"}, func() { po.artifactDir = a.Dir })
+		}
+		if a.Trace != nil {
+			c.set([]string{"export-http-trace"}, func() { po.exportHTTPTrace = *a.Trace })
+		}
+		if a.ShowTraceTiming != nil {
+			c.set([]string{"show-trace-timing"}, func() { po.showTraceTiming = *a.ShowTraceTiming })
+		}
 	}
 	if s := cf.Sweep; s != nil {
 		if s.Type != "" && s.Type != "grid" {

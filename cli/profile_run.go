@@ -12,6 +12,7 @@ import (
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/report/aiperf"
+	"github.com/goodput-dev/goodput/report/console"
 	"github.com/goodput-dev/goodput/reqtype"
 	"github.com/goodput-dev/goodput/run"
 	"github.com/goodput-dev/goodput/slo"
@@ -48,15 +49,46 @@ func Profile(ctx context.Context, e *Env, args []string) error {
 	case tokName != "":
 		opts.TokenCounts = aiperf.TokensClient // AIPerf's default: its tokenizer's counts
 	}
+	opts.PerChunkUsage = po.perChunkUsage
+	opts.HTTPTrace = po.exportHTTPTrace || po.showTraceTiming
 	paths, _, err := run.WriteAIPerf(rep, lay.records, lay.target, opts)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.Stderr, "wrote %s\n", strings.Join(paths, ", "))
+	if po.showTraceTiming {
+		if err := writeTraceTiming(e, rep, paths, po.wide); err != nil {
+			return err
+		}
+	}
 	if errors.Is(runErr, run.ErrInterrupted) {
 		return runErr
 	}
 	return afterRun(e.Stderr, rep, runErr, p.maxErrorRate)
+}
+
+// writeTraceTiming prints AIPerf's HTTP Trace Timing table
+// (--show-trace-timing) from the JSON exports just written (paths holds
+// each benchmark's JSON then CSV).
+func writeTraceTiming(e *Env, rep *report.Report, paths []string, wide bool) error {
+	var xs []*aiperf.Export
+	for i := 0; i < len(paths); i += 2 {
+		f, err := os.Open(paths[i])
+		if err != nil {
+			return fmt.Errorf("--show-trace-timing: %w", err)
+		}
+		x, err := aiperf.Read(f, paths[i])
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("--show-trace-timing: %w", err)
+		}
+		xs = append(xs, x)
+	}
+	cols := console.Columns
+	if wide {
+		cols = 0
+	}
+	return aiperf.WriteTraceTiming(e.Stdout, xs, aiperf.Labels(rep), cols)
 }
 
 // setup parses AIPerf's command line into the run's draft config, its output
@@ -119,6 +151,23 @@ func (po *profileOptions) setup(e *Env, args []string) (*draft, *profileLayout, 
 	return p, lay, slos, nil
 }
 
+// checkPerChunkUsage checks --per-chunk-usage's conditions, AIPerf's:
+// the server's token counts, chat and streaming (the per-chunk usage
+// comes from the chat stream's continuous_usage_stats).
+func (po *profileOptions) checkPerChunkUsage() error {
+	switch {
+	case !po.perChunkUsage:
+		return nil
+	case !po.useServerTokenCount:
+		return Usagef("--per-chunk-usage needs --use-server-token-count (the output length must be the server's count its per-chunk usage is part of)")
+	case po.endpointType != "chat":
+		return Usagef("--per-chunk-usage: only for --endpoint-type chat, not %s", po.endpointType)
+	case !po.streaming:
+		return Usagef("--per-chunk-usage needs --streaming (per-chunk usage comes with each streamed chunk)")
+	}
+	return nil
+}
+
 // profileLayout says where a profile run writes its files.
 type profileLayout struct {
 	report  string // goodput's report (JSON); its CSV and JSON Lines beside it
@@ -165,6 +214,9 @@ func (po *profileOptions) draft(fs *pflag.FlagSet, getenv func(string) string) (
 	}
 	if po.legacyMaxTokens && (len(rt.MaxTokens) == 0 || rt.MaxTokensFixed) {
 		return nil, nil, Usagef("--use-legacy-max-tokens: only for --endpoint-type chat and completions")
+	}
+	if err := po.checkPerChunkUsage(); err != nil {
+		return nil, nil, err
 	}
 	if h := po.sessionHeader; h != "" && strings.Trim(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {
 		return nil, nil, Usagef("--session-header %q: want a header name such as x-session-id", h)

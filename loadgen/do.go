@@ -157,6 +157,10 @@ func (c *Client) prepare(req *Request, rec *record.Record, cn *conn) {
 // got (for receive timestamps) and when its write ended.
 type sendTrace struct {
 	rx rxStamper
+	// connected and reused are set by GotConn, on the request's goroutine
+	// (the last connection wins: a retry's).
+	connected int64
+	reused    bool
 	// The transport calls WroteRequest on its writing goroutine, which
 	// over HTTP/2 can run on after the response has begun: hence an
 	// atomic, read when the response arrives and again at the end.
@@ -166,7 +170,9 @@ type sendTrace struct {
 
 func (c *Client) newTrace() *sendTrace {
 	tr := &sendTrace{}
-	tr.ct.GotConn = func(info httptrace.GotConnInfo) { tr.rx = rxOf(info.Conn) }
+	tr.ct.GotConn = func(info httptrace.GotConnInfo) {
+		tr.rx, tr.connected, tr.reused = rxOf(info.Conn), c.clock.Now(), info.Reused
+	}
 	tr.ct.WroteRequest = func(httptrace.WroteRequestInfo) { tr.sent.Store(c.clock.Now()) }
 	return tr
 }
@@ -176,6 +182,9 @@ func (c *Client) newTrace() *sendTrace {
 func (tr *sendTrace) settle(rec *record.Record) {
 	if rec.Sent == 0 {
 		rec.Sent = tr.sent.Load()
+	}
+	if rec.Connected == 0 {
+		rec.Connected, rec.ConnReused = tr.connected, tr.reused
 	}
 }
 
@@ -204,6 +213,7 @@ func (c *Client) send(ctx context.Context, tg *target, tr *sendTrace, req *Reque
 		tr.rx = nil
 	}
 	rec.Sent = tr.sent.Load()
+	rec.Connected, rec.ConnReused = tr.connected, tr.reused
 	return resp
 }
 

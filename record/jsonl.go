@@ -152,7 +152,7 @@ func AppendJSON(b []byte, r *Record) []byte {
 		k string
 		v int64
 	}{
-		{"intended_ns", r.Intended}, {"dispatched_ns", r.Dispatched}, {"sent_ns", r.Sent},
+		{"intended_ns", r.Intended}, {"dispatched_ns", r.Dispatched}, {"connected_ns", r.Connected}, {"sent_ns", r.Sent},
 		{"headers_ns", r.Headers}, {"first_chunk_ns", r.FirstChunk}, {"first_token_ns", r.FirstToken},
 		{"first_output_token_ns", r.FirstOutputToken}, {"last_token_ns", r.LastToken}, {"end_ns", r.End},
 	} {
@@ -177,6 +177,9 @@ func AppendJSON(b []byte, r *Record) []byte {
 		b = appendDeltas(b, "emit_deltas_ns", r.Dispatched, r.EmitTimes)
 	}
 	b = appendInt(b, "iterations", int64(r.Iterations))
+	if r.ConnReused {
+		b = append(b, `,"conn_reused":true`...)
+	}
 	if r.RxKernel {
 		b = appendStr(b, "rx_timestamps", "kernel")
 	}
@@ -371,6 +374,7 @@ type jsonRecord struct {
 	FinishReason          string  `json:"finish_reason"`
 	Intended              int64   `json:"intended_ns"`
 	Dispatched            int64   `json:"dispatched_ns"`
+	Connected             int64   `json:"connected_ns"`
 	Sent                  int64   `json:"sent_ns"`
 	Headers               int64   `json:"headers_ns"`
 	FirstChunk            int64   `json:"first_chunk_ns"`
@@ -382,6 +386,7 @@ type jsonRecord struct {
 	ChunkTokens           []int32 `json:"chunk_tokens"`
 	EmitDeltas            []int64 `json:"emit_deltas_ns"`
 	Iterations            int     `json:"iterations"`
+	ConnReused            bool    `json:"conn_reused"`
 	RxTimestamps          string  `json:"rx_timestamps"`
 	MaxReadLag            int64   `json:"max_read_lag_ns"`
 	PromptTokens          int     `json:"prompt_tokens"`
@@ -484,6 +489,7 @@ func UnmarshalLine(line []byte, r *Record) error {
 	r.Intended, r.Dispatched, r.Sent, r.Headers = j.Intended, j.Dispatched, j.Sent, j.Headers
 	r.FirstChunk, r.FirstToken, r.FirstOutputToken = j.FirstChunk, j.FirstToken, j.FirstOutputToken
 	r.LastToken, r.End = j.LastToken, j.End
+	r.Connected, r.ConnReused = j.Connected, j.ConnReused
 	r.ChunkTimes = undelta(r.ChunkTimes, r.Dispatched, j.ChunkDeltas)
 	r.ChunkTokens = append(r.ChunkTokens, j.ChunkTokens...)
 	r.EmitTimes = undelta(r.EmitTimes, r.Dispatched, j.EmitDeltas)

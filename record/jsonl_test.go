@@ -21,6 +21,7 @@ func sampleRecord() *Record {
 	r.ChunkTimes = []int64{base + 10_000_000, base + 20_000_000, base + 30_000_000, base + 40_000_000}
 	r.ChunkTokens = []int32{1, 2, 1, 3}
 	r.EmitTimes = []int64{base + 9_999_000, base + 19_999_500, base + 29_999_000, base + 39_998_000}
+	r.Connected, r.ConnReused = base+20_000, true
 	r.Iterations, r.PromptTokens, r.OutputTokens, r.ReasoningTokens = 6, 256, 7, 1
 	r.RxKernel, r.MaxReadLag = true, 35_000
 	r.CachedTokens, r.OutputSource = 0, TokensUsage

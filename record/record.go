@@ -127,6 +127,7 @@ type Record struct {
 
 	Intended         int64 // when the schedule wanted the request sent
 	Dispatched       int64 // when the client began the request (GuideLLM's request_start)
+	Connected        int64 // when the request got its connection (taken from the pool or dialled for it)
 	Sent             int64 // when the request was fully written
 	Headers          int64 // when the response headers arrived
 	FirstChunk       int64 // first SSE event of any kind
@@ -144,6 +145,10 @@ type Record struct {
 	EmitTimes   []int64
 
 	Iterations int // SSE events received (GuideLLM's request_iterations)
+
+	// ConnReused says the request went on a kept-alive connection from
+	// the pool (known when Connected is set).
+	ConnReused bool
 
 	// RxKernel says Headers, FirstChunk, the token times, ChunkTimes and
 	// End (of a completed stream) are the kernel's receive timestamps of

@@ -46,6 +46,16 @@ type Options struct {
 	Tokenizer   string
 	// TokenCounts chooses whose token counts the sequence lengths use.
 	TokenCounts TokenCounts
+	// PerChunkUsage is AIPerf's --per-chunk-usage: inter_token_latency
+	// (and output_token_throughput_per_user) divide the decode time by the
+	// output length less the tokens the server's usage counted in the
+	// first content chunk, instead of less one.
+	PerChunkUsage bool
+	// HTTPTrace adds AIPerf's HTTP trace metrics (http_req_connecting,
+	// _connection_reused, _sending, _waiting, _receiving, _duration) from
+	// the records' phase times
+	// (AIPerf's --export-http-trace and --show-trace-timing).
+	HTTPTrace bool
 }
 
 // TokenCounts chooses whose token counts make the input and output

@@ -149,6 +149,10 @@ type Provenance struct {
 	// every latency by turn, which AIPerf's export has no place for; nil
 	// without sessions.
 	Sessions *report.SessionExtras `json:"sessions,omitempty"`
+	// PerChunkUsageFallback counts, with --per-chunk-usage, the requests
+	// whose inter_token_latency fell back to AIPerf's osl-1 because the
+	// server's first content chunk reported no usable token count.
+	PerChunkUsageFallback int64 `json:"per_chunk_usage_fallback,omitempty"`
 }
 
 // ProvenanceKey is the top-level key of goodput's block.

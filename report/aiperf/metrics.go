@@ -44,8 +44,20 @@ const (
 	apReasoning
 	apOSLDiff
 	apErrorISL
+	// AIPerf's HTTP trace metrics (k6's names), written with
+	// Options.HTTPTrace only; the ones goodput measures (README.md).
+	apHTTPConnecting
+	apHTTPSending
+	apHTTPWaiting
+	apHTTPReceiving
+	apHTTPConnReused
+	apHTTPDuration
 	apNumRecord
 )
+
+// apFirstHTTP is the first HTTP trace metric: the metrics from it on are
+// written with Options.HTTPTrace only.
+const apFirstHTTP = apHTTPConnecting
 
 var aiperfRecordDefs = [apNumRecord]aiperfDef{
 	apRequestLatency: {tag: metric.E2E.AIPerf, header: "Request Latency", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1},
@@ -63,6 +75,12 @@ var aiperfRecordDefs = [apNumRecord]aiperfDef{
 	apReasoning:      {tag: "reasoning_token_count", header: "Reasoning Token Count", unit: "tokens", toDisplay: 1, toBase: 1, resolution: 1},
 	apOSLDiff:        {tag: "osl_mismatch_diff_pct", header: "OSL Mismatch Diff", unit: "%", toDisplay: 1, toBase: 1, resolution: 1000, offset: 100},
 	apErrorISL:       {tag: "error_isl", header: "Error Input Sequence Length", unit: "tokens", toDisplay: 1, toBase: 1, resolution: 1},
+	apHTTPConnecting: {tag: "http_req_connecting", header: "HTTP Connecting", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1},
+	apHTTPConnReused: {tag: "http_req_connection_reused", header: "HTTP Connection Reused", unit: "ratio", toDisplay: 1, toBase: 1, resolution: 1},
+	apHTTPSending:    {tag: "http_req_sending", header: "HTTP Sending", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1},
+	apHTTPWaiting:    {tag: "http_req_waiting", header: "HTTP Waiting (TTFB)", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1},
+	apHTTPReceiving:  {tag: "http_req_receiving", header: "HTTP Receiving", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1},
+	apHTTPDuration:   {tag: "http_req_duration", header: "HTTP Duration (excl. conn)", unit: "ms", toDisplay: nsToMsFactor, toBase: msToNsFactor, resolution: 1},
 }
 
 // Derived and aggregate metrics (one value: unit and avg only).

@@ -39,6 +39,7 @@ type Builder struct {
 	totalOut, totalReason       int64
 	totalErrISL                 int64
 	oslCompared                 bool
+	perChunkFallback            int64
 	minStart, maxEnd            int64
 	errors                      errorTally
 
@@ -201,7 +202,7 @@ func (a *Builder) Add(r *record.Record) {
 		a.totalOut += int64(osl - reason)
 		a.totalReason += int64(reason)
 		if r.FirstToken != 0 && osl >= 2 {
-			itl := float64(rl-ttft) / float64(osl-1)
+			itl := float64(rl-ttft) / float64(a.decodeTokens(r, osl))
 			set(apITL, itl)
 			if itl != 0 {
 				set(apOTPU, 1/(itl*nsToSecFactor))
@@ -225,6 +226,9 @@ func (a *Builder) Add(r *record.Record) {
 			set(apPrefill, float64(isl)/(float64(ttft)*nsToSecFactor))
 		}
 	}
+	if a.opts.HTTPTrace {
+		a.addHTTPTrace(r)
+	}
 	if len(a.slos) > 0 {
 		good := true
 		for _, c := range a.slos {
@@ -238,6 +242,55 @@ func (a *Builder) Add(r *record.Record) {
 			a.good++
 		}
 	}
+}
+
+// decodeTokens is the divisor of a request's inter_token_latency: the
+// output tokens after the first content chunk. AIPerf's is osl-1; with
+// --per-chunk-usage, osl less the first token-bearing chunk's tokens by
+// the server's continuous usage (record.ChunkTokens), falling back to
+// osl-1 when the server reported none, or a count of 0 or of the whole
+// output (AIPerf's fallback, counted in goodput_export).
+func (a *Builder) decodeTokens(r *record.Record, osl int) int {
+	if !a.opts.PerChunkUsage || len(r.ChunkTokens) == 0 || len(r.ChunkTokens) != len(r.ChunkTimes) {
+		return osl - 1
+	}
+	if first := int(r.ChunkTokens[0]); first > 0 && osl-first >= 1 {
+		return osl - first
+	}
+	a.perChunkFallback++
+	return osl - 1
+}
+
+// addHTTPTrace adds a successful request's HTTP phases, AIPerf's k6-named
+// trace metrics from goodput's phase times: connecting from the request's
+// start to its connection (0 on a pooled one; a dial's name resolution
+// included) and whether the connection was reused, sending from the
+// start (connection set-up included, as AIPerf's request_send_start
+// precedes it) to its last byte written, waiting from there to the
+// first response event, receiving from there to the end of the
+// response, duration from the start to the end. A phase whose times are
+// missing or out of order (HTTP/2 can report the write after the
+// response began) is left out for that request.
+func (a *Builder) addHTTPTrace(r *record.Record) {
+	phase := func(m int, from, to int64) {
+		if from != 0 && to != 0 && to >= from {
+			a.vals[m].add(float64(to - from))
+		}
+	}
+	if r.Connected != 0 {
+		reused := 0.0
+		if r.ConnReused {
+			reused = 1
+			a.vals[apHTTPConnecting].add(0) // no connection set up, as AIPerf's
+		} else {
+			phase(apHTTPConnecting, r.Dispatched, r.Connected)
+		}
+		a.vals[apHTTPConnReused].add(reused)
+	}
+	phase(apHTTPSending, r.Dispatched, r.Sent)
+	phase(apHTTPWaiting, r.Sent, r.FirstChunk)
+	phase(apHTTPReceiving, r.FirstChunk, r.End)
+	phase(apHTTPDuration, r.Dispatched, r.End)
 }
 
 // aiperfOSL is the request's output sequence length, which includes
@@ -368,6 +421,7 @@ func (a *Builder) Export() (*Export, error) {
 	}
 	addSessionMetrics(x, a.rep.Benchmarks[a.index])
 	x.ErrorSummary = a.errors.summary()
+	prov.PerChunkUsageFallback = a.perChunkFallback
 	return x, nil
 }
 
