@@ -220,3 +220,33 @@ benchmark:
 		t.Errorf("an exponential prefill ramp: %v, want an error naming prefill_ramp and linear", err)
 	}
 }
+
+// goodput benchmark's --max-prefill-concurrency is the same cap: 4
+// streams, at most 1 request waiting for its first token, recorded in the
+// report. A negative cap is a usage error.
+func TestBenchmarkMaxPrefillConcurrency(t *testing.T) {
+	url := clitest.Mock(t, nil)
+	dir := t.TempDir()
+	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "4", "--max-prefill-concurrency", "1",
+		"--max-requests", "8", "--data", "prompt_tokens=16,output_tokens=4", "--output-dir", dir, "--run-id", "r", "--outputs", "json,jsonl", "--disable-progress")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	recs := clitest.ReadRecords(t, filepath.Join(dir, "r", "requests.jsonl"))
+	if len(recs) != 8 {
+		t.Fatalf("%d records, want 8", len(recs))
+	}
+	if m := mostWaiting(recs); m != 1 {
+		t.Errorf("%d requests waited for their first token at once, want 1", m)
+	}
+	rep := clitest.ReadReport(t, filepath.Join(dir, "r", "benchmarks.json"))
+	if a := rep.Benchmarks[0].Extras.Arrival; a == nil || a.MaxPrefill != 1 {
+		t.Errorf("arrival %+v, want max_prefill 1", a)
+	}
+	for _, rt := range []string{"concurrent", "sweep"} {
+		code, _, stderr = runGoodput(t, "benchmark", "--target", "http://127.0.0.1:1", "--rate-type", rt, "--max-prefill-concurrency", "-1", "--max-requests", "4", "--data", "prompt_tokens=16,output_tokens=4")
+		if line := strings.TrimSpace(stderr); code != ExitUsage || !strings.Contains(line, "--max-prefill-concurrency -1: want a positive count") {
+			t.Errorf("--rate-type %s --max-prefill-concurrency -1: exit %d, %q", rt, code, stderr)
+		}
+	}
+}
