@@ -159,7 +159,7 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"benchmark-duration"}, maps: "each benchmark's length in seconds (benchmark's --max-seconds)"},
 	{names: []string{"benchmark-grace-period"}, maps: "seconds (or inf) the requests in flight at the duration may finish in, counted in the figures (benchmark's --drain); without it they are cancelled and censored"},
 	{names: []string{"concurrency"}, maps: "streams (closed loop), a comma list runs one benchmark each; with --request-rate the in-flight cap; with --user-centric-rate the cap on users mid-session"},
-	{names: []string{"prefill-concurrency"}, maps: "the most requests waiting for their first token: a slot is taken before the send (after the --concurrency slot) and freed at the first token, or at the end of a request without one; an open-loop request that waits is sent late, the wait recorded as lateness"},
+	{names: []string{"prefill-concurrency"}, maps: "the most requests waiting for their first token: a slot is taken before the send (after the --concurrency slot) and freed at the first token, or at the end of a request without one; an open-loop request that waits is sent late, the wait recorded as lateness; needs --streaming, at most --concurrency (AIPerf's rules)"},
 	{names: []string{"request-rate"}, maps: "open-loop requests/s, a comma list runs one benchmark each"},
 	{names: []string{"arrival-pattern", "request-rate-mode"}, maps: "poisson, constant or gamma (poisson with --arrival-smoothness); concurrency_burst: refused"},
 	{names: []string{"arrival-smoothness", "vllm-burstiness"}, maps: "gamma shape of the arrivals (benchmark's --burstiness)"},

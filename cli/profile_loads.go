@@ -29,9 +29,6 @@ func (po *profileOptions) loads(p *draft) (concs, rates []float64, err error) {
 	if err := po.validatePrefill(concs); err != nil {
 		return nil, nil, err
 	}
-	if (po.prefill > 0 || po.warmupPrefill > 0) && !po.streaming {
-		p.Notes = append(p.Notes, "--prefill-concurrency without --streaming: a response's first token is its end, so each request holds its prefill slot until it completes (AIPerf requires --streaming)")
-	}
 	if po.concRamp > 0 && len(concs) == 0 && (len(rates) > 0 || po.rateSeries != "" || po.userCentricSet || po.replay()) {
 		p.Notes = append(p.Notes, "--concurrency-ramp-duration ignored: with a rate it ramps the in-flight cap, and no --concurrency gives one (AIPerf's rule)")
 	}
@@ -193,6 +190,10 @@ func (po *profileOptions) validatePrefill(concs []float64) error {
 		return Usagef("--prefill-concurrency-ramp-duration %v: want seconds > 0", po.prefillRamp)
 	case po.prefillRamp > 0 && po.prefill == 0:
 		return Usagef("--prefill-concurrency-ramp-duration needs --prefill-concurrency (the cap it ramps)")
+	case po.prefill > 0 && !po.streaming:
+		return Usagef("--prefill-concurrency needs --streaming: a request frees its prefill slot at its first token (AIPerf's rule)")
+	case po.warmupPrefill > 0 && !po.streaming:
+		return Usagef("--warmup-prefill-concurrency needs --streaming: a request frees its prefill slot at its first token (AIPerf's rule)")
 	}
 	for _, c := range concs {
 		if po.prefill > int(c) {

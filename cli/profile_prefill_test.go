@@ -147,8 +147,7 @@ func TestProfileConcurrencyRampWithRate(t *testing.T) {
 	}
 }
 
-// A ramp with nothing to ramp says so; without --streaming a request's
-// first token is its end, which the run says once.
+// A ramp with nothing to ramp says so, once.
 func TestProfilePrefillNotes(t *testing.T) {
 	url := clitest.Mock(t, nil)
 	for _, c := range []struct {
@@ -157,8 +156,6 @@ func TestProfilePrefillNotes(t *testing.T) {
 	}{
 		{[]string{"--request-rate", "100", "--concurrency-ramp-duration", "2"},
 			"--concurrency-ramp-duration ignored: with a rate it ramps the in-flight cap, and no --concurrency gives one"},
-		{[]string{"--concurrency", "2", "--prefill-concurrency", "1"},
-			"--prefill-concurrency without --streaming: a response's first token is its end"},
 	} {
 		dir := t.TempDir()
 		code, _, stderr := runGoodput(t, append([]string{"profile", "--url", url, "--model", "goodput-mock", "--artifact-dir", dir, "--ui-type", "none",
@@ -180,8 +177,16 @@ func TestProfilePrefillErrors(t *testing.T) {
 		{[]string{"--prefill-concurrency", "-1"}, "--prefill-concurrency -1: want requests ≥ 1"},
 		{[]string{"--prefill-concurrency-ramp-duration", "5"}, "--prefill-concurrency-ramp-duration needs --prefill-concurrency"},
 		{[]string{"--prefill-concurrency", "1", "--prefill-concurrency-ramp-duration", "-2"}, "--prefill-concurrency-ramp-duration -2: want seconds > 0"},
+		{[]string{"--no-streaming", "--concurrency", "4", "--prefill-concurrency", "2"}, "--prefill-concurrency needs --streaming"},
+		{[]string{"--no-streaming", "--warmup-request-count", "2", "--warmup-prefill-concurrency", "1"}, "--warmup-prefill-concurrency needs --streaming"},
 	} {
-		code, _, stderr := runGoodput(t, append([]string{"profile", "--url", "http://127.0.0.1:1", "--model", "m", "--streaming", "--artifact-dir", t.TempDir()}, c.args...)...)
+		args := []string{"profile", "--url", "http://127.0.0.1:1", "--model", "m", "--artifact-dir", t.TempDir()}
+		if rest, ok := strings.CutPrefix(strings.Join(c.args, " "), "--no-streaming "); ok {
+			args = append(args, strings.Fields(rest)...)
+		} else {
+			args = append(append(args, "--streaming"), c.args...)
+		}
+		code, _, stderr := runGoodput(t, args...)
 		if line := strings.TrimSpace(stderr); code != ExitUsage || strings.Contains(line, "\n") || !strings.Contains(line, c.want) {
 			t.Errorf("%q: exit %d, %q; want exit 2 and one line with %q", c.args, code, stderr, c.want)
 		}

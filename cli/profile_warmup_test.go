@@ -174,7 +174,7 @@ func TestProfileWarmupConflicts(t *testing.T) {
 		{[]string{"--warmup-grace-period", "5"}, "--warmup-grace-period needs --warmup-duration"},
 		{[]string{"--warmup-request-count", "3", "--warmup-request-rate-ramp-duration", "5"}, "--warmup-request-rate-ramp-duration needs a warmup rate"},
 		{[]string{"--warmup-duration", "3", "--warmup-grace-period", "-1"}, `--warmup-grace-period "-1": want seconds ≥ 0 or inf`},
-		{[]string{"--concurrency", "4", "--warmup-request-count", "3", "--warmup-concurrency", "2", "--warmup-prefill-concurrency", "3"},
+		{[]string{"--streaming", "--concurrency", "4", "--warmup-request-count", "3", "--warmup-concurrency", "2", "--warmup-prefill-concurrency", "3"},
 			"--warmup-prefill-concurrency 3 is more than the warmup's concurrency 2"},
 		{[]string{"--warmup-request-count", "3", "--warmup-prefill-concurrency-ramp-duration", "2"}, "--warmup-prefill-concurrency-ramp-duration needs --warmup-prefill-concurrency or --prefill-concurrency"},
 	} {
