@@ -229,3 +229,34 @@ func TestStrategyValidatePrefill(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestPrefillCapSessions: every turn of a conversation takes a prefill
+// slot, on the streams of a closed loop and on the users of a
+// user-centric rate alike.
+func TestPrefillCapSessions(t *testing.T) {
+	var sessions sessionList
+	for range 6 {
+		sessions = append(sessions, &Session{Turns: []Turn{{Prompt: "a", MaxTokens: 4}, {Prompt: "b", MaxTokens: 4}}})
+	}
+	for _, s := range []Strategy{
+		{Kind: Concurrent, Streams: 3, MaxPrefill: 1},
+		{Kind: UserCentric, Rate: 300, Streams: 3, MaxPrefill: 1},
+	} {
+		t.Run(string(s.Kind), func(t *testing.T) {
+			srv := startMock(t, nil)
+			e := newEngine(t, ClientConfig{Target: srv.URL() + "/v1/", Endpoint: EndpointChat})
+			_, recs := collect(t, e, context.Background(), Benchmark{Strategy: s, Source: sessions})
+			if len(recs) != 12 {
+				t.Fatalf("%d records, want the 12 turns of 6 sessions", len(recs))
+			}
+			for _, r := range recs {
+				if r.Status != record.StatusSuccessful {
+					t.Fatalf("turn %d of %s: %s %s", r.Session.Turn, r.Session.ID, r.Status, r.Error)
+				}
+			}
+			if m := most(recs, dispatched, firstToken, 0); m != 1 {
+				t.Errorf("%d turns waited for their first token at once, want 1", m)
+			}
+		})
+	}
+}
