@@ -101,8 +101,6 @@ func (po *profileOptions) userCentric(p *draft, rates, concs []float64) ([]float
 		return nil, nil, Usagef("--user-centric-rate: give no --request-rate, --request-rate-series or --fixed-schedule with it (AIPerf's rule)")
 	case len(concs) > 1:
 		return nil, nil, Usagef("--concurrency %q: with --user-centric-rate it caps the users mid-session, one value", po.concurrency)
-	case po.rateRamp > 0:
-		return nil, nil, Usagef("--user-centric-rate: each user paces itself; --request-rate-ramp-duration does not apply")
 	}
 	s := loadgen.Strategy{Kind: loadgen.UserCentric, Rate: po.userRate, Streams: po.numUsers}
 	if len(concs) == 1 {
