@@ -51,6 +51,8 @@ type profileOptions struct {
 	rateRamp, concRamp        float64
 	prefill                   int     // --prefill-concurrency
 	prefillRamp               float64 // --prefill-concurrency-ramp-duration
+	prefillSet                bool    // --prefill-concurrency given (0 is then refused)
+	prefillRampSet            bool    // its ramp given, likewise
 	rateSeries                string
 	userRate                  float64 // --user-centric-rate
 	numUsers                  int     // --num-users

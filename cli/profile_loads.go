@@ -182,9 +182,9 @@ func prefillCap(s loadgen.Strategy, n int, ramp float64) loadgen.Strategy {
 // concurrency when both are given (AIPerf's rule).
 func (po *profileOptions) validatePrefill(concs []float64) error {
 	switch {
-	case po.prefill < 0:
+	case po.prefill < 0 || po.prefillSet && po.prefill == 0:
 		return Usagef("--prefill-concurrency %d: want requests ≥ 1", po.prefill)
-	case po.prefillRamp < 0 || math.IsNaN(po.prefillRamp) || math.IsInf(po.prefillRamp, 0):
+	case !(po.prefillRamp > 0) && (po.prefillRampSet || po.prefillRamp != 0) || math.IsInf(po.prefillRamp, 0):
 		return Usagef("--prefill-concurrency-ramp-duration %v: want seconds > 0", po.prefillRamp)
 	case po.prefillRamp > 0 && po.prefill == 0:
 		return Usagef("--prefill-concurrency-ramp-duration needs --prefill-concurrency (the cap it ramps)")
