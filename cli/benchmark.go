@@ -47,6 +47,7 @@ type benchOptions struct {
 	confidence                                       float64       // --confidence
 	drainEnd                                         time.Duration // --drain
 	maxConcurrency                                   int
+	maxPrefill                                       int // --max-prefill-concurrency
 	users                                            int // --rate-type user_centric
 	rampup                                           float64
 	localAddrs                                       []string
@@ -136,6 +137,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.DurationVar(&o.drainEnd, "drain", 0, "at --max-seconds, stop sending and let the requests in flight finish for up to this long (e.g. 30s) instead of cancelling them; their latencies then enter the figures (default 0: cancel them, and the report treats them as censored)")
 	fs.Float64Var(&o.confidence, "confidence", stats.DefaultConfidence, "confidence of every interval the report gives (means, percentiles) and of the knee search's and the SLO's decisions, in (0, 1)")
 	fs.IntVar(&o.maxConcurrency, "max-concurrency", 0, fmt.Sprintf("in-flight cap for constant/poisson (default %d); for user_centric, the most users mid-session", loadgen.DefaultMaxConcurrency))
+	fs.IntVar(&o.maxPrefill, "max-prefill-concurrency", 0, "most requests waiting for their first token (AIPerf's --prefill-concurrency): a request takes a slot before it is sent and frees it at its first token, or its end without one; an open-loop request that waits is sent late (default: no cap)")
 	fs.Float64Var(&o.rampup, "rampup", 0, "seconds over which concurrent streams start / a constant rate ramps up")
 	fs.StringVar(&o.apiKey, "api-key", "", "API key sent as Bearer, or as x-api-key to messages (default $OPENAI_API_KEY; $ANTHROPIC_API_KEY first for messages); never logged")
 	fs.StringArrayVar(&o.headers, "header", nil, "extra request header 'Name: value' (repeatable)")
@@ -553,6 +555,9 @@ func (o *benchOptions) validateLimits(p *draft) error {
 	}
 	if o.maxConcurrency < 0 {
 		return Usagef("--max-concurrency %d: want a positive count", o.maxConcurrency)
+	}
+	if o.maxPrefill < 0 {
+		return Usagef("--max-prefill-concurrency %d: want a positive count", o.maxPrefill)
 	}
 	if o.users < 0 || (o.users != 0 && o.rateType != string(loadgen.UserCentric)) {
 		return Usagef("--users %d: the number of users of --rate-type user_centric, a whole number ≥ 1", o.users)

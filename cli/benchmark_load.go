@@ -163,7 +163,8 @@ func (o *benchOptions) planRates(p *draft) error {
 	if isSweepRateType(kind) {
 		var err error
 		p.Plan.Planner, p.Plan.Profile, err = o.sweep.planner(kind, rates, plannerBase{
-			maxConcurrency: o.maxConcurrency, rampup: rampup, seed: uint64(o.seed), burstiness: o.arrival.gamma(), warmup: p.Plan.Warmup, cooldown: p.Plan.Cooldown})
+			maxConcurrency: o.maxConcurrency, rampup: rampup, seed: uint64(o.seed), burstiness: o.arrival.gamma(), warmup: p.Plan.Warmup, cooldown: p.Plan.Cooldown,
+			maxPrefill: o.maxPrefill})
 		return err
 	}
 	p.Plan.Profile = report.Profile{Kind: kind, MaxConcurrency: o.maxConcurrency, RampupDuration: o.rampup, Warmup: p.Plan.Warmup, Cooldown: p.Plan.Cooldown}
@@ -252,6 +253,9 @@ func (o *benchOptions) planRates(p *draft) error {
 		list = append(list, loadgen.Strategy{Kind: loadgen.Replay, Schedule: p.Data.Opened.Schedule, MaxConcurrency: o.maxConcurrency})
 	default:
 		return Usagef("--rate-type %q: want synchronous, concurrent, throughput, constant (async), poisson, replay, sweep, knee or user_centric", o.rateType)
+	}
+	for i := range list {
+		list[i].MaxPrefill = o.maxPrefill
 	}
 	for _, s := range list {
 		if err := s.Validate(); err != nil && len(s.Series) > 0 {

@@ -49,6 +49,10 @@ type profileOptions struct {
 	rateMode                  string
 	smoothness                float64
 	rateRamp, concRamp        float64
+	prefill                   int     // --prefill-concurrency
+	prefillRamp               float64 // --prefill-concurrency-ramp-duration
+	prefillSet                bool    // --prefill-concurrency given (0 is then refused)
+	prefillRampSet            bool    // its ramp given, likewise
 	rateSeries                string
 	userRate                  float64 // --user-centric-rate
 	numUsers                  int     // --num-users
@@ -125,6 +129,8 @@ type profileOptions struct {
 	warmupRate                     float64
 	warmupPattern, warmupGrace     string
 	warmupConcRamp, warmupRateRamp float64
+	warmupPrefill                  int     // --warmup-prefill-concurrency (0: --prefill-concurrency)
+	warmupPrefillRamp              float64 // its ramp (0: --prefill-concurrency-ramp-duration)
 	warmupSmoothness               float64 // a YAML warmup phase's own (0: --arrival-smoothness)
 	warmupClosed                   bool    // a YAML warmup phase of type concurrency: no rate inherited
 	// telemetry: AIPerf's lists of URLs ("" for the bare flag)
@@ -164,7 +170,9 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.Float64Var(&po.smoothness, "arrival-smoothness", 1, "gamma shape of --arrival-pattern gamma: 1 poisson, < 1 burstier, > 1 smoother (alias --vllm-burstiness)")
 	fs.Float64Var(&po.smoothness, "vllm-burstiness", 1, "alias of --arrival-smoothness")
 	fs.Float64Var(&po.rateRamp, "request-rate-ramp-duration", 0, "seconds over which the request rate ramps linearly up to --request-rate, from AIPerf's start of rate × 0.1 s ÷ duration")
-	fs.Float64Var(&po.concRamp, "concurrency-ramp-duration", 0, "seconds over which --concurrency streams start, one more every duration ÷ concurrency (closed loop)")
+	fs.Float64Var(&po.concRamp, "concurrency-ramp-duration", 0, "seconds over which --concurrency streams start, one more every duration ÷ concurrency (closed loop); with a rate the in-flight cap rises from 1 to --concurrency, one slot every duration ÷ (concurrency-1)")
+	fs.IntVar(&po.prefill, "prefill-concurrency", 0, "most requests waiting for their first token: a request takes a slot before it is sent and frees it at its first token (or its end without one); an open-loop request that waits is sent late (needs --streaming; at most --concurrency)")
+	fs.Float64Var(&po.prefillRamp, "prefill-concurrency-ramp-duration", 0, "seconds over which --prefill-concurrency rises from 1, one slot every duration ÷ (prefill-concurrency-1)")
 	fs.StringVar(&po.rateSeries, "request-rate-series", "", `JSON file of rate points, {"points":[{"time_s":0,"qps":5},{"time_s":60,"qps":10}]}: the rate moves linearly between them, then holds the last until --benchmark-duration (one benchmark; instead of --request-rate)`)
 	fs.Float64Var(&po.userRate, "user-centric-rate", 0, "requests per second of --num-users users together: each user sends its turns num-users/rate seconds apart, the users staggered (AIPerf's user-centric rate, for KV-cache benchmarks)")
 	fs.IntVar(&po.numUsers, "num-users", 0, "the users of --user-centric-rate")

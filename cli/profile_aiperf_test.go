@@ -339,6 +339,21 @@ sweep:
 		"concurrency-ramp-duration": {[]string{"--concurrency", "4", "--concurrency-ramp-duration", "10"}, func(s profileSetup) bool {
 			return rounds(s)[0].Rampup == 10*time.Second
 		}},
+		"prefill-concurrency": {[]string{"--streaming", "--concurrency", "8", "--prefill-concurrency", "3"}, func(s profileSetup) bool {
+			l := rounds(s)
+			return l[0].Streams == 8 && l[0].MaxPrefill == 3 && l[0].PrefillRampup == 0
+		}},
+		"prefill-concurrency-ramp-duration": {[]string{"--streaming", "--concurrency", "8", "--prefill-concurrency", "3", "--prefill-concurrency-ramp-duration", "30"}, func(s profileSetup) bool {
+			return rounds(s)[0].PrefillRampup == 30*time.Second
+		}},
+		"warmup-prefill-concurrency": {[]string{"--streaming", "--concurrency", "8", "--prefill-concurrency", "3", "--warmup-request-count", "4", "--warmup-prefill-concurrency", "1"}, func(s profileSetup) bool {
+			return s.cfg.Plan.WarmupPhase.Strategy.MaxPrefill == 1 && rounds(s)[0].MaxPrefill == 3
+		}},
+		"warmup-prefill-concurrency-ramp-duration": {[]string{"--streaming", "--concurrency", "8", "--prefill-concurrency", "3", "--prefill-concurrency-ramp-duration", "30",
+			"--warmup-request-count", "4", "--warmup-prefill-concurrency-ramp-duration", "10"}, func(s profileSetup) bool {
+			w := s.cfg.Plan.WarmupPhase.Strategy
+			return w.MaxPrefill == 3 && w.PrefillRampup == 10*time.Second && rounds(s)[0].PrefillRampup == 30*time.Second
+		}},
 		"request-rate-ramp-duration": {[]string{"--request-rate", "4", "--request-rate-ramp-duration", "10"}, func(s profileSetup) bool {
 			return rounds(s)[0].Rampup == 10*time.Second
 		}},

@@ -334,8 +334,6 @@ func (c configSetter) warmupPhase(po *profileOptions, ph *aiperfPhase) error {
 	switch {
 	case ph.ExcludeFromResults != nil && !*ph.ExcludeFromResults:
 		return c.errf(key+".exclude_from_results", "a warmup phase is left out of the results")
-	case ph.PrefillConcurrency != nil || len(ph.PrefillRamp) > 0:
-		return c.errf(key+".prefill_concurrency", "a cap on requests waiting for their first token: goodput applies no prefill cap")
 	case ph.Requests == nil && ph.Sessions == nil && len(ph.Duration) == 0:
 		return c.errf(key, "give the warmup's length: requests, duration or sessions")
 	}
@@ -375,6 +373,10 @@ func (c configSetter) warmupPhase(po *profileOptions, ph *aiperfPhase) error {
 		n := *ph.Sessions
 		c.set([]string{"num-warmup-sessions"}, func() { po.warmupSessions = n })
 	}
+	if ph.PrefillConcurrency != nil {
+		n := *ph.PrefillConcurrency
+		c.set([]string{"warmup-prefill-concurrency"}, func() { po.warmupPrefill = n })
+	}
 	if len(ph.GracePeriod) > 0 {
 		g, err := phaseSeconds(ph.GracePeriod)
 		if err != nil {
@@ -391,11 +393,16 @@ func (c configSetter) warmupPhase(po *profileOptions, ph *aiperfPhase) error {
 		{"duration", ph.Duration, "warmup-duration", &po.warmupDuration},
 		{"concurrency_ramp", ph.ConcurrencyRamp, "warmup-concurrency-ramp-duration", &po.warmupConcRamp},
 		{"rate_ramp", ph.RateRamp, "warmup-request-rate-ramp-duration", &po.warmupRateRamp},
+		{"prefill_ramp", ph.PrefillRamp, "warmup-prefill-concurrency-ramp-duration", &po.warmupPrefillRamp},
 	} {
 		if len(d.raw) == 0 {
 			continue
 		}
-		s, err := phaseSeconds(d.raw)
+		read := phaseSeconds
+		if strings.HasSuffix(d.field, "_ramp") {
+			read = rampSeconds
+		}
+		s, err := read(d.raw)
 		if err != nil {
 			return c.errf(key+"."+d.field, "%v", err)
 		}
@@ -434,6 +441,10 @@ func (c configSetter) profilingPhase(po *profileOptions, ph *aiperfPhase) error 
 	if ph.Requests != nil {
 		c.set([]string{"request-count", "num-requests"}, func() { po.requestCount = *ph.Requests })
 	}
+	if ph.PrefillConcurrency != nil {
+		n := *ph.PrefillConcurrency
+		c.set([]string{"prefill-concurrency"}, func() { po.prefill = n })
+	}
 	for _, d := range []struct {
 		field string
 		raw   json.RawMessage
@@ -443,11 +454,16 @@ func (c configSetter) profilingPhase(po *profileOptions, ph *aiperfPhase) error 
 		{"duration", ph.Duration, []string{"benchmark-duration"}, &po.duration},
 		{"concurrency_ramp", ph.ConcurrencyRamp, []string{"concurrency-ramp-duration"}, &po.concRamp},
 		{"rate_ramp", ph.RateRamp, []string{"request-rate-ramp-duration"}, &po.rateRamp},
+		{"prefill_ramp", ph.PrefillRamp, []string{"prefill-concurrency-ramp-duration"}, &po.prefillRamp},
 	} {
 		if len(d.raw) == 0 {
 			continue
 		}
-		s, err := phaseSeconds(d.raw)
+		read := phaseSeconds
+		if strings.HasSuffix(d.field, "_ramp") {
+			read = rampSeconds
+		}
+		s, err := read(d.raw)
 		if err != nil {
 			return c.errf(key+"."+d.field, "%v", err)
 		}
@@ -482,6 +498,26 @@ func phaseSeconds(raw json.RawMessage) (float64, error) {
 		return 0, fmt.Errorf("%q: want seconds or a duration such as 90s or 5m", s)
 	}
 	return d.Seconds(), nil
+}
+
+// rampSeconds reads a phase's ramp: its seconds, or AIPerf's
+// {duration, strategy} with the linear strategy (goodput's caps and rate
+// ramp are linear).
+func rampSeconds(raw json.RawMessage) (float64, error) {
+	var spec struct {
+		Duration json.RawMessage `json:"duration"`
+		Strategy string          `json:"strategy"`
+	}
+	if bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
+		if err := strictJSON(raw, &spec); err != nil || len(spec.Duration) == 0 {
+			return 0, errors.New("want seconds or {duration: seconds, strategy: linear}")
+		}
+		if spec.Strategy != "" && spec.Strategy != "linear" {
+			return 0, fmt.Errorf("strategy %q: goodput ramps linearly (want linear)", spec.Strategy)
+		}
+		raw = spec.Duration
+	}
+	return phaseSeconds(raw)
 }
 
 // strictJSON decodes refusing unknown keys.

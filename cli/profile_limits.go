@@ -201,7 +201,7 @@ func (po *profileOptions) finish(p *draft) error {
 		if len(p.Data.Opened.Schedule) == 0 {
 			return Usagef("--input-file %s: no timestamps to replay (add --no-fixed-schedule to send it under --concurrency)", po.inputFile)
 		}
-		s := loadgen.Strategy{Kind: loadgen.Replay, Schedule: p.Data.Opened.Schedule, MaxConcurrency: p.Plan.Profile.MaxConcurrency}
+		s := po.shape(loadgen.Strategy{Kind: loadgen.Replay, Schedule: p.Data.Opened.Schedule, MaxConcurrency: p.Plan.Profile.MaxConcurrency})
 		p.Plan.Planner, p.Plan.Profile.MaxConcurrency = sweep.List{s}, s.MaxConcurrency
 	}
 	if err := po.telemetryFlags(&p.telDefaults); err != nil {

@@ -26,6 +26,12 @@ func (po *profileOptions) loads(p *draft) (concs, rates []float64, err error) {
 	if err := po.validateArrival(rates, concs); err != nil {
 		return nil, nil, err
 	}
+	if err := po.validatePrefill(concs); err != nil {
+		return nil, nil, err
+	}
+	if po.concRamp > 0 && len(concs) == 0 && (len(rates) > 0 || po.rateSeries != "" || po.userCentricSet || po.replay()) {
+		p.Notes = append(p.Notes, "--concurrency-ramp-duration ignored: with a rate it ramps the in-flight cap, and no --concurrency gives one (AIPerf's rule)")
+	}
 	var list sweep.List
 	switch {
 	case po.userCentricSet:
@@ -95,13 +101,12 @@ func (po *profileOptions) userCentric(p *draft, rates, concs []float64) ([]float
 		return nil, nil, Usagef("--user-centric-rate: give no --request-rate, --request-rate-series or --fixed-schedule with it (AIPerf's rule)")
 	case len(concs) > 1:
 		return nil, nil, Usagef("--concurrency %q: with --user-centric-rate it caps the users mid-session, one value", po.concurrency)
-	case po.rateRamp > 0 || po.concRamp > 0:
-		return nil, nil, Usagef("--user-centric-rate: each user paces itself; the ramps do not apply")
 	}
 	s := loadgen.Strategy{Kind: loadgen.UserCentric, Rate: po.userRate, Streams: po.numUsers}
 	if len(concs) == 1 {
 		s.MaxConcurrency = int(concs[0])
 	}
+	s = po.shape(s)
 	if err := s.Validate(); err != nil {
 		return nil, nil, Usagef("--user-centric-rate: %v", err)
 	}
@@ -124,8 +129,6 @@ func (po *profileOptions) validateArrival(rates, concs []float64) error {
 		return Usagef("--request-rate-ramp-duration needs --request-rate (a series gives its own ramps)")
 	case po.concRamp < 0 || math.IsNaN(po.concRamp) || math.IsInf(po.concRamp, 0):
 		return Usagef("--concurrency-ramp-duration %v: want seconds > 0", po.concRamp)
-	case po.concRamp > 0 && (len(rates) > 0 || po.rateSeries != ""):
-		return Usagef("--concurrency-ramp-duration ramps closed-loop streams; an open loop's in-flight cap does not ramp (use --request-rate-ramp-duration)")
 	case po.rateSeries != "" && len(rates) > 0:
 		return Usagef("--request-rate and --request-rate-series are mutually exclusive")
 	case po.rateSeries != "" && len(concs) > 1:
@@ -143,10 +146,11 @@ func (po *profileOptions) kind() loadgen.Kind {
 	return loadgen.Poisson
 }
 
-// shape applies the smoothness and the ramps to one benchmark's strategy.
-// AIPerf's rate ramp starts at rate × 0.1 s ÷ duration (its update
-// interval over the ramp), its concurrency ramp adds a stream every
-// duration ÷ concurrency: goodput's linear stream ramp.
+// shape applies the smoothness, the prefill cap and the ramps to one
+// benchmark's strategy. AIPerf's rate ramp starts at rate × 0.1 s ÷
+// duration (its update interval over the ramp), its concurrency ramp adds
+// a stream every duration ÷ concurrency: goodput's linear stream ramp;
+// with a rate it raises the in-flight cap from 1 (its session slots).
 func (po *profileOptions) shape(s loadgen.Strategy) loadgen.Strategy {
 	if s.Kind == loadgen.Poisson && po.smoothness != 1 {
 		s.Burstiness = po.smoothness
@@ -158,7 +162,43 @@ func (po *profileOptions) shape(s loadgen.Strategy) loadgen.Strategy {
 		s.Rampup = time.Duration(po.rateRamp * float64(time.Second))
 		s.RampShape, s.RampFrom = loadgen.RampLinear, s.Rate*min(1, 0.1/po.rateRamp)
 	}
+	if (s.OpenLoop() || s.Kind == loadgen.UserCentric) && s.MaxConcurrency > 0 && po.concRamp > 0 {
+		s.CapRampup = time.Duration(po.concRamp * float64(time.Second))
+	}
+	return prefillCap(s, po.prefill, po.prefillRamp)
+}
+
+// prefillCap caps s's requests waiting for their first token at n (0:
+// none), the cap ramped over ramp seconds.
+func prefillCap(s loadgen.Strategy, n int, ramp float64) loadgen.Strategy {
+	s.MaxPrefill = n
+	if n > 0 {
+		s.PrefillRampup = time.Duration(ramp * float64(time.Second))
+	}
 	return s
+}
+
+// validatePrefill checks --prefill-concurrency and its ramp: at most the
+// concurrency when both are given (AIPerf's rule).
+func (po *profileOptions) validatePrefill(concs []float64) error {
+	switch {
+	case po.prefill < 0 || po.prefillSet && po.prefill == 0:
+		return Usagef("--prefill-concurrency %d: want requests ≥ 1", po.prefill)
+	case !(po.prefillRamp > 0) && (po.prefillRampSet || po.prefillRamp != 0) || math.IsInf(po.prefillRamp, 0):
+		return Usagef("--prefill-concurrency-ramp-duration %v: want seconds > 0", po.prefillRamp)
+	case po.prefillRamp > 0 && po.prefill == 0:
+		return Usagef("--prefill-concurrency-ramp-duration needs --prefill-concurrency (the cap it ramps)")
+	case po.prefill > 0 && !po.streaming:
+		return Usagef("--prefill-concurrency needs --streaming: a request frees its prefill slot at its first token (AIPerf's rule)")
+	case po.warmupPrefill > 0 && !po.streaming:
+		return Usagef("--warmup-prefill-concurrency needs --streaming: a request frees its prefill slot at its first token (AIPerf's rule)")
+	}
+	for _, c := range concs {
+		if po.prefill > int(c) {
+			return Usagef("--prefill-concurrency %d is more than --concurrency %d: want at most the concurrency (AIPerf's rule)", po.prefill, int(c))
+		}
+	}
+	return nil
 }
 
 // seriesStrategy reads --request-rate-series into one open-loop benchmark:

@@ -236,6 +236,7 @@ func (po *profileOptions) draft(fs *pflag.FlagSet, getenv func(string) string) (
 		return nil, nil, Usagef("--transport %q: goodput profile speaks http only", po.transport)
 	}
 	po.userCentricSet = fs.Changed("user-centric-rate") || fs.Changed("num-users")
+	po.prefillSet, po.prefillRampSet = fs.Changed("prefill-concurrency"), fs.Changed("prefill-concurrency-ramp-duration")
 	concs, rates, err := po.loads(p)
 	if err != nil {
 		return nil, nil, err

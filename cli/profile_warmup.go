@@ -21,7 +21,8 @@ import (
 // warmupFlagNames are the warmup options that shape the phase but start
 // none: AIPerf ignores them without a stop condition.
 var warmupFlagNames = []string{"warmup-concurrency", "warmup-request-rate", "warmup-arrival-pattern",
-	"warmup-concurrency-ramp-duration", "warmup-request-rate-ramp-duration"}
+	"warmup-concurrency-ramp-duration", "warmup-request-rate-ramp-duration",
+	"warmup-prefill-concurrency", "warmup-prefill-concurrency-ramp-duration"}
 
 func warmupFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.IntVar(&po.warmupCount, "warmup-request-count", 0, "requests of a warmup phase run before each benchmark and left out of the results; the benchmark's limits count from its end (alias --num-warmup-requests)")
@@ -34,6 +35,8 @@ func warmupFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.StringVar(&po.warmupGrace, "warmup-grace-period", "", "with --warmup-duration: seconds (or inf) the warmup's requests in flight at its end may finish in before the benchmark starts (default: all are waited for)")
 	fs.Float64Var(&po.warmupConcRamp, "warmup-concurrency-ramp-duration", 0, "seconds over which the warmup's streams start (default --concurrency-ramp-duration)")
 	fs.Float64Var(&po.warmupRateRamp, "warmup-request-rate-ramp-duration", 0, "seconds over which the warmup rate ramps up (default --request-rate-ramp-duration)")
+	fs.IntVar(&po.warmupPrefill, "warmup-prefill-concurrency", 0, "most warmup requests waiting for their first token (default --prefill-concurrency)")
+	fs.Float64Var(&po.warmupPrefillRamp, "warmup-prefill-concurrency-ramp-duration", 0, "seconds over which the warmup's prefill cap rises from 1 (default --prefill-concurrency-ramp-duration)")
 }
 
 // warmup reads the warmup options into the run's warmup phase
@@ -57,6 +60,12 @@ func (po *profileOptions) warmup(fs *pflag.FlagSet, p *draft, concs, rates []flo
 		return Usagef("--warmup-concurrency-ramp-duration %v: want seconds > 0", po.warmupConcRamp)
 	case !(po.warmupRateRamp >= 0) || math.IsInf(po.warmupRateRamp, 0) || changed("warmup-request-rate-ramp-duration") && po.warmupRateRamp == 0:
 		return Usagef("--warmup-request-rate-ramp-duration %v: want seconds > 0", po.warmupRateRamp)
+	case po.warmupPrefill < 0 || changed("warmup-prefill-concurrency") && po.warmupPrefill == 0:
+		return Usagef("--warmup-prefill-concurrency %d: want requests ≥ 1", po.warmupPrefill)
+	case !(po.warmupPrefillRamp >= 0) || math.IsInf(po.warmupPrefillRamp, 0) || changed("warmup-prefill-concurrency-ramp-duration") && po.warmupPrefillRamp == 0:
+		return Usagef("--warmup-prefill-concurrency-ramp-duration %v: want seconds > 0", po.warmupPrefillRamp)
+	case po.warmupPrefillRamp > 0 && po.warmupPrefill == 0 && po.prefill == 0:
+		return Usagef("--warmup-prefill-concurrency-ramp-duration needs --warmup-prefill-concurrency or --prefill-concurrency (the cap it ramps)")
 	}
 	if po.warmupCount == 0 && po.warmupDuration == 0 && po.warmupSessions == 0 {
 		if po.warmupGrace != "" {
@@ -99,7 +108,8 @@ func (po *profileOptions) warmup(fs *pflag.FlagSet, p *draft, concs, rates []flo
 // warmup's, else the profiling phase's single rate) makes it open loop
 // with --warmup-concurrency (else --concurrency) as the cap; otherwise it
 // is closed loop with --warmup-concurrency streams, else --concurrency's
-// single value, else 1. Ramps are the warmup's, else the profiling's.
+// single value, else 1. The prefill cap and the ramps are the warmup's,
+// else the profiling's; with a rate the concurrency ramp raises the cap.
 func (po *profileOptions) warmupStrategy(fs *pflag.FlagSet, p *draft, concs, rates []float64) (loadgen.Strategy, error) {
 	changed := func(n string) bool { return fs != nil && fs.Changed(n) }
 	rate := po.warmupRate
@@ -134,11 +144,11 @@ func (po *profileOptions) warmupStrategy(fs *pflag.FlagSet, p *draft, concs, rat
 		case pattern == "gamma" && smooth != 1:
 			s.Burstiness = smooth
 		}
-		if changed("warmup-concurrency-ramp-duration") {
-			return s, Usagef("--warmup-concurrency-ramp-duration ramps closed-loop streams; an open-loop warmup's in-flight cap does not ramp (use --warmup-request-rate-ramp-duration)")
-		}
-		if po.concRamp > 0 {
-			p.Notes = append(p.Notes, "--concurrency-ramp-duration does not ramp the warmup: an open-loop warmup's in-flight cap does not ramp (give --warmup-request-rate-ramp-duration)")
+		switch {
+		case concRamp > 0 && conc > 0:
+			s.CapRampup = time.Duration(concRamp * float64(time.Second))
+		case changed("warmup-concurrency-ramp-duration"):
+			p.Notes = append(p.Notes, "--warmup-concurrency-ramp-duration ignored: with a warmup rate it ramps the in-flight cap, and no --warmup-concurrency or --concurrency gives one (AIPerf's rule)")
 		}
 		if rateRamp > 0 {
 			s.Rampup = time.Duration(rateRamp * float64(time.Second))
@@ -156,6 +166,16 @@ func (po *profileOptions) warmupStrategy(fs *pflag.FlagSet, p *draft, concs, rat
 			s.Rampup = time.Duration(concRamp * float64(time.Second))
 		}
 	}
+	prefill, prefillRamp := po.warmupPrefill, po.warmupPrefillRamp
+	if prefill == 0 {
+		prefill = po.prefill
+	} else if conc > 0 && prefill > conc && (po.warmupConc > 0 || po.concurrency != "") {
+		return s, Usagef("--warmup-prefill-concurrency %d is more than the warmup's concurrency %d: want at most the concurrency (AIPerf's rule)", prefill, conc)
+	}
+	if prefillRamp == 0 {
+		prefillRamp = po.prefillRamp
+	}
+	s = prefillCap(s, prefill, prefillRamp)
 	if err := s.Validate(); err != nil {
 		return s, Usagef("warmup phase: %v", err)
 	}

@@ -174,8 +174,9 @@ func TestProfileWarmupConflicts(t *testing.T) {
 		{[]string{"--warmup-grace-period", "5"}, "--warmup-grace-period needs --warmup-duration"},
 		{[]string{"--warmup-request-count", "3", "--warmup-request-rate-ramp-duration", "5"}, "--warmup-request-rate-ramp-duration needs a warmup rate"},
 		{[]string{"--warmup-duration", "3", "--warmup-grace-period", "-1"}, `--warmup-grace-period "-1": want seconds ≥ 0 or inf`},
-		{[]string{"--request-rate", "5", "--warmup-request-count", "3", "--warmup-concurrency-ramp-duration", "2"}, "--warmup-concurrency-ramp-duration ramps closed-loop streams"},
-		{[]string{"--warmup-request-count", "3", "--warmup-prefill-concurrency", "2"}, "--warmup-prefill-concurrency"},
+		{[]string{"--streaming", "--concurrency", "4", "--warmup-request-count", "3", "--warmup-concurrency", "2", "--warmup-prefill-concurrency", "3"},
+			"--warmup-prefill-concurrency 3 is more than the warmup's concurrency 2"},
+		{[]string{"--warmup-request-count", "3", "--warmup-prefill-concurrency-ramp-duration", "2"}, "--warmup-prefill-concurrency-ramp-duration needs --warmup-prefill-concurrency or --prefill-concurrency"},
 	} {
 		code, _, stderr := runGoodput(t, append([]string{"profile", "--url", "http://127.0.0.1:1", "--model", "m", "--artifact-dir", t.TempDir()}, c.args...)...)
 		if line := strings.TrimSpace(stderr); code != ExitUsage || strings.Contains(line, "\n") || !strings.Contains(line, c.want) {
@@ -191,6 +192,8 @@ func TestProfileWarmupConflicts(t *testing.T) {
 			"--warmup-concurrency ignored: no warmup phase without --warmup-request-count, --warmup-duration or --num-warmup-sessions"},
 		{[]string{"--request-count", "2", "--warmup-request-count", "1", "--warmup-arrival-pattern", "constant"}, 1,
 			"--warmup-arrival-pattern ignored: the warmup has no rate"},
+		{[]string{"--request-rate", "50", "--request-count", "2", "--warmup-request-count", "1", "--warmup-concurrency-ramp-duration", "2"}, 1,
+			"--warmup-concurrency-ramp-duration ignored: with a warmup rate it ramps the in-flight cap"},
 	} {
 		rep, warm, _, stderr := warmupRun(t, t.TempDir(), c.args...)
 		if len(warm) != c.warm || strings.Count(stderr, c.note) != 1 || rep.Run == nil || len(rep.Run.Notes) != 1 || !strings.HasPrefix(rep.Run.Notes[0], c.note) {

@@ -100,6 +100,7 @@ type plannerBase struct {
 	rampup           time.Duration
 	seed             uint64
 	burstiness       float64 // gamma shape of poisson rounds (0: poisson)
+	maxPrefill       int     // --max-prefill-concurrency (0: none)
 	warmup, cooldown report.TransientPhase
 }
 
@@ -116,7 +117,7 @@ func (o *sweepOptions) planner(rateType string, rates []float64, base plannerBas
 	var prof report.Profile
 	switch rateType {
 	case "sweep":
-		g := sweep.GuideLLMSweep{Kind: loadgen.Kind(o.sweepStrategy), MaxConcurrency: base.maxConcurrency, Rampup: base.rampup, Seed: base.seed, Burstiness: base.burstiness}
+		g := sweep.GuideLLMSweep{Kind: loadgen.Kind(o.sweepStrategy), MaxConcurrency: base.maxConcurrency, Rampup: base.rampup, Seed: base.seed, Burstiness: base.burstiness, MaxPrefill: base.maxPrefill}
 		switch len(rates) {
 		case 0:
 		case 1:
@@ -160,7 +161,7 @@ func (o *sweepOptions) kneeSearch(rates []float64, base plannerBase) (sweep.Knee
 	k := sweep.KneeSearch{
 		Axis: sweep.Axis(o.kneeAxis), Factor: o.kneeFactor, Tolerance: o.kneeTolerance, MaxRounds: o.kneeMaxRounds,
 		MaxConcurrency: base.maxConcurrency, MaxRate: o.kneeMaxRate, Kind: loadgen.Kind(o.sweepStrategy),
-		Seed: base.seed, Rampup: base.rampup, Burstiness: base.burstiness,
+		Seed: base.seed, Rampup: base.rampup, Burstiness: base.burstiness, MaxPrefill: base.maxPrefill,
 	}
 	switch {
 	case k.Axis != sweep.AxisConcurrency && k.Axis != sweep.AxisRate:

@@ -41,6 +41,9 @@ type conn struct {
 	reply []byte
 	tools sse.ToolCallAccumulator
 	st    streamState // the response being read
+	// prefill is the prefill slot the request holds until its first
+	// token (Strategy.MaxPrefill), nil when none.
+	prefill limiter
 }
 
 // chunks holds decoded chunks. A chunk (560 bytes, and its choices'
@@ -424,6 +427,7 @@ func (st *streamState) event(ev *sse.Event) error {
 		rec.ChunkTimes = append(rec.ChunkTimes, st.now)
 		if rec.FirstToken == 0 {
 			rec.FirstToken = st.now
+			st.cn.givePrefill()
 		}
 		if rec.FirstOutputToken == 0 && (len(ch.Content) > 0 || len(ch.Refusal) > 0 || ch.ToolCalls > 0 || len(ch.ToolArgs) > 0) {
 			rec.FirstOutputToken = st.now

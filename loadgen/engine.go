@@ -317,6 +317,11 @@ type run struct {
 	sessions atomic.Int64
 	// warmup marks the records of a warmup phase.
 	warmup bool
+	// prefill caps the requests waiting for their first token
+	// (Strategy.MaxPrefill), nil when none.
+	prefill limiter
+	// done is closed when the phase's requests have all resolved.
+	done chan struct{}
 }
 
 // runPhase executes one phase; warmup marks its records.
@@ -345,6 +350,9 @@ func (e *Engine) runPhase(ctx context.Context, b Benchmark, out chan<- *record.R
 		r.sat = newSaturationDetector(*o)
 	}
 	r.mon.start()
+	r.done = make(chan struct{})
+	defer close(r.done)
+	r.prefill = newLimiter(b.Strategy.MaxPrefill, b.Strategy.PrefillRampup, e.clock, start, r.done)
 	if d := b.Constraints.MaxDuration; d > 0 {
 		// The deadline counts from the scheduled start, so shards that
 		// share a StartAt also share their end, however late one woke.
@@ -453,6 +461,7 @@ func (r *run) send(req *Request, rec *record.Record, cn *conn) {
 	}
 	ctx, release := r.b.Constraints.Cancel.cancelCtx(r.ctx, uint64(r.sentN.Add(1)))
 	r.e.client.Do(ctx, req, rec, cn)
+	cn.givePrefill()
 	release()
 	r.e.inflight.Add(-1)
 	if r.sat != nil && rec.FirstToken != 0 && rec.Dispatched != 0 {
@@ -625,8 +634,12 @@ func (r *run) requestStream(cn *conn) {
 	timer.Stop()
 	fails := 0 // consecutive immediate failures
 	for !r.stopped() {
+		if !r.takePrefill(cn) {
+			return
+		}
 		req, ok := r.claim()
 		if !ok {
+			cn.givePrefill()
 			return
 		}
 		rec := r.e.newRecord(r.b.Index)
@@ -703,7 +716,7 @@ func (r *run) openLoop(start int64) {
 		r.stop(StopDataExhausted, false)
 		return
 	}
-	sem := make(chan struct{}, r.b.Strategy.Workers())
+	sem := newLimiter(r.b.Strategy.Workers(), r.b.Strategy.CapRampup, r.e.clock, start, r.done)
 	maxReq := uint64(r.b.Constraints.MaxRequests)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -734,14 +747,20 @@ func (r *run) openLoop(start int64) {
 		} else if r.stopped() {
 			break
 		}
-		select {
-		case sem <- struct{}{}:
-		case <-r.stopCh:
+		// The in-flight slot first, then the prefill slot (AIPerf's
+		// order); a wait for either is the request's lateness.
+		if !sem.take(r.stopCh) {
+			r.countNotSent(pacer, i, start)
+			return
+		}
+		if !r.prefill.take(r.stopCh) {
+			sem.give()
 			r.countNotSent(pacer, i, start)
 			return
 		}
 		if r.stopped() {
-			<-sem
+			r.prefill.give()
+			sem.give()
 			r.countNotSent(pacer, i, start)
 			return
 		}
@@ -752,6 +771,7 @@ func (r *run) openLoop(start int64) {
 		go func() {
 			defer r.wg.Done()
 			cn := r.e.conns.Get().(*conn)
+			cn.holdPrefill(r.prefill)
 			r.execute(req, rec, cn)
 			r.e.conns.Put(cn)
 			<-sem

@@ -584,11 +584,12 @@ func (r *run) converse(s *Session, id string, due int64, cn *conn, timer *time.T
 			delete(branches, k)
 			due = max(due, r.e.clock.Now())
 		}
-		if r.stopped() {
+		if r.stopped() || !r.takePrefill(cn) {
 			return false, reply
 		}
 		if i := r.created.Add(1) - 1; maxReq > 0 && i >= maxReq {
 			r.created.Add(-1)
+			cn.givePrefill()
 			r.stop(StopMaxRequests, false)
 			return false, reply
 		}
@@ -744,7 +745,7 @@ func (r *run) openSessions(src SessionSource, start int64) {
 		r.stop(StopDataExhausted, false)
 		return
 	}
-	sem := make(chan struct{}, r.b.Strategy.Workers())
+	sem := newLimiter(r.b.Strategy.Workers(), r.b.Strategy.CapRampup, r.e.clock, start, r.done)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for i := uint64(0); ; i++ {

@@ -48,6 +48,20 @@ type Strategy struct {
 	// users mid-session (AIPerf's --concurrency there: its session
 	// slots); 0 means no cap.
 	MaxConcurrency int
+	// CapRampup raises the in-flight cap MaxConcurrency of an open-loop
+	// or user-centric strategy from 1 to its value over this long, one
+	// slot at a time (AIPerf's --concurrency-ramp-duration with a rate:
+	// the cap is v from CapRampup × (v-1)/(MaxConcurrency-1)).
+	CapRampup time.Duration
+	// MaxPrefill caps the requests waiting for their first token (AIPerf's
+	// --prefill-concurrency): a request takes a slot before it is sent and
+	// gives it back at its first token, or when it resolves without one.
+	// An open-loop request that waits for a slot is sent late and its
+	// lateness is recorded. 0 means no cap.
+	MaxPrefill int
+	// PrefillRampup raises MaxPrefill from 1 to its value over this long,
+	// one slot at a time, as CapRampup does the in-flight cap.
+	PrefillRampup time.Duration
 	// Seed seeds poisson and gamma gaps.
 	Seed uint64
 	// Rampup spreads the start: concurrent and throughput streams start
@@ -105,6 +119,14 @@ func (s Strategy) Validate() error {
 	}
 	if s.MaxConcurrency < 0 || s.Rampup < 0 {
 		return fmt.Errorf("%s: max concurrency and rampup must not be negative", s.Kind)
+	}
+	switch {
+	case s.MaxPrefill < 0 || s.PrefillRampup < 0 || s.CapRampup < 0:
+		return fmt.Errorf("%s: max prefill and the cap ramps must not be negative", s.Kind)
+	case s.PrefillRampup > 0 && s.MaxPrefill == 0:
+		return fmt.Errorf("%s: a prefill ramp needs a max prefill", s.Kind)
+	case s.CapRampup > 0 && (s.MaxConcurrency == 0 || !s.OpenLoop() && s.Kind != UserCentric):
+		return fmt.Errorf("%s: a ramp of the in-flight cap needs a max concurrency and an open-loop or user-centric strategy (closed-loop streams ramp with rampup)", s.Kind)
 	}
 	switch {
 	case s.Burstiness != 0 && s.Kind != Poisson:

@@ -67,9 +67,9 @@ func (p *userPacer) sent(at int64) { p.base = max(p.base, at) }
 // users runs a user-centric benchmark: one goroutine per user.
 func (r *run) users(start int64) {
 	n := r.b.Strategy.Streams
-	var slots chan struct{} // the session slots of Strategy.MaxConcurrency
-	if c := r.b.Strategy.MaxConcurrency; c > 0 && c < n {
-		slots = make(chan struct{}, c)
+	var slots limiter // the session slots of Strategy.MaxConcurrency
+	if c := r.b.Strategy.MaxConcurrency; c > 0 && (c < n || r.b.Strategy.CapRampup > 0) {
+		slots = newLimiter(c, r.b.Strategy.CapRampup, r.e.clock, start, r.done)
 	}
 	for u := range n {
 		r.wg.Add(1)
@@ -91,7 +91,7 @@ func (r *run) users(start int64) {
 
 // userSessions runs one user's sessions, one after another, until the
 // benchmark stops or the data runs out.
-func (r *run) userSessions(p *userPacer, cn *conn, timer *time.Timer, slots chan struct{}) {
+func (r *run) userSessions(p *userPacer, cn *conn, timer *time.Timer, slots limiter) {
 	for !r.stopped() {
 		i := uint64(r.sessions.Add(1) - 1)
 		s, ok := r.sessSrc.Session(i)
@@ -106,28 +106,33 @@ func (r *run) userSessions(p *userPacer, cn *conn, timer *time.Timer, slots chan
 			return
 		}
 		r.converse(s, r.sessionID(s, i), due, cn, timer, p)
-		giveSlot(slots)
+		slots.give()
 	}
 }
 
 // userRequests sends one user's requests of a source without sessions,
 // one per slot. A request is claimed and built at its slot (as a turn
 // is), so the users' requests are numbered in the order they go out.
-func (r *run) userRequests(p *userPacer, cn *conn, timer *time.Timer, slots chan struct{}) {
+func (r *run) userRequests(p *userPacer, cn *conn, timer *time.Timer, slots limiter) {
 	for !r.stopped() {
 		due := p.next()
 		if !r.waitTurn(due, timer) || !r.takeSlot(slots, p) {
 			return
 		}
+		if !r.takePrefill(cn) {
+			slots.give()
+			return
+		}
 		req, ok := r.claim()
 		if !ok {
-			giveSlot(slots)
+			cn.givePrefill()
+			slots.give()
 			return
 		}
 		rec := r.e.newRecord(r.b.Index)
 		rec.Intended = due
 		r.send(req, rec, cn)
-		giveSlot(slots)
+		slots.give()
 		p.done(max(rec.End, rec.Dispatched))
 		r.settle(rec)
 	}
@@ -136,7 +141,7 @@ func (r *run) userRequests(p *userPacer, cn *conn, timer *time.Timer, slots chan
 // takeSlot takes a session slot for a user whose turn is due (nil slots:
 // no cap), waiting while the cap is full; a wait moves the user's later
 // slots (userPacer.sent). False when the benchmark stopped.
-func (r *run) takeSlot(slots chan struct{}, p *userPacer) bool {
+func (r *run) takeSlot(slots limiter, p *userPacer) bool {
 	if slots == nil {
 		return true
 	}
@@ -152,20 +157,13 @@ func (r *run) takeSlot(slots chan struct{}, p *userPacer) bool {
 		}
 	}
 	if r.stopped() {
-		giveSlot(slots)
+		slots.give()
 		return false
 	}
 	if waited {
 		p.sent(r.e.clock.Now())
 	}
 	return true
-}
-
-// giveSlot gives a session slot back.
-func giveSlot(slots chan struct{}) {
-	if slots != nil {
-		<-slots
-	}
 }
 
 // waitTurn waits for a user's slot at waitUntil's precision (the users'

@@ -5,7 +5,8 @@ import "fmt"
 // Arrival is the shape of a benchmark's load beyond what GuideLLM's
 // strategy object can say (in Extras.Arrival; nil for the shapes GuideLLM
 // has): gamma gaps, a ramp other than GuideLLM's linear one from 0 (or on
-// poisson, whose GuideLLM object has no rampup), a piecewise rate series.
+// poisson, whose GuideLLM object has no rampup), a piecewise rate series,
+// a prefill cap and the ramps of the caps.
 // The strategy object then holds GuideLLM's nearest reading: gamma is
 // written as poisson, a series as constant or poisson at its mean rate,
 // a user-centric rate as constant at its rate.
@@ -25,14 +26,21 @@ type Arrival struct {
 	// Series is a piecewise rate, its segments in order; the schedule
 	// ends after the last.
 	Series []RateSegment `json:"series,omitempty"`
+	// MaxPrefill caps the requests waiting for their first token (AIPerf's
+	// --prefill-concurrency): each takes a slot before it is sent and gives
+	// it back at its first token. PrefillRamp is how that cap rose, and
+	// CapRamp how the strategy's in-flight cap did (both in Unit "slots").
+	MaxPrefill  Int   `json:"max_prefill,omitempty"`
+	PrefillRamp *Ramp `json:"prefill_ramp,omitempty"`
+	CapRamp     *Ramp `json:"cap_ramp,omitempty"`
 }
 
 // Ramp is how the load rose to its target.
 type Ramp struct {
 	Shape     string `json:"shape"` // linear or exponential
 	DurationS Float  `json:"duration_s"`
-	// From and To are requests per second (Unit "rate") or streams (Unit
-	// "streams").
+	// From and To are requests per second (Unit "rate"), streams (Unit
+	// "streams") or a cap's slots (Unit "slots").
 	From Float  `json:"from"`
 	To   Float  `json:"to"`
 	Unit string `json:"unit"`

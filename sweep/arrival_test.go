@@ -37,6 +37,10 @@ func TestReportArrival(t *testing.T) {
 			`{"process":"constant","series":[{"duration_s":2.0,"from_rate":1.0,"to_rate":5.0},{"duration_s":2.0,"from_rate":10.0,"to_rate":10.0}]}`},
 		{loadgen.Strategy{Kind: loadgen.UserCentric, Rate: 2, Streams: 15},
 			`{"process":"user_centric","users":15,"turn_gap_s":7.5}`},
+		{loadgen.Strategy{Kind: loadgen.Concurrent, Streams: 8, MaxPrefill: 2},
+			`{"max_prefill":2}`},
+		{loadgen.Strategy{Kind: loadgen.Constant, Rate: 10, MaxConcurrency: 100, CapRampup: 60 * time.Second, MaxPrefill: 5, PrefillRampup: 30 * time.Second},
+			`{"process":"constant","max_prefill":5,"prefill_ramp":{"shape":"linear","duration_s":30.0,"from":1.0,"to":5.0,"unit":"slots"},"cap_ramp":{"shape":"linear","duration_s":60.0,"from":1.0,"to":100.0,"unit":"slots"}}`},
 	} {
 		b, err := json.Marshal(reportArrival(c.s))
 		if err != nil || string(b) != c.want {

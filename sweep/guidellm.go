@@ -42,6 +42,9 @@ type GuideLLMSweep struct {
 	// Burstiness is the gamma shape of poisson rounds' gaps (0 or 1:
 	// poisson; see loadgen.Strategy).
 	Burstiness float64
+	// MaxPrefill caps every round's requests waiting for their first
+	// token (loadgen.Strategy.MaxPrefill); 0: no cap.
+	MaxPrefill int
 }
 
 func (g GuideLLMSweep) size() int {
@@ -102,9 +105,9 @@ func (g GuideLLMSweep) Next(done []Round) (loadgen.Strategy, bool, error) {
 	}
 	switch len(done) {
 	case 0:
-		return loadgen.Strategy{Kind: loadgen.Synchronous}, true, nil
+		return loadgen.Strategy{Kind: loadgen.Synchronous, MaxPrefill: g.MaxPrefill}, true, nil
 	case 1:
-		return loadgen.Strategy{Kind: loadgen.Throughput, Streams: g.maxConcurrency(), Rampup: g.Rampup}, true, nil
+		return loadgen.Strategy{Kind: loadgen.Throughput, Streams: g.maxConcurrency(), Rampup: g.Rampup, MaxPrefill: g.MaxPrefill}, true, nil
 	}
 	rates, err := g.Rates(done[0], done[1])
 	if err != nil {
@@ -114,7 +117,7 @@ func (g GuideLLMSweep) Next(done []Round) (loadgen.Strategy, bool, error) {
 	if i >= len(rates) || rates[i] <= 0 {
 		return loadgen.Strategy{}, false, nil
 	}
-	s := loadgen.Strategy{Kind: g.kind(), Rate: rates[i], MaxConcurrency: g.maxConcurrency(), Seed: g.Seed}
+	s := loadgen.Strategy{Kind: g.kind(), Rate: rates[i], MaxConcurrency: g.maxConcurrency(), Seed: g.Seed, MaxPrefill: g.MaxPrefill}
 	if s.Kind == loadgen.Poisson {
 		s.Burstiness = g.Burstiness
 	}

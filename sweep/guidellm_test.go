@@ -233,3 +233,24 @@ func TestMeasuredRateOfSessions(t *testing.T) {
 		t.Errorf("sessions: %v, want 3 (12 turns/s over 4 turns a session)", got)
 	}
 }
+
+// A sweep's and a knee search's rounds each take the prefill cap.
+func TestPlannersPrefillCap(t *testing.T) {
+	spec := slo.Default()
+	server := func(s loadgen.Strategy) outcome {
+		if s.Kind == loadgen.Throughput {
+			return outcome{ttftP99: 3000, itlP95: 80, rps: 18}
+		}
+		return outcome{ttftP99: 50, itlP95: 10, rps: max(2, s.Rate)}
+	}
+	for _, r := range simulate(t, GuideLLMSweep{Size: 4, MaxPrefill: 3}, spec, server) {
+		if r.Strategy.MaxPrefill != 3 {
+			t.Errorf("sweep round %+v: max prefill %d, want 3", r.Strategy, r.Strategy.MaxPrefill)
+		}
+	}
+	for _, axis := range []Axis{AxisConcurrency, AxisRate} {
+		if s := (KneeSearch{Axis: axis, Kind: loadgen.Constant, MaxPrefill: 2}).strategy(4); s.MaxPrefill != 2 {
+			t.Errorf("knee %s round %+v: max prefill %d, want 2", axis, s, s.MaxPrefill)
+		}
+	}
+}

@@ -110,6 +110,9 @@ type KneeSearch struct {
 	// Burstiness is the gamma shape of poisson rounds' gaps (0 or 1:
 	// poisson; see loadgen.Strategy).
 	Burstiness float64
+	// MaxPrefill caps every round's requests waiting for their first
+	// token (loadgen.Strategy.MaxPrefill); 0: no cap.
+	MaxPrefill int
 	// Rampup staggers the streams of concurrent rounds, or ramps the rate
 	// of constant rounds.
 	Rampup time.Duration
@@ -275,7 +278,7 @@ func (k KneeSearch) Profile(rounds []Round) report.Profile {
 // strategy is the round at a load.
 func (k KneeSearch) strategy(load float64) loadgen.Strategy {
 	if k.Axis == AxisRate {
-		s := loadgen.Strategy{Kind: k.Kind, Rate: load, MaxConcurrency: k.MaxConcurrency, Seed: k.Seed}
+		s := loadgen.Strategy{Kind: k.Kind, Rate: load, MaxConcurrency: k.MaxConcurrency, Seed: k.Seed, MaxPrefill: k.MaxPrefill}
 		if k.Kind == loadgen.Poisson {
 			s.Burstiness = k.Burstiness
 		}
@@ -284,7 +287,7 @@ func (k KneeSearch) strategy(load float64) loadgen.Strategy {
 		}
 		return s
 	}
-	return loadgen.Strategy{Kind: loadgen.Concurrent, Streams: int(load), Rampup: k.Rampup}
+	return loadgen.Strategy{Kind: loadgen.Concurrent, Streams: int(load), Rampup: k.Rampup, MaxPrefill: k.MaxPrefill}
 }
 
 // points turns rounds into points on the search's axis.

@@ -435,15 +435,17 @@ func reportStrategy(s loadgen.Strategy) report.Strategy {
 // reportArrival records what GuideLLM's strategy object cannot say about
 // the load's shape (report.Arrival): nil for GuideLLM's own shapes.
 func reportArrival(s loadgen.Strategy) *report.Arrival {
+	a := &report.Arrival{MaxPrefill: report.Int(s.MaxPrefill), PrefillRamp: slotRamp(s.PrefillRampup, s.MaxPrefill),
+		CapRamp: slotRamp(s.CapRampup, s.MaxConcurrency)}
 	if s.Kind == loadgen.UserCentric {
-		return &report.Arrival{Process: string(s.Kind), Users: s.Streams, TurnGapS: report.Float(float64(s.Streams) / s.Rate)}
+		a.Process, a.Users, a.TurnGapS = string(s.Kind), s.Streams, report.Float(float64(s.Streams)/s.Rate)
+		return a
 	}
 	gamma := s.Burstiness != 0 && s.Burstiness != 1
 	ramp := s.Rampup > 0 && (s.RampShape == loadgen.RampExponential || s.RampFrom != 0 || s.Kind == loadgen.Poisson)
-	if !gamma && !ramp && len(s.Series) == 0 {
+	if !gamma && !ramp && len(s.Series) == 0 && s.MaxPrefill == 0 && s.CapRampup == 0 {
 		return nil
 	}
-	a := &report.Arrival{}
 	if s.OpenLoop() {
 		a.Process = string(s.Kind)
 		if gamma {
@@ -468,6 +470,14 @@ func reportArrival(s loadgen.Strategy) *report.Arrival {
 		a.Series = append(a.Series, report.RateSegment{DurationS: report.Float(g.Duration.Seconds()), FromRate: report.Float(g.From), ToRate: report.Float(g.To)})
 	}
 	return a
+}
+
+// slotRamp describes a cap's ramp from 1 to n slots over d; nil without one.
+func slotRamp(d time.Duration, n int) *report.Ramp {
+	if d <= 0 {
+		return nil
+	}
+	return &report.Ramp{Shape: string(loadgen.RampLinear), DurationS: report.Float(d.Seconds()), From: 1, To: report.Float(n), Unit: "slots"}
 }
 
 // source is round index's request source.

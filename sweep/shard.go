@@ -107,6 +107,14 @@ func (s Shard) Strategy(total loadgen.Strategy) (share loadgen.Strategy, offset 
 	if s.Count == 1 {
 		return share, 0, false, nil
 	}
+	if total.MaxPrefill > 0 {
+		// Like the in-flight cap, the prefill cap is split: each shard
+		// caps its own requests waiting for a first token.
+		if total.MaxPrefill < s.Count {
+			return loadgen.Strategy{}, 0, false, fmt.Errorf("max prefill %d is less than the shard count %d: every shard needs a prefill cap of at least 1", total.MaxPrefill, s.Count)
+		}
+		share.MaxPrefill = s.Share(total.MaxPrefill)
+	}
 	switch total.Kind {
 	case loadgen.Synchronous:
 		return loadgen.Strategy{}, 0, false, ErrSynchronousShards

@@ -88,6 +88,9 @@ func TestShardStrategy(t *testing.T) {
 		{"replay", Shard{0, 2}, loadgen.Strategy{Kind: loadgen.Replay, Schedule: []time.Duration{0}}, loadgen.Strategy{}, 0, false, ErrReplayShards},
 		{"user-centric", Shard{0, 2}, loadgen.Strategy{Kind: loadgen.UserCentric, Rate: 2, Streams: 4}, loadgen.Strategy{}, 0, false, ErrUserCentricShards},
 		{"cap below shards", Shard{0, 4}, loadgen.Strategy{Kind: loadgen.Poisson, Rate: 5, MaxConcurrency: 3}, loadgen.Strategy{}, 0, false, errAny},
+		{"concurrent prefill", Shard{1, 2}, loadgen.Strategy{Kind: loadgen.Concurrent, Streams: 10, MaxPrefill: 5},
+			loadgen.Strategy{Kind: loadgen.Concurrent, Streams: 5, MaxPrefill: 2}, 0, false, nil},
+		{"prefill below shards", Shard{0, 4}, loadgen.Strategy{Kind: loadgen.Constant, Rate: 5, MaxPrefill: 3}, loadgen.Strategy{}, 0, false, errAny},
 		{"bad shard", Shard{4, 4}, loadgen.Strategy{Kind: loadgen.Concurrent, Streams: 4}, loadgen.Strategy{}, 0, false, errAny},
 	}
 	for _, c := range cases {
@@ -102,7 +105,8 @@ func TestShardStrategy(t *testing.T) {
 				return
 			}
 			if got.Kind != c.want.Kind || got.Streams != c.want.Streams || got.Rate != c.want.Rate ||
-				got.MaxConcurrency != c.want.MaxConcurrency || got.Seed != c.want.Seed || got.Rampup != c.want.Rampup {
+				got.MaxConcurrency != c.want.MaxConcurrency || got.Seed != c.want.Seed || got.Rampup != c.want.Rampup ||
+				got.MaxPrefill != c.want.MaxPrefill {
 				t.Errorf("share %+v, want %+v", got, c.want)
 			}
 			if off != c.offset || empty != c.empty {

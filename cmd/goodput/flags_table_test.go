@@ -69,6 +69,7 @@ var invalidFlagValues = map[string][]string{
 	"benchmark --force":                    {"=maybe"},
 	"benchmark --sample-requests":          {"x", "-2"},
 	"benchmark --max-concurrency":          {"x", "-1"},
+	"benchmark --max-prefill-concurrency":  {"x", "-1"},
 	"benchmark --users":                    {"x", "-1", "4"},
 	"benchmark --rampup":                   {"x", "-1"},
 	"benchmark --rampup-shape":             {"sine"},
@@ -276,6 +277,12 @@ var invalidFlagValues = map[string][]string{
 	"profile --gpu-telemetry":                         {"dashboard", "ftp://x"},
 	"profile --no-gpu-telemetry":                      {"=maybe"},
 	"profile --config":                                {"/nonexistent/aiperf.yaml"},
+
+	// profile: the prefill caps
+	"profile --prefill-concurrency":                      {"x", "0", "-1"},
+	"profile --prefill-concurrency-ramp-duration":        {"x", "0", "-1"},
+	"profile --warmup-prefill-concurrency":               {"x", "0", "-1"},
+	"profile --warmup-prefill-concurrency-ramp-duration": {"x", "0", "-1"},
 
 	// mock
 	"mock --host":                 {"not a host!"},

@@ -134,6 +134,10 @@ func TestPeerDocsCorpus(t *testing.T) {
 		t.Run(d.Doc, func(t *testing.T) {
 			url := clitest.Mock(t, func(c *mock.Config) {
 				c.TTFT, c.ITL = time.Millisecond, 100*time.Microsecond
+				// The docs' 32,000-token prompts fit their model's 32K
+				// context; the mock, counting about 4 bytes a token,
+				// would see some 48,700.
+				c.MaxModelLen = 1 << 20
 				if m := peerDocModel(d.Cmd); m != "" {
 					c.Model = m
 				}

@@ -473,7 +473,25 @@ func aiperfWarmupPhase(w *report.WarmupPhase) (json.RawMessage, error) {
 	case s.Streams > 0:
 		o.Field("concurrency", s.Streams)
 	}
+	phaseCaps(o, w.Arrival)
 	return o.Done()
+}
+
+// phaseCaps writes a phase's prefill cap and the ramps of its caps
+// (report.Arrival) as AIPerf's phase keys; nothing without them.
+func phaseCaps(o *report.OrderedObject, a *report.Arrival) {
+	if a == nil {
+		return
+	}
+	if a.CapRamp != nil {
+		o.Field("concurrency_ramp", a.CapRamp.DurationS)
+	}
+	if a.MaxPrefill > 0 {
+		o.Field("prefill_concurrency", a.MaxPrefill)
+	}
+	if a.PrefillRamp != nil {
+		o.Field("prefill_ramp", a.PrefillRamp.DurationS)
+	}
 }
 
 // aiperfPhases describes the benchmark's load as AIPerf's phases: a warmup
@@ -576,6 +594,9 @@ func aiperfPhases(b *report.Benchmark) ([]json.RawMessage, error) {
 		} else {
 			p.Field("arrival_pattern", pattern)
 		}
+	}
+	if b.Extras != nil {
+		phaseCaps(p, b.Extras.Arrival)
 	}
 	raw, err := p.Done()
 	if err != nil {
