@@ -379,5 +379,5 @@ func endpointTypeMaps() string {
 			return t.AIPerf + " (" + t.Path + ")"
 		}
 		return t.AIPerf
-	}, "or") + " (benchmark's --request-type); nim_rankings and the other generation, retrieval and template types refused"
+	}, "or") + " (benchmark's --request-type); the other generation, retrieval and template types refused"
 }

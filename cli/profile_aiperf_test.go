@@ -683,6 +683,7 @@ func TestProfilePoolingAndMediaRun(t *testing.T) {
 		{"--endpoint-type", "embeddings", "-b", "4", "--isl", "16"},
 		{"--endpoint-type", "cohere_rankings", "--rankings-passages-mean", "3", "--rankings-passages-prompt-token-mean", "12", "--rankings-query-prompt-token-mean", "12"},
 		{"--endpoint-type", "hf_tei_rankings", "--batch-size", "2", "--isl", "8"},
+		{"--endpoint-type", "nim_rankings", "--rankings-passages-mean", "3", "--rankings-passages-prompt-token-mean", "12", "--rankings-query-prompt-token-mean", "12"},
 		{"--image-width-mean", "32", "--image-height-mean", "24", "--image-batch-size", "2", "--audio-length-mean", "1", "--audio-sample-rates", "8", "--isl", "8", "--osl", "4", "--streaming"},
 	} {
 		dir := t.TempDir()

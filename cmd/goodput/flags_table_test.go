@@ -168,7 +168,7 @@ var invalidFlagValues = map[string][]string{
 
 	// profile (AIPerf's flags)
 	"profile --url":                                   {"ftp://x", "http://"},
-	"profile --endpoint-type":                         {"video_generation", "nim_rankings"},
+	"profile --endpoint-type":                         {"video_generation", "rankings"},
 	"profile --url-strategy":                          {"random"},
 	"profile --model-selection-strategy":              {"fastest", "weighted"},
 	"profile --batch-size":                            {"x", "0", "2"},
