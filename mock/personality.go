@@ -48,14 +48,15 @@ type personality struct {
 	maxTokensOnly    bool   // max_completion_tokens and ignore_eos are not read
 	latestTag        bool   // the model is name:latest, and name resolves to it
 	tokenize         int    // the form of POST /tokenize and /detokenize
+	noControl        bool   // no cache reset nor profiler routes (control.go)
 }
 
 var personalities = map[string]personality{
 	PersonalityVLLM: {},
 	PersonalityLlamaCpp: {closeAfterStream: true, keepAlive: "timeout=5, max=100", metrics: metricsLlamaCpp, props: true,
-		timings: true, fingerprint: "version", tokenize: tokenizeLlamaCpp},
+		timings: true, fingerprint: "version", tokenize: tokenizeLlamaCpp, noControl: true},
 	PersonalityOllama: {metrics: metricsNone, apiVersion: true, fingerprint: "fp_ollama", maxTokensOnly: true, latestTag: true,
-		tokenize: tokenizeNone},
+		tokenize: tokenizeNone, noControl: true},
 }
 
 // PersonalityNames lists the personalities, sorted.

@@ -32,6 +32,7 @@ type Server struct {
 	streams   sync.Pool // *stream
 
 	prefix    *prefixCache   // nil with Config.PrefixCache off
+	control   control        // the control routes' counts (control.go)
 	responses *responseStore // nil with Config.StoredResponses 0
 	idMode    int            // how the prefix cache derives token ids from text
 
@@ -107,6 +108,10 @@ type Stats struct {
 	// up in the prefix cache and found there (vllm:prefix_cache_queries
 	// and _hits); both 0 with Config.PrefixCache off.
 	PrefixCacheQueries, PrefixCacheHits uint64
+	// CacheResets, ProfilerStarts and ProfilerStops count the control
+	// requests answered 200 (POST /reset_prefix_cache or /flush_cache,
+	// /start_profile, /stop_profile: control.go).
+	CacheResets, ProfilerStarts, ProfilerStops uint64
 	// MetricsErrors counts /metrics scrapes answered 500 by
 	// Config.MetricsErrorRate.
 	MetricsErrors uint64
@@ -214,6 +219,9 @@ func New(cfg Config) (*Server, error) {
 	if pers.tokenize != tokenizeNone {
 		s.mux.HandleFunc("POST /tokenize", s.serveTokenize)
 		s.mux.HandleFunc("POST /detokenize", s.serveDetokenize)
+	}
+	if !pers.noControl {
+		s.serveControl()
 	}
 	s.mux.HandleFunc("GET /dcgm/metrics", s.serveDCGM)
 	s.mux.HandleFunc("/", serveFallback)
@@ -460,19 +468,22 @@ func shuttingDown() *apiError {
 // Stats returns the server's counters.
 func (s *Server) Stats() Stats {
 	st := Stats{
-		Requests:      s.stats.requests.Load(),
-		Rejected:      s.stats.rejected.Load(),
-		Completed:     s.stats.completed.Load(),
-		Tokens:        s.stats.tokens.Load(),
-		HTTPErrors:    s.stats.httpErrors.Load(),
-		Disconnects:   s.stats.disconnects.Load(),
-		Stalls:        s.stats.stalls.Load(),
-		StreamErrors:  s.stats.streamErrors.Load(),
-		Aborted:       s.stats.aborted.Load(),
-		Abandoned:     s.stats.abandoned.Load(),
-		MetricsErrors: s.stats.metricsErrors.Load(),
-		Running:       s.metrics.running.Load(),
-		Waiting:       s.waitingGauge(),
+		Requests:       s.stats.requests.Load(),
+		Rejected:       s.stats.rejected.Load(),
+		Completed:      s.stats.completed.Load(),
+		Tokens:         s.stats.tokens.Load(),
+		HTTPErrors:     s.stats.httpErrors.Load(),
+		Disconnects:    s.stats.disconnects.Load(),
+		Stalls:         s.stats.stalls.Load(),
+		StreamErrors:   s.stats.streamErrors.Load(),
+		Aborted:        s.stats.aborted.Load(),
+		Abandoned:      s.stats.abandoned.Load(),
+		MetricsErrors:  s.stats.metricsErrors.Load(),
+		Running:        s.metrics.running.Load(),
+		Waiting:        s.waitingGauge(),
+		CacheResets:    s.control.resets.Load(),
+		ProfilerStarts: s.control.starts.Load(),
+		ProfilerStops:  s.control.stops.Load(),
 	}
 	if c := s.prefix; c != nil {
 		st.PrefixCacheQueries, st.PrefixCacheHits = c.queries.Load(), c.hits.Load()
