@@ -46,10 +46,11 @@ type Control struct {
 var ErrControl = errors.New("server control request failed")
 
 // ValidateControlPath checks a control path: relative to the targets'
-// origin, as AIPerf takes it ("/reset_prefix_cache").
+// origin, as AIPerf takes it ("/reset_prefix_cache"), a query allowed
+// (SGLang's "/flush_cache?timeout=30").
 func ValidateControlPath(p string) error {
-	if !strings.HasPrefix(p, "/") || strings.Contains(p, "://") || strings.ContainsAny(p, "?# ") {
-		return fmt.Errorf("want a path such as /reset_prefix_cache (it is joined to each --url's scheme://host:port)")
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.Contains(p, "://") || strings.ContainsAny(p, "# \t\n") {
+		return fmt.Errorf("want a path such as /reset_prefix_cache or /flush_cache?timeout=30 (it is joined to each --url's scheme://host:port)")
 	}
 	return nil
 }
