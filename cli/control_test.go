@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/internal/clitest"
+	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/report"
 )
@@ -201,5 +202,42 @@ func TestControlFlagErrors(t *testing.T) {
 		"--max-requests", "2", "--shard-count", "2", "--shard-index", "0", "--start-at", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10), "--server-profiler")
 	if code != ExitUsage || !strings.Contains(stderr, "the shards of a run start their benchmarks on one timetable") {
 		t.Errorf("sharded: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// AIPerf's YAML forms of the hooks (benchmark-control-hooks.md): true
+// with the defaults, an object of the settings, false off; a flag given
+// on the command line wins over the file.
+func TestProfileConfigControlHooks(t *testing.T) {
+	for _, c := range []struct {
+		hooks string
+		args  []string
+		want  *loadgen.Control
+	}{
+		{"reset_kv_cache: true\n    server_profiler: true", nil,
+			&loadgen.Control{ResetPath: "/reset_prefix_cache", ProfilerStart: "/start_profile", ProfilerStop: "/stop_profile"}},
+		{"reset_kv_cache: false\n    server_profiler: false", nil, nil},
+		{`reset_kv_cache:
+      path: /v1/admin/reset_prefix_cache
+      timeout_seconds: 30
+    server_profiler:
+      start_path: /v1/admin/start_profile
+      stop_path: /v1/admin/stop_profile
+      timeout_seconds: 15`, []string{"--server-profiler-timeout-seconds", "5"},
+			&loadgen.Control{ResetPath: "/v1/admin/reset_prefix_cache", ResetTimeout: 30 * time.Second,
+				ProfilerStart: "/v1/admin/start_profile", ProfilerStop: "/v1/admin/stop_profile", ProfilerTimeout: 5 * time.Second}},
+	} {
+		config := writeFile(t, "hooks.yaml", "benchmark:\n  models: [your-model]\n  endpoint:\n    url: http://localhost:8000\n    type: chat\n    "+c.hooks+"\n")
+		s, err := setupProfile(t, append([]string{"--config", config}, c.args...)...)
+		if err != nil {
+			t.Fatalf("%s: %v", c.hooks, err)
+		}
+		if got := s.cfg.Plan.Control; (got == nil) != (c.want == nil) || (got != nil && *got != *c.want) {
+			t.Errorf("%s: control %+v, want %+v", c.hooks, got, c.want)
+		}
+	}
+	config := writeFile(t, "bad.yaml", "benchmark:\n  endpoint:\n    reset_kv_cache: {start_path: /x}\n")
+	if _, err := setupProfile(t, "--config", config); err == nil || !strings.Contains(err.Error(), "benchmark.endpoint.reset_kv_cache") {
+		t.Errorf("reset_kv_cache.start_path: %v", err)
 	}
 }
