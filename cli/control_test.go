@@ -18,12 +18,14 @@ import (
 
 // pathTap serves the mock and keeps the POSTs it was sent, in order:
 // control paths as they are, inference requests as "req"; fail answers
-// the paths it names with their status instead of the mock.
+// the paths it names with their status instead of the mock (from the
+// failFrom-th call of the path on, 1 when unset).
 type pathTap struct {
-	h    http.Handler
-	fail map[string]int
-	mu   sync.Mutex
-	seq  []string
+	h        http.Handler
+	fail     map[string]int
+	failFrom int
+	mu       sync.Mutex
+	seq      []string
 }
 
 func (p *pathTap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -34,8 +36,14 @@ func (p *pathTap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		p.mu.Lock()
 		p.seq = append(p.seq, name)
+		n := 0
+		for _, s := range p.seq {
+			if s == name {
+				n++
+			}
+		}
 		p.mu.Unlock()
-		if code := p.fail[r.URL.Path]; code != 0 {
+		if code := p.fail[r.URL.Path]; code != 0 && n >= max(p.failFrom, 1) {
 			http.Error(w, `{"error":"profiler not configured"}`, code)
 			return
 		}
@@ -163,6 +171,26 @@ func TestControlHookFailures(t *testing.T) {
 	code, _, stderr = runGoodput(t, append(base, "--url", url, "--artifact-dir", t.TempDir(), "--server-profiler")...)
 	if code != ExitFailure || !strings.Contains(stderr, "HTTP 404") {
 		t.Errorf("llama.cpp: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// A reset refused before the second round ends the run with exit 1
+// after writing the first round, whose report records its reset.
+func TestControlFailureKeepsTheRoundsDone(t *testing.T) {
+	_, tap, url := controlMock(t, map[string]int{"/reset_prefix_cache": 503})
+	tap.failFrom = 2
+	dir := t.TempDir()
+	code, _, stderr := runGoodput(t, "profile", "--model", "goodput-mock", "--url", url, "--concurrency", "1,2", "--request-count", "3",
+		"--isl", "8", "--osl", "2", "--no-server-metrics", "--ui-type", "none", "--artifact-dir", dir, "--reset-kv-cache")
+	if code != ExitFailure || !strings.Contains(stderr, "reset_kv_cache: POST "+url+"/reset_prefix_cache: HTTP 503") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if got := strings.Join(tap.calls(), " "); got != "/reset_prefix_cache req×3 /reset_prefix_cache" {
+		t.Errorf("the mock saw %s", got)
+	}
+	rep := clitest.ReadReport(t, filepath.Join(dir, "goodput.json"))
+	if len(rep.Benchmarks) != 1 || len(rep.Benchmarks[0].Extras.Control) != 1 || rep.Benchmarks[0].Extras.Control[0].Status != 200 {
+		t.Fatalf("%d benchmarks written, the first's control %+v", len(rep.Benchmarks), rep.Benchmarks[0].Extras.Control)
 	}
 }
 
