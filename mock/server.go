@@ -468,23 +468,21 @@ func shuttingDown() *apiError {
 // Stats returns the server's counters.
 func (s *Server) Stats() Stats {
 	st := Stats{
-		Requests:       s.stats.requests.Load(),
-		Rejected:       s.stats.rejected.Load(),
-		Completed:      s.stats.completed.Load(),
-		Tokens:         s.stats.tokens.Load(),
-		HTTPErrors:     s.stats.httpErrors.Load(),
-		Disconnects:    s.stats.disconnects.Load(),
-		Stalls:         s.stats.stalls.Load(),
-		StreamErrors:   s.stats.streamErrors.Load(),
-		Aborted:        s.stats.aborted.Load(),
-		Abandoned:      s.stats.abandoned.Load(),
-		MetricsErrors:  s.stats.metricsErrors.Load(),
-		Running:        s.metrics.running.Load(),
-		Waiting:        s.waitingGauge(),
-		CacheResets:    s.control.resets.Load(),
-		ProfilerStarts: s.control.starts.Load(),
-		ProfilerStops:  s.control.stops.Load(),
+		Requests:      s.stats.requests.Load(),
+		Rejected:      s.stats.rejected.Load(),
+		Completed:     s.stats.completed.Load(),
+		Tokens:        s.stats.tokens.Load(),
+		HTTPErrors:    s.stats.httpErrors.Load(),
+		Disconnects:   s.stats.disconnects.Load(),
+		Stalls:        s.stats.stalls.Load(),
+		StreamErrors:  s.stats.streamErrors.Load(),
+		Aborted:       s.stats.aborted.Load(),
+		Abandoned:     s.stats.abandoned.Load(),
+		MetricsErrors: s.stats.metricsErrors.Load(),
+		Running:       s.metrics.running.Load(),
+		Waiting:       s.waitingGauge(),
 	}
+	st.CacheResets, st.ProfilerStarts, st.ProfilerStops = s.control.resets.Load(), s.control.starts.Load(), s.control.stops.Load()
 	if c := s.prefix; c != nil {
 		st.PrefixCacheQueries, st.PrefixCacheHits = c.queries.Load(), c.hits.Load()
 	}
