@@ -39,9 +39,9 @@ import (
 
 // profileOptions are the flags of `goodput profile` (AIPerf's names).
 type profileOptions struct {
-	control                   controlOptions // --reset-kv-cache, --server-profiler (control.go)
-	wide                      bool           // --wide
-	urls, models              []string       // AIPerf's lists: --url A --url B, --model a,b
+	control                   controlOptions
+	wide                      bool     // --wide
+	urls, models              []string // AIPerf's lists: --url A --url B, --model a,b
 	urlStrategy               string
 	modelSelection            string
 	endpointType              string
