@@ -79,6 +79,7 @@ type benchOptions struct {
 	tel                                              scorecardOptions
 	shard                                            shardOptions
 	drain                                            drainOptions
+	control                                          controlOptions
 	quality                                          qualityOptions
 	failures                                         failureOptions
 	getenv                                           func(string) string // nil: os.Getenv
@@ -177,6 +178,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	scorecardFlags(&o.tel, fs)
 	shardFlags(&o.shard, fs)
 	drainFlags(&o.drain, fs)
+	controlFlags(&o.control, fs)
 	addQualityFlags(fs, &o.quality)
 	addV06Flags(fs, &o.v06)
 	failureFlags(&o.failures, fs)
@@ -319,6 +321,12 @@ func (o *benchOptions) validateAll(fs *pflag.FlagSet) (*draft, error) {
 	}
 	if p.Plan.Drain, err = o.drain.drain(o.shard.gap, fs != nil && fs.Changed("round-gap")); err != nil {
 		return nil, err
+	}
+	if p.Plan.Control, err = o.control.control(fs); err != nil {
+		return nil, err
+	}
+	if p.shard.sharded && p.Plan.Control != nil {
+		return nil, errControlShard
 	}
 	if err = o.failures.apply(fs, p); err != nil {
 		return nil, err

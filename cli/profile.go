@@ -39,6 +39,7 @@ import (
 
 // profileOptions are the flags of `goodput profile` (AIPerf's names).
 type profileOptions struct {
+	control                   controlOptions
 	wide                      bool     // --wide
 	urls, models              []string // AIPerf's lists: --url A --url B, --model a,b
 	urlStrategy               string
@@ -207,6 +208,7 @@ func profileFlags(po *profileOptions, fs *pflag.FlagSet) {
 	fs.StringArrayVar(&po.extraInputs, "extra-inputs", nil, `extra request body fields "key:value" (value read as JSON when it is, e.g. ignore_eos:true) or a JSON object (repeatable)`)
 	fs.Int64Var(&po.seed, "random-seed", 42, "seed of the synthetic prompts and of poisson arrivals")
 	fs.Float64Var(&po.requestTimeout, "request-timeout-seconds", 0, "fail a request that takes longer (default 1800)")
+	controlFlags(&po.control, fs)
 	fs.BoolVar(&po.legacyMaxTokens, "use-legacy-max-tokens", false, "send max_tokens instead of max_completion_tokens")
 	fs.BoolVar(&po.useServerTokenCount, "use-server-token-count", false, "sequence lengths in the AIPerf export from the server's usage counts (default: the client's counts when known)")
 	fs.BoolVar(&po.perChunkUsage, "per-chunk-usage", false, "inter_token_latency in the AIPerf export divides the decode time by the output tokens after the first content chunk, by the server's per-chunk usage (continuous_usage_stats, which goodput always asks for), instead of by OSL-1; needs --use-server-token-count, --endpoint-type chat and --streaming")

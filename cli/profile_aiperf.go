@@ -36,13 +36,13 @@ var aiperfFlags = []aiperfFlag{
 	{names: []string{"wait-for-model-timeout"}, refused: "goodput waits for /v1/models itself before the load"},
 	{names: []string{"wait-for-model-mode"}, refused: "goodput waits for /v1/models itself before the load"},
 	{names: []string{"wait-for-model-interval"}, refused: "goodput waits for /v1/models itself before the load"},
-	{names: []string{"reset-kv-cache"}, refused: "KV-cache reset requests: not supported"},
-	{names: []string{"reset-kv-cache-timeout-seconds"}, refused: "KV-cache reset requests: not supported"},
-	{names: []string{"reset-kv-cache-path"}, refused: "KV-cache reset requests: not supported"},
-	{names: []string{"server-profiler"}, refused: "server profiler start/stop requests: not supported"},
-	{names: []string{"server-profiler-timeout-seconds"}, refused: "server profiler start/stop requests: not supported"},
-	{names: []string{"server-profiler-start-path"}, refused: "server profiler start/stop requests: not supported"},
-	{names: []string{"server-profiler-stop-path"}, refused: "server profiler start/stop requests: not supported"},
+	{names: []string{"reset-kv-cache"}, maps: "POST /reset_prefix_cache to each --url origin before each benchmark, its warmup included; a refusal stops the run (benchmark's --reset-kv-cache)"},
+	{names: []string{"reset-kv-cache-timeout-seconds"}, maps: "the reset's timeout (default the request timeout); turns the reset on"},
+	{names: []string{"reset-kv-cache-path"}, maps: "the reset's path (SGLang: /flush_cache); turns the reset on"},
+	{names: []string{"server-profiler"}, maps: "POST /start_profile before each measured phase (not the warmup) and /stop_profile after it; a refused start stops the run, a refused stop warns (benchmark's --server-profiler)"},
+	{names: []string{"server-profiler-timeout-seconds"}, maps: "each profiler request's timeout (default the request timeout); turns the profiler on"},
+	{names: []string{"server-profiler-start-path"}, maps: "the profiler's start path; turns the profiler on"},
+	{names: []string{"server-profiler-stop-path"}, maps: "the profiler's stop path; turns the profiler on"},
 	{names: []string{"api-key"}, maps: "Bearer key (x-api-key for messages); default $OPENAI_API_KEY"},
 	{names: []string{"transport", "transport-type"}, maps: "http only (goodput's streaming HTTP client)"},
 	{names: []string{"use-legacy-max-tokens"}, maps: "max_tokens instead of max_completion_tokens (benchmark's --max-tokens-field)"},
@@ -379,5 +379,5 @@ func endpointTypeMaps() string {
 			return t.AIPerf + " (" + t.Path + ")"
 		}
 		return t.AIPerf
-	}, "or") + " (benchmark's --request-type); nim_rankings and the other generation, retrieval and template types refused"
+	}, "or") + " (benchmark's --request-type); the other generation, retrieval and template types refused"
 }

@@ -225,6 +225,27 @@ sweep:
 			return s.cfg.Client.RequestTimeout == 90*time.Second
 		}},
 		"api-key": {[]string{"--api-key", "sk-1"}, func(s profileSetup) bool { return s.cfg.Client.APIKey == "sk-1" }},
+		"reset-kv-cache": {[]string{"--reset-kv-cache"}, func(s profileSetup) bool {
+			return *s.cfg.Plan.Control == loadgen.Control{ResetPath: "/reset_prefix_cache"}
+		}},
+		"reset-kv-cache-timeout-seconds": {[]string{"--reset-kv-cache-timeout-seconds", "2.5"}, func(s profileSetup) bool {
+			return *s.cfg.Plan.Control == loadgen.Control{ResetPath: "/reset_prefix_cache", ResetTimeout: 2500 * time.Millisecond}
+		}},
+		"reset-kv-cache-path": {[]string{"--reset-kv-cache-path", "/flush_cache"}, func(s profileSetup) bool {
+			return *s.cfg.Plan.Control == loadgen.Control{ResetPath: "/flush_cache"}
+		}},
+		"server-profiler": {[]string{"--server-profiler"}, func(s profileSetup) bool {
+			return *s.cfg.Plan.Control == loadgen.Control{ProfilerStart: "/start_profile", ProfilerStop: "/stop_profile"}
+		}},
+		"server-profiler-timeout-seconds": {[]string{"--server-profiler-timeout-seconds", "15"}, func(s profileSetup) bool {
+			return *s.cfg.Plan.Control == loadgen.Control{ProfilerStart: "/start_profile", ProfilerStop: "/stop_profile", ProfilerTimeout: 15 * time.Second}
+		}},
+		"server-profiler-start-path": {[]string{"--server-profiler-start-path", "/v1/admin/start_profile"}, func(s profileSetup) bool {
+			return *s.cfg.Plan.Control == loadgen.Control{ProfilerStart: "/v1/admin/start_profile", ProfilerStop: "/stop_profile"}
+		}},
+		"server-profiler-stop-path": {[]string{"--server-profiler-stop-path", "/v1/admin/stop_profile"}, func(s profileSetup) bool {
+			return *s.cfg.Plan.Control == loadgen.Control{ProfilerStart: "/start_profile", ProfilerStop: "/v1/admin/stop_profile"}
+		}},
 		"config": {[]string{"--config", config, "--request-count", "100"}, func(s profileSetup) bool {
 			l, syn := rounds(s), s.cfg.Data.Synthetic
 			// --model and --url on the command line win over the file.
@@ -704,6 +725,7 @@ func TestProfilePoolingAndMediaRun(t *testing.T) {
 		{"--endpoint-type", "embeddings", "-b", "4", "--isl", "16"},
 		{"--endpoint-type", "cohere_rankings", "--rankings-passages-mean", "3", "--rankings-passages-prompt-token-mean", "12", "--rankings-query-prompt-token-mean", "12"},
 		{"--endpoint-type", "hf_tei_rankings", "--batch-size", "2", "--isl", "8"},
+		{"--endpoint-type", "nim_rankings", "--rankings-passages-mean", "3", "--rankings-passages-prompt-token-mean", "12", "--rankings-query-prompt-token-mean", "12"},
 		{"--image-width-mean", "32", "--image-height-mean", "24", "--image-batch-size", "2", "--audio-length-mean", "1", "--audio-sample-rates", "8", "--isl", "8", "--osl", "4", "--streaming"},
 	} {
 		dir := t.TempDir()

@@ -49,6 +49,17 @@ type aiperfEndpoint struct {
 	Streaming *bool    `json:"streaming"`
 	APIKey    string   `json:"api_key"`
 	Timeout   *float64 `json:"timeout"`
+	// The control hooks: false, true or an object of the flags' settings.
+	ResetKVCache   json.RawMessage `json:"reset_kv_cache"`
+	ServerProfiler json.RawMessage `json:"server_profiler"`
+}
+
+// aiperfHook is a control hook's object form.
+type aiperfHook struct {
+	Path           *string  `json:"path"`       // reset_kv_cache
+	StartPath      *string  `json:"start_path"` // server_profiler
+	StopPath       *string  `json:"stop_path"`
+	TimeoutSeconds *float64 `json:"timeout_seconds"`
 }
 
 type aiperfDataset struct {
@@ -137,6 +148,59 @@ func (c configSetter) set(names []string, apply func()) {
 	}
 }
 
+// hooks applies endpoint.reset_kv_cache and endpoint.server_profiler:
+// false (off), true (on with the defaults) or an object of the settings,
+// which turns its hook on, as its flags do.
+func (c configSetter) hooks(po *profileOptions, e *aiperfEndpoint) error {
+	read := func(key string, raw json.RawMessage, objKeys string) (on bool, h aiperfHook, err error) {
+		if len(raw) == 0 || string(raw) == "null" || string(raw) == "false" {
+			return false, h, nil
+		}
+		if string(raw) == "true" {
+			return true, h, nil
+		}
+		if err := strictJSON(raw, &h); err != nil {
+			return false, h, c.errf("benchmark.endpoint."+key, "want false, true or an object of %s: %v", objKeys, err)
+		}
+		return true, h, nil
+	}
+	on, h, err := read("reset_kv_cache", e.ResetKVCache, "path and timeout_seconds")
+	if err != nil {
+		return err
+	}
+	if on && (h.StartPath != nil || h.StopPath != nil) {
+		return c.errf("benchmark.endpoint.reset_kv_cache", "takes path and timeout_seconds (start_path and stop_path are server_profiler's)")
+	}
+	if on {
+		c.set([]string{"reset-kv-cache"}, func() { po.control.reset = true })
+		if h.Path != nil {
+			c.set([]string{"reset-kv-cache-path"}, func() { po.control.resetPath = *h.Path })
+		}
+		if h.TimeoutSeconds != nil {
+			c.set([]string{"reset-kv-cache-timeout-seconds"}, func() { po.control.resetTimeout = *h.TimeoutSeconds })
+		}
+	}
+	if on, h, err = read("server_profiler", e.ServerProfiler, "start_path, stop_path and timeout_seconds"); err != nil {
+		return err
+	}
+	if on && h.Path != nil {
+		return c.errf("benchmark.endpoint.server_profiler", "takes start_path, stop_path and timeout_seconds (path is reset_kv_cache's)")
+	}
+	if on {
+		c.set([]string{"server-profiler"}, func() { po.control.profiler = true })
+		if h.StartPath != nil {
+			c.set([]string{"server-profiler-start-path"}, func() { po.control.startPath = *h.StartPath })
+		}
+		if h.StopPath != nil {
+			c.set([]string{"server-profiler-stop-path"}, func() { po.control.stopPath = *h.StopPath })
+		}
+		if h.TimeoutSeconds != nil {
+			c.set([]string{"server-profiler-timeout-seconds"}, func() { po.control.profilerTimeout = *h.TimeoutSeconds })
+		}
+	}
+	return nil
+}
+
 func (c configSetter) errf(key, format string, args ...any) error {
 	return Usagef("--config %s: %s: %s", c.file, key, fmt.Sprintf(format, args...))
 }
@@ -171,6 +235,9 @@ func (c configSetter) apply(po *profileOptions, cf *aiperfConfigFile) error {
 		}
 		if e.Timeout != nil {
 			c.set([]string{"request-timeout-seconds"}, func() { po.requestTimeout = *e.Timeout })
+		}
+		if err := c.hooks(po, e); err != nil {
+			return err
 		}
 	}
 	if err := c.dataset(po, b); err != nil {

@@ -104,7 +104,8 @@ func (po *profileOptions) pooling(fs *pflag.FlagSet, p *draft) error {
 	for _, f := range []string{"rankings-passages-mean", "rankings-passages-stddev", "rankings-passages-prompt-token-mean",
 		"rankings-passages-prompt-token-stddev", "rankings-query-prompt-token-mean", "rankings-query-prompt-token-stddev"} {
 		if changed(f) && !rerank {
-			return Usagef("--%s: applies to --endpoint-type cohere_rankings and hf_tei_rankings", f)
+			return Usagef("--%s: applies to --endpoint-type %s", f,
+				reqtype.Names(func(t *reqtype.Type) bool { return t.Profile && t.Batch == "documents" }, func(t *reqtype.Type) string { return t.AIPerf }, "and"))
 		}
 	}
 	if changed("rankings-passages-mean") {

@@ -115,6 +115,10 @@ func (po *profileOptions) request(fs *pflag.FlagSet, p *draft) error {
 		}
 		p.Client.RequestTimeout = time.Duration(po.requestTimeout * float64(time.Second))
 	}
+	var err error
+	if p.Plan.Control, err = po.control.control(fs); err != nil {
+		return err
+	}
 	if po.ui != "dashboard" && po.ui != "simple" && po.ui != "none" {
 		return Usagef("--ui-type %q: want dashboard, simple or none", po.ui)
 	}
@@ -218,6 +222,9 @@ func (po *profileOptions) finish(p *draft) error {
 	}
 	if p.shard.sharded && p.Plan.WarmupPhase != nil {
 		return errWarmupShard
+	}
+	if p.shard.sharded && p.Plan.Control != nil {
+		return errControlShard
 	}
 	return p.shardRun(p.Plan.Profile.Kind)
 }

@@ -207,8 +207,6 @@ func (po *profileOptions) draft(fs *pflag.FlagSet, getenv func(string) string) (
 	switch {
 	case ok:
 		p.Client.Endpoint = loadgen.Endpoint(rt.Path)
-	case po.endpointType == "nim_rankings":
-		return nil, nil, Usagef("--endpoint-type nim_rankings: NIM's ranking body ({\"query\":{\"text\"},\"passages\":[…]}) is not one goodput sends: use cohere_rankings (/v1/rerank) or hf_tei_rankings (/rerank)")
 	default:
 		return nil, nil, Usagef("--endpoint-type %q: goodput profile supports %s", po.endpointType, reqtype.Names(profileType, func(t *reqtype.Type) string { return t.AIPerf }, "and"))
 	}

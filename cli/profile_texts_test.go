@@ -43,7 +43,7 @@ func (b *bodyTap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // docs/tutorials/rankings.md, "Profile using Custom Inputs": the files are
 // dataset/testdata/aiperf_*.jsonl): one request per record, its texts the
 // embeddings input array, or the rankings query and passages under the
-// endpoint's keys (TEI's texts, Cohere's documents).
+// endpoint's keys (TEI's texts, Cohere's documents, NIM's passages).
 func TestProfileAIPerfTextsFiles(t *testing.T) {
 	cfg := mock.DefaultConfig()
 	cfg.TTFT, cfg.TTFTStdev, cfg.ITL, cfg.ITLStdev = 5*time.Millisecond, 0, time.Millisecond, 0
@@ -76,6 +76,16 @@ func TestProfileAIPerfTextsFiles(t *testing.T) {
 		{[]string{"--endpoint-type", "cohere_rankings", "--input-file", rankings, "--custom-dataset-type", "single_turn", "--request-count", "5"},
 			"/v1/rerank", func(i int, b map[string]any) bool {
 				return b["query"] == query(i) && slices.Equal(toStrings(b["documents"]), toStrings(passages(i)))
+			}},
+		// NIM's body: the query and each passage as {"text": …}.
+		{[]string{"--endpoint-type", "nim_rankings", "--input-file", rankings, "--custom-dataset-type", "single_turn", "--request-count", "5"},
+			"/v1/ranking", func(i int, b map[string]any) bool {
+				q, _ := b["query"].(map[string]any)
+				var ps []any
+				for _, p := range toObjects(b["passages"]) {
+					ps = append(ps, p["text"])
+				}
+				return b["model"] == "goodput-mock" && q["text"] == query(i) && len(q) == 1 && slices.Equal(toStrings(ps), toStrings(passages(i)))
 			}},
 	} {
 		dir := t.TempDir()
@@ -130,6 +140,16 @@ func TestProfileAIPerfTextsFiles(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q; want exit 2 and one line with %q", c.args, code, stderr, c.want)
 		}
 	}
+}
+
+func toObjects(v any) []map[string]any {
+	l, _ := v.([]any)
+	out := make([]map[string]any, 0, len(l))
+	for _, x := range l {
+		m, _ := x.(map[string]any)
+		out = append(out, m)
+	}
+	return out
 }
 
 func toStrings(v any) []string {

@@ -231,7 +231,7 @@ func TestClientConfigErrors(t *testing.T) {
 		cfg  ClientConfig
 		want string
 	}{
-		{ClientConfig{Endpoint: "/v1/videos"}, `endpoint "/v1/videos": want /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/rerank, /rerank, /score, /pooling, /v1/audio/transcriptions, /v1/audio/translations or /v1/images/generations`},
+		{ClientConfig{Endpoint: "/v1/videos"}, `endpoint "/v1/videos": want /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/rerank, /rerank, /v1/ranking, /score, /pooling, /v1/audio/transcriptions, /v1/audio/translations or /v1/images/generations`},
 		{ClientConfig{Endpoint: EndpointEmbeddings, BatchSize: -1}, `batch size -1: want 1 or more inputs per request`},
 		{ClientConfig{Path: "v1/x"}, `request path "v1/x": want a path like /v1/chat/completions`},
 		{ClientConfig{Endpoint: EndpointResponses, MaxTokensField: "max_tokens"}, `max tokens field "max_tokens": only for /v1/chat/completions and /v1/completions (/v1/responses sends its own)`},

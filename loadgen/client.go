@@ -35,6 +35,7 @@ const (
 	EndpointEmbeddings     Endpoint = reqtype.PathEmbeddings // OpenAI embeddings (vLLM, TEI, Ollama)
 	EndpointRerank         Endpoint = reqtype.PathRerank     // Cohere's rerank form, as vLLM and Jina serve it
 	EndpointTEIRerank      Endpoint = reqtype.PathTEIRerank  // Hugging Face TEI's rerank: {"query","texts"}
+	EndpointNIMRanking     Endpoint = reqtype.PathNIMRanking // NVIDIA NIM's ranking: {"query":{"text"},"passages":[{"text"}]}
 	EndpointScore          Endpoint = reqtype.PathScore      // vLLM's score: {"text_1","text_2"}
 )
 

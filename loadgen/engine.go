@@ -124,6 +124,10 @@ type Benchmark struct {
 	// Warmup, when set, runs before the measured phase (from StartAt);
 	// the measured phase starts once the warmup's last request resolved.
 	Warmup *Phase
+	// Control, when set, is what the benchmark asks of the server: a
+	// KV-cache reset before everything, the profiler around the measured
+	// phase (control.go).
+	Control *Control
 }
 
 // Result summarises a finished benchmark from the scheduler's side.
@@ -163,6 +167,9 @@ type Result struct {
 	// Warmup is the warmup phase's own result (Benchmark.Warmup), nil
 	// without one.
 	Warmup *Result
+	// Control are the control requests sent (Benchmark.Control), in
+	// order; a profiler stop that failed is here with its error.
+	Control []report.ControlCall
 }
 
 // Engine runs benchmarks with one client. Records are handed to the out

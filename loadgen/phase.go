@@ -49,16 +49,26 @@ func (p *Phase) String() string {
 }
 
 // Run executes one benchmark and blocks until every request it started has
-// resolved and been handed to out: its warmup phase first, when it has
-// one, then the measured phase. Cancelling ctx interrupts it: in-flight
+// resolved and been handed to out: its control's KV-cache reset, its
+// warmup phase when it has one, then the measured phase (between the
+// profiler's start and stop, when the control has them). Cancelling ctx interrupts it: in-flight
 // requests are cancelled (recorded as incomplete) and Result.Interrupted is
 // set.
 func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record) (Result, error) {
 	if err := b.validate(); err != nil {
 		return Result{}, err
 	}
+	resets, err := e.client.reset(ctx, b.Control)
+	if err != nil {
+		return Result{Control: resets}, err
+	}
+	measure := func(b Benchmark) (Result, error) {
+		res, calls, err := e.client.profile(ctx, b.Control, func() (Result, error) { return e.runPhase(ctx, b, out, false) })
+		res.Control = append(resets, calls...)
+		return res, err
+	}
 	if b.Warmup == nil {
-		return e.runPhase(ctx, b, out, false)
+		return measure(b)
 	}
 	w := b.Warmup
 	wb := Benchmark{Index: b.Index, Strategy: w.Strategy, Constraints: w.Constraints, Source: w.Source, StartAt: b.StartAt}
@@ -74,10 +84,10 @@ func (e *Engine) Run(ctx context.Context, b Benchmark, out chan<- *record.Record
 	}
 	if wr.Interrupted {
 		now := e.clock.Now()
-		return Result{Start: now, QueuingEnd: now, StopTime: now, End: now, StopReason: StopInterrupted, Interrupted: true, Warmup: &wr}, nil
+		return Result{Start: now, QueuingEnd: now, StopTime: now, End: now, StopReason: StopInterrupted, Interrupted: true, Warmup: &wr, Control: resets}, nil
 	}
 	b.StartAt = 0
-	res, err := e.runPhase(ctx, b, out, false)
+	res, err := measure(b)
 	res.Warmup = &wr
 	return res, err
 }

@@ -23,6 +23,7 @@ var (
 	_ = register(reqtype.APIEmbeddings, poolingAPI("", "input"))
 	_ = register(reqtype.APIRerank, poolingAPI("query", "documents"))
 	_ = register(reqtype.APITEIRerank, poolingAPI("query", "texts"))
+	_ = register(reqtype.APINIMRanking, &api{body: (*Client).appendNIMRankingBody, read: (*Client).readPooling})
 	_ = register(reqtype.APIScore, poolingAPI("text_1", "text_2"))
 	_ = register(reqtype.APIPooling, &api{body: (*Client).appendVLLMPoolingBody, read: (*Client).readPooling})
 )
@@ -275,6 +276,28 @@ func (c *Client) appendPoolingBody(b []byte, req *Request, model []byte, queryKe
 		b = append(b, `,"encoding_format":"float"`...)
 	}
 	return c.closeBody(b)
+}
+
+// appendNIMRankingBody renders a NIM ranking request (/v1/ranking, as
+// AIPerf's nim_rankings sends it): the model, the query as {"text": q}
+// and each passage as {"text": p}.
+func (c *Client) appendNIMRankingBody(b []byte, req *Request, model []byte) []byte {
+	p := req.pool
+	if p == nil {
+		p = &pooled{inputs: []string{req.Text()}}
+	}
+	b = append(b, `{"model":`...)
+	b = append(b, model...)
+	b = record.AppendJSONString(append(b, `,"query":{"text":`...), p.query)
+	b = append(b, `},"passages":[`...)
+	for i, s := range p.inputs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = record.AppendJSONString(append(b, `{"text":`...), s)
+		b = append(b, '}')
+	}
+	return c.closeBody(append(b, ']'))
 }
 
 // appendVLLMPoolingBody renders a /pooling request: the model and the

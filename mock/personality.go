@@ -57,14 +57,15 @@ type personality struct {
 	templateAll      bool   // ChatTemplateTokens on text completions too (Ollama templates every prompt)
 	cutToContext     bool   // a prompt longer than MaxModelLen is cut to it, and a limit past it is not refused
 	tokenize         int    // the form of POST /tokenize and /detokenize
+	noControl        bool   // no cache reset nor profiler routes (control.go)
 }
 
 var personalities = map[string]personality{
 	PersonalityVLLM: {},
 	PersonalityLlamaCpp: {closeAfterStream: true, keepAlive: "timeout=5, max=100", metrics: metricsLlamaCpp, props: true,
-		timings: true, fingerprint: "version", tokenize: tokenizeLlamaCpp},
+		timings: true, fingerprint: "version", tokenize: tokenizeLlamaCpp, noControl: true},
 	PersonalityOllama: {metrics: metricsNone, apiVersion: true, fingerprint: "fp_ollama", maxTokensOnly: true, latestTag: true,
-		zeroChunkUsage: true, includeUsageOnly: true, templateAll: true, cutToContext: true, tokenize: tokenizeNone},
+		zeroChunkUsage: true, includeUsageOnly: true, templateAll: true, cutToContext: true, tokenize: tokenizeNone, noControl: true},
 }
 
 // PersonalityNames lists the personalities, sorted.

@@ -48,6 +48,7 @@ const (
 	poolEmbeddings poolKind = iota
 	poolRerank              // Cohere/vLLM/Jina: {"query","documents","top_n"}
 	poolTEIRerank           // TEI: {"query","texts"} → a bare array
+	poolNIMRanking          // NIM: {"query":{"text"},"passages":[{"text"}]} → {"rankings"}
 	poolScore               // vLLM: {"text_1","text_2"}
 	poolVLLM                // vLLM's /pooling: {"input"} or an IO plugin's {"data","priority"}
 )
@@ -57,6 +58,7 @@ var (
 	_ = serves(reqtype.APIEmbeddings, func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, poolEmbeddings) })
 	_ = serves(reqtype.APIRerank, func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, poolRerank) })
 	_ = serves(reqtype.APITEIRerank, func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, poolTEIRerank) })
+	_ = serves(reqtype.APINIMRanking, func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, poolNIMRanking) })
 	_ = serves(reqtype.APIScore, func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, poolScore) })
 	_ = serves(reqtype.APIPooling, func(s *Server, w http.ResponseWriter, r *http.Request) { s.servePooling(w, r, poolVLLM) })
 )
@@ -68,6 +70,7 @@ type poolRequest struct {
 	Query     json.RawMessage `json:"query"`
 	Documents json.RawMessage `json:"documents"`
 	Texts     json.RawMessage `json:"texts"`
+	Passages  json.RawMessage `json:"passages"`
 	Text1     json.RawMessage `json:"text_1"`
 	Text2     json.RawMessage `json:"text_2"`
 	TopN      *int            `json:"top_n"`
@@ -115,6 +118,10 @@ func (s *Server) servePooling(w http.ResponseWriter, r *http.Request, kind poolK
 		}
 		if apiErr = textField(req.Query, "query", &query); apiErr == nil {
 			items, apiErr = textList(raw, field, true)
+		}
+	case kind == poolNIMRanking:
+		if apiErr = textObject(req.Query, "query", &query); apiErr == nil {
+			items, apiErr = textList(req.Passages, "passages", true)
 		}
 	case kind == poolScore:
 		if apiErr = textField(req.Text1, "text_1", &query); apiErr == nil {
@@ -167,6 +174,21 @@ func textField(raw json.RawMessage, field string, dst *string) *apiError {
 	if json.Unmarshal(raw, dst) != nil {
 		return badRequest(field, "%s: want a string", field)
 	}
+	return nil
+}
+
+// textObject reads a required {"text": …} object (NIM's query).
+func textObject(raw json.RawMessage, field string, dst *string) *apiError {
+	if len(raw) == 0 || string(raw) == "null" {
+		return badRequest(field, "%s: Field required", field)
+	}
+	var obj struct {
+		Text *string `json:"text"`
+	}
+	if json.Unmarshal(raw, &obj) != nil || obj.Text == nil {
+		return badRequest(field, `%s: want an object {"text": "…"}`, field)
+	}
+	*dst = *obj.Text
 	return nil
 }
 
@@ -273,7 +295,8 @@ func (s *Server) appendEmbeddings(b []byte, kind poolKind, k uint64, n, tokens i
 
 // appendRanking renders a rerank or score response: vLLM's rerank
 // (Cohere's results with vLLM's usage) ranked by score and cut to top_n,
-// TEI's bare array ranked by score, or vLLM's score list in input order.
+// TEI's bare array ranked by score, NIM's rankings ranked by logit (the
+// score's log-odds), or vLLM's score list in input order.
 func (s *Server) appendRanking(b []byte, kind poolKind, k uint64, docs []string, topN *int, tokens int, arrival time.Time) []byte {
 	order := make([]int, len(docs))
 	scores := make([]float64, len(docs))
@@ -297,6 +320,20 @@ func (s *Server) appendRanking(b []byte, kind poolKind, k uint64, docs []string,
 	}
 	score := func(b []byte, i int) []byte { return strconv.AppendFloat(b, scores[i], 'g', 8, 64) }
 	switch kind {
+	case poolNIMRanking:
+		b = append(b, `{"rankings":[`...)
+		for n, i := range order {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"index":`...)
+			b = appendInt(b, int64(i))
+			b = append(b, `,"logit":`...)
+			p := min(max(scores[i], 1e-6), 1-1e-6)
+			b = strconv.AppendFloat(b, math.Log(p/(1-p)), 'g', 8, 64)
+			b = append(b, '}')
+		}
+		return append(b, "]}"...)
 	case poolTEIRerank:
 		b = append(b, '[')
 		for n, i := range order {

@@ -32,6 +32,7 @@ type Server struct {
 	streams   sync.Pool // *stream
 
 	prefix    *prefixCache   // nil with Config.PrefixCache off
+	control   control        // the control routes' counts (control.go)
 	responses *responseStore // nil with Config.StoredResponses 0
 	idMode    int            // how the prefix cache derives token ids from text
 
@@ -107,6 +108,10 @@ type Stats struct {
 	// up in the prefix cache and found there (vllm:prefix_cache_queries
 	// and _hits); both 0 with Config.PrefixCache off.
 	PrefixCacheQueries, PrefixCacheHits uint64
+	// CacheResets, ProfilerStarts and ProfilerStops count the control
+	// requests answered 200 (POST /reset_prefix_cache or /flush_cache,
+	// /start_profile, /stop_profile: control.go).
+	CacheResets, ProfilerStarts, ProfilerStops uint64
 	// MetricsErrors counts /metrics scrapes answered 500 by
 	// Config.MetricsErrorRate.
 	MetricsErrors uint64
@@ -214,6 +219,9 @@ func New(cfg Config) (*Server, error) {
 	if pers.tokenize != tokenizeNone {
 		s.mux.HandleFunc("POST /tokenize", s.serveTokenize)
 		s.mux.HandleFunc("POST /detokenize", s.serveDetokenize)
+	}
+	if !pers.noControl {
+		s.serveControl()
 	}
 	s.mux.HandleFunc("GET /dcgm/metrics", s.serveDCGM)
 	s.mux.HandleFunc("/", serveFallback)
@@ -474,6 +482,7 @@ func (s *Server) Stats() Stats {
 		Running:       s.metrics.running.Load(),
 		Waiting:       s.waitingGauge(),
 	}
+	st.CacheResets, st.ProfilerStarts, st.ProfilerStops = s.control.resets.Load(), s.control.starts.Load(), s.control.stops.Load()
 	if c := s.prefix; c != nil {
 		st.PrefixCacheQueries, st.PrefixCacheHits = c.queries.Load(), c.hits.Load()
 	}

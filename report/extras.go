@@ -71,6 +71,10 @@ type Extras struct {
 	// WarmupPhase is the warmup phase run before this benchmark's
 	// measured one (AIPerf's); nil without one.
 	WarmupPhase *WarmupPhase `json:"warmup_phase,omitempty"`
+	// Control are the control requests sent to the server around this
+	// benchmark (a KV-cache reset, the profiler's start and stop: AIPerf's
+	// control hooks), in the order sent; nil without any.
+	Control []ControlCall `json:"server_control,omitempty"`
 	// Censored is the censoring-aware view of the requests still in
 	// flight when the benchmark ended (censored.go); nil beyond the exact
 	// cap or in a report without it.

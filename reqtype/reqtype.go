@@ -1,6 +1,6 @@
 // Package reqtype is the table of request types: one row per API goodput
 // sends (chat, completions, Responses, Messages, transcriptions,
-// translations, embeddings, rerank, score, vLLM's pooling, image
+// translations, embeddings, rerank (Cohere's, TEI's, NIM's), score, vLLM's pooling, image
 // generation) with its path, its names in
 // every dialect (the report's and GuideLLM's request type, AIPerf's
 // endpoint type, the aliases the command line accepts), how it streams,
@@ -30,6 +30,7 @@ const (
 	APIEmbeddings
 	APIRerank
 	APITEIRerank
+	APINIMRanking
 	APIScore
 	APIPooling
 	APIImages
@@ -106,6 +107,7 @@ const (
 	PathEmbeddings     = "/v1/embeddings"
 	PathRerank         = "/v1/rerank"
 	PathTEIRerank      = "/rerank"
+	PathNIMRanking     = "/v1/ranking"
 	PathScore          = "/score"
 	PathTranscriptions = "/v1/audio/transcriptions"
 	PathTranslations   = "/v1/audio/translations"
@@ -135,6 +137,9 @@ var All = [...]Type{
 	{Name: "tei_rerank", Path: PathTEIRerank, Aliases: []string{"hf_tei_rankings"}, Help: "Hugging Face TEI", AIPerf: "hf_tei_rankings", Profile: true,
 		Vendor: "TEI's", GuideLLM: "/pooling", API: APITEIRerank, Output: OutputNone, Inputs: "documents", Batch: "documents",
 		SLO: SLOLatency, NoStreamSLO: SLOLatency},
+	{Name: "nim_rerank", Path: PathNIMRanking, Aliases: []string{"nim_rankings"}, Help: "NVIDIA NIM", AIPerf: "nim_rankings", Profile: true,
+		Vendor: "NIM's", GuideLLM: "/pooling", API: APINIMRanking, Output: OutputNone, Inputs: "documents", Batch: "documents",
+		SLO: SLOLatency, NoStreamSLO: SLOLatency, SendsModel: true},
 	{Name: "score", Path: PathScore, Help: "vLLM", GuideLLM: "/pooling", API: APIScore, Output: OutputNone, Inputs: "documents",
 		Batch: "documents", SLO: SLOLatency, NoStreamSLO: SLOLatency, SendsModel: true, MockPaths: []string{"/v1/score"}},
 	{Name: "pooling", Path: PathPooling, Help: "vLLM: a pooling_column's objects, else the prompt",

@@ -124,7 +124,10 @@ type Plan struct {
 	// WarmupPhase, when set, runs before every benchmark's measured phase
 	// (AIPerf's warmup phase, loadgen.Benchmark.Warmup); Run gives it its
 	// source (the data's Warmup). Not in a shard's rounds.
-	WarmupPhase    *loadgen.Phase
+	WarmupPhase *loadgen.Phase
+	// Control, when set, is sent around every round (AIPerf's control
+	// hooks: sweep.Runner.Control). Not in a shard's rounds.
+	Control        *loadgen.Control
 	Seed           int64
 	SampleRequests int     // request records kept per status in the JSON report (0: all)
 	TargetLoadTokS float64 // output tokens/s to serve, for the knee's replicas

@@ -36,7 +36,8 @@ type experiment struct {
 	Profile                              report.Profile
 	Search                               *sweep.KneeSearch
 	Constraints                          constraints
-	WarmupPhase                          string `json:",omitempty"`
+	WarmupPhase                          string           `json:",omitempty"`
+	Control                              *loadgen.Control `json:",omitempty"`
 	Data                                 string
 	Synthetic                            *dataset.Spec
 	DataOptions                          dataset.Options
@@ -66,7 +67,7 @@ func experimentOf(c *Config, model string) experiment {
 		Endpoint: cl.Endpoint, Path: cl.Path, BatchSize: cl.BatchSize, ExtraBody: c.ExtraBody, ContentExtras: cl.ContentExtras,
 		NoStream: cl.NoStream, NoStreamUsage: cl.NoStreamUsage, NoIgnoreEOS: cl.NoIgnoreEOS,
 		MaxTokensField: cl.MaxTokensField, UserTimestamps: cl.UserTimestamps, RequestTimeout: int64(cl.RequestTimeout),
-		Profile: c.Plan.Profile, Search: c.Plan.Search,
+		Profile: c.Plan.Profile, Search: c.Plan.Search, Control: c.Plan.Control,
 		Constraints: constraints{
 			MaxDuration: int64(k.MaxDuration), Drain: int64(k.Drain), MaxRequests: k.MaxRequests, MaxErrors: k.MaxErrors,
 			ErrorRateWindow: k.ErrorRateWindow, MaxErrorRate: k.MaxErrorRate, MaxConnectFailures: k.MaxConnectFailures,

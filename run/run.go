@@ -97,7 +97,9 @@ func (s *state) run(ctx context.Context) (*report.Report, error) {
 	}
 	rounds, runErr := s.rounds(ctx)
 	interrupted := errors.Is(runErr, context.Canceled) || ctx.Err() != nil
-	if runErr != nil && !interrupted && !(errors.Is(runErr, sweep.ErrShardLate) && len(rounds) > 0) {
+	// A late shard and a control request the server refused stop the
+	// run after the rounds already done, which are written.
+	if runErr != nil && !interrupted && !((errors.Is(runErr, sweep.ErrShardLate) || errors.Is(runErr, loadgen.ErrControl)) && len(rounds) > 0) {
 		return nil, runErr
 	}
 	if len(rounds) == 0 {
@@ -118,7 +120,7 @@ func (s *state) run(ctx context.Context) (*report.Report, error) {
 		return rep, ErrInterrupted
 	}
 	if runErr != nil {
-		return rep, runErr // a late shard's error, after writing the rounds it ran
+		return rep, runErr // a late shard's or a control request's error, after writing the rounds it ran
 	}
 	return rep, s.noSuccess(rep)
 }
@@ -448,6 +450,7 @@ func (s *state) rounds(ctx context.Context) ([]sweep.Round, error) {
 			ph.Source = s.client.Group(s.data.Warmup())
 			runner.Warmup = &ph
 		}
+		runner.Control = p.Control
 		rounds, err = runner.Run(ctx, narratedPlanner{Planner: p.Planner, live: live})
 	}
 	closeProgress()
@@ -596,6 +599,11 @@ func (s *state) write(rep *report.Report, rounds []sweep.Round, lost string) err
 			fmt.Fprintf(s.stderr, "WARNING: benchmark %d (%s): no request of its %d streams completed within the round: the server cannot serve that many at once "+
 				"(a small server queues them past the round's end; Ollama may stall); --max-concurrency N caps a sweep's throughput round (--rate, --rate-type throughput's).\n",
 				r.Benchmark.Config.RunIndex, r.Strategy, r.Strategy.Streams)
+		}
+		for _, c := range r.Result.Control {
+			if c.Error != "" { // a profiler stop: the others stop the run
+				fmt.Fprintf(s.stderr, "WARNING: benchmark %d (%s): %s POST %s failed: %s.\n", r.Benchmark.Config.RunIndex, r.Strategy, c.Hook, c.URL, c.Error)
+			}
 		}
 		if r.Result.Client.Saturated {
 			fmt.Fprintf(s.stderr, "WARNING: benchmark %d (%s): the load generator was saturated (%s); its latency figures are unreliable.\n",

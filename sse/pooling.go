@@ -4,7 +4,7 @@ import "fmt"
 
 // Member names read by DecodePoolingBody.
 var (
-	poolingKeys      = [...]string{"id", "object", "data", "results", "usage", "error", "message", "type", "code", "request_id"}
+	poolingKeys      = [...]string{"id", "object", "data", "results", "usage", "error", "message", "type", "code", "request_id", "rankings"}
 	poolingUsageKeys = [...]string{"prompt_tokens", "total_tokens"}
 )
 
@@ -19,6 +19,7 @@ const (
 	plType
 	plCode
 	plRequestID
+	plRankings
 )
 
 // DecodePoolingBody decodes the body of a pooling request into c and
@@ -28,6 +29,7 @@ const (
 //	score (vLLM)                     {"data":[{"score":…},…],"usage":{"prompt_tokens":N}}
 //	rerank (Cohere, vLLM, Jina)      {"results":[{"index":…,"relevance_score":…},…],"usage":{"total_tokens":N}}
 //	rerank (TEI)                     [{"index":…,"score":…},…]
+//	ranking (NIM)                    {"rankings":[{"index":…,"logit":…},…]}
 //	pooling (vLLM)                   {"data":[{"data":[…]},…],"usage":{"prompt_tokens":N}}
 //	pooling, IO plugin (vLLM)        {"request_id":…,"data":{…}}: one result
 //
@@ -144,5 +146,9 @@ func (c *Chunk) pooling(body []byte) (int, error) {
 		return 0, err
 	}
 	m, err := count(v[plResults], "results")
-	return n + m, err
+	if err != nil {
+		return 0, err
+	}
+	k, err := count(v[plRankings], "rankings")
+	return n + m + k, err
 }

@@ -129,6 +129,11 @@ type Runner struct {
 	// records go to Records and the observers marked record.Warmup, and
 	// the round's window starts after it. RunShard does not run it.
 	Warmup *loadgen.Phase
+	// Control, when set, is what every round asks of the server (AIPerf's
+	// control hooks: a KV-cache reset after the drain, before the round's
+	// warmup; the profiler around its measured phase); the calls are in
+	// the round's benchmark (Extras.Control). RunShard does not send it.
+	Control *loadgen.Control
 }
 
 // Run executes rounds until the planner stops or ctx is cancelled. An
@@ -286,6 +291,7 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, cons 
 		w := *r.Warmup
 		bench.Warmup = &w
 	}
+	bench.Control = r.Control
 	res, runErr := r.Engine.Run(ctx, bench, out)
 	close(out)
 	<-collected
@@ -327,6 +333,7 @@ func (r *Runner) round(ctx context.Context, index int, s loadgen.Strategy, cons 
 		b.Extras.Client = &c
 		b.Extras.Requests.NotSent = report.Int(res.NotSent)
 		b.Extras.Drain = drain
+		b.Extras.Control = res.Control
 		b.Extras.Arrival = reportArrival(s)
 		if res.Warmup != nil {
 			b.Extras.WarmupPhase = reportWarmup(bench.Warmup, res.Warmup)

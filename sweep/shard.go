@@ -364,7 +364,8 @@ func (r *Runner) RunShard(ctx context.Context, p *ShardPlan) ([]Round, error) {
 func (r *Runner) scheduledRound(ctx context.Context, index int, s loadgen.Strategy, cons loadgen.Constraints, at int64) (Round, error) {
 	sub := *r
 	sub.Constraints, sub.StartAt = cons, at
-	sub.Warmup = nil      // shards start their rounds on a timetable
+	// Shards start their rounds on a timetable: no warmup, no control.
+	sub.Warmup, sub.Control = nil, nil
 	if r.Sources != nil { // the round's own source, not the first round's
 		sub.Source, sub.Sources = r.Sources(index), nil
 	}

@@ -27,7 +27,7 @@ func TestBenchmarkPoolingTypes(t *testing.T) {
 		rt     string
 		format string
 	}{
-		{"embeddings", "/v1/embeddings"}, {"rerank", "/v1/rerank"}, {"tei_rerank", "/rerank"}, {"score", "/score"},
+		{"embeddings", "/v1/embeddings"}, {"rerank", "/v1/rerank"}, {"tei_rerank", "/rerank"}, {"nim_rankings", "/v1/ranking"}, {"score", "/score"},
 	} {
 		code, stdout, stderr := runGoodput(t, "benchmark", "--target", url, "--request-type", tc.rt, "--rate-type", "concurrent", "--rate", "2",
 			"--data", "prompt_tokens=64,output_tokens=1", "--batch-size", "4", "--max-requests", "6", "--output-dir", dir, "--run-id", tc.rt,
@@ -42,8 +42,10 @@ func TestBenchmarkPoolingTypes(t *testing.T) {
 		}
 		kind := map[bool]string{true: "inputs", false: "documents"}[tc.rt == "embeddings"]
 		// Input tokens per second from the server's usage; TEI's rerank
-		// returns none, and without a tokenizer the rate is unknown.
-		tokens := tc.rt != "tei_rerank"
+		// and NIM's ranking return none, and without a tokenizer the rate
+		// is unknown.
+		noUsage := tc.rt == "tei_rerank" || tc.rt == "nim_rankings"
+		tokens := !noUsage
 		if in := rep.Benchmarks[0].Extras.Inputs; in == nil || in.Kind != kind || in.Total != 24 || in.PerRequest != 4 || in.PerSecond <= 0 ||
 			(in.Tokens > 0) != tokens || (in.TokensPerSecond > 0) != tokens {
 			t.Fatalf("%s: extras inputs %+v", tc.rt, in)
@@ -76,7 +78,7 @@ func TestBenchmarkPoolingTypes(t *testing.T) {
 			min := 10*time.Millisecond + time.Duration(max(r.ServerPromptTokens, 0))*mock.PoolingTokenTime
 			// TEI's rerank answers no usage: the tokens are the client's
 			// count, unknown without a tokenizer.
-			usage := tc.rt == "tei_rerank" || r.ServerPromptTokens > 0 && r.PromptTokens == r.ServerPromptTokens
+			usage := noUsage || r.ServerPromptTokens > 0 && r.PromptTokens == r.ServerPromptTokens
 			if r.Status != record.StatusSuccessful || r.Inputs != 4 || r.FirstToken != 0 || !usage ||
 				r.RequestedPromptTokens != 4*64*(1+oneIf(tc.rt != "embeddings")) || lat < min || lat > min+500*time.Millisecond {
 				t.Fatalf("%s: record %s: latency %v, want ≥ %v", tc.rt, sc.Text(), lat, min)

@@ -170,9 +170,25 @@ var invalidFlagValues = map[string][]string{
 	"benchmark --config":            {"/nonexistent/goodput.yaml", "chat.yaml"},
 	"benchmark --print-config":      {"=maybe"},
 
+	// AIPerf's control hooks, both commands
+	"benchmark --reset-kv-cache":                  {"=maybe"},
+	"benchmark --reset-kv-cache-path":             {"reset_prefix_cache", "http://host/reset_prefix_cache"},
+	"benchmark --reset-kv-cache-timeout-seconds":  {"x", "0", "-1"},
+	"benchmark --server-profiler":                 {"=maybe"},
+	"benchmark --server-profiler-start-path":      {"start_profile", "/start profile"},
+	"benchmark --server-profiler-stop-path":       {"stop_profile", "https://x/stop"},
+	"benchmark --server-profiler-timeout-seconds": {"x", "0", "-2"},
+	"profile --reset-kv-cache":                    {"=maybe"},
+	"profile --reset-kv-cache-path":               {"reset_prefix_cache", "http://host/reset_prefix_cache"},
+	"profile --reset-kv-cache-timeout-seconds":    {"x", "0", "-1"},
+	"profile --server-profiler":                   {"=maybe"},
+	"profile --server-profiler-start-path":        {"start_profile", "/start profile"},
+	"profile --server-profiler-stop-path":         {"stop_profile", "https://x/stop"},
+	"profile --server-profiler-timeout-seconds":   {"x", "0", "-2"},
+
 	// profile (AIPerf's flags)
 	"profile --url":                                   {"ftp://x", "http://"},
-	"profile --endpoint-type":                         {"video_generation", "nim_rankings"},
+	"profile --endpoint-type":                         {"video_generation", "rankings"},
 	"profile --url-strategy":                          {"random"},
 	"profile --model-selection-strategy":              {"fastest", "weighted"},
 	"profile --batch-size":                            {"x", "0", "2"},

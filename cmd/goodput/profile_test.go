@@ -244,7 +244,6 @@ func TestProfileBadFlagsExitTwo(t *testing.T) {
 		{"missing model", []string{"profile", "--url", "http://x"}, "--model is required"},
 		{"model list", with("--model", "a,a"), "listed twice"},
 		{"endpoint type", with("--endpoint-type", "video_generation"), "--endpoint-type"},
-		{"NIM rankings", with("--endpoint-type", "nim_rankings"), "--endpoint-type nim_rankings"},
 		{"bad concurrency", with("--concurrency", "4,x"), "--concurrency"},
 		{"zero concurrency", with("--concurrency", "0"), "--concurrency"},
 		{"duplicate concurrency", with("--concurrency", "4,8,4"), "listed twice"},
