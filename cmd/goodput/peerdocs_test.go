@@ -86,7 +86,12 @@ func TestPeerDocsCorpusWellFormed(t *testing.T) {
 		}
 	}()
 	cite := regexp.MustCompile(`^[\w.-]+/[\w.-]+@[\w.]+:[\w./-]+\.(md|sh):\d+$`)
+	seen := map[string]bool{}
 	for _, d := range docs {
+		if seen[d.Doc+"\x00"+d.Cmd] {
+			t.Errorf("%s: entered twice", d.Doc)
+		}
+		seen[d.Doc+"\x00"+d.Cmd] = true
 		if !cite.MatchString(d.Doc) {
 			t.Errorf("%q: doc is not repo@ref:path:line", d.Doc)
 		}
