@@ -25,6 +25,8 @@ func FuzzParseSpec(f *testing.F) {
 		"turns=4,prompt_tokens=8,tools=2,tool_call_turns=1,tool_choice=auto,tool_response_tokens=20,tool_call_missing_behavior=skip",
 		`{"turns":2,"prompt_tokens":8,"tools":[{"type":"function","function":{"name":"f"}}],"server_history":true}`,
 		`{"turns":3,"prompt_tokens":8,"branches":[{"at_turn":0,"turns":2,"agent_id":"a","merge_after":1}]}`,
+		`{"turns":2,"prompt_tokens":8,"turn_lengths":[{"prompt_tokens":16,"output_tokens":4},{"prompt_tokens":32,"prompt_tokens_stdev":4,"output_tokens":8}]}`,
+		"turns=3,prompt_tokens=8,tools=1,server_tool_call_turns=-1", "turns=4,prompt_tokens=8,tools=2,tool_call_turns=[0,2]",
 		"turns=0,prompt_tokens=1", "delay=1,prompt_tokens=3", "turns=2,prompt_tokens=3,delay=-1",
 		"promt_tokens=1", "=,=", "{", "prompt_tokens=0\n00", "kind=x\ny", `{"a":{"b":[1,{}]}}`,
 	} {
