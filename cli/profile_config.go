@@ -451,17 +451,26 @@ func (c configSetter) warmupPhase(po *profileOptions, ph *aiperfPhase) error {
 		}
 		c.set([]string{"warmup-grace-period"}, func() { po.warmupGrace = strconv.FormatFloat(g, 'f', -1, 64) })
 	}
-	for _, d := range []struct {
-		field string
-		raw   json.RawMessage
-		flag  string
-		dst   *float64
-	}{
-		{"duration", ph.Duration, "warmup-duration", &po.warmupDuration},
-		{"concurrency_ramp", ph.ConcurrencyRamp, "warmup-concurrency-ramp-duration", &po.warmupConcRamp},
-		{"rate_ramp", ph.RateRamp, "warmup-request-rate-ramp-duration", &po.warmupRateRamp},
-		{"prefill_ramp", ph.PrefillRamp, "warmup-prefill-concurrency-ramp-duration", &po.warmupPrefillRamp},
-	} {
+	return c.phaseSeconds(key, []phaseField{
+		{"duration", ph.Duration, []string{"warmup-duration"}, &po.warmupDuration},
+		{"concurrency_ramp", ph.ConcurrencyRamp, []string{"warmup-concurrency-ramp-duration"}, &po.warmupConcRamp},
+		{"rate_ramp", ph.RateRamp, []string{"warmup-request-rate-ramp-duration"}, &po.warmupRateRamp},
+		{"prefill_ramp", ph.PrefillRamp, []string{"warmup-prefill-concurrency-ramp-duration"}, &po.warmupPrefillRamp},
+	})
+}
+
+// phaseField is a phase's duration or ramp key and the flag it sets.
+type phaseField struct {
+	field string
+	raw   json.RawMessage
+	flag  []string
+	dst   *float64
+}
+
+// phaseSeconds reads a phase's durations (seconds) and ramps (seconds or
+// {duration, strategy}) into their flags.
+func (c configSetter) phaseSeconds(key string, fields []phaseField) error {
+	for _, d := range fields {
 		if len(d.raw) == 0 {
 			continue
 		}
@@ -474,7 +483,7 @@ func (c configSetter) warmupPhase(po *profileOptions, ph *aiperfPhase) error {
 			return c.errf(key+"."+d.field, "%v", err)
 		}
 		dst := d.dst
-		c.set([]string{d.flag}, func() { *dst = s })
+		c.set(d.flag, func() { *dst = s })
 	}
 	return nil
 }
@@ -512,30 +521,13 @@ func (c configSetter) profilingPhase(po *profileOptions, ph *aiperfPhase) error 
 		n := *ph.PrefillConcurrency
 		c.set([]string{"prefill-concurrency"}, func() { po.prefill = n })
 	}
-	for _, d := range []struct {
-		field string
-		raw   json.RawMessage
-		flag  []string
-		dst   *float64
-	}{
+	if err := c.phaseSeconds(key, []phaseField{
 		{"duration", ph.Duration, []string{"benchmark-duration"}, &po.duration},
 		{"concurrency_ramp", ph.ConcurrencyRamp, []string{"concurrency-ramp-duration"}, &po.concRamp},
 		{"rate_ramp", ph.RateRamp, []string{"request-rate-ramp-duration"}, &po.rateRamp},
 		{"prefill_ramp", ph.PrefillRamp, []string{"prefill-concurrency-ramp-duration"}, &po.prefillRamp},
-	} {
-		if len(d.raw) == 0 {
-			continue
-		}
-		read := phaseSeconds
-		if strings.HasSuffix(d.field, "_ramp") {
-			read = rampSeconds
-		}
-		s, err := read(d.raw)
-		if err != nil {
-			return c.errf(key+"."+d.field, "%v", err)
-		}
-		dst := d.dst
-		c.set(d.flag, func() { *dst = s })
+	}); err != nil {
+		return err
 	}
 	if ph.Smoothness != nil {
 		c.set([]string{"arrival-smoothness", "vllm-burstiness"}, func() { po.smoothness = *ph.Smoothness })

@@ -180,15 +180,8 @@ func (sp *Spec) parseMix(p param) error {
 	dec := json.NewDecoder(bytes.NewReader([]byte(p.val)))
 	dec.DisallowUnknownFields()
 	var raw []struct {
-		PromptTokens      int     `json:"prompt_tokens"`
-		PromptTokensStdev int     `json:"prompt_tokens_stdev"`
-		PromptTokensMin   int     `json:"prompt_tokens_min"`
-		PromptTokensMax   int     `json:"prompt_tokens_max"`
-		OutputTokens      int     `json:"output_tokens"`
-		OutputTokensStdev int     `json:"output_tokens_stdev"`
-		OutputTokensMin   int     `json:"output_tokens_min"`
-		OutputTokensMax   int     `json:"output_tokens_max"`
-		Weight            float64 `json:"weight"`
+		lengthsJSON
+		Weight float64 `json:"weight"`
 	}
 	const form = `want [{"prompt_tokens":256,"output_tokens":128,"weight":60},…] or AIPerf's "256,128:60;512,256:40"`
 	if err := dec.Decode(&raw); err != nil {
@@ -200,14 +193,30 @@ func (sp *Spec) parseMix(p param) error {
 			return fmt.Errorf("sequence_distribution[%d]: prompt_tokens and output_tokens ≥ 1 and weight > 0: %s", i, form)
 		}
 		total += r.Weight
-		sp.Mix = append(sp.Mix, LengthPair{
-			Prompt: Dist{Mean: r.PromptTokens, Stdev: r.PromptTokensStdev, Min: r.PromptTokensMin, Max: r.PromptTokensMax},
-			Output: Dist{Mean: r.OutputTokens, Stdev: r.OutputTokensStdev, Min: r.OutputTokensMin, Max: r.OutputTokensMax},
-			Weight: r.Weight,
-		})
+		l := r.pair()
+		l.Weight = r.Weight
+		sp.Mix = append(sp.Mix, l)
 	}
 	if len(raw) == 0 || math.Abs(total-100) > 0.01 && math.Abs(total-1) > 1e-4 {
 		return fmt.Errorf("sequence_distribution: the weights sum to %g, want 100 (or 1): %s", total, form)
 	}
 	return nil
+}
+
+// lengthsJSON is one entry of a JSON list of lengths (sequence_distribution,
+// turn_lengths): GuideLLM's synthetic keys.
+type lengthsJSON struct {
+	PromptTokens      int `json:"prompt_tokens"`
+	PromptTokensStdev int `json:"prompt_tokens_stdev"`
+	PromptTokensMin   int `json:"prompt_tokens_min"`
+	PromptTokensMax   int `json:"prompt_tokens_max"`
+	OutputTokens      int `json:"output_tokens"`
+	OutputTokensStdev int `json:"output_tokens_stdev"`
+	OutputTokensMin   int `json:"output_tokens_min"`
+	OutputTokensMax   int `json:"output_tokens_max"`
+}
+
+func (r lengthsJSON) pair() LengthPair {
+	return LengthPair{Prompt: Dist{Mean: r.PromptTokens, Stdev: r.PromptTokensStdev, Min: r.PromptTokensMin, Max: r.PromptTokensMax},
+		Output: Dist{Mean: r.OutputTokens, Stdev: r.OutputTokensStdev, Min: r.OutputTokensMin, Max: r.OutputTokensMax}}
 }

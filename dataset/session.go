@@ -156,16 +156,7 @@ func parseTurnLengths(p param) ([]LengthPair, error) {
 	}
 	dec := json.NewDecoder(strings.NewReader(p.val))
 	dec.DisallowUnknownFields()
-	var raw []struct {
-		PromptTokens      int `json:"prompt_tokens"`
-		PromptTokensStdev int `json:"prompt_tokens_stdev"`
-		PromptTokensMin   int `json:"prompt_tokens_min"`
-		PromptTokensMax   int `json:"prompt_tokens_max"`
-		OutputTokens      int `json:"output_tokens"`
-		OutputTokensStdev int `json:"output_tokens_stdev"`
-		OutputTokensMin   int `json:"output_tokens_min"`
-		OutputTokensMax   int `json:"output_tokens_max"`
-	}
+	var raw []lengthsJSON
 	if err := dec.Decode(&raw); err != nil || len(raw) == 0 {
 		if err == nil {
 			err = errors.New("empty list")
@@ -174,8 +165,7 @@ func parseTurnLengths(p param) ([]LengthPair, error) {
 	}
 	out := make([]LengthPair, len(raw))
 	for k, r := range raw {
-		l := LengthPair{Prompt: Dist{Mean: r.PromptTokens, Stdev: r.PromptTokensStdev, Min: r.PromptTokensMin, Max: r.PromptTokensMax},
-			Output: Dist{Mean: r.OutputTokens, Stdev: r.OutputTokensStdev, Min: r.OutputTokensMin, Max: r.OutputTokensMax}}
+		l := r.pair()
 		for _, d := range []struct {
 			name string
 			d    Dist
