@@ -448,21 +448,30 @@ func NewDecoder(r io.Reader, name string) *Decoder {
 // Decode reads the next record into r. It returns io.EOF at the end; other
 // errors name the file and line.
 func (d *Decoder) Decode(r *Record) error {
+	line, err := d.next()
+	if err != nil {
+		return err
+	}
+	if err := UnmarshalLine(line, r); err != nil {
+		return fmt.Errorf("%s:%d: %w", d.name, d.line, err)
+	}
+	return nil
+}
+
+// next is the next line that is not blank, or io.EOF.
+func (d *Decoder) next() ([]byte, error) {
 	for d.s.Scan() {
 		d.line++
 		line := d.s.Bytes()
 		if len(line) == 0 || (len(line) == 1 && line[0] == '\r') {
 			continue
 		}
-		if err := UnmarshalLine(line, r); err != nil {
-			return fmt.Errorf("%s:%d: %w", d.name, d.line, err)
-		}
-		return nil
+		return line, nil
 	}
 	if err := d.s.Err(); err != nil {
-		return fmt.Errorf("%s:%d: %w", d.name, d.line+1, err)
+		return nil, fmt.Errorf("%s:%d: %w", d.name, d.line+1, err)
 	}
-	return io.EOF
+	return nil, io.EOF
 }
 
 // UnmarshalLine decodes one JSON Lines record into r.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 )
 
@@ -30,29 +29,22 @@ func (s *Span) Started() int64 {
 // when the line is in a shape the scan does not take: spaces around a
 // key's colon, a value that is not a plain integer or string.
 func (d *Decoder) DecodeSpan(s *Span) error {
-	for d.s.Scan() {
-		d.line++
-		line := d.s.Bytes()
-		if len(line) == 0 || (len(line) == 1 && line[0] == '\r') {
-			continue
-		}
-		if scanSpan(line, s) {
-			return nil
-		}
-		if d.full == nil {
-			d.full = New()
-		}
-		r := d.full
-		if err := UnmarshalLine(line, r); err != nil {
-			return fmt.Errorf("%s:%d: %w", d.name, d.line, err)
-		}
-		*s = Span{Status: r.Status, Intended: r.Intended, Dispatched: r.Dispatched, End: r.End}
+	line, err := d.next()
+	if err != nil {
+		return err
+	}
+	if scanSpan(line, s) {
 		return nil
 	}
-	if err := d.s.Err(); err != nil {
-		return fmt.Errorf("%s:%d: %w", d.name, d.line+1, err)
+	if d.full == nil {
+		d.full = New()
 	}
-	return io.EOF
+	r := d.full
+	if err := UnmarshalLine(line, r); err != nil {
+		return fmt.Errorf("%s:%d: %w", d.name, d.line, err)
+	}
+	*s = Span{Status: r.Status, Intended: r.Intended, Dispatched: r.Dispatched, End: r.End}
+	return nil
 }
 
 // errNoKey: the key is not in the line.
