@@ -34,8 +34,6 @@ type v07Row struct {
 // v07Opts are the v0.7 options, in the order the README lists them.
 var v07Opts = []string{"backend", "profile", "constraint", "data-column-mapper", "data-loader", "data-preprocessor", "data-finalizer", "tokenizer", "seed", "output", "metrics"}
 
-const notYet = "not supported yet"
-
 // v07Table is every kind and key goodput knows of GuideLLM v0.7.3's
 // options (and of GuideLLM's newest docs: --metrics slo, --profile
 // kind=goodput, --knee-detection, --constraint kind=target_moe).

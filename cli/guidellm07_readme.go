@@ -29,7 +29,7 @@ func v07MarkdownTable() string {
 				key += " (required)"
 			}
 			maps := r.Maps
-			if r.Refuse != "" && !strings.HasPrefix(maps, "refused") && !strings.HasPrefix(maps, notYet) {
+			if r.Refuse != "" && !strings.HasPrefix(maps, "refused") {
 				maps = "refused: " + maps
 			}
 			fmt.Fprintf(&b, "| `--%s` | %s | %s | %s |\n", r.Opt, tick(kind), tick(key), strings.ReplaceAll(maps, "|", "\\|"))
