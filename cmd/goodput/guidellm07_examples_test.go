@@ -24,9 +24,10 @@ import (
 // data gets the first run's data), run with the binary name changed:
 // the target becomes the in-process mock, durations and counts are
 // shortened, placeholders (path/to/…) become local files, and a command
-// that gives no end gets --constraint kind=max_duration. Each writes a
-// report goodput reads back, or ends with exit 2 and one line naming what
-// goodput does not do.
+// that gives no end gets --constraint kind=max_duration. The peer-doc
+// corpus runs every one of them (each is an entry of
+// testdata/peerdocs/corpus.jsonl); TestGuideLLMDocExamples runs those that
+// name output files and reads the files back.
 var guidellmExamples = []struct {
 	doc, cmd string
 	model    string // the model the example names (the mock serves it)
@@ -204,6 +205,9 @@ func TestGuideLLMDocExamples(t *testing.T) {
 		t.Skip("runs every GuideLLM example against the mock (about a minute; make peerdocs runs it, the -race run has the peer-doc corpus's short subset)")
 	}
 	for _, ex := range guidellmExamples {
+		if !exampleOutputPath.MatchString(ex.cmd) {
+			continue // the peer-doc corpus runs it (TestPeerDocsCorpus); this test reads outputs back
+		}
 		t.Run(ex.doc, func(t *testing.T) {
 			url := clitest.Mock(t, func(c *mock.Config) {
 				c.ITL = 250 * time.Microsecond // a synchronous round of 0.25 s completes several requests
