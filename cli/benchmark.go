@@ -130,7 +130,7 @@ func benchFlags(o *benchOptions, fs *pflag.FlagSet) {
 	fs.Int64Var(&o.seed, "random-seed", 42, "seed for synthetic data and poisson schedules")
 	fs.StringVar(&o.outputPath, "output-path", "", "report file (e.g. /results/run.json); other outputs go beside it. A directory is used as --output-dir")
 	fs.StringVar(&o.outputDir, "output-dir", "results", "runs are written to <output-dir>/<run-id>/")
-	fs.StringVar(&o.outputs, "outputs", "json,csv,jsonl,html,scorecard,console", run.OutputsHelp())
+	fs.StringVar(&o.outputs, "outputs", run.DefaultOutputs, run.OutputsHelp())
 	fs.StringVar(&o.runID, "run-id", "", "run id (default: UTC timestamp plus a short config hash); an existing run id is refused without --force")
 	fs.BoolVar(&o.force, "force", false, "overwrite an existing run directory or output file")
 	fs.IntVar(&o.sampleRequests, "sample-requests", accum.DefaultSampleSize, "request records kept per status in the JSON report (0: all; all are in the JSON Lines file) (alias --output-sampling)")

@@ -45,6 +45,10 @@ const (
 	outConsole   = "console"
 )
 
+// DefaultOutputs are the outputs a run writes unless told otherwise
+// (benchmark's --outputs).
+const DefaultOutputs = outJSON + "," + outCSV + "," + outJSONL + "," + outHTML + "," + outScorecard + "," + outConsole
+
 var outputTable = []Output{
 	{Name: outJSON, Help: "GuideLLM v2 report", Dir: true, Scenario: true,
 		path: func(rf *runFiles) string { return rf.json },

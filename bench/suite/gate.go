@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/compare"
+	"github.com/goodput-dev/goodput/run"
 )
 
 // gateLoad is one load of the client-cost gate.
@@ -87,7 +88,7 @@ func fmtRatios(r []float64) string {
 func (s *suite) gateGoodput(l gateLoad) (float64, error) {
 	u, path, err := s.runMocked(l.mock, "--rate-type", "concurrent", "--rate", strconv.Itoa(l.streams),
 		"--data", "prompt_tokens=32,output_tokens=128", "--max-seconds", strconv.Itoa(s.gateSecs),
-		"--outputs", "json,csv,jsonl,html,scorecard,console")
+		"--outputs", run.DefaultOutputs)
 	if err != nil {
 		return 0, err
 	}
