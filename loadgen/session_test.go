@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -111,6 +112,15 @@ func (rc *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, ssetest.Done)
 }
 
+// requests returns the requests received so far. The lock orders the
+// handler's writes before the test's reads for the race detector: a
+// response read over TCP does not.
+func (rc *recorder) requests() []*seen {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return slices.Clone(rc.reqs)
+}
+
 func sessionEngine(t *testing.T, h http.Handler, edit func(*ClientConfig)) *Engine {
 	t.Helper()
 	srv := httptest.NewServer(h)
@@ -144,13 +154,12 @@ func TestSessionHistory(t *testing.T) {
 		sessions = append(sessions, s)
 	}
 	_, recs := collect(t, e, context.Background(), Benchmark{Strategy: Strategy{Kind: Concurrent, Streams: 2}, Source: sessions})
-	rc.mu.Lock() // the handler's writes, for the race detector
-	defer rc.mu.Unlock()
-	if len(recs) != 12 || len(rc.reqs) != 12 {
-		t.Fatalf("%d records, %d requests; want 12", len(recs), len(rc.reqs))
+	reqs := rc.requests()
+	if len(recs) != 12 || len(reqs) != 12 {
+		t.Fatalf("%d records, %d requests; want 12", len(recs), len(reqs))
 	}
 	bySession := map[string][]*seen{}
-	for _, s := range rc.reqs {
+	for _, s := range reqs {
 		bySession[s.session] = append(bySession[s.session], s)
 	}
 	if len(bySession) != 4 {
@@ -268,26 +277,27 @@ func TestSessionServerTools(t *testing.T) {
 	})
 	s := &Session{Turns: []Turn{{Prompt: "q0", MaxTokens: 4}, {Prompt: "q1", MaxTokens: 4, ServerTools: true}, {Prompt: "q2", MaxTokens: 4}}}
 	_, recs := collect(t, e, context.Background(), Benchmark{Strategy: Strategy{Kind: Synchronous}, Source: sessionList{s}})
-	if len(recs) != 3 || len(rc.reqs) != 3 {
-		t.Fatalf("%d records, %d requests; want 3", len(recs), len(rc.reqs))
+	reqs := rc.requests()
+	if len(recs) != 3 || len(reqs) != 3 {
+		t.Fatalf("%d records, %d requests; want 3", len(recs), len(reqs))
 	}
 	for k, want := range []string{"none", "", "none"} {
-		if got := rc.reqs[k].body; got.ToolChoice != want || len(got.Tools) != 1 {
+		if got := reqs[k].body; got.ToolChoice != want || len(got.Tools) != 1 {
 			t.Errorf("turn %d: tool_choice %q, %d tools; want %q and the extra body's tool", k, got.ToolChoice, len(got.Tools), want)
 		}
 	}
-	if rc.reqs[1].toolCall == "" || recs[1].Session.ToolCalls != 1 {
-		t.Fatalf("turn 1: the server's tool call %q, recorded %d calls", rc.reqs[1].toolCall, recs[1].Session.ToolCalls)
+	if reqs[1].toolCall == "" || recs[1].Session.ToolCalls != 1 {
+		t.Fatalf("turn 1: the server's tool call %q, recorded %d calls", reqs[1].toolCall, recs[1].Session.ToolCalls)
 	}
 	var roles []string
-	for _, m := range rc.reqs[2].body.Messages {
+	for _, m := range reqs[2].body.Messages {
 		roles = append(roles, m.Role)
 	}
 	if got := strings.Join(roles, ","); got != "user,assistant,user,assistant,user" {
 		t.Errorf("turn 2's history roles %s; want user,assistant,user,assistant,user (no tool result)", got)
 	}
-	if m := rc.reqs[2].body.Messages[3]; len(m.ToolCalls) != 1 || m.ToolCalls[0].ID != rc.reqs[1].toolCall {
-		t.Errorf("turn 2's history: assistant %+v; want the server's tool call %s", m, rc.reqs[1].toolCall)
+	if m := reqs[2].body.Messages[3]; len(m.ToolCalls) != 1 || m.ToolCalls[0].ID != reqs[1].toolCall {
+		t.Errorf("turn 2's history: assistant %+v; want the server's tool call %s", m, reqs[1].toolCall)
 	}
 }
 
@@ -448,13 +458,11 @@ func TestSessionBranches(t *testing.T) {
 	main := &Session{System: "main", Turns: []Turn{{Prompt: "m0", MaxTokens: 2}, {Prompt: "m1", MaxTokens: 2}, {Prompt: "m2", MaxTokens: 2}, {Prompt: "m3", MaxTokens: 2}},
 		Branches: []Branch{{AgentID: "search", AtTurn: 1, MergeAfter: 2, Session: sub}}}
 	_, recs := collect(t, e, context.Background(), Benchmark{Strategy: Strategy{Kind: Synchronous}, Source: sessionList{main}})
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
 	if len(recs) != 6 {
 		t.Fatalf("%d records, want 4 turns and 2 sub-agent turns", len(recs))
 	}
 	var subReqs, mainReqs []*seen
-	for _, s := range rc.reqs {
+	for _, s := range rc.requests() {
 		if *s.body.Messages[0].Content == "sub" {
 			subReqs = append(subReqs, s)
 		} else {
