@@ -193,7 +193,14 @@ func peerDocModel(cmd string) string {
 // command gives none.
 func peerDocArgs(t *testing.T, cmd, url string) []string {
 	t.Helper()
-	const short = "0.25"
+	// A round of 0.1 s: a sweep's ten rounds then take about 1.5 s.
+	// A request that takes longer than that to build or serve (1,000
+	// output tokens, a synthetic video) gets 0.25 s, or the sweep's
+	// synchronous round completes none.
+	short := "0.1"
+	if strings.Contains(cmd, "output_tokens=1000") || strings.Contains(cmd, "synthetic_video") {
+		short = "0.25"
+	}
 	guidellm := strings.HasPrefix(cmd, "guidellm ")
 	v07 := strings.HasPrefix(cmd, "guidellm run")
 	cmd = strings.TrimPrefix(strings.TrimPrefix(cmd, "guidellm "), "aiperf ")
