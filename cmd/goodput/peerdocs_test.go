@@ -176,6 +176,7 @@ var (
 	peerRampup   = regexp.MustCompile(`rampup_duration=\d+`)
 	peerMinSecs  = regexp.MustCompile(`"?min_seconds"?[=:]\s*\d+`)
 	peerGrace    = regexp.MustCompile(`--benchmark-grace-period[ =]\d+(\.\d+)?`)
+	peerMedia    = regexp.MustCompile(`synthetic_(image|video|vision)`)
 	peerCancelAt = regexp.MustCompile(`--request-cancellation-delay[ =]\d+(\.\d+)?`)
 )
 
@@ -195,10 +196,10 @@ func peerDocArgs(t *testing.T, cmd, url string) []string {
 	t.Helper()
 	// A round of 0.1 s: a sweep's ten rounds then take about 1.5 s.
 	// A request that takes longer than that to build or serve (1,000
-	// output tokens, a synthetic video) gets 0.25 s, or the sweep's
-	// synchronous round completes none.
+	// output tokens, a synthetic image or video) gets 0.25 s, or the
+	// sweep's synchronous round completes none.
 	short := "0.1"
-	if strings.Contains(cmd, "output_tokens=1000") || strings.Contains(cmd, "synthetic_video") {
+	if strings.Contains(cmd, "output_tokens=1000") || peerMedia.MatchString(cmd) {
 		short = "0.25"
 	}
 	guidellm := strings.HasPrefix(cmd, "guidellm ")
