@@ -137,6 +137,9 @@ func TestPeerDocsCorpus(t *testing.T) {
 			continue
 		}
 		t.Run(d.Doc, func(t *testing.T) {
+			if raceEnabled() && d.Want == "run" && slowRequests(d.Cmd) {
+				t.Skip("under the race detector one request takes longer than a round to build and serve; make peerdocs runs it")
+			}
 			url := clitest.Mock(t, func(c *mock.Config) {
 				c.TTFT, c.ITL = time.Millisecond, 100*time.Microsecond
 				// The docs' 32,000-token prompts fit their model's 32K
@@ -188,6 +191,12 @@ func peerDocModel(cmd string) string {
 	return ""
 }
 
+// slowRequests reports whether a command's requests take longer than
+// 0.1 s to build or serve: 1,000 output tokens, a synthetic image or video.
+func slowRequests(cmd string) bool {
+	return strings.Contains(cmd, "output_tokens=1000") || peerMedia.MatchString(cmd)
+}
+
 // peerDocArgs turns a documented command into goodput's arguments: the
 // binary name dropped, the target the mock, durations and counts
 // shortened, placeholders made local files, and an end added where the
@@ -195,11 +204,10 @@ func peerDocModel(cmd string) string {
 func peerDocArgs(t *testing.T, cmd, url string) []string {
 	t.Helper()
 	// A round of 0.1 s: a sweep's ten rounds then take about 1.5 s.
-	// A request that takes longer than that to build or serve (1,000
-	// output tokens, a synthetic image or video) gets 0.25 s, or the
-	// sweep's synchronous round completes none.
+	// Slow requests get 0.25 s, or the sweep's synchronous round
+	// completes none.
 	short := "0.1"
-	if strings.Contains(cmd, "output_tokens=1000") || peerMedia.MatchString(cmd) {
+	if slowRequests(cmd) {
 		short = "0.25"
 	}
 	guidellm := strings.HasPrefix(cmd, "guidellm ")
