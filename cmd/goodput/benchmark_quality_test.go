@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -206,38 +207,50 @@ func TestBenchmarkNumRuns(t *testing.T) {
 func TestBenchmarkStallSLO(t *testing.T) {
 	url := clitest.Mock(t, func(c *mock.Config) { c.StallRate, c.StallDuration = 1, 80*time.Millisecond })
 	dir := t.TempDir()
-	code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2",
-		"--data", "prompt_tokens=8,output_tokens=16", "--max-requests", "6", "--output-dir", dir, "--run-id", "stall",
-		"--outputs", "json", "--disable-progress", "--slo", "ttft_p99=1s,stall_max=50ms,stall_p20=1ms")
-	if code != cli.ExitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	rep, err := report.Read(filepath.Join(dir, "stall", "benchmarks.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex := rep.Benchmarks[0].Extras
-	if ex.Streaming == nil || ex.Streaming.LongestStallMs.Max < 75 || ex.Streaming.FluidityIndex != nil {
-		t.Fatalf("streaming: %+v, stalls %+v", ex.Streaming, ex.Streaming.LongestStallMs)
-	}
-	if ex.SLO == nil || ex.SLO.Pass {
-		t.Errorf("stall_max=50ms passed: %+v", ex.SLO)
-	}
-	// a percentile the report does not print comes from the stall
-	// histogram.
-	if h := ex.Histograms.Metrics["longest_stall"]; h == nil || h.Successful == "" {
-		t.Errorf("no longest_stall histogram")
-	}
-	found := false
-	for _, o := range ex.SLO.Objectives {
-		if o.Key == "stall_p20" {
-			found = true
-			if o.Missing || o.Pass || o.Measured < 0.5 {
-				t.Errorf("stall_p20: %+v", o)
+	// Every request pauses 80 ms mid-stream. A client starved for longer
+	// than that reads the chunks on both sides of the pause at once, with
+	// one receive time (the stall measures 0): such an attempt runs once
+	// more.
+	for attempt := 1; ; attempt++ {
+		id := fmt.Sprint("stall", attempt)
+		code, _, stderr := runGoodput(t, "benchmark", "--target", url, "--rate-type", "concurrent", "--rate", "2",
+			"--data", "prompt_tokens=8,output_tokens=16", "--max-requests", "6", "--output-dir", dir, "--run-id", id,
+			"--outputs", "json", "--disable-progress", "--slo", "ttft_p99=1s,stall_max=50ms,stall_p20=1ms")
+		if code != cli.ExitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		rep, err := report.Read(filepath.Join(dir, id, "benchmarks.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := rep.Benchmarks[0].Extras
+		if ex.Streaming == nil || ex.Streaming.LongestStallMs.Max < 75 || ex.Streaming.FluidityIndex != nil {
+			t.Fatalf("streaming: %+v, stalls %+v", ex.Streaming, ex.Streaming.LongestStallMs)
+		}
+		if ex.SLO == nil || ex.SLO.Pass {
+			t.Fatalf("stall_max=50ms passed: %+v", ex.SLO)
+		}
+		// a percentile the report does not print comes from the stall
+		// histogram.
+		if h := ex.Histograms.Metrics["longest_stall"]; h == nil || h.Successful == "" {
+			t.Fatalf("no longest_stall histogram")
+		}
+		var p20 *report.ObjectiveResult
+		for i, o := range ex.SLO.Objectives {
+			if o.Key == "stall_p20" {
+				p20 = &ex.SLO.Objectives[i]
 			}
 		}
-	}
-	if !found {
-		t.Errorf("no stall_p20 objective in %+v", ex.SLO.Objectives)
+		switch {
+		case p20 == nil:
+			t.Fatalf("no stall_p20 objective in %+v", ex.SLO.Objectives)
+		case p20.Missing || p20.Pass:
+			t.Fatalf("stall_p20: %+v", *p20)
+		case p20.Measured >= 0.5:
+			return
+		case attempt == 2:
+			t.Fatalf("stall_p20 measured %v ms twice; every request stalls 80 ms", p20.Measured)
+		}
+		t.Logf("attempt 1: stall_p20 measured %v ms (a starved client read across the pause); running once more", p20.Measured)
 	}
 }
