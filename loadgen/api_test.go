@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -26,57 +27,79 @@ func TestResponsesAndMessagesMeasureLikeChat(t *testing.T) {
 	for _, ep := range []Endpoint{EndpointResponses, EndpointMessages} {
 		t.Run(string(ep), func(t *testing.T) {
 			srv := startMock(t, nil)
-			e := newEngine(t, ClientConfig{Target: srv.URL(), Endpoint: ep, APIKey: "sk-test"})
 			req := NewRequest("be brief", "hello there", 16)
-			res, recs := collect(t, e, context.Background(), Benchmark{
-				Strategy: Strategy{Kind: Concurrent, Streams: 4}, Constraints: Constraints{MaxRequests: 20},
-				Source: fixedSource{req},
-			})
-			if res.Successful != 20 || len(recs) != 20 {
-				t.Fatalf("result %+v, %d records", res, len(recs))
-			}
-			for _, r := range recs {
-				if r.Status != record.StatusSuccessful || r.OutputTokens != 16 || r.OutputSource != record.TokensUsage ||
-					len(r.ChunkTimes) != 16 || len(r.EmitTimes) != 16 || len(r.ChunkTokens) != 0 {
-					t.Fatalf("record %+v", r)
+			// The timing bounds hold on an idle machine; a starved mock or
+			// client delays later tokens more than earlier ones, so an
+			// attempt outside them runs once more.
+			for attempt := 1; ; attempt++ {
+				e := newEngine(t, ClientConfig{Target: srv.URL(), Endpoint: ep, APIKey: "sk-test"})
+				res, recs := collect(t, e, context.Background(), Benchmark{
+					Strategy: Strategy{Kind: Concurrent, Streams: 4}, Constraints: Constraints{MaxRequests: 20},
+					Source: fixedSource{req},
+				})
+				if res.Successful != 20 || len(recs) != 20 {
+					t.Fatalf("result %+v, %d records", res, len(recs))
 				}
-				if !(r.Dispatched <= r.Sent && r.Sent <= r.Headers && r.Headers <= r.FirstChunk && r.FirstChunk <= r.FirstToken &&
-					r.FirstToken == r.FirstOutputToken && r.FirstToken <= r.LastToken && r.LastToken <= r.End) {
-					t.Fatalf("timestamps out of order: %+v", r)
+				err := measuresLikeChat(t, ep, recs)
+				if err == nil {
+					return
 				}
-				if r.PromptTokens <= 0 || r.ServerPromptTokens != r.PromptTokens || r.FinishReason != "length" || r.ResponseID == "" {
-					t.Fatalf("usage/ids not taken: %+v", r)
+				if attempt == 2 {
+					t.Fatal(err)
 				}
-				// Every event is a chunk but Anthropic's ping, a keep-alive.
-				if want := map[Endpoint]int{EndpointResponses: 4 + 16 + 4, EndpointMessages: 2 + 16 + 3}[ep]; r.Iterations != want {
-					t.Fatalf("%d chunks, want %d", r.Iterations, want)
-				}
-				// TTFT: the mock's 20 ms at least, not much more on loopback.
-				if ttft := time.Duration(r.FirstToken - r.Dispatched); ttft < 20*time.Millisecond || ttft > 200*time.Millisecond {
-					t.Fatalf("TTFT %v, mock says 20ms", ttft)
-				}
-				// Every token arrived after the mock emitted it, and soon.
-				var gaps, emitGaps int64
-				for i, at := range r.ChunkTimes {
-					if lag := time.Duration(at - r.EmitTimes[i]); lag < -time.Millisecond || lag > 100*time.Millisecond {
-						t.Fatalf("token %d arrived %v after its emission", i, lag)
-					}
-					if i > 0 {
-						gaps += at - r.ChunkTimes[i-1]
-						emitGaps += r.EmitTimes[i] - r.EmitTimes[i-1]
-					}
-				}
-				// ITL: the mean measured gap is the mean emitted gap.
-				if d := time.Duration(gaps-emitGaps) / 15; d < -500*time.Microsecond || d > 500*time.Microsecond {
-					t.Fatalf("mean gap %v, emitted %v", time.Duration(gaps/15), time.Duration(emitGaps/15))
-				}
-				// e2e: at least TTFT + 15 gaps, ended with the last token.
-				if e2e := time.Duration(r.End - r.Dispatched); e2e < 50*time.Millisecond || e2e > 400*time.Millisecond || r.End-r.LastToken > int64(50*time.Millisecond) {
-					t.Fatalf("e2e %v, last token %v before the end", e2e, time.Duration(r.End-r.LastToken))
-				}
+				t.Logf("attempt 1: %v; running once more", err)
 			}
 		})
 	}
+}
+
+// measuresLikeChat fails t on a record that is not a streamed chat's in
+// another API's form, and returns an error on timings off the mock's.
+func measuresLikeChat(t *testing.T, ep Endpoint, recs []*record.Record) error {
+	t.Helper()
+	for _, r := range recs {
+		if r.Status != record.StatusSuccessful || r.OutputTokens != 16 || r.OutputSource != record.TokensUsage ||
+			len(r.ChunkTimes) != 16 || len(r.EmitTimes) != 16 || len(r.ChunkTokens) != 0 {
+			t.Fatalf("record %+v", r)
+		}
+		if !(r.Dispatched <= r.Sent && r.Sent <= r.Headers && r.Headers <= r.FirstChunk && r.FirstChunk <= r.FirstToken &&
+			r.FirstToken == r.FirstOutputToken && r.FirstToken <= r.LastToken && r.LastToken <= r.End) {
+			t.Fatalf("timestamps out of order: %+v", r)
+		}
+		if r.PromptTokens <= 0 || r.ServerPromptTokens != r.PromptTokens || r.FinishReason != "length" || r.ResponseID == "" {
+			t.Fatalf("usage/ids not taken: %+v", r)
+		}
+		// Every event is a chunk but Anthropic's ping, a keep-alive.
+		if want := map[Endpoint]int{EndpointResponses: 4 + 16 + 4, EndpointMessages: 2 + 16 + 3}[ep]; r.Iterations != want {
+			t.Fatalf("%d chunks, want %d", r.Iterations, want)
+		}
+	}
+	for _, r := range recs {
+		// TTFT: the mock's 20 ms at least, not much more on loopback.
+		if ttft := time.Duration(r.FirstToken - r.Dispatched); ttft < 20*time.Millisecond || ttft > 200*time.Millisecond {
+			return fmt.Errorf("TTFT %v, mock says 20ms", ttft)
+		}
+		// Every token arrived after the mock emitted it, and soon.
+		var gaps, emitGaps int64
+		for i, at := range r.ChunkTimes {
+			if lag := time.Duration(at - r.EmitTimes[i]); lag < -time.Millisecond || lag > 100*time.Millisecond {
+				return fmt.Errorf("token %d arrived %v after its emission", i, lag)
+			}
+			if i > 0 {
+				gaps += at - r.ChunkTimes[i-1]
+				emitGaps += r.EmitTimes[i] - r.EmitTimes[i-1]
+			}
+		}
+		// ITL: the mean measured gap is the mean emitted gap.
+		if d := time.Duration(gaps-emitGaps) / 15; d < -500*time.Microsecond || d > 500*time.Microsecond {
+			return fmt.Errorf("mean gap %v, emitted %v", time.Duration(gaps/15), time.Duration(emitGaps/15))
+		}
+		// e2e: at least TTFT + 15 gaps, ended with the last token.
+		if e2e := time.Duration(r.End - r.Dispatched); e2e < 50*time.Millisecond || e2e > 400*time.Millisecond || r.End-r.LastToken > int64(50*time.Millisecond) {
+			return fmt.Errorf("e2e %v, last token %v before the end", e2e, time.Duration(r.End-r.LastToken))
+		}
+	}
+	return nil
 }
 
 func TestResponsesAndMessagesNoStream(t *testing.T) {
