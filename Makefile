@@ -55,11 +55,8 @@ tools:
 unit:
 	$(GO) test -short -count=1 -timeout 10m $(PKGS)
 
-## race: every test with the race detector. Four test binaries at once:
-## the end-to-end tests wait on real time, and two left the 2-core CI
-## machine a third idle (9 m 16 s; 6 m 40 s with four).
 race:
-	$(GO) test -race -p 4 -count=1 -timeout 30m $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 ## knee: the knee search against the capacity-model mock lands within ±10 %
 ## of the analytic knee (real time, about 80 s; skipped under -race).
