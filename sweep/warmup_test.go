@@ -5,8 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
 	"github.com/goodput-dev/goodput/loadgen"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
@@ -17,17 +17,7 @@ import (
 // warmup, stay outside the window, and the report says what the phase did;
 // the round's request limit counts the measured requests only.
 func TestRunnerWarmupPhase(t *testing.T) {
-	cfg := mock.DefaultConfig()
-	cfg.TTFT, cfg.TTFTStdev, cfg.ITL, cfg.ITLStdev = 5*time.Millisecond, 0, time.Millisecond, 0
-	srv, err := mock.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	client, err := loadgen.NewClient(loadgen.ClientConfig{Target: srv.URL(), Model: mock.DefaultModel}, loadgen.NewClock())
+	client, err := loadgen.NewClient(loadgen.ClientConfig{Target: clitest.Mock(t, nil), Model: mock.DefaultModel}, loadgen.NewClock())
 	if err != nil {
 		t.Fatal(err)
 	}

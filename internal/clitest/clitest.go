@@ -1,6 +1,5 @@
-// Package clitest holds what the command-line tests of cli and
-// cmd/goodput share: a loopback mock server and readers of the files a
-// run writes.
+// Package clitest holds what the tests of cli, cmd/goodput and sweep
+// share: a loopback mock server and readers of the files a run writes.
 package clitest
 
 import (
