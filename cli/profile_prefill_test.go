@@ -11,30 +11,7 @@ import (
 
 	"github.com/goodput-dev/goodput/internal/clitest"
 	"github.com/goodput-dev/goodput/loadgen"
-	"github.com/goodput-dev/goodput/record"
 )
-
-// mostWaiting is the most requests that waited for their first token at
-// once: sent and without a first token yet.
-func mostWaiting(recs []*record.Record) int {
-	type event struct {
-		at    int64
-		delta int
-	}
-	var evs []event
-	for _, r := range recs {
-		evs = append(evs, event{r.Dispatched, 1}, event{r.FirstToken, -1})
-	}
-	sort.Slice(evs, func(i, j int) bool {
-		return evs[i].at < evs[j].at || evs[i].at == evs[j].at && evs[i].delta < evs[j].delta
-	})
-	n, m := 0, 0
-	for _, ev := range evs {
-		n += ev.delta
-		m = max(m, n)
-	}
-	return m
-}
 
 // aiperfPhasesOf reads the phases of an AIPerf export's input_config.
 func aiperfPhasesOf(t *testing.T, path string) []map[string]any {
@@ -64,10 +41,10 @@ func TestProfilePrefillConcurrency(t *testing.T) {
 	if len(warm) != 4 || len(measured) != 8 {
 		t.Fatalf("%d warmup and %d measured records, want 4 and 8", len(warm), len(measured))
 	}
-	if m := mostWaiting(measured); m != 1 {
+	if m := clitest.MostOpen(measured, clitest.Dispatched, clitest.FirstToken, 0); m != 1 {
 		t.Errorf("%d measured requests waited for their first token at once, want --prefill-concurrency 1", m)
 	}
-	if m := mostWaiting(warm); m > 2 {
+	if m := clitest.MostOpen(warm, clitest.Dispatched, clitest.FirstToken, 0); m > 2 {
 		t.Errorf("%d warmup requests waited for their first token at once, over --warmup-prefill-concurrency 2", m)
 	}
 	b := rep.Benchmarks[0]
@@ -93,7 +70,7 @@ func TestProfilePrefillWithRate(t *testing.T) {
 	if len(measured) != 5 {
 		t.Fatalf("%d records, want 5", len(measured))
 	}
-	if m := mostWaiting(measured); m != 1 {
+	if m := clitest.MostOpen(measured, clitest.Dispatched, clitest.FirstToken, 0); m != 1 {
 		t.Errorf("%d requests waited for their first token at once, want 1", m)
 	}
 	sort.Slice(measured, func(i, j int) bool { return measured[i].Intended < measured[j].Intended })
@@ -241,7 +218,7 @@ func TestBenchmarkMaxPrefillConcurrency(t *testing.T) {
 	if len(recs) != 8 {
 		t.Fatalf("%d records, want 8", len(recs))
 	}
-	if m := mostWaiting(recs); m != 1 {
+	if m := clitest.MostOpen(recs, clitest.Dispatched, clitest.FirstToken, 0); m != 1 {
 		t.Errorf("%d requests waited for their first token at once, want 1", m)
 	}
 	rep := clitest.ReadReport(t, filepath.Join(dir, "r", "benchmarks.json"))

@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -83,29 +82,17 @@ func checkUserCap(t *testing.T, args []string, out string) {
 	if len(recs) != 12 {
 		t.Fatalf("%s: %d records, want 12", args[0], len(recs))
 	}
-	type event struct {
-		at    int64
-		delta int
-	}
-	var events []event
 	late := 0
 	for _, r := range recs {
 		if r.Status != record.StatusSuccessful {
 			t.Fatalf("request %d: %s %s", r.ID, r.Status, r.Error)
 		}
-		events = append(events, event{r.Dispatched, 1}, event{r.End, -1})
 		if r.Dispatched-r.Intended >= int64(10*time.Millisecond) {
 			late++
 		}
 	}
-	sort.Slice(events, func(i, j int) bool {
-		return events[i].at < events[j].at || (events[i].at == events[j].at && events[i].delta < events[j].delta)
-	})
-	n := 0
-	for _, ev := range events {
-		if n += ev.delta; n > 2 {
-			t.Fatalf("%d requests in flight at once, over --concurrency 2", n)
-		}
+	if n := clitest.MostOpen(recs, clitest.Dispatched, clitest.Ended, 0); n > 2 {
+		t.Fatalf("%d requests in flight at once, over --concurrency 2", n)
 	}
 	if late == 0 {
 		t.Errorf("%s: no request waited for a slot: the cap never bound", args[0])

@@ -6,38 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
 	"github.com/goodput-dev/goodput/mock"
 	"github.com/goodput-dev/goodput/record"
 )
-
-// most is the largest number of the intervals [from(r), to(r)) open at
-// once among recs, counting only instants before until (0: all).
-func most(recs []*record.Record, from, to func(*record.Record) int64, until int64) int {
-	type event struct {
-		at    int64
-		delta int
-	}
-	var evs []event
-	for _, r := range recs {
-		evs = append(evs, event{from(r), 1}, event{to(r), -1})
-	}
-	sort.Slice(evs, func(i, j int) bool {
-		return evs[i].at < evs[j].at || evs[i].at == evs[j].at && evs[i].delta < evs[j].delta
-	})
-	n, m := 0, 0
-	for _, ev := range evs {
-		if until != 0 && ev.at >= until {
-			break
-		}
-		n += ev.delta
-		m = max(m, n)
-	}
-	return m
-}
-
-func dispatched(r *record.Record) int64 { return r.Dispatched }
-func firstToken(r *record.Record) int64 { return r.FirstToken }
-func ended(r *record.Record) int64      { return r.End }
 
 // TestPrefillCapClosedLoop: 6 streams under a prefill cap of 2 against a
 // server with a 20 ms TTFT and 30 ms of decode. A request takes its slot
@@ -60,10 +32,10 @@ func TestPrefillCapClosedLoop(t *testing.T) {
 			t.Fatalf("request %d: %s %s", r.ID, r.Status, r.Error)
 		}
 	}
-	if m := most(recs, dispatched, firstToken, 0); m != 2 {
+	if m := clitest.MostOpen(recs, clitest.Dispatched, clitest.FirstToken, 0); m != 2 {
 		t.Errorf("%d requests waited for their first token at once, want the cap, 2", m)
 	}
-	if m := most(recs, dispatched, ended, 0); m <= 2 {
+	if m := clitest.MostOpen(recs, clitest.Dispatched, clitest.Ended, 0); m <= 2 {
 		t.Errorf("at most %d requests in flight: the prefill cap capped decoding requests too", m)
 	}
 }
@@ -136,7 +108,7 @@ func TestPrefillSlotWithoutToken(t *testing.T) {
 					t.Fatalf("request %d: %s %s, want %s", r.ID, r.Status, r.Error, tc.want)
 				}
 			}
-			if m := most(recs, dispatched, ended, 0); m != 1 {
+			if m := clitest.MostOpen(recs, clitest.Dispatched, clitest.Ended, 0); m != 1 {
 				t.Errorf("%d requests without a first token in flight at once, want 1: each holds its slot to its end", m)
 			}
 		})
@@ -177,7 +149,7 @@ func TestPrefillRamp(t *testing.T) {
 	if len(early) < 2 {
 		t.Fatalf("%d requests sent in the first 60 ms, want the streams' first ones one after another", len(early))
 	}
-	if m := most(early, dispatched, firstToken, 0); m != 1 {
+	if m := clitest.MostOpen(early, clitest.Dispatched, clitest.FirstToken, 0); m != 1 {
 		t.Errorf("%d requests sent in the ramp's first 60 ms waited for a first token at once, want 1", m)
 	}
 }
@@ -197,10 +169,10 @@ func TestCapRampOpenLoop(t *testing.T) {
 	if len(recs) != 12 {
 		t.Fatalf("%d records, want 12", len(recs))
 	}
-	if m := most(recs, dispatched, ended, res.Start+int64(30*time.Millisecond)); m != 1 {
+	if m := clitest.MostOpen(recs, clitest.Dispatched, clitest.Ended, res.Start+int64(30*time.Millisecond)); m != 1 {
 		t.Errorf("%d requests in flight at once in the first 30 ms, want 1 (the ramp's first step)", m)
 	}
-	if m := most(recs, dispatched, ended, 0); m > 4 {
+	if m := clitest.MostOpen(recs, clitest.Dispatched, clitest.Ended, 0); m > 4 {
 		t.Errorf("%d requests in flight at once, over the cap of 4", m)
 	}
 	late := 0
@@ -254,7 +226,7 @@ func TestPrefillCapSessions(t *testing.T) {
 					t.Fatalf("turn %d of %s: %s %s", r.Session.Turn, r.Session.ID, r.Status, r.Error)
 				}
 			}
-			if m := most(recs, dispatched, firstToken, 0); m != 1 {
+			if m := clitest.MostOpen(recs, clitest.Dispatched, clitest.FirstToken, 0); m != 1 {
 				t.Errorf("%d turns waited for their first token at once, want 1", m)
 			}
 		})

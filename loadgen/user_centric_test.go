@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/clitest"
 	"github.com/goodput-dev/goodput/record"
 )
 
@@ -285,30 +286,16 @@ func TestUserCentricRequestCap(t *testing.T) {
 	if len(recs) != 9 || res.StopReason != StopMaxRequests {
 		t.Fatalf("%d records, stop %s; want 9, max_requests", len(recs), res.StopReason)
 	}
-	type event struct {
-		at    int64
-		delta int
-	}
-	var events []event
 	waited := 0
 	for _, r := range recs {
 		if r.Status != record.StatusSuccessful {
 			t.Fatalf("request %d: %s %s", r.ID, r.Status, r.Error)
 		}
-		events = append(events, event{r.Dispatched, 1}, event{r.End, -1})
 		if r.Dispatched-r.Intended >= int64(10*time.Millisecond) {
 			waited++
 		}
 	}
-	sort.Slice(events, func(i, j int) bool {
-		return events[i].at < events[j].at || (events[i].at == events[j].at && events[i].delta < events[j].delta)
-	})
-	n, most := 0, 0
-	for _, ev := range events {
-		n += ev.delta
-		most = max(most, n)
-	}
-	if most > 2 {
+	if most := clitest.MostOpen(recs, clitest.Dispatched, clitest.Ended, 0); most > 2 {
 		t.Errorf("%d requests in flight at once, over the cap of 2", most)
 	}
 	// User 2's first slot (6.7 ms) comes while users 0 and 1 hold both

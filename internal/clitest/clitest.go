@@ -5,6 +5,7 @@ package clitest
 import (
 	"io"
 	"os"
+	"sort"
 	"testing"
 	"time"
 
@@ -91,3 +92,34 @@ func ReadRecords(t testing.TB, path string) []*record.Record {
 		out = append(out, r)
 	}
 }
+
+// MostOpen is the largest number of the intervals [from(r), to(r)) open
+// at once among recs, counting only instants before until (0: all): the
+// most requests in flight, or waiting for a first token, at once.
+func MostOpen(recs []*record.Record, from, to func(*record.Record) int64, until int64) int {
+	type event struct {
+		at    int64
+		delta int
+	}
+	var evs []event
+	for _, r := range recs {
+		evs = append(evs, event{from(r), 1}, event{to(r), -1})
+	}
+	sort.Slice(evs, func(i, j int) bool {
+		return evs[i].at < evs[j].at || evs[i].at == evs[j].at && evs[i].delta < evs[j].delta
+	})
+	n, m := 0, 0
+	for _, ev := range evs {
+		if until != 0 && ev.at >= until {
+			break
+		}
+		n += ev.delta
+		m = max(m, n)
+	}
+	return m
+}
+
+// Dispatched, FirstToken and Ended are a record's times for MostOpen.
+func Dispatched(r *record.Record) int64 { return r.Dispatched }
+func FirstToken(r *record.Record) int64 { return r.FirstToken }
+func Ended(r *record.Record) int64      { return r.End }
