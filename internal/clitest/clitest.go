@@ -1,5 +1,6 @@
-// Package clitest holds what the tests of cli, cmd/goodput and sweep
-// share: a loopback mock server and readers of the files a run writes.
+// Package clitest holds what the tests of cli, cmd/goodput, loadgen and
+// sweep share: a loopback mock server, readers of the files a run writes
+// and the most requests in flight at once.
 package clitest
 
 import (
